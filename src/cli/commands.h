@@ -1,0 +1,21 @@
+/* Entry points of tally's subcommands, dispatched by src/main.c (one file per
+ * subcommand under src/cli/, as git does). Each returns the process exit status. */
+#ifndef TALLY_CLI_COMMANDS_H
+#define TALLY_CLI_COMMANDS_H
+
+int cmd_run(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+
+/* Exit statuses shared by all subcommands (see man/tally.1). */
+enum tally_exit {
+    TALLY_EXIT_OK = 0,
+    TALLY_EXIT_FAILURE = 1,   /* the command ran but found a problem (e.g. some inputs rejected) */
+    TALLY_EXIT_LIMITS = 124,  /* tally run: a resource limit was broken and the task stopped */
+    TALLY_EXIT_ERROR = 125,   /* tally's own error: bad option, cannot write a report, ... */
+    TALLY_EXIT_CANNOT_EXEC = 126,
+    TALLY_EXIT_NOT_FOUND = 127,
+};
+
+#endif

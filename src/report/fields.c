@@ -1,0 +1,49 @@
+/* The table of numeric summary fields (see fields.h). Names and units follow
+ * resource_monitor so that readers of its summaries read tally's; the fields
+ * after "context_switches" are tally's own additions. */
+#include "report/fields.h"
+
+#include <string.h>
+
+static const struct summary_field fields[] = {
+    {"start", "s", DIM_TIME, false},
+    {"end", "s", DIM_TIME, false},
+    {"wall_time", "s", DIM_TIME, true},
+    {"cpu_time", "s", DIM_TIME, true},
+    {"cores", "cores", DIM_COUNT, true},
+    {"cores_avg", "cores", DIM_COUNT, false},
+    {"gpus", "gpus", DIM_COUNT, true},
+    {"memory", "MB", DIM_BYTES, true},
+    {"virtual_memory", "MB", DIM_BYTES, true},
+    {"swap_memory", "MB", DIM_BYTES, true},
+    {"bytes_read", "MB", DIM_BYTES, true},
+    {"bytes_written", "MB", DIM_BYTES, true},
+    {"bytes_received", "MB", DIM_BYTES, true},
+    {"bytes_sent", "MB", DIM_BYTES, true},
+    {"disk", "MB", DIM_BYTES, true},
+    {"total_files", "files", DIM_COUNT, true},
+    {"context_switches", "switches", DIM_COUNT, false},
+    {"max_concurrent_processes", "procs", DIM_COUNT, true},
+    {"total_processes", "procs", DIM_COUNT, true},
+    {"machine_cpus", "cores", DIM_COUNT, false},
+    {"machine_load", "procs", DIM_COUNT, false},
+    {"proportional_memory", "MB", DIM_BYTES, true},
+    {"storage_bytes_read", "MB", DIM_BYTES, true},
+    {"storage_bytes_written", "MB", DIM_BYTES, true},
+    {"minor_page_faults", "faults", DIM_COUNT, false},
+    {"major_page_faults", "faults", DIM_COUNT, true},
+};
+
+const struct summary_field *summary_field_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (!strcmp(fields[i].name, name))
+            return &fields[i];
+    return NULL;
+}
+
+const struct summary_field *summary_fields(size_t *count)
+{
+    *count = sizeof fields / sizeof fields[0];
+    return fields;
+}

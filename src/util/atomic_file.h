@@ -1,0 +1,25 @@
+/* Files written atomically: write to a temporary file beside the target, then
+ * rename over it, so readers never see a half-written report. */
+#ifndef TALLY_UTIL_ATOMIC_FILE_H
+#define TALLY_UTIL_ATOMIC_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct atomic_file {
+    FILE *fp;          /* write here */
+    char *final_path;
+    char *temp_path;
+};
+
+/* Opens PATH.tmp-XXXXXX for writing. Returns -1 (errno set) on failure. */
+int atomic_file_open(struct atomic_file *af, const char *path);
+/* Flushes, fsyncs and renames into place; frees af. Returns -1 on failure
+ * (the temporary file is removed and the target left as it was). */
+int atomic_file_commit(struct atomic_file *af);
+/* Discards the temporary file; frees af. */
+void atomic_file_abort(struct atomic_file *af);
+/* Whole-buffer convenience: open, write, commit. */
+int atomic_write_file(const char *path, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,48 @@
+# Shared helpers for integration tests (sourced). Each check prints one TAP
+# line; finish prints the plan and exits non-zero if any check failed.
+# Environment: TALLY (binary under test), PROGS (built fixture programs),
+# TALLY_TEST_ROOT (the repository). Each test runs in its own temporary
+# directory, $WORK, removed at exit.
+set -u
+TALLY=${TALLY:-$PWD/build/asan/tally}
+PROGS=${PROGS:-$PWD/build/progs}
+_checks=0 _failures=0
+WORK=$(mktemp -d /tmp/tally-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+ok()     { _checks=$((_checks + 1)); echo "ok $_checks - $*"; }
+not_ok() { _checks=$((_checks + 1)); _failures=$((_failures + 1)); echo "not ok $_checks - $*"; }
+
+# check DESCRIPTION COMMAND...: passes when COMMAND exits 0.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+# check_eq DESCRIPTION ACTUAL EXPECTED
+check_eq() { if [ "$2" = "$3" ]; then ok "$1 ($2)"; else not_ok "$1 (got '$2', want '$3')"; fi; }
+
+# check_near DESCRIPTION ACTUAL EXPECTED TOLERANCE: |actual - expected| <= tolerance
+check_near() {
+  if awk -v a="$2" -v e="$3" -v t="$4" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(a != "" && d <= t) }'; then
+    ok "$1 ($2 ~ $3 +- $4)"
+  else
+    not_ok "$1 (got '$2', want $3 +- $4)"
+  fi
+}
+
+# check_cmp DESCRIPTION A OP B with OP one of < <= > >= (numbers)
+check_cmp() {
+  if awk -v a="$2" -v b="$4" -v op="$3" 'BEGIN { if (a == "") exit 1;
+      r = (op == "<") ? a < b : (op == "<=") ? a <= b : (op == ">") ? a > b : (op == ">=") ? a >= b : 0; exit !r }'; then
+    ok "$1 ($2 $3 $4)"
+  else
+    not_ok "$1 (got '$2', want $3 $4)"
+  fi
+}
+
+# check_contains DESCRIPTION TEXT NEEDLE
+check_contains() { case "$2" in *"$3"*) ok "$1";; *) not_ok "$1 ('$2' lacks '$3')";; esac; }
+
+# summary_value FILE FIELD: the number of a [value, "unit"] pair, or a plain value.
+summary_value() { jq -r --arg f "$2" '.[$f] | if type == "array" then .[0] else . end' "$1"; }
+
+finish() { echo "1..$_checks"; [ "$_failures" -eq 0 ]; exit $?; }
