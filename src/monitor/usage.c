@@ -38,6 +38,8 @@
  * between samples near a limit. */
 #define ASSUMED_GROWTH_MB_PER_S 1024.0
 #define MIN_SAMPLE_GAP 0.005
+/* Below this peak RSS a process's PSS at exit is estimated from status. */
+#define SMALL_PROCESS_BYTES (8u << 20)
 
 struct usage_proc {
     unsigned long long starttime;
@@ -205,8 +207,13 @@ void usage_process_exiting(struct usage *u, pid_t pid)
     struct proc_status status;
     if (!p || proc_read_status(pid, &status) < 0)
         return;
+    /* smaps_rollup walks the page tables: worth it for a process that holds
+     * memory; for a small one its private memory is its share (PSS counts
+     * private pages fully and shared file pages in fractions). */
     uint64_t pss = 0;
-    if (proc_read_pss(pid, &pss) == 0)
+    if (status.vm_hwm < SMALL_PROCESS_BYTES)
+        p->pss = status.rss_anon + status.rss_shmem;
+    else if (proc_read_pss(pid, &pss) == 0)
         p->pss = pss;
     p->swap = status.vm_swap;
     struct memory_sums others;

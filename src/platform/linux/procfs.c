@@ -121,6 +121,8 @@ int proc_read_status(pid_t pid, struct proc_status *out)
     out->vm_hwm = kb_field(buf, "\nVmHWM:");
     out->vm_rss = kb_field(buf, "\nVmRSS:");
     out->vm_swap = kb_field(buf, "\nVmSwap:");
+    out->rss_anon = kb_field(buf, "\nRssAnon:");
+    out->rss_shmem = kb_field(buf, "\nRssShmem:");
     const char *t = strstr(buf, "\nThreads:");
     out->threads = 1;
     if (t) {
