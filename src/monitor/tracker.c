@@ -54,6 +54,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         case TRACER_EXITING:
             usage_process_exiting(u, ev.pid);
             tracer_resume(tracer, ev.pid);
+            usage_account_exit(u);
             break;
         case TRACER_GONE:
             usage_process_gone(u, ev.pid);

@@ -205,6 +205,7 @@ void usage_process_exiting(struct usage *u, pid_t pid)
 {
     struct usage_proc *p = pidmap_get(&u->procs, pid);
     struct proc_status status;
+    u->exit_pending = 0;
     if (!p || proc_read_status(pid, &status) < 0)
         return;
     /* smaps_rollup walks the page tables: worth it for a process that holds
@@ -216,14 +217,26 @@ void usage_process_exiting(struct usage *u, pid_t pid)
     else if (proc_read_pss(pid, &pss) == 0)
         p->pss = pss;
     p->swap = status.vm_swap;
-    struct memory_sums others;
-    sum_memory(u, pid, u->live <= FRESH_READ_MAX_PROCESSES, &others);
-    raise_peak(u, FIELD_MEMORY, mb(status.vm_hwm) + others.rss);
-    raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status.vm_peak) + others.vm);
-    raise_peak(u, FIELD_SWAP_MEMORY, mb(status.vm_swap) + others.swap);
-    raise_peak(u, FIELD_PROPORTIONAL_MEMORY, mb(p->pss) + others.pss);
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
+    u->exit_pending = pid;
+    u->exit_status = status;
+}
+
+void usage_account_exit(struct usage *u)
+{
+    pid_t pid = u->exit_pending;
+    struct usage_proc *p = pidmap_get(&u->procs, pid);
+    u->exit_pending = 0;
+    if (!p)
+        return;
+    const struct proc_status *status = &u->exit_status;
+    struct memory_sums others;
+    sum_memory(u, pid, u->live <= FRESH_READ_MAX_PROCESSES, &others);
+    raise_peak(u, FIELD_MEMORY, mb(status->vm_hwm) + others.rss);
+    raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status->vm_peak) + others.vm);
+    raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);
+    raise_peak(u, FIELD_PROPORTIONAL_MEMORY, mb(p->pss) + others.pss);
     check_limits(u);
 }
 

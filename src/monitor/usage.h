@@ -11,6 +11,7 @@
 
 #include "monitor/fileset.h"
 #include "monitor/task.h"
+#include "platform/platform.h"
 #include "util/pidmap.h"
 
 struct usage {
@@ -32,6 +33,8 @@ struct usage {
     bool limit_broken;          /* a limit was broken (first time: action needed) */
     bool limits_reported;
     struct fileset files;
+    pid_t exit_pending;         /* read at its exit stop, not yet accounted */
+    struct proc_status exit_status;
 };
 
 double usage_now(void);
@@ -39,8 +42,11 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
 void usage_free(struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
-/* A process is at its exit, still readable in /proc (level 2). */
+/* A process is at its exit, still readable in /proc (level 2): reads what
+ * only the process itself can tell. usage_account_exit then does the rest
+ * once the process has been let go (keeping the stop short). */
 void usage_process_exiting(struct usage *u, pid_t pid);
+void usage_account_exit(struct usage *u);
 /* A process has ended. */
 void usage_process_gone(struct usage *u, pid_t pid);
 /* True when pid is one of the task's live processes. */
