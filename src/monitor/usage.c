@@ -181,7 +181,24 @@ struct memory_sums {
     double rss, vm, swap, pss;
 };
 
-static void sum_memory(struct usage *u, pid_t except, bool fresh, struct memory_sums *s)
+/* The PSS of a live process now: smaps_rollup for one that holds memory,
+ * its private resident memory (from status) for a small one. */
+static void read_pss(pid_t pid, struct usage_proc *p)
+{
+    uint64_t pss;
+    struct proc_status status;
+    if (p->rss >= SMALL_PROCESS_BYTES) {
+        if (proc_read_pss(pid, &pss) == 0)
+            p->pss = pss;
+    } else if (proc_read_status(pid, &status) == 0) {
+        p->pss = status.rss_anon + status.rss_shmem;
+    }
+}
+
+/* Sums over live processes except 'except'. fresh: read their current
+ * values first (rss and vm; PSS too with fresh_pss). */
+static void sum_memory(struct usage *u, pid_t except, bool fresh, bool fresh_pss,
+                       struct memory_sums *s)
 {
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < u->procs.capacity; i++) {
@@ -193,6 +210,8 @@ static void sum_memory(struct usage *u, pid_t except, bool fresh, struct memory_
         if (fresh && proc_read_stat(pid, &st) == 0) {
             p->rss = st.rss_bytes;
             p->vm = st.vm_bytes;
+            if (fresh_pss)
+                read_pss(pid, p);
         }
         s->rss += mb(p->rss);
         s->vm += mb(p->vm);
@@ -232,7 +251,10 @@ void usage_account_exit(struct usage *u)
         return;
     const struct proc_status *status = &u->exit_status;
     struct memory_sums others;
-    sum_memory(u, pid, u->live <= FRESH_READ_MAX_PROCESSES, &others);
+    /* The others are read afresh when few; their PSS (costlier) only when
+     * this exit can make a new peak: the exiting process held memory. */
+    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES;
+    sum_memory(u, pid, fresh, fresh && status->vm_hwm >= SMALL_PROCESS_BYTES, &others);
     raise_peak(u, FIELD_MEMORY, mb(status->vm_hwm) + others.rss);
     raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status->vm_peak) + others.vm);
     raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);

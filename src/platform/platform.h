@@ -53,7 +53,9 @@ int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *s
 
 /* Forks a child that execs argv (execvp) once the parent has prepared it.
  * traced: the parent seizes it with ptrace first (process events followed).
- * The child's exec error, if any, is read later with launch_exec_errno. */
+ * The child's exec error, if any, is read later with launch_exec_errno.
+ * Returns 0; -1 on failure; -2 when ptrace is refused (the child was killed:
+ * reap out->pid, then the caller may launch again untraced). */
 struct launch {
     pid_t pid;
     int error_fd;            /* read end of a close-on-exec pipe */

@@ -58,7 +58,7 @@ int launch_command(char *const argv[], bool traced, struct launch *out)
     close(go[0]);
     close(err[1]);
     if (traced && ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)TRACE_OPTIONS) < 0) {
-        tally_error_errno("run: cannot follow the process tree (ptrace)");
+        tally_error_errno("run: process events unavailable (ptrace), using --level 1");
         kill(pid, SIGKILL);
         close(go[1]);
         close(err[0]);

@@ -23,6 +23,13 @@ bad "missing limits file" "nofile" --limits-file nofile
 bad "bad level" "3" --level 3
 bad "bad interval" "--interval" --interval 0
 bad "unknown option" "--bogus" --bogus
+err=$($TALLY run -o /nonexistent/dir/r -- touch marker 2>&1)
+check_eq "unwritable report place: 125" "$?" 125
+check_contains "unwritable report place: named" "$err" "/nonexistent/dir"
+check "unwritable report place: command not run" test ! -e marker
+err=$($TALLY run -o x -c 'true' -- touch marker 2>&1)
+check_eq "-c and a command: 125" "$?" 125
+check "-c and a command: not run" test ! -e marker
 out=$($TALLY run --help)
 check_eq "--help exits 0" "$?" 0
 check_contains "--help shows usage" "$out" "usage: tally run"

@@ -17,6 +17,8 @@ $TALLY run -o missing -- ./no-such-command arg
 check_eq "missing command: 127" "$?" 127
 check_eq "missing: summary exit_status" "$(jq -r .exit_status missing.summary)" 127
 check_contains "missing: summary says not found" "$(jq -r .error missing.summary)" "not found"
+check_eq "missing: no process ran" "$(summary_value missing.summary total_processes)" 0
+check_eq "missing: no memory" "$(summary_value missing.summary memory)" 0
 
 printf 'not a program\n' > notexec && chmod -x notexec
 $TALLY run -o noexec -- ./notexec
