@@ -45,8 +45,11 @@ struct usage_proc {
     unsigned long long starttime;
     uint64_t rss, vm, swap, pss;
     double cpu;            /* own + reaped children, seconds */
+    bool has_sockets;      /* seen holding sockets: read them again at its exit */
     struct proc_io io;     /* whole group, with reaped children */
 };
+
+static void update_network(struct usage *u);
 
 double usage_now(void)
 {
@@ -100,6 +103,7 @@ void usage_free(struct usage *u)
 {
     pidmap_free(&u->procs);
     fileset_free(&u->files);
+    net_usage_free(&u->net);
 }
 
 bool usage_has_process(const struct usage *u, pid_t pid)
@@ -137,6 +141,8 @@ static void check_limits(struct usage *u)
     value[FIELD_STORAGE_BYTES_READ] = u->current[FIELD_STORAGE_BYTES_READ];
     value[FIELD_STORAGE_BYTES_WRITTEN] = u->current[FIELD_STORAGE_BYTES_WRITTEN];
     value[FIELD_MAJOR_PAGE_FAULTS] = u->current[FIELD_MAJOR_PAGE_FAULTS];
+    value[FIELD_BYTES_RECEIVED] = u->current[FIELD_BYTES_RECEIVED];
+    value[FIELD_BYTES_SENT] = u->current[FIELD_BYTES_SENT];
     if (limits_check(limits, value, u->result->limit_exceeded) > 0)
         u->limit_broken = true;
 }
@@ -238,6 +244,10 @@ void usage_process_exiting(struct usage *u, pid_t pid)
     p->swap = status.vm_swap;
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
+    if (p->has_sockets && net_usage_add_process(&u->net, pid) > 0) {
+        net_usage_refresh(&u->net); /* the last counters, before the sockets close */
+        update_network(u);
+    }
     u->exit_pending = pid;
     u->exit_status = status;
 }
@@ -260,6 +270,11 @@ void usage_account_exit(struct usage *u)
     raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);
     raise_peak(u, FIELD_PROPORTIONAL_MEMORY, mb(p->pss) + others.pss);
     check_limits(u);
+}
+
+static void update_network(struct usage *u)
+{
+    net_usage_totals(&u->net, &u->current[FIELD_BYTES_RECEIVED], &u->current[FIELD_BYTES_SENT]);
 }
 
 static void reaped_children_totals(double *cpu, struct proc_io *io, struct rusage *ru)
@@ -350,6 +365,8 @@ void usage_sample(struct usage *u, bool regular)
                     p->pss = pss;
                 if (u->options->track_files)
                     proc_visit_open_files(pid, add_file, &u->files);
+                if (net_usage_add_process(&u->net, pid) > 0)
+                    p->has_sockets = true;
             }
             if (read_io)
                 proc_read_io(pid, &p->io);
@@ -388,6 +405,10 @@ void usage_sample(struct usage *u, bool regular)
         u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
     }
     u->current[FIELD_WALL_TIME] = now - u->start;
+    if (regular) {
+        net_usage_refresh(&u->net);
+        update_network(u);
+    }
 
     /* Growth rates of the quantities, for the next sample time near a limit. */
     double dt = now - u->rate_time;
@@ -464,6 +485,7 @@ void usage_finish(struct usage *u, bool reaped_all)
     static const int cumulative[] = {
         FIELD_CPU_TIME, FIELD_BYTES_READ, FIELD_BYTES_WRITTEN, FIELD_STORAGE_BYTES_READ,
         FIELD_STORAGE_BYTES_WRITTEN, FIELD_MINOR_PAGE_FAULTS, FIELD_MAJOR_PAGE_FAULTS,
+        FIELD_BYTES_RECEIVED, FIELD_BYTES_SENT,
     };
     for (size_t i = 0; i < sizeof cumulative / sizeof cumulative[0]; i++) {
         r->value[cumulative[i]] = u->current[cumulative[i]];

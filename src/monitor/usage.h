@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "monitor/fileset.h"
+#include "monitor/network.h"
 #include "monitor/task.h"
 #include "platform/platform.h"
 #include "util/pidmap.h"
@@ -33,6 +34,7 @@ struct usage {
     bool limit_broken;          /* a limit was broken (first time: action needed) */
     bool limits_reported;
     struct fileset files;
+    struct net_usage net;
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status;
 };

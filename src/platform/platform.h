@@ -46,6 +46,12 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
 int proc_reaped_children_io(struct proc_io *out);
 /* Calls visit(ctx, path) for each file (absolute path) open in pid. */
 int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx);
+/* Calls visit(ctx, inode) for each socket open in pid. */
+int proc_visit_sockets(pid_t pid, void (*visit)(void *ctx, uint64_t inode), void *ctx);
+/* Calls visit for every TCP socket of the machine (IPv4 and IPv6) with the
+ * bytes received and sent (acknowledged) through it so far. */
+int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, uint64_t sent),
+                  void *ctx);
 /* Calls visit(ctx, pid, &stat) for every process on the machine. */
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
 
