@@ -37,7 +37,9 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
         if (n <= 0)
             break;
         total += n;
-        if ((size_t)total >= size - 1)
+        /* procfs (seq_file) fills the buffer as far as it can: a short
+         * read is the end, no need for one more read to see 0. */
+        if ((size_t)total >= size - 1 || (size_t)n < size - 1 - (size_t)(total - n))
             break;
     }
     close(fd);
