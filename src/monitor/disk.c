@@ -5,8 +5,8 @@
 
 #include <ftw.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "util/clock.h"
 #include "util/units.h"
 
 static double walk_bytes, walk_files;
@@ -23,16 +23,9 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
     return 0;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 double disk_measure(const char *const *dirs, size_t count, struct disk_usage *out)
 {
-    double started = now_seconds();
+    double started = clock_monotonic_seconds();
     walk_bytes = walk_files = 0;
     if (count == 0)
         nftw(".", visit, 32, FTW_PHYS | FTW_MOUNT);
@@ -40,5 +33,5 @@ double disk_measure(const char *const *dirs, size_t count, struct disk_usage *ou
         nftw(dirs[i], visit, 32, FTW_PHYS | FTW_MOUNT);
     out->megabytes = walk_bytes / BYTES_PER_MB;
     out->files = walk_files;
-    return now_seconds() - started;
+    return clock_monotonic_seconds() - started;
 }

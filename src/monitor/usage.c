@@ -30,6 +30,7 @@
 
 #include "monitor/disk.h"
 #include "platform/platform.h"
+#include "util/clock.h"
 #include "util/units.h"
 
 /* Read the others afresh at an exit when at most this many are alive. */
@@ -53,16 +54,7 @@ static void update_network(struct usage *u);
 
 double usage_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double epoch_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return clock_monotonic_seconds();
 }
 
 static double mb(uint64_t bytes)
@@ -89,7 +81,7 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->result = result;
     pidmap_init(&u->procs, sizeof(struct usage_proc));
     u->start = usage_now();
-    u->start_epoch = epoch_now();
+    u->start_epoch = clock_epoch_seconds();
     u->row_time = u->rate_time = u->start;
     u->next_regular = u->start + options->interval;
     u->next_disk = u->start;

@@ -44,6 +44,9 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
  * reaped descendants): the kernel adds a reaped child's counters to its
  * parent's; tally's own reads are subtracted. Exact. */
 int proc_reaped_children_io(struct proc_io *out);
+/* Calls visit(ctx, target) with what each open fd of pid points to
+ * ("/path", "socket:[123]", "pipe:[45]", ...). */
+int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx);
 /* Calls visit(ctx, path) for each file (absolute path) open in pid. */
 int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx);
 /* Calls visit(ctx, inode) for each socket open in pid. */

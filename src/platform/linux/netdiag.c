@@ -4,9 +4,7 @@
  * are dumped through NETLINK_SOCK_DIAG, as ss(8) does, matched by inode. */
 #include "platform/platform.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -19,32 +17,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+struct socket_visit {
+    void (*visit)(void *ctx, uint64_t inode);
+    void *ctx;
+};
+
+static void visit_if_socket(void *ctx, const char *target)
+{
+    struct socket_visit *v = ctx;
+    if (!strncmp(target, "socket:[", 8))
+        v->visit(v->ctx, strtoull(target + 8, NULL, 10));
+}
+
 int proc_visit_sockets(pid_t pid, void (*visit)(void *ctx, uint64_t inode), void *ctx)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -1;
-    DIR *dir = fdopendir(dfd);
-    if (!dir) {
-        close(dfd);
-        return -1;
-    }
-    struct dirent *de;
-    char target[64];
-    while ((de = readdir(dir))) {
-        if (de->d_name[0] == '.')
-            continue;
-        ssize_t n = readlinkat(dfd, de->d_name, target, sizeof target - 1);
-        if (n <= 8)
-            continue;
-        target[n] = '\0';
-        if (!strncmp(target, "socket:[", 8))
-            visit(ctx, strtoull(target + 8, NULL, 10));
-    }
-    closedir(dir);
-    return 0;
+    struct socket_visit v = {visit, ctx};
+    return proc_visit_fd_targets(pid, visit_if_socket, &v);
 }
 
 static int dump_family(int fd, int family,

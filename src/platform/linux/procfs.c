@@ -192,7 +192,7 @@ int proc_reaped_children_io(struct proc_io *out)
     return 0;
 }
 
-int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx)
+int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
@@ -213,11 +213,28 @@ int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path),
         if (n <= 0)
             continue;
         target[n] = '\0';
-        if (target[0] == '/')  /* skip pipe:[..], socket:[..], anon_inode:.. */
-            visit(ctx, target);
+        visit(ctx, target);
     }
     closedir(dir);
     return 0;
+}
+
+struct file_visit {
+    void (*visit)(void *ctx, const char *path);
+    void *ctx;
+};
+
+static void visit_if_file(void *ctx, const char *target)
+{
+    struct file_visit *v = ctx;
+    if (target[0] == '/') /* not pipe:[..], socket:[..], anon_inode:.. */
+        v->visit(v->ctx, target);
+}
+
+int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx)
+{
+    struct file_visit v = {visit, ctx};
+    return proc_visit_fd_targets(pid, visit_if_file, &v);
 }
 
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx)
