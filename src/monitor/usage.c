@@ -332,6 +332,9 @@ static void update_cores(struct usage *u, double now, double cpu)
 void usage_sample(struct usage *u, bool regular)
 {
     double now = usage_now();
+    /* smaps_rollup walks page tables under the task's mmap lock: for large
+     * processes it is read at most as often as keeps it near 1% of the time. */
+    bool pss_due = regular && now >= u->next_pss;
     bool read_io = regular || bytes_limit_set(u->options->limits);
     struct memory_sums sums = {0};
     double cpu_live = 0;
@@ -350,11 +353,13 @@ void usage_sample(struct usage *u, bool regular)
             majflt_live += st.majflt;
             if (regular) {
                 struct proc_status status;
-                uint64_t pss;
-                if (proc_read_status(pid, &status) == 0)
+                if (proc_read_status(pid, &status) == 0) {
                     p->swap = status.vm_swap;
-                if (proc_read_pss(pid, &pss) == 0)
-                    p->pss = pss;
+                    if (p->rss < SMALL_PROCESS_BYTES)
+                        p->pss = status.rss_anon + status.rss_shmem;
+                }
+                if (pss_due && p->rss >= SMALL_PROCESS_BYTES)
+                    read_pss(pid, p);
                 if (u->options->track_files)
                     proc_visit_open_files(pid, add_file, &u->files);
                 if (net_usage_add_process(&u->net, pid) > 0)
@@ -410,6 +415,10 @@ void usage_sample(struct usage *u, bool regular)
             u->rate_value[f] = u->current[f];
         }
 
+    if (pss_due) {
+        double took = usage_now() - now;
+        u->next_pss = now + fmax(u->options->interval, 100 * took);
+    }
     if (regular) {
         update_cores(u, now, cpu);
         if (now >= u->next_disk)
