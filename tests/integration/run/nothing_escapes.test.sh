@@ -31,4 +31,16 @@ check "summary is complete JSON" jq -e '.wall_time and .memory and .exit_type' t
 check "no temporary report left" eval "! ls term.summary.tmp-* >/dev/null 2>&1"
 check "grandchild gone after SIGTERM to tally" eval "! alive $(cat pid3)"
 check_eq "no process of the task left" "$(pgrep -f "sleep 30.25" | wc -l)" 0
+
+# SIGINT and SIGHUP are handled the same way.
+for sig in INT HUP; do
+  $TALLY run -o $sig -- /bin/sh -c "sleep 30.5" &
+  tally_pid=$!
+  sleep 0.3
+  kill -$sig $tally_pid
+  wait $tally_pid
+  check_eq "SIG$sig: tally returns the task's status (143: SIGTERM)" "$?" 143
+  check "SIG$sig: complete summary" jq -e '.exit_type == "signal" and .signal == 15' $sig.summary
+done
+check_eq "SIGINT/SIGHUP: nothing left" "$(pgrep -f "sleep 30.5" | wc -l)" 0
 finish
