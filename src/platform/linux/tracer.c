@@ -11,9 +11,8 @@
  *    PTRACE_LISTEN so that stopped jobs stay stopped;
  *  - threads are tracked only to know their thread group.
  * Known limit: without exec events, a thread that calls execve leaves its
- * old tid in the table (the kernel gives the process the leader's pid); it
- * is harmless unless that tid is reused by a new task before its parent's
- * fork event is seen. */
+ * old tid in the table (the kernel gives the process the leader's pid);
+ * on_creation copes with its reuse. */
 #include "platform/platform.h"
 
 #include <errno.h>
@@ -104,8 +103,12 @@ static int on_creation(struct tracer *t, pid_t pid, int kind, struct tracer_even
         c->held = 0;
         t->held--;
         ptrace(PTRACE_CONT, child, 0, 0);
-    } else {
+    } else if (created) {
         c->awaiting_attach = 1;
+    } else {
+        /* A stale entry (a tid left by a thread's execve, now reused): its
+         * first stop was taken for a group stop; resume it if it is stopped. */
+        c->awaiting_attach = ptrace(PTRACE_CONT, child, 0, 0) < 0;
     }
     if (thread)
         return 0;
