@@ -27,6 +27,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         return -1;
     }
     usage_process_started(u, launch.pid);
+    usage_start_background(u);
     struct ending ending = {0};
     double armed = -1;
     for (;;) {

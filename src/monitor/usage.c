@@ -84,7 +84,6 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->start_epoch = clock_epoch_seconds();
     u->row_time = u->rate_time = u->start;
     u->next_regular = u->start + options->interval;
-    u->next_disk = u->start;
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
@@ -96,6 +95,8 @@ void usage_free(struct usage *u)
     pidmap_free(&u->procs);
     fileset_free(&u->files);
     net_usage_free(&u->net);
+    disk_watch_stop(u->disk);
+    u->disk = NULL;
 }
 
 bool usage_has_process(const struct usage *u, pid_t pid)
@@ -287,17 +288,18 @@ static bool bytes_limit_set(const struct limit_set *l)
                  l->set[FIELD_STORAGE_BYTES_READ] || l->set[FIELD_STORAGE_BYTES_WRITTEN]);
 }
 
-static void measure_disk(struct usage *u, double now)
+static void take_disk(struct usage *u, const struct disk_usage *d)
 {
-    struct disk_usage d;
-    double took = disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    u->current[FIELD_DISK] = d.megabytes;
-    u->current[FIELD_TOTAL_FILES] = d.files;
-    raise_peak(u, FIELD_DISK, d.megabytes);
-    raise_peak(u, FIELD_TOTAL_FILES, d.files);
-    /* Keep walking below ~1% of the wall time. */
-    double gap = fmax(u->options->interval, 100 * took);
-    u->next_disk = now + gap;
+    u->current[FIELD_DISK] = d->megabytes;
+    u->current[FIELD_TOTAL_FILES] = d->files;
+    raise_peak(u, FIELD_DISK, d->megabytes);
+    raise_peak(u, FIELD_TOTAL_FILES, d->files);
+}
+
+void usage_start_background(struct usage *u)
+{
+    u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
+                               u->options->interval);
 }
 
 static void emit_row(struct usage *u, double now)
@@ -421,8 +423,9 @@ void usage_sample(struct usage *u, bool regular)
     }
     if (regular) {
         update_cores(u, now, cpu);
-        if (now >= u->next_disk)
-            measure_disk(u, now);
+        struct disk_usage d;
+        if (u->disk && disk_watch_latest(u->disk, &d))
+            take_disk(u, &d);
         emit_row(u, now);
         u->next_regular = now + u->options->interval;
     }
@@ -508,12 +511,11 @@ void usage_finish(struct usage *u, bool reaped_all)
         raise_peak(u, FIELD_CORES, cores);
     }
     /* The directories once more, as the task left them. */
+    disk_watch_stop(u->disk);
+    u->disk = NULL;
     struct disk_usage d;
     disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    raise_peak(u, FIELD_DISK, d.megabytes);
-    raise_peak(u, FIELD_TOTAL_FILES, d.files);
-    u->current[FIELD_DISK] = d.megabytes;
-    u->current[FIELD_TOTAL_FILES] = d.files;
+    take_disk(u, &d);
     r->value[FIELD_MACHINE_LOAD] = machine_load_average();
     check_limits(u);
     if (u->options->track_files)

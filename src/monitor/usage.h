@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "monitor/disk.h"
 #include "monitor/fileset.h"
 #include "monitor/network.h"
 #include "monitor/task.h"
@@ -26,7 +27,6 @@ struct usage {
     double cpu_now;             /* cumulative CPU seconds at the last sample */
     double row_time, row_cpu;   /* last regular sample (for cores) */
     double next_regular;        /* monotonic time of the next regular sample */
-    double next_disk;           /* and of the next directory walk */
     double next_pss;            /* and of the next smaps_rollup reading */
     double rate_time;           /* last sample time, for growth rates */
     double rate_value[FIELD_COUNT];  /* current[] at that sample */
@@ -36,6 +36,7 @@ struct usage {
     bool limits_reported;
     struct fileset files;
     struct net_usage net;
+    struct disk_watch *disk;    /* background walks of the measured directories */
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status;
 };
@@ -43,6 +44,9 @@ struct usage {
 double usage_now(void);
 void usage_init(struct usage *u, const struct task_options *options, struct task_result *result);
 void usage_free(struct usage *u);
+/* Starts the background measurements (directory walks); call once the
+ * task's top process has been started. */
+void usage_start_background(struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
 /* A process is at its exit, still readable in /proc (level 2): reads what

@@ -170,21 +170,36 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
 
 int proc_reaped_children_io(struct proc_io *out)
 {
-    /* /proc/self/io counts tally's own thread plus everything its reaped
-     * children did; /proc/self/task/TID/io counts the thread alone. The
-     * second read is itself counted in the thread's rchar after the first
-     * returned, so the first read's length is taken back out of it. */
+    /* /proc/self/io counts tally's own threads plus everything its reaped
+     * children did; /proc/self/task/TID/io counts one thread alone. Reading
+     * the calling thread's file comes after the first read returned, so that
+     * read's length is counted in it and is taken back out. */
     char buf[512], path[64];
-    struct proc_io whole, own;
+    struct proc_io whole, own = {0}, thread;
     ssize_t whole_len = read_small("/proc/self/io", buf, sizeof buf);
     if (whole_len < 0)
         return -1;
     parse_io(buf, &whole);
-    snprintf(path, sizeof path, "/proc/self/task/%ld/io", (long)syscall(SYS_gettid));
-    if (read_small(path, buf, sizeof buf) < 0)
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
         return -1;
-    parse_io(buf, &own);
-    own.rchar -= (uint64_t)whole_len;
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%d/io", atoi(de->d_name));
+        if (read_small(path, buf, sizeof buf) < 0)
+            continue;
+        parse_io(buf, &thread);
+        if (atoi(de->d_name) == self)
+            thread.rchar -= (uint64_t)whole_len;
+        own.rchar += thread.rchar;
+        own.wchar += thread.wchar;
+        own.read_bytes += thread.read_bytes;
+        own.write_bytes += thread.write_bytes;
+    }
+    closedir(dir);
     out->rchar = whole.rchar > own.rchar ? whole.rchar - own.rchar : 0;
     out->wchar = whole.wchar > own.wchar ? whole.wchar - own.wchar : 0;
     out->read_bytes = whole.read_bytes > own.read_bytes ? whole.read_bytes - own.read_bytes : 0;
