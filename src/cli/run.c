@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -188,9 +189,19 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             }
             cfg->task.level = optarg[0] - '0';
             break;
-        case OPT_MEASURE_DIR:
+        case OPT_MEASURE_DIR: {
+            struct stat st;
+            if (stat(optarg, &st) < 0) {
+                tally_error_errno("--measure-dir %s", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            if (!S_ISDIR(st.st_mode)) {
+                tally_error("--measure-dir %s: not a directory", optarg);
+                return TALLY_EXIT_ERROR;
+            }
             cfg->measure_dirs[dirs++] = optarg;
             break;
+        }
         case OPT_NAME:
             cfg->name = optarg;
             break;
