@@ -44,18 +44,17 @@ summarize_reports() {
   echo "== what each task used"
   printf '%-9s %-8s %-7s %8s %8s %9s %9s %9s %6s  %s\n' \
     task category exit wall_s cpu_s memory_MB read_MB written_MB procs limits
-  local summary
-  for summary in "$DEMO_OUT"/*.summary; do
-    jq -r '[(.name // "?"), (.category // "?"), .exit_type,
+  # In the order the tasks started.
+  jq -s -r 'sort_by(.start[0]) | .[]
+           | [(.name // "?"), (.category // "?"), .exit_type,
             (.wall_time[0] * 100 | round / 100), (.cpu_time[0] * 100 | round / 100),
             (.memory[0] | round), (.bytes_read[0] | round), (.bytes_written[0] | round),
             .total_processes[0],
             ((.limits_exceeded // {}) | if type == "object"
                then (to_entries | map("\(.key) > \(.value[0]) \(.value[1])") | join(", "))
                else tostring end)]
-           | @tsv' "$summary" |
-      awk -F'\t' '{printf "%-9s %-8s %-7s %8s %8s %9s %9s %9s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
-  done
+           | @tsv' "$DEMO_OUT"/*.summary |
+    awk -F'\t' '{printf "%-9s %-8s %-7s %8s %8s %9s %9s %9s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
 }
 
 show_reports() {
