@@ -92,7 +92,7 @@ add_case gcio "grandchild writes+reads 123456789 B" gcio "" 123456789 3 3 -- \
 
 # --- running one case under one configuration ---------------------------------
 RAW=$WORK/raw.csv
-echo "case,config,run,exit_status,wall_s,cpu_s,memory_mb,bytes_read_mb,bytes_written_mb,total_processes,max_concurrent_processes" >"$RAW"
+echo "case,config,run,exit_status,wall_s,cpu_s,memory_mb,bytes_read_mb,bytes_written_mb,total_processes,max_concurrent_processes,process_cpu_s" >"$RAW"
 
 # Prints the CSV measure fields (cpu,memory,read,written,procs,concurrent) of a
 # tally or resource_monitor summary; missing fields are empty.
@@ -114,12 +114,21 @@ time_measures() {
     END {if (u == "") print ",,,,,"; else printf "%.3f,%.3f,%.6f,%.6f,,\n", u + s, m, r, w}' "$1"
 }
 
+# CPU seconds of this shell's reaped children between two outputs of the
+# `times` builtin (wait4 rusage, millisecond resolution), run in this shell
+# just before and after the command (nothing else may be reaped in between).
+cpu_between() { # times-before times-after
+  awk 'function sec(s, a) { sub(/s$/, "", s); split(s, a, "m"); return a[1] * 60 + a[2] }
+       FNR == 2 { c[++n] = sec($1) + sec($2) } END { printf "%.3f", c[2] - c[1] }' "$1" "$2"
+}
+
 run_one() { # case config run
-  local id=$1 config=$2 run=$3 prefix=$OUT/$1.$2.$3 status t0 t1 measures
+  local id=$1 config=$2 run=$3 prefix=$OUT/$1.$2.$3 status t0 t1 measures process_cpu=""
   local -a cmd
   eval "cmd=(${CASE_CMD[$id]})"
   rm -f "$RUNDIR"/*.dat
   cd "$RUNDIR"
+  times >"$WORK/times.before"
   t0=$EPOCHREALTIME
   set +e
   case $config in
@@ -133,13 +142,17 @@ run_one() { # case config run
   status=$?
   set -e
   t1=$EPOCHREALTIME
+  times >"$WORK/times.after"
+  # The whole process's CPU as its parent sees it (exec and exit included),
+  # shown next to the CPU truth; only meaningful with no monitor in between.
+  [ "$config" != none ] || process_cpu=$(cpu_between "$WORK/times.before" "$WORK/times.after")
   cd "$ROOT"
   case $config in
     none)  measures="$(awk '/^cpu_time/ {c = $2} END {print c}' "$prefix.out"),,,,," ;;
     time)  measures=$(time_measures "$prefix.time") ;;
     *)     measures=$(summary_measures "$prefix.summary") ;;
   esac
-  echo "$id,$config,$run,$status,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f", b - a}'),$measures" >>"$RAW"
+  echo "$id,$config,$run,$status,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f", b - a}'),$measures,$process_cpu" >>"$RAW"
   [ "$status" -eq 0 ] || echo "monitor bench: $id under $config exited $status: $(head -c 300 "$prefix.err")" >&2
 }
 
