@@ -105,6 +105,23 @@ static char *join_words(char *const *words)
     return text;
 }
 
+/* The reports must be writable before the task runs, not found out after. */
+static int check_report_dir(const char *prefix)
+{
+    char *copy = strdup(prefix);
+    if (!copy) {
+        tally_error("run: out of memory");
+        return -1;
+    }
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+    int rc = access(dir, W_OK | X_OK);
+    if (rc < 0)
+        tally_error_errno("-o %s: cannot write reports in '%s'", prefix, dir);
+    free(copy);
+    return rc;
+}
+
 int run_parse_options(int argc, char **argv, struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -228,6 +245,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
         snprintf(cfg->default_prefix, sizeof cfg->default_prefix, "tally-%d", (int)getpid());
         cfg->prefix = cfg->default_prefix;
     }
+    if (check_report_dir(cfg->prefix) < 0)
+        return TALLY_EXIT_ERROR;
     cfg->task.measure_dirs = dirs ? cfg->measure_dirs : NULL;
     cfg->task.measure_dir_count = dirs;
     cfg->task.limits = limits_any(&cfg->limits) ? &cfg->limits : NULL;

@@ -140,6 +140,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
     }
     struct ending ending = {0};
     scan_tree(u, o->follow_pid, true);
+    usage_start_background(u);
     bool root_alive = true;
     for (;;) {
         ending_check_causes(&ending, u);
@@ -182,6 +183,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     }
     pid_t self = getpid();
     usage_process_started(u, launch.pid);
+    usage_start_background(u);
     struct ending ending = {0};
     bool top_alive = true;
     for (;;) {

@@ -124,6 +124,17 @@ void loop_record_top_status(struct task_result *r, int status)
 static void result_status(struct task_result *r)
 {
     if (r->launch_errno) {
+        /* The command never ran: what tally's own forked child used before
+         * the failed exec is not the command's. */
+        static const int kept[] = {FIELD_START, FIELD_END, FIELD_WALL_TIME, FIELD_MACHINE_CPUS,
+                                   FIELD_MACHINE_LOAD, FIELD_DISK, FIELD_TOTAL_FILES};
+        double keep[sizeof kept / sizeof kept[0]];
+        for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+            keep[i] = r->value[kept[i]];
+        for (int i = 0; i < FIELD_COUNT; i++)
+            r->value[i] = 0;
+        for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+            r->value[kept[i]] = keep[i];
         r->status = r->launch_errno == ENOENT ? TALLY_EXIT_NOT_FOUND : TALLY_EXIT_CANNOT_EXEC;
         r->exit_status = r->status;
         r->exit_type = TASK_EXIT_NORMAL;

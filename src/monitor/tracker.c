@@ -14,9 +14,10 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
     int rc = launch_command(o->argv, true, &launch);
     if (rc == -1)
         return -1;
-    if (rc == -2) {
+    if (rc == -2) { /* no ptrace here (e.g. tally itself traced): level 1 */
         waitpid(launch.pid, NULL, 0);
-        return -1;
+        r->level = 1;
+        return poller_run(o, r, u);
     }
     struct tracer *tracer = tracer_new(launch.pid);
     if (!tracer) {
@@ -26,6 +27,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         return -1;
     }
     usage_process_started(u, launch.pid);
+    usage_start_background(u);
     struct ending ending = {0};
     double armed = -1;
     for (;;) {
@@ -54,6 +56,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         case TRACER_EXITING:
             usage_process_exiting(u, ev.pid);
             tracer_resume(tracer, ev.pid);
+            usage_account_exit(u);
             break;
         case TRACER_GONE:
             usage_process_gone(u, ev.pid);

@@ -30,6 +30,7 @@
 
 #include "monitor/disk.h"
 #include "platform/platform.h"
+#include "util/clock.h"
 #include "util/units.h"
 
 /* Read the others afresh at an exit when at most this many are alive. */
@@ -38,26 +39,22 @@
  * between samples near a limit. */
 #define ASSUMED_GROWTH_MB_PER_S 1024.0
 #define MIN_SAMPLE_GAP 0.005
+/* Below this peak RSS a process's PSS at exit is estimated from status. */
+#define SMALL_PROCESS_BYTES (8u << 20)
 
 struct usage_proc {
     unsigned long long starttime;
     uint64_t rss, vm, swap, pss;
     double cpu;            /* own + reaped children, seconds */
+    bool has_sockets;      /* seen holding sockets: read them again at its exit */
     struct proc_io io;     /* whole group, with reaped children */
 };
 
+static void update_network(struct usage *u);
+
 double usage_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double epoch_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return clock_monotonic_seconds();
 }
 
 static double mb(uint64_t bytes)
@@ -84,10 +81,9 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->result = result;
     pidmap_init(&u->procs, sizeof(struct usage_proc));
     u->start = usage_now();
-    u->start_epoch = epoch_now();
+    u->start_epoch = clock_epoch_seconds();
     u->row_time = u->rate_time = u->start;
     u->next_regular = u->start + options->interval;
-    u->next_disk = u->start;
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
@@ -98,6 +94,9 @@ void usage_free(struct usage *u)
 {
     pidmap_free(&u->procs);
     fileset_free(&u->files);
+    net_usage_free(&u->net);
+    disk_watch_stop(u->disk);
+    u->disk = NULL;
 }
 
 bool usage_has_process(const struct usage *u, pid_t pid)
@@ -135,6 +134,8 @@ static void check_limits(struct usage *u)
     value[FIELD_STORAGE_BYTES_READ] = u->current[FIELD_STORAGE_BYTES_READ];
     value[FIELD_STORAGE_BYTES_WRITTEN] = u->current[FIELD_STORAGE_BYTES_WRITTEN];
     value[FIELD_MAJOR_PAGE_FAULTS] = u->current[FIELD_MAJOR_PAGE_FAULTS];
+    value[FIELD_BYTES_RECEIVED] = u->current[FIELD_BYTES_RECEIVED];
+    value[FIELD_BYTES_SENT] = u->current[FIELD_BYTES_SENT];
     if (limits_check(limits, value, u->result->limit_exceeded) > 0)
         u->limit_broken = true;
 }
@@ -179,7 +180,24 @@ struct memory_sums {
     double rss, vm, swap, pss;
 };
 
-static void sum_memory(struct usage *u, pid_t except, bool fresh, struct memory_sums *s)
+/* The PSS of a live process now: smaps_rollup for one that holds memory,
+ * its private resident memory (from status) for a small one. */
+static void read_pss(pid_t pid, struct usage_proc *p)
+{
+    uint64_t pss;
+    struct proc_status status;
+    if (p->rss >= SMALL_PROCESS_BYTES) {
+        if (proc_read_pss(pid, &pss) == 0)
+            p->pss = pss;
+    } else if (proc_read_status(pid, &status) == 0) {
+        p->pss = status.rss_anon + status.rss_shmem;
+    }
+}
+
+/* Sums over live processes except 'except'. fresh: read their current
+ * values first (rss and vm; PSS too with fresh_pss). */
+static void sum_memory(struct usage *u, pid_t except, bool fresh, bool fresh_pss,
+                       struct memory_sums *s)
 {
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < u->procs.capacity; i++) {
@@ -191,6 +209,8 @@ static void sum_memory(struct usage *u, pid_t except, bool fresh, struct memory_
         if (fresh && proc_read_stat(pid, &st) == 0) {
             p->rss = st.rss_bytes;
             p->vm = st.vm_bytes;
+            if (fresh_pss)
+                read_pss(pid, p);
         }
         s->rss += mb(p->rss);
         s->vm += mb(p->vm);
@@ -203,21 +223,51 @@ void usage_process_exiting(struct usage *u, pid_t pid)
 {
     struct usage_proc *p = pidmap_get(&u->procs, pid);
     struct proc_status status;
+    u->exit_pending = 0;
     if (!p || proc_read_status(pid, &status) < 0)
         return;
+    /* smaps_rollup walks the page tables: worth it for a process that holds
+     * memory; for a small one its private memory is its share (PSS counts
+     * private pages fully and shared file pages in fractions). */
     uint64_t pss = 0;
-    if (proc_read_pss(pid, &pss) == 0)
+    if (status.vm_hwm < SMALL_PROCESS_BYTES)
+        p->pss = status.rss_anon + status.rss_shmem;
+    else if (proc_read_pss(pid, &pss) == 0)
         p->pss = pss;
     p->swap = status.vm_swap;
-    struct memory_sums others;
-    sum_memory(u, pid, u->live <= FRESH_READ_MAX_PROCESSES, &others);
-    raise_peak(u, FIELD_MEMORY, mb(status.vm_hwm) + others.rss);
-    raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status.vm_peak) + others.vm);
-    raise_peak(u, FIELD_SWAP_MEMORY, mb(status.vm_swap) + others.swap);
-    raise_peak(u, FIELD_PROPORTIONAL_MEMORY, mb(p->pss) + others.pss);
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
+    if (p->has_sockets && net_usage_add_process(&u->net, pid) > 0) {
+        net_usage_refresh(&u->net); /* the last counters, before the sockets close */
+        update_network(u);
+    }
+    u->exit_pending = pid;
+    u->exit_status = status;
+}
+
+void usage_account_exit(struct usage *u)
+{
+    pid_t pid = u->exit_pending;
+    struct usage_proc *p = pidmap_get(&u->procs, pid);
+    u->exit_pending = 0;
+    if (!p)
+        return;
+    const struct proc_status *status = &u->exit_status;
+    struct memory_sums others;
+    /* The others are read afresh when few; their PSS (costlier) only when
+     * this exit can make a new peak: the exiting process held memory. */
+    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES;
+    sum_memory(u, pid, fresh, fresh && status->vm_hwm >= SMALL_PROCESS_BYTES, &others);
+    raise_peak(u, FIELD_MEMORY, mb(status->vm_hwm) + others.rss);
+    raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status->vm_peak) + others.vm);
+    raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);
+    raise_peak(u, FIELD_PROPORTIONAL_MEMORY, mb(p->pss) + others.pss);
     check_limits(u);
+}
+
+static void update_network(struct usage *u)
+{
+    net_usage_totals(&u->net, &u->current[FIELD_BYTES_RECEIVED], &u->current[FIELD_BYTES_SENT]);
 }
 
 static void reaped_children_totals(double *cpu, struct proc_io *io, struct rusage *ru)
@@ -238,17 +288,18 @@ static bool bytes_limit_set(const struct limit_set *l)
                  l->set[FIELD_STORAGE_BYTES_READ] || l->set[FIELD_STORAGE_BYTES_WRITTEN]);
 }
 
-static void measure_disk(struct usage *u, double now)
+static void take_disk(struct usage *u, const struct disk_usage *d)
 {
-    struct disk_usage d;
-    double took = disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    u->current[FIELD_DISK] = d.megabytes;
-    u->current[FIELD_TOTAL_FILES] = d.files;
-    raise_peak(u, FIELD_DISK, d.megabytes);
-    raise_peak(u, FIELD_TOTAL_FILES, d.files);
-    /* Keep walking below ~1% of the wall time. */
-    double gap = fmax(u->options->interval, 100 * took);
-    u->next_disk = now + gap;
+    u->current[FIELD_DISK] = d->megabytes;
+    u->current[FIELD_TOTAL_FILES] = d->files;
+    raise_peak(u, FIELD_DISK, d->megabytes);
+    raise_peak(u, FIELD_TOTAL_FILES, d->files);
+}
+
+void usage_start_background(struct usage *u)
+{
+    u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
+                               u->options->interval);
 }
 
 static void emit_row(struct usage *u, double now)
@@ -283,6 +334,9 @@ static void update_cores(struct usage *u, double now, double cpu)
 void usage_sample(struct usage *u, bool regular)
 {
     double now = usage_now();
+    /* smaps_rollup walks page tables under the task's mmap lock: for large
+     * processes it is read at most as often as keeps it near 1% of the time. */
+    bool pss_due = regular && now >= u->next_pss;
     bool read_io = regular || bytes_limit_set(u->options->limits);
     struct memory_sums sums = {0};
     double cpu_live = 0;
@@ -301,13 +355,17 @@ void usage_sample(struct usage *u, bool regular)
             majflt_live += st.majflt;
             if (regular) {
                 struct proc_status status;
-                uint64_t pss;
-                if (proc_read_status(pid, &status) == 0)
+                if (proc_read_status(pid, &status) == 0) {
                     p->swap = status.vm_swap;
-                if (proc_read_pss(pid, &pss) == 0)
-                    p->pss = pss;
+                    if (p->rss < SMALL_PROCESS_BYTES)
+                        p->pss = status.rss_anon + status.rss_shmem;
+                }
+                if (pss_due && p->rss >= SMALL_PROCESS_BYTES)
+                    read_pss(pid, p);
                 if (u->options->track_files)
                     proc_visit_open_files(pid, add_file, &u->files);
+                if (net_usage_add_process(&u->net, pid) > 0)
+                    p->has_sockets = true;
             }
             if (read_io)
                 proc_read_io(pid, &p->io);
@@ -346,6 +404,10 @@ void usage_sample(struct usage *u, bool regular)
         u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
     }
     u->current[FIELD_WALL_TIME] = now - u->start;
+    if (regular) {
+        net_usage_refresh(&u->net);
+        update_network(u);
+    }
 
     /* Growth rates of the quantities, for the next sample time near a limit. */
     double dt = now - u->rate_time;
@@ -355,10 +417,15 @@ void usage_sample(struct usage *u, bool regular)
             u->rate_value[f] = u->current[f];
         }
 
+    if (pss_due) {
+        double took = usage_now() - now;
+        u->next_pss = now + fmax(u->options->interval, 100 * took);
+    }
     if (regular) {
         update_cores(u, now, cpu);
-        if (now >= u->next_disk)
-            measure_disk(u, now);
+        struct disk_usage d;
+        if (u->disk && disk_watch_latest(u->disk, &d))
+            take_disk(u, &d);
         emit_row(u, now);
         u->next_regular = now + u->options->interval;
     }
@@ -422,6 +489,7 @@ void usage_finish(struct usage *u, bool reaped_all)
     static const int cumulative[] = {
         FIELD_CPU_TIME, FIELD_BYTES_READ, FIELD_BYTES_WRITTEN, FIELD_STORAGE_BYTES_READ,
         FIELD_STORAGE_BYTES_WRITTEN, FIELD_MINOR_PAGE_FAULTS, FIELD_MAJOR_PAGE_FAULTS,
+        FIELD_BYTES_RECEIVED, FIELD_BYTES_SENT,
     };
     for (size_t i = 0; i < sizeof cumulative / sizeof cumulative[0]; i++) {
         r->value[cumulative[i]] = u->current[cumulative[i]];
@@ -443,12 +511,11 @@ void usage_finish(struct usage *u, bool reaped_all)
         raise_peak(u, FIELD_CORES, cores);
     }
     /* The directories once more, as the task left them. */
+    disk_watch_stop(u->disk);
+    u->disk = NULL;
     struct disk_usage d;
     disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    raise_peak(u, FIELD_DISK, d.megabytes);
-    raise_peak(u, FIELD_TOTAL_FILES, d.files);
-    u->current[FIELD_DISK] = d.megabytes;
-    u->current[FIELD_TOTAL_FILES] = d.files;
+    take_disk(u, &d);
     r->value[FIELD_MACHINE_LOAD] = machine_load_average();
     check_limits(u);
     if (u->options->track_files)

@@ -9,8 +9,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "monitor/disk.h"
 #include "monitor/fileset.h"
+#include "monitor/network.h"
 #include "monitor/task.h"
+#include "platform/platform.h"
 #include "util/pidmap.h"
 
 struct usage {
@@ -24,7 +27,7 @@ struct usage {
     double cpu_now;             /* cumulative CPU seconds at the last sample */
     double row_time, row_cpu;   /* last regular sample (for cores) */
     double next_regular;        /* monotonic time of the next regular sample */
-    double next_disk;           /* and of the next directory walk */
+    double next_pss;            /* and of the next smaps_rollup reading */
     double rate_time;           /* last sample time, for growth rates */
     double rate_value[FIELD_COUNT];  /* current[] at that sample */
     double rate[FIELD_COUNT];        /* growth per second between the last two samples */
@@ -32,15 +35,25 @@ struct usage {
     bool limit_broken;          /* a limit was broken (first time: action needed) */
     bool limits_reported;
     struct fileset files;
+    struct net_usage net;
+    struct disk_watch *disk;    /* background walks of the measured directories */
+    pid_t exit_pending;         /* read at its exit stop, not yet accounted */
+    struct proc_status exit_status;
 };
 
 double usage_now(void);
 void usage_init(struct usage *u, const struct task_options *options, struct task_result *result);
 void usage_free(struct usage *u);
+/* Starts the background measurements (directory walks); call once the
+ * task's top process has been started. */
+void usage_start_background(struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
-/* A process is at its exit, still readable in /proc (level 2). */
+/* A process is at its exit, still readable in /proc (level 2): reads what
+ * only the process itself can tell. usage_account_exit then does the rest
+ * once the process has been let go (keeping the stop short). */
 void usage_process_exiting(struct usage *u, pid_t pid);
+void usage_account_exit(struct usage *u);
 /* A process has ended. */
 void usage_process_gone(struct usage *u, pid_t pid);
 /* True when pid is one of the task's live processes. */

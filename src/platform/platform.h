@@ -26,6 +26,7 @@ struct proc_stat {           /* /proc/PID/stat */
 
 struct proc_status {         /* /proc/PID/status (bytes) */
     uint64_t vm_peak, vm_size, vm_hwm, vm_rss, vm_swap;
+    uint64_t rss_anon, rss_shmem;
     int threads;
 };
 
@@ -43,8 +44,17 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
  * reaped descendants): the kernel adds a reaped child's counters to its
  * parent's; tally's own reads are subtracted. Exact. */
 int proc_reaped_children_io(struct proc_io *out);
+/* Calls visit(ctx, target) with what each open fd of pid points to
+ * ("/path", "socket:[123]", "pipe:[45]", ...). */
+int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx);
 /* Calls visit(ctx, path) for each file (absolute path) open in pid. */
 int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx);
+/* Calls visit(ctx, inode) for each socket open in pid. */
+int proc_visit_sockets(pid_t pid, void (*visit)(void *ctx, uint64_t inode), void *ctx);
+/* Calls visit for every TCP socket of the machine (IPv4 and IPv6) with the
+ * bytes received and sent (acknowledged) through it so far. */
+int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, uint64_t sent),
+                  void *ctx);
 /* Calls visit(ctx, pid, &stat) for every process on the machine. */
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
 
@@ -52,7 +62,9 @@ int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *s
 
 /* Forks a child that execs argv (execvp) once the parent has prepared it.
  * traced: the parent seizes it with ptrace first (process events followed).
- * The child's exec error, if any, is read later with launch_exec_errno. */
+ * The child's exec error, if any, is read later with launch_exec_errno.
+ * Returns 0; -1 on failure; -2 when ptrace is refused (the child was killed:
+ * reap out->pid, then the caller may launch again untraced). */
 struct launch {
     pid_t pid;
     int error_fd;            /* read end of a close-on-exec pipe */

@@ -37,6 +37,12 @@ int launch_command(char *const argv[], bool traced, struct launch *out)
         close(err[0]);
         /* A level-1 task must not outlive a killed tally either. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* tally blocks SIGCHLD to wait for it (level 1); the task must not inherit that. */
+        sigset_t unblock;
+        sigemptyset(&unblock);
+        sigaddset(&unblock, SIGCHLD);
+        sigaddset(&unblock, SIGALRM);
+        sigprocmask(SIG_UNBLOCK, &unblock, NULL);
         if (getppid() != parent)
             _exit(127);
         char c;
@@ -52,7 +58,7 @@ int launch_command(char *const argv[], bool traced, struct launch *out)
     close(go[0]);
     close(err[1]);
     if (traced && ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)TRACE_OPTIONS) < 0) {
-        tally_error_errno("run: cannot follow the process tree (ptrace)");
+        tally_error_errno("run: process events unavailable (ptrace), using --level 1");
         kill(pid, SIGKILL);
         close(go[1]);
         close(err[0]);
