@@ -92,7 +92,7 @@ add_case gcio "grandchild writes+reads 123456789 B" gcio "" 123456789 3 3 -- \
 
 # --- running one case under one configuration ---------------------------------
 RAW=$WORK/raw.csv
-echo "case,config,run,exit_status,wall_s,cpu_s,memory_mb,bytes_read_mb,bytes_written_mb,total_processes,max_concurrent_processes,process_cpu_s" >"$RAW"
+echo "case,config,run,exit_status,wall_s,cpu_s,memory_mb,bytes_read_mb,bytes_written_mb,total_processes,max_concurrent_processes,reaped_cpu_s,self_cpu_s" >"$RAW"
 
 # Prints the CSV measure fields (cpu,memory,read,written,procs,concurrent) of a
 # tally or resource_monitor summary; missing fields are empty.
@@ -123,7 +123,7 @@ cpu_between() { # times-before times-after
 }
 
 run_one() { # case config run
-  local id=$1 config=$2 run=$3 prefix=$OUT/$1.$2.$3 status t0 t1 measures process_cpu=""
+  local id=$1 config=$2 run=$3 prefix=$OUT/$1.$2.$3 status t0 t1 measures reaped_cpu self_cpu
   local -a cmd
   eval "cmd=(${CASE_CMD[$id]})"
   rm -f "$RUNDIR"/*.dat
@@ -143,16 +143,18 @@ run_one() { # case config run
   set -e
   t1=$EPOCHREALTIME
   times >"$WORK/times.after"
-  # The whole process's CPU as its parent sees it (exec and exit included),
-  # shown next to the CPU truth; only meaningful with no monitor in between.
-  [ "$config" != none ] || process_cpu=$(cpu_between "$WORK/times.before" "$WORK/times.after")
+  # The CPU of all that this run started, as wait4 sees it: with no monitor the
+  # task's whole processes (exec and exit included), else monitor + task.
+  reaped_cpu=$(cpu_between "$WORK/times.before" "$WORK/times.after")
   cd "$ROOT"
+  # What a program that measures itself (cpu_sincos) said about this run.
+  self_cpu=$(awk '/^cpu_time/ {c = $2} END {print c}' "$prefix.out")
   case $config in
-    none)  measures="$(awk '/^cpu_time/ {c = $2} END {print c}' "$prefix.out"),,,,," ;;
+    none)  measures="$self_cpu,,,,," ;;
     time)  measures=$(time_measures "$prefix.time") ;;
     *)     measures=$(summary_measures "$prefix.summary") ;;
   esac
-  echo "$id,$config,$run,$status,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f", b - a}'),$measures,$process_cpu" >>"$RAW"
+  echo "$id,$config,$run,$status,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f", b - a}'),$measures,$reaped_cpu,$self_cpu" >>"$RAW"
   [ "$status" -eq 0 ] || echo "monitor bench: $id under $config exited $status: $(head -c 300 "$prefix.err")" >&2
 }
 
