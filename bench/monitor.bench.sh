@@ -161,6 +161,8 @@ run_one() { # case config run
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%s)
 echo "monitor bench: ${#CASE_IDS[@]} cases x {$CONFIGS} x $RUNS runs (work files in $WORK)" >&2
+echo "monitor bench: cases: ${CASE_IDS[*]}" >&2
+[ "${#CASE_IDS[@]}" -gt 0 ] || { echo "monitor bench: no case matches BENCH_CASES" >&2; exit 2; }
 for run in $(seq "$RUNS"); do
   for id in "${CASE_IDS[@]}"; do
     echo "monitor bench: run $run/$RUNS $id" >&2
