@@ -11,7 +11,8 @@ TALLY=$ROOT/build/tally
 DEMO_OUT=${DEMO_OUT:-$ROOT/build/demo}
 DEMO_BIN=$ROOT/build/bench
 DEMO_WORK=$DEMO_OUT/work          # the tasks' working directory
-STEPS=(build_programs run_workload summarize_reports show_reports)
+DEMO_INTERVAL=0.2                 # sampling interval: a few points per short task
+STEPS=(build_programs run_workload summarize_reports show_memory_series show_reports)
 
 build_programs() {
   echo "== tally demo: $("$TALLY" --version)"
@@ -23,7 +24,8 @@ build_programs() {
 demo_task() { # NAME CATEGORY LIMITS -- COMMAND...
   local name=$1 category=$2 limits=$3 status=0
   shift 4
-  local -a opts=(--name "$name" --category "$category" --time-series -o "$DEMO_OUT/$name")
+  local -a opts=(--name "$name" --category "$category" --time-series
+                 --interval "$DEMO_INTERVAL" -o "$DEMO_OUT/$name")
   [ -n "$limits" ] && opts+=(--limits "$limits")
   printf '  %-9s %-8s %s\n' "$name" "$category" "$*${limits:+   [limits: $limits]}"
   (cd "$DEMO_WORK" && "$TALLY" run "${opts[@]}" -- "$@" >/dev/null) || status=$?
@@ -55,6 +57,17 @@ summarize_reports() {
                else tostring end)]
            | @tsv' "$DEMO_OUT"/*.summary |
     awk -F'\t' '{printf "%-9s %-8s %-7s %8s %8s %9s %9s %9s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
+}
+
+# The memory column of one task's time series, by the series' own header.
+show_memory_series() {
+  local task=ensemble
+  echo "== memory of '$task' over time ($DEMO_OUT/$task.series)"
+  awk '/^#wall_clock/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+       /^#/ { next }
+       { if (start == "") start = $1
+         printf "  t=%5.2f s  memory %7.1f MB  processes %s\n", $1 - start, $(col["memory"]), $(col["max_concurrent_processes"]) }' \
+    "$DEMO_OUT/$task.series"
 }
 
 show_reports() {
