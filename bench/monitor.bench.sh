@@ -166,6 +166,7 @@ echo "monitor bench: cases: ${CASE_IDS[*]}" >&2
 for run in $(seq "$RUNS"); do
   for id in "${CASE_IDS[@]}"; do
     echo "monitor bench: run $run/$RUNS $id" >&2
+    cut -d' ' -f1 /proc/loadavg >>"$WORK/loads"
     for config in $CONFIGS; do
       run_one "$id" "$config" "$run"
     done
@@ -187,6 +188,12 @@ fi
   echo "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, Linux $(uname -r),"
   echo "work files on $(df -PT "$WORK" | awk 'NR == 2 {print $2 " (" $1 ")"}'); $RUNS runs per cell, medians; $elapsed s in all."
   echo "Load average (1, 5, 15 min) at start: $load_start; at end: $load_end."
+  # The benchmark itself keeps about one core busy; more than that is others.
+  awk -v cores="$(nproc)" '{ sum += $1; if ($1 > max) max = $1 }
+    END { mean = sum / NR
+          printf "1-min load average at each case start: mean %.1f, max %.1f.\n", mean, max
+          if (mean > cores + 0.5)
+            print "**The machine was busy with other work during this run: wall-time ratios and CPU errors against the no-monitor median are not representative.**" }' "$WORK/loads"
   if [ "$FULL" = 1 ]; then
     echo "BENCH_FULL=1: CPU up to 10^9, memory up to 8 GiB, I/O up to 4 GiB."
   else
