@@ -68,7 +68,7 @@ static void drop_if_gone(void *ctx, pid_t pid)
     struct gone_ctx *g = ctx;
     struct scan_entry *e = pidmap_get(&g->scan->parents, pid);
     if (!e || !is_member(g->scan, pid, 0))
-        usage_process_gone(g->u, pid);
+        usage_process_gone(g->u, pid, 0);
 }
 
 /* Updates the live set from /proc. */
@@ -105,7 +105,7 @@ static bool reap_children(struct usage *u, struct task_result *r, pid_t top, boo
         int status;
         if (waitpid(si.si_pid, &status, 0) < 0)
             break;
-        usage_process_gone(u, si.si_pid);
+        usage_process_gone(u, si.si_pid, 0);
         if (si.si_pid == top) {
             loop_record_top_status(r, status);
             top_ended = true;
@@ -147,7 +147,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         if (root_alive && poll(&p, 1, 0) > 0) { /* the followed process ended */
             root_alive = false;
-            usage_process_gone(u, o->follow_pid);
+            usage_process_gone(u, o->follow_pid, 0);
             if (!o->wait_for_all)
                 break;
         }

@@ -162,14 +162,6 @@ void usage_process_started(struct usage *u, pid_t pid)
     check_limits(u);
 }
 
-void usage_process_gone(struct usage *u, pid_t pid)
-{
-    if (!pidmap_get(&u->procs, pid))
-        return;
-    pidmap_remove(&u->procs, pid);
-    u->live--;
-}
-
 static void add_file(void *ctx, const char *path)
 {
     fileset_add(ctx, path);
@@ -219,22 +211,48 @@ static void sum_memory(struct usage *u, pid_t except, bool fresh, bool fresh_pss
     }
 }
 
+void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
+{
+    if (!pidmap_get(&u->procs, pid))
+        return;
+    if (peak_rss > 0) {
+        /* Its exact peak with the others as last read (at its exit stop). */
+        struct memory_sums others;
+        sum_memory(u, pid, false, false, &others);
+        raise_peak(u, FIELD_MEMORY, mb(peak_rss) + others.rss);
+        check_limits(u);
+    }
+    pidmap_remove(&u->procs, pid);
+    u->live--;
+}
+
 void usage_process_exiting(struct usage *u, pid_t pid)
 {
     struct usage_proc *p = pidmap_get(&u->procs, pid);
-    struct proc_status status;
+    struct proc_statm statm;
+    struct proc_status *status = &u->exit_status;
     u->exit_pending = 0;
-    if (!p || proc_read_status(pid, &status) < 0)
+    if (!p || proc_read_statm(pid, &statm) < 0)
         return;
-    /* smaps_rollup walks the page tables: worth it for a process that holds
-     * memory; for a small one its private memory is its share (PSS counts
-     * private pages fully and shared file pages in fractions). */
-    uint64_t pss = 0;
-    if (status.vm_hwm < SMALL_PROCESS_BYTES)
-        p->pss = status.rss_anon + status.rss_shmem;
-    else if (proc_read_pss(pid, &pss) == 0)
-        p->pss = pss;
-    p->swap = status.vm_swap;
+    if (statm.resident >= SMALL_PROCESS_BYTES) {
+        /* A process that holds memory: its peaks from status (costly, ~50 us)
+         * and its PSS from smaps_rollup (a page-table walk). */
+        uint64_t pss;
+        if (proc_read_status(pid, status) < 0)
+            return;
+        if (proc_read_pss(pid, &pss) == 0)
+            p->pss = pss;
+        p->swap = status->vm_swap;
+    } else {
+        /* A small one, like most short processes: statm (~5 us) keeps the
+         * exit stop short. Its peak RSS comes exactly with its death
+         * (usage_process_gone); its private memory stands for its PSS. */
+        memset(status, 0, sizeof *status);
+        status->vm_hwm = statm.resident;
+        status->vm_peak = statm.size;
+        status->vm_swap = p->swap;
+        p->pss = statm.resident - statm.shared;
+    }
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
     if (p->has_sockets && net_usage_add_process(&u->net, pid) > 0) {
@@ -242,7 +260,6 @@ void usage_process_exiting(struct usage *u, pid_t pid)
         update_network(u);
     }
     u->exit_pending = pid;
-    u->exit_status = status;
 }
 
 void usage_account_exit(struct usage *u)

@@ -38,7 +38,7 @@ struct usage {
     struct net_usage net;
     struct disk_watch *disk;    /* background walks of the measured directories */
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
-    struct proc_status exit_status;
+    struct proc_status exit_status; /* its peaks (from status, or statm for a small one) */
 };
 
 double usage_now(void);
@@ -54,8 +54,9 @@ void usage_process_started(struct usage *u, pid_t pid);
  * once the process has been let go (keeping the stop short). */
 void usage_process_exiting(struct usage *u, pid_t pid);
 void usage_account_exit(struct usage *u);
-/* A process has ended. */
-void usage_process_gone(struct usage *u, pid_t pid);
+/* A process has ended; peak_rss: its peak resident memory when known
+ * (level 2, from the kernel's accounting of the dead process), else 0. */
+void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss);
 /* True when pid is one of the task's live processes. */
 bool usage_has_process(const struct usage *u, pid_t pid);
 /* Reads the live processes. A regular sample (at the --interval) also

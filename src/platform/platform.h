@@ -30,12 +30,17 @@ struct proc_status {         /* /proc/PID/status (bytes) */
     int threads;
 };
 
+struct proc_statm {          /* /proc/PID/statm (bytes): cheap, current values only */
+    uint64_t size, resident, shared;
+};
+
 struct proc_io {             /* /proc/PID/io */
     uint64_t rchar, wchar, read_bytes, write_bytes;
 };
 
 int proc_read_stat(pid_t pid, struct proc_stat *out);
 int proc_read_status(pid_t pid, struct proc_status *out);
+int proc_read_statm(pid_t pid, struct proc_statm *out);
 /* Whole thread group, including the children it reaped. */
 int proc_read_io(pid_t pid, struct proc_io *out);
 /* Proportional set size (smaps_rollup Pss), bytes. */
@@ -88,6 +93,7 @@ struct tracer_event {
     pid_t pid;
     pid_t parent;
     int status;
+    uint64_t peak_rss;   /* TRACER_GONE: the process's peak resident memory (bytes) */
 };
 
 struct tracer;

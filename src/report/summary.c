@@ -49,6 +49,8 @@ json_t *summary_to_json(const struct summary_info *info, const struct task_resul
     json_object_set_new(o, "exit_type", json_string(exit_type_name(r->exit_type)));
     if (r->exit_type == TASK_EXIT_SIGNAL || r->signal)
         json_object_set_new(o, "signal", json_integer(r->signal));
+    if (r->interrupted) /* tally was told to stop (SIGINT, SIGTERM, SIGHUP) */
+        json_object_set_new(o, "interrupted", json_true());
     if (r->launch_errno)
         json_object_set_new(o, "error",
                             json_string(r->status == 127 ? "command not found"

@@ -134,6 +134,20 @@ int proc_read_status(pid_t pid, struct proc_status *out)
     return 0;
 }
 
+int proc_read_statm(pid_t pid, struct proc_statm *out)
+{
+    char path[48], buf[256];
+    init_constants();
+    snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    const char *p = buf;
+    out->size = parse_u64(&p) * (uint64_t)page_size;
+    out->resident = parse_u64(&p) * (uint64_t)page_size;
+    out->shared = parse_u64(&p) * (uint64_t)page_size;
+    return 0;
+}
+
 static int parse_io(const char *buf, struct proc_io *out)
 {
     const char *p;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -170,7 +171,9 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
 {
     for (;;) {
         int status;
-        pid_t pid = waitpid(-1, &status, __WALL);
+        struct rusage usage;
+        /* wait4: the rusage of a process that died carries its peak RSS. */
+        pid_t pid = wait4(-1, &status, __WALL, &usage);
         if (pid < 0) {
             event->kind = errno == EINTR ? TRACER_INTERRUPTED : TRACER_NO_PROCESSES;
             event->pid = 0;
@@ -187,6 +190,7 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
             event->kind = TRACER_GONE;
             event->pid = pid;
             event->status = status;
+            event->peak_rss = (uint64_t)usage.ru_maxrss * 1024;
             return;
         }
         if (!WIFSTOPPED(status))

@@ -28,6 +28,7 @@ st=$?
 check_eq "tally exits with the task's status (SIGTERM: 143)" "$st" 143
 check "summary written after SIGTERM" test -s term.summary
 check "summary is complete JSON" jq -e '.wall_time and .memory and .exit_type' term.summary
+check "summary says tally was interrupted" jq -e '.interrupted == true' term.summary
 check "no temporary report left" eval "! ls term.summary.tmp-* >/dev/null 2>&1"
 check "grandchild gone after SIGTERM to tally" eval "! alive $(cat pid3)"
 check_eq "no process of the task left" "$(pgrep -f "sleep 30.25" | wc -l)" 0
