@@ -66,6 +66,10 @@ build/progs/%: tests/fixtures/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -lm -lpthread
 
+build/bench/%_static: bench/progs/%_static.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $< -lm -lpthread
+
 build/bench/%: bench/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -lm -lpthread

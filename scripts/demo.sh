@@ -1,4 +1,80 @@
 #!/usr/bin/env bash
-# The main job on a bundled sample workload (filled in as the subcommands land).
+# `make demo`: runs the bundled sample workload (demo/workload.sh) under
+# `tally run`, one report per task, then prints a short summary of each report
+# and where the reports are. One function per step; to add a step (archive,
+# trace, view ...), write a function and add it to STEPS.
+#   DEMO_OUT   where the reports go (default build/demo)
 set -euo pipefail
-echo "tally demo: build/tally $(build/tally --version)"
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TALLY=$ROOT/build/tally
+DEMO_OUT=${DEMO_OUT:-$ROOT/build/demo}
+DEMO_BIN=$ROOT/build/bench
+DEMO_WORK=$DEMO_OUT/work          # the tasks' working directory
+DEMO_INTERVAL=0.2                 # sampling interval: a few points per short task
+STEPS=(build_programs run_workload summarize_reports show_memory_series show_reports)
+
+build_programs() {
+  echo "== tally demo: $("$TALLY" --version)"
+  make -s --no-print-directory "$DEMO_BIN/io_direct" "$DEMO_BIN/cpu_sincos" \
+    "$DEMO_BIN/fork_fill" "$DEMO_BIN/grandchild_io" "$DEMO_BIN/mem_grow"
+}
+
+# Runs one task of the workload under tally run (called by demo_workload).
+demo_task() { # NAME CATEGORY LIMITS -- COMMAND...
+  local name=$1 category=$2 limits=$3 status=0
+  shift 4
+  local -a opts=(--name "$name" --category "$category" --time-series
+                 --interval "$DEMO_INTERVAL" -o "$DEMO_OUT/$name")
+  [ -n "$limits" ] && opts+=(--limits "$limits")
+  printf '  %-9s %-8s %s\n' "$name" "$category" "$*${limits:+   [limits: $limits]}"
+  (cd "$DEMO_WORK" && "$TALLY" run "${opts[@]}" -- "$@" >/dev/null) || status=$?
+  [ "$status" -eq 0 ] || echo "            exit status $status"
+}
+
+run_workload() {
+  echo "== running the sample workload (demo/workload.sh) under tally run"
+  rm -rf "$DEMO_OUT"
+  mkdir -p "$DEMO_WORK"
+  # shellcheck source=../demo/workload.sh
+  source "$ROOT/demo/workload.sh"
+  demo_workload
+  rm -rf "$DEMO_WORK"
+}
+
+summarize_reports() {
+  echo "== what each task used"
+  printf '%-9s %-8s %-7s %8s %8s %9s %9s %9s %6s  %s\n' \
+    task category exit wall_s cpu_s memory_MB read_MB written_MB procs limits
+  # In the order the tasks started.
+  jq -s -r 'sort_by(.start[0]) | .[]
+           | [(.name // "?"), (.category // "?"), .exit_type,
+            (.wall_time[0] * 100 | round / 100), (.cpu_time[0] * 100 | round / 100),
+            (.memory[0] | round), (.bytes_read[0] | round), (.bytes_written[0] | round),
+            .total_processes[0],
+            ((.limits_exceeded // {}) | if type == "object"
+               then (to_entries | map("\(.key) > \(.value[0]) \(.value[1])") | join(", "))
+               else tostring end)]
+           | @tsv' "$DEMO_OUT"/*.summary |
+    awk -F'\t' '{printf "%-9s %-8s %-7s %8s %8s %9s %9s %9s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
+}
+
+# The memory column of one task's time series, by the series' own header.
+show_memory_series() {
+  local task=ensemble
+  echo "== memory of '$task' over time ($DEMO_OUT/$task.series)"
+  awk '/^#wall_clock/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+       /^#/ { next }
+       { if (start == "") start = $1
+         printf "  t=%5.2f s  memory %7.1f MB  processes %s\n", $1 - start, $(col["memory"]), $(col["max_concurrent_processes"]) }' \
+    "$DEMO_OUT/$task.series"
+}
+
+show_reports() {
+  echo "== reports (summary JSON, time series) in $DEMO_OUT:"
+  ls "$DEMO_OUT"
+}
+
+for step in "${STEPS[@]}"; do
+  "$step"
+done
