@@ -1,0 +1,247 @@
+/* Files, directories and stdin → summaries → archive (see ingest_files.h). */
+#include "archive/ingest_files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/error.h"
+
+#define DEFAULT_BATCH 2000
+
+void ingest_session_init(struct ingest_session *session, struct store *store,
+                         const struct ingest_options *options)
+{
+    memset(session, 0, sizeof *session);
+    session->store = store;
+    session->options = options;
+    session->batch_size = DEFAULT_BATCH;
+}
+
+static int commit_batch(struct ingest_session *session)
+{
+    char why[512];
+    if (session->in_transaction == 0)
+        return 0;
+    session->in_transaction = 0;
+    if (store_commit(session->store, why, sizeof why) < 0) {
+        tally_error("archive: %s: %s", session->store->location, why);
+        store_rollback(session->store);
+        session->database_failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+static int store_document(struct ingest_session *session, json_t *root, const char *text,
+                          size_t len, const char *label, int document_number, bool several)
+{
+    char why[512];
+    struct summary_record record;
+    if (summary_record_parse(root, text, len, session->options, &record, why, sizeof why) < 0) {
+        if (several)
+            tally_error("archive add: %s: document %d: %s", label, document_number, why);
+        else
+            tally_error("archive add: %s: %s", label, why);
+        session->rejected++;
+        return -1;
+    }
+    if (session->in_transaction == 0 && store_begin(session->store, why, sizeof why) < 0) {
+        tally_error("archive: %s: %s", session->store->location, why);
+        session->database_failed = true;
+        summary_record_free(&record);
+        return -1;
+    }
+    session->in_transaction++;
+    long long id = 0;
+    int stored = ingest_record(session->store, &record, &id, why, sizeof why);
+    summary_record_free(&record);
+    if (stored < 0) {
+        tally_error("archive: %s: %s", session->store->location, why);
+        store_rollback(session->store);
+        session->in_transaction = 0;
+        session->database_failed = true;
+        return -1;
+    }
+    if (stored) {
+        session->added++;
+        session->last_id = id;
+    } else {
+        session->duplicates++;
+    }
+    if (session->in_transaction >= session->batch_size)
+        return commit_batch(session);
+    return 0;
+}
+
+static size_t skip_blanks(const char *text, size_t off, size_t len)
+{
+    while (off < len && (text[off] == ' ' || text[off] == '\n' || text[off] == '\t' ||
+                         text[off] == '\r'))
+        off++;
+    return off;
+}
+
+static int line_of(const char *text, size_t offset)
+{
+    int line = 1;
+    for (size_t i = 0; i < offset; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len)
+{
+    size_t off = skip_blanks(text, 0, len);
+    if (off == len) {
+        tally_error("archive add: %s: empty, no summary in it", label);
+        session->rejected++;
+        return -1;
+    }
+    int status = 0, number = 0;
+    /* one document, or several concatenated (JSON Lines is a special case) */
+    bool several = false;
+    while (off < len && !session->database_failed) {
+        json_error_t err;
+        json_t *root = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
+        number++;
+        if (!root) {
+            int line = line_of(text, off) + err.line - 1;
+            if (several || number > 1)
+                tally_error("archive add: %s: document %d: line %d: %s", label, number, line,
+                            err.text);
+            else
+                tally_error("archive add: %s: line %d: %s", label, line, err.text);
+            session->rejected++;
+            return -1; /* cannot find where the next document starts */
+        }
+        size_t next = skip_blanks(text, off + (size_t)err.position, len);
+        if (number == 1 && next < len)
+            several = true;
+        if (store_document(session, root, text + off, (size_t)err.position, label, number,
+                           several) < 0)
+            status = -1;
+        json_decref(root);
+        off = next;
+    }
+    return status;
+}
+
+static char *read_stream(FILE *fp, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (n < cap) {
+            if (ferror(fp)) {
+                free(buf);
+                return NULL;
+            }
+            break;
+        }
+        char *bigger = realloc(buf, cap *= 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    *len = n;
+    return buf;
+}
+
+static int ingest_file(struct ingest_session *session, const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    size_t len;
+    char *text = read_stream(fp, &len);
+    int saved = errno;
+    fclose(fp);
+    if (!text) {
+        errno = saved;
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    int status = ingest_buffer(session, path, text, len);
+    free(text);
+    return status;
+}
+
+static bool is_summary_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 8 && !strcmp(name + n - 8, ".summary")) || (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+static int ingest_directory(struct ingest_session *session, const char *path)
+{
+    struct dirent **entries;
+    int n = scandir(path, &entries, NULL, alphasort);
+    if (n < 0) {
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    int status = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = entries[i]->d_name;
+        if (name[0] == '.' || session->database_failed) {
+            free(entries[i]);
+            continue;
+        }
+        char *child;
+        if (asprintf(&child, "%s/%s", path, name) >= 0) {
+            struct stat st;
+            if (stat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+                if (ingest_directory(session, child) < 0)
+                    status = -1;
+            } else if (is_summary_name(name)) {
+                if (ingest_file(session, child) < 0)
+                    status = -1;
+            }
+            free(child);
+        }
+        free(entries[i]);
+    }
+    free(entries);
+    return status;
+}
+
+int ingest_path(struct ingest_session *session, const char *path)
+{
+    if (!strcmp(path, "-")) {
+        size_t len;
+        char *text = read_stream(stdin, &len);
+        if (!text) {
+            tally_error_errno("archive add: standard input");
+            session->rejected++;
+            return -1;
+        }
+        int status = ingest_buffer(session, "(stdin)", text, len);
+        free(text);
+        return status;
+    }
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    return S_ISDIR(st.st_mode) ? ingest_directory(session, path) : ingest_file(session, path);
+}
+
+int ingest_session_finish(struct ingest_session *session)
+{
+    if (session->database_failed)
+        return -1;
+    return commit_batch(session);
+}

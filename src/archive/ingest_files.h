@@ -1,0 +1,34 @@
+/* Reading summaries from files, directories and standard input into the
+ * archive, in batched transactions, reporting each bad input with its path
+ * and reason and going on with the others. */
+#ifndef TALLY_ARCHIVE_INGEST_FILES_H
+#define TALLY_ARCHIVE_INGEST_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "archive/ingest.h"
+
+struct ingest_session {
+    struct store *store;
+    const struct ingest_options *options;
+    size_t batch_size;       /* summaries per transaction */
+    size_t in_transaction;
+    size_t added, duplicates, rejected; /* documents */
+    bool database_failed;    /* a write failed: stop */
+    long long last_id;       /* archive id of the last stored summary */
+};
+
+void ingest_session_init(struct ingest_session *session, struct store *store,
+                         const struct ingest_options *options);
+/* PATH: a file holding one or more JSON summaries (concatenated, or one per
+ * line), a directory (every *.summary and *.json file under it), or "-" for
+ * standard input. Returns 0 when everything went in, -1 when something was
+ * rejected (reported on stderr). */
+int ingest_path(struct ingest_session *session, const char *path);
+/* Ingests the summaries in a buffer; label names it in messages. */
+int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len);
+/* Commits the open transaction. -1 on a database error. */
+int ingest_session_finish(struct ingest_session *session);
+
+#endif
