@@ -182,7 +182,8 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
     s->backend = &sqlite_backend;
     s->impl = impl;
     s->location = strdup(path);
-    if (sqlite3_open_v2(path, &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+    if (sqlite3_open_v2(path, &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) !=
         SQLITE_OK) {
         snprintf(why, why_len, "%s", impl->db ? sqlite3_errmsg(impl->db) : "cannot open");
         sqlite_close(s);
@@ -193,7 +194,7 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
     /* journal_mode=WAL itself needs a lock when another process is creating
      * the file; the busy timeout covers that. */
     if (sqlite3_exec(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                     " PRAGMA cache_size=-65536;", NULL, NULL,
+                     " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;", NULL, NULL,
                      &err) != SQLITE_OK) {
         snprintf(why, why_len, "%s", err ? err : sqlite3_errmsg(impl->db));
         sqlite3_free(err);

@@ -58,7 +58,7 @@ int archive_add_main(int argc, char **argv, const char *db)
     int quiet = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+qh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'n': opts.name = optarg; break;

@@ -176,7 +176,7 @@ int archive_query_main(int argc, char **argv, const char *db)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'f':
