@@ -52,22 +52,26 @@ static char *number_placeholders(const char *sql)
     return out;
 }
 
-static void set_error(struct postgres_store *impl, char *why, size_t why_len)
+/* libpq's messages span lines; tally's errors are one line. */
+static void one_line(const char *msg, char *why, size_t why_len)
 {
-    const char *msg = PQerrorMessage(impl->conn);
     size_t n = strlen(msg);
-    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '\t'))
         n--;
     snprintf(why, why_len, "%.*s", (int)n, msg);
+    for (char *p = why; *p; p++)
+        if (*p == '\n' || *p == '\t')
+            *p = ' ';
+}
+
+static void set_error(struct postgres_store *impl, char *why, size_t why_len)
+{
+    one_line(PQerrorMessage(impl->conn), why, why_len);
 }
 
 static void set_result_error(PGresult *res, char *why, size_t why_len)
 {
-    const char *msg = PQresultErrorMessage(res);
-    size_t n = strlen(msg);
-    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-        n--;
-    snprintf(why, why_len, "%.*s", (int)n, msg);
+    one_line(PQresultErrorMessage(res), why, why_len);
 }
 
 /* Name of the prepared statement for sql, preparing it on first use. */
