@@ -201,7 +201,10 @@ static int ingest_directory(struct ingest_session *session, const char *path)
         char *child;
         if (asprintf(&child, "%s/%s", path, name) >= 0) {
             struct stat st;
-            if (stat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+            bool is_dir = entries[i]->d_type == DT_DIR ||
+                          ((entries[i]->d_type == DT_UNKNOWN || entries[i]->d_type == DT_LNK) &&
+                           stat(child, &st) == 0 && S_ISDIR(st.st_mode));
+            if (is_dir) {
                 if (ingest_directory(session, child) < 0)
                     status = -1;
             } else if (is_summary_name(name)) {

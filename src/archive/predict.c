@@ -10,10 +10,46 @@ struct task {
     double peak, weight;
 };
 
-static int by_peak(const void *a, const void *b)
+/* Sorts tasks by peak: an in-place quicksort (median of three, recursion on
+ * the smaller side), with the comparison inlined instead of qsort's calls. */
+static void sort_by_peak(struct task *a, size_t n)
 {
-    double x = ((const struct task *)a)->peak, y = ((const struct task *)b)->peak;
-    return (x > y) - (x < y);
+    while (n > 16) {
+        double x = a[0].peak, y = a[n / 2].peak, z = a[n - 1].peak;
+        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i].peak < pivot)
+                i++;
+            while (a[j].peak > pivot)
+                j--;
+            if (i >= j)
+                break;
+            struct task t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+            i++;
+            j--;
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_by_peak(a, left);
+            a += left;
+            n -= left;
+        } else {
+            sort_by_peak(a + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct task v = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1].peak > v.peak) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
 }
 
 /* Prefix sums over tasks sorted by peak: the waste of any allocation in O(log n). */
@@ -72,7 +108,7 @@ int predict_first_allocation(const double *peaks, const double *weights, size_t 
         tasks[i].peak = peaks[i];
         tasks[i].weight = weights ? weights[i] : 1;
     }
-    qsort(tasks, n, sizeof *tasks, by_peak);
+    sort_by_peak(tasks, n);
     for (size_t i = 0; i < n; i++) {
         pf.weight[i + 1] = pf.weight[i] + tasks[i].weight;
         pf.peak_weight[i + 1] = pf.peak_weight[i] + tasks[i].peak * tasks[i].weight;
