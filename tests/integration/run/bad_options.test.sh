@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Bad limit strings and options: one line naming the bad part, exit 125,
+# the command is not run (it would create a marker file).
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+bad() { # DESCRIPTION NEEDLE tally-arguments...
+  local d=$1 needle=$2; shift 2
+  err=$($TALLY run -o bad "$@" -- touch marker 2>&1 >/dev/null)
+  check_eq "$d: exit 125" "$?" 125
+  check_contains "$d: message names '$needle'" "$err" "$needle"
+  check_eq "$d: one line" "$(printf '%s\n' "$err" | wc -l)" 1
+  check "$d: command not run" test ! -e marker
+  check "$d: no summary" test ! -e bad.summary
+}
+bad "unknown field" "memry" --limits 'memry: 2 GB'
+bad "bad unit" "GX" --limits 'memory: 2 GX'
+bad "not a number" "lots" --limits 'wall_time: lots'
+bad "no colon" "memory 2 GB" --limits 'memory 2 GB'
+bad "not limitable" "start" --limits 'start: 5'
+bad "second item bad" "disk" --limits 'memory: 1 GB, disk: -'
+printf 'memory: 1 GB\nwall_time: 1 fortnight\n' > lim
+bad "limits file line" "line 2" --limits-file lim
+bad "missing limits file" "nofile" --limits-file nofile
+bad "bad level" "3" --level 3
+bad "bad interval" "--interval" --interval 0
+bad "unknown option" "--bogus" --bogus
+err=$($TALLY run -o /nonexistent/dir/r -- touch marker 2>&1)
+check_eq "unwritable report place: 125" "$?" 125
+check_contains "unwritable report place: named" "$err" "/nonexistent/dir"
+check "unwritable report place: command not run" test ! -e marker
+err=$($TALLY run -o x -c 'true' -- touch marker 2>&1)
+check_eq "-c and a command: 125" "$?" 125
+check "-c and a command: not run" test ! -e marker
+out=$($TALLY run --help)
+check_eq "--help exits 0" "$?" 0
+check_contains "--help shows usage" "$out" "usage: tally run"
+finish

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Level 1 (no interposition) and --pid (follow a running tree): the time
+# series is written, CPU time of a polled tree is close, the task does not
+# inherit tally's blocked signals.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+$TALLY run --level 1 --interval 0.1 --time-series -o l1 -- "$PROGS/spin_threads" 2 0.4
+check_eq "level 1: exit" "$?" 0
+check_near "level 1: cpu_time exact" "$(summary_value l1.summary cpu_time)" 0.8 0.03
+check_cmp "level 1: series rows" "$(grep -vc '^#' l1.series)" ">=" 3
+last_cpu=$(grep -v '^#' l1.series | tail -1 | awk '{print $2}')
+check_near "level 1: last series row has the total cpu_time" "$last_cpu" 0.8 0.03
+
+# SIGCHLD must not be blocked in the task (tally blocks it to wait at level 1).
+$TALLY run --level 1 -o sig -- /bin/sh -c 'grep SigBlk /proc/self/status > blk'
+check_eq "level 1: task's blocked signals" "$(awk '{print $2}' blk)" 0000000000000000
+
+"$PROGS/spin_threads" 2 0.6 &
+pid=$!
+sleep 0.1
+$TALLY run --pid $pid --interval 0.1 -o follow
+check_eq "--pid: exit" "$?" 0
+wait $pid
+check_eq "--pid: level 1" "$(jq -r .level follow.summary)" 1
+check_cmp "--pid: cpu_time seen" "$(summary_value follow.summary cpu_time)" ">" 0.7
+check_cmp "--pid: cpu_time not more than done" "$(summary_value follow.summary cpu_time)" "<=" 1.25
+check_eq "--pid: one process" "$(summary_value follow.summary total_processes)" 1
+err=$($TALLY run --pid 999999999 -o x 2>&1)
+check_eq "--pid of no process: 125" "$?" 125
+check_contains "--pid: message" "$err" "999999999"
+finish

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Nothing escapes: a grandchild that called setsid and double-forked is
+# terminated (and counted) when the command exits; with --wait-for-all it is
+# waited for instead. SIGTERM to tally ends the task and still writes a
+# complete summary.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]; }
+
+$TALLY run -o esc -- "$PROGS/escape" pid 30
+check_eq "exit status" "$?" 0
+gc=$(cat pid)
+check "escaped grandchild is gone after tally returns" eval "! alive $gc"
+check_eq "all 3 processes counted" "$(summary_value esc.summary total_processes)" 3
+
+start=$(date +%s.%N)
+$TALLY run -o wait --wait-for-all -- "$PROGS/escape" pid2 1
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check_cmp "--wait-for-all waited for the grandchild" "$took" ">=" 0.9
+check "grandchild finished on its own" eval "! alive $(cat pid2)"
+
+$TALLY run -o term -- /bin/sh -c "$PROGS/escape pid3 30; sleep 30.25" &
+tally_pid=$!
+for i in $(seq 100); do [ -s pid3 ] && break; sleep 0.05; done
+sleep 0.2
+kill -TERM $tally_pid
+wait $tally_pid
+st=$?
+check_eq "tally exits with the task's status (SIGTERM: 143)" "$st" 143
+check "summary written after SIGTERM" test -s term.summary
+check "summary is complete JSON" jq -e '.wall_time and .memory and .exit_type' term.summary
+check "no temporary report left" eval "! ls term.summary.tmp-* >/dev/null 2>&1"
+check "grandchild gone after SIGTERM to tally" eval "! alive $(cat pid3)"
+check_eq "no process of the task left" "$(pgrep -f "sleep 30.25" | wc -l)" 0
+finish

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Report files: summary fields and units, the time series header and rows,
+# the files list, name/category/host, default prefix.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+$TALLY run -o r --time-series --files --interval 0.1 --name build --category compile -- \
+  /bin/sh -c 'cat /etc/hostname >/dev/null; exec 3</etc/passwd; sleep 0.5'
+check_eq "exit" "$?" 0
+check_eq "name" "$(jq -r .name r.summary)" build
+check_eq "category" "$(jq -r .category r.summary)" compile
+check_eq "host" "$(jq -r .host r.summary)" "$(hostname)"
+check_eq "memory unit" "$(jq -r '.memory[1]' r.summary)" MB
+check_eq "wall_time unit" "$(jq -r '.wall_time[1]' r.summary)" s
+check_eq "machine_cpus" "$(summary_value r.summary machine_cpus)" "$(nproc)"
+check "tally_version present" jq -e '.tally_version | length > 0' r.summary
+check "peak_times.memory present" jq -e '.peak_times.memory[1] == "s"' r.summary
+hdr=$(grep '^#' r.series | tail -1)
+check_eq "series header" "$hdr" "#wall_clock cpu_time cores max_concurrent_processes virtual_memory memory swap_memory bytes_read bytes_written bytes_received bytes_sent total_files disk proportional_memory"
+rows=$(grep -vc '^#' r.series)
+check_cmp "series has rows for 0.5 s at 0.1 s" "$rows" ">=" 4
+check_eq "rows have 14 columns" "$(grep -v '^#' r.series | awk '{print NF}' | sort -u)" 14
+check "files lists /etc/passwd" jq -e '.files | index("/etc/passwd")' r.files
+$TALLY run -- /bin/true
+check "default prefix tally-<pid>.summary" eval 'ls tally-*.summary >/dev/null'
+finish
