@@ -3,10 +3,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/error.h"
 
@@ -132,7 +134,7 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
 
 static char *read_stream(FILE *fp, size_t *len)
 {
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = 1 << 12, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, fp);
@@ -153,20 +155,59 @@ static char *read_stream(FILE *fp, size_t *len)
     return buf;
 }
 
+/* The whole file, read with one allocation of its size (summaries are small
+ * and a directory may hold 100,000 of them). */
+static char *read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        int saved = errno ? errno : EISDIR;
+        close(fd);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : saved;
+        return NULL;
+    }
+    /* one byte more than the size, so that the second read sees the end */
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n == cap) {
+            char *bigger = realloc(text, cap *= 2);
+            if (!bigger)
+                free(text);
+            text = bigger;
+            continue;
+        }
+        ssize_t got = read(fd, text + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int saved = errno;
+            free(text);
+            close(fd);
+            errno = saved;
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (!text) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *len = n;
+    return text;
+}
+
 static int ingest_file(struct ingest_session *session, const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        tally_error_errno("archive add: %s", path);
-        session->rejected++;
-        return -1;
-    }
     size_t len;
-    char *text = read_stream(fp, &len);
-    int saved = errno;
-    fclose(fp);
+    char *text = read_file(path, &len);
     if (!text) {
-        errno = saved;
         tally_error_errno("archive add: %s", path);
         session->rejected++;
         return -1;
