@@ -4,53 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/quicksort.h"
 #include "archive/stats.h"
 
 struct task {
     double peak, weight;
 };
 
-/* Sorts tasks by peak: an in-place quicksort (median of three, recursion on
- * the smaller side), with the comparison inlined instead of qsort's calls. */
-static void sort_by_peak(struct task *a, size_t n)
-{
-    while (n > 16) {
-        double x = a[0].peak, y = a[n / 2].peak, z = a[n - 1].peak;
-        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (a[i].peak < pivot)
-                i++;
-            while (a[j].peak > pivot)
-                j--;
-            if (i >= j)
-                break;
-            struct task t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            i++;
-            j--;
-        }
-        size_t left = j + 1;
-        if (left < n - left) {
-            sort_by_peak(a, left);
-            a += left;
-            n -= left;
-        } else {
-            sort_by_peak(a + left, n - left);
-            n = left;
-        }
-    }
-    for (size_t i = 1; i < n; i++) {
-        struct task v = a[i];
-        size_t j = i;
-        while (j > 0 && a[j - 1].peak > v.peak) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = v;
-    }
-}
+#define PEAK_OF(task) ((task).peak)
+DEFINE_QUICKSORT(sort_by_peak, struct task, PEAK_OF)
 
 /* Prefix sums over tasks sorted by peak: the waste of any allocation in O(log n). */
 struct prefix {

@@ -4,52 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-static void insertion_sort(double *a, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        double v = a[i];
-        size_t j = i;
-        while (j > 0 && a[j - 1] > v) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = v;
-    }
-}
+#include "archive/quicksort.h"
 
-void stats_sort(double *a, size_t n)
-{
-    while (n > 24) {
-        /* median of three as pivot, Hoare partition */
-        double x = a[0], y = a[n / 2], z = a[n - 1];
-        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i >= j)
-                break;
-            double t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            i++;
-            j--;
-        }
-        size_t left = j + 1;
-        /* recurse into the smaller part, loop on the larger (bounded stack) */
-        if (left < n - left) {
-            stats_sort(a, left);
-            a += left;
-            n -= left;
-        } else {
-            stats_sort(a + left, n - left);
-            n = left;
-        }
-    }
-    insertion_sort(a, n);
-}
+DEFINE_QUICKSORT(sort_doubles, double, KEY_SELF)
+
+void stats_sort(double *a, size_t n) { sort_doubles(a, n); }
 
 double stats_quantile(const double *sorted, size_t n, double q)
 {

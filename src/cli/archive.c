@@ -1,6 +1,7 @@
 /* 'tally archive': dispatch to its subcommands (add, query, stats, predict,
  * outliers), each in its own archive_<sub>.c, and what they share: --db and
  * opening the store. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,19 +34,72 @@ struct store *archive_open(const char *db)
     return s;
 }
 
-int archive_parse_format(const char *text, enum output_format *format)
+int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv)
 {
-    if (!strcmp(text, "table"))
-        *format = FORMAT_TABLE;
-    else if (!strcmp(text, "csv"))
-        *format = FORMAT_CSV;
-    else if (!strcmp(text, "json"))
-        *format = FORMAT_JSON;
-    else {
-        tally_error("archive: --format: '%s' is not table, csv or json", text);
+    switch (c) {
+    case 'd':
+        cmd->db = arg;
+        return ARCHIVE_OPTION_DONE;
+    case 'f':
+        if (!strcmp(arg, "table"))
+            cmd->format = FORMAT_TABLE;
+        else if (!strcmp(arg, "json"))
+            cmd->format = FORMAT_JSON;
+        else if (!strcmp(arg, "csv") && cmd->csv_allowed)
+            cmd->format = FORMAT_CSV;
+        else {
+            tally_error("archive %s: --format: '%s' is not %s", cmd->name, arg,
+                        cmd->csv_allowed ? "table, csv or json" : "table or json");
+            return TALLY_EXIT_ERROR;
+        }
+        return ARCHIVE_OPTION_DONE;
+    case 'h':
+        fputs(cmd->usage, stdout);
+        return TALLY_EXIT_OK;
+    case '?':
+    case ':':
+        tally_error("archive %s: bad or incomplete option '%s'", cmd->name, argv[optind - 1]);
+        fputs(cmd->usage, stderr);
+        return TALLY_EXIT_ERROR;
+    default:
+        return ARCHIVE_OPTION_OWN;
+    }
+}
+
+int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
+                         double min, double max, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= min && v <= max)) {
+        tally_error("archive %s: %s: '%s' is not a number in [%g, %g]", cmd->name, option, text,
+                    min, max);
         return -1;
     }
+    *out = v;
     return 0;
+}
+
+int archive_load_history(const struct archive_command *cmd, const char *name,
+                         const char *group_column, bool with_identity, struct history *h)
+{
+    struct store *store = archive_open(cmd->db);
+    if (!store)
+        return TALLY_EXIT_ERROR;
+    char why[512];
+    int loaded = history_load(store, name, group_column, with_identity, h, why, sizeof why);
+    if (loaded < 0)
+        tally_error("archive %s: %s: %s", cmd->name, store->location, why);
+    store_close(store);
+    if (loaded < 0)
+        return TALLY_EXIT_ERROR;
+    if (h->rows == 0) {
+        tally_error("archive %s: no summaries named '%s' in the archive", cmd->name,
+                    name ? name : "");
+        history_free(h);
+        return TALLY_EXIT_FAILURE;
+    }
+    return -1;
 }
 
 int cmd_archive(int argc, char **argv)

@@ -47,33 +47,42 @@ static char *read_whole_file(const char *path)
 int archive_add_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'},       {"name", required_argument, NULL, 'n'},
-        {"category", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
+        ARCHIVE_COMMON_OPTIONS,
+        {"name", required_argument, NULL, 'n'},
+        {"category", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 's'},
         {"set-description", required_argument, NULL, 'D'},
-        {"host", required_argument, NULL, 'H'},     {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"host", required_argument, NULL, 'H'},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
     };
+    struct archive_command cmd = {.name = "add", .usage = usage, .db = db};
     struct ingest_options opts = {0};
     const char *description_file = NULL;
     int quiet = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'n': opts.name = optarg; break;
-        case 'c': opts.category = optarg; break;
-        case 's': opts.set = optarg; break;
-        case 'D': description_file = optarg; break;
-        case 'H': opts.host = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(usage, stdout); return TALLY_EXIT_OK;
-        default:
-            tally_error("archive add: bad option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
+        if (c == 'f') { /* --format: not an option of add */
+            tally_error("archive add: bad option '--format'");
             return TALLY_EXIT_ERROR;
         }
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            outcome = ARCHIVE_OPTION_DONE;
+            switch (c) {
+            case 'n': opts.name = optarg; break;
+            case 'c': opts.category = optarg; break;
+            case 's': opts.set = optarg; break;
+            case 'D': description_file = optarg; break;
+            case 'H': opts.host = optarg; break;
+            default: quiet = 1; break;
+            }
+        }
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
     }
+    db = cmd.db;
     if (optind >= argc) {
         tally_error("archive add: no summaries given (FILE, DIR or -)");
         fputs(usage, stderr);

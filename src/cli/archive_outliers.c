@@ -22,41 +22,23 @@ static const char usage[] =
 int archive_outliers_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'},     {"threshold", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        ARCHIVE_COMMON_OPTIONS,
+        {"threshold", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
-    enum output_format format = FORMAT_TABLE;
+    struct archive_command cmd = {.name = "outliers", .usage = usage, .db = db};
     double threshold = OUTLIER_DEFAULT_THRESHOLD;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 't': {
-            char *end;
-            threshold = strtod(optarg, &end);
-            if (end == optarg || *end || !(threshold > 0)) {
-                tally_error("archive outliers: --threshold: '%s' is not a positive number", optarg);
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        }
-        case 'f':
-            if (archive_parse_format(optarg, &format) < 0)
-                return TALLY_EXIT_ERROR;
-            if (format == FORMAT_CSV) {
-                tally_error("archive outliers: --format: csv is not offered, use table or json");
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        case 'h': fputs(usage, stdout); return TALLY_EXIT_OK;
-        default:
-            tally_error("archive outliers: bad option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
-            return TALLY_EXIT_ERROR;
-        }
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) /* --threshold */
+            outcome = archive_parse_number(&cmd, "--threshold", optarg, 1e-9, 1e9, &threshold) < 0
+                          ? TALLY_EXIT_ERROR
+                          : ARCHIVE_OPTION_DONE;
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
     }
     if (argc - optind != 1) {
         tally_error("archive outliers: give one task NAME");
@@ -64,22 +46,11 @@ int archive_outliers_main(int argc, char **argv, const char *db)
         return TALLY_EXIT_ERROR;
     }
     const char *name = argv[optind];
-    struct store *store = archive_open(db);
-    if (!store)
-        return TALLY_EXIT_ERROR;
+    enum output_format format = cmd.format;
     struct history h;
-    char why[512];
-    int loaded = history_load(store, name, NULL, true, &h, why, sizeof why);
-    if (loaded < 0)
-        tally_error("archive outliers: %s: %s", store->location, why);
-    store_close(store);
-    if (loaded < 0)
-        return TALLY_EXIT_ERROR;
-    if (h.rows == 0) {
-        tally_error("archive outliers: no summaries named '%s' in the archive", name);
-        history_free(&h);
-        return TALLY_EXIT_FAILURE;
-    }
+    int status = archive_load_history(&cmd, name, NULL, true, &h);
+    if (status >= 0)
+        return status;
     struct outlier *list = NULL;
     long n = find_outliers(&h, threshold, &list);
     if (n < 0) {

@@ -35,41 +35,23 @@ static json_t *outcome_json(const struct allocation_outcome *o)
 int archive_predict_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'},       {"quantile", required_argument, NULL, 'q'},
-        {"format", required_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
+        ARCHIVE_COMMON_OPTIONS,
+        {"quantile", required_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
-    enum output_format format = FORMAT_TABLE;
+    struct archive_command cmd = {.name = "predict", .usage = usage, .db = db};
     double quantile = 0.95;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'q': {
-            char *end;
-            quantile = strtod(optarg, &end);
-            if (end == optarg || *end || !(quantile >= 0 && quantile <= 1)) {
-                tally_error("archive predict: --quantile: '%s' is not a number in [0, 1]", optarg);
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        }
-        case 'f':
-            if (archive_parse_format(optarg, &format) < 0)
-                return TALLY_EXIT_ERROR;
-            if (format == FORMAT_CSV) {
-                tally_error("archive predict: --format: csv is not offered, use table or json");
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        case 'h': fputs(usage, stdout); return TALLY_EXIT_OK;
-        default:
-            tally_error("archive predict: bad option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
-            return TALLY_EXIT_ERROR;
-        }
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) /* --quantile */
+            outcome = archive_parse_number(&cmd, "--quantile", optarg, 0, 1, &quantile) < 0
+                          ? TALLY_EXIT_ERROR
+                          : ARCHIVE_OPTION_DONE;
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
     }
     if (argc - optind != 1) {
         tally_error("archive predict: give one task NAME");
@@ -77,22 +59,11 @@ int archive_predict_main(int argc, char **argv, const char *db)
         return TALLY_EXIT_ERROR;
     }
     const char *name = argv[optind];
-    struct store *store = archive_open(db);
-    if (!store)
-        return TALLY_EXIT_ERROR;
+    enum output_format format = cmd.format;
     struct history h;
-    char why[512];
-    int loaded = history_load(store, name, NULL, false, &h, why, sizeof why);
-    if (loaded < 0)
-        tally_error("archive predict: %s: %s", store->location, why);
-    store_close(store);
-    if (loaded < 0)
-        return TALLY_EXIT_ERROR;
-    if (h.rows == 0) {
-        tally_error("archive predict: no summaries named '%s' in the archive", name);
-        history_free(&h);
-        return TALLY_EXIT_FAILURE;
-    }
+    int status = archive_load_history(&cmd, name, NULL, false, &h);
+    if (status >= 0)
+        return status;
     int wall = -1;
     for (size_t k = 0; k < h.nresources; k++)
         if (!strcmp(h.resources[k]->name, "wall_time"))

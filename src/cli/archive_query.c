@@ -165,42 +165,35 @@ static void print_header(const struct printer *pr)
 int archive_query_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'},    {"format", required_argument, NULL, 'f'},
-        {"since", required_argument, NULL, 'S'}, {"until", required_argument, NULL, 'U'},
-        {"limit", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        ARCHIVE_COMMON_OPTIONS,
+        {"since", required_argument, NULL, 'S'},
+        {"until", required_argument, NULL, 'U'},
+        {"limit", required_argument, NULL, 'l'},
         {NULL, 0, NULL, 0},
     };
+    struct archive_command cmd = {.name = "query", .usage = usage, .db = db, .csv_allowed = true};
     struct printer pr = {.format = FORMAT_TABLE};
     const char *since = NULL, *until = NULL;
-    long long limit = -1;
+    double limit = -1;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'f':
-            if (archive_parse_format(optarg, &pr.format) < 0)
-                return TALLY_EXIT_ERROR;
-            break;
-        case 'S': since = optarg; break;
-        case 'U': until = optarg; break;
-        case 'l': {
-            char *end;
-            limit = strtoll(optarg, &end, 10);
-            if (end == optarg || *end || limit < 0) {
-                tally_error("archive query: --limit: '%s' is not a count", optarg);
-                return TALLY_EXIT_ERROR;
-            }
-            break;
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            outcome = ARCHIVE_OPTION_DONE;
+            if (c == 'S')
+                since = optarg;
+            else if (c == 'U')
+                until = optarg;
+            else if (archive_parse_number(&cmd, "--limit", optarg, 0, 1e15, &limit) < 0)
+                outcome = TALLY_EXIT_ERROR;
         }
-        case 'h': fputs(usage, stdout); return TALLY_EXIT_OK;
-        default:
-            tally_error("archive query: bad option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
-            return TALLY_EXIT_ERROR;
-        }
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
     }
+    pr.format = cmd.format;
+    db = cmd.db;
     if (argc - optind > 1) {
         tally_error("archive query: give the expression as one argument (quote it)");
         return TALLY_EXIT_ERROR;
@@ -239,7 +232,7 @@ int archive_query_main(int argc, char **argv, const char *db)
         fprintf(out, "\"%s\", ", pr.fields[i].name);
     fprintf(out, "document FROM summaries WHERE %s ORDER BY id", q.where);
     if (limit >= 0)
-        fprintf(out, " LIMIT %lld", limit); /* a validated integer, not user text */
+        fprintf(out, " LIMIT %lld", (long long)limit); /* a validated number, not user text */
     fclose(out);
     print_header(&pr);
     int status = store_query(store, sql, q.params, q.nparams, print_row, &pr, why, sizeof why);

@@ -87,35 +87,29 @@ static size_t compute_columns(const struct history *h, size_t first, size_t last
 int archive_stats_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
-        {"db", required_argument, NULL, 'd'},     {"by", required_argument, NULL, 'b'},
-        {"plot", required_argument, NULL, 'p'},   {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        ARCHIVE_COMMON_OPTIONS,
+        {"by", required_argument, NULL, 'b'},
+        {"plot", required_argument, NULL, 'p'},
+        {NULL, 0, NULL, 0},
     };
+    struct archive_command cmd = {.name = "stats", .usage = usage, .db = db};
     const char *by = NULL, *plot_dir = NULL;
-    enum output_format format = FORMAT_TABLE;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'b': by = optarg; break;
-        case 'p': plot_dir = optarg; break;
-        case 'f':
-            if (archive_parse_format(optarg, &format) < 0)
-                return TALLY_EXIT_ERROR;
-            if (format == FORMAT_CSV) {
-                tally_error("archive stats: --format: csv is not offered, use table or json");
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        case 'h': fputs(usage, stdout); return TALLY_EXIT_OK;
-        default:
-            tally_error("archive stats: bad option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
-            return TALLY_EXIT_ERROR;
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            if (c == 'b')
+                by = optarg;
+            else
+                plot_dir = optarg;
+            outcome = ARCHIVE_OPTION_DONE;
         }
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
     }
+    enum output_format format = cmd.format;
     const char *name = optind < argc ? argv[optind] : NULL;
     if ((!name && !by) || argc - optind > 1) {
         tally_error("archive stats: give one task NAME, or --by FIELD");
@@ -132,26 +126,14 @@ int archive_stats_main(int argc, char **argv, const char *db)
         tally_error_errno("archive stats: --plot %s", plot_dir);
         return TALLY_EXIT_ERROR;
     }
-    struct store *store = archive_open(db);
-    if (!store)
-        return TALLY_EXIT_ERROR;
     struct history h;
-    char why[512];
-    if (history_load(store, name, group_column, false, &h, why, sizeof why) < 0) {
-        tally_error("archive stats: %s: %s", store->location, why);
-        store_close(store);
-        return TALLY_EXIT_ERROR;
-    }
-    store_close(store);
-    if (h.rows == 0) {
-        tally_error("archive stats: no summaries named '%s' in the archive", name ? name : "");
-        history_free(&h);
-        return TALLY_EXIT_FAILURE;
-    }
+    int status = archive_load_history(&cmd, name, group_column, false, &h);
+    if (status >= 0)
+        return status;
     struct stats_column *columns = calloc(h.nresources, sizeof *columns);
     double *scratch = malloc(h.rows * sizeof *scratch);
     json_t *groups = json_array(), *single = NULL;
-    int status = TALLY_EXIT_OK;
+    status = TALLY_EXIT_OK;
     for (size_t first = 0; first < h.rows;) {
         size_t last = first + 1;
         while (last < h.rows && by &&

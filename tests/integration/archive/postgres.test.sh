@@ -7,6 +7,7 @@
 # unreachable server reported in one line.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/archive/pg-server.sh"
+source "$TALLY_TEST_ROOT/tests/integration/archive/writers.sh"
 GEN=$TALLY_TEST_ROOT/tests/integration/archive/gen-summaries.sh
 chmod 755 "$WORK"
 trap 'pg_server_stop; rm -rf "$WORK"' EXIT
@@ -66,21 +67,13 @@ check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select
 # --- 10 concurrent writers × 10,000 summaries, on a fresh database
 PSQL "create database busy" >/dev/null
 BUSY_URI="postgresql://tally@/busy?host=$WORK/pg"
-"$GEN" 100 999 shared > shared.jsonl
-for p in $(seq 1 10); do "$GEN" 10000 "$p" "task$p" > "w$p.jsonl"; done
-pids=()
-for p in $(seq 1 10); do
-  "$TALLY" archive --db "$BUSY_URI" add "w$p.jsonl" shared.jsonl > "writer-out$p.txt" 2> "writer-err$p.txt" &
-  pids+=($!)
-done
-failed=0
-for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
-check_eq "every writer succeeded" "$failed" 0
+run_concurrent_writers "$BUSY_URI"
+check_eq "every writer succeeded" "$WRITERS_FAILED" 0
 check_eq "no writer reported an error" "$(cat writer-err*.txt)" ""
 check_eq "all 100,000 stored" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name like 'task%'")" 100000
 check_eq "writer 7: its 10,000" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name = 'task7'")" 10000
 check_eq "shared 100 stored once" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name = 'shared'")" 100
-check_eq "added counts add up" "$(cat writer-out*.txt | awk '{gsub(",", ""); a += $2} END {print a}')" 100100
+check_eq "added counts add up" "$(writers_total 2)" 100100
 
 # --- an unreachable server: one line, status 125
 "$TALLY" archive --db "postgresql://tally@/archive?host=$WORK/nowhere" add ok.summary 2> err.txt; st=$?
