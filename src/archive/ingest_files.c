@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,29 +39,24 @@ static int commit_batch(struct ingest_session *session)
     return 0;
 }
 
-static int store_document(struct ingest_session *session, json_t *root, const char *text,
-                          size_t len, const char *label, int document_number, bool several)
+/* Writes one parsed record (in the writing thread); frees it. */
+static int insert_parsed(struct ingest_session *session, struct summary_record *record)
 {
     char why[512];
-    struct summary_record record;
-    if (summary_record_parse(root, text, len, session->options, &record, why, sizeof why) < 0) {
-        if (several)
-            tally_error("archive add: %s: document %d: %s", label, document_number, why);
-        else
-            tally_error("archive add: %s: %s", label, why);
-        session->rejected++;
+    if (session->database_failed) {
+        summary_record_free(record);
         return -1;
     }
     if (session->in_transaction == 0 && store_begin(session->store, why, sizeof why) < 0) {
         tally_error("archive: %s: %s", session->store->location, why);
         session->database_failed = true;
-        summary_record_free(&record);
+        summary_record_free(record);
         return -1;
     }
     session->in_transaction++;
     long long id = 0;
-    int stored = ingest_record(session->store, &record, &id, why, sizeof why);
-    summary_record_free(&record);
+    int stored = ingest_record(session->store, record, &id, why, sizeof why);
+    summary_record_free(record);
     if (stored < 0) {
         tally_error("archive: %s: %s", session->store->location, why);
         store_rollback(session->store);
@@ -77,6 +73,75 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
     if (session->in_transaction >= session->batch_size)
         return commit_batch(session);
     return 0;
+}
+
+/* A bounded FIFO of parsed records between the reading and writing threads. */
+#define QUEUE_CAPACITY 512
+struct record_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t not_empty, not_full;
+    struct summary_record *items[QUEUE_CAPACITY];
+    size_t head, count;
+    bool done; /* the reader has finished */
+};
+
+static void queue_push(struct record_queue *q, struct summary_record *record)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == QUEUE_CAPACITY)
+        pthread_cond_wait(&q->not_full, &q->lock);
+    q->items[(q->head + q->count++) % QUEUE_CAPACITY] = record;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* The next record, or NULL when the reader is done and nothing is left. */
+static struct summary_record *queue_pop(struct record_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == 0 && !q->done)
+        pthread_cond_wait(&q->not_empty, &q->lock);
+    struct summary_record *record = NULL;
+    if (q->count > 0) {
+        record = q->items[q->head];
+        q->head = (q->head + 1) % QUEUE_CAPACITY;
+        q->count--;
+        pthread_cond_signal(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return record;
+}
+
+/* Parses and stores (or queues) one document; takes over the reference to
+ * root, and drops it before the record changes threads (the record holds its
+ * own). */
+static int store_document(struct ingest_session *session, json_t *root, const char *text,
+                          size_t len, const char *label, int document_number, bool several)
+{
+    char why[512];
+    struct summary_record *record = malloc(sizeof *record);
+    int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
+                                               sizeof why)
+                        : -1;
+    json_decref(root);
+    if (parsed < 0) {
+        if (!record)
+            snprintf(why, sizeof why, "out of memory");
+        if (several)
+            tally_error("archive add: %s: document %d: %s", label, document_number, why);
+        else
+            tally_error("archive add: %s: %s", label, why);
+        free(record);
+        session->rejected++;
+        return -1;
+    }
+    if (session->queue) {
+        queue_push(session->queue, record);
+        return 0;
+    }
+    int rc = insert_parsed(session, record);
+    free(record);
+    return rc;
 }
 
 static size_t skip_blanks(const char *text, size_t off, size_t len)
@@ -126,7 +191,6 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
         if (store_document(session, root, text + off, (size_t)err.position, label, number,
                            several) < 0)
             status = -1;
-        json_decref(root);
         off = next;
     }
     return status;
@@ -281,6 +345,58 @@ int ingest_path(struct ingest_session *session, const char *path)
         return -1;
     }
     return S_ISDIR(st.st_mode) ? ingest_directory(session, path) : ingest_file(session, path);
+}
+
+struct reader_job {
+    struct ingest_session *session;
+    char *const *paths;
+    size_t n;
+    int status;
+};
+
+static void *reader_main(void *arg)
+{
+    struct reader_job *job = arg;
+    for (size_t i = 0; i < job->n && !job->session->database_failed; i++)
+        if (ingest_path(job->session, job->paths[i]) < 0)
+            job->status = -1;
+    struct record_queue *q = job->session->queue;
+    pthread_mutex_lock(&q->lock);
+    q->done = true;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
+{
+    static struct record_queue queue; /* one pipeline per process at a time */
+    memset(&queue, 0, sizeof queue);
+    pthread_mutex_init(&queue.lock, NULL);
+    pthread_cond_init(&queue.not_empty, NULL);
+    pthread_cond_init(&queue.not_full, NULL);
+    json_object_seed(0); /* before two threads use jansson */
+    struct reader_job job = {session, paths, n, 0};
+    session->queue = &queue;
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, reader_main, &job) != 0) {
+        session->queue = NULL; /* no second thread: do it all here */
+        for (size_t i = 0; i < n && !session->database_failed; i++)
+            if (ingest_path(session, paths[i]) < 0)
+                job.status = -1;
+        return job.status;
+    }
+    struct summary_record *record;
+    while ((record = queue_pop(&queue)) != NULL) {
+        insert_parsed(session, record); /* after a database failure: only frees */
+        free(record);
+    }
+    pthread_join(reader, NULL);
+    session->queue = NULL;
+    pthread_mutex_destroy(&queue.lock);
+    pthread_cond_destroy(&queue.not_empty);
+    pthread_cond_destroy(&queue.not_full);
+    return job.status;
 }
 
 int ingest_session_finish(struct ingest_session *session)

@@ -4,6 +4,7 @@
 #ifndef TALLY_ARCHIVE_INGEST_FILES_H
 #define TALLY_ARCHIVE_INGEST_FILES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,8 +16,9 @@ struct ingest_session {
     size_t batch_size;       /* summaries per transaction */
     size_t in_transaction;
     size_t added, duplicates, rejected; /* documents */
-    bool database_failed;    /* a write failed: stop */
+    atomic_bool database_failed; /* a write failed: stop */
     long long last_id;       /* archive id of the last stored summary */
+    struct record_queue *queue; /* ingest_paths: parsed records go to the writer */
 };
 
 void ingest_session_init(struct ingest_session *session, struct store *store,
@@ -28,6 +30,10 @@ void ingest_session_init(struct ingest_session *session, struct store *store,
 int ingest_path(struct ingest_session *session, const char *path);
 /* Ingests the summaries in a buffer; label names it in messages. */
 int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len);
+/* All of paths, in order, with reading and parsing in a second thread while
+ * this one writes to the database (the two halves of the work are about
+ * equal). Returns 0, or -1 when something was rejected. */
+int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
 /* Commits the open transaction. -1 on a database error. */
 int ingest_session_finish(struct ingest_session *session);
 

@@ -114,8 +114,7 @@ int archive_add_main(int argc, char **argv, const char *db)
     free(description);
     struct ingest_session session;
     ingest_session_init(&session, store, &opts);
-    for (int i = optind; i < argc && !session.database_failed; i++)
-        ingest_path(&session, argv[i]);
+    ingest_paths(&session, argv + optind, (size_t)(argc - optind));
     int finished = ingest_session_finish(&session);
     if (!quiet)
         printf("added %zu, already archived %zu, rejected %zu\n", session.added,
