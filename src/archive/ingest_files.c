@@ -24,54 +24,97 @@ void ingest_session_init(struct ingest_session *session, struct store *store,
     session->batch_size = DEFAULT_BATCH;
 }
 
-static int commit_batch(struct ingest_session *session)
+#define MAX_TRANSACTION_TRIES 8
+
+static void free_pending(struct ingest_session *session)
 {
-    char why[512];
-    if (session->in_transaction == 0)
-        return 0;
-    session->in_transaction = 0;
-    if (store_commit(session->store, why, sizeof why) < 0) {
-        tally_error("archive: %s: %s", session->store->location, why);
-        store_rollback(session->store);
-        session->database_failed = true;
+    for (size_t i = 0; i < session->npending; i++) {
+        summary_record_free(session->pending[i]);
+        free(session->pending[i]);
+    }
+    session->npending = 0;
+}
+
+/* One transaction storing every pending record; counts only what commits. */
+static int try_write_pending(struct ingest_session *session, char *why, size_t why_len)
+{
+    struct store *s = session->store;
+    size_t added = 0;
+    long long id = 0, last_id = 0;
+    if (store_begin(s, why, why_len) < 0)
+        return -1;
+    for (size_t i = 0; i < session->npending; i++) {
+        int stored = ingest_record(s, session->pending[i], &id, why, why_len);
+        if (stored < 0) {
+            store_rollback(s);
+            return -1;
+        }
+        if (stored) {
+            added++;
+            last_id = id;
+        }
+    }
+    if (store_commit(s, why, why_len) < 0) {
+        store_rollback(s);
         return -1;
     }
+    session->added += added;
+    session->duplicates += session->npending - added;
+    if (last_id)
+        session->last_id = last_id;
     return 0;
 }
 
-/* Writes one parsed record (in the writing thread); frees it. */
-static int insert_parsed(struct ingest_session *session, struct summary_record *record)
+/* Writes the pending records in one transaction, running it again when the
+ * database aborted it for a deadlock or a serialization failure (two
+ * writers adding overlapping summaries in different orders); nothing is
+ * counted twice because counts are taken only from the transaction that
+ * commits. */
+static int write_pending(struct ingest_session *session)
 {
     char why[512];
+    if (session->npending == 0 || session->database_failed) {
+        free_pending(session);
+        return session->database_failed ? -1 : 0;
+    }
+    int rc = -1;
+    for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
+        session->store->retryable = false;
+        rc = try_write_pending(session, why, sizeof why);
+        if (rc == 0 || !session->store->retryable)
+            break;
+        usleep((useconds_t)(1000 * attempt + rand() % 5000)); /* back off, out of step */
+    }
+    if (rc < 0) {
+        tally_error("archive: %s: %s", session->store->location, why);
+        session->database_failed = true;
+    }
+    free_pending(session);
+    return rc;
+}
+
+/* Takes a parsed record (in the writing thread) into the current batch, and
+ * writes the batch when it is full. */
+static int insert_parsed(struct ingest_session *session, struct summary_record *record)
+{
     if (session->database_failed) {
         summary_record_free(record);
+        free(record);
         return -1;
     }
-    if (session->in_transaction == 0 && store_begin(session->store, why, sizeof why) < 0) {
-        tally_error("archive: %s: %s", session->store->location, why);
-        session->database_failed = true;
-        summary_record_free(record);
-        return -1;
+    if (!session->pending) {
+        session->pending = calloc(session->batch_size, sizeof *session->pending);
+        if (!session->pending) {
+            tally_error("archive: out of memory");
+            session->database_failed = true;
+            summary_record_free(record);
+            free(record);
+            return -1;
+        }
     }
-    session->in_transaction++;
-    long long id = 0;
-    int stored = ingest_record(session->store, record, &id, why, sizeof why);
-    summary_record_free(record);
-    if (stored < 0) {
-        tally_error("archive: %s: %s", session->store->location, why);
-        store_rollback(session->store);
-        session->in_transaction = 0;
-        session->database_failed = true;
-        return -1;
-    }
-    if (stored) {
-        session->added++;
-        session->last_id = id;
-    } else {
-        session->duplicates++;
-    }
-    if (session->in_transaction >= session->batch_size)
-        return commit_batch(session);
+    session->pending[session->npending++] = record;
+    if (session->npending >= session->batch_size)
+        return write_pending(session);
     return 0;
 }
 
@@ -139,9 +182,7 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
         queue_push(session->queue, record);
         return 0;
     }
-    int rc = insert_parsed(session, record);
-    free(record);
-    return rc;
+    return insert_parsed(session, record);
 }
 
 static size_t skip_blanks(const char *text, size_t off, size_t len)
@@ -389,7 +430,6 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
     struct summary_record *record;
     while ((record = queue_pop(&queue)) != NULL) {
         insert_parsed(session, record); /* after a database failure: only frees */
-        free(record);
     }
     pthread_join(reader, NULL);
     session->queue = NULL;
@@ -401,7 +441,8 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
 
 int ingest_session_finish(struct ingest_session *session)
 {
-    if (session->database_failed)
-        return -1;
-    return commit_batch(session);
+    int rc = write_pending(session);
+    free(session->pending);
+    session->pending = NULL;
+    return rc;
 }

@@ -14,7 +14,8 @@ struct ingest_session {
     struct store *store;
     const struct ingest_options *options;
     size_t batch_size;       /* summaries per transaction */
-    size_t in_transaction;
+    struct summary_record **pending; /* parsed, not yet written (one batch) */
+    size_t npending;
     size_t added, duplicates, rejected; /* documents */
     atomic_bool database_failed; /* a write failed: stop */
     long long last_id;       /* archive id of the last stored summary */
@@ -34,7 +35,8 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
  * this one writes to the database (the two halves of the work are about
  * equal). Returns 0, or -1 when something was rejected. */
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
-/* Commits the open transaction. -1 on a database error. */
+/* Writes what is pending and frees it. -1 on a database error. Call it
+ * once, at the end. */
 int ingest_session_finish(struct ingest_session *session);
 
 #endif

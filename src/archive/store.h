@@ -65,6 +65,9 @@ struct store {
     const struct store_backend *backend;
     void *impl;
     char *location; /* file path or connection URI, for messages */
+    bool retryable; /* set by the backend when a failure was a deadlock or a
+                     * serialization failure: running the transaction again
+                     * may succeed */
 };
 
 /* Opens LOCATION: a postgresql:// or postgres:// URI, else an SQLite file path

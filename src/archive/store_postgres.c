@@ -69,15 +69,20 @@ static void set_error(struct postgres_store *impl, char *why, size_t why_len)
     one_line(PQerrorMessage(impl->conn), why, why_len);
 }
 
-static void set_result_error(PGresult *res, char *why, size_t why_len)
+static void set_result_error(struct store *s, PGresult *res, char *why, size_t why_len)
 {
     one_line(PQresultErrorMessage(res), why, why_len);
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    /* 40P01 deadlock_detected, 40001 serialization_failure */
+    if (state && (!strcmp(state, "40P01") || !strcmp(state, "40001")))
+        s->retryable = true;
 }
 
 /* Name of the prepared statement for sql, preparing it on first use. */
-static const char *prepare(struct postgres_store *impl, const char *sql, int nparams, char *why,
+static const char *prepare(struct store *s, const char *sql, int nparams, char *why,
                            size_t why_len)
 {
+    struct postgres_store *impl = s->impl;
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         if (impl->cache[i].sql && !strcmp(impl->cache[i].sql, sql))
             return impl->cache[i].name;
@@ -99,7 +104,7 @@ static const char *prepare(struct postgres_store *impl, const char *sql, int npa
     PGresult *res = PQprepare(impl->conn, slot->name, numbered, nparams, NULL);
     free(numbered);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-        set_result_error(res, why, why_len);
+        set_result_error(s, res, why, why_len);
         PQclear(res);
         return NULL;
     }
@@ -122,7 +127,7 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
             set_error(impl, why, why_len);
         return res;
     }
-    const char *name = prepare(impl, sql, (int)nparams, why, why_len);
+    const char *name = prepare(s, sql, (int)nparams, why, why_len);
     if (!name)
         return NULL;
     const char *values[MAX_PARAMS];
@@ -155,7 +160,7 @@ static long long postgres_exec(struct store *s, const char *sql, const struct sq
         return -1;
     ExecStatusType st = PQresultStatus(res);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        set_result_error(res, why, why_len);
+        set_result_error(s, res, why, why_len);
         PQclear(res);
         return -1;
     }
@@ -174,7 +179,7 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     if (!res)
         return -1;
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        set_result_error(res, why, why_len);
+        set_result_error(s, res, why, why_len);
         PQclear(res);
         return -1;
     }
