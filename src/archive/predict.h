@@ -17,6 +17,9 @@
  * task is assumed stopped at the end of its run: the pessimistic case of the
  * paper). For the time resources (wall_time, cpu_time) t_i = s_i = 1: the
  * waste is then in seconds, and a run stopped at a has used a seconds.
+ * Minimising this waste also maximises throughput: the resource·time a task
+ * holds in total is w_i(a) + p_i t_i, and Σ p_i t_i does not depend on a, so
+ * the a that wastes least is the a that leaves most room for other tasks.
  * Sorting the peaks and keeping prefix sums makes the search O(n log n). */
 #ifndef TALLY_ARCHIVE_PREDICT_H
 #define TALLY_ARCHIVE_PREDICT_H
