@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "archive/history.h"
 #include "archive/ingest_files.h"
@@ -163,20 +164,34 @@ static bool raise_broken_limits(struct run_config *cfg, const struct task_result
     return raised;
 }
 
+/* PREFIX.summary (.series, .files) → PREFIX.attempt1.summary (...), so the
+ * second attempt does not overwrite the first one's reports. */
+static void keep_first_attempt_reports(const char *prefix)
+{
+    static const char *const suffixes[] = {"summary", "series", "files"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char *from = NULL, *to = NULL;
+        if (asprintf(&from, "%s.%s", prefix, suffixes[i]) >= 0 &&
+            asprintf(&to, "%s.attempt1.%s", prefix, suffixes[i]) >= 0 && access(from, F_OK) == 0 &&
+            rename(from, to) < 0)
+            tally_error_errno("run: cannot keep the first attempt's report as %s", to);
+        free(from);
+        free(to);
+    }
+}
+
 bool run_archive_after_attempt(struct run_config *cfg, const struct task_result *result,
                                int attempt)
 {
-    char *summary = NULL, *kept = NULL;
+    char *summary = NULL;
     if (asprintf(&summary, "%s.summary", cfg->prefix) < 0)
         return false;
     if (cfg->archive.submit)
         submit(cfg, summary, attempt);
+    free(summary);
     bool again = cfg->archive.retry && attempt == 1 && result->exit_type == TASK_EXIT_LIMITS &&
                  raise_broken_limits(cfg, result);
-    if (again && asprintf(&kept, "%s.attempt1.summary", cfg->prefix) >= 0 &&
-        rename(summary, kept) < 0)
-        tally_error_errno("run: cannot keep the first attempt's summary as %s", kept);
-    free(summary);
-    free(kept);
+    if (again)
+        keep_first_attempt_reports(cfg->prefix);
     return again;
 }

@@ -53,7 +53,8 @@ int run_archive_prepare(struct run_config *cfg);
  * the summary when --archive was given (a database that cannot be reached
  * is reported on one line; the summary file stays). Returns true when the
  * task must run again (--retry, stopped by a limit, first attempt); the
- * limits are then raised and PREFIX.summary kept as PREFIX.attempt1.summary. */
+ * limits are then raised and the reports kept as PREFIX.attempt1.summary
+ * (.series, .files). */
 bool run_archive_after_attempt(struct run_config *cfg, const struct task_result *result,
                                int attempt);
 

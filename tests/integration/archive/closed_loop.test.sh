@@ -14,12 +14,13 @@ echo '{"name":"grow","seq":10,"memory":[120,"MB"],"wall_time":[20,"s"],"disk":[5
 check_near "predicted first allocation" "$("$TALLY" archive --db "$DB" predict --format json grow | jq .memory.allocation)" 50 0
 
 # a task growing to 80 MB: stopped at 50 MB, retried at 120 MB, succeeds
-"$TALLY" run --name grow --limits-from-archive="$DB" --archive="$DB" --retry -o loop -- "$PROGS/grow_memory" 200 80 2> err.txt; st=$?
+"$TALLY" run --name grow --limits-from-archive="$DB" --archive="$DB" --retry --time-series -o loop -- "$PROGS/grow_memory" 200 80 2> err.txt; st=$?
 check_eq "retried task succeeds" "$st" 0
 check_contains "the retry is announced" "$(cat err.txt)" "memory limit 50 MB broken; retrying with 120 MB"
 check_eq "first attempt stopped by the memory limit" "$(jq -r .exit_type loop.attempt1.summary)" limits
 check_near "first attempt's limit was the prediction" "$(jq '.limits_exceeded.memory[0]' loop.attempt1.summary)" 50 0
 check_eq "second attempt ran to its end" "$(jq -r .exit_type loop.summary)" normal
+check "each attempt has its own time series" test -s loop.attempt1.series -a -s loop.series
 check_cmp "second attempt used its 80 MB" "$(jq '.memory[0]' loop.summary)" ">=" 80
 rows=$(sqlite3 "$DB" "select attempt || ' ' || coalesce(previous_attempt, '-') || ' ' || exit_type from summaries where name = 'grow' and attempt is not null order by id")
 check_eq "both attempts archived" "$(echo "$rows" | wc -l)" 2
