@@ -29,36 +29,41 @@ static char *copy_text(const struct sql_value *v)
     return v->type == SQL_TEXT ? strdup(v->text) : NULL;
 }
 
+/* Makes room for cap rows (column-major: each column moves to its new start). */
+static int reserve(struct history *h, size_t cap)
+{
+    double *values = malloc(cap * h->nresources * sizeof *values);
+    if (values) {
+        for (size_t k = 0; k < h->nresources && h->values; k++)
+            memcpy(values + k * cap, h->values + k * h->capacity, h->rows * sizeof *values);
+        free(h->values);
+        h->values = values;
+    }
+    long long *ids = realloc(h->ids, cap * sizeof *ids);
+    if (ids)
+        h->ids = ids;
+    char **hosts = realloc(h->hosts, cap * sizeof *hosts);
+    if (hosts)
+        h->hosts = hosts;
+    char **sets = realloc(h->sets, cap * sizeof *sets);
+    if (sets)
+        h->sets = sets;
+    char **groups = realloc(h->groups, cap * sizeof *groups);
+    if (groups)
+        h->groups = groups;
+    if (!values || !ids || !hosts || !sets || !groups) {
+        h->out_of_memory = 1;
+        return -1;
+    }
+    h->capacity = cap;
+    return 0;
+}
+
 static int add_row(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct history *h = ctx;
-    if (h->rows == h->capacity) {
-        size_t cap = h->capacity ? h->capacity * 2 : 1024;
-        double *values = malloc(cap * h->nresources * sizeof *values);
-        if (values) { /* column-major: move each column to its new start */
-            for (size_t k = 0; k < h->nresources && h->values; k++)
-                memcpy(values + k * cap, h->values + k * h->capacity, h->rows * sizeof *values);
-            free(h->values);
-            h->values = values;
-        }
-        long long *ids = realloc(h->ids, cap * sizeof *ids);
-        if (ids)
-            h->ids = ids;
-        char **hosts = realloc(h->hosts, cap * sizeof *hosts);
-        if (hosts)
-            h->hosts = hosts;
-        char **sets = realloc(h->sets, cap * sizeof *sets);
-        if (sets)
-            h->sets = sets;
-        char **groups = realloc(h->groups, cap * sizeof *groups);
-        if (groups)
-            h->groups = groups;
-        if (!values || !ids || !hosts || !sets || !groups) {
-            h->out_of_memory = 1;
-            return 1;
-        }
-        h->capacity = cap;
-    }
+    if (h->rows == h->capacity && reserve(h, h->capacity ? h->capacity * 2 : 1024) < 0)
+        return 1;
     size_t r = h->rows++;
     h->ids[r] = row[0].integer;
     h->hosts[r] = h->with_identity ? copy_text(&row[1]) : NULL;
@@ -69,6 +74,27 @@ static int add_row(void *ctx, size_t ncols, const struct sql_value *row)
         h->values[k * h->capacity + r] = missing ? NAN : row[4 + k].real;
         h->present[k] += !missing;
     }
+    return 0;
+}
+
+static int read_count(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    *(long long *)ctx = ncols > 0 ? (long long)row[0].real : 0;
+    return 0;
+}
+
+struct wanted_fields {
+    const struct summary_field **fields;
+    size_t n;
+};
+
+static int add_wanted_field(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct wanted_fields *w = ctx;
+    const struct summary_field *f = ncols > 0 && row[0].type == SQL_TEXT
+                                        ? summary_field_find(row[0].text) : NULL;
+    if (f && is_resource(f))
+        w->fields[w->n++] = f;
     return 0;
 }
 
@@ -85,9 +111,23 @@ int history_load(struct store *s, const char *name, const char *group_column, bo
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    for (size_t i = 0; i < nfields; i++)
-        if (is_resource(&fields[i]))
-            h->resources[h->nresources++] = &fields[i];
+    /* only the fields the task's summaries carry (name_fields) */
+    struct sql_value name_param = sql_text(name);
+    struct wanted_fields wanted = {calloc(nfields, sizeof *wanted.fields), 0};
+    if (!wanted.fields ||
+        store_query(s, name ? "SELECT DISTINCT field FROM name_fields WHERE name = ?"
+                            : "SELECT DISTINCT field FROM name_fields",
+                    name ? &name_param : NULL, name ? 1 : 0, add_wanted_field, &wanted, why,
+                    why_len) < 0) {
+        free(wanted.fields);
+        history_free(h);
+        return -1;
+    }
+    for (size_t i = 0; i < nfields; i++) /* in the table's order */
+        for (size_t k = 0; k < wanted.n; k++)
+            if (wanted.fields[k] == &fields[i])
+                h->resources[h->nresources++] = &fields[i];
+    free(wanted.fields);
     char *sql = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&sql, &len);
@@ -100,6 +140,17 @@ int history_load(struct store *s, const char *name, const char *group_column, bo
             group_column ? group_column : "", group_column ? ", " : "");
     fclose(out);
     struct sql_value param = sql_text(name);
+    /* the count first (from the index alone), so the columns are allocated once */
+    long long expected = 0;
+    if (store_query(s, name ? "SELECT count(*) FROM summaries WHERE name = ?"
+                            : "SELECT count(*) FROM summaries",
+                    name ? &param : NULL, name ? 1 : 0, read_count, &expected, why, why_len) == 0 &&
+        expected > 0 && reserve(h, (size_t)expected + 1) < 0) {
+        free(sql);
+        history_free(h);
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
     int status = store_query(s, sql, name ? &param : NULL, name ? 1 : 0, add_row, h, why, why_len);
     free(sql);
     if (status == 0 && h->out_of_memory) {

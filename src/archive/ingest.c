@@ -218,6 +218,51 @@ int ingest_record(struct store *s, const struct summary_record *r, long long *id
     return new_id > 0 ? 1 : 0;
 }
 
+int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
+                       char *why, size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    if (nfields > MAX_SUMMARY_FIELDS)
+        nfields = MAX_SUMMARY_FIELDS;
+    /* the distinct names of the batch, each with the union of its fields
+     * (a batch usually holds one or a few names: a linear search suffices) */
+    struct name_mask {
+        const char *name;
+        bool present[MAX_SUMMARY_FIELDS];
+    } *names = calloc(n ? n : 1, sizeof *names);
+    if (!names) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    size_t distinct = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct summary_record *r = records[i];
+        size_t j = last < distinct && !strcmp(names[last].name, r->name) ? last : distinct;
+        for (size_t k = 0; j == distinct && k < distinct; k++)
+            if (!strcmp(names[k].name, r->name))
+                j = k;
+        if (j == distinct)
+            names[distinct++].name = r->name;
+        for (size_t f = 0; f < nfields; f++)
+            names[j].present[f] |= r->present[f];
+        last = j;
+    }
+    int rc = 0;
+    for (size_t j = 0; j < distinct && rc == 0; j++)
+        for (size_t f = 0; f < nfields && rc == 0; f++) {
+            if (!names[j].present[f])
+                continue;
+            struct sql_value p[2] = {sql_text(names[j].name), sql_text(fields[f].name)};
+            if (store_exec(s, "INSERT INTO name_fields (name, field) VALUES (?, ?)"
+                              " ON CONFLICT (name, field) DO NOTHING",
+                           p, 2, why, why_len) < 0)
+                rc = -1;
+        }
+    free(names);
+    return rc;
+}
+
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,
                            size_t why_len)
 {

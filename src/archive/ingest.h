@@ -57,6 +57,11 @@ void summary_record_free(struct summary_record *record);
 int ingest_record(struct store *s, const struct summary_record *record, long long *id, char *why,
                   size_t why_len);
 
+/* Records, in name_fields, which numeric fields the records carry for their
+ * task names (inside the caller's transaction; once per distinct pair). */
+int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
+                       char *why, size_t why_len);
+
 /* Stores a set's description once (the first description given wins). */
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,
                            size_t why_len);

@@ -54,7 +54,8 @@ static int try_write_pending(struct ingest_session *session, char *why, size_t w
             last_id = id;
         }
     }
-    if (store_commit(s, why, why_len) < 0) {
+    if (ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
+        store_commit(s, why, why_len) < 0) {
         store_rollback(s);
         return -1;
     }

@@ -12,7 +12,12 @@
  *            per numeric field, and the whole JSON document, so fields tally
  *            does not know are kept). hash is the SHA-256 of the document.
  * Version 2: attempt / previous_attempt, linking a retried task (tally run
- *            --retry) to the attempt stopped by a limit. */
+ *            --retry) to the attempt stopped by a limit.
+ * Version 3: name_fields, which numeric fields the summaries of each task
+ *            name carry (filled from the existing rows), so that the analyses
+ *            fetch only those columns: a task's summaries usually carry about
+ *            half of the fields, and decoding the others was half the cost
+ *            of 'stats' over 100k rows. */
 #include "archive/store.h"
 
 #include <stdbool.h>
@@ -22,7 +27,7 @@
 
 #include "report/fields.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
 
@@ -63,9 +68,51 @@ static int migration_2(struct store *s, char *why, size_t why_len)
                        why, why_len);
 }
 
+static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    (void)ncols;
+    (void)row;
+    *(int *)ctx = 1;
+    return 1;
+}
+
+/* 1 when summaries has the column, 0 when not, -1 on error. */
+static int has_column(struct store *s, const char *column, char *why, size_t why_len)
+{
+    int exists = 0;
+    struct sql_value params[2] = {sql_text("summaries"), sql_text(column)};
+    if (store_query(s, s->backend->column_exists, params, 2, found_row, &exists, why, why_len) < 0)
+        return -1;
+    return exists;
+}
+
+static int migration_3(struct store *s, char *why, size_t why_len)
+{
+    if (exec_script(s, "CREATE TABLE name_fields (name TEXT NOT NULL, field TEXT NOT NULL,"
+                       " PRIMARY KEY (name, field));", why, why_len) < 0)
+        return -1;
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    for (size_t i = 0; i < nfields; i++) {
+        int exists = has_column(s, fields[i].name, why, why_len);
+        if (exists < 0)
+            return -1;
+        if (!exists) /* a column added after this migration has no values yet */
+            continue;
+        char sql[256];
+        /* field names come from fields.c, not from users */
+        snprintf(sql, sizeof sql, "INSERT INTO name_fields (name, field) SELECT DISTINCT name, '%s'"
+                 " FROM summaries WHERE \"%s\" IS NOT NULL;", fields[i].name, fields[i].name);
+        if (exec_script(s, sql, why, why_len) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
     migration_2,
+    migration_3,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)
@@ -83,13 +130,6 @@ int schema_version_of(struct store *s, char *why, size_t why_len)
     return version;
 }
 
-static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
-{
-    (void)ncols;
-    (void)row;
-    *(int *)ctx = 1;
-    return 1;
-}
 
 /* Adds a column for every numeric field the summaries table lacks; with
  * check_only, returns 1 when one is missing instead of adding it. */
@@ -98,10 +138,8 @@ static int add_missing_field_columns(struct store *s, bool check_only, char *why
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     for (size_t i = 0; i < nfields; i++) {
-        int exists = 0;
-        struct sql_value params[2] = {sql_text("summaries"), sql_text(fields[i].name)};
-        if (store_query(s, s->backend->column_exists, params, 2, found_row, &exists, why,
-                        why_len) < 0)
+        int exists = has_column(s, fields[i].name, why, why_len);
+        if (exists < 0)
             return -1;
         if (exists)
             continue;

@@ -26,7 +26,7 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 2
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 3
 "$TALLY" archive --db "$WORK/same.db" add -q s.jsonl rm.summary
 for sub in "stats --format json rmapper" "predict --format json rmapper" "outliers --format json rmapper" \
            "query --format json memory>900MB" "stats --by host --format json rmapper"; do
@@ -60,7 +60,8 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
     exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary
-check_eq "migrated to version 2" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 2
+check_eq "migrated to version 3" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 3
+check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7
 check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select count(*) from information_schema.columns where table_name = 'summaries' and column_name in ('wall_time', 'attempt', 'major_page_faults')")" 3
 

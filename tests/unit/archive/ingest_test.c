@@ -119,6 +119,7 @@ int main(void)
     CHECK_INT(scalar(s, "SELECT count(*) FROM summaries WHERE name = 'old' AND memory = 10"), 1);
     CHECK_INT(scalar(s, "SELECT count(*) FROM summaries WHERE attempt IS NULL"), 1);
     CHECK_INT(scalar(s, "SELECT count(*) FROM schema_version"), schema_current_version());
+    CHECK_INT(scalar(s, "SELECT count(*) FROM name_fields WHERE name = 'old' AND field = 'memory'"), 1);
 
     /* the same summary twice is stored once */
     CHECK_INT(parse(wq, &none, &r), 0);
