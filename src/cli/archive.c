@@ -1,10 +1,142 @@
-/* Placeholder for 'tally archive' until its implementation lands (being built now). */
+/* 'tally archive': dispatch to its subcommands (add, query, stats, predict,
+ * outliers), each in its own archive_<sub>.c, and what they share: --db and
+ * opening the store. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/archive_cli.h"
 #include "cli/commands.h"
+#include "util/error.h"
+
+static const char usage[] =
+    "usage: tally archive [--db PATH|postgresql://URI] <command> [<args>]\n"
+    "\n"
+    "commands:\n"
+    "  add FILE...|DIR...|-   store summaries (tally's and resource_monitor's)\n"
+    "  query 'EXPR'           summaries matching a condition\n"
+    "  stats NAME             statistics and histograms of a task's resources\n"
+    "  predict NAME           first allocation per resource (job sizing, Tovar et al.)\n"
+    "  outliers NAME          runs far from their task's usual usage (robust z-score)\n"
+    "\n"
+    "The archive is an SQLite file ($TALLY_DB, else $XDG_DATA_HOME/tally/archive.db,\n"
+    "else ~/.local/share/tally/archive.db) or a PostgreSQL database. See tally-archive(1).\n";
+
+struct store *archive_open(const char *db)
+{
+    char why[512];
+    char *location = db ? strdup(db) : store_default_location();
+    struct store *s = store_open(location, why, sizeof why);
+    if (!s)
+        tally_error("archive: %s: %s", location ? location : "(default)", why);
+    free(location);
+    return s;
+}
+
+int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv)
+{
+    switch (c) {
+    case 'd':
+        cmd->db = arg;
+        return ARCHIVE_OPTION_DONE;
+    case 'f':
+        if (!strcmp(arg, "table"))
+            cmd->format = FORMAT_TABLE;
+        else if (!strcmp(arg, "json"))
+            cmd->format = FORMAT_JSON;
+        else if (!strcmp(arg, "csv") && cmd->csv_allowed)
+            cmd->format = FORMAT_CSV;
+        else {
+            tally_error("archive %s: --format: '%s' is not %s", cmd->name, arg,
+                        cmd->csv_allowed ? "table, csv or json" : "table or json");
+            return TALLY_EXIT_ERROR;
+        }
+        return ARCHIVE_OPTION_DONE;
+    case 'h':
+        fputs(cmd->usage, stdout);
+        return TALLY_EXIT_OK;
+    case '?':
+    case ':':
+        tally_error("archive %s: bad or incomplete option '%s'", cmd->name, argv[optind - 1]);
+        fputs(cmd->usage, stderr);
+        return TALLY_EXIT_ERROR;
+    default:
+        return ARCHIVE_OPTION_OWN;
+    }
+}
+
+int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
+                         double min, double max, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= min && v <= max)) {
+        tally_error("archive %s: %s: '%s' is not a number in [%g, %g]", cmd->name, option, text,
+                    min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int archive_load_history(const struct archive_command *cmd, const char *name,
+                         const char *group_column, bool with_identity, struct history *h)
+{
+    struct store *store = archive_open(cmd->db);
+    if (!store)
+        return TALLY_EXIT_ERROR;
+    char why[512];
+    int loaded = history_load(store, name, group_column, with_identity, h, why, sizeof why);
+    if (loaded < 0)
+        tally_error("archive %s: %s: %s", cmd->name, store->location, why);
+    store_close(store);
+    if (loaded < 0)
+        return TALLY_EXIT_ERROR;
+    if (h->rows == 0) {
+        tally_error("archive %s: no summaries named '%s' in the archive", cmd->name,
+                    name ? name : "");
+        history_free(h);
+        return TALLY_EXIT_FAILURE;
+    }
+    return -1;
+}
 
 int cmd_archive(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "tally: archive: not built yet\n");
+    const char *db = NULL;
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return TALLY_EXIT_OK;
+        } else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+            db = argv[i + 1];
+            i += 2;
+        } else if (!strncmp(argv[i], "--db=", 5)) {
+            db = argv[i] + 5;
+            i++;
+        } else {
+            tally_error("archive: unknown option '%s'", argv[i]);
+            fputs(usage, stderr);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    if (i >= argc) {
+        fputs(usage, stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    static const struct {
+        const char *name;
+        int (*run)(int, char **, const char *);
+    } subcommands[] = {
+        {"add", archive_add_main},         {"query", archive_query_main},
+        {"stats", archive_stats_main},     {"predict", archive_predict_main},
+        {"outliers", archive_outliers_main},
+    };
+    for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++)
+        if (!strcmp(argv[i], subcommands[k].name))
+            return subcommands[k].run(argc - i, argv + i, db);
+    tally_error("archive: unknown command '%s' (see 'tally archive --help')", argv[i]);
     return TALLY_EXIT_ERROR;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/run_archive.h"
 #include "report/files.h"
 #include "report/series.h"
 #include "report/summary.h"
@@ -45,6 +46,7 @@ static const char usage_text[] =
     "      --category CAT      task category recorded in the summary\n"
     "  -c LINE                 run LINE with /bin/sh -c\n"
     "      --pid PID           follow a running process tree (level 1)\n"
+    RUN_ARCHIVE_USAGE
     "  -h, --help              this help\n"
     "\n"
     "Exit status: the command's; 128+N if it died of signal N; 124 if a limit was\n"
@@ -72,6 +74,7 @@ static const struct option long_options[] = {
     {"category", required_argument, 0, OPT_CATEGORY},
     {"pid", required_argument, 0, OPT_PID},
     {"help", no_argument, 0, 'h'},
+    RUN_ARCHIVE_LONG_OPTIONS,
     {0, 0, 0, 0},
 };
 
@@ -220,6 +223,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             break;
         }
         default:
+            if (run_archive_option(c, optarg, &cfg->archive) == 0)
+                break;
             if (optopt && optopt < 256)
                 tally_error("run: unknown or incomplete option '-%c' (see 'tally run --help')", optopt);
             else
@@ -331,39 +336,56 @@ static void append_sample(void *ctx, const struct task_sample *sample)
     series_append(ctx, sample);
 }
 
+/* One run of the task with its reports; the status 'tally run' exits with,
+ * or -1 when the task could not be run at all (after a message). */
+static int run_attempt(struct run_config *cfg, struct task_result *result)
+{
+    struct series_writer series;
+    cfg->task.on_sample = NULL;
+    if (cfg->time_series) {
+        char *path = report_path(cfg->prefix, ".series");
+        int rc = path ? series_open(&series, path, cfg->command_text) : -1;
+        free(path);
+        if (rc < 0)
+            return -1;
+        cfg->task.on_sample = append_sample;
+        cfg->task.sample_ctx = &series;
+    }
+    if (task_run(&cfg->task, result) < 0) {
+        if (cfg->time_series)
+            series_abort(&series);
+        return -1;
+    }
+    int status = result->status;
+    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
+        status = TALLY_EXIT_ERROR;
+    return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_config cfg;
     int status = run_parse_options(argc, argv, &cfg);
+    if (status < 0 && run_archive_prepare(&cfg) < 0)
+        status = TALLY_EXIT_ERROR;
     if (status >= 0) {
         run_config_free(&cfg);
         return status;
     }
-    struct series_writer series;
-    if (cfg.time_series) {
-        char *path = report_path(cfg.prefix, ".series");
-        int rc = path ? series_open(&series, path, cfg.command_text) : -1;
-        free(path);
-        if (rc < 0) {
-            run_config_free(&cfg);
-            return TALLY_EXIT_ERROR;
-        }
-        cfg.task.on_sample = append_sample;
-        cfg.task.sample_ctx = &series;
-    }
     install_interrupt_handlers();
     cfg.task.interrupt = &interrupted;
-    struct task_result result;
-    if (task_run(&cfg.task, &result) < 0) {
-        if (cfg.time_series)
-            series_abort(&series);
-        run_config_free(&cfg);
-        return TALLY_EXIT_ERROR;
+    for (int attempt = 1;; attempt++) {
+        struct task_result result;
+        status = run_attempt(&cfg, &result);
+        if (status < 0) {
+            status = TALLY_EXIT_ERROR;
+            break;
+        }
+        bool again = run_archive_after_attempt(&cfg, &result, attempt) && !interrupted;
+        task_result_free(&result);
+        if (!again)
+            break;
     }
-    status = result.status;
-    if (run_write_reports(&cfg, &result, cfg.time_series ? &series : NULL) < 0)
-        status = TALLY_EXIT_ERROR;
-    task_result_free(&result);
     run_config_free(&cfg);
     return status;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "cli/run_archive.h"
 #include "monitor/limits.h"
 #include "monitor/task.h"
 
@@ -19,6 +20,7 @@ struct run_config {
     char *command_text;        /* the command as one line, for the reports */
     char *shell_argv[4];       /* -c LINE → /bin/sh -c LINE */
     const char **measure_dirs;
+    struct run_archive_options archive; /* --archive, --limits-from-archive, --retry */
 };
 
 /* Fills cfg from argv. Returns -1 when the command should run, else the exit

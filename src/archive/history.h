@@ -1,0 +1,51 @@
+/* A task's history as the analyses (stats, predict, outliers) read it: for
+ * each archived run, its id, host, set, an optional group value, and the
+ * value of every resource, fetched in one query of only those columns. */
+#ifndef TALLY_ARCHIVE_HISTORY_H
+#define TALLY_ARCHIVE_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "archive/store.h"
+#include "report/fields.h"
+
+struct history {
+    size_t rows;
+    size_t nresources;
+    const struct summary_field **resources; /* the fields analysed (not start/end) */
+    double *values;      /* column-major: resource k's values start at k × capacity;
+                          * NAN where a summary lacks the field */
+    size_t *present;     /* per resource, how many rows have it */
+    long long *ids;
+    char **hosts;        /* NULL where unknown */
+    char **sets;
+    char **groups;       /* the --by value of each row, when grouped */
+    size_t capacity;
+    int out_of_memory;
+    bool with_identity;
+};
+
+/* Loads the runs whose name is `name` (NULL: all), ordered by group_column
+ * when it is not NULL (one of name, category, set, host, tool, exit_type) and
+ * then by id. hosts and sets are filled only when with_identity (they cost a
+ * copy per row). Returns -1 with a reason. */
+int history_load(struct store *s, const char *name, const char *group_column, bool with_identity,
+                 struct history *h, char *why, size_t why_len);
+void history_free(struct history *h);
+
+static inline double history_value(const struct history *h, size_t row, size_t resource)
+{
+    return h->values[resource * h->capacity + row];
+}
+
+/* The values of one resource, one per row (NAN where missing). */
+static inline const double *history_column(const struct history *h, size_t resource)
+{
+    return h->values + resource * h->capacity;
+}
+
+/* Maps a --by word to its column (set → set_id); NULL when not groupable. */
+const char *history_group_column(const char *field);
+
+#endif

@@ -1,0 +1,275 @@
+/* Summary JSON → archive row (see ingest.h). */
+#include "archive/ingest.h"
+
+#include <ctype.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/fields.h"
+#include "util/units.h"
+
+/* The factor converting `unit` into the unit of `field` (e.g. "GB" → 1024
+ * for memory), by the shared unit parser. */
+static int unit_factor(const struct summary_field *field, const char *unit, double *factor,
+                       char *why, size_t why_len)
+{
+    if (!strcmp(unit, field->unit)) {
+        *factor = 1;
+        return 0;
+    }
+    char text[64], reason[160];
+    snprintf(text, sizeof text, "1 %s", unit);
+    if (units_parse(text, field->dim, field->unit, factor, reason, sizeof reason) < 0) {
+        snprintf(why, why_len, "field '%s': unit \"%s\" is not a unit of %s (want \"%s\")",
+                 field->name, unit, field->dim == DIM_BYTES ? "bytes"
+                                    : field->dim == DIM_TIME ? "time" : "a count",
+                 field->unit);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_numeric_field(const struct summary_field *field, json_t *value, double *out,
+                              char *why, size_t why_len)
+{
+    if (json_is_number(value)) {
+        *out = json_number_value(value);
+        return 0;
+    }
+    if (!json_is_array(value) || json_array_size(value) != 2 ||
+        !json_is_number(json_array_get(value, 0)) || !json_is_string(json_array_get(value, 1))) {
+        snprintf(why, why_len, "field '%s': want [number, \"unit\"]", field->name);
+        return -1;
+    }
+    double factor;
+    if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_len) < 0)
+        return -1;
+    *out = json_number_value(json_array_get(value, 0)) * factor;
+    return 0;
+}
+
+static const char *string_member(json_t *root, const char *key)
+{
+    json_t *v = json_object_get(root, key);
+    return json_is_string(v) && *json_string_value(v) ? json_string_value(v) : NULL;
+}
+
+static int integer_member(json_t *root, const char *key, long long *out)
+{
+    json_t *v = json_object_get(root, key);
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return 1;
+    }
+    if (json_is_real(v)) {
+        *out = (long long)json_real_value(v);
+        return 1;
+    }
+    return 0;
+}
+
+/* The program of a command line, for a summary that has neither name nor
+ * category: "/usr/bin/rmapper -x" → "rmapper". */
+static char *program_name(const char *command)
+{
+    size_t len = strcspn(command, " \t");
+    char *word = strndup(command, len);
+    if (!word)
+        return NULL;
+    char *base = strdup(basename(word));
+    free(word);
+    return base;
+}
+
+int summary_record_parse(json_t *root, const char *text, size_t len,
+                         const struct ingest_options *options,
+                         struct summary_record *r, char *why, size_t why_len)
+{
+    memset(r, 0, sizeof *r);
+    if (!json_is_object(root)) {
+        snprintf(why, why_len, "a summary is a JSON object");
+        return -1;
+    }
+    r->root = json_incref(root);
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    for (size_t i = 0; i < nfields && i < MAX_SUMMARY_FIELDS; i++) {
+        json_t *v = json_object_get(root, fields[i].name);
+        if (!v || json_is_null(v))
+            continue;
+        if (read_numeric_field(&fields[i], v, &r->values[i], why, why_len) < 0)
+            goto fail;
+        r->present[i] = true;
+    }
+    r->category = options->category ? options->category : string_member(root, "category");
+    r->command = string_member(root, "command");
+    r->name = options->name ? options->name : string_member(root, "name");
+    if (!r->name)
+        r->name = r->category;
+    if (!r->name && r->command)
+        r->name = r->name_buffer = program_name(r->command);
+    if (!r->name) {
+        snprintf(why, why_len, "no name, category or command: give --name");
+        goto fail;
+    }
+    r->set = options->set ? options->set : string_member(root, "set");
+    r->host = options->host ? options->host : string_member(root, "host");
+    r->exit_type = string_member(root, "exit_type");
+    r->attempt = options->attempt;
+    r->previous_attempt = options->previous_attempt;
+    r->tool = json_object_get(root, "tally_version")    ? "tally"
+              : json_object_get(root, "monitor_version") ? "resource_monitor"
+                                                          : "unknown";
+    r->has_level = integer_member(root, "level", &r->level);
+    r->has_exit_status = integer_member(root, "exit_status", &r->exit_status);
+    json_t *taskid = json_object_get(root, "taskid");
+    if (json_is_string(taskid))
+        r->taskid = strdup(json_string_value(taskid));
+    else if (json_is_integer(taskid) && asprintf(&r->taskid, "%lld",
+                                                 (long long)json_integer_value(taskid)) < 0)
+        r->taskid = NULL;
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    while (len > 0 && isspace((unsigned char)*text)) {
+        text++;
+        len--;
+    }
+    r->document = strndup(text, len);
+    if (!r->document) {
+        snprintf(why, why_len, "out of memory");
+        goto fail;
+    }
+    sha256_hex(r->document, len, r->hash);
+    return 0;
+fail:
+    summary_record_free(r);
+    return -1;
+}
+
+void summary_record_free(struct summary_record *r)
+{
+    free(r->document);
+    free(r->taskid);
+    free(r->name_buffer);
+    json_decref(r->root);
+    memset(r, 0, sizeof *r);
+}
+
+/* The INSERT statement, built once from the field table. */
+static const char *insert_sql(size_t nfields, const struct summary_field *fields)
+{
+    static char sql[4096];
+    if (sql[0])
+        return sql;
+    int n = snprintf(sql, sizeof sql,
+                     "INSERT INTO summaries (hash, name, category, set_id, host, tool, level,"
+                     " command, exit_status, exit_type, taskid, archived_at, document, attempt,"
+                     " previous_attempt");
+    for (size_t i = 0; i < nfields; i++)
+        n += snprintf(sql + n, sizeof sql - (size_t)n, ", \"%s\"", fields[i].name);
+    n += snprintf(sql + n, sizeof sql - (size_t)n, ") VALUES (?");
+    for (size_t i = 1; i < 15 + nfields; i++)
+        n += snprintf(sql + n, sizeof sql - (size_t)n, ", ?");
+    snprintf(sql + n, sizeof sql - (size_t)n, ") ON CONFLICT (hash) DO NOTHING RETURNING id");
+    return sql;
+}
+
+static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    long long *id = ctx;
+    *id = ncols > 0 ? (long long)row[0].real : 0;
+    return 0;
+}
+
+int ingest_record(struct store *s, const struct summary_record *r, long long *id, char *why,
+                  size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    struct sql_value p[15 + MAX_SUMMARY_FIELDS];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    size_t k = 0;
+    p[k++] = sql_text(r->hash);
+    p[k++] = sql_text(r->name);
+    p[k++] = sql_text(r->category);
+    p[k++] = sql_text(r->set);
+    p[k++] = sql_text(r->host);
+    p[k++] = sql_text(r->tool);
+    p[k++] = r->has_level ? sql_int(r->level) : sql_null();
+    p[k++] = sql_text(r->command);
+    p[k++] = r->has_exit_status ? sql_int(r->exit_status) : sql_null();
+    p[k++] = sql_text(r->exit_type);
+    p[k++] = sql_text(r->taskid);
+    p[k++] = sql_real((double)now.tv_sec + now.tv_nsec / 1e9);
+    p[k++] = sql_text(r->document);
+    p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
+    p[k++] = r->previous_attempt ? sql_int(r->previous_attempt) : sql_null();
+    for (size_t i = 0; i < nfields && i < MAX_SUMMARY_FIELDS; i++)
+        p[k++] = r->present[i] ? sql_real(r->values[i]) : sql_null();
+    long long new_id = 0;
+    if (store_query(s, insert_sql(nfields, fields), p, k, take_id, &new_id, why, why_len) < 0)
+        return -1;
+    if (id)
+        *id = new_id;
+    return new_id > 0 ? 1 : 0;
+}
+
+int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
+                       char *why, size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    if (nfields > MAX_SUMMARY_FIELDS)
+        nfields = MAX_SUMMARY_FIELDS;
+    /* the distinct names of the batch, each with the union of its fields
+     * (a batch usually holds one or a few names: a linear search suffices) */
+    struct name_mask {
+        const char *name;
+        bool present[MAX_SUMMARY_FIELDS];
+    } *names = calloc(n ? n : 1, sizeof *names);
+    if (!names) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    size_t distinct = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct summary_record *r = records[i];
+        size_t j = last < distinct && !strcmp(names[last].name, r->name) ? last : distinct;
+        for (size_t k = 0; j == distinct && k < distinct; k++)
+            if (!strcmp(names[k].name, r->name))
+                j = k;
+        if (j == distinct)
+            names[distinct++].name = r->name;
+        for (size_t f = 0; f < nfields; f++)
+            names[j].present[f] |= r->present[f];
+        last = j;
+    }
+    int rc = 0;
+    for (size_t j = 0; j < distinct && rc == 0; j++)
+        for (size_t f = 0; f < nfields && rc == 0; f++) {
+            if (!names[j].present[f])
+                continue;
+            struct sql_value p[2] = {sql_text(names[j].name), sql_text(fields[f].name)};
+            if (store_exec(s, "INSERT INTO name_fields (name, field) VALUES (?, ?)"
+                              " ON CONFLICT (name, field) DO NOTHING",
+                           p, 2, why, why_len) < 0)
+                rc = -1;
+        }
+    free(names);
+    return rc;
+}
+
+int ingest_set_description(struct store *s, const char *set, const char *description, char *why,
+                           size_t why_len)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct sql_value p[3] = {sql_text(set), sql_text(description), sql_real((double)now.tv_sec)};
+    return store_exec(s, "INSERT INTO sets (id, description, created) VALUES (?, ?, ?)"
+                         " ON CONFLICT (id) DO NOTHING",
+                      p, 3, why, why_len) < 0 ? -1 : 0;
+}

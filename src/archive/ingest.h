@@ -1,0 +1,69 @@
+/* Turning summaries (tally's and resource_monitor's JSON) into archive rows,
+ * and writing them in batched transactions. */
+#ifndef TALLY_ARCHIVE_INGEST_H
+#define TALLY_ARCHIVE_INGEST_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "archive/sha256.h"
+#include "archive/store.h"
+
+#define MAX_SUMMARY_FIELDS 64
+
+/* What the command line says about the summaries being added; NULL/0 = take
+ * it from the summary. */
+struct ingest_options {
+    const char *name;
+    const char *category;
+    const char *set;
+    const char *host;
+    int attempt;                 /* 0 = not a retried task */
+    long long previous_attempt;  /* archive id of the attempt before, 0 = none */
+};
+
+struct summary_record {
+    char hash[SHA256_HEX_LEN + 1];
+    char *document;       /* the summary's text as given */
+    const char *name, *category, *set, *host, *tool, *command, *exit_type;
+    char *taskid;
+    int attempt;                 /* 0 = NULL */
+    long long previous_attempt;  /* 0 = NULL */
+    bool has_level, has_exit_status;
+    long long level, exit_status;
+    bool present[MAX_SUMMARY_FIELDS];
+    double values[MAX_SUMMARY_FIELDS]; /* in the unit of fields.c */
+    json_t *root;         /* owns the strings above */
+    char *name_buffer;
+};
+
+/* Reads one summary document. Numeric fields known to fields.c must be
+ * [number, "unit"] pairs (or bare numbers) in a unit of their dimension; they
+ * are converted to the field's unit. Unknown fields are kept in the document.
+ * Name: options->name, else "name", else "category" (Work Queue's
+ * resource_monitor summaries carry no name), else the command's program.
+ * text/len is the document as given: it is stored, and its SHA-256 is the
+ * content hash (the same summary = the same bytes, blanks around it aside).
+ * Takes a reference to root. Returns -1 and a reason naming the bad field. */
+int summary_record_parse(json_t *root, const char *text, size_t len,
+                         const struct ingest_options *options,
+                         struct summary_record *record, char *why, size_t why_len);
+void summary_record_free(struct summary_record *record);
+
+/* Inserts one record (inside the caller's transaction). Returns 1 when
+ * stored (archive id in *id when id is not NULL), 0 when the same summary was
+ * archived before, -1 on a database error. */
+int ingest_record(struct store *s, const struct summary_record *record, long long *id, char *why,
+                  size_t why_len);
+
+/* Records, in name_fields, which numeric fields the records carry for their
+ * task names (inside the caller's transaction; once per distinct pair). */
+int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
+                       char *why, size_t why_len);
+
+/* Stores a set's description once (the first description given wins). */
+int ingest_set_description(struct store *s, const char *set, const char *description, char *why,
+                           size_t why_len);
+
+#endif

@@ -1,0 +1,449 @@
+/* Files, directories and stdin → summaries → archive (see ingest_files.h). */
+#include "archive/ingest_files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+#define DEFAULT_BATCH 2000
+
+void ingest_session_init(struct ingest_session *session, struct store *store,
+                         const struct ingest_options *options)
+{
+    memset(session, 0, sizeof *session);
+    session->store = store;
+    session->options = options;
+    session->batch_size = DEFAULT_BATCH;
+}
+
+#define MAX_TRANSACTION_TRIES 8
+
+static void free_pending(struct ingest_session *session)
+{
+    for (size_t i = 0; i < session->npending; i++) {
+        summary_record_free(session->pending[i]);
+        free(session->pending[i]);
+    }
+    session->npending = 0;
+}
+
+/* One transaction storing every pending record; counts only what commits. */
+static int try_write_pending(struct ingest_session *session, char *why, size_t why_len)
+{
+    struct store *s = session->store;
+    size_t added = 0;
+    long long id = 0, last_id = 0;
+    if (store_begin(s, why, why_len) < 0)
+        return -1;
+    for (size_t i = 0; i < session->npending; i++) {
+        int stored = ingest_record(s, session->pending[i], &id, why, why_len);
+        if (stored < 0) {
+            store_rollback(s);
+            return -1;
+        }
+        if (stored) {
+            added++;
+            last_id = id;
+        }
+    }
+    if (ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
+        store_commit(s, why, why_len) < 0) {
+        store_rollback(s);
+        return -1;
+    }
+    session->added += added;
+    session->duplicates += session->npending - added;
+    if (last_id)
+        session->last_id = last_id;
+    return 0;
+}
+
+/* Writes the pending records in one transaction, running it again when the
+ * database aborted it for a deadlock or a serialization failure (two
+ * writers adding overlapping summaries in different orders); nothing is
+ * counted twice because counts are taken only from the transaction that
+ * commits. */
+static int write_pending(struct ingest_session *session)
+{
+    char why[512];
+    if (session->npending == 0 || session->database_failed) {
+        free_pending(session);
+        return session->database_failed ? -1 : 0;
+    }
+    int rc = -1;
+    for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
+        session->store->retryable = false;
+        rc = try_write_pending(session, why, sizeof why);
+        if (rc == 0 || !session->store->retryable)
+            break;
+        usleep((useconds_t)(1000 * attempt + rand() % 5000)); /* back off, out of step */
+    }
+    if (rc < 0) {
+        tally_error("archive: %s: %s", session->store->location, why);
+        session->database_failed = true;
+    }
+    free_pending(session);
+    return rc;
+}
+
+/* Takes a parsed record (in the writing thread) into the current batch, and
+ * writes the batch when it is full. */
+static int insert_parsed(struct ingest_session *session, struct summary_record *record)
+{
+    if (session->database_failed) {
+        summary_record_free(record);
+        free(record);
+        return -1;
+    }
+    if (!session->pending) {
+        session->pending = calloc(session->batch_size, sizeof *session->pending);
+        if (!session->pending) {
+            tally_error("archive: out of memory");
+            session->database_failed = true;
+            summary_record_free(record);
+            free(record);
+            return -1;
+        }
+    }
+    session->pending[session->npending++] = record;
+    if (session->npending >= session->batch_size)
+        return write_pending(session);
+    return 0;
+}
+
+/* A bounded FIFO of parsed records between the reading and writing threads. */
+#define QUEUE_CAPACITY 512
+struct record_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t not_empty, not_full;
+    struct summary_record *items[QUEUE_CAPACITY];
+    size_t head, count;
+    bool done; /* the reader has finished */
+};
+
+static void queue_push(struct record_queue *q, struct summary_record *record)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == QUEUE_CAPACITY)
+        pthread_cond_wait(&q->not_full, &q->lock);
+    q->items[(q->head + q->count++) % QUEUE_CAPACITY] = record;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* The next record, or NULL when the reader is done and nothing is left. */
+static struct summary_record *queue_pop(struct record_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == 0 && !q->done)
+        pthread_cond_wait(&q->not_empty, &q->lock);
+    struct summary_record *record = NULL;
+    if (q->count > 0) {
+        record = q->items[q->head];
+        q->head = (q->head + 1) % QUEUE_CAPACITY;
+        q->count--;
+        pthread_cond_signal(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return record;
+}
+
+/* Parses and stores (or queues) one document; takes over the reference to
+ * root, and drops it before the record changes threads (the record holds its
+ * own). */
+static int store_document(struct ingest_session *session, json_t *root, const char *text,
+                          size_t len, const char *label, int document_number, bool several)
+{
+    char why[512];
+    struct summary_record *record = malloc(sizeof *record);
+    int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
+                                               sizeof why)
+                        : -1;
+    json_decref(root);
+    if (parsed < 0) {
+        if (!record)
+            snprintf(why, sizeof why, "out of memory");
+        if (several)
+            tally_error("archive add: %s: document %d: %s", label, document_number, why);
+        else
+            tally_error("archive add: %s: %s", label, why);
+        free(record);
+        session->rejected++;
+        return -1;
+    }
+    if (session->queue) {
+        queue_push(session->queue, record);
+        return 0;
+    }
+    return insert_parsed(session, record);
+}
+
+static size_t skip_blanks(const char *text, size_t off, size_t len)
+{
+    while (off < len && (text[off] == ' ' || text[off] == '\n' || text[off] == '\t' ||
+                         text[off] == '\r'))
+        off++;
+    return off;
+}
+
+static int line_of(const char *text, size_t offset)
+{
+    int line = 1;
+    for (size_t i = 0; i < offset; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len)
+{
+    size_t off = skip_blanks(text, 0, len);
+    if (off == len) {
+        tally_error("archive add: %s: empty, no summary in it", label);
+        session->rejected++;
+        return -1;
+    }
+    int status = 0, number = 0;
+    /* one document, or several concatenated (JSON Lines is a special case) */
+    bool several = false;
+    while (off < len && !session->database_failed) {
+        json_error_t err;
+        json_t *root = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
+        number++;
+        if (!root) {
+            int line = line_of(text, off) + err.line - 1;
+            if (several || number > 1)
+                tally_error("archive add: %s: document %d: line %d: %s", label, number, line,
+                            err.text);
+            else
+                tally_error("archive add: %s: line %d: %s", label, line, err.text);
+            session->rejected++;
+            return -1; /* cannot find where the next document starts */
+        }
+        size_t next = skip_blanks(text, off + (size_t)err.position, len);
+        if (number == 1 && next < len)
+            several = true;
+        if (store_document(session, root, text + off, (size_t)err.position, label, number,
+                           several) < 0)
+            status = -1;
+        off = next;
+    }
+    return status;
+}
+
+static char *read_stream(FILE *fp, size_t *len)
+{
+    size_t cap = 1 << 12, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (n < cap) {
+            if (ferror(fp)) {
+                free(buf);
+                return NULL;
+            }
+            break;
+        }
+        char *bigger = realloc(buf, cap *= 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+    }
+    *len = n;
+    return buf;
+}
+
+/* The whole file, read with one allocation of its size (summaries are small
+ * and a directory may hold 100,000 of them). */
+static char *read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        int saved = errno ? errno : EISDIR;
+        close(fd);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : saved;
+        return NULL;
+    }
+    /* one byte more than the size, so that the second read sees the end */
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n == cap) {
+            char *bigger = realloc(text, cap *= 2);
+            if (!bigger)
+                free(text);
+            text = bigger;
+            continue;
+        }
+        ssize_t got = read(fd, text + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int saved = errno;
+            free(text);
+            close(fd);
+            errno = saved;
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (!text) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *len = n;
+    return text;
+}
+
+static int ingest_file(struct ingest_session *session, const char *path)
+{
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text) {
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    int status = ingest_buffer(session, path, text, len);
+    free(text);
+    return status;
+}
+
+static bool is_summary_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 8 && !strcmp(name + n - 8, ".summary")) || (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+static int ingest_directory(struct ingest_session *session, const char *path)
+{
+    struct dirent **entries;
+    int n = scandir(path, &entries, NULL, alphasort);
+    if (n < 0) {
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    int status = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = entries[i]->d_name;
+        if (name[0] == '.' || session->database_failed) {
+            free(entries[i]);
+            continue;
+        }
+        char *child;
+        if (asprintf(&child, "%s/%s", path, name) >= 0) {
+            struct stat st;
+            bool is_dir = entries[i]->d_type == DT_DIR ||
+                          ((entries[i]->d_type == DT_UNKNOWN || entries[i]->d_type == DT_LNK) &&
+                           stat(child, &st) == 0 && S_ISDIR(st.st_mode));
+            if (is_dir) {
+                if (ingest_directory(session, child) < 0)
+                    status = -1;
+            } else if (is_summary_name(name)) {
+                if (ingest_file(session, child) < 0)
+                    status = -1;
+            }
+            free(child);
+        }
+        free(entries[i]);
+    }
+    free(entries);
+    return status;
+}
+
+int ingest_path(struct ingest_session *session, const char *path)
+{
+    if (!strcmp(path, "-")) {
+        size_t len;
+        char *text = read_stream(stdin, &len);
+        if (!text) {
+            tally_error_errno("archive add: standard input");
+            session->rejected++;
+            return -1;
+        }
+        int status = ingest_buffer(session, "(stdin)", text, len);
+        free(text);
+        return status;
+    }
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        tally_error_errno("archive add: %s", path);
+        session->rejected++;
+        return -1;
+    }
+    return S_ISDIR(st.st_mode) ? ingest_directory(session, path) : ingest_file(session, path);
+}
+
+struct reader_job {
+    struct ingest_session *session;
+    char *const *paths;
+    size_t n;
+    int status;
+};
+
+static void *reader_main(void *arg)
+{
+    struct reader_job *job = arg;
+    for (size_t i = 0; i < job->n && !job->session->database_failed; i++)
+        if (ingest_path(job->session, job->paths[i]) < 0)
+            job->status = -1;
+    struct record_queue *q = job->session->queue;
+    pthread_mutex_lock(&q->lock);
+    q->done = true;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
+{
+    static struct record_queue queue; /* one pipeline per process at a time */
+    memset(&queue, 0, sizeof queue);
+    pthread_mutex_init(&queue.lock, NULL);
+    pthread_cond_init(&queue.not_empty, NULL);
+    pthread_cond_init(&queue.not_full, NULL);
+    json_object_seed(0); /* before two threads use jansson */
+    struct reader_job job = {session, paths, n, 0};
+    session->queue = &queue;
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, reader_main, &job) != 0) {
+        session->queue = NULL; /* no second thread: do it all here */
+        for (size_t i = 0; i < n && !session->database_failed; i++)
+            if (ingest_path(session, paths[i]) < 0)
+                job.status = -1;
+        return job.status;
+    }
+    struct summary_record *record;
+    while ((record = queue_pop(&queue)) != NULL) {
+        insert_parsed(session, record); /* after a database failure: only frees */
+    }
+    pthread_join(reader, NULL);
+    session->queue = NULL;
+    pthread_mutex_destroy(&queue.lock);
+    pthread_cond_destroy(&queue.not_empty);
+    pthread_cond_destroy(&queue.not_full);
+    return job.status;
+}
+
+int ingest_session_finish(struct ingest_session *session)
+{
+    int rc = write_pending(session);
+    free(session->pending);
+    session->pending = NULL;
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* Reading summaries from files, directories and standard input into the
+ * archive, in batched transactions, reporting each bad input with its path
+ * and reason and going on with the others. */
+#ifndef TALLY_ARCHIVE_INGEST_FILES_H
+#define TALLY_ARCHIVE_INGEST_FILES_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "archive/ingest.h"
+
+struct ingest_session {
+    struct store *store;
+    const struct ingest_options *options;
+    size_t batch_size;       /* summaries per transaction */
+    struct summary_record **pending; /* parsed, not yet written (one batch) */
+    size_t npending;
+    size_t added, duplicates, rejected; /* documents */
+    atomic_bool database_failed; /* a write failed: stop */
+    long long last_id;       /* archive id of the last stored summary */
+    struct record_queue *queue; /* ingest_paths: parsed records go to the writer */
+};
+
+void ingest_session_init(struct ingest_session *session, struct store *store,
+                         const struct ingest_options *options);
+/* PATH: a file holding one or more JSON summaries (concatenated, or one per
+ * line), a directory (every *.summary and *.json file under it), or "-" for
+ * standard input. Returns 0 when everything went in, -1 when something was
+ * rejected (reported on stderr). */
+int ingest_path(struct ingest_session *session, const char *path);
+/* Ingests the summaries in a buffer; label names it in messages. */
+int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len);
+/* All of paths, in order, with reading and parsing in a second thread while
+ * this one writes to the database (the two halves of the work are about
+ * equal). Returns 0, or -1 when something was rejected. */
+int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
+/* Writes what is pending and frees it. -1 on a database error. Call it
+ * once, at the end. */
+int ingest_session_finish(struct ingest_session *session);
+
+#endif

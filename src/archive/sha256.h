@@ -1,0 +1,13 @@
+/* SHA-256 of a buffer, as lowercase hex. The archive uses it as the content
+ * hash that makes adding the same summary twice store it once. */
+#ifndef TALLY_ARCHIVE_SHA256_H
+#define TALLY_ARCHIVE_SHA256_H
+
+#include <stddef.h>
+
+#define SHA256_HEX_LEN 64
+
+/* Writes 64 hex digits and a NUL into hex (at least 65 bytes). */
+void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
+
+#endif

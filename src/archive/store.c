@@ -1,0 +1,124 @@
+/* Backend-independent part of the store: choosing the backend from the
+ * location, the default location, and thin wrappers over the backend. */
+#include "archive/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+bool store_location_is_postgres(const char *location)
+{
+    return !strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11);
+}
+
+char *store_default_location(void)
+{
+    const char *env = getenv("TALLY_DB");
+    if (env && *env)
+        return strdup(env);
+    const char *xdg = getenv("XDG_DATA_HOME");
+    char *path = NULL;
+    if (xdg && *xdg) {
+        if (asprintf(&path, "%s/tally/archive.db", xdg) < 0)
+            return NULL;
+    } else {
+        const char *home = getenv("HOME");
+        if (asprintf(&path, "%s/.local/share/tally/archive.db", home ? home : ".") < 0)
+            return NULL;
+    }
+    return path;
+}
+
+/* mkdir -p of the directory holding path. */
+static int make_parent_directories(const char *path, char *why, size_t why_len)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    char *slash = strrchr(copy, '/');
+    if (!slash || slash == copy) {
+        free(copy);
+        return 0;
+    }
+    *slash = '\0';
+    for (char *p = copy + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char saved = *p;
+            *p = '\0';
+            if (mkdir(copy, 0777) < 0 && errno != EEXIST) {
+                snprintf(why, why_len, "cannot create directory %s: %s", copy, strerror(errno));
+                free(copy);
+                return -1;
+            }
+            *p = saved;
+            if (!saved)
+                break;
+        }
+    }
+    free(copy);
+    return 0;
+}
+
+struct store *store_open_at_version(const char *location, int version, char *why, size_t why_len)
+{
+    char *owned = NULL;
+    if (!location)
+        location = owned = store_default_location();
+    if (!location) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    struct store *s = NULL;
+    if (store_location_is_postgres(location)) {
+        s = store_postgres_open(location, why, why_len);
+    } else if (make_parent_directories(location, why, why_len) == 0) {
+        s = store_sqlite_open(location, why, why_len);
+    }
+    free(owned);
+    if (s && schema_migrate(s, version, why, why_len) < 0) {
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+struct store *store_open(const char *location, char *why, size_t why_len)
+{
+    return store_open_at_version(location, schema_current_version(), why, why_len);
+}
+
+void store_close(struct store *s)
+{
+    if (s)
+        s->backend->close(s);
+}
+
+long long store_exec(struct store *s, const char *sql, const struct sql_value *params,
+                     size_t nparams, char *why, size_t why_len)
+{
+    return s->backend->exec(s, sql, params, nparams, why, why_len);
+}
+
+int store_query(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
+                store_row_fn fn, void *ctx, char *why, size_t why_len)
+{
+    return s->backend->query(s, sql, params, nparams, fn, ctx, why, why_len);
+}
+
+int store_begin(struct store *s, char *why, size_t why_len)
+{
+    return store_exec(s, s->backend->begin_write, NULL, 0, why, why_len) < 0 ? -1 : 0;
+}
+
+int store_commit(struct store *s, char *why, size_t why_len)
+{
+    return store_exec(s, "COMMIT", NULL, 0, why, why_len) < 0 ? -1 : 0;
+}
+
+void store_rollback(struct store *s)
+{
+    char ignored[256];
+    store_exec(s, "ROLLBACK", NULL, 0, ignored, sizeof ignored);
+}

@@ -1,0 +1,266 @@
+/* PostgreSQL backend of the store, through libpq: for many submitters on many
+ * hosts. Statements are written with '?' placeholders (the SQLite spelling)
+ * and rewritten to $1, $2, ...; they are prepared once per connection and
+ * cached, and every value is sent as a parameter. */
+#include "archive/store.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STATEMENT_CACHE_SIZE 16
+#define MAX_PARAMS 128
+
+struct prepared {
+    char *sql;  /* as the caller wrote it */
+    char name[24];
+};
+
+struct postgres_store {
+    PGconn *conn;
+    struct prepared cache[STATEMENT_CACHE_SIZE];
+    size_t next_victim;
+    unsigned serial;
+};
+
+/* '?' → $n, outside quoted strings and identifiers. */
+static char *number_placeholders(const char *sql)
+{
+    size_t len = strlen(sql);
+    char *out = malloc(len * 4 + 1);
+    if (!out)
+        return NULL;
+    char *o = out;
+    int n = 0;
+    char quote = 0;
+    for (const char *p = sql; *p; p++) {
+        if (quote) {
+            if (*p == quote)
+                quote = 0;
+            *o++ = *p;
+        } else if (*p == '\'' || *p == '"') {
+            quote = *p;
+            *o++ = *p;
+        } else if (*p == '?') {
+            o += sprintf(o, "$%d", ++n);
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* libpq's messages span lines; tally's errors are one line. */
+static void one_line(const char *msg, char *why, size_t why_len)
+{
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '\t'))
+        n--;
+    snprintf(why, why_len, "%.*s", (int)n, msg);
+    for (char *p = why; *p; p++)
+        if (*p == '\n' || *p == '\t')
+            *p = ' ';
+}
+
+static void set_error(struct postgres_store *impl, char *why, size_t why_len)
+{
+    one_line(PQerrorMessage(impl->conn), why, why_len);
+}
+
+static void set_result_error(struct store *s, PGresult *res, char *why, size_t why_len)
+{
+    one_line(PQresultErrorMessage(res), why, why_len);
+    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    /* 40P01 deadlock_detected, 40001 serialization_failure */
+    if (state && (!strcmp(state, "40P01") || !strcmp(state, "40001")))
+        s->retryable = true;
+}
+
+/* Name of the prepared statement for sql, preparing it on first use. */
+static const char *prepare(struct store *s, const char *sql, int nparams, char *why,
+                           size_t why_len)
+{
+    struct postgres_store *impl = s->impl;
+    for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
+        if (impl->cache[i].sql && !strcmp(impl->cache[i].sql, sql))
+            return impl->cache[i].name;
+    char *numbered = number_placeholders(sql);
+    if (!numbered) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    struct prepared *slot = &impl->cache[impl->next_victim];
+    impl->next_victim = (impl->next_victim + 1) % STATEMENT_CACHE_SIZE;
+    if (slot->sql) {
+        char deallocate[64];
+        snprintf(deallocate, sizeof deallocate, "DEALLOCATE %s", slot->name);
+        PQclear(PQexec(impl->conn, deallocate));
+        free(slot->sql);
+        slot->sql = NULL;
+    }
+    snprintf(slot->name, sizeof slot->name, "tally_%u", ++impl->serial);
+    PGresult *res = PQprepare(impl->conn, slot->name, numbered, nparams, NULL);
+    free(numbered);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        set_result_error(s, res, why, why_len);
+        PQclear(res);
+        return NULL;
+    }
+    PQclear(res);
+    slot->sql = strdup(sql);
+    return slot->name;
+}
+
+static PGresult *execute(struct store *s, const char *sql, const struct sql_value *params,
+                         size_t nparams, char *why, size_t why_len)
+{
+    struct postgres_store *impl = s->impl;
+    if (nparams > MAX_PARAMS) {
+        snprintf(why, why_len, "too many parameters (%zu)", nparams);
+        return NULL;
+    }
+    if (!params) { /* plain statements or scripts (schema, BEGIN, COMMIT) */
+        PGresult *res = PQexec(impl->conn, sql);
+        if (!res)
+            set_error(impl, why, why_len);
+        return res;
+    }
+    const char *name = prepare(s, sql, (int)nparams, why, why_len);
+    if (!name)
+        return NULL;
+    const char *values[MAX_PARAMS];
+    char numbers[MAX_PARAMS][32];
+    for (size_t i = 0; i < nparams; i++) {
+        switch (params[i].type) {
+        case SQL_TEXT: values[i] = params[i].text; break;
+        case SQL_REAL:
+            snprintf(numbers[i], sizeof numbers[i], "%.17g", params[i].real);
+            values[i] = numbers[i];
+            break;
+        case SQL_INT:
+            snprintf(numbers[i], sizeof numbers[i], "%lld", params[i].integer);
+            values[i] = numbers[i];
+            break;
+        default: values[i] = NULL; break;
+        }
+    }
+    PGresult *res = PQexecPrepared(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
+    if (!res)
+        set_error(impl, why, why_len);
+    return res;
+}
+
+static long long postgres_exec(struct store *s, const char *sql, const struct sql_value *params,
+                               size_t nparams, char *why, size_t why_len)
+{
+    PGresult *res = execute(s, sql, params, nparams, why, why_len);
+    if (!res)
+        return -1;
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        set_result_error(s, res, why, why_len);
+        PQclear(res);
+        return -1;
+    }
+    long long changed = atoll(PQcmdTuples(res));
+    PQclear(res);
+    return changed;
+}
+
+enum { OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
+       OID_NUMERIC = 1700 };
+
+static int postgres_query(struct store *s, const char *sql, const struct sql_value *params,
+                          size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_len)
+{
+    PGresult *res = execute(s, sql, params, nparams, why, why_len);
+    if (!res)
+        return -1;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        set_result_error(s, res, why, why_len);
+        PQclear(res);
+        return -1;
+    }
+    int nrows = PQntuples(res), ncols = PQnfields(res);
+    struct sql_value *row = calloc((size_t)ncols + 1, sizeof *row);
+    enum sql_type *types = calloc((size_t)ncols + 1, sizeof *types);
+    for (int c = 0; c < ncols; c++) {
+        Oid t = PQftype(res, c);
+        types[c] = (t == OID_INT8 || t == OID_INT2 || t == OID_INT4) ? SQL_INT
+                   : (t == OID_FLOAT4 || t == OID_FLOAT8 || t == OID_NUMERIC) ? SQL_REAL
+                                                                             : SQL_TEXT;
+    }
+    for (int r = 0; r < nrows; r++) {
+        for (int c = 0; c < ncols; c++) {
+            const char *v = PQgetvalue(res, r, c);
+            if (PQgetisnull(res, r, c))
+                row[c] = sql_null();
+            else if (types[c] == SQL_INT)
+                row[c] = sql_int(atoll(v));
+            else if (types[c] == SQL_REAL)
+                row[c] = sql_real(strtod(v, NULL));
+            else
+                row[c] = sql_text(v);
+        }
+        if (fn && fn(ctx, (size_t)ncols, row))
+            break;
+    }
+    free(row);
+    free(types);
+    PQclear(res);
+    return 0;
+}
+
+static void postgres_close(struct store *s)
+{
+    struct postgres_store *impl = s->impl;
+    for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
+        free(impl->cache[i].sql);
+    PQfinish(impl->conn);
+    free(impl);
+    free(s->location);
+    free(s);
+}
+
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+static const struct store_backend postgres_backend = {
+    .name = "postgresql",
+    .id_column = "id BIGSERIAL PRIMARY KEY",
+    .begin_write = "BEGIN",
+    .lock_schema = "SELECT pg_advisory_xact_lock(74110311)",
+    .column_exists = "SELECT 1 FROM information_schema.columns WHERE table_schema = "
+                     "current_schema() AND table_name = ? AND column_name = ?",
+    .exec = postgres_exec,
+    .query = postgres_query,
+    .close = postgres_close,
+};
+
+struct store *store_postgres_open(const char *uri, char *why, size_t why_len)
+{
+    struct store *s = calloc(1, sizeof *s);
+    struct postgres_store *impl = calloc(1, sizeof *impl);
+    if (!s || !impl) {
+        free(s);
+        free(impl);
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    s->backend = &postgres_backend;
+    s->impl = impl;
+    s->location = strdup(uri);
+    impl->conn = PQconnectdb(uri);
+    if (PQstatus(impl->conn) != CONNECTION_OK) {
+        set_error(impl, why, why_len);
+        postgres_close(s);
+        return NULL;
+    }
+    PQsetNoticeProcessor(impl->conn, ignore_notice, NULL);
+    return s;
+}

@@ -1,0 +1,51 @@
+/* Shared between the 'tally archive' subcommand files (archive_*.c): their
+ * entry points and the helpers every one of them uses. */
+#ifndef TALLY_CLI_ARCHIVE_CLI_H
+#define TALLY_CLI_ARCHIVE_CLI_H
+
+#include <stdbool.h>
+
+#include "archive/history.h"
+#include "archive/store.h"
+
+int archive_add_main(int argc, char **argv, const char *db);
+int archive_query_main(int argc, char **argv, const char *db);
+int archive_stats_main(int argc, char **argv, const char *db);
+int archive_predict_main(int argc, char **argv, const char *db);
+int archive_outliers_main(int argc, char **argv, const char *db);
+
+/* Opens the archive at db (NULL: $TALLY_DB or the default file), reporting
+ * a failure as "tally: archive: LOCATION: why". */
+struct store *archive_open(const char *db);
+
+enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
+
+/* What every subcommand's option loop shares. */
+struct archive_command {
+    const char *name;          /* "predict": for messages */
+    const char *usage;
+    const char *db;            /* --db (or the one given before the subcommand) */
+    enum output_format format; /* --format */
+    bool csv_allowed;
+};
+
+/* getopt_long entries of --db, --format and --help ('d', 'f', 'h'). */
+#define ARCHIVE_COMMON_OPTIONS                                                      \
+    {"db", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'f'}, \
+    {"help", no_argument, NULL, 'h'}
+
+enum { ARCHIVE_OPTION_OWN = -2, ARCHIVE_OPTION_DONE = -1 };
+/* Handles getopt_long's c when it is --db, --format, --help or a bad option:
+ * returns ARCHIVE_OPTION_DONE, or the exit status to return at once (0 after
+ * --help, 125 after a message); ARCHIVE_OPTION_OWN when c is the caller's. */
+int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv);
+/* A number in [min, max] for an option; -1 after a message. */
+int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
+                         double min, double max, double *out);
+/* Opens the archive and loads the history of name (see history_load).
+ * Returns -1 when loaded with rows, else the exit status to return (125 on
+ * errors, 1 when there are no summaries of that name), after a message. */
+int archive_load_history(const struct archive_command *cmd, const char *name,
+                         const char *group_column, bool with_identity, struct history *h);
+
+#endif

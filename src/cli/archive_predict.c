@@ -1,0 +1,138 @@
+/* 'tally archive predict NAME': the recommended first allocation of every
+ * limitable resource of a task, by the job-sizing strategy of Tovar et al.
+ * (src/archive/predict.h), with its expected waste and retry rate against
+ * "always the maximum seen" and "a fixed quantile". */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive/history.h"
+#include "archive/predict.h"
+#include "cli/archive_cli.h"
+#include "cli/commands.h"
+#include "util/error.h"
+
+static const char usage[] =
+    "usage: tally archive predict [options] NAME\n"
+    "  --db PATH|URI     the archive\n"
+    "  --quantile Q      the fixed-quantile baseline (default 0.95)\n"
+    "  --format FORMAT   table (default) or json\n";
+
+static bool is_time_field(const struct summary_field *f) { return f->dim == DIM_TIME; }
+
+static json_t *outcome_json(const struct allocation_outcome *o)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "allocation", json_real(o->allocation));
+    json_object_set_new(j, "expected_waste", json_real(o->expected_waste));
+    json_object_set_new(j, "retry_rate", json_real(o->retry_rate));
+    return j;
+}
+
+int archive_predict_main(int argc, char **argv, const char *db)
+{
+    static const struct option options[] = {
+        ARCHIVE_COMMON_OPTIONS,
+        {"quantile", required_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    struct archive_command cmd = {.name = "predict", .usage = usage, .db = db};
+    double quantile = 0.95;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) /* --quantile */
+            outcome = archive_parse_number(&cmd, "--quantile", optarg, 0, 1, &quantile) < 0
+                          ? TALLY_EXIT_ERROR
+                          : ARCHIVE_OPTION_DONE;
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
+    }
+    if (argc - optind != 1) {
+        tally_error("archive predict: give one task NAME");
+        fputs(usage, stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    const char *name = argv[optind];
+    enum output_format format = cmd.format;
+    struct history h;
+    int status = archive_load_history(&cmd, name, NULL, false, &h);
+    if (status >= 0)
+        return status;
+    int wall = -1;
+    for (size_t k = 0; k < h.nresources; k++)
+        if (!strcmp(h.resources[k]->name, "wall_time"))
+            wall = (int)k;
+    double *peaks = malloc(h.rows * sizeof *peaks), *weights = malloc(h.rows * sizeof *weights);
+    json_t *doc = json_object();
+    if (format == FORMAT_TABLE) {
+        printf("%s: %zu summaries; first allocation minimising expected waste, retry at the maximum"
+               " (Tovar et al. 2018)\n\n",
+               name, h.rows);
+        printf("%-24s %12s %-6s %14s %8s | %14s | %12s %14s %8s\n", "resource", "allocation", "unit",
+               "waste/task", "retries", "max: waste", "p-quantile", "waste/task", "retries");
+    }
+    for (size_t k = 0; k < h.nresources; k++) {
+        const struct summary_field *f = h.resources[k];
+        if (!f->limitable || h.present[k] == 0)
+            continue;
+        bool time_weighted = !is_time_field(f) && wall >= 0;
+        size_t n = 0;
+        for (size_t r = 0; r < h.rows; r++) {
+            double v = history_value(&h, r, k);
+            if (isnan(v))
+                continue;
+            double t = time_weighted ? history_value(&h, r, (size_t)wall) : 1;
+            if (isnan(t)) {
+                time_weighted = false; /* not every run has a runtime: weigh runs equally */
+                r = (size_t)-1;
+                n = 0;
+                continue;
+            }
+            peaks[n] = v;
+            weights[n++] = t;
+        }
+        struct prediction p;
+        if (predict_first_allocation(peaks, time_weighted ? weights : NULL, n, quantile, &p) < 0)
+            continue;
+        char waste_unit[32];
+        snprintf(waste_unit, sizeof waste_unit, "%s%s", f->unit, time_weighted ? "·s" : "");
+        if (format == FORMAT_JSON) {
+            json_t *j = json_object();
+            json_object_set_new(j, "allocation", json_real(p.best.allocation));
+            json_object_set_new(j, "unit", json_string(f->unit));
+            json_object_set_new(j, "expected_waste", json_real(p.best.expected_waste));
+            json_object_set_new(j, "waste_unit", json_string(waste_unit));
+            json_object_set_new(j, "retry_rate", json_real(p.best.retry_rate));
+            json_object_set_new(j, "samples", json_integer((json_int_t)p.samples));
+            json_object_set_new(j, "max_seen", json_real(p.max_seen));
+            json_object_set_new(j, "always_max", outcome_json(&p.always_max));
+            json_t *q = outcome_json(&p.quantile);
+            json_object_set_new(q, "quantile", json_real(quantile));
+            json_object_set_new(j, "fixed_quantile", q);
+            json_object_set_new(doc, f->name, j);
+        } else {
+            printf("%-24s %12.6g %-6s %14.6g %7.2f%% | %14.6g | %12.6g %14.6g %7.2f%%\n", f->name,
+                   p.best.allocation, f->unit, p.best.expected_waste, 100 * p.best.retry_rate,
+                   p.always_max.expected_waste, p.quantile.allocation, p.quantile.expected_waste,
+                   100 * p.quantile.retry_rate);
+        }
+    }
+    if (format == FORMAT_JSON) {
+        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        puts(text);
+        free(text);
+    } else {
+        printf("\nwaste per task in unit·s (unit for time resources); quantile = %g\n", quantile);
+    }
+    json_decref(doc);
+    free(peaks);
+    free(weights);
+    history_free(&h);
+    return TALLY_EXIT_OK;
+}

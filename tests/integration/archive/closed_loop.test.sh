@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The closed loop end to end with a real 'tally run': --limits-from-archive
+# takes the archive's predicted first allocation as limits, --retry runs a
+# task stopped by a limit again with the maximum seen, --archive stores both
+# attempts linked; an archive that cannot be reached loses nothing.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+DB=$WORK/archive.db
+# history of 'grow': 9 runs at 50 MB, one at 120 MB, 2 s each. Expected waste
+# per task: a = 50 → (50·2 [the stopped run] + 0 [retry at 120 = its peak]) / 10 = 10;
+# a = 120 → 9·70·2 / 10 = 126. First allocation: 50 MB; maximum seen: 120 MB.
+for i in $(seq 1 9); do printf '{"name":"grow","seq":%d,"memory":[50,"MB"],"wall_time":[20,"s"],"disk":[500,"MB"]}\n' "$i"; done > hist.jsonl
+echo '{"name":"grow","seq":10,"memory":[120,"MB"],"wall_time":[20,"s"],"disk":[500,"MB"]}' >> hist.jsonl
+"$TALLY" archive --db "$DB" add -q hist.jsonl
+check_near "predicted first allocation" "$("$TALLY" archive --db "$DB" predict --format json grow | jq .memory.allocation)" 50 0
+
+# a task growing to 80 MB: stopped at 50 MB, retried at 120 MB, succeeds
+"$TALLY" run --name grow --limits-from-archive="$DB" --archive="$DB" --retry --time-series -o loop -- "$PROGS/grow_memory" 200 80 2> err.txt; st=$?
+check_eq "retried task succeeds" "$st" 0
+check_contains "the retry is announced" "$(cat err.txt)" "memory limit 50 MB broken; retrying with 120 MB"
+check_eq "first attempt stopped by the memory limit" "$(jq -r .exit_type loop.attempt1.summary)" limits
+check_near "first attempt's limit was the prediction" "$(jq '.limits_exceeded.memory[0]' loop.attempt1.summary)" 50 0
+check_eq "second attempt ran to its end" "$(jq -r .exit_type loop.summary)" normal
+check "each attempt has its own time series" test -s loop.attempt1.series -a -s loop.series
+check_cmp "second attempt used its 80 MB" "$(jq '.memory[0]' loop.summary)" ">=" 80
+rows=$(sqlite3 "$DB" "select attempt || ' ' || coalesce(previous_attempt, '-') || ' ' || exit_type from summaries where name = 'grow' and attempt is not null order by id")
+check_eq "both attempts archived" "$(echo "$rows" | wc -l)" 2
+first_id=$(sqlite3 "$DB" "select id from summaries where attempt = 1")
+check_eq "attempts linked" "$(echo "$rows" | tr '\n' '|')" "1 - limits|2 $first_id normal|"
+check_eq "archived attempt = the local summary" "$(sqlite3 "$DB" "select document from summaries where attempt = 2" | jq -S -c .)" "$(jq -S -c . loop.summary)"
+
+# without --retry: exit 124, one attempt archived
+"$TALLY" run --name grow --limits-from-archive="$DB" --archive="$DB" -o once -- "$PROGS/grow_memory" 200 80 2>/dev/null; st=$?
+check_eq "no retry: the limit's exit status" "$st" 124
+check_eq "no retry: archived, no attempt number" "$(sqlite3 "$DB" "select count(*) from summaries where name = 'grow' and exit_type = 'limits' and attempt is null")" 1
+
+# explicit --limits win over the archive's (a history without the runs above)
+"$TALLY" archive --db "$WORK/hist.db" add -q hist.jsonl
+"$TALLY" run --name grow --limits-from-archive="$WORK/hist.db" --limits 'memory: 200 MB' -o explicit -- "$PROGS/grow_memory" 200 80 2>/dev/null
+st=$?; check_eq "explicit limit wins" "$st" 0; [ "$st" = 0 ] || cat explicit.summary
+
+# --archive with a database that cannot be reached: summary kept, one line, task status kept
+"$TALLY" run --archive="postgresql://nobody@/x?host=$WORK/no-server" -o lost -- /bin/sh -c 'exit 3' 2> err.txt; st=$?
+check_eq "unreachable archive: the task's status" "$st" 3
+check "unreachable archive: local summary written" test -s lost.summary
+check_eq "unreachable archive: one line" "$(wc -l < err.txt)" 1
+check_contains "unreachable archive: says where the summary is" "$(cat err.txt)" "the summary is kept in lost.summary"
+"$TALLY" archive --db "$DB" add -q lost.summary
+check_eq "the kept summary can be added later" "$(sqlite3 "$DB" "select count(*) from summaries where exit_status = 3")" 1
+
+# --archive without a value: the default archive ($TALLY_DB)
+TALLY_DB=$WORK/default.db "$TALLY" run --archive --name hello -o hello -- /bin/true
+check_eq "--archive: default archive" "$(sqlite3 "$WORK/default.db" "select name from summaries")" hello
+"$TALLY" run --limits-from-archive="$DB" -o x -- /bin/true 2> err.txt; st=$?
+check_eq "--limits-from-archive without --name: 125" "$st" 125
+check_contains "--limits-from-archive without --name: said" "$(cat err.txt)" "needs --name"
+finish

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tally archive on PostgreSQL: a real server started here (initdb into the
+# test's directory, a unix socket only, run as the unprivileged 'postgres'
+# user when the suite runs as root), stopped at the end. Same schema and
+# behaviour as SQLite (same answers on the same data), idempotence, bad
+# inputs, migrations, 10 concurrent writers × 10,000 summaries, and an
+# unreachable server reported in one line.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+source "$TALLY_TEST_ROOT/tests/integration/archive/pg-server.sh"
+source "$TALLY_TEST_ROOT/tests/integration/archive/writers.sh"
+GEN=$TALLY_TEST_ROOT/tests/integration/archive/gen-summaries.sh
+chmod 755 "$WORK"
+trap 'pg_server_stop; rm -rf "$WORK"' EXIT
+if ! pg_server_start "$WORK/pg"; then
+  not_ok "PostgreSQL server started"
+  finish
+fi
+ok "PostgreSQL server started"
+PSQL() { psql -X -q -t -A -d "$PG_URI" -c "$1"; }
+
+# --- add, idempotence, and the same answers as SQLite on the same data
+"$GEN" 500 3 rmapper > s.jsonl
+resource_monitor -O rm -- sleep 0.1 >/dev/null 2>&1
+out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
+check_eq "add" "$out" "added 501, already archived 0, rejected 0"
+out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
+check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
+check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 3
+"$TALLY" archive --db "$WORK/same.db" add -q s.jsonl rm.summary
+for sub in "stats --format json rmapper" "predict --format json rmapper" "outliers --format json rmapper" \
+           "query --format json memory>900MB" "stats --by host --format json rmapper"; do
+  # shellcheck disable=SC2086
+  a=$("$TALLY" archive --db "$PG_URI" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
+  # shellcheck disable=SC2086
+  b=$("$TALLY" archive --db "$WORK/same.db" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
+  check_eq "same answer as SQLite: $sub" "$([ "$a" = "$b" ] && [ -n "$a" ] && echo same || echo differ)" same
+done
+n=$("$TALLY" archive --db "$PG_URI" query --format json 'name = rmapper and memory > 900 MB and wall_time < 8 min' | jq length)
+check_eq "query with units" "$n" "$(PSQL "select count(*) from summaries where name = 'rmapper' and memory > 900 and wall_time < 480")"
+"$TALLY" archive --db "$PG_URI" query "name = 'x''; drop table summaries; --'" >/dev/null 2>&1
+check_eq "values are parameters (table still there)" "$(PSQL 'select count(*) from summaries')" 501
+
+# --- bad inputs
+echo '{"name":"bad","memory":[5,"parsecs"]}' > wrong.summary
+echo '{"name":"ok","memory":[5,"MB"],"new_field":{"x":[1,2]}}' > ok.summary
+"$TALLY" archive --db "$PG_URI" add wrong.summary ok.summary > out.txt 2> err.txt; st=$?
+check_eq "bad input: exit 1" "$st" 1
+check_contains "bad input named" "$(cat err.txt)" "wrong.summary: field 'memory': unit \"parsecs\""
+check_contains "unknown fields kept" "$(PSQL "select document from summaries where name = 'ok'")" '"new_field":{"x":[1,2]}'
+
+# --- migrations: a database at version 1 is brought to the current version
+PSQL "create database old_archive" >/dev/null
+OLD_URI="postgresql://tally@/old_archive?host=$WORK/pg"
+psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not null, applied double precision);
+  insert into schema_version values (1, 0);
+  create table sets (id text primary key, description text, created double precision);
+  create table summaries (id bigserial primary key, hash text not null unique, name text not null,
+    category text, set_id text, host text, tool text, level integer, command text, exit_status integer,
+    exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
+  insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
+"$TALLY" archive --db "$OLD_URI" add -q ok.summary
+check_eq "migrated to version 3" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 3
+check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
+check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7
+check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select count(*) from information_schema.columns where table_name = 'summaries' and column_name in ('wall_time', 'attempt', 'major_page_faults')")" 3
+
+# --- 10 concurrent writers × 10,000 summaries, on a fresh database
+PSQL "create database busy" >/dev/null
+BUSY_URI="postgresql://tally@/busy?host=$WORK/pg"
+run_concurrent_writers "$BUSY_URI"
+check_eq "every writer succeeded" "$WRITERS_FAILED" 0
+check_eq "no writer reported an error" "$(cat writer-err*.txt)" ""
+check_eq "all 100,000 stored" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name like 'task%'")" 100000
+check_eq "writer 7: its 10,000" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name = 'task7'")" 10000
+check_eq "shared 100 stored once" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name = 'shared'")" 100
+check_eq "added counts add up" "$(writers_total 2)" 100100
+
+# --- writers adding the same summaries in opposite orders: PostgreSQL aborts
+# one of two deadlocked transactions, which tally runs again; nothing is lost
+# or counted twice
+PSQL "create database crossed" >/dev/null
+CROSSED_URI="postgresql://tally@/crossed?host=$WORK/pg"
+"$GEN" 1000 501 x > x.jsonl
+"$GEN" 1000 502 y > y.jsonl
+pids=()
+for p in 1 2 3 4; do
+  if [ $((p % 2)) = 1 ]; then order="x.jsonl y.jsonl"; else order="y.jsonl x.jsonl"; fi
+  # shellcheck disable=SC2086
+  "$TALLY" archive --db "$CROSSED_URI" add $order > "crossed-out$p.txt" 2> "crossed-err$p.txt" &
+  pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
+check_eq "crossed writers: all succeeded" "$failed" 0
+check_eq "crossed writers: no error" "$(cat crossed-err*.txt)" ""
+check_eq "crossed writers: 2000 stored" "$(psql -X -t -A -d "$CROSSED_URI" -c "select count(*) from summaries")" 2000
+check_eq "crossed writers: added once" "$(cat crossed-out*.txt | awk '{gsub(",", ""); t += $2} END {print t}')" 2000
+check_eq "crossed writers: the rest already archived" "$(cat crossed-out*.txt | awk '{gsub(",", ""); t += $5} END {print t}')" 6000
+echo "# deadlocks the server resolved: $(grep -c 'deadlock detected' "$WORK/pg/server.log")"
+
+# --- an unreachable server: one line, status 125
+"$TALLY" archive --db "postgresql://tally@/archive?host=$WORK/nowhere" add ok.summary 2> err.txt; st=$?
+check_eq "unreachable: 125" "$st" 125
+check_eq "unreachable: one line" "$(wc -l < err.txt)" 1
+check_contains "unreachable: says which" "$(cat err.txt)" "tally: archive: postgresql://tally@/archive?host=$WORK/nowhere:"
+finish

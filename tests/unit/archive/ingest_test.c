@@ -1,0 +1,153 @@
+/* Unit tests for summary ingest (src/archive/ingest.c) and the SQLite store
+ * with its migrations (src/archive/store*.c, schema.c), on a real database
+ * file in a temporary directory. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "archive/ingest.h"
+#include "report/fields.h"
+#include "test.h"
+
+static int field_index(const char *name)
+{
+    size_t n;
+    const struct summary_field *f = summary_fields(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(f[i].name, name))
+            return (int)i;
+    return -1;
+}
+
+static char why[200];
+
+/* Parses text; returns 0 or -1 (why filled). */
+static int parse(const char *text, const struct ingest_options *o, struct summary_record *r)
+{
+    json_t *root = json_loads(text, 0, NULL);
+    why[0] = '\0';
+    int status = summary_record_parse(root, text, strlen(text), o, r, why, sizeof why);
+    json_decref(root);
+    return status;
+}
+
+static int count_rows(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    *(long long *)ctx = (long long)row[0].real;
+    return 0;
+}
+
+static long long scalar(struct store *s, const char *sql)
+{
+    long long v = -1;
+    if (store_query(s, sql, NULL, 0, count_rows, &v, why, sizeof why) < 0)
+        printf("# %s: %s\n", sql, why);
+    return v;
+}
+
+int main(void)
+{
+    struct ingest_options none = {0};
+    struct summary_record r;
+
+    /* a Work Queue resource_monitor summary: category and taskid, no name */
+    const char *wq = "{\"category\":\"rmapper\",\"taskid\":17,\"monitor_version\":\"7.4\","
+                     "\"host\":\"c7\",\"memory\":[1.5,\"GB\"],\"wall_time\":[2,\"min\"],"
+                     "\"cores\":[2,\"cores\"],\"bandwidth\":[3,\"Mbps\"],\"mystery\":{\"a\":1}}";
+    CHECK_INT(parse(wq, &none, &r), 0);
+    CHECK_STR(r.name, "rmapper");
+    CHECK_STR(r.category, "rmapper");
+    CHECK_STR(r.taskid, "17");
+    CHECK_STR(r.tool, "resource_monitor");
+    CHECK_STR(r.host, "c7");
+    CHECK_NEAR(r.values[field_index("memory")], 1536, 1e-9);
+    CHECK_NEAR(r.values[field_index("wall_time")], 120, 1e-9);
+    CHECK_NEAR(r.values[field_index("cores")], 2, 0);
+    CHECK(!r.present[field_index("disk")]);
+    CHECK_CONTAINS(r.document, "\"mystery\":{\"a\":1}"); /* unknown fields are kept */
+    CHECK_INT(strlen(r.hash), 64);
+    char first_hash[65];
+    strcpy(first_hash, r.hash);
+    summary_record_free(&r);
+
+    /* options override; the hash follows the document, not the options */
+    struct ingest_options named = {.name = "align", .set = "run-1", .host = "h2"};
+    CHECK_INT(parse(wq, &named, &r), 0);
+    CHECK_STR(r.name, "align");
+    CHECK_STR(r.set, "run-1");
+    CHECK_STR(r.host, "h2");
+    CHECK_STR(r.hash, first_hash);
+    summary_record_free(&r);
+
+    /* no name and no category: the command's program */
+    CHECK_INT(parse("{\"command\":\"/usr/bin/bwa mem x\",\"tally_version\":\"0.1\",\"level\":2}",
+                    &none, &r), 0);
+    CHECK_STR(r.name, "bwa");
+    CHECK_STR(r.tool, "tally");
+    CHECK(r.has_level && r.level == 2);
+    summary_record_free(&r);
+
+    /* bad inputs name the field and the reason */
+    CHECK_INT(parse("{\"name\":\"x\",\"memory\":[5,\"parsecs\"]}", &none, &r), -1);
+    CHECK_STR(why, "field 'memory': unit \"parsecs\" is not a unit of bytes (want \"MB\")");
+    CHECK_INT(parse("{\"name\":\"x\",\"wall_time\":[5,\"MB\"]}", &none, &r), -1);
+    CHECK_STR(why, "field 'wall_time': unit \"MB\" is not a unit of time (want \"s\")");
+    CHECK_INT(parse("{\"name\":\"x\",\"memory\":\"lots\"}", &none, &r), -1);
+    CHECK_STR(why, "field 'memory': want [number, \"unit\"]");
+    CHECK_INT(parse("{\"memory\":[5,\"MB\"]}", &none, &r), -1);
+    CHECK_STR(why, "no name, category or command: give --name");
+    CHECK_INT(parse("[1,2]", &none, &r), -1);
+    CHECK_STR(why, "a summary is a JSON object");
+
+    /* the store: a real SQLite file, migrated from version 1 to the current one */
+    char dir[] = "/tmp/tally-ingest-test.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/sub/archive.db", dir);
+    struct store *s = store_open_at_version(path, 1, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return test_done();
+    CHECK_INT(schema_version_of(s, why, sizeof why), 1);
+    CHECK_INT(store_exec(s, "INSERT INTO summaries (hash, name, document, memory) VALUES "
+                            "('h1', 'old', '{}', 10)", NULL, 0, why, sizeof why), 1);
+    store_close(s);
+    s = store_open(path, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return test_done();
+    CHECK_INT(schema_version_of(s, why, sizeof why), schema_current_version());
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries WHERE name = 'old' AND memory = 10"), 1);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries WHERE attempt IS NULL"), 1);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM schema_version"), schema_current_version());
+    CHECK_INT(scalar(s, "SELECT count(*) FROM name_fields WHERE name = 'old' AND field = 'memory'"), 1);
+
+    /* the same summary twice is stored once */
+    CHECK_INT(parse(wq, &none, &r), 0);
+    long long id = 0;
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(ingest_record(s, &r, &id, why, sizeof why), 1);
+    CHECK(id > 1);
+    CHECK_INT(ingest_record(s, &r, NULL, why, sizeof why), 0);
+    CHECK_INT(store_commit(s, why, sizeof why), 0);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries"), 2);
+    CHECK_INT(scalar(s, "SELECT memory FROM summaries WHERE taskid = '17'"), 1536);
+    summary_record_free(&r);
+    CHECK_INT(ingest_set_description(s, "run-1", "A -> B", why, sizeof why), 0);
+    CHECK_INT(ingest_set_description(s, "run-1", "other", why, sizeof why), 0);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM sets WHERE description = 'A -> B'"), 1);
+    store_close(s);
+
+    /* not a database */
+    snprintf(path, sizeof path, "%s/not-a-db", dir);
+    FILE *fp = fopen(path, "w");
+    fputs("this is not sqlite, just text long enough to fill a header..........................."
+          "...........................................................................", fp);
+    fclose(fp);
+    CHECK(store_open(path, why, sizeof why) == NULL);
+    CHECK_CONTAINS(why, "not a database");
+
+    char cleanup[300];
+    snprintf(cleanup, sizeof cleanup, "rm -rf %s", dir);
+    CHECK_INT(system(cleanup), 0);
+    return test_done();
+}
