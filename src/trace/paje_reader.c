@@ -347,11 +347,11 @@ static int new_paje_type(struct reader *r, enum type_class cls, struct token nam
 static int define_type(struct reader *r, const struct event_def *d, int kind)
 {
     struct token name = field(r, d, F_NAME), alias = field(r, d, F_ALIAS);
+    if (kind == EV_DEF_ENTITY_VALUE) /* values of a state/event/link type */
+        return lookup(r, &r->type_by_name, field(r, d, F_TYPE), "type") < 0 ? -1 : 0;
     int parent = lookup_type(r, field(r, d, F_TYPE), T_CONTAINER, "container type");
     if (parent < 0)
         return -1;
-    if (kind == EV_DEF_ENTITY_VALUE) /* values of a state/event/link type */
-        return lookup(r, &r->type_by_name, field(r, d, F_TYPE), "type") < 0 ? -1 : 0;
     if (kind == EV_DEF_LINK_TYPE) {
         if (lookup_type(r, field(r, d, F_START_CONTAINER_TYPE), T_CONTAINER, "container type") < 0 ||
             lookup_type(r, field(r, d, F_END_CONTAINER_TYPE), T_CONTAINER, "container type") < 0)
