@@ -37,7 +37,7 @@ static int by_time(const void *x, const void *y)
     return 0;
 }
 
-/* Variable type number for (container type, kind, category or -1 = capacity),
+/* Variable type number for (Paje container type, kind, category or -1 = capacity),
  * defined on first use. */
 struct vardef {
     int ctype;
@@ -92,18 +92,69 @@ static int by_depth_desc(const void *x, const void *y, void *arg)
     return cb->depth - ca->depth;
 }
 
+/* Paje types must nest as containers do, and a regrouped trace may put one
+ * type under several parents: a Paje container type is one (trace type,
+ * parent Paje type) pair. */
+struct paje_ctype {
+    int type;     /* trace type */
+    int parent;   /* Paje container type of the parent, -1 = root "0" */
+};
+
+static int ctype_for(struct paje_ctype **list, size_t *n, size_t *cap, int type, int parent)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*list)[i].type == type && (*list)[i].parent == parent)
+            return (int)i;
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        struct paje_ctype *l = realloc(*list, c * sizeof *l);
+        if (!l)
+            return -1;
+        *list = l;
+        *cap = c;
+    }
+    (*list)[*n] = (struct paje_ctype){type, parent};
+    return (int)(*n)++;
+}
+
 int trace_write_paje(const struct trace *t, const char *path, char *err, size_t errlen)
 {
     struct vardef *defs = NULL;
     size_t n_defs = 0, cap_defs = 0;
     struct point *pts = NULL;
     size_t n_pts = 0, cap_pts = 0;
-    int *order = NULL;
+    struct paje_ctype *ctypes = NULL;
+    size_t n_ctypes = 0, cap_ctypes = 0;
+    int *order = NULL, *ctype_of = NULL;
     int rc = -1;
+    size_t nc = t->n_containers ? t->n_containers : 1;
+    order = malloc(nc * sizeof *order);
+    ctype_of = malloc(nc * sizeof *ctype_of);
+    if (!order || !ctype_of)
+        goto oom;
+    /* containers, parents before children (regrouped traces may list a group late) */
+    size_t n_order = 0;
+    for (int depth = 1; n_order + 1 < t->n_containers; depth++) {
+        size_t before = n_order;
+        for (size_t c = 1; c < t->n_containers; c++)
+            if (t->containers[c].depth == depth)
+                order[n_order++] = (int)c;
+        if (n_order == before)
+            break;
+    }
+    ctype_of[0] = -1;
+    for (size_t i = 0; i < n_order; i++) {
+        const struct trace_container *c = &t->containers[order[i]];
+        ctype_of[order[i]] = ctype_for(&ctypes, &n_ctypes, &cap_ctypes, c->type, ctype_of[c->parent]);
+        if (ctype_of[order[i]] < 0)
+            goto oom;
+    }
     for (size_t r = 0; r < t->n_resources; r++) {
         const struct trace_resource *res = &t->resources[r];
-        int ctype = t->containers[res->container].type;
+        int ctype = ctype_of[res->container];
         double end = t->containers[res->container].end;
+        if (res->container == 0)
+            continue; /* Paje variables live in non-root containers */
         int v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, -1);
         if (v < 0 || add_points(&pts, &n_pts, &cap_pts, &res->capacity, res->container, v, end) < 0)
             goto oom;
@@ -123,13 +174,13 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
     }
     FILE *f = af.fp;
     fprintf(f, "# Paje trace written by tally (variables: KIND.capacity, KIND.<category>)\n%s", header);
-    /* types: the root type is Paje's "0" */
-    for (size_t i = 0; i < t->n_types; i++) {
-        if (t->types[i].parent < 0)
-            continue;
-        int p = t->types[i].parent;
-        fprintf(f, "0 t%zu %s%d \"%s\"\n", i, t->types[p].parent < 0 ? "" : "t",
-                t->types[p].parent < 0 ? 0 : p, t->types[i].name);
+    for (size_t i = 0; i < n_ctypes; i++) {
+        bool repeated = false;
+        for (size_t j = 0; j < i; j++)
+            repeated |= ctypes[j].type == ctypes[i].type;
+        fprintf(f, "0 t%zu %s%d \"%s%s\"\n", i, ctypes[i].parent < 0 ? "" : "t",
+                ctypes[i].parent < 0 ? 0 : ctypes[i].parent, t->types[ctypes[i].type].name,
+                repeated ? "'" : "");
     }
     for (size_t i = 0; i < n_defs; i++) {
         const struct vardef *d = &defs[i];
@@ -138,38 +189,25 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
     }
     /* link types per (type a, type b) pair, under the root type */
     for (size_t e = 0; e < t->n_edges; e++) {
-        int ta = t->containers[t->edges[e].a].type, tb = t->containers[t->edges[e].b].type;
+        int ta = ctype_of[t->edges[e].a], tb = ctype_of[t->edges[e].b];
         bool seen = false;
         for (size_t k = 0; k < e && !seen; k++)
-            seen = t->containers[t->edges[k].a].type == ta && t->containers[t->edges[k].b].type == tb;
-        if (seen)
+            seen = ctype_of[t->edges[k].a] == ta && ctype_of[t->edges[k].b] == tb;
+        if (seen || ta < 0 || tb < 0)
             continue;
-        fprintf(f, "4 l%d_%d 0 t%d t%d \"%s-%s\"\n", ta, tb, ta, tb, t->types[ta].name,
-                t->types[tb].name);
-    }
-    /* containers, parents before children (regrouped traces may list a group late) */
-    order = malloc((t->n_containers ? t->n_containers : 1) * sizeof *order);
-    if (!order) {
-        atomic_file_abort(&af);
-        goto oom;
-    }
-    size_t n_order = 0;
-    for (int depth = 1; n_order + 1 < t->n_containers; depth++) {
-        size_t before = n_order;
-        for (size_t c = 1; c < t->n_containers; c++)
-            if (t->containers[c].depth == depth)
-                order[n_order++] = (int)c;
-        if (n_order == before)
-            break;
+        fprintf(f, "4 l%d_%d 0 t%d t%d \"%s-%s\"\n", ta, tb, ta, tb,
+                t->types[ctypes[ta].type].name, t->types[ctypes[tb].type].name);
     }
     for (size_t i = 0; i < n_order; i++) {
         const struct trace_container *c = &t->containers[order[i]];
-        fprintf(f, "6 %.17g c%d t%d %s%d \"%s\"\n", c->start, order[i], c->type,
+        fprintf(f, "6 %.17g c%d t%d %s%d \"%s\"\n", c->start, order[i], ctype_of[order[i]],
                 c->parent == 0 ? "" : "c", c->parent, c->name);
     }
     for (size_t e = 0; e < t->n_edges; e++) {
         int a = t->edges[e].a, b = t->edges[e].b;
-        int ta = t->containers[a].type, tb = t->containers[b].type;
+        int ta = ctype_of[a], tb = ctype_of[b];
+        if (ta < 0 || tb < 0)
+            continue;
         fprintf(f, "15 %.17g l%d_%d 0 topology c%d e%zu\n16 %.17g l%d_%d 0 topology c%d e%zu\n",
                 t->start, ta, tb, a, e, t->start, ta, tb, b, e);
     }
@@ -178,8 +216,7 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
                 pts[i].value);
     qsort_r(order, n_order, sizeof *order, by_depth_desc, (void *)t);
     for (size_t i = 0; i < n_order; i++)
-        fprintf(f, "7 %.17g t%d c%d\n", t->containers[order[i]].end,
-                t->containers[order[i]].type, order[i]);
+        fprintf(f, "7 %.17g t%d c%d\n", t->containers[order[i]].end, ctype_of[order[i]], order[i]);
     if (ferror(f) || atomic_file_commit(&af) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
         goto out;
@@ -190,6 +227,8 @@ oom:
     snprintf(err, errlen, "%s: out of memory", path);
 out:
     free(order);
+    free(ctype_of);
+    free(ctypes);
     free(defs);
     free(pts);
     return rc;
