@@ -26,7 +26,7 @@ static void print_table(const struct trace *t, const struct trace_aggregation *a
     if (csv)
         printf("group,type,kind,capacity");
     else
-        printf("# level %s, slice [%.9g, %.9g]\n%-20s %-10s %-10s %14s", a->level, a->from, a->to,
+        printf("# level %s, slice [%.15g, %.15g]\n%-20s %-10s %-10s %14s", a->level, a->from, a->to,
                "group", "type", "kind", "capacity");
     for (size_t c = 0; c < t->n_categories; c++)
         if (!a->categories || a->categories[c])

@@ -155,7 +155,7 @@ int trace_cmd_anomalies(int argc, char **argv)
         json_decref(j);
     } else {
         for (size_t i = 0; i < n; i++)
-            printf("[%.9g, %.9g] %-11s %s: %s\n", list[i].from, list[i].to,
+            printf("[%.15g, %.15g] %-11s %s: %s\n", list[i].from, list[i].to,
                    anomaly_kind_name(list[i].kind), list[i].resource, list[i].detail);
         if (n == 0)
             printf("no anomaly found\n");

@@ -4,7 +4,8 @@
  * Per host (the summary's "host"): a container of type "host" holding three
  * resources:
  *   cpu     capacity = machine_cpus (cores); usage of category C = the cores
- *           its tasks used (series column "cores", over each interval)
+ *           its tasks used over each interval, d cpu_time / d t (so the
+ *           integral is the CPU time; the "cores" column if cpu_time is absent)
  *   memory  usage = memory (MB) of C's tasks at each sample; capacity = the
  *           peak of the host's total (summaries carry no machine memory)
  *   io      usage = (bytes_read + bytes_written) rate in MB/s of C's tasks;
@@ -144,9 +145,9 @@ static int read_task(struct builder *b, const char *prefix)
     }
     char line[8192], header[8192] = "";
     char *words[64];
-    int n_words = 0, c_wall = -1, c_cores = -1, c_mem = -1, c_read = -1, c_written = -1;
+    int n_words = 0, c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
     size_t cap = 0, n = 0, lineno = 0;
-    double *wall = NULL, *cores = NULL, *mem = NULL, *io = NULL;
+    double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL;
     int rc = -1;
     while (fgets(line, sizeof line, f)) {
         lineno++;
@@ -161,11 +162,13 @@ static int read_task(struct builder *b, const char *prefix)
                 words[n_words++] = w;
             c_wall = column(words, n_words, "wall_clock");
             c_cores = column(words, n_words, "cores");
+            c_cpu = column(words, n_words, "cpu_time");
             c_mem = column(words, n_words, "memory");
             c_read = column(words, n_words, "bytes_read");
             c_written = column(words, n_words, "bytes_written");
-            if (c_wall < 0 || c_cores < 0) {
-                snprintf(b->err, b->errlen, "%s:%zu: header lacks wall_clock or cores", path, lineno);
+            if (c_wall < 0 || (c_cores < 0 && c_cpu < 0)) {
+                snprintf(b->err, b->errlen, "%s:%zu: header lacks wall_clock, or cpu_time and cores",
+                         path, lineno);
                 goto out;
             }
         }
@@ -197,7 +200,9 @@ static int read_task(struct builder *b, const char *prefix)
             if (m2) mem = m2;
             i2 = realloc(io, cap * sizeof *i2);
             if (i2) io = i2;
-            if (!a || !c2 || !m2 || !i2) {
+            double *u2 = realloc(cpu, cap * sizeof *u2);
+            if (u2) cpu = u2;
+            if (!a || !c2 || !m2 || !i2 || !u2) {
                 snprintf(b->err, b->errlen, "out of memory");
                 goto out;
             }
@@ -207,35 +212,40 @@ static int read_task(struct builder *b, const char *prefix)
             snprintf(b->err, b->errlen, "%s:%zu: wall_clock goes backwards", path, lineno);
             goto out;
         }
-        cores[n] = vals[c_cores];
+        cores[n] = c_cores >= 0 ? vals[c_cores] : 0;
+        cpu[n] = c_cpu >= 0 ? vals[c_cpu] : 0;
         mem[n] = c_mem >= 0 ? vals[c_mem] : 0;
         io[n] = (c_read >= 0 ? vals[c_read] : 0) + (c_written >= 0 ? vals[c_written] : 0);
         n++;
     }
-    /* cpu: cores over (previous sample, this sample] */
+    /* cpu and io as rates over each interval (previous sample, this sample]:
+     * cores from d cpu_time / d t (exact integral; the "cores" column only when
+     * there is no cpu_time), io from d (bytes_read + bytes_written) / d t */
+    double prev_time = start, prev_cpu = 0, prev_io = 0;
     for (size_t i = 0; i < n; i++) {
-        double from = i ? wall[i - 1] : start;
-        if (add_step(b, from, cores[i], h, K_CPU, cat) < 0 ||
-            add_step(b, wall[i], -cores[i], h, K_CPU, cat) < 0)
+        if (wall[i] <= prev_time)
+            continue; /* a repeated timestamp: its increase goes into the next interval */
+        double dt = wall[i] - prev_time;
+        double used = c_cpu >= 0 ? (cpu[i] - prev_cpu) / dt : cores[i];
+        double rate = (io[i] - prev_io) / dt;
+        if (add_step(b, prev_time, used, h, K_CPU, cat) < 0 ||
+            add_step(b, wall[i], -used, h, K_CPU, cat) < 0 ||
+            add_step(b, prev_time, rate, h, K_IO, cat) < 0 ||
+            add_step(b, wall[i], -rate, h, K_IO, cat) < 0)
             goto out;
+        prev_time = wall[i];
+        prev_cpu = cpu[i];
+        prev_io = io[i];
     }
     /* memory: the sampled value holds until the next sample (the last until the end) */
     if (n && add_curve(b, wall, mem, n, end > wall[n - 1] ? end : wall[n - 1], h, K_MEMORY, cat) < 0)
         goto out;
-    /* io: cumulative MB -> MB/s over each interval */
-    for (size_t i = 0; i < n; i++) {
-        double from = i ? wall[i - 1] : start, before = i ? io[i - 1] : 0;
-        if (wall[i] > from) {
-            double rate = (io[i] - before) / (wall[i] - from);
-            if (add_step(b, from, rate, h, K_IO, cat) < 0 || add_step(b, wall[i], -rate, h, K_IO, cat) < 0)
-                goto out;
-        }
-    }
     rc = 0;
 out:
     fclose(f);
     free(wall);
     free(cores);
+    free(cpu);
     free(mem);
     free(io);
     return rc;
