@@ -168,15 +168,26 @@ static int parse_number(struct reader *r, struct token tk, double *out)
     if (s < e && (*s == '-' || *s == '+'))
         neg = *s++ == '-';
     uint64_t mant = 0;
-    int digits = 0, frac = 0;
+    int digits = 0, frac = 0, zeros = 0; /* zeros: trailing fraction zeros not yet applied */
     const char *q = s;
-    for (; q < e && *q >= '0' && *q <= '9'; q++, digits++)
+    for (; q < e && *q >= '0' && *q <= '9'; q++) {
         mant = mant * 10 + (uint64_t)(*q - '0');
-    if (q < e && *q == '.') {
-        for (q++; q < e && *q >= '0' && *q <= '9'; q++, digits++, frac++)
-            mant = mant * 10 + (uint64_t)(*q - '0');
+        digits += mant != 0;
     }
-    if (q == e && digits > 0 && digits <= 15 && frac <= 22) {
+    if (q < e && *q == '.') {
+        for (q++; q < e && *q >= '0' && *q <= '9'; q++) {
+            if (*q == '0') {
+                zeros++;
+                continue;
+            }
+            for (; zeros > 0; zeros--, frac++)
+                mant *= 10, digits += mant != 0;
+            mant = mant * 10 + (uint64_t)(*q - '0');
+            digits += mant != 0;
+            frac++;
+        }
+    }
+    if (q == e && q > s && q[-1] != '.' && digits <= 15 && frac <= 22 && (q - s) > (s < e && *s == '.')) {
         double v = (double)mant / pow10[frac];
         *out = neg ? -v : v;
         return 0;
