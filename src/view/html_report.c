@@ -1,0 +1,54 @@
+/* Splices style, data and script into the page template; see html_report.h. */
+#include "view/html_report.h"
+
+#include <string.h>
+
+#include "view/view_data.h"
+#include "view/web_assets.h"
+
+static int write_data(const struct trace *t, const char *title, bool serve, FILE *out)
+{
+    json_t *meta = view_meta_json(t, title, serve);
+    int rc = meta ? 0 : -1;
+    fputs("<script type=\"application/json\" id=\"tally-meta\">", out);
+    if (rc == 0)
+        rc = view_json_dump(meta, 17, out);
+    fputs("</script>\n", out);
+    json_decref(meta);
+    if (rc == 0 && !serve) {
+        json_t *signals = view_signals_json(t);
+        rc = signals ? 0 : -1;
+        fputs("<script type=\"application/json\" id=\"tally-signals\">", out);
+        if (rc == 0)
+            rc = view_json_dump(signals, VIEW_VALUE_DIGITS, out);
+        fputs("</script>\n", out);
+        json_decref(signals);
+    }
+    return rc;
+}
+
+int html_report_write(const struct trace *t, const char *title, bool serve, FILE *out)
+{
+    static const struct {
+        const char *marker;
+        const char *text; /* NULL: the data */
+    } parts[] = {
+        {"<!--TALLY:CSS-->", view_page_css},
+        {"<!--TALLY:DATA-->", NULL},
+        {"<!--TALLY:JS-->", view_page_js},
+    };
+    const char *rest = view_page_html;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const char *at = strstr(rest, parts[i].marker);
+        if (!at)
+            return -1;
+        fwrite(rest, 1, (size_t)(at - rest), out);
+        if (parts[i].text)
+            fputs(parts[i].text, out);
+        else if (write_data(t, title, serve, out) < 0)
+            return -1;
+        rest = at + strlen(parts[i].marker);
+    }
+    fputs(rest, out);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,157 @@
+/* Builds the page's data (see view_data.h) from a trace. */
+#include "view/view_data.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/topology_graph.h"
+
+double view_time_quantum(const struct trace *t)
+{
+    double span = t->end - t->start;
+    return span > 0 && isfinite(span) ? span / VIEW_TICKS_PER_SPAN : 1.0;
+}
+
+json_t *view_number(double v)
+{
+    if (!isfinite(v))
+        return json_integer(0);
+    if (v == floor(v) && fabs(v) < 1e6)
+        return json_integer((json_int_t)v);
+    char text[32];
+    snprintf(text, sizeof text, "%.*g", VIEW_VALUE_DIGITS, v);
+    return json_real(strtod(text, NULL));
+}
+
+json_t *view_signal_json(const struct trace_signal *s, double start, double quantum)
+{
+    if (!s || s->n == 0)
+        return json_null();
+    json_t *ticks = json_array(), *values = json_array();
+    long long previous = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        long long tick = llround((s->t[i] - start) / quantum);
+        json_array_append_new(ticks, json_integer(tick - previous));
+        json_array_append_new(values, view_number(s->v[i]));
+        previous = tick;
+    }
+    return json_pack("[oo]", ticks, values);
+}
+
+static int kind_index(json_t *kinds, const char *kind)
+{
+    size_t i;
+    json_t *k;
+    json_array_foreach(kinds, i, k) if (!strcmp(json_string_value(k), kind)) return (int)i;
+    json_array_append_new(kinds, json_string(kind));
+    return (int)json_array_size(kinds) - 1;
+}
+
+/* Levels offered: root, then every type that is the type of a resource's
+ * container or of one of its ancestors, in type order. */
+static json_t *levels_json(const struct trace *t)
+{
+    bool *used = calloc(t->n_types ? t->n_types : 1, sizeof *used);
+    for (size_t r = 0; r < t->n_resources && used; r++)
+        for (int c = t->resources[r].container; c >= 0; c = t->containers[c].parent)
+            used[t->containers[c].type] = true;
+    json_t *levels = json_array();
+    json_array_append_new(levels, json_string("root"));
+    for (size_t i = 0; i < t->n_types && used; i++)
+        if (used[i] && t->types[i].parent >= 0) /* the root type is "root" already */
+            json_array_append_new(levels, json_string(t->types[i].name));
+    free(used);
+    return levels;
+}
+
+/* Topology vertices with their fixed layout, and the edges (container indices). */
+static json_t *topology_json(const struct trace *t)
+{
+    json_t *topo = json_object(), *vertices = json_array(), *edges = json_array();
+    json_object_set_new(topo, "vertices", vertices);
+    json_object_set_new(topo, "edges", edges);
+    struct topology_graph g;
+    if (topology_graph_build(t, &g) < 0)
+        return topo;
+    for (size_t v = 0; v < g.n_vertices; v++) {
+        int c = g.vertices[v].container;
+        json_t *kinds = json_array();
+        for (size_t r = 0; r < t->n_resources; r++)
+            if (t->resources[r].container == c)
+                kind_index(kinds, t->resources[r].kind);
+        json_array_append_new(vertices,
+                              json_pack("{s:i,s:o,s:o,s:b,s:o}", "c", c, "x",
+                                        view_number(round(g.vertices[v].x * 1e4) / 1e4), "y",
+                                        view_number(round(g.vertices[v].y * 1e4) / 1e4), "link",
+                                        g.vertices[v].is_link, "kinds", kinds));
+    }
+    for (size_t e = 0; e < t->n_edges; e++)
+        json_array_append_new(edges, json_pack("[ii]", t->edges[e].a, t->edges[e].b));
+    topology_graph_free(&g);
+    return topo;
+}
+
+static double signal_max(const struct trace_signal *s)
+{
+    double max = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] > max)
+            max = s->v[i];
+    return max;
+}
+
+json_t *view_meta_json(const struct trace *t, const char *title, bool serve)
+{
+    json_t *types = json_array(), *containers = json_array(), *categories = json_array();
+    json_t *kinds = json_array(), *resources = json_array(), *max_capacity = json_object();
+    for (size_t i = 0; i < t->n_types; i++)
+        json_array_append_new(types, json_pack("{s:s,s:i}", "name", t->types[i].name, "parent",
+                                               t->types[i].parent));
+    for (size_t i = 0; i < t->n_containers; i++)
+        json_array_append_new(containers, json_pack("{s:s,s:i,s:i}", "n", t->containers[i].name, "t",
+                                                    t->containers[i].type, "p",
+                                                    t->containers[i].parent));
+    for (size_t i = 0; i < t->n_categories; i++)
+        json_array_append_new(categories, json_string(t->categories[i]));
+    for (size_t r = 0; r < t->n_resources; r++) {
+        const struct trace_resource *res = &t->resources[r];
+        int k = kind_index(kinds, res->kind);
+        json_array_append_new(resources, json_pack("{s:i,s:i}", "c", res->container, "k", k));
+        json_t *old = json_object_get(max_capacity, res->kind);
+        double max = signal_max(&res->capacity);
+        if (!old || json_number_value(old) < max)
+            json_object_set_new(max_capacity, res->kind, view_number(max));
+    }
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
+                     "title", title ? title : "", "serve", serve, "start", t->start, "end", t->end,
+                     "quantum", view_time_quantum(t), "types", types, "containers", containers,
+                     "categories", categories, "kinds", kinds, "levels", levels_json(t),
+                     "resources", resources, "maxCapacity", max_capacity, "topology",
+                     topology_json(t));
+}
+
+json_t *view_signals_json(const struct trace *t)
+{
+    double quantum = view_time_quantum(t);
+    json_t *kinds = json_array(), *resources = json_array();
+    for (size_t r = 0; r < t->n_resources; r++) {
+        const struct trace_resource *res = &t->resources[r];
+        json_t *use = json_array();
+        for (size_t c = 0; c < t->n_categories; c++)
+            json_array_append_new(use, view_signal_json(&res->usage[c], t->start, quantum));
+        json_array_append_new(resources,
+                              json_pack("{s:i,s:i,s:o,s:o}", "c", res->container, "k",
+                                        kind_index(kinds, res->kind), "cap",
+                                        view_signal_json(&res->capacity, t->start, quantum),
+                                        "use", use));
+    }
+    json_decref(kinds);
+    return json_pack("{s:o}", "resources", resources);
+}
+
+int view_json_dump(json_t *doc, int digits, FILE *out)
+{
+    /* JSON_ESCAPE_SLASH turns every "/" into "\/": no "</script>" can end the element early. */
+    return json_dumpf(doc, out, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
+}

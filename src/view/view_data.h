@@ -1,0 +1,39 @@
+/* The data the view page consumes, built from a trace (src/trace/trace.h):
+ *  - meta: title, time bounds, time quantum, container types and hierarchy,
+ *    categories, resource kinds, levels, the largest capacity per kind, and the
+ *    topology (vertices with their fixed-seed layout, edges);
+ *  - signals (offline reports only): per resource the breakpoints of capacity
+ *    and of each category's usage, times as delta-encoded integer ticks of
+ *    meta.quantum (exact to 2^-30 of the trace span) and values rounded to 7
+ *    significant digits. The page builds the cumulative integrals from them
+ *    on load (rounding the values, not the integrals, keeps short slices exact).
+ * Both are jansson objects; view_json_dump() writes them compactly. */
+#ifndef TALLY_VIEW_VIEW_DATA_H
+#define TALLY_VIEW_VIEW_DATA_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trace/trace.h"
+
+#define VIEW_TICKS_PER_SPAN 1073741824.0 /* 2^30 */
+#define VIEW_VALUE_DIGITS 7
+
+json_t *view_meta_json(const struct trace *t, const char *title, bool serve);
+json_t *view_signals_json(const struct trace *t);
+
+/* One signal as [[tick deltas], [values]] given the trace start and quantum. */
+json_t *view_signal_json(const struct trace_signal *s, double start, double quantum);
+/* The quantum used for times: the trace span / 2^30 (1 when the span is 0). */
+double view_time_quantum(const struct trace *t);
+/* A number as the page gets it: an integer when it is one (and small), else a
+ * real rounded to VIEW_VALUE_DIGITS significant digits. */
+json_t *view_number(double v);
+
+/* Writes compact JSON safe inside a <script> element ("</" never appears),
+ * reals with `digits` significant digits (17 keeps doubles exact). Returns -1
+ * on a write error. */
+int view_json_dump(json_t *doc, int digits, FILE *out);
+
+#endif
