@@ -1,0 +1,107 @@
+/* --hierarchy FILE: puts containers under groups (host -> site, or deeper
+ * child -> parent mappings), for spatial aggregation of flat traces. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/hierarchy.h"
+
+static void detach(struct trace *t, int child)
+{
+    int parent = t->containers[child].parent;
+    if (parent < 0)
+        return;
+    struct trace_container *p = &t->containers[parent];
+    for (size_t i = 0; i < p->n_children; i++)
+        if (p->children[i] == child) {
+            memmove(&p->children[i], &p->children[i + 1], (p->n_children - i - 1) * sizeof(int));
+            p->n_children--;
+            break;
+        }
+}
+
+static int attach(struct trace *t, int child, int parent)
+{
+    struct trace_container *p = &t->containers[parent];
+    if (p->n_children == p->cap_children) {
+        size_t n = p->cap_children ? p->cap_children * 2 : 4;
+        int *c = realloc(p->children, n * sizeof *c);
+        if (!c)
+            return -1;
+        p->children = c;
+        p->cap_children = n;
+    }
+    p->children[p->n_children++] = child;
+    t->containers[child].parent = parent;
+    return 0;
+}
+
+static bool is_ancestor(const struct trace *t, int maybe_ancestor, int c)
+{
+    for (; c >= 0; c = t->containers[c].parent)
+        if (c == maybe_ancestor)
+            return true;
+    return false;
+}
+
+int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    size_t lineno = 0;
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char child[256], parent[256], type[256], extra[8];
+        int n = sscanf(line, "%255s %255s %255s %7s", child, parent, type, extra);
+        if (n <= 0)
+            continue;
+        if (n < 2 || n > 3) {
+            snprintf(err, errlen, "%s:%zu: expected 'CHILD PARENT [PARENT-TYPE]'", path, lineno);
+            rc = -1;
+            break;
+        }
+        int c = trace_find_container(t, child);
+        if (c <= 0) {
+            snprintf(err, errlen, "%s:%zu: unknown container '%s'", path, lineno, child);
+            rc = -1;
+            break;
+        }
+        int p = trace_find_container(t, parent);
+        int old_parent = t->containers[c].parent;
+        if (p < 0) {
+            const char *tname = n == 3 ? type : "site";
+            int ty = trace_find_type(t, tname);
+            if (ty < 0)
+                ty = trace_add_type(t, tname, t->containers[old_parent].type);
+            p = ty < 0 ? -1
+                       : trace_add_container(t, parent, NULL, ty, old_parent,
+                                             t->containers[c].start);
+            if (p < 0) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+                break;
+            }
+        } else if (is_ancestor(t, c, p)) {
+            snprintf(err, errlen, "%s:%zu: '%s' cannot go under its own descendant '%s'", path,
+                     lineno, child, parent);
+            rc = -1;
+            break;
+        }
+        detach(t, c);
+        if (attach(t, c, p) < 0) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
