@@ -65,7 +65,8 @@ static json_t *levels_json(const struct trace *t)
     return levels;
 }
 
-/* Topology vertices with their fixed layout, and the edges (container indices). */
+/* Topology vertices with their fixed layout (x, y in [0, VIEW_LAYOUT_SCALE]), and
+ * the edges (container indices). */
 static json_t *topology_json(const struct trace *t)
 {
     json_t *topo = json_object(), *vertices = json_array(), *edges = json_array();
@@ -82,8 +83,8 @@ static json_t *topology_json(const struct trace *t)
                 kind_index(kinds, t->resources[r].kind);
         json_array_append_new(vertices,
                               json_pack("{s:i,s:o,s:o,s:b,s:o}", "c", c, "x",
-                                        view_number(round(g.vertices[v].x * 1e4) / 1e4), "y",
-                                        view_number(round(g.vertices[v].y * 1e4) / 1e4), "link",
+                                        json_integer(lround(g.vertices[v].x * VIEW_LAYOUT_SCALE)), "y",
+                                        json_integer(lround(g.vertices[v].y * VIEW_LAYOUT_SCALE)), "link",
                                         g.vertices[v].is_link, "kinds", kinds));
     }
     for (size_t e = 0; e < t->n_edges; e++)
@@ -123,9 +124,9 @@ json_t *view_meta_json(const struct trace *t, const char *title, bool serve)
         if (!old || json_number_value(old) < max)
             json_object_set_new(max_capacity, res->kind, view_number(max));
     }
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
                      "title", title ? title : "", "serve", serve, "start", t->start, "end", t->end,
-                     "quantum", view_time_quantum(t), "types", types, "containers", containers,
+                     "quantum", view_time_quantum(t), "layoutScale", VIEW_LAYOUT_SCALE, "types", types, "containers", containers,
                      "categories", categories, "kinds", kinds, "levels", levels_json(t),
                      "resources", resources, "maxCapacity", max_capacity, "topology",
                      topology_json(t));

@@ -19,6 +19,7 @@
 
 #define VIEW_TICKS_PER_SPAN 1073741824.0 /* 2^30 */
 #define VIEW_VALUE_DIGITS 7
+#define VIEW_LAYOUT_SCALE 10000 /* layout positions are integers in [0, this] */
 
 json_t *view_meta_json(const struct trace *t, const char *title, bool serve);
 json_t *view_signals_json(const struct trace *t);
