@@ -10,7 +10,10 @@
 double view_time_quantum(const struct trace *t)
 {
     double span = t->end - t->start;
-    return span > 0 && isfinite(span) ? span / VIEW_TICKS_PER_SPAN : 1.0;
+    if (!(span > 0) || !isfinite(span))
+        return 1.0;
+    /* a power of ten, so that decimal times as written in traces stay exact */
+    return pow(10, ceil(log10(span / VIEW_TICKS_PER_SPAN)));
 }
 
 json_t *view_number(double v)

@@ -4,7 +4,7 @@
  *    topology (vertices with their fixed-seed layout, edges);
  *  - signals (offline reports only): per resource the breakpoints of capacity
  *    and of each category's usage, times as delta-encoded integer ticks of
- *    meta.quantum (exact to 2^-30 of the trace span) and values rounded to 7
+ *    meta.quantum (a power of ten giving >= 2^32 ticks over the trace span) and values rounded to 7
  *    significant digits. The page builds the cumulative integrals from them
  *    on load (rounding the values, not the integrals, keeps short slices exact).
  * Both are jansson objects; view_json_dump() writes them compactly. */
@@ -17,7 +17,7 @@
 
 #include "trace/trace.h"
 
-#define VIEW_TICKS_PER_SPAN 1073741824.0 /* 2^30 */
+#define VIEW_TICKS_PER_SPAN 4294967296.0 /* at least 2^32 ticks over the trace span */
 #define VIEW_VALUE_DIGITS 7
 #define VIEW_LAYOUT_SCALE 10000 /* layout positions are integers in [0, this] */
 
@@ -26,7 +26,8 @@ json_t *view_signals_json(const struct trace *t);
 
 /* One signal as [[tick deltas], [values]] given the trace start and quantum. */
 json_t *view_signal_json(const struct trace_signal *s, double start, double quantum);
-/* The quantum used for times: the trace span / 2^30 (1 when the span is 0). */
+/* The quantum used for times: the smallest power of ten that is at least
+ * span / 2^32 (1 when the span is 0). */
 double view_time_quantum(const struct trace *t);
 /* A number as the page gets it: an integer when it is one (and small), else a
  * real rounded to VIEW_VALUE_DIGITS significant digits. */

@@ -1,0 +1,99 @@
+// Drives the view page in headless Chromium through its own controls and
+// prints what it saw as JSON, for browser.test.sh to check:
+//   node browser_check.js URL SCREENSHOT_DIR
+// Steps: open the page (the whole trace), move the slice with the start and
+// width inputs, run the animation to the end, untick a category, switch the
+// level, and save screenshots of the first and the moved slice.
+'use strict';
+const { Browser } = require('./cdp.js');
+
+const SNAPSHOT = `(() => {
+  const cells = Array.from(document.querySelectorAll('#treemap [data-resource][data-category]'))
+    .map((e) => ({ r: e.dataset.resource, c: e.dataset.category, v: Number(e.dataset.value),
+                   area: Number(e.getAttribute('width')) * Number(e.getAttribute('height')) }));
+  const vertex = (e, key) => ({ name: e.getAttribute(key), capacity: Number(e.dataset.capacity),
+                                used: Number(e.dataset.used), fills: e.querySelectorAll('[data-category]').length });
+  return {
+    label: document.getElementById('slice-label').textContent,
+    from: Number(document.body.dataset.sliceFrom), to: Number(document.body.dataset.sliceTo),
+    rendered: Number(document.body.dataset.rendered),
+    cells,
+    rootCells: document.querySelectorAll('#root-treemap [data-category]').length,
+    rootCapacity: Number(document.getElementById('root-treemap').dataset.capacity),
+    rootUsed: Number(document.getElementById('root-treemap').dataset.used),
+    nodes: Array.from(document.querySelectorAll('#topology [data-node]')).map((e) => vertex(e, 'data-node')),
+    links: Array.from(document.querySelectorAll('#topology [data-link]')).map((e) => vertex(e, 'data-link')),
+    edges: document.querySelectorAll('#topology [data-edge]').length,
+    status: document.getElementById('status').textContent,
+  };
+})()`;
+
+function setInput(id, value) {
+  return `(() => { const e = document.getElementById(${JSON.stringify(id)}); e.value = ${JSON.stringify(String(value))};
+    e.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`;
+}
+
+async function renderedAfter(page, previous) {
+  await page.waitFor(`Number(document.body.dataset.rendered) > ${previous}`);
+  return page.eval(SNAPSHOT);
+}
+
+async function main() {
+  const [url, shots] = process.argv.slice(2);
+  const browser = await Browser.launch();
+  const out = {};
+  try {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.waitFor('Number(document.body.dataset.rendered) > 0');
+    out.initial = await page.eval(SNAPSHOT);
+    out.levels = await page.eval(`Array.from(document.getElementById('level').options).map((o) => o.value)`);
+    await page.screenshot(shots + '/initial.png');
+
+    // move the slice with the page's own inputs: width 50, then start 50
+    await page.eval(setInput('slice-width', 50));
+    await page.eval(setInput('slice-start', 50));
+    await page.waitFor('Number(document.body.dataset.sliceFrom) === 50 && Number(document.body.dataset.sliceTo) === 100');
+    out.moved = await page.eval(SNAPSHOT);
+    await page.screenshot(shots + '/moved.png');
+
+    // the same slice computed by the page for other levels (compared with tally trace aggregate)
+    out.aggregates = {};
+    for (const level of ['HOST', 'SITE', 'LINK', 'root'])
+      out.aggregates[level] = await page.eval(`window.tallyView.aggregate(50, 100, ${JSON.stringify(level)})`);
+
+    // animation: width 20 from 0, step 20, every 60 ms; it must stop by itself at the end
+    await page.eval(setInput('slice-width', 20));
+    await page.eval(setInput('slice-start', 0));
+    await page.waitFor('Number(document.body.dataset.sliceFrom) === 0 && Number(document.body.dataset.sliceTo) === 20');
+    out.animStart = await page.eval(SNAPSHOT);
+    await page.eval(setInput('anim-step', 20));
+    await page.eval(setInput('anim-frequency', 60));
+    const seen = [];
+    await page.eval(`document.getElementById('anim-play').click(), true`);
+    const t0 = Date.now();
+    while (Date.now() - t0 < 15000) {
+      const s = await page.eval(`[Number(document.body.dataset.sliceFrom), document.getElementById('anim-play').textContent]`);
+      if (seen[seen.length - 1] !== s[0]) seen.push(s[0]);
+      if (s[1] === 'play' && s[0] === 80) break;
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    out.animation = { froms: seen, button: await page.eval(`document.getElementById('anim-play').textContent`) };
+    out.animEnd = await page.eval(SNAPSHOT);
+
+    // category filter: untick burst
+    let before = out.animEnd.rendered;
+    await page.eval(`(() => { const b = document.querySelector('#category-filters input[data-category="burst"]'); b.click(); return true; })()`);
+    out.noBurst = await renderedAfter(page, before);
+
+    // level SITE
+    before = out.noBurst.rendered;
+    await page.eval(`(() => { const s = document.getElementById('level'); s.value = 'SITE'; s.dispatchEvent(new Event('change')); return true; })()`);
+    out.site = await renderedAfter(page, before);
+  } finally {
+    browser.close();
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+main().catch((err) => { console.error('browser_check: ' + err.message); process.exit(1); });
