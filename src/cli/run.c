@@ -1,10 +1,339 @@
-/* Placeholder for 'tally run' until its implementation lands (being built now). */
+/* 'tally run': options → task (monitor/task.h) → reports (report/). See
+ * man/tally-run.1. Exit status: the task's own; 128+N when it died of signal
+ * N; 124 when a limit was broken; 125 for tally's errors (the command is not
+ * run after a bad option); 126/127 when the command cannot be executed / is
+ * not found (a summary is still written). */
+#include "cli/run.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
+#include "report/files.h"
+#include "report/series.h"
+#include "report/summary.h"
+#include "util/error.h"
+#include "util/units.h"
+
+static const char usage_text[] =
+    "usage: tally run [options] -- COMMAND [ARGS...]\n"
+    "       tally run [options] -c 'shell line'\n"
+    "       tally run [options] --pid PID\n"
+    "\n"
+    "Runs COMMAND, follows every process it starts, and writes PREFIX.summary (JSON).\n"
+    "\n"
+    "  -o, --output PREFIX     report prefix (default tally-<pid>)\n"
+    "      --time-series       also write PREFIX.series\n"
+    "      --files             also write PREFIX.files (files the task opened)\n"
+    "      --limits LIST       e.g. 'memory: 2 GB, wall_time: 10 min, disk: 1 GB'\n"
+    "      --limits-file FILE  one 'field: value' per line, # comments\n"
+    "      --measure-only      report broken limits, never stop the task\n"
+    "      --wait-for-all      wait for processes left when the command exits\n"
+    "                          (default: terminate them)\n"
+    "      --interval TIME     sampling interval (default 1 s; shorter near limits)\n"
+    "      --level 1|2         1: /proc polling; 2: process events (default)\n"
+    "      --measure-dir DIR   directory whose footprint is 'disk' (repeatable;\n"
+    "                          default: the current directory)\n"
+    "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
+    "      --name NAME         task name recorded in the summary\n"
+    "      --category CAT      task category recorded in the summary\n"
+    "  -c LINE                 run LINE with /bin/sh -c\n"
+    "      --pid PID           follow a running process tree (level 1)\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Exit status: the command's; 128+N if it died of signal N; 124 if a limit was\n"
+    "broken; 125 tally error; 126 cannot execute; 127 not found.\n";
+
+enum {
+    OPT_TIME_SERIES = 256, OPT_FILES, OPT_LIMITS, OPT_LIMITS_FILE, OPT_MEASURE_ONLY,
+    OPT_WAIT_FOR_ALL, OPT_INTERVAL, OPT_LEVEL, OPT_MEASURE_DIR, OPT_NAME, OPT_CATEGORY,
+    OPT_PID, OPT_KILL_GRACE,
+};
+
+static const struct option long_options[] = {
+    {"output", required_argument, 0, 'o'},
+    {"time-series", no_argument, 0, OPT_TIME_SERIES},
+    {"files", no_argument, 0, OPT_FILES},
+    {"limits", required_argument, 0, OPT_LIMITS},
+    {"limits-file", required_argument, 0, OPT_LIMITS_FILE},
+    {"measure-only", no_argument, 0, OPT_MEASURE_ONLY},
+    {"wait-for-all", no_argument, 0, OPT_WAIT_FOR_ALL},
+    {"interval", required_argument, 0, OPT_INTERVAL},
+    {"level", required_argument, 0, OPT_LEVEL},
+    {"measure-dir", required_argument, 0, OPT_MEASURE_DIR},
+    {"kill-grace", required_argument, 0, OPT_KILL_GRACE},
+    {"name", required_argument, 0, OPT_NAME},
+    {"category", required_argument, 0, OPT_CATEGORY},
+    {"pid", required_argument, 0, OPT_PID},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+static int parse_seconds(const char *option, const char *text, double min, double *out)
+{
+    char why[160];
+    if (units_parse(text, DIM_TIME, NULL, out, why, sizeof why) < 0) {
+        tally_error("%s: %s", option, why);
+        return -1;
+    }
+    if (*out < min) {
+        tally_error("%s: '%s' is too short (at least %g s)", option, text, min);
+        return -1;
+    }
+    return 0;
+}
+
+static char *join_words(char *const *words)
+{
+    size_t len = 1;
+    for (char *const *w = words; *w; w++)
+        len += strlen(*w) + 1;
+    char *text = malloc(len);
+    if (!text)
+        return NULL;
+    text[0] = '\0';
+    for (char *const *w = words; *w; w++) {
+        if (w != words)
+            strcat(text, " ");
+        strcat(text, *w);
+    }
+    return text;
+}
+
+int run_parse_options(int argc, char **argv, struct run_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    task_options_init(&cfg->task);
+    limits_clear(&cfg->limits);
+    const char *shell_line = NULL;
+    size_t dirs = 0;
+    char why[256];
+    cfg->measure_dirs = calloc((size_t)argc + 1, sizeof *cfg->measure_dirs);
+    if (!cfg->measure_dirs) {
+        tally_error("run: out of memory");
+        return TALLY_EXIT_ERROR;
+    }
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:c:h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            cfg->prefix = optarg;
+            break;
+        case 'c':
+            shell_line = optarg;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return TALLY_EXIT_OK;
+        case OPT_TIME_SERIES:
+            cfg->time_series = true;
+            break;
+        case OPT_FILES:
+            cfg->files_report = true;
+            break;
+        case OPT_LIMITS:
+            if (limits_parse(&cfg->limits, optarg, why, sizeof why) < 0) {
+                tally_error("--limits: %s", why);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        case OPT_LIMITS_FILE:
+            if (limits_parse_file(&cfg->limits, optarg, why, sizeof why) < 0) {
+                tally_error("--limits-file %s: %s", optarg, why);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        case OPT_MEASURE_ONLY:
+            cfg->task.measure_only = true;
+            break;
+        case OPT_WAIT_FOR_ALL:
+            cfg->task.wait_for_all = true;
+            break;
+        case OPT_INTERVAL:
+            if (parse_seconds("--interval", optarg, 0.01, &cfg->task.interval) < 0)
+                return TALLY_EXIT_ERROR;
+            break;
+        case OPT_KILL_GRACE:
+            if (parse_seconds("--kill-grace", optarg, 0, &cfg->task.kill_grace) < 0)
+                return TALLY_EXIT_ERROR;
+            break;
+        case OPT_LEVEL:
+            if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+                tally_error("--level: '%s' is not 1 or 2", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            cfg->task.level = optarg[0] - '0';
+            break;
+        case OPT_MEASURE_DIR:
+            cfg->measure_dirs[dirs++] = optarg;
+            break;
+        case OPT_NAME:
+            cfg->name = optarg;
+            break;
+        case OPT_CATEGORY:
+            cfg->category = optarg;
+            break;
+        case OPT_PID: {
+            char *end;
+            errno = 0;
+            long pid = strtol(optarg, &end, 10);
+            if (errno || *end || pid <= 0 || kill((pid_t)pid, 0) < 0) {
+                tally_error("--pid: '%s' is not a running process", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            cfg->task.follow_pid = (pid_t)pid;
+            break;
+        }
+        default:
+            if (optopt && optopt < 256)
+                tally_error("run: unknown or incomplete option '-%c' (see 'tally run --help')", optopt);
+            else
+                tally_error("run: unknown or incomplete option '%s' (see 'tally run --help')",
+                            argv[optind - 1]);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    char **command = argv + optind;
+    int sources = (shell_line != NULL) + (*command != NULL) + (cfg->task.follow_pid > 0);
+    if (sources != 1) {
+        tally_error("run: give exactly one of COMMAND, -c LINE or --pid PID (see 'tally run --help')");
+        return TALLY_EXIT_ERROR;
+    }
+    if (shell_line) {
+        cfg->shell_argv[0] = "/bin/sh";
+        cfg->shell_argv[1] = "-c";
+        cfg->shell_argv[2] = (char *)shell_line;
+        cfg->task.argv = cfg->shell_argv;
+        cfg->command_text = strdup(shell_line);
+    } else if (*command) {
+        cfg->task.argv = command;
+        cfg->command_text = join_words(command);
+    } else {
+        char text[64];
+        snprintf(text, sizeof text, "--pid %d", (int)cfg->task.follow_pid);
+        cfg->command_text = strdup(text);
+    }
+    if (!cfg->command_text) {
+        tally_error("run: out of memory");
+        return TALLY_EXIT_ERROR;
+    }
+    if (!cfg->prefix) {
+        snprintf(cfg->default_prefix, sizeof cfg->default_prefix, "tally-%d", (int)getpid());
+        cfg->prefix = cfg->default_prefix;
+    }
+    cfg->task.measure_dirs = dirs ? cfg->measure_dirs : NULL;
+    cfg->task.measure_dir_count = dirs;
+    cfg->task.limits = limits_any(&cfg->limits) ? &cfg->limits : NULL;
+    cfg->task.track_files = cfg->files_report;
+    return -1;
+}
+
+static char *report_path(const char *prefix, const char *suffix)
+{
+    size_t len = strlen(prefix) + strlen(suffix) + 1;
+    char *path = malloc(len);
+    if (path)
+        snprintf(path, len, "%s%s", prefix, suffix);
+    return path;
+}
+
+int run_write_reports(const struct run_config *cfg, const struct task_result *result,
+                      struct series_writer *series)
+{
+    int rc = 0;
+    if (series && series_commit(series) < 0)
+        rc = -1;
+    struct summary_info info = {
+        .command = cfg->command_text,
+        .name = cfg->name,
+        .category = cfg->category,
+        .limits = &cfg->limits,
+    };
+    char *path = report_path(cfg->prefix, ".summary");
+    if (!path || summary_write(path, &info, result) < 0)
+        rc = -1;
+    free(path);
+    if (cfg->files_report) {
+        path = report_path(cfg->prefix, ".files");
+        if (!path || files_report_write(path, result) < 0)
+            rc = -1;
+        free(path);
+    }
+    return rc;
+}
+
+void run_config_free(struct run_config *cfg)
+{
+    free(cfg->command_text);
+    free(cfg->measure_dirs);
+    cfg->command_text = NULL;
+    cfg->measure_dirs = NULL;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: end the task, still write the reports. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    interrupted = sig;
+}
+
+static void install_interrupt_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: waits return at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static void append_sample(void *ctx, const struct task_sample *sample)
+{
+    series_append(ctx, sample);
+}
 
 int cmd_run(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "tally: run: not built yet\n");
-    return TALLY_EXIT_ERROR;
+    struct run_config cfg;
+    int status = run_parse_options(argc, argv, &cfg);
+    if (status >= 0) {
+        run_config_free(&cfg);
+        return status;
+    }
+    struct series_writer series;
+    if (cfg.time_series) {
+        char *path = report_path(cfg.prefix, ".series");
+        int rc = path ? series_open(&series, path, cfg.command_text) : -1;
+        free(path);
+        if (rc < 0) {
+            run_config_free(&cfg);
+            return TALLY_EXIT_ERROR;
+        }
+        cfg.task.on_sample = append_sample;
+        cfg.task.sample_ctx = &series;
+    }
+    install_interrupt_handlers();
+    cfg.task.interrupt = &interrupted;
+    struct task_result result;
+    if (task_run(&cfg.task, &result) < 0) {
+        if (cfg.time_series)
+            series_abort(&series);
+        run_config_free(&cfg);
+        return TALLY_EXIT_ERROR;
+    }
+    status = result.status;
+    if (run_write_reports(&cfg, &result, cfg.time_series ? &series : NULL) < 0)
+        status = TALLY_EXIT_ERROR;
+    task_result_free(&result);
+    run_config_free(&cfg);
+    return status;
 }

@@ -1,10 +1,96 @@
-/* Placeholder for 'tally trace' until its implementation lands (being built now). */
+/* 'tally trace': categorized resource traces (seed 000). Dispatches to the
+ * subcommands in src/cli/trace_*.c and holds what they share. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "cli/trace_common.h"
+#include "util/error.h"
+#include "util/units.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} subcommands[] = {
+    {"aggregate", trace_cmd_aggregate, "time-slice usage per group and category (eq. 2, 3)"},
+    {"anomalies", trace_cmd_anomalies, "unfair sharing, waste, saturation, moving bottlenecks, oscillation"},
+    {"from-runs", trace_cmd_from_runs, "build a Paje trace from 'tally run --category --time-series' outputs"},
+    {"export", trace_cmd_export, "re-write a trace as Paje (tally's own variable names)"},
+    {"stats", trace_cmd_stats, "what a trace holds, and read/index/query times"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tally trace <subcommand> [<args>]\n\nsubcommands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out, "\nCommon options of the reading subcommands:\n"
+                 "  --map capacity=VAR[,usage-prefix=P][,multiplier=VAR][,kind=NAME]\n"
+                 "                 variable names of capacity and per-category usage\n"
+                 "                 (repeatable; replaces the SimGrid defaults)\n"
+                 "  --hierarchy FILE  lines 'CHILD PARENT [PARENT-TYPE]' grouping containers\n"
+                 "See man tally-trace.\n");
+}
 
 int cmd_trace(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "tally: trace: not built yet\n");
+    if (argc < 2) {
+        usage(stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return TALLY_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        if (!strcmp(argv[1], subcommands[i].name))
+            return subcommands[i].run(argc - 1, argv + 1);
+    tally_error("trace: unknown subcommand '%s' (see 'tally trace --help')", argv[1]);
     return TALLY_EXIT_ERROR;
+}
+
+int trace_common_option(struct trace_read_options *opts, int opt, const char *arg)
+{
+    char err[512];
+    switch (opt) {
+    case TRACE_OPT_MAP:
+        if (trace_map_parse(opts, arg, err, sizeof err) < 0) {
+            tally_error("trace: %s", err);
+            return -1;
+        }
+        return 1;
+    case TRACE_OPT_HIERARCHY:
+        opts->hierarchy_file = arg;
+        return 1;
+    }
+    return 0;
+}
+
+int trace_load(const char *path, const struct trace_read_options *opts, struct trace *t)
+{
+    char err[1024];
+    if (trace_read_file(path, opts, t, err, sizeof err) < 0) {
+        tally_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_parse_seconds(const char *option, const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end != text && *end == '\0') {
+        *out = v;
+        return 0;
+    }
+    char why[256];
+    if (units_parse(text, DIM_TIME, NULL, out, why, sizeof why) < 0) {
+        tally_error("trace: %s '%s': %s", option, text, why);
+        return -1;
+    }
+    return 0;
 }

@@ -34,6 +34,20 @@ static const struct summary_field fields[] = {
     {"major_page_faults", "faults", DIM_COUNT, true},
 };
 
+_Static_assert(sizeof fields / sizeof fields[0] == FIELD_COUNT,
+               "fields[] and enum summary_field_id must list the same fields in the same order");
+
+const struct summary_field *summary_field_by_id(enum summary_field_id id)
+{
+    return &fields[id];
+}
+
+int summary_field_id(const char *name)
+{
+    const struct summary_field *f = summary_field_find(name);
+    return f ? (int)(f - fields) : -1;
+}
+
 const struct summary_field *summary_field_find(const char *name)
 {
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)

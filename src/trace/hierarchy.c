@@ -97,6 +97,8 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
             break;
         }
         detach(t, c);
+        /* the type tree follows (the last regrouping of a type wins) */
+        t->types[t->containers[c].type].parent = t->containers[p].type;
         if (attach(t, c, p) < 0) {
             snprintf(err, errlen, "%s: out of memory", path);
             rc = -1;

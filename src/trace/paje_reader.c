@@ -168,15 +168,26 @@ static int parse_number(struct reader *r, struct token tk, double *out)
     if (s < e && (*s == '-' || *s == '+'))
         neg = *s++ == '-';
     uint64_t mant = 0;
-    int digits = 0, frac = 0;
+    int digits = 0, frac = 0, zeros = 0; /* zeros: trailing fraction zeros not yet applied */
     const char *q = s;
-    for (; q < e && *q >= '0' && *q <= '9'; q++, digits++)
+    for (; q < e && *q >= '0' && *q <= '9'; q++) {
         mant = mant * 10 + (uint64_t)(*q - '0');
-    if (q < e && *q == '.') {
-        for (q++; q < e && *q >= '0' && *q <= '9'; q++, digits++, frac++)
-            mant = mant * 10 + (uint64_t)(*q - '0');
+        digits += mant != 0;
     }
-    if (q == e && digits > 0 && digits <= 15 && frac <= 22) {
+    if (q < e && *q == '.') {
+        for (q++; q < e && *q >= '0' && *q <= '9'; q++) {
+            if (*q == '0') {
+                zeros++;
+                continue;
+            }
+            for (; zeros > 0; zeros--, frac++)
+                mant *= 10, digits += mant != 0;
+            mant = mant * 10 + (uint64_t)(*q - '0');
+            digits += mant != 0;
+            frac++;
+        }
+    }
+    if (q == e && q > s && q[-1] != '.' && digits <= 15 && frac <= 22 && (q - s) > (s < e && *s == '.')) {
         double v = (double)mant / pow10[frac];
         *out = neg ? -v : v;
         return 0;
@@ -347,11 +358,11 @@ static int new_paje_type(struct reader *r, enum type_class cls, struct token nam
 static int define_type(struct reader *r, const struct event_def *d, int kind)
 {
     struct token name = field(r, d, F_NAME), alias = field(r, d, F_ALIAS);
+    if (kind == EV_DEF_ENTITY_VALUE) /* values of a state/event/link type */
+        return lookup(r, &r->type_by_name, field(r, d, F_TYPE), "type") < 0 ? -1 : 0;
     int parent = lookup_type(r, field(r, d, F_TYPE), T_CONTAINER, "container type");
     if (parent < 0)
         return -1;
-    if (kind == EV_DEF_ENTITY_VALUE) /* values of a state/event/link type */
-        return lookup(r, &r->type_by_name, field(r, d, F_TYPE), "type") < 0 ? -1 : 0;
     if (kind == EV_DEF_LINK_TYPE) {
         if (lookup_type(r, field(r, d, F_START_CONTAINER_TYPE), T_CONTAINER, "container type") < 0 ||
             lookup_type(r, field(r, d, F_END_CONTAINER_TYPE), T_CONTAINER, "container type") < 0)

@@ -1,0 +1,34 @@
+/* 'tally run' in three steps that other front ends and options can reuse:
+ * parse the options into a run_config, run the task (monitor/task.h), write
+ * the reports. cmd_run (run.c) chains them. */
+#ifndef TALLY_CLI_RUN_H
+#define TALLY_CLI_RUN_H
+
+#include <stdbool.h>
+
+#include "monitor/limits.h"
+#include "monitor/task.h"
+
+struct run_config {
+    struct task_options task;
+    struct limit_set limits;
+    const char *prefix;        /* reports are PREFIX.summary, .series, .files */
+    char default_prefix[64];
+    const char *name, *category;
+    bool time_series, files_report;
+    char *command_text;        /* the command as one line, for the reports */
+    char *shell_argv[4];       /* -c LINE → /bin/sh -c LINE */
+    const char **measure_dirs;
+};
+
+/* Fills cfg from argv. Returns -1 when the command should run, else the exit
+ * status to return at once (0 after --help, 125 after a message on a bad option). */
+int run_parse_options(int argc, char **argv, struct run_config *cfg);
+/* Writes the summary (and series/files when asked). series is the writer
+ * fed during the run, or NULL. Returns 0, or -1 after a message. */
+struct series_writer;
+int run_write_reports(const struct run_config *cfg, const struct task_result *result,
+                      struct series_writer *series);
+void run_config_free(struct run_config *cfg);
+
+#endif

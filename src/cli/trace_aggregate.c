@@ -1,0 +1,163 @@
+/* 'tally trace aggregate': per group at a hierarchy level and per category,
+ * the time-averaged usage over a slice (eq. 2) summed over the group's
+ * resources (eq. 3), the capacity and the idle part; where eq. 1 breaks. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/trace_common.h"
+#include "trace/aggregate.h"
+#include "util/error.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tally trace aggregate TRACE [--from T1] [--to T2] [--level TYPE|root]\n"
+            "                             [--category c1,c2] [--kind KIND] [--format table|csv|json]\n"
+            "                             [--map RULE]... [--hierarchy FILE]\n"
+            "Time-averaged capacity, usage per category and idle of each group over [T1, T2]\n"
+            "(default: the whole trace) at level TYPE (a container type, any case; default root).\n");
+}
+
+static void print_table(const struct trace *t, const struct trace_aggregation *a, bool csv)
+{
+    if (csv)
+        printf("group,type,kind,capacity");
+    else
+        printf("# level %s, slice [%.15g, %.15g]\n%-20s %-10s %-10s %14s", a->level, a->from, a->to,
+               "group", "type", "kind", "capacity");
+    for (size_t c = 0; c < t->n_categories; c++)
+        if (!a->categories || a->categories[c])
+            printf(csv ? ",%s" : " %14s", t->categories[c]);
+    printf(csv ? ",idle\n" : " %14s\n", "idle");
+    for (size_t i = 0; i < a->n_groups; i++) {
+        const struct trace_group *g = &a->groups[i];
+        if (csv)
+            printf("%s,%s,%s,%.9g", g->name, g->type, g->kind, g->capacity);
+        else
+            printf("%-20s %-10s %-10s %14.6g", g->name, g->type, g->kind, g->capacity);
+        for (size_t c = 0; c < t->n_categories; c++)
+            if (!a->categories || a->categories[c])
+                printf(csv ? ",%.9g" : " %14.6g", g->usage[c]);
+        printf(csv ? ",%.9g\n" : " %14.6g\n", g->idle);
+    }
+}
+
+/* One stderr line per eq. 1 break overlapping the slice (at most 20, then a count). */
+static void warn_violations(const struct trace *t, const json_t *json)
+{
+    const json_t *viol = json_object_get(json, "violations");
+    size_t n = json_array_size(viol);
+    for (size_t i = 0; i < n && i < 20; i++) {
+        const json_t *v = json_array_get(viol, i);
+        tally_error("warning: usage above capacity (eq. 1) on %s (%s) over [%.9g, %.9g]: "
+                    "%.6g > %.6g",
+                    json_string_value(json_object_get(v, "resource")),
+                    json_string_value(json_object_get(v, "kind")),
+                    json_real_value(json_object_get(v, "from")),
+                    json_real_value(json_object_get(v, "to")),
+                    json_real_value(json_object_get(v, "usage")),
+                    json_real_value(json_object_get(v, "capacity")));
+    }
+    if (n > 20)
+        tally_error("warning: %zu more intervals with usage above capacity", n - 20);
+    (void)t;
+}
+
+int trace_cmd_aggregate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"from", required_argument, NULL, 'f'},
+        {"to", required_argument, NULL, 't'},
+        {"level", required_argument, NULL, 'l'},
+        {"category", required_argument, NULL, 'c'},
+        {"kind", required_argument, NULL, 'k'},
+        {"format", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
+        TRACE_COMMON_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct trace_read_options ropts = {0};
+    struct trace_aggregate_options aopts = {.from = 0, .to = 0, .level = "root"};
+    bool have_from = false, have_to = false;
+    const char *categories = NULL, *format = "table";
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int common = trace_common_option(&ropts, opt, optarg);
+        if (common < 0)
+            return TALLY_EXIT_ERROR;
+        if (common)
+            continue;
+        switch (opt) {
+        case 'f':
+            if (trace_parse_seconds("--from", optarg, &aopts.from) < 0)
+                return TALLY_EXIT_ERROR;
+            have_from = true;
+            break;
+        case 't':
+            if (trace_parse_seconds("--to", optarg, &aopts.to) < 0)
+                return TALLY_EXIT_ERROR;
+            have_to = true;
+            break;
+        case 'l': aopts.level = optarg; break;
+        case 'c': categories = optarg; break;
+        case 'k': aopts.kind = optarg; break;
+        case 'F': format = optarg; break;
+        case 'h': usage(stdout); return TALLY_EXIT_OK;
+        default: usage(stderr); return TALLY_EXIT_ERROR;
+        }
+    }
+    if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
+        tally_error("trace aggregate: --format '%s': expected table, csv or json", format);
+        return TALLY_EXIT_ERROR;
+    }
+    if (optind != argc - 1) {
+        tally_error("trace aggregate: expected one TRACE file");
+        usage(stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    struct trace t;
+    if (trace_load(argv[optind], &ropts, &t) < 0)
+        return TALLY_EXIT_ERROR;
+    int status = TALLY_EXIT_ERROR;
+    char err[512];
+    bool *sel = NULL;
+    struct trace_aggregation a = {0};
+    if (!have_from)
+        aopts.from = t.start;
+    if (!have_to)
+        aopts.to = t.end;
+    if (aopts.to <= aopts.from && (have_from || have_to)) {
+        tally_error("trace aggregate: --from %.9g is not before --to %.9g", aopts.from, aopts.to);
+        goto out;
+    }
+    if (categories && !(sel = trace_category_selection(&t, categories, err, sizeof err))) {
+        tally_error("trace aggregate: --category: %s", err);
+        goto out;
+    }
+    aopts.categories = sel;
+    if (trace_aggregate(&t, &aopts, &a, err, sizeof err) < 0) {
+        tally_error("trace aggregate: --level: %s", err);
+        goto out;
+    }
+    json_t *json = trace_aggregation_to_json(&t, &a);
+    warn_violations(&t, json);
+    if (!strcmp(format, "json")) {
+        char *text = json_dumps(json, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        if (text)
+            puts(text);
+        free(text);
+    } else {
+        print_table(&t, &a, !strcmp(format, "csv"));
+    }
+    json_decref(json);
+    status = TALLY_EXIT_OK;
+out:
+    trace_aggregation_free(&a);
+    free(sel);
+    trace_free(&t);
+    return status;
+}

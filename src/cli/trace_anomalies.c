@@ -1,0 +1,169 @@
+/* 'tally trace anomalies': the anomalies of seed 000 found slice by slice
+ * (unfair sharing, waste, saturation and moving bottlenecks, oscillation). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/trace_common.h"
+#include "trace/anomalies.h"
+#include "util/error.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tally trace anomalies TRACE [--slice S] [--shares c1=1,c2=1] [--level TYPE]\n"
+            "       [--threshold unfair=10,waste=50,saturation=95,activity=5] [--format text|json]\n"
+            "       [--map RULE]... [--hierarchy FILE]\n"
+            "Thresholds are percentages (unfair: percentage points of share).\n");
+}
+
+static double *parse_shares(const struct trace *t, const char *text)
+{
+    double *w = calloc(t->n_categories ? t->n_categories : 1, sizeof *w);
+    if (!w)
+        return NULL;
+    char *copy = strdup(text), *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        char *end = NULL;
+        double v = eq ? strtod(eq + 1, &end) : -1;
+        if (!eq || end == eq + 1 || *end || v < 0) {
+            tally_error("trace anomalies: --shares '%s': expected CATEGORY=WEIGHT,...", item);
+            goto bad;
+        }
+        *eq = '\0';
+        int c = trace_find_category(t, item);
+        if (c < 0) {
+            tally_error("trace anomalies: --shares: category '%s' is not in the trace", item);
+            goto bad;
+        }
+        w[c] = v;
+    }
+    free(copy);
+    return w;
+bad:
+    free(copy);
+    free(w);
+    return NULL;
+}
+
+static int parse_thresholds(struct anomaly_options *o, const char *text)
+{
+    char *copy = strdup(text), *save = NULL;
+    int rc = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '='), *end = NULL;
+        double v = eq ? strtod(eq + 1, &end) : -1;
+        if (!eq || end == eq + 1 || *end || v <= 0 || v > 100) {
+            tally_error("trace anomalies: --threshold '%s': expected NAME=PERCENT (0..100]", item);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        if (!strcmp(item, "unfair"))
+            o->unfair_points = v;
+        else if (!strcmp(item, "waste"))
+            o->waste_idle = v / 100;
+        else if (!strcmp(item, "saturation"))
+            o->saturation = v / 100;
+        else if (!strcmp(item, "activity"))
+            o->min_activity = v / 100;
+        else {
+            tally_error("trace anomalies: --threshold: unknown '%s' (unfair, waste, saturation, activity)",
+                        item);
+            rc = -1;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+int trace_cmd_anomalies(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"slice", required_argument, NULL, 's'},
+        {"shares", required_argument, NULL, 'S'},
+        {"threshold", required_argument, NULL, 'T'},
+        {"level", required_argument, NULL, 'l'},
+        {"format", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
+        TRACE_COMMON_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct trace_read_options ropts = {0};
+    struct anomaly_options ao = {0};
+    const char *shares = NULL, *format = "text";
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int common = trace_common_option(&ropts, opt, optarg);
+        if (common < 0)
+            return TALLY_EXIT_ERROR;
+        if (common)
+            continue;
+        switch (opt) {
+        case 's':
+            if (trace_parse_seconds("--slice", optarg, &ao.slice) < 0)
+                return TALLY_EXIT_ERROR;
+            if (ao.slice <= 0) {
+                tally_error("trace anomalies: --slice '%s': must be positive", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        case 'S': shares = optarg; break;
+        case 'T':
+            if (parse_thresholds(&ao, optarg) < 0)
+                return TALLY_EXIT_ERROR;
+            break;
+        case 'l': ao.level = optarg; break;
+        case 'F': format = optarg; break;
+        case 'h': usage(stdout); return TALLY_EXIT_OK;
+        default: usage(stderr); return TALLY_EXIT_ERROR;
+        }
+    }
+    if (strcmp(format, "text") && strcmp(format, "json")) {
+        tally_error("trace anomalies: --format '%s': expected text or json", format);
+        return TALLY_EXIT_ERROR;
+    }
+    if (optind != argc - 1) {
+        tally_error("trace anomalies: expected one TRACE file");
+        usage(stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    struct trace t;
+    if (trace_load(argv[optind], &ropts, &t) < 0)
+        return TALLY_EXIT_ERROR;
+    int status = TALLY_EXIT_ERROR;
+    double *weights = NULL;
+    struct anomaly *list = NULL;
+    size_t n = 0;
+    char err[512];
+    if (shares && !(weights = parse_shares(&t, shares)))
+        goto out;
+    ao.shares = weights;
+    if (trace_find_anomalies(&t, &ao, &list, &n, err, sizeof err) < 0) {
+        tally_error("trace anomalies: %s", err);
+        goto out;
+    }
+    if (!strcmp(format, "json")) {
+        json_t *j = anomalies_to_json(list, n);
+        char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        puts(text ? text : "[]");
+        free(text);
+        json_decref(j);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            printf("[%.15g, %.15g] %-11s %s: %s\n", list[i].from, list[i].to,
+                   anomaly_kind_name(list[i].kind), list[i].resource, list[i].detail);
+        if (n == 0)
+            printf("no anomaly found\n");
+    }
+    status = TALLY_EXIT_OK;
+out:
+    free(list);
+    free(weights);
+    trace_free(&t);
+    return status;
+}

@@ -1,0 +1,55 @@
+/* 'tally trace from-runs PREFIX... [--hierarchy FILE] -o OUT.paje': a Paje
+ * trace of per-host, per-category CPU, memory and I/O from tally run outputs. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "cli/trace_common.h"
+#include "trace/from_runs.h"
+#include "trace/paje_writer.h"
+#include "util/error.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] -o OUT.paje\n"
+                 "PREFIX.summary and PREFIX.series come from\n"
+                 "'tally run --category C --time-series -o PREFIX COMMAND'.\n");
+}
+
+int trace_cmd_from_runs(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"hierarchy", required_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *output = NULL, *hierarchy = NULL;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o': output = optarg; break;
+        case 'H': hierarchy = optarg; break;
+        case 'h': usage(stdout); return TALLY_EXIT_OK;
+        default: usage(stderr); return TALLY_EXIT_ERROR;
+        }
+    }
+    if (optind >= argc || !output) {
+        tally_error("trace from-runs: expected PREFIX... and -o OUT.paje");
+        usage(stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    struct trace t;
+    char err[1024];
+    if (trace_from_runs((const char *const *)argv + optind, (size_t)(argc - optind), hierarchy, &t,
+                        err, sizeof err) < 0) {
+        tally_error("trace from-runs: %s", err);
+        return TALLY_EXIT_ERROR;
+    }
+    int rc = trace_write_paje(&t, output, err, sizeof err);
+    if (rc < 0)
+        tally_error("trace from-runs: %s", err);
+    trace_free(&t);
+    return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
+}

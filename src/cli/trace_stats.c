@@ -1,0 +1,131 @@
+/* 'tally trace stats': what a trace holds (containers, resources, categories,
+ * events, eq. 1 breaks) and how long reading + indexing it and aggregating one
+ * slice take (the figures bench/trace.bench.sh reports). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "cli/trace_common.h"
+#include "trace/aggregate.h"
+#include "util/error.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tally trace stats TRACE [--level TYPE|root] [--queries N] [--format text|json]\n"
+                 "                         [--map RULE]... [--hierarchy FILE]\n"
+                 "Counts, read+index time, and the mean time of N aggregations of slices\n"
+                 "(each a tenth of the trace, spread over it) at the given level.\n");
+}
+
+int trace_cmd_stats(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"level", required_argument, NULL, 'l'},
+        {"queries", required_argument, NULL, 'q'},
+        {"format", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
+        TRACE_COMMON_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    struct trace_read_options ropts = {0};
+    const char *level = "root", *format = "text";
+    long queries = 10;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        int common = trace_common_option(&ropts, opt, optarg);
+        if (common < 0)
+            return TALLY_EXIT_ERROR;
+        if (common)
+            continue;
+        switch (opt) {
+        case 'l': level = optarg; break;
+        case 'q': {
+            char *end;
+            queries = strtol(optarg, &end, 10);
+            if (*end || queries < 1 || queries > 1000000) {
+                tally_error("trace stats: --queries '%s': expected 1..1000000", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        }
+        case 'F': format = optarg; break;
+        case 'h': usage(stdout); return TALLY_EXIT_OK;
+        default: usage(stderr); return TALLY_EXIT_ERROR;
+        }
+    }
+    if (strcmp(format, "text") && strcmp(format, "json")) {
+        tally_error("trace stats: --format '%s': expected text or json", format);
+        return TALLY_EXIT_ERROR;
+    }
+    if (optind != argc - 1) {
+        tally_error("trace stats: expected one TRACE file");
+        return TALLY_EXIT_ERROR;
+    }
+    struct trace t;
+    double t0 = now();
+    if (trace_load(argv[optind], &ropts, &t) < 0)
+        return TALLY_EXIT_ERROR;
+    double read_seconds = now() - t0;
+    size_t breakpoints = 0;
+    for (size_t r = 0; r < t.n_resources; r++) {
+        breakpoints += t.resources[r].capacity.n;
+        for (size_t c = 0; c < t.n_categories; c++)
+            breakpoints += t.resources[r].usage[c].n;
+    }
+    double query_seconds = 0;
+    size_t groups = 0;
+    char err[512];
+    for (long q = 0; q < queries; q++) {
+        double span = t.end - t.start, width = span / 10;
+        double from = t.start + (span - width) * (double)q / (double)(queries > 1 ? queries - 1 : 1);
+        struct trace_aggregate_options o = {.from = from, .to = from + width, .level = level};
+        struct trace_aggregation a;
+        double q0 = now();
+        if (trace_aggregate(&t, &o, &a, err, sizeof err) < 0) {
+            tally_error("trace stats: --level: %s", err);
+            trace_free(&t);
+            return TALLY_EXIT_ERROR;
+        }
+        query_seconds += now() - q0;
+        groups = a.n_groups;
+        trace_aggregation_free(&a);
+    }
+    query_seconds /= (double)queries;
+    if (!strcmp(format, "json")) {
+        json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:s,s:I}",
+                              "events", (json_int_t)t.n_events, "containers",
+                              (json_int_t)t.n_containers, "types", (json_int_t)t.n_types,
+                              "resources", (json_int_t)t.n_resources, "categories",
+                              (json_int_t)t.n_categories, "edges", (json_int_t)t.n_edges,
+                              "breakpoints", (json_int_t)breakpoints, "states",
+                              (json_int_t)t.n_states, "violations", (json_int_t)t.n_violations,
+                              "start", t.start, "end", t.end, "read_index_seconds", read_seconds,
+                              "query_seconds", query_seconds, "level", level, "groups",
+                              (json_int_t)groups);
+        char *text = json_dumps(o, JSON_INDENT(2));
+        puts(text ? text : "{}");
+        free(text);
+        json_decref(o);
+    } else {
+        printf("events        %zu\ncontainers    %zu (%zu types)\nresources     %zu\n"
+               "categories    %zu\nedges         %zu\nbreakpoints   %zu\nviolations    %zu\n"
+               "time          [%.9g, %.9g]\nread+index    %.3f s\n"
+               "query         %.3f ms (mean of %ld slices at level %s, %zu groups)\n",
+               t.n_events, t.n_containers, t.n_types, t.n_resources, t.n_categories, t.n_edges,
+               breakpoints, t.n_violations, t.start, t.end, read_seconds, query_seconds * 1e3,
+               queries, level, groups);
+    }
+    trace_free(&t);
+    return TALLY_EXIT_OK;
+}

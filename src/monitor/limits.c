@@ -1,0 +1,140 @@
+/* Limit strings and files (see limits.h). */
+#include "monitor/limits.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/units.h"
+
+void limits_clear(struct limit_set *limits)
+{
+    memset(limits, 0, sizeof *limits);
+}
+
+bool limits_any(const struct limit_set *limits)
+{
+    for (int i = 0; i < FIELD_COUNT; i++)
+        if (limits->set[i])
+            return true;
+    return false;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return s;
+}
+
+/* One "field: value" item (already cut out and trimmed). */
+static int parse_item(struct limit_set *out, char *item, char *why, size_t why_len)
+{
+    char *sep = strpbrk(item, ":=");
+    if (!sep) {
+        snprintf(why, why_len, "'%s' is not 'field: value'", item);
+        return -1;
+    }
+    *sep = '\0';
+    char *name = trim(item), *value_text = trim(sep + 1);
+    int id = summary_field_id(name);
+    if (id < 0 || !summary_field_by_id(id)->limitable) {
+        snprintf(why, why_len, "%s field '%s'", id < 0 ? "unknown" : "not a limitable", name);
+        return -1;
+    }
+    const struct summary_field *field = summary_field_by_id(id);
+    double value;
+    char reason[160];
+    if (units_parse(value_text, field->dim, field->unit, &value, reason, sizeof reason) < 0) {
+        snprintf(why, why_len, "%s: %s", name, reason);
+        return -1;
+    }
+    if (value < 0) {
+        snprintf(why, why_len, "%s: negative value", name);
+        return -1;
+    }
+    out->set[id] = true;
+    out->max[id] = value;
+    return 0;
+}
+
+int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len)
+{
+    struct limit_set parsed = *limits;
+    char *copy = strdup(text);
+    if (!copy) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    int status = 0, items = 0;
+    char *p = copy;
+    while (*p && status == 0) {
+        size_t len = strcspn(p, ",;\n#");
+        char delim = p[len];
+        p[len] = '\0';
+        char *item = trim(p);
+        if (*item) {
+            status = parse_item(&parsed, item, why, why_len);
+            items++;
+        }
+        p += len + (delim != '\0');
+        if (delim == '#') /* comment: skip to the end of the line */
+            p += strcspn(p, "\n");
+    }
+    free(copy);
+    if (status == 0 && items == 0) {
+        snprintf(why, why_len, "no 'field: value' given");
+        status = -1;
+    }
+    if (status == 0)
+        *limits = parsed;
+    return status;
+}
+
+int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_len)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        snprintf(why, why_len, "%s", strerror(errno));
+        return -1;
+    }
+    struct limit_set parsed = *limits;
+    char line[1024], reason[256];
+    int number = 0, status = 0, items = 0;
+    while (status == 0 && fgets(line, sizeof line, fp)) {
+        number++;
+        line[strcspn(line, "#\n")] = '\0';
+        char *item = trim(line);
+        if (!*item)
+            continue;
+        items++;
+        if (parse_item(&parsed, item, reason, sizeof reason) < 0) {
+            snprintf(why, why_len, "line %d: %s", number, reason);
+            status = -1;
+        }
+    }
+    fclose(fp);
+    if (status == 0 && items == 0) {
+        snprintf(why, why_len, "no 'field: value' line");
+        status = -1;
+    }
+    if (status == 0)
+        *limits = parsed;
+    return status;
+}
+
+int limits_check(const struct limit_set *limits, const double *value, bool *exceeded)
+{
+    int n = 0;
+    for (int i = 0; i < FIELD_COUNT; i++) {
+        if (limits->set[i] && value[i] > limits->max[i])
+            exceeded[i] = true;
+        n += exceeded[i];
+    }
+    return n;
+}

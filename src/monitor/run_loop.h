@@ -1,0 +1,38 @@
+/* Internal to the engine: what the level loops (tracker.c for level 2,
+ * poller.c for level 1 and --pid) share with task.c — the ending of a task
+ * (SIGTERM to every process, SIGKILL after the grace) and the sample timer. */
+#ifndef TALLY_MONITOR_RUN_LOOP_H
+#define TALLY_MONITOR_RUN_LOOP_H
+
+#include <stdbool.h>
+
+#include "monitor/usage.h"
+
+struct ending {
+    bool terminating;  /* SIGTERM sent to the tree */
+    double kill_at;    /* monotonic time to send SIGKILL; 0 once sent */
+};
+
+/* Starts terminating the task: SIGTERM (and SIGCONT) to every live process. */
+void ending_begin(struct ending *e, struct usage *u);
+/* Sends SIGKILL when the grace has passed. To call at every loop turn. */
+void ending_progress(struct ending *e, struct usage *u);
+/* A process that appears while terminating gets the same treatment. */
+void ending_new_process(const struct ending *e, pid_t pid);
+/* Checks the interrupt flag and broken limits; begins the ending if needed. */
+void ending_check_causes(struct ending *e, struct usage *u);
+/* Seconds until the next thing the loop must do on time (sample or kill). */
+double loop_next_deadline_in(const struct ending *e, const struct usage *u);
+
+/* The sample timer: SIGALRM after 'seconds' (and periodically after that,
+ * so that a tick lost just before a blocking wait is made up for). */
+void loop_timer_arm(double seconds);
+void loop_timer_stop(void);
+
+int tracker_run(const struct task_options *o, struct task_result *r, struct usage *u);
+int poller_run(const struct task_options *o, struct task_result *r, struct usage *u);
+
+/* Status of the top process → result fields. */
+void loop_record_top_status(struct task_result *r, int wait_status);
+
+#endif

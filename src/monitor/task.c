@@ -1,0 +1,176 @@
+/* task_run: sets up the accounting, the timer and the level's loop, and
+ * turns what happened into the result's exit type and status. Also the
+ * parts of the loops that both levels share (run_loop.h). */
+#include "monitor/task.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "monitor/run_loop.h"
+#include "util/error.h"
+
+void task_options_init(struct task_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->level = 2;
+    o->interval = 1.0;
+    o->kill_grace = 2.0;
+}
+
+static void signal_one(void *ctx, pid_t pid)
+{
+    int sig = *(int *)ctx;
+    kill(pid, sig);
+    if (sig == SIGTERM)
+        kill(pid, SIGCONT); /* a stopped process must run to act on SIGTERM */
+}
+
+static void signal_all(struct usage *u, int sig)
+{
+    usage_each_process(u, signal_one, &sig);
+}
+
+void ending_begin(struct ending *e, struct usage *u)
+{
+    if (e->terminating)
+        return;
+    e->terminating = true;
+    e->kill_at = usage_now() + u->options->kill_grace;
+    signal_all(u, SIGTERM);
+}
+
+void ending_progress(struct ending *e, struct usage *u)
+{
+    if (e->terminating && e->kill_at > 0 && usage_now() >= e->kill_at) {
+        e->kill_at = 0;
+        signal_all(u, SIGKILL);
+    }
+}
+
+void ending_new_process(const struct ending *e, pid_t pid)
+{
+    if (e->terminating)
+        kill(pid, e->kill_at > 0 ? SIGTERM : SIGKILL);
+}
+
+void ending_check_causes(struct ending *e, struct usage *u)
+{
+    const struct task_options *o = u->options;
+    if (o->interrupt && *o->interrupt && !e->terminating) {
+        u->result->interrupted = true;
+        ending_begin(e, u);
+    }
+    if (usage_limit_action_needed(u)) {
+        u->result->exit_type = TASK_EXIT_LIMITS;
+        ending_begin(e, u);
+    }
+    ending_progress(e, u);
+}
+
+double loop_next_deadline_in(const struct ending *e, const struct usage *u)
+{
+    double in = usage_next_sample_in(u);
+    if (e->terminating && e->kill_at > 0)
+        in = fmin(in, fmax(0, e->kill_at - usage_now()));
+    return in;
+}
+
+static void on_timer(int sig)
+{
+    (void)sig;
+}
+
+void loop_timer_arm(double seconds)
+{
+    if (seconds < 0.001)
+        seconds = 0.001;
+    struct itimerval it;
+    it.it_value.tv_sec = (time_t)seconds;
+    it.it_value.tv_usec = (suseconds_t)((seconds - (double)it.it_value.tv_sec) * 1e6);
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+        it.it_value.tv_usec = 1000;
+    it.it_interval = it.it_value;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void loop_timer_stop(void)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void loop_record_top_status(struct task_result *r, int status)
+{
+    if (WIFEXITED(status)) {
+        r->exit_status = WEXITSTATUS(status);
+        r->signal = 0;
+    } else if (WIFSIGNALED(status)) {
+        r->signal = WTERMSIG(status);
+        r->exit_status = 128 + r->signal;
+        if (r->exit_type == TASK_EXIT_NORMAL)
+            r->exit_type = TASK_EXIT_SIGNAL;
+    }
+}
+
+static void result_status(struct task_result *r)
+{
+    if (r->launch_errno) {
+        r->status = r->launch_errno == ENOENT ? TALLY_EXIT_NOT_FOUND : TALLY_EXIT_CANNOT_EXEC;
+        r->exit_status = r->status;
+        r->exit_type = TASK_EXIT_NORMAL;
+        r->signal = 0;
+    } else if (r->exit_type == TASK_EXIT_LIMITS) {
+        r->status = TALLY_EXIT_LIMITS;
+    } else if (r->exit_type == TASK_EXIT_SIGNAL) {
+        r->status = 128 + r->signal;
+    } else {
+        r->status = r->exit_status;
+    }
+}
+
+int task_run(const struct task_options *o, struct task_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (gethostname(r->host, sizeof r->host - 1) < 0)
+        strcpy(r->host, "unknown");
+    r->level = o->follow_pid > 0 ? 1 : o->level;
+
+    /* The sample timer interrupts blocking waits: no SA_RESTART. */
+    struct sigaction sa, old_alarm;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_timer;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, &old_alarm);
+    /* Orphans of the task are re-parented to tally, which reaps (and counts) them. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+    struct usage u;
+    usage_init(&u, o, r);
+    int rc = r->level == 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
+    loop_timer_stop();
+    sigaction(SIGALRM, &old_alarm, NULL);
+    if (rc == 0) {
+        usage_finish(&u, o->follow_pid <= 0);
+        result_status(r);
+    }
+    usage_free(&u);
+    return rc;
+}
+
+void task_result_free(struct task_result *r)
+{
+    for (size_t i = 0; i < r->file_count; i++)
+        free(r->files[i]);
+    free(r->files);
+    r->files = NULL;
+    r->file_count = 0;
+}

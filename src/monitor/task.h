@@ -1,0 +1,77 @@
+/* The engine's public interface: run (or follow) one task — a command and
+ * every process it starts — measure what it uses, enforce its limits, and
+ * return the result. Free of command-line and report concerns so that
+ * 'tally run' and a later per-host agent share it.
+ *
+ *   struct task_options o; task_options_init(&o); o.argv = argv;
+ *   struct task_result r;  task_run(&o, &r);  ... write reports ...
+ *   task_result_free(&r);
+ */
+#ifndef TALLY_MONITOR_TASK_H
+#define TALLY_MONITOR_TASK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "monitor/limits.h"
+#include "report/fields.h"
+
+/* One point of the time series, handed to task_options.on_sample at every
+ * regular interval (not at the extra samples taken near a limit). */
+struct task_sample {
+    double wall_clock;              /* epoch seconds */
+    double value[FIELD_COUNT];      /* summary units; see series.h for which are set */
+    double current_processes;       /* processes alive now */
+};
+
+struct task_options {
+    char *const *argv;              /* command to start (execvp); NULL with follow_pid */
+    pid_t follow_pid;               /* > 0: follow this running tree instead (level 1) */
+    int level;                      /* 1: /proc polling; 2: ptrace process events (default) */
+    double interval;                /* regular sampling interval, seconds (default 1) */
+    const struct limit_set *limits; /* NULL: none */
+    bool measure_only;              /* report broken limits but never kill */
+    bool wait_for_all;              /* wait for descendants left when the top process exits */
+    bool track_files;               /* collect the files the task opens (result.files) */
+    const char *const *measure_dirs;/* directories whose footprint is 'disk' (NULL: cwd) */
+    size_t measure_dir_count;
+    double kill_grace;              /* seconds between SIGTERM and SIGKILL (default 2) */
+    /* Set by the caller's signal handlers (installed without SA_RESTART):
+     * when non-zero the task is terminated and the run ends normally. */
+    volatile sig_atomic_t *interrupt;
+    void (*on_sample)(void *ctx, const struct task_sample *sample);
+    void *sample_ctx;
+};
+
+enum task_exit_type {
+    TASK_EXIT_NORMAL,  /* the top process exited; exit_status is its code */
+    TASK_EXIT_SIGNAL,  /* the top process died of signal 'signal' */
+    TASK_EXIT_LIMITS,  /* a limit was broken and the task was terminated */
+};
+
+struct task_result {
+    double value[FIELD_COUNT];      /* summary units (MB, s, counts), by field id */
+    double peak_time[FIELD_COUNT];  /* seconds after start when value[] was reached; < 0: not tracked */
+    bool limit_exceeded[FIELD_COUNT];
+    enum task_exit_type exit_type;
+    int exit_status;                /* exit code of the top process (normal exit) */
+    int signal;                     /* signal that ended the top process, else 0 */
+    int launch_errno;               /* != 0: the command could not be started (exec errno) */
+    int status;                     /* what 'tally run' exits with: code, 128+N, 124, 126, 127 */
+    int level;                      /* level actually used */
+    bool interrupted;               /* ended because *options.interrupt was set */
+    char host[256];
+    char **files;                   /* track_files: sorted paths opened by the task */
+    size_t file_count;
+};
+
+void task_options_init(struct task_options *options);
+/* Runs the task to its end. Returns 0 with *result filled (also when the
+ * command could not be started: see launch_errno and status), or -1 when
+ * tally itself failed before the task ran (a message was printed). */
+int task_run(const struct task_options *options, struct task_result *result);
+void task_result_free(struct task_result *result);
+
+#endif

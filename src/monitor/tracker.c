@@ -1,0 +1,73 @@
+/* Level 2: the task's processes followed through ptrace process events
+ * (platform tracer), each measured at its exit before it disappears. */
+#include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "monitor/run_loop.h"
+#include "platform/platform.h"
+#include "util/error.h"
+
+int tracker_run(const struct task_options *o, struct task_result *r, struct usage *u)
+{
+    struct launch launch;
+    int rc = launch_command(o->argv, true, &launch);
+    if (rc == -1)
+        return -1;
+    if (rc == -2) {
+        waitpid(launch.pid, NULL, 0);
+        return -1;
+    }
+    struct tracer *tracer = tracer_new(launch.pid);
+    if (!tracer) {
+        tally_error("run: out of memory");
+        kill(launch.pid, SIGKILL);
+        waitpid(launch.pid, NULL, __WALL);
+        return -1;
+    }
+    usage_process_started(u, launch.pid);
+    struct ending ending = {0};
+    double armed = -1;
+    for (;;) {
+        ending_check_causes(&ending, u);
+        double in = loop_next_deadline_in(&ending, u);
+        if (in <= 0.0005) {
+            usage_sample(u, usage_regular_due(u));
+            armed = -1;
+            continue;
+        }
+        /* Re-arm only when the deadline moved: one syscall saved per event. */
+        double deadline = usage_now() + in;
+        if (armed < 0 || fabs(deadline - armed) > 0.002) {
+            loop_timer_arm(in);
+            armed = deadline;
+        }
+        struct tracer_event ev;
+        tracer_next(tracer, &ev);
+        if (ev.kind == TRACER_NO_PROCESSES)
+            break;
+        switch (ev.kind) {
+        case TRACER_NEW_PROCESS:
+            usage_process_started(u, ev.pid);
+            ending_new_process(&ending, ev.pid);
+            break;
+        case TRACER_EXITING:
+            usage_process_exiting(u, ev.pid);
+            tracer_resume(tracer, ev.pid);
+            break;
+        case TRACER_GONE:
+            usage_process_gone(u, ev.pid);
+            if (ev.pid == launch.pid) {
+                loop_record_top_status(r, ev.status);
+                if (!o->wait_for_all && u->live > 0)
+                    ending_begin(&ending, u); /* nothing of the task outlives it */
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    r->launch_errno = launch_exec_errno(&launch);
+    tracer_free(tracer);
+    return 0;
+}

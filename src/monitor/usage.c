@@ -1,0 +1,466 @@
+/* Accounting of one task (see usage.h).
+ *
+ * Where each number comes from, and why it is exact:
+ *  - cpu_time, context switches and page faults: at the end, the kernel's
+ *    totals of the children tally reaped (getrusage RUSAGE_CHILDREN). The top
+ *    process's total includes every descendant reaped below it, and tally is
+ *    a child subreaper, so orphans are reaped by tally and counted too. During
+ *    the run (series, limits): those totals plus, for every live process, its
+ *    own and its reaped children's times from /proc/PID/stat.
+ *  - bytes_read/written, storage_bytes_*: the same construction with I/O
+ *    counters: the kernel adds a reaped child's counters to its parent's, so
+ *    tally's /proc/self/io minus its own thread's is exactly what its reaped
+ *    children and their descendants did (summing /proc/PID/io per process at
+ *    exit would count a child twice, once in itself and once in its parent).
+ *  - memory, virtual_memory, swap_memory, proportional_memory: the maximum
+ *    over time of the sum over processes alive at the same moment. Updated at
+ *    every sample (sum of current values) and at every exit (the exiting
+ *    process's peak, VmHWM, plus the current values of the others, read afresh
+ *    when there are few), so that short peaks are caught.
+ *  - max_concurrent_processes, total_processes: from process events. */
+#include "monitor/usage.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "monitor/disk.h"
+#include "platform/platform.h"
+#include "util/units.h"
+
+/* Read the others afresh at an exit when at most this many are alive. */
+#define FRESH_READ_MAX_PROCESSES 32
+/* Growth rate assumed when none was seen yet (MB/s), and the shortest gap
+ * between samples near a limit. */
+#define ASSUMED_GROWTH_MB_PER_S 1024.0
+#define MIN_SAMPLE_GAP 0.005
+/* Below this peak RSS a process's PSS at exit is estimated from status. */
+#define SMALL_PROCESS_BYTES (8u << 20)
+
+struct usage_proc {
+    unsigned long long starttime;
+    uint64_t rss, vm, swap, pss;
+    double cpu;            /* own + reaped children, seconds */
+    struct proc_io io;     /* whole group, with reaped children */
+};
+
+double usage_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double epoch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double mb(uint64_t bytes)
+{
+    return (double)bytes / BYTES_PER_MB;
+}
+
+/* Peak fields keep their maximum and when it was reached. */
+static void raise_peak(struct usage *u, int field, double value)
+{
+    struct task_result *r = u->result;
+    if (value > r->value[field] || r->peak_time[field] < 0) {
+        if (value >= r->value[field]) {
+            r->value[field] = value;
+            r->peak_time[field] = usage_now() - u->start;
+        }
+    }
+}
+
+void usage_init(struct usage *u, const struct task_options *options, struct task_result *result)
+{
+    memset(u, 0, sizeof *u);
+    u->options = options;
+    u->result = result;
+    pidmap_init(&u->procs, sizeof(struct usage_proc));
+    u->start = usage_now();
+    u->start_epoch = epoch_now();
+    u->row_time = u->rate_time = u->start;
+    u->next_regular = u->start + options->interval;
+    u->next_disk = u->start;
+    for (int i = 0; i < FIELD_COUNT; i++)
+        result->peak_time[i] = -1;
+    result->value[FIELD_START] = u->start_epoch;
+    result->value[FIELD_MACHINE_CPUS] = machine_cpu_count();
+}
+
+void usage_free(struct usage *u)
+{
+    pidmap_free(&u->procs);
+    fileset_free(&u->files);
+}
+
+bool usage_has_process(const struct usage *u, pid_t pid)
+{
+    return pidmap_get(&u->procs, pid) != NULL;
+}
+
+void usage_each_process(const struct usage *u, void (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+    /* Collect first: fn may change the table. */
+    size_t n = 0;
+    pid_t *pids = malloc((u->procs.count + 1) * sizeof *pids);
+    if (!pids)
+        return;
+    for (size_t i = 0; i < u->procs.capacity; i++)
+        if (u->procs.keys[i])
+            pids[n++] = u->procs.keys[i];
+    for (size_t i = 0; i < n; i++)
+        fn(ctx, pids[i]);
+    free(pids);
+}
+
+static void check_limits(struct usage *u)
+{
+    const struct limit_set *limits = u->options->limits;
+    if (!limits)
+        return;
+    double value[FIELD_COUNT];
+    memcpy(value, u->result->value, sizeof value);
+    /* Cumulative fields are compared by their current totals. */
+    value[FIELD_WALL_TIME] = usage_now() - u->start;
+    value[FIELD_CPU_TIME] = u->current[FIELD_CPU_TIME];
+    value[FIELD_BYTES_READ] = u->current[FIELD_BYTES_READ];
+    value[FIELD_BYTES_WRITTEN] = u->current[FIELD_BYTES_WRITTEN];
+    value[FIELD_STORAGE_BYTES_READ] = u->current[FIELD_STORAGE_BYTES_READ];
+    value[FIELD_STORAGE_BYTES_WRITTEN] = u->current[FIELD_STORAGE_BYTES_WRITTEN];
+    value[FIELD_MAJOR_PAGE_FAULTS] = u->current[FIELD_MAJOR_PAGE_FAULTS];
+    if (limits_check(limits, value, u->result->limit_exceeded) > 0)
+        u->limit_broken = true;
+}
+
+bool usage_limit_action_needed(struct usage *u)
+{
+    if (!u->limit_broken || u->limits_reported)
+        return false;
+    u->limits_reported = true;
+    return !u->options->measure_only;
+}
+
+void usage_process_started(struct usage *u, pid_t pid)
+{
+    int created;
+    struct usage_proc *p = pidmap_put(&u->procs, pid, &created);
+    if (!p || !created)
+        return;
+    u->live++;
+    if (u->live > u->live_max_since_row)
+        u->live_max_since_row = u->live;
+    u->result->value[FIELD_TOTAL_PROCESSES] += 1;
+    raise_peak(u, FIELD_MAX_CONCURRENT_PROCESSES, u->live);
+    check_limits(u);
+}
+
+void usage_process_gone(struct usage *u, pid_t pid)
+{
+    if (!pidmap_get(&u->procs, pid))
+        return;
+    pidmap_remove(&u->procs, pid);
+    u->live--;
+}
+
+static void add_file(void *ctx, const char *path)
+{
+    fileset_add(ctx, path);
+}
+
+/* Sums of the current memory values over live processes, except 'except'. */
+struct memory_sums {
+    double rss, vm, swap, pss;
+};
+
+static void sum_memory(struct usage *u, pid_t except, bool fresh, struct memory_sums *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < u->procs.capacity; i++) {
+        pid_t pid = u->procs.keys[i];
+        if (!pid || pid == except)
+            continue;
+        struct usage_proc *p = pidmap_at(&u->procs, i);
+        struct proc_stat st;
+        if (fresh && proc_read_stat(pid, &st) == 0) {
+            p->rss = st.rss_bytes;
+            p->vm = st.vm_bytes;
+        }
+        s->rss += mb(p->rss);
+        s->vm += mb(p->vm);
+        s->swap += mb(p->swap);
+        s->pss += mb(p->pss);
+    }
+}
+
+void usage_process_exiting(struct usage *u, pid_t pid)
+{
+    struct usage_proc *p = pidmap_get(&u->procs, pid);
+    struct proc_status status;
+    if (!p || proc_read_status(pid, &status) < 0)
+        return;
+    /* smaps_rollup walks the page tables: worth it for a process that holds
+     * memory; for a small one its private memory is its share (PSS counts
+     * private pages fully and shared file pages in fractions). */
+    uint64_t pss = 0;
+    if (status.vm_hwm < SMALL_PROCESS_BYTES)
+        p->pss = status.rss_anon + status.rss_shmem;
+    else if (proc_read_pss(pid, &pss) == 0)
+        p->pss = pss;
+    p->swap = status.vm_swap;
+    struct memory_sums others;
+    sum_memory(u, pid, u->live <= FRESH_READ_MAX_PROCESSES, &others);
+    raise_peak(u, FIELD_MEMORY, mb(status.vm_hwm) + others.rss);
+    raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status.vm_peak) + others.vm);
+    raise_peak(u, FIELD_SWAP_MEMORY, mb(status.vm_swap) + others.swap);
+    raise_peak(u, FIELD_PROPORTIONAL_MEMORY, mb(p->pss) + others.pss);
+    if (u->options->track_files)
+        proc_visit_open_files(pid, add_file, &u->files);
+    check_limits(u);
+}
+
+static void reaped_children_totals(double *cpu, struct proc_io *io, struct rusage *ru)
+{
+    struct rusage local;
+    if (!ru)
+        ru = &local;
+    getrusage(RUSAGE_CHILDREN, ru);
+    *cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+           (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+    if (io && proc_reaped_children_io(io) < 0)
+        memset(io, 0, sizeof *io);
+}
+
+static bool bytes_limit_set(const struct limit_set *l)
+{
+    return l && (l->set[FIELD_BYTES_READ] || l->set[FIELD_BYTES_WRITTEN] ||
+                 l->set[FIELD_STORAGE_BYTES_READ] || l->set[FIELD_STORAGE_BYTES_WRITTEN]);
+}
+
+static void measure_disk(struct usage *u, double now)
+{
+    struct disk_usage d;
+    double took = disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
+    u->current[FIELD_DISK] = d.megabytes;
+    u->current[FIELD_TOTAL_FILES] = d.files;
+    raise_peak(u, FIELD_DISK, d.megabytes);
+    raise_peak(u, FIELD_TOTAL_FILES, d.files);
+    /* Keep walking below ~1% of the wall time. */
+    double gap = fmax(u->options->interval, 100 * took);
+    u->next_disk = now + gap;
+}
+
+static void emit_row(struct usage *u, double now)
+{
+    struct task_sample s;
+    memset(&s, 0, sizeof s);
+    s.wall_clock = u->start_epoch + (now - u->start);
+    memcpy(s.value, u->current, sizeof s.value);
+    s.value[FIELD_MAX_CONCURRENT_PROCESSES] = u->live_max_since_row;
+    s.current_processes = u->live;
+    u->live_max_since_row = u->live;
+    if (u->options->on_sample)
+        u->options->on_sample(u->options->sample_ctx, &s);
+}
+
+/* cores over the interval since the previous regular sample. */
+static void update_cores(struct usage *u, double now, double cpu)
+{
+    double dt = now - u->row_time;
+    if (dt <= 0)
+        return;
+    double cores = fmax(0, cpu - u->row_cpu) / dt;
+    double machine = u->result->value[FIELD_MACHINE_CPUS];
+    if (cores > machine) /* tick rounding of /proc times; the machine cannot do more */
+        cores = machine;
+    u->current[FIELD_CORES] = cores;
+    raise_peak(u, FIELD_CORES, cores);
+    u->row_time = now;
+    u->row_cpu = cpu;
+}
+
+void usage_sample(struct usage *u, bool regular)
+{
+    double now = usage_now();
+    bool read_io = regular || bytes_limit_set(u->options->limits);
+    struct memory_sums sums = {0};
+    double cpu_live = 0;
+    struct proc_io io_live = {0};
+    uint64_t majflt_live = 0;
+    for (size_t i = 0; i < u->procs.capacity; i++) {
+        pid_t pid = u->procs.keys[i];
+        if (!pid)
+            continue;
+        struct usage_proc *p = pidmap_at(&u->procs, i);
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) == 0 && st.state != 'Z') {
+            p->rss = st.rss_bytes;
+            p->vm = st.vm_bytes;
+            p->cpu = st.cpu_self + st.cpu_children;
+            majflt_live += st.majflt;
+            if (regular) {
+                struct proc_status status;
+                uint64_t pss;
+                if (proc_read_status(pid, &status) == 0)
+                    p->swap = status.vm_swap;
+                if (proc_read_pss(pid, &pss) == 0)
+                    p->pss = pss;
+                if (u->options->track_files)
+                    proc_visit_open_files(pid, add_file, &u->files);
+            }
+            if (read_io)
+                proc_read_io(pid, &p->io);
+        }
+        sums.rss += mb(p->rss);
+        sums.vm += mb(p->vm);
+        sums.swap += mb(p->swap);
+        sums.pss += mb(p->pss);
+        cpu_live += p->cpu;
+        io_live.rchar += p->io.rchar;
+        io_live.wchar += p->io.wchar;
+        io_live.read_bytes += p->io.read_bytes;
+        io_live.write_bytes += p->io.write_bytes;
+    }
+    u->current[FIELD_MEMORY] = sums.rss;
+    u->current[FIELD_VIRTUAL_MEMORY] = sums.vm;
+    u->current[FIELD_SWAP_MEMORY] = sums.swap;
+    u->current[FIELD_PROPORTIONAL_MEMORY] = sums.pss;
+    raise_peak(u, FIELD_MEMORY, sums.rss);
+    raise_peak(u, FIELD_VIRTUAL_MEMORY, sums.vm);
+    raise_peak(u, FIELD_SWAP_MEMORY, sums.swap);
+    raise_peak(u, FIELD_PROPORTIONAL_MEMORY, sums.pss);
+
+    struct rusage ru;
+    struct proc_io io_reaped;
+    double cpu_reaped;
+    reaped_children_totals(&cpu_reaped, read_io ? &io_reaped : NULL, &ru);
+    double cpu = fmax(u->cpu_now, cpu_reaped + cpu_live); /* never backwards */
+    u->cpu_now = cpu;
+    u->current[FIELD_CPU_TIME] = cpu;
+    u->current[FIELD_MAJOR_PAGE_FAULTS] = (double)ru.ru_majflt + (double)majflt_live;
+    if (read_io) {
+        u->current[FIELD_BYTES_READ] = mb(io_reaped.rchar + io_live.rchar);
+        u->current[FIELD_BYTES_WRITTEN] = mb(io_reaped.wchar + io_live.wchar);
+        u->current[FIELD_STORAGE_BYTES_READ] = mb(io_reaped.read_bytes + io_live.read_bytes);
+        u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
+    }
+    u->current[FIELD_WALL_TIME] = now - u->start;
+
+    /* Growth rates of the quantities, for the next sample time near a limit. */
+    double dt = now - u->rate_time;
+    if (dt > 0)
+        for (int f = 0; f < FIELD_COUNT; f++) {
+            u->rate[f] = (u->current[f] - u->rate_value[f]) / dt;
+            u->rate_value[f] = u->current[f];
+        }
+
+    if (regular) {
+        update_cores(u, now, cpu);
+        if (now >= u->next_disk)
+            measure_disk(u, now);
+        emit_row(u, now);
+        u->next_regular = now + u->options->interval;
+    }
+    check_limits(u);
+    u->rate_time = now;
+}
+
+bool usage_regular_due(const struct usage *u)
+{
+    return usage_now() >= u->next_regular;
+}
+
+double usage_next_sample_in(const struct usage *u)
+{
+    double now = usage_now();
+    double next = u->next_regular;
+    const struct limit_set *l = u->options->limits;
+    if (l && !u->limit_broken) {
+        for (int f = 0; f < FIELD_COUNT; f++) {
+            if (!l->set[f])
+                continue;
+            const struct summary_field *field = summary_field_by_id(f);
+            double gap = -1;
+            if (f == FIELD_WALL_TIME) {
+                gap = l->max[f] - (now - u->start) + 0.001;
+            } else if (f == FIELD_CPU_TIME) {
+                gap = (l->max[f] - u->current[f]) / u->result->value[FIELD_MACHINE_CPUS];
+            } else if (field->dim == DIM_BYTES && f != FIELD_DISK) {
+                /* Sample often enough that growing at the assumed rate
+                 * (or faster, as last seen) would only reach half of the headroom left. */
+                gap = (l->max[f] - u->current[f]) / fmax(ASSUMED_GROWTH_MB_PER_S, u->rate[f]) / 2;
+            }
+            if (gap >= 0 || f == FIELD_WALL_TIME || f == FIELD_CPU_TIME)
+                next = fmin(next, u->rate_time + fmax(gap, MIN_SAMPLE_GAP));
+        }
+    }
+    return next > now ? next - now : 0;
+}
+
+void usage_finish(struct usage *u, bool reaped_all)
+{
+    struct task_result *r = u->result;
+    double now = usage_now();
+    if (reaped_all) {
+        struct rusage ru;
+        struct proc_io io;
+        double cpu;
+        reaped_children_totals(&cpu, &io, &ru);
+        u->current[FIELD_CPU_TIME] = cpu;
+        u->current[FIELD_BYTES_READ] = mb(io.rchar);
+        u->current[FIELD_BYTES_WRITTEN] = mb(io.wchar);
+        u->current[FIELD_STORAGE_BYTES_READ] = mb(io.read_bytes);
+        u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io.write_bytes);
+        u->current[FIELD_MINOR_PAGE_FAULTS] = (double)ru.ru_minflt;
+        u->current[FIELD_MAJOR_PAGE_FAULTS] = (double)ru.ru_majflt;
+        r->value[FIELD_CONTEXT_SWITCHES] = (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
+        /* The largest single process peak (ru_maxrss, KB) bounds the sum from below. */
+        raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
+    }
+    /* Cumulative fields: their final totals, reached at the end. */
+    static const int cumulative[] = {
+        FIELD_CPU_TIME, FIELD_BYTES_READ, FIELD_BYTES_WRITTEN, FIELD_STORAGE_BYTES_READ,
+        FIELD_STORAGE_BYTES_WRITTEN, FIELD_MINOR_PAGE_FAULTS, FIELD_MAJOR_PAGE_FAULTS,
+    };
+    for (size_t i = 0; i < sizeof cumulative / sizeof cumulative[0]; i++) {
+        r->value[cumulative[i]] = u->current[cumulative[i]];
+        r->peak_time[cumulative[i]] = now - u->start;
+    }
+    double wall = now - u->start;
+    r->value[FIELD_END] = u->start_epoch + wall;
+    r->value[FIELD_WALL_TIME] = wall;
+    r->peak_time[FIELD_WALL_TIME] = wall;
+    r->value[FIELD_CORES_AVG] = wall > 0 ? r->value[FIELD_CPU_TIME] / wall : 0;
+    /* The last (partial) interval counts for cores when it is long enough
+     * for /proc's tick-rounded times not to dominate, or when it is all there is. */
+    double last = now - u->row_time;
+    if (r->peak_time[FIELD_CORES] < 0 || last >= 0.1) {
+        double cores = last > 0 ? fmax(0, r->value[FIELD_CPU_TIME] - u->row_cpu) / last : 0;
+        if (r->peak_time[FIELD_CORES] < 0)
+            cores = r->value[FIELD_CORES_AVG];
+        cores = fmin(cores, r->value[FIELD_MACHINE_CPUS]);
+        raise_peak(u, FIELD_CORES, cores);
+    }
+    /* The directories once more, as the task left them. */
+    struct disk_usage d;
+    disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
+    raise_peak(u, FIELD_DISK, d.megabytes);
+    raise_peak(u, FIELD_TOTAL_FILES, d.files);
+    u->current[FIELD_DISK] = d.megabytes;
+    u->current[FIELD_TOTAL_FILES] = d.files;
+    r->value[FIELD_MACHINE_LOAD] = machine_load_average();
+    check_limits(u);
+    if (u->options->track_files)
+        r->files = fileset_take_sorted(&u->files, &r->file_count);
+    /* The last point of the series. */
+    u->current[FIELD_CPU_TIME] = r->value[FIELD_CPU_TIME];
+    emit_row(u, now);
+}

@@ -1,0 +1,66 @@
+/* The accounting of one task, shared by both levels: the live processes
+ * and their last readings, the running totals and peaks (written straight
+ * into the task_result), the sampling schedule (adaptive near limits), the
+ * limit checks and the time-series points. The level-specific loops
+ * (tracker.c, poller.c) only feed it events and ask it when to sample. */
+#ifndef TALLY_MONITOR_USAGE_H
+#define TALLY_MONITOR_USAGE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "monitor/fileset.h"
+#include "monitor/task.h"
+#include "util/pidmap.h"
+
+struct usage {
+    const struct task_options *options;
+    struct task_result *result;
+    struct pidmap procs;        /* live processes: struct usage_proc */
+    double start;               /* monotonic seconds */
+    double start_epoch;
+    int live;
+    int live_max_since_row;     /* for the series column */
+    double cpu_now;             /* cumulative CPU seconds at the last sample */
+    double row_time, row_cpu;   /* last regular sample (for cores) */
+    double next_regular;        /* monotonic time of the next regular sample */
+    double next_disk;           /* and of the next directory walk */
+    double rate_time;           /* last sample time, for growth rates */
+    double rate_value[FIELD_COUNT];  /* current[] at that sample */
+    double rate[FIELD_COUNT];        /* growth per second between the last two samples */
+    double current[FIELD_COUNT];/* values now (sums over live processes, totals) */
+    bool limit_broken;          /* a limit was broken (first time: action needed) */
+    bool limits_reported;
+    struct fileset files;
+};
+
+double usage_now(void);
+void usage_init(struct usage *u, const struct task_options *options, struct task_result *result);
+void usage_free(struct usage *u);
+/* A process joined the task. */
+void usage_process_started(struct usage *u, pid_t pid);
+/* A process is at its exit, still readable in /proc (level 2). */
+void usage_process_exiting(struct usage *u, pid_t pid);
+/* A process has ended. */
+void usage_process_gone(struct usage *u, pid_t pid);
+/* True when pid is one of the task's live processes. */
+bool usage_has_process(const struct usage *u, pid_t pid);
+/* Reads the live processes. A regular sample (at the --interval) also
+ * reads the slower counters, walks the directories when due, and hands a
+ * series point to options->on_sample. */
+void usage_sample(struct usage *u, bool regular);
+/* Seconds from now until the next sample is due (0 when overdue). */
+double usage_next_sample_in(const struct usage *u);
+/* True when the next due sample is a regular one. */
+bool usage_regular_due(const struct usage *u);
+/* Returns true once, when a limit is first found broken and the task must
+ * be stopped (never with measure_only). */
+bool usage_limit_action_needed(struct usage *u);
+/* Calls fn(ctx, pid) for each live process. */
+void usage_each_process(const struct usage *u, void (*fn)(void *ctx, pid_t pid), void *ctx);
+/* Final values once the whole tree is gone and reaped. reaped_all: every
+ * process of the task was tally's descendant and was reaped by it, so the
+ * kernel's totals of reaped children are exact. */
+void usage_finish(struct usage *u, bool reaped_all);
+
+#endif

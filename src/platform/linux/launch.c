@@ -1,0 +1,83 @@
+/* Starting the task's top process. The child waits on a pipe until the
+ * parent has seized it with ptrace (so that not even its first fork is
+ * missed), then execs; an exec failure is sent back through a close-on-exec
+ * pipe as the errno, so that 'not found' (127) and 'cannot execute' (126)
+ * are told apart from a command that itself exits 126 or 127. */
+#include "platform/platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+#define TRACE_OPTIONS                                                                          \
+    (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |    \
+     PTRACE_O_EXITKILL)
+
+int launch_command(char *const argv[], bool traced, struct launch *out)
+{
+    int go[2], err[2];
+    if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+        tally_error_errno("run: pipe");
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        tally_error_errno("run: fork");
+        return -1;
+    }
+    if (pid == 0) {
+        close(go[1]);
+        close(err[0]);
+        /* A level-1 task must not outlive a killed tally either. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        char c;
+        while (read(go[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        close(go[0]);
+        execvp(argv[0], argv);
+        int e = errno;
+        ssize_t ignored = write(err[1], &e, sizeof e);
+        (void)ignored;
+        _exit(e == ENOENT ? 127 : 126);
+    }
+    close(go[0]);
+    close(err[1]);
+    if (traced && ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)TRACE_OPTIONS) < 0) {
+        tally_error_errno("run: cannot follow the process tree (ptrace)");
+        kill(pid, SIGKILL);
+        close(go[1]);
+        close(err[0]);
+        out->pid = pid;
+        out->error_fd = -1;
+        return -2; /* the caller reaps pid */
+    }
+    if (write(go[1], "g", 1) < 0) {
+        tally_error_errno("run: start");
+    }
+    close(go[1]);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    out->pid = pid;
+    out->error_fd = err[0];
+    return 0;
+}
+
+int launch_exec_errno(struct launch *launch)
+{
+    int e = 0;
+    if (launch->error_fd < 0)
+        return 0;
+    if (read(launch->error_fd, &e, sizeof e) != (ssize_t)sizeof e)
+        e = 0;
+    close(launch->error_fd);
+    launch->error_fd = -1;
+    return e;
+}

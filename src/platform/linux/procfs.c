@@ -1,0 +1,237 @@
+/* procfs readers (see platform.h). Each read is a single open/read/close
+ * into a stack buffer: these run at every process exit and sample, so they
+ * avoid stdio and allocation. */
+#include "platform/platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long page_size, clock_ticks;
+
+static void init_constants(void)
+{
+    if (!page_size) {
+        page_size = sysconf(_SC_PAGESIZE);
+        clock_ticks = sysconf(_SC_CLK_TCK);
+    }
+}
+
+/* Reads a whole small file into buf (NUL-terminated). Returns its length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t total = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + total, size - 1 - (size_t)total);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        total += n;
+        if ((size_t)total >= size - 1)
+            break;
+    }
+    close(fd);
+    if (total <= 0)
+        return -1;
+    buf[total] = '\0';
+    return total;
+}
+
+static uint64_t parse_u64(const char **p)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    uint64_t v = 0;
+    while (*s >= '0' && *s <= '9')
+        v = v * 10 + (uint64_t)(*s++ - '0');
+    *p = s;
+    return v;
+}
+
+static void skip_fields(const char **p, int n)
+{
+    const char *s = *p;
+    while (n-- > 0) {
+        while (*s == ' ')
+            s++;
+        while (*s && *s != ' ')
+            s++;
+    }
+    *p = s;
+}
+
+int proc_read_stat(pid_t pid, struct proc_stat *out)
+{
+    char path[48], buf[1024];
+    init_constants();
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
+    if (!p || !p[1])
+        return -1;
+    p += 2;
+    out->state = *p++;                          /* 3 state */
+    out->ppid = (pid_t)parse_u64(&p);           /* 4 ppid */
+    skip_fields(&p, 5);                         /* 5-9 */
+    out->minflt = parse_u64(&p);                /* 10 minflt */
+    skip_fields(&p, 1);                         /* 11 cminflt */
+    out->majflt = parse_u64(&p);                /* 12 majflt */
+    skip_fields(&p, 1);                         /* 13 cmajflt */
+    uint64_t utime = parse_u64(&p), stime = parse_u64(&p);     /* 14, 15 */
+    uint64_t cutime = parse_u64(&p), cstime = parse_u64(&p);   /* 16, 17 */
+    skip_fields(&p, 4);                         /* 18-21 */
+    out->starttime = parse_u64(&p);             /* 22 starttime */
+    out->vm_bytes = parse_u64(&p);              /* 23 vsize */
+    out->rss_bytes = parse_u64(&p) * (uint64_t)page_size; /* 24 rss (pages) */
+    out->cpu_self = (double)(utime + stime) / (double)clock_ticks;
+    out->cpu_children = (double)(cutime + cstime) / (double)clock_ticks;
+    return 0;
+}
+
+/* Value in bytes of a "Key:   123 kB" line of a /proc status-like file. */
+static uint64_t kb_field(const char *buf, const char *key)
+{
+    const char *p = strstr(buf, key);
+    if (!p)
+        return 0;
+    p += strlen(key);
+    return parse_u64(&p) * 1024;
+}
+
+int proc_read_status(pid_t pid, struct proc_status *out)
+{
+    char path[48], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    out->vm_peak = kb_field(buf, "\nVmPeak:");
+    out->vm_size = kb_field(buf, "\nVmSize:");
+    out->vm_hwm = kb_field(buf, "\nVmHWM:");
+    out->vm_rss = kb_field(buf, "\nVmRSS:");
+    out->vm_swap = kb_field(buf, "\nVmSwap:");
+    out->rss_anon = kb_field(buf, "\nRssAnon:");
+    out->rss_shmem = kb_field(buf, "\nRssShmem:");
+    const char *t = strstr(buf, "\nThreads:");
+    out->threads = 1;
+    if (t) {
+        t += 9;
+        out->threads = (int)parse_u64(&t);
+    }
+    return 0;
+}
+
+static int parse_io(const char *buf, struct proc_io *out)
+{
+    const char *p;
+    memset(out, 0, sizeof *out);
+    if ((p = strstr(buf, "rchar:")))
+        p += 6, out->rchar = parse_u64(&p);
+    if ((p = strstr(buf, "wchar:")))
+        p += 6, out->wchar = parse_u64(&p);
+    if ((p = strstr(buf, "\nread_bytes:")))
+        p += 12, out->read_bytes = parse_u64(&p);
+    if ((p = strstr(buf, "\nwrite_bytes:")))
+        p += 13, out->write_bytes = parse_u64(&p);
+    return 0;
+}
+
+int proc_read_io(pid_t pid, struct proc_io *out)
+{
+    char path[48], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    return parse_io(buf, out);
+}
+
+int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
+{
+    char path[48], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    *pss_bytes = kb_field(buf, "\nPss:");
+    return 0;
+}
+
+int proc_reaped_children_io(struct proc_io *out)
+{
+    /* /proc/self/io counts tally's own thread plus everything its reaped
+     * children did; /proc/self/task/TID/io counts the thread alone. The
+     * second read is itself counted in the thread's rchar after the first
+     * returned, so the first read's length is taken back out of it. */
+    char buf[512], path[64];
+    struct proc_io whole, own;
+    ssize_t whole_len = read_small("/proc/self/io", buf, sizeof buf);
+    if (whole_len < 0)
+        return -1;
+    parse_io(buf, &whole);
+    snprintf(path, sizeof path, "/proc/self/task/%ld/io", (long)syscall(SYS_gettid));
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    parse_io(buf, &own);
+    own.rchar -= (uint64_t)whole_len;
+    out->rchar = whole.rchar > own.rchar ? whole.rchar - own.rchar : 0;
+    out->wchar = whole.wchar > own.wchar ? whole.wchar - own.wchar : 0;
+    out->read_bytes = whole.read_bytes > own.read_bytes ? whole.read_bytes - own.read_bytes : 0;
+    out->write_bytes = whole.write_bytes > own.write_bytes ? whole.write_bytes - own.write_bytes : 0;
+    return 0;
+}
+
+int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    DIR *dir = fdopendir(dfd);
+    if (!dir) {
+        close(dfd);
+        return -1;
+    }
+    struct dirent *de;
+    char target[PATH_MAX];
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] == '.')
+            continue;
+        ssize_t n = readlinkat(dfd, de->d_name, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        if (target[0] == '/')  /* skip pipe:[..], socket:[..], anon_inode:.. */
+            visit(ctx, target);
+    }
+    closedir(dir);
+    return 0;
+}
+
+int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx)
+{
+    DIR *dir = opendir("/proc");
+    if (!dir)
+        return -1;
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        pid_t pid = (pid_t)atoi(de->d_name);
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) == 0)
+            visit(ctx, pid, &st);
+    }
+    closedir(dir);
+    return 0;
+}

@@ -1,0 +1,99 @@
+/* Everything tally needs from the operating system to follow a process tree,
+ * behind one interface (as htop does): per-process counters, the I/O of
+ * reaped children, process launch, process events, machine facts and GPUs.
+ * The Linux implementation lives in platform/linux/. All readers are cheap:
+ * one open/read/close into a stack buffer, no stdio. */
+#ifndef TALLY_PLATFORM_PLATFORM_H
+#define TALLY_PLATFORM_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- per-process counters (procfs) ---- */
+
+struct proc_stat {           /* /proc/PID/stat */
+    pid_t ppid;
+    char state;
+    double cpu_self;         /* utime + stime, seconds */
+    double cpu_children;     /* cutime + cstime: children this process reaped */
+    uint64_t vm_bytes;       /* vsize */
+    uint64_t rss_bytes;
+    uint64_t minflt, majflt;
+    unsigned long long starttime; /* clock ticks after boot: tells a reused pid apart */
+};
+
+struct proc_status {         /* /proc/PID/status (bytes) */
+    uint64_t vm_peak, vm_size, vm_hwm, vm_rss, vm_swap;
+    uint64_t rss_anon, rss_shmem;
+    int threads;
+};
+
+struct proc_io {             /* /proc/PID/io */
+    uint64_t rchar, wchar, read_bytes, write_bytes;
+};
+
+int proc_read_stat(pid_t pid, struct proc_stat *out);
+int proc_read_status(pid_t pid, struct proc_status *out);
+/* Whole thread group, including the children it reaped. */
+int proc_read_io(pid_t pid, struct proc_io *out);
+/* Proportional set size (smaps_rollup Pss), bytes. */
+int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
+/* I/O of the children this process has reaped so far (with their own
+ * reaped descendants): the kernel adds a reaped child's counters to its
+ * parent's; tally's own reads are subtracted. Exact. */
+int proc_reaped_children_io(struct proc_io *out);
+/* Calls visit(ctx, path) for each file (absolute path) open in pid. */
+int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx);
+/* Calls visit(ctx, pid, &stat) for every process on the machine. */
+int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
+
+/* ---- launching ---- */
+
+/* Forks a child that execs argv (execvp) once the parent has prepared it.
+ * traced: the parent seizes it with ptrace first (process events followed).
+ * The child's exec error, if any, is read later with launch_exec_errno. */
+struct launch {
+    pid_t pid;
+    int error_fd;            /* read end of a close-on-exec pipe */
+};
+int launch_command(char *const argv[], bool traced, struct launch *out);
+/* 0 when the exec succeeded, else its errno. Call after the child ended. */
+int launch_exec_errno(struct launch *launch);
+
+/* ---- process events (ptrace, no system-call stops) ---- */
+
+enum tracer_event_kind {
+    TRACER_NEW_PROCESS,  /* pid was created by parent (a process, not a thread) */
+    TRACER_EXITING,      /* pid is exiting and still readable in /proc: read it, then tracer_resume */
+    TRACER_GONE,         /* pid (a whole process) has ended; status as from waitpid */
+    TRACER_INTERRUPTED,  /* a signal arrived (timer, interrupt): nothing else happened */
+    TRACER_NO_PROCESSES, /* nothing left to follow */
+};
+
+struct tracer_event {
+    enum tracer_event_kind kind;
+    pid_t pid;
+    pid_t parent;
+    int status;
+};
+
+struct tracer;
+/* Follows the tree of an already seized process (launch_command traced). */
+struct tracer *tracer_new(pid_t top);
+void tracer_free(struct tracer *tracer);
+/* Waits for the next event worth reporting; handles all other stops
+ * (signal re-injection, group stops, new threads) itself. */
+void tracer_next(struct tracer *tracer, struct tracer_event *event);
+/* Lets a process stopped at TRACER_EXITING go on. */
+void tracer_resume(struct tracer *tracer, pid_t pid);
+
+/* ---- machine ---- */
+
+int machine_cpu_count(void);
+double machine_load_average(void);
+/* GPUs on which one of pids runs (NVML via dlopen; 0 without NVML). */
+int gpu_count_in_use(const pid_t *pids, size_t count);
+
+#endif

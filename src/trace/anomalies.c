@@ -1,0 +1,336 @@
+/* Anomaly detection over time slices (see anomalies.h). Each slice of width S
+ * is aggregated per unit (a resource, or a group at --level) with eq. 2/3;
+ * then:
+ *  unfair      a category's share of the used capacity departs from its
+ *              expected share by more than N percentage points;
+ *  waste       idle fraction above a threshold while another unit of the same
+ *              kind was working in that slice;
+ *  saturation  used fraction >= threshold; and when the most saturated unit of
+ *              a kind changes from one slice to the next, "bottleneck moved";
+ *  oscillation the dominant category flips and flips back over three
+ *              consecutive slices (A, B, A: the paper's "blinking"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/aggregate.h"
+#include "trace/anomalies.h"
+
+struct unit {
+    const char *name;
+    const char *kind;
+    int container;
+};
+
+struct finder {
+    const struct trace *t;
+    const struct anomaly_options *o;
+    struct anomaly *list;
+    size_t n, cap;
+};
+
+const char *anomaly_kind_name(enum anomaly_kind k)
+{
+    static const char *const names[] = {"unfair", "waste", "saturation", "oscillation"};
+    return names[k];
+}
+
+void anomaly_options_defaults(struct anomaly_options *o)
+{
+    if (o->unfair_points <= 0)
+        o->unfair_points = 10;
+    if (o->waste_idle <= 0)
+        o->waste_idle = 0.5;
+    if (o->saturation <= 0)
+        o->saturation = 0.95;
+    if (o->min_activity <= 0)
+        o->min_activity = 0.05;
+}
+
+static struct anomaly *add(struct finder *f, enum anomaly_kind kind, const char *resource,
+                           double from, double to)
+{
+    if (f->n == f->cap) {
+        size_t c = f->cap ? f->cap * 2 : 32;
+        struct anomaly *l = realloc(f->list, c * sizeof *l);
+        if (!l)
+            return NULL;
+        f->list = l;
+        f->cap = c;
+    }
+    struct anomaly *a = &f->list[f->n++];
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    snprintf(a->resource, sizeof a->resource, "%s", resource);
+    a->from = from;
+    a->to = to;
+    return a;
+}
+
+/* Units: every resource, or every (group, kind) at the level. */
+static int list_units(const struct trace *t, const struct anomaly_options *o, struct unit **units,
+                      size_t *n, char *err, size_t errlen)
+{
+    if (o->level) {
+        struct trace_aggregate_options ao = {.from = t->start, .to = t->end, .level = o->level};
+        struct trace_aggregation a;
+        if (trace_aggregate(t, &ao, &a, err, errlen) < 0)
+            return -1;
+        *units = calloc(a.n_groups ? a.n_groups : 1, sizeof **units);
+        if (!*units) {
+            trace_aggregation_free(&a);
+            return -1;
+        }
+        for (size_t i = 0; i < a.n_groups; i++)
+            (*units)[i] = (struct unit){a.groups[i].name, a.groups[i].kind, a.groups[i].container};
+        *n = a.n_groups;
+        trace_aggregation_free(&a);
+        return 0;
+    }
+    *units = calloc(t->n_resources ? t->n_resources : 1, sizeof **units);
+    if (!*units)
+        return -1;
+    for (size_t r = 0; r < t->n_resources; r++)
+        (*units)[r] = (struct unit){t->containers[t->resources[r].container].name,
+                                    t->resources[r].kind, t->resources[r].container};
+    *n = t->n_resources;
+    return 0;
+}
+
+/* Display name: container name, plus ":kind" when names repeat across kinds. */
+static void unit_label(const struct unit *units, size_t n, size_t i, char *buf, size_t len)
+{
+    bool repeated = false;
+    for (size_t j = 0; j < n && !repeated; j++)
+        repeated = j != i && units[j].container == units[i].container;
+    if (repeated)
+        snprintf(buf, len, "%s:%s", units[i].name, units[i].kind);
+    else
+        snprintf(buf, len, "%s", units[i].name);
+}
+
+/* Averages of every unit over one slice: cap[u], use[u * nc + c]. */
+static int slice_values(const struct trace *t, const struct anomaly_options *o,
+                        const struct unit *units, size_t n_units, double from, double to,
+                        double *cap, double *use, char *err, size_t errlen)
+{
+    size_t nc = t->n_categories;
+    if (!o->level) {
+        for (size_t r = 0; r < n_units; r++)
+            trace_resource_average(t, (int)r, from, to, &cap[r], &use[r * nc]);
+        return 0;
+    }
+    struct trace_aggregate_options ao = {.from = from, .to = to, .level = o->level};
+    struct trace_aggregation a;
+    if (trace_aggregate(t, &ao, &a, err, errlen) < 0)
+        return -1;
+    for (size_t u = 0; u < n_units; u++) {
+        cap[u] = 0;
+        memset(&use[u * nc], 0, nc * sizeof *use);
+        for (size_t g = 0; g < a.n_groups; g++)
+            if (a.groups[g].container == units[u].container && a.groups[g].kind == units[u].kind) {
+                cap[u] = a.groups[g].capacity;
+                memcpy(&use[u * nc], a.groups[g].usage, nc * sizeof *use);
+            }
+    }
+    trace_aggregation_free(&a);
+    return 0;
+}
+
+int trace_find_anomalies(const struct trace *t, const struct anomaly_options *opts,
+                         struct anomaly **out, size_t *n_out, char *err, size_t errlen)
+{
+    struct anomaly_options o = *opts;
+    anomaly_options_defaults(&o);
+    struct finder f = {.t = t, .o = &o};
+    double span = t->end - t->start;
+    double width = o.slice > 0 ? o.slice : span / 20;
+    size_t n_slices = width > 0 && span > 0 ? (size_t)ceil(span / width - 1e-9) : 1;
+    if (n_slices == 0)
+        n_slices = 1;
+    if (n_slices > 1000000) {
+        snprintf(err, errlen, "--slice %g makes %zu slices (at most 1000000)", width, n_slices);
+        return -1;
+    }
+    size_t nc = t->n_categories;
+    struct unit *units = NULL;
+    size_t n_units = 0;
+    if (list_units(t, &o, &units, &n_units, err, errlen) < 0)
+        return -1;
+    double *expected = calloc(nc ? nc : 1, sizeof *expected);
+    double *cap = calloc(n_units ? n_units : 1, sizeof *cap);
+    double *use = calloc(n_units * nc > 0 ? n_units * nc : 1, sizeof *use);
+    int *dominant = malloc(2 * (n_units ? n_units : 1) * sizeof *dominant); /* [prev2|prev1] */
+    int *prev_dom = dominant + (n_units ? n_units : 1);
+    int *bottleneck_kind_prev = NULL;
+    char label[160];
+    int rc = -1;
+    if (!expected || !cap || !use || !dominant)
+        goto oom;
+    double wsum = 0;
+    for (size_t c = 0; c < nc; c++)
+        wsum += o.shares ? o.shares[c] : 1;
+    for (size_t c = 0; c < nc; c++)
+        expected[c] = wsum > 0 ? (o.shares ? o.shares[c] : 1) / wsum : 0;
+    for (size_t u = 0; u < n_units; u++)
+        dominant[u] = prev_dom[u] = -1;
+    /* distinct kinds, for waste and bottlenecks */
+    const char *kinds[64];
+    size_t n_kinds = 0;
+    for (size_t u = 0; u < n_units; u++) {
+        size_t k = 0;
+        while (k < n_kinds && kinds[k] != units[u].kind)
+            k++;
+        if (k == n_kinds && n_kinds < 64)
+            kinds[n_kinds++] = units[u].kind;
+    }
+    bottleneck_kind_prev = malloc((n_kinds ? n_kinds : 1) * sizeof *bottleneck_kind_prev);
+    if (!bottleneck_kind_prev)
+        goto oom;
+    for (size_t k = 0; k < n_kinds; k++)
+        bottleneck_kind_prev[k] = -1;
+    for (size_t s = 0; s < n_slices; s++) {
+        double from = t->start + width * (double)s;
+        double to = s + 1 == n_slices ? t->end : from + width;
+        if (to > t->end)
+            to = t->end;
+        if (slice_values(t, &o, units, n_units, from, to, cap, use, err, errlen) < 0)
+            goto out;
+        for (size_t k = 0; k < n_kinds; k++) {
+            int most = -1;
+            double most_frac = 0;
+            size_t working = 0;
+            for (size_t u = 0; u < n_units; u++) {
+                if (units[u].kind != kinds[k])
+                    continue;
+                double used = 0;
+                for (size_t c = 0; c < nc; c++)
+                    used += use[u * nc + c];
+                if (cap[u] > 0 && used / cap[u] >= o.min_activity)
+                    working++;
+            }
+            for (size_t u = 0; u < n_units; u++) {
+                if (units[u].kind != kinds[k] || cap[u] <= 0)
+                    continue;
+                double used = 0;
+                for (size_t c = 0; c < nc; c++)
+                    used += use[u * nc + c];
+                double frac = used / cap[u];
+                bool active = frac >= o.min_activity;
+                unit_label(units, n_units, u, label, sizeof label);
+                struct anomaly *a;
+                /* saturation */
+                if (frac >= o.saturation) {
+                    if (!(a = add(&f, ANOMALY_SATURATION, label, from, to)))
+                        goto oom;
+                    snprintf(a->detail, sizeof a->detail, "%.0f%% of its %s capacity used",
+                             frac * 100, units[u].kind);
+                    if (frac > most_frac) {
+                        most_frac = frac;
+                        most = (int)u;
+                    }
+                }
+                /* waste */
+                if (1 - frac > o.waste_idle && working > (active ? 1u : 0u)) {
+                    size_t others = working - (active ? 1 : 0);
+                    if (!(a = add(&f, ANOMALY_WASTE, label, from, to)))
+                        goto oom;
+                    snprintf(a->detail, sizeof a->detail,
+                             "%.0f%% idle while %zu other %s resource%s worked", (1 - frac) * 100,
+                             others, units[u].kind, others > 1 ? "s" : "");
+                }
+                /* unfair sharing and dominance (only when the unit did work) */
+                int dom = -1;
+                if (active && nc > 1) {
+                    int worst = -1;
+                    double worst_gap = 0;
+                    for (size_t c = 0; c < nc; c++) {
+                        double share = use[u * nc + c] / used;
+                        double gap = (share - expected[c]) * 100;
+                        if (fabs(gap) > fabs(worst_gap)) {
+                            worst_gap = gap;
+                            worst = (int)c;
+                        }
+                        if (dom < 0 || use[u * nc + c] > use[u * nc + dom])
+                            dom = (int)c;
+                    }
+                    if (worst >= 0 && fabs(worst_gap) > o.unfair_points) {
+                        if (!(a = add(&f, ANOMALY_UNFAIR, label, from, to)))
+                            goto oom;
+                        snprintf(a->detail, sizeof a->detail,
+                                 "%s got %.0f%% of the used %s, expected %.0f%% (%+.0f points)",
+                                 t->categories[worst], use[u * nc + worst] / used * 100,
+                                 units[u].kind, expected[worst] * 100, worst_gap);
+                    }
+                }
+                /* oscillation: A, B, A over three slices */
+                if (dom >= 0 && prev_dom[u] >= 0 && dominant[u] >= 0 && dom == prev_dom[u] &&
+                    dominant[u] != dom) {
+                    struct anomaly *last = NULL;
+                    for (size_t i = f.n; i-- > 0;)
+                        if (f.list[i].kind == ANOMALY_OSCILLATION && !strcmp(f.list[i].resource, label)) {
+                            last = &f.list[i];
+                            break;
+                        }
+                    double start = from - 2 * width;
+                    if (last && last->to >= start + width - 1e-9 * width) {
+                        last->to = to; /* still blinking: extend */
+                    } else {
+                        if (!(a = add(&f, ANOMALY_OSCILLATION, label, start, to)))
+                            goto oom;
+                        snprintf(a->detail, sizeof a->detail,
+                                 "dominant category flips %s -> %s -> %s (blinking)",
+                                 t->categories[dom], t->categories[dominant[u]], t->categories[dom]);
+                    }
+                }
+                if (dom >= 0 || !active) {
+                    prev_dom[u] = dominant[u];
+                    dominant[u] = dom;
+                }
+            }
+            /* bottleneck moves */
+            if (most >= 0 && bottleneck_kind_prev[k] >= 0 && bottleneck_kind_prev[k] != most) {
+                char from_label[160];
+                unit_label(units, n_units, (size_t)bottleneck_kind_prev[k], from_label,
+                           sizeof from_label);
+                unit_label(units, n_units, (size_t)most, label, sizeof label);
+                struct anomaly *a = add(&f, ANOMALY_SATURATION, label, from, to);
+                if (!a)
+                    goto oom;
+                snprintf(a->detail, sizeof a->detail, "bottleneck moved from %.90s to %.90s (%.30s)",
+                         from_label, label, kinds[k]);
+            }
+            bottleneck_kind_prev[k] = most;
+        }
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "out of memory");
+out:
+    free(units);
+    free(expected);
+    free(cap);
+    free(use);
+    free(dominant);
+    free(bottleneck_kind_prev);
+    if (rc < 0) {
+        free(f.list);
+        return -1;
+    }
+    *out = f.list;
+    *n_out = f.n;
+    return 0;
+}
+
+json_t *anomalies_to_json(const struct anomaly *a, size_t n)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s}", "kind",
+                                              anomaly_kind_name(a[i].kind), "resource",
+                                              a[i].resource, "from", a[i].from, "to", a[i].to,
+                                              "detail", a[i].detail));
+    return list;
+}

@@ -1,0 +1,42 @@
+/* Finding the resource-usage anomalies of seed 000 (section 4) automatically,
+ * slice by slice: unfair sharing, waste, saturation and moving bottlenecks,
+ * oscillation ("blinking"). */
+#ifndef TALLY_TRACE_ANOMALIES_H
+#define TALLY_TRACE_ANOMALIES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "trace/trace.h"
+
+enum anomaly_kind { ANOMALY_UNFAIR, ANOMALY_WASTE, ANOMALY_SATURATION, ANOMALY_OSCILLATION };
+
+struct anomaly {
+    enum anomaly_kind kind;
+    char resource[160];     /* container name, ":kind" added when it holds several kinds */
+    double from, to;
+    char detail[320];       /* one line of explanation */
+};
+
+struct anomaly_options {
+    double slice;           /* slice width; <= 0: a twentieth of the trace */
+    const double *shares;   /* [trace.n_categories] expected weights, NULL = equal */
+    const char *level;      /* container type to analyse groups at; NULL = each resource */
+    double unfair_points;   /* share departure, in percentage points (default 10) */
+    double waste_idle;      /* idle fraction counted as waste (default 0.5) */
+    double saturation;      /* used fraction counted as saturation (default 0.95) */
+    double min_activity;    /* below this used fraction a slice says nothing about
+                               sharing or dominance (default 0.05) */
+};
+
+/* Fills defaults for zero fields. */
+void anomaly_options_defaults(struct anomaly_options *o);
+
+/* Finds the anomalies; *out is malloc'd (free it). Returns -1 with a reason. */
+int trace_find_anomalies(const struct trace *t, const struct anomaly_options *o,
+                         struct anomaly **out, size_t *n_out, char *err, size_t errlen);
+
+const char *anomaly_kind_name(enum anomaly_kind k);
+json_t *anomalies_to_json(const struct anomaly *a, size_t n);
+
+#endif

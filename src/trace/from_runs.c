@@ -1,0 +1,351 @@
+/* Building a categorized trace from 'tally run --category C --time-series -o
+ * PREFIX' outputs gathered from many hosts (seed 000 on real tasks).
+ *
+ * Per host (the summary's "host"): a container of type "host" holding three
+ * resources:
+ *   cpu     capacity = machine_cpus (cores); usage of category C = the cores
+ *           its tasks used over each interval, d cpu_time / d t (so the
+ *           integral is the CPU time; the "cores" column if cpu_time is absent)
+ *   memory  usage = memory (MB) of C's tasks at each sample; capacity = the
+ *           peak of the host's total (summaries carry no machine memory)
+ *   io      usage = (bytes_read + bytes_written) rate in MB/s of C's tasks;
+ *           capacity = the peak total rate on the host
+ * Each task's curve is turned into (time, delta) steps; steps of the same
+ * host, kind and category are summed, so concurrent tasks add up (eq. 3). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "trace/from_runs.h"
+#include "trace/hierarchy.h"
+
+enum { K_CPU, K_MEMORY, K_IO, K_KINDS };
+static const char *const kind_names[K_KINDS] = {"cpu", "memory", "io"};
+
+struct step {
+    double time, delta;
+    int host, kind, category; /* category -1: capacity */
+};
+
+struct builder {
+    struct trace *t;
+    struct step *steps;
+    size_t n, cap;
+    char *err;
+    size_t errlen;
+};
+
+static int add_step(struct builder *b, double time, double delta, int host, int kind, int category)
+{
+    if (delta == 0)
+        return 0;
+    if (b->n == b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 1024;
+        struct step *s = realloc(b->steps, c * sizeof *s);
+        if (!s) {
+            snprintf(b->err, b->errlen, "out of memory");
+            return -1;
+        }
+        b->steps = s;
+        b->cap = c;
+    }
+    b->steps[b->n++] = (struct step){time, delta, host, kind, category};
+    return 0;
+}
+
+/* A task's piecewise-constant curve: value v[i] on [a[i], a[i+1]), 0 after the last a. */
+static int add_curve(struct builder *b, const double *a, const double *v, size_t n, double end,
+                     int host, int kind, int category)
+{
+    double prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (add_step(b, a[i], v[i] - prev, host, kind, category) < 0)
+            return -1;
+        prev = v[i];
+    }
+    return add_step(b, end, -prev, host, kind, category);
+}
+
+static double summary_number(json_t *root, const char *field, double fallback)
+{
+    json_t *v = json_object_get(root, field);
+    if (json_is_array(v))
+        v = json_array_get(v, 0);
+    return json_is_number(v) ? json_number_value(v) : fallback;
+}
+
+/* Column index of name in the header's words, -1 when absent. */
+static int column(char **words, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(words[i], name))
+            return i;
+    return -1;
+}
+
+static int read_task(struct builder *b, const char *prefix)
+{
+    char path[4096];
+    json_error_t jerr;
+    snprintf(path, sizeof path, "%s.summary", prefix);
+    json_t *sum = json_load_file(path, 0, &jerr);
+    if (!sum) {
+        snprintf(b->err, b->errlen, "%s: %s", path, jerr.text);
+        return -1;
+    }
+    const char *category = json_string_value(json_object_get(sum, "category"));
+    const char *host = json_string_value(json_object_get(sum, "host"));
+    double cpus = summary_number(sum, "machine_cpus", NAN);
+    double start = summary_number(sum, "start", NAN), end = summary_number(sum, "end", NAN);
+    if (!category || !host || !isfinite(cpus) || cpus <= 0 || !isfinite(start) || !isfinite(end) ||
+        end < start) {
+        snprintf(b->err, b->errlen,
+                 "%s: needs \"category\" (run with --category), \"host\", \"machine_cpus\", "
+                 "\"start\" and \"end\"",
+                 path);
+        json_decref(sum);
+        return -1;
+    }
+    struct trace *t = b->t;
+    int h = trace_find_container(t, host);
+    if (h < 0)
+        h = trace_add_container(t, host, NULL, trace_find_type(t, "host"), 0, start);
+    int cat = trace_add_category(t, category);
+    json_decref(sum);
+    if (h < 0 || cat < 0) {
+        snprintf(b->err, b->errlen, "out of memory");
+        return -1;
+    }
+    if (start < t->start)
+        t->start = start;
+    if (end > t->end)
+        t->end = end;
+    if (start < t->containers[h].start)
+        t->containers[h].start = start;
+    /* cpu capacity: the host's cores from its first to its last task (record the max) */
+    int r = trace_resource_for(t, h, "cpu");
+    if (r < 0)
+        return -1;
+    struct trace_signal *capsig = &t->resources[r].capacity;
+    if (capsig->n == 0 || capsig->v[0] < cpus) {
+        capsig->n = 0;
+        if (trace_signal_push(capsig, 0, cpus) < 0)
+            return -1;
+    }
+
+    snprintf(path, sizeof path, "%s.series", prefix);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(b->err, b->errlen, "%s: %s (run with --time-series)", path, strerror(errno));
+        return -1;
+    }
+    char line[8192], header[8192] = "";
+    char *words[64];
+    int n_words = 0, c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
+    size_t cap = 0, n = 0, lineno = 0;
+    double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL;
+    int rc = -1;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#') {
+            memcpy(header, line, sizeof header);
+            continue;
+        }
+        if (n_words == 0) { /* the last comment before data is the header */
+            char *save = NULL;
+            for (char *w = strtok_r(header + 1, " \t\n", &save); w && n_words < 64;
+                 w = strtok_r(NULL, " \t\n", &save))
+                words[n_words++] = w;
+            c_wall = column(words, n_words, "wall_clock");
+            c_cores = column(words, n_words, "cores");
+            c_cpu = column(words, n_words, "cpu_time");
+            c_mem = column(words, n_words, "memory");
+            c_read = column(words, n_words, "bytes_read");
+            c_written = column(words, n_words, "bytes_written");
+            if (c_wall < 0 || (c_cores < 0 && c_cpu < 0)) {
+                snprintf(b->err, b->errlen, "%s:%zu: header lacks wall_clock, or cpu_time and cores",
+                         path, lineno);
+                goto out;
+            }
+        }
+        double vals[64];
+        int nv = 0;
+        char *save = NULL;
+        for (char *w = strtok_r(line, " \t\n", &save); w && nv < 64; w = strtok_r(NULL, " \t\n", &save)) {
+            char *stop;
+            vals[nv++] = strtod(w, &stop);
+            if (*stop) {
+                snprintf(b->err, b->errlen, "%s:%zu: bad number '%s'", path, lineno, w);
+                goto out;
+            }
+        }
+        if (nv == 0)
+            continue;
+        if (nv < n_words) {
+            snprintf(b->err, b->errlen, "%s:%zu: %d values, header has %d columns", path, lineno, nv,
+                     n_words);
+            goto out;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            double *a = realloc(wall, cap * sizeof *a), *c2, *m2, *i2;
+            if (a) wall = a;
+            c2 = realloc(cores, cap * sizeof *c2);
+            if (c2) cores = c2;
+            m2 = realloc(mem, cap * sizeof *m2);
+            if (m2) mem = m2;
+            i2 = realloc(io, cap * sizeof *i2);
+            if (i2) io = i2;
+            double *u2 = realloc(cpu, cap * sizeof *u2);
+            if (u2) cpu = u2;
+            if (!a || !c2 || !m2 || !i2 || !u2) {
+                snprintf(b->err, b->errlen, "out of memory");
+                goto out;
+            }
+        }
+        wall[n] = vals[c_wall];
+        if (n > 0 && wall[n] < wall[n - 1]) {
+            snprintf(b->err, b->errlen, "%s:%zu: wall_clock goes backwards", path, lineno);
+            goto out;
+        }
+        cores[n] = c_cores >= 0 ? vals[c_cores] : 0;
+        cpu[n] = c_cpu >= 0 ? vals[c_cpu] : 0;
+        mem[n] = c_mem >= 0 ? vals[c_mem] : 0;
+        io[n] = (c_read >= 0 ? vals[c_read] : 0) + (c_written >= 0 ? vals[c_written] : 0);
+        n++;
+    }
+    /* cpu and io as rates over each interval (previous sample, this sample]:
+     * cores from d cpu_time / d t (exact integral; the "cores" column only when
+     * there is no cpu_time), io from d (bytes_read + bytes_written) / d t */
+    double prev_time = start, prev_cpu = 0, prev_io = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (wall[i] <= prev_time)
+            continue; /* a repeated timestamp: its increase goes into the next interval */
+        double dt = wall[i] - prev_time;
+        double used = c_cpu >= 0 ? (cpu[i] - prev_cpu) / dt : cores[i];
+        double rate = (io[i] - prev_io) / dt;
+        if (add_step(b, prev_time, used, h, K_CPU, cat) < 0 ||
+            add_step(b, wall[i], -used, h, K_CPU, cat) < 0 ||
+            add_step(b, prev_time, rate, h, K_IO, cat) < 0 ||
+            add_step(b, wall[i], -rate, h, K_IO, cat) < 0)
+            goto out;
+        prev_time = wall[i];
+        prev_cpu = cpu[i];
+        prev_io = io[i];
+    }
+    /* memory: the sampled value holds until the next sample (the last until the end) */
+    if (n && add_curve(b, wall, mem, n, end > wall[n - 1] ? end : wall[n - 1], h, K_MEMORY, cat) < 0)
+        goto out;
+    rc = 0;
+out:
+    fclose(f);
+    free(wall);
+    free(cores);
+    free(cpu);
+    free(mem);
+    free(io);
+    return rc;
+}
+
+static int by_signal_then_time(const void *x, const void *y)
+{
+    const struct step *a = x, *b = y;
+    if (a->host != b->host)
+        return a->host - b->host;
+    if (a->kind != b->kind)
+        return a->kind - b->kind;
+    if (a->category != b->category)
+        return a->category - b->category;
+    return a->time < b->time ? -1 : a->time > b->time;
+}
+
+/* Sums the sorted steps into signals; records each host's peak totals. */
+static int build_signals(struct builder *b)
+{
+    struct trace *t = b->t;
+    qsort(b->steps, b->n, sizeof *b->steps, by_signal_then_time);
+    for (size_t i = 0; i < b->n;) {
+        const struct step *first = &b->steps[i];
+        int r = trace_resource_for(t, first->host, kind_names[first->kind]);
+        if (r < 0)
+            return -1;
+        struct trace_signal *s = trace_usage_signal(t, r, first->category);
+        double value = 0;
+        size_t j = i;
+        while (j < b->n && b->steps[j].host == first->host && b->steps[j].kind == first->kind &&
+               b->steps[j].category == first->category) {
+            double time = b->steps[j].time;
+            while (j < b->n && b->steps[j].host == first->host && b->steps[j].kind == first->kind &&
+                   b->steps[j].category == first->category && b->steps[j].time == time)
+                value += b->steps[j++].delta;
+            if (fabs(value) < 1e-9)
+                value = 0;
+            if (trace_signal_push(s, time, value) < 0)
+                return -1;
+        }
+        i = j;
+    }
+    /* capacities of memory and io: the peak of the host's total usage */
+    for (size_t r = 0; r < t->n_resources; r++) {
+        struct trace_resource *res = &t->resources[r];
+        if (!strcmp(res->kind, "cpu"))
+            continue;
+        double peak = 0;
+        /* total usage at each breakpoint of any category */
+        for (size_t c = 0; c < t->n_categories; c++)
+            for (size_t k = 0; k < res->usage[c].n; k++) {
+                double total = 0;
+                for (size_t c2 = 0; c2 < t->n_categories; c2++)
+                    total += trace_signal_value_at(&res->usage[c2], res->usage[c].t[k]);
+                if (total > peak)
+                    peak = total;
+            }
+        if (trace_signal_push(&res->capacity, t->containers[res->container].start, peak) < 0)
+            return -1;
+    }
+    /* cpu capacity from the host's first task start */
+    for (size_t r = 0; r < t->n_resources; r++) {
+        struct trace_resource *res = &t->resources[r];
+        if (!strcmp(res->kind, "cpu") && res->capacity.n)
+            res->capacity.t[0] = t->containers[res->container].start;
+    }
+    return 0;
+}
+
+int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy_file,
+                    struct trace *out, char *err, size_t errlen)
+{
+    trace_init(out);
+    struct builder b = {.t = out, .err = err, .errlen = errlen};
+    int root_type = trace_add_type(out, "root", -1);
+    int host_type = trace_add_type(out, "host", root_type);
+    if (root_type < 0 || host_type < 0 || trace_add_container(out, "root", "0", root_type, -1, 0) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (read_task(&b, prefixes[i]) < 0)
+            goto fail;
+    if (build_signals(&b) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    out->containers[0].start = out->start;
+    out->n_events = b.n;
+    if (hierarchy_file && trace_apply_hierarchy(out, hierarchy_file, err, errlen) < 0)
+        goto fail;
+    if (trace_finish(out) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    free(b.steps);
+    return 0;
+fail:
+    free(b.steps);
+    trace_free(out);
+    return -1;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tally trace anomalies on traces built to hold one anomaly each, and on one
+# that holds none (see the comments at the top of each fixture).
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+FIX=$TALLY_TEST_ROOT/tests/fixtures/traces
+
+kinds() { "$TALLY" trace anomalies "$@" --format json | jq -c '[.[] | .kind] | unique'; }
+
+# unfair: h1 gives a 80% (expected 50%), in each 5 s slice; h2 is fair
+json=$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 5 --format json)
+check_eq "unfair: only unfair" "$(echo "$json" | jq -c '[.[].kind] | unique')" '["unfair"]'
+check_eq "unfair: h1 in both slices" "$(echo "$json" | jq -c '[.[] | [.resource, .from, .to]]')" '[["h1",0,5],["h1",5,10]]'
+check_contains "unfair: says how far" "$(echo "$json" | jq -r '.[0].detail')" "a got 80% of the used cpu, expected 50% (+30 points)"
+# with expected shares 4:1, h1 is fair and h2 (50%) is the one departing
+json=$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 10 --shares a=4,b=1 --format json)
+check_eq "shares 4:1: h2 unfair" "$(echo "$json" | jq -c '[.[] | [.kind, .resource]]')" '[["unfair","h2"]]'
+check_contains "shares 4:1: detail" "$(echo "$json" | jq -r '.[0].detail')" "expected 80% (-30 points)"
+# a looser threshold hides it
+check_eq "threshold unfair=35" "$(kinds "$FIX/unfair.paje" --slice 10 --threshold unfair=35)" '[]'
+
+# waste: h2 idle while h1 worked
+json=$("$TALLY" trace anomalies "$FIX/waste.paje" --slice 10 --format json)
+check_eq "waste: one anomaly on h2" "$(echo "$json" | jq -c '[.[] | [.kind, .resource]]')" '[["waste","h2"]]'
+check_contains "waste: detail" "$(echo "$json" | jq -r '.[0].detail')" "100% idle while 1 other cpu resource worked"
+
+# saturation + moving bottleneck: l1 full on [0,5), l2 on [5,10)
+json=$("$TALLY" trace anomalies "$FIX/saturation.paje" --slice 5 --format json)
+check_eq "saturation: kinds" "$(echo "$json" | jq -c '[.[].kind] | unique')" '["saturation"]'
+check_eq "saturation: l1 then l2" "$(echo "$json" | jq -c '[.[] | select(.detail | test("capacity used")) | [.resource, .from]]')" '[["l1",0],["l2",5]]'
+check_eq "bottleneck move" "$(echo "$json" | jq -r '.[] | select(.detail | test("bottleneck")) | "\(.resource) \(.from) \(.detail)"')" "l2 5 bottleneck moved from l1 to l2 (bandwidth)"
+# over the whole trace nothing is saturated (each link 80% busy on average): the paper's point
+check_eq "saturation invisible at a large time scale" "$(kinds "$FIX/saturation.paje" --slice 10)" '[]'
+
+# oscillation: dominant category flips every second on h1 only
+json=$("$TALLY" trace anomalies "$FIX/oscillation.paje" --slice 1 --format json)
+check_eq "oscillation: one merged blinking interval on h1" "$(echo "$json" | jq -c '[.[] | [.kind, .resource, .from, .to]]')" '[["oscillation","h1",0,6]]'
+check_contains "oscillation: detail" "$(echo "$json" | jq -r '.[0].detail')" "dominant category flips a -> b -> a"
+check_eq "no oscillation with 2 s slices (averages are even)" "$(kinds "$FIX/oscillation.paje" --slice 2)" '[]'
+
+# none
+check_eq "clean trace: nothing" "$(kinds "$FIX/clean.paje" --slice 1)" '[]'
+check_eq "clean trace: text says so" "$("$TALLY" trace anomalies "$FIX/clean.paje")" "no anomaly found"
+check_contains "text format: one line each" "$("$TALLY" trace anomalies "$FIX/waste.paje" --slice 10)" "[0, 10] waste       h2: 100% idle"
+
+# groups at a level: with --hierarchy both hosts of unfair.paje form one site, a gets 117 of 180 = 65%
+printf 'h1 s\nh2 s\n' >h.txt
+check_eq "site level: unfair by 15 points" "$("$TALLY" trace anomalies "$FIX/unfair.paje" --hierarchy h.txt --level site --slice 10 --format json | jq -r '.[0].detail')" \
+  "a got 65% of the used cpu, expected 50% (+15 points)"
+
+# bad options
+"$TALLY" trace anomalies "$FIX/clean.paje" --shares a=x 2>err.txt; st=$?
+check_eq "bad --shares exits 125" "$st" 125
+check_contains "bad --shares says why" "$(cat err.txt)" "--shares 'a=x': expected CATEGORY=WEIGHT"
+"$TALLY" trace anomalies "$FIX/clean.paje" --shares zz=1 2>err.txt; st=$?
+check_contains "unknown category in --shares" "$(cat err.txt)" "category 'zz' is not in the trace"
+"$TALLY" trace anomalies "$FIX/clean.paje" --threshold waste=0 2>err.txt; st=$?
+check_eq "bad --threshold exits 125" "$st" 125
+"$TALLY" trace anomalies "$FIX/clean.paje" --slice -1 2>err.txt; st=$?
+check_eq "bad --slice exits 125" "$st" 125
+finish

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tally trace from-runs on real 'tally run --category C --time-series'
+# outputs: CPU capacity = machine_cpus, each category's CPU usage integrates
+# to the CPU time its tasks' series recorded, memory and I/O resources, host
+# -> site grouping, a Paje file pj_dump reads, and bad inputs.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+RUN=${TALLY_RELEASE:-$TALLY}   # the tasks are measured by the optimised build
+busy() { echo "i=0; while [ \$i -lt $1 ]; do i=\$((i+1)); done"; }
+
+"$RUN" run --category burst --time-series --interval 0.2 -o r1 -c "$(busy 200000)" &
+"$RUN" run --category continuous --time-series --interval 0.2 -o r2 -c "$(busy 300000)" &
+wait
+"$RUN" run --category burst --time-series --interval 0.2 -o r3 -c "$(busy 100000)"
+check "tally run wrote the series" test -s r1.series -a -s r2.series -a -s r3.series
+# a fourth run "gathered from another host": the same outputs with another host name
+jq '.host = "far"' r3.summary >r4.summary && cp r3.series r4.series
+
+"$TALLY" trace from-runs r1 r2 r3 r4 -o runs.paje
+check "from-runs wrote a trace" test -s runs.paje
+json=$("$TALLY" trace aggregate runs.paje --level host --format json)
+span=$(echo "$json" | jq '.to - .from')
+host=$(jq -r .host r1.summary)
+cpus=$(jq '.machine_cpus[0]' r1.summary)
+cpu() { echo "$json" | jq --arg h "$1" --arg c "$2" ".groups[] | select(.name == \$h and .kind == \"cpu\") | $3"; }
+check_eq "cpu capacity = machine_cpus" "$(cpu "$host" x .capacity)" "$cpus"
+# integral of usage = cpu_time at each task's last sample (cores = d cpu_time / d t)
+last_cpu() { awk '!/^#/ { c = $2 } END { print c }' "$1.series"; }
+burst_cpu=$(awk -v a="$(last_cpu r1)" -v b="$(last_cpu r3)" 'BEGIN { print a + b }')
+check_near "burst cpu-seconds on $host" "$(awk -v u="$(cpu "$host" burst '.usage.burst')" -v s="$span" 'BEGIN { print u * s }')" "$burst_cpu" 0.01
+check_near "continuous cpu-seconds on $host" "$(awk -v u="$(cpu "$host" c '.usage.continuous')" -v s="$span" 'BEGIN { print u * s }')" "$(last_cpu r2)" 0.01
+check_near "burst cpu-seconds on far" "$(awk -v u="$(cpu far b '.usage.burst')" -v s="$span" 'BEGIN { print u * s }')" "$(last_cpu r4)" 0.01
+check_cmp "the busy loops did use CPU" "$burst_cpu" ">" 0.05
+# memory and io are resources of each host too
+check_eq "kinds per host" "$(echo "$json" | jq -c --arg h "$host" '[.groups[] | select(.name == $h) | .kind]')" '["cpu","io","memory"]'
+mem_peak=$(awk '!/^#/ && $6 > m { m = $6 } END { print m }' r2.series)
+check_cmp "memory capacity >= a task's peak" "$(echo "$json" | jq --arg h "$host" '.groups[] | select(.name == $h and .kind == "memory") | .capacity')" ">=" "$mem_peak"
+check_cmp "memory used by continuous" "$(echo "$json" | jq --arg h "$host" '.groups[] | select(.name == $h and .kind == "memory") | .usage.continuous')" ">" 0
+check_eq "eq. 1 holds" "$("$TALLY" trace stats runs.paje --format json | jq .violations)" 0
+
+# the writer's Paje reads in pj_dump
+pj_dump runs.paje >dump.csv 2>pj.err
+check_eq "pj_dump reads from-runs output" "$(cat pj.err)" ""
+check_eq "pj_dump sees cpu.capacity = machine_cpus" "$(awk -F', *' -v h="$host" '$1=="Variable" && $2==h && $3=="cpu.capacity" {print $7+0; exit}' dump.csv)" "$cpus"
+
+# host -> site grouping
+printf '%s siteA\nfar siteB\n' "$host" >sites.txt
+"$TALLY" trace from-runs r1 r2 r3 r4 --hierarchy sites.txt -o sites.paje
+sites=$("$TALLY" trace aggregate sites.paje --level site --kind cpu --format json)
+check_eq "two sites" "$(echo "$sites" | jq -c '[.groups[].name]')" '["siteA","siteB"]'
+check_eq "siteB = far" "$(echo "$sites" | jq '.groups[1].usage.burst')" "$(cpu far b '.usage.burst')"
+
+# bad inputs
+"$TALLY" trace from-runs nothere -o x.paje 2>err.txt; st=$?
+check_eq "missing summary exits 125" "$st" 125
+check_contains "missing summary named" "$(cat err.txt)" "nothere.summary"
+check "nothing written" test ! -e x.paje
+jq 'del(.category)' r1.summary >nocat.summary && cp r1.series nocat.series
+"$TALLY" trace from-runs nocat -o x.paje 2>err.txt; st=$?
+check_contains "summary without category" "$(cat err.txt)" 'needs "category" (run with --category)'
+cp r1.summary noseries.summary
+"$TALLY" trace from-runs noseries -o x.paje 2>err.txt; st=$?
+check_contains "missing series" "$(cat err.txt)" "noseries.series: No such file or directory (run with --time-series)"
+cp r1.summary garbled.summary && { head -3 r1.series; echo "1 2 x"; } >garbled.series
+"$TALLY" trace from-runs garbled -o x.paje 2>err.txt; st=$?
+check_eq "garbled series exits 125" "$st" 125
+check_contains "garbled series names the line" "$(cat err.txt)" "garbled.series:4: bad number 'x'"
+finish
