@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/trace_common.h"
 #include "trace/aggregate.h"
 #include "trace/trace.h"
 #include "util/atomic_file.h"
@@ -36,7 +37,8 @@ static const char usage[] =
     "  --serve [PORT]      serve the page on 127.0.0.1:PORT (default 8080; 0 picks\n"
     "                      a free port) and compute slices on request; stop with ^C\n"
     "  --svg FILE          export one slice as a standalone SVG\n"
-    "  --from T, --to T    the slice (default: the whole trace)\n"
+    "  --from T, --to T    the slice, in trace time units or as a duration (10min)\n"
+    "                      (default: the whole trace)\n"
     "  --level TYPE        container type grouping the resources, or root\n"
     "  --kind KIND         resource kind (cpu, bandwidth, ...; default cpu)\n"
     "  --categories LIST   only these categories\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 
 enum {
     OPT_SERVE = 2000, OPT_SVG, OPT_FROM, OPT_TO, OPT_LEVEL, OPT_KIND, OPT_CATEGORIES, OPT_NO_IDLE,
-    OPT_SVG_VIEW, OPT_TITLE, OPT_MAP, OPT_HIERARCHY,
+    OPT_SVG_VIEW, OPT_TITLE,
 };
 
 struct view_args {
@@ -60,13 +62,13 @@ struct view_args {
     struct trace_read_options read;
 };
 
-static int parse_number(const char *option, const char *text, double *out)
+/* A slice bound: a number or a duration (trace_parse_seconds), finite. */
+static int parse_time(const char *option, const char *text, double *out)
 {
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (!*text || *end || errno || !isfinite(*out)) {
-        tally_error("view: %s '%s': not a number", option, text);
+    if (trace_parse_seconds(option, text, out) < 0)
+        return -1;
+    if (!isfinite(*out)) {
+        tally_error("view: %s '%s': not a finite time", option, text);
         return -1;
     }
     return 0;
@@ -118,8 +120,8 @@ static int parse_args(int argc, char **argv, struct view_args *a)
         {"categories", required_argument, NULL, OPT_CATEGORIES},
         {"category", required_argument, NULL, OPT_CATEGORIES},
         {"no-idle", no_argument, NULL, OPT_NO_IDLE}, {"svg-view", required_argument, NULL, OPT_SVG_VIEW},
-        {"title", required_argument, NULL, OPT_TITLE}, {"map", required_argument, NULL, OPT_MAP},
-        {"hierarchy", required_argument, NULL, OPT_HIERARCHY}, {"help", no_argument, NULL, 'h'},
+        {"title", required_argument, NULL, OPT_TITLE}, TRACE_COMMON_LONG_OPTIONS,
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     a->idle = true;
@@ -127,7 +129,6 @@ static int parse_args(int argc, char **argv, struct view_args *a)
     opterr = 0;
     optind = 1;
     int opt;
-    char err[256];
     while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
         switch (opt) {
         case 'o': a->output = optarg; break;
@@ -138,12 +139,12 @@ static int parse_args(int argc, char **argv, struct view_args *a)
             break;
         case OPT_SVG: a->svg = optarg; break;
         case OPT_FROM:
-            if (parse_number("--from", optarg, &a->from) < 0)
+            if (parse_time("--from", optarg, &a->from) < 0)
                 return -1;
             a->has_from = true;
             break;
         case OPT_TO:
-            if (parse_number("--to", optarg, &a->to) < 0)
+            if (parse_time("--to", optarg, &a->to) < 0)
                 return -1;
             a->has_to = true;
             break;
@@ -153,13 +154,11 @@ static int parse_args(int argc, char **argv, struct view_args *a)
         case OPT_NO_IDLE: a->idle = false; break;
         case OPT_SVG_VIEW: a->svg_view = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
-        case OPT_MAP:
-            if (trace_map_parse(&a->read, optarg, err, sizeof err) < 0) {
-                tally_error("view: --map '%s': %s", optarg, err);
+        case TRACE_OPT_MAP:
+        case TRACE_OPT_HIERARCHY:
+            if (trace_common_option(&a->read, opt, optarg) < 0)
                 return -1;
-            }
             break;
-        case OPT_HIERARCHY: a->read.hierarchy_file = optarg; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
             tally_error("view: %s: unknown option or missing value (see 'tally view --help')",
@@ -299,8 +298,7 @@ int cmd_view(int argc, char **argv)
     }
     struct trace t;
     char err[1024];
-    if (trace_read_file(a.trace_path, &a.read, &t, err, sizeof err) < 0) {
-        tally_error("view: %s", err);
+    if (trace_load(a.trace_path, &a.read, &t) < 0) {
         free_joined(args, to_free);
         return TALLY_EXIT_ERROR;
     }
