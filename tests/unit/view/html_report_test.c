@@ -31,14 +31,14 @@ int main(void)
 
     char *offline = render(&t, false);
     CHECK(strstr(offline, "<!--TALLY:") == NULL);
-    CHECK_CONTAINS(offline, "<script type=\"application/json\" id=\"tally-meta\">{\"version\":1,");
-    CHECK_CONTAINS(offline, "<script type=\"application/json\" id=\"tally-signals\">{\"resources\":[{\"c\":1,\"k\":0,\"cap\":[[0],[4]]");
-    CHECK_CONTAINS(offline, "function squarify(");
-    CHECK_CONTAINS(offline, ".group-frame");
-    CHECK_CONTAINS(offline, "\"serve\":false");
+    CHECK(strstr(offline, "<script type=\"application/json\" id=\"tally-meta\">{\"version\":1,") != NULL);
+    CHECK(strstr(offline, "<script type=\"application/json\" id=\"tally-signals\">{\"resources\":[{\"c\":1,\"k\":0,\"cap\":[[0],[4]]") != NULL);
+    CHECK(strstr(offline, "function squarify(") != NULL);
+    CHECK(strstr(offline, ".group-frame") != NULL);
+    CHECK(strstr(offline, "\"serve\":false") != NULL);
     char *served = render(&t, true);
     CHECK(strstr(served, "tally-signals\">") == NULL);
-    CHECK_CONTAINS(served, "\"serve\":true");
+    CHECK(strstr(served, "\"serve\":true") != NULL);
     CHECK(strlen(served) < strlen(offline));
     free(offline);
     free(served);
