@@ -31,6 +31,10 @@ check_scenario() {
   check_eq "$m: h1 burst on [0,100]" "$(cell initial h1 burst)" 75
   check_eq "$m: h4 continuous on [0,100]" "$(cell initial h4 continuous)" 120
   check_eq "$m: h5 capacity node on [0,100]" "$(jq '.initial.nodes[] | select(.name == "h5") | .capacity' out.json)" 160
+  check_contains "$m: tooltip names the cell" "$(jq -r '.tooltip' out.json)" "h1 · burst"
+  check_contains "$m: tooltip gives the share" "$(jq -r '.tooltip' out.json)" "75 (37.5% of capacity)"
+  check_contains "$m: wheel zooms" "$(jq -r '.zoomed' out.json)" "scale(1.2)"
+  check_contains "$m: double-click resets the zoom" "$(jq -r '.unzoomed' out.json)" "scale(1)"
   check_eq "$m: levels offered" "$(jq -c '.levels' out.json)" '["root","SITE","HOST","LINK"]'
   # moved to [50,100] with the start and width inputs
   check_eq "$m: moved slice label" "$(jq -r '.moved.label' out.json)" "slice [50, 100] of [0, 100]"

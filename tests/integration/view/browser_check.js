@@ -1,9 +1,14 @@
 // Drives the view page in headless Chromium through its own controls and
-// prints what it saw as JSON, for browser.test.sh to check:
+// prints what it saw as JSON, for the view tests to check:
 //   node browser_check.js URL SCREENSHOT_DIR
-// Steps: open the page (the whole trace), move the slice with the start and
-// width inputs, run the animation to the end, untick a category, switch the
-// level, and save screenshots of the first and the moved slice.
+//     (view-platform.paje scenario) open the page (the whole trace), hover a
+//     cell, zoom, move the slice with the start and width inputs, run the
+//     animation to the end, untick a category, switch the level, and save
+//     screenshots of the first and the moved slice;
+//   node browser_check.js --slice URL SCREENSHOT LEVEL,...
+//     open URL (e.g. with ?from=&to=, which the page honours), save a
+//     screenshot, and report what is drawn and the page's own aggregates of
+//     the shown slice at each LEVEL.
 'use strict';
 const { Browser } = require('./cdp.js');
 
@@ -38,7 +43,27 @@ async function renderedAfter(page, previous) {
   return page.eval(SNAPSHOT);
 }
 
+async function sliceMain(url, shot, levels) {
+  const browser = await Browser.launch();
+  const out = {};
+  try {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.waitFor('Number(document.body.dataset.rendered) > 0');
+    out.snapshot = await page.eval(SNAPSHOT);
+    out.aggregates = {};
+    for (const level of levels)
+      out.aggregates[level] = await page.eval(`window.tallyView.aggregate(${out.snapshot.from}, ${out.snapshot.to}, ${JSON.stringify(level)})`);
+    await page.screenshot(shot);
+  } finally {
+    browser.close();
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
 async function main() {
+  if (process.argv[2] === '--slice')
+    return sliceMain(process.argv[3], process.argv[4], process.argv[5].split(','));
   const [url, shots] = process.argv.slice(2);
   const browser = await Browser.launch();
   const out = {};
@@ -49,6 +74,19 @@ async function main() {
     out.initial = await page.eval(SNAPSHOT);
     out.levels = await page.eval(`Array.from(document.getElementById('level').options).map((o) => o.value)`);
     await page.screenshot(shots + '/initial.png');
+
+    // tooltip: hover h1's burst cell (a real mouse event at its centre)
+    const box = await page.eval(`(() => { const r = document.querySelector('#treemap [data-resource="h1"][data-category="burst"]').getBoundingClientRect();
+      return [r.x + r.width / 2, r.y + r.height / 2]; })()`);
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: box[0], y: box[1] });
+    await page.waitFor(`!document.getElementById('tooltip').hidden`);
+    out.tooltip = await page.eval(`document.getElementById('tooltip').textContent`);
+    // zoom: one wheel notch over the treemap, then double-click resets
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: box[0], y: box[1], deltaX: 0, deltaY: -100 });
+    await page.waitFor(`(document.querySelector('#treemap .viewport').getAttribute('transform') || '').includes('scale(1.2)')`);
+    out.zoomed = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
+    await page.eval(`document.getElementById('treemap').dispatchEvent(new MouseEvent('dblclick', { bubbles: true })), true`);
+    out.unzoomed = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
 
     // move the slice with the page's own inputs: width 50, then start 50
     await page.eval(setInput('slice-width', 50));
