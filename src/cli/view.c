@@ -24,8 +24,8 @@
 #define VIEW_DEFAULT_PORT 8080
 
 static const char usage[] =
-    "usage: tally view TRACE -o FILE.html [--title TEXT]\n"
-    "       tally view TRACE --serve [PORT]\n"
+    "usage: tally view TRACE -o FILE.html [--title TEXT] [--anomaly-slice S]\n"
+    "       tally view TRACE --serve [PORT] [--anomaly-slice S]\n"
     "       tally view TRACE --svg FILE.svg [--from T1] [--to T2] [--level TYPE|root]\n"
     "                        [--kind KIND] [--categories c1,c2] [--no-idle]\n"
     "                        [--svg-view treemap|topology|both]\n"
@@ -45,20 +45,22 @@ static const char usage[] =
     "  --no-idle           leave idle capacity out of the treemap\n"
     "  --svg-view VIEW     treemap (default), topology or both\n"
     "  --title TEXT        caption (default: the trace file name)\n"
+    "  --anomaly-slice S   slice width of the anomalies listed in the page\n"
+    "                      (default: a twentieth of the trace, as tally trace anomalies)\n"
     "  --map RULE          variable mapping, as in tally trace (see tally-trace(1))\n"
     "  --hierarchy FILE    regroup containers (\"child parent [parent-type]\" lines)\n"
     "Exit status: 0 on success, 125 on bad usage or unreadable input.\n";
 
 enum {
     OPT_SERVE = 2000, OPT_SVG, OPT_FROM, OPT_TO, OPT_LEVEL, OPT_KIND, OPT_CATEGORIES, OPT_NO_IDLE,
-    OPT_SVG_VIEW, OPT_TITLE,
+    OPT_SVG_VIEW, OPT_TITLE, OPT_ANOMALY_SLICE,
 };
 
 struct view_args {
     const char *trace_path, *output, *svg, *level, *kind, *categories, *title, *svg_view;
     bool serve, has_from, has_to, idle;
     unsigned port;
-    double from, to;
+    double from, to, anomaly_slice;
     struct trace_read_options read;
 };
 
@@ -121,6 +123,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
         {"category", required_argument, NULL, OPT_CATEGORIES},
         {"no-idle", no_argument, NULL, OPT_NO_IDLE}, {"svg-view", required_argument, NULL, OPT_SVG_VIEW},
         {"title", required_argument, NULL, OPT_TITLE}, TRACE_COMMON_LONG_OPTIONS,
+        {"anomaly-slice", required_argument, NULL, OPT_ANOMALY_SLICE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -154,6 +157,14 @@ static int parse_args(int argc, char **argv, struct view_args *a)
         case OPT_NO_IDLE: a->idle = false; break;
         case OPT_SVG_VIEW: a->svg_view = optarg; break;
         case OPT_TITLE: a->title = optarg; break;
+        case OPT_ANOMALY_SLICE:
+            if (parse_time("--anomaly-slice", optarg, &a->anomaly_slice) < 0)
+                return -1;
+            if (!(a->anomaly_slice > 0)) {
+                tally_error("view: --anomaly-slice '%s': must be positive", optarg);
+                return -1;
+            }
+            break;
         case TRACE_OPT_MAP:
         case TRACE_OPT_HIERARCHY:
             if (trace_common_option(&a->read, opt, optarg) < 0)
@@ -253,14 +264,14 @@ static int write_svg(const struct view_args *a, const struct trace *t, const cha
     return 0;
 }
 
-static int write_html(const struct view_args *a, const struct trace *t, const char *title)
+static int write_html(const struct view_args *a, const struct trace *t, const struct view_page_options *page)
 {
     struct atomic_file af;
     if (atomic_file_open(&af, a->output) < 0) {
         tally_error_errno("view: %s", a->output);
         return -1;
     }
-    if (html_report_write(t, title, false, af.fp) < 0) {
+    if (html_report_write(t, page, af.fp) < 0) {
         atomic_file_abort(&af);
         tally_error("view: %s: cannot write the page", a->output);
         return -1;
@@ -307,11 +318,12 @@ int cmd_view(int argc, char **argv)
         const char *slash = strrchr(a.trace_path, '/');
         title = slash ? slash + 1 : a.trace_path;
     }
+    struct view_page_options page = {.title = title, .anomaly_slice = a.anomaly_slice};
     if (a.output)
-        rc = write_html(&a, &t, title);
+        rc = write_html(&a, &t, &page);
     else if (a.svg)
         rc = write_svg(&a, &t, title);
-    else if (view_server_run(&t, title, a.port, err, sizeof err) < 0) {
+    else if (view_server_run(&t, &page, a.port, err, sizeof err) < 0) {
         tally_error("view: --serve: %s", err);
         rc = -1;
     }

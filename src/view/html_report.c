@@ -6,16 +6,16 @@
 #include "view/view_data.h"
 #include "view/web_assets.h"
 
-static int write_data(const struct trace *t, const char *title, bool serve, FILE *out)
+static int write_data(const struct trace *t, const struct view_page_options *o, FILE *out)
 {
-    json_t *meta = view_meta_json(t, title, serve);
+    json_t *meta = view_meta_json(t, o);
     int rc = meta ? 0 : -1;
     fputs("<script type=\"application/json\" id=\"tally-meta\">", out);
     if (rc == 0)
         rc = view_json_dump(meta, 17, out);
     fputs("</script>\n", out);
     json_decref(meta);
-    if (rc == 0 && !serve) {
+    if (rc == 0 && !o->serve) {
         json_t *signals = view_signals_json(t);
         rc = signals ? 0 : -1;
         fputs("<script type=\"application/json\" id=\"tally-signals\">", out);
@@ -27,7 +27,7 @@ static int write_data(const struct trace *t, const char *title, bool serve, FILE
     return rc;
 }
 
-int html_report_write(const struct trace *t, const char *title, bool serve, FILE *out)
+int html_report_write(const struct trace *t, const struct view_page_options *o, FILE *out)
 {
     static const struct {
         const char *marker;
@@ -45,7 +45,7 @@ int html_report_write(const struct trace *t, const char *title, bool serve, FILE
         fwrite(rest, 1, (size_t)(at - rest), out);
         if (parts[i].text)
             fputs(parts[i].text, out);
-        else if (write_data(t, title, serve, out) < 0)
+        else if (write_data(t, o, out) < 0)
             return -1;
         rest = at + strlen(parts[i].marker);
     }

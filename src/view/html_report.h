@@ -8,8 +8,9 @@
 #include <stdio.h>
 
 #include "trace/trace.h"
+#include "view/view_data.h"
 
 /* Returns -1 on a write error (errno set). */
-int html_report_write(const struct trace *t, const char *title, bool serve, FILE *out);
+int html_report_write(const struct trace *t, const struct view_page_options *o, FILE *out);
 
 #endif

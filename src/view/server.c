@@ -131,12 +131,14 @@ static int listen_on_loopback(unsigned port, unsigned *bound_port, char *err, si
     return fd;
 }
 
-int view_server_run(const struct trace *t, const char *title, unsigned port, char *err,
-                    size_t errlen)
+int view_server_run(const struct trace *t, const struct view_page_options *page, unsigned port,
+                    char *err, size_t errlen)
 {
+    struct view_page_options served = *page;
+    served.serve = true;
     struct server_context ctx = {.trace = t};
     FILE *mem = open_memstream(&ctx.page, &ctx.page_len);
-    if (!mem || html_report_write(t, title, true, mem) < 0) {
+    if (!mem || html_report_write(t, &served, mem) < 0) {
         if (mem)
             fclose(mem);
         free(ctx.page);

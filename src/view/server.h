@@ -9,11 +9,12 @@
 #define TALLY_VIEW_SERVER_H
 
 #include "trace/trace.h"
+#include "view/view_data.h"
 
 /* Port 0 picks a free port. Prints "serving http://127.0.0.1:PORT/" on stdout
  * once listening. Returns 0 after a clean stop, -1 with a reason in err when
  * it cannot listen (e.g. the port is in use). */
-int view_server_run(const struct trace *t, const char *title, unsigned port, char *err,
-                    size_t errlen);
+int view_server_run(const struct trace *t, const struct view_page_options *page, unsigned port,
+                    char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "view/findings.h"
 #include "view/topology_graph.h"
 
 double view_time_quantum(const struct trace *t)
@@ -105,7 +106,7 @@ static double signal_max(const struct trace_signal *s)
     return max;
 }
 
-json_t *view_meta_json(const struct trace *t, const char *title, bool serve)
+json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
 {
     json_t *types = json_array(), *containers = json_array(), *categories = json_array();
     json_t *kinds = json_array(), *resources = json_array(), *max_capacity = json_object();
@@ -127,12 +128,12 @@ json_t *view_meta_json(const struct trace *t, const char *title, bool serve)
         if (!old || json_number_value(old) < max)
             json_object_set_new(max_capacity, res->kind, view_number(max));
     }
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
-                     "title", title ? title : "", "serve", serve, "start", t->start, "end", t->end,
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
+                     "title", o->title ? o->title : "", "serve", o->serve, "start", t->start, "end", t->end,
                      "quantum", view_time_quantum(t), "layoutScale", VIEW_LAYOUT_SCALE, "types", types, "containers", containers,
                      "categories", categories, "kinds", kinds, "levels", levels_json(t),
                      "resources", resources, "maxCapacity", max_capacity, "topology",
-                     topology_json(t));
+                     topology_json(t), "findings", view_findings_json(t, o->anomaly_slice));
 }
 
 json_t *view_signals_json(const struct trace *t)

@@ -1,7 +1,8 @@
 /* The data the view page consumes, built from a trace (src/trace/trace.h):
  *  - meta: title, time bounds, time quantum, container types and hierarchy,
- *    categories, resource kinds, levels, the largest capacity per kind, and the
- *    topology (vertices with their fixed-seed layout, edges);
+ *    categories, resource kinds, levels, the largest capacity per kind, the
+ *    topology (vertices with their fixed-seed layout, edges) and what tally
+ *    found in the trace (anomalies, eq. 1 violations; see findings.h);
  *  - signals (offline reports only): per resource the breakpoints of capacity
  *    and of each category's usage, times as delta-encoded integer ticks of
  *    meta.quantum (a power of ten giving >= 2^32 ticks over the trace span) and values rounded to 7
@@ -21,7 +22,13 @@
 #define VIEW_VALUE_DIGITS 7
 #define VIEW_LAYOUT_SCALE 10000 /* layout positions are integers in [0, this] */
 
-json_t *view_meta_json(const struct trace *t, const char *title, bool serve);
+struct view_page_options {
+    const char *title;      /* caption */
+    bool serve;             /* slices come from the server: no signals embedded */
+    double anomaly_slice;   /* slice width for the anomalies shown; <= 0: a twentieth */
+};
+
+json_t *view_meta_json(const struct trace *t, const struct view_page_options *o);
 json_t *view_signals_json(const struct trace *t);
 
 /* One signal as [[tick deltas], [values]] given the trace start and quantum. */

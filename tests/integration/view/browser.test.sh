@@ -17,6 +17,13 @@ mkdir -p "$artifacts" shots
 cells() { jq -r --arg s "$1" '.[$s].cells | map("\(.r)/\(.c)=\(.v)") | sort | join(" ")' out.json; }
 cell() { jq -r --arg s "$1" --arg r "$2" --arg c "$3" '.[$s].cells[] | select(.r == $r and .c == $c) | .v' out.json; }
 
+# anomaly_counts FROM TO: "N kind, ..." of tally trace anomalies overlapping [FROM, TO]
+"$TALLY" trace anomalies "$trace" --format json > anomalies.json
+anomaly_counts() {
+  jq -r --argjson f "$1" --argjson t "$2" 'map(select(.from < $t and .to > $f)) | group_by(.kind) |
+    map("\(length) \(.[0].kind)") | join(", ")' anomalies.json
+}
+
 # check_scenario LABEL: the assertions on out.json, shared by both modes
 check_scenario() {
   local m=$1
@@ -35,6 +42,13 @@ check_scenario() {
   check_contains "$m: tooltip gives the share" "$(jq -r '.tooltip' out.json)" "75 (37.5% of capacity)"
   check_contains "$m: wheel zooms" "$(jq -r '.zoomed' out.json)" "scale(1.2)"
   check_contains "$m: double-click resets the zoom" "$(jq -r '.unzoomed' out.json)" "scale(1)"
+  # findings: the anomalies of tally trace anomalies, counted per kind for the whole trace
+  check_eq "$m: findings for the whole trace" "$(jq -r '.findings.summary' out.json)" "($(anomaly_counts 0 100); anomalies per slice of 5)"
+  check_eq "$m: findings listed (40 at most)" "$(jq '.findings.listed' out.json)" 40
+  check_eq "$m: a click on h4's saturation shows its slice" "$(jq -r '.afterFinding.label' out.json)" "slice [0, 5] of [0, 100]"
+  check_eq "$m: ... and outlines h4 in the treemap" "$(jq -c '.afterFinding.treemapFlagged' out.json)" '["h4"]'
+  check_eq "$m: ... and in the topology" "$(jq -c '.afterFinding.topologyFlagged' out.json)" '["h4"]'
+  check_eq "$m: ... listing that slice's findings" "$(jq -r '.afterFinding.summary' out.json)" "($(anomaly_counts 0 5); anomalies per slice of 5)"
   check_eq "$m: levels offered" "$(jq -c '.levels' out.json)" '["root","SITE","HOST","LINK"]'
   # moved to [50,100] with the start and width inputs
   check_eq "$m: moved slice label" "$(jq -r '.moved.label' out.json)" "slice [50, 100] of [0, 100]"

@@ -88,6 +88,18 @@ async function main() {
     await page.eval(`document.getElementById('treemap').dispatchEvent(new MouseEvent('dblclick', { bubbles: true })), true`);
     out.unzoomed = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
 
+    // findings of tally trace anomalies: listed for the slice; a click shows its slice and outlines the resource
+    out.findings = await page.eval(`({ summary: document.getElementById('findings-summary').textContent,
+      listed: document.querySelectorAll('#findings-list li[data-finding-kind]').length })`);
+    let before = Number(await page.eval('document.body.dataset.rendered'));
+    await page.eval(`(() => { Array.from(document.querySelectorAll('#findings-list li[data-finding-kind="saturation"]'))
+      .find((l) => l.dataset.resource === 'h4').click(); return true; })()`);
+    await page.waitFor(`Number(document.body.dataset.rendered) > ${before}`);
+    out.afterFinding = await page.eval(`({ label: document.getElementById('slice-label').textContent,
+      treemapFlagged: Array.from(document.querySelectorAll('#treemap rect.flagged')).map((e) => e.dataset.group),
+      topologyFlagged: Array.from(document.querySelectorAll('#topology g.flagged')).map((e) => e.dataset.node),
+      summary: document.getElementById('findings-summary').textContent })`);
+
     // move the slice with the page's own inputs: width 50, then start 50
     await page.eval(setInput('slice-width', 50));
     await page.eval(setInput('slice-start', 50));
@@ -120,7 +132,7 @@ async function main() {
     out.animEnd = await page.eval(SNAPSHOT);
 
     // category filter: untick burst
-    let before = out.animEnd.rendered;
+    before = out.animEnd.rendered;
     await page.eval(`(() => { const b = document.querySelector('#category-filters input[data-category="burst"]'); b.click(); return true; })()`);
     out.noBurst = await renderedAfter(page, before);
 

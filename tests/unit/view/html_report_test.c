@@ -11,7 +11,7 @@ static char *render(const struct trace *t, bool serve)
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
-    CHECK_INT(html_report_write(t, "t<1>", serve, mem), 0);
+    CHECK_INT(html_report_write(t, &(struct view_page_options){.title = "t<1>", .serve = serve}, mem), 0);
     fclose(mem);
     return text;
 }

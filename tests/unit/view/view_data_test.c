@@ -32,6 +32,8 @@ static void build_trace(struct trace *t)
     trace_signal_push(&t->resources[r2].capacity, 0, 1e9);
     int r3 = trace_resource_for(t, l1, "bandwidth");
     trace_signal_push(&t->resources[r3].capacity, 0, 1.25e8);
+    trace_signal_push(trace_usage_signal(t, r3, burst), 10, 2e8); /* breaks eq. 1 on [10, 20) */
+    trace_signal_push(trace_usage_signal(t, r3, burst), 20, 1e8);
     trace_add_edge(t, h1, l1);
     trace_add_edge(t, l1, h2);
     t->start = 0;
@@ -113,7 +115,7 @@ static void test_signals(const struct trace *t)
 
 static void test_meta(const struct trace *t)
 {
-    json_t *meta = view_meta_json(t, "a title", false);
+    json_t *meta = view_meta_json(t, &(struct view_page_options){.title = "a title"});
     CHECK_STR(json_string_value(json_object_get(meta, "title")), "a title");
     json_t *levels = json_object_get(meta, "levels");
     CHECK_INT(json_array_size(levels), 4);
@@ -138,6 +140,16 @@ static void test_meta(const struct trace *t)
     CHECK_INT(links, 1);
     CHECK(inside);
     CHECK_INT(json_array_size(json_object_get(topo, "edges")), 2);
+
+    /* findings: the eq. 1 break of l1, and anomalies per twentieth of the trace */
+    json_t *findings = json_object_get(meta, "findings");
+    json_t *violations = json_object_get(findings, "violations");
+    CHECK_INT(json_array_size(violations), 1);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(violations, 0), "resource")), "l1");
+    CHECK_NEAR(json_number_value(json_object_get(json_array_get(violations, 0), "from")), 10, 1e-12);
+    CHECK_NEAR(json_number_value(json_object_get(json_array_get(violations, 0), "to")), 20, 1e-12);
+    CHECK_NEAR(json_number_value(json_object_get(findings, "anomalySlice")), 5, 1e-12);
+    CHECK(json_array_size(json_object_get(findings, "anomalies")) > 0);
 
     /* dumped inside <script>: a container named "</script>s1" cannot end it */
     char *text = NULL;
