@@ -77,6 +77,12 @@ check_scenario() {
   check_eq "$m: burst unticked: no burst cell" "$(jq '[.noBurst.cells[] | select(.c == "burst")] | length' out.json)" 0
   check_eq "$m: SITE level: two groups" "$(jq -c '[.site.cells[].r] | unique' out.json)" '["s1","s2"]'
   check_eq "$m: SITE s1 continuous on [80,100]" "$(cell site s1 continuous)" 230
+  # stable places: frames identical across slices while the numbers inside change
+  check_eq "$m: stable places: same frames on [80,100] and [0,20]" "$(jq -c '.stableA.frames' out.json)" "$(jq -c '.stableB.frames' out.json)"
+  check_eq "$m: stable places: two frames" "$(jq '.stableB.frames | length' out.json)" 2
+  check_eq "$m: stable places: s1 continuous on [80,100]" "$(cell stableA s1 continuous)" 230
+  check_eq "$m: stable places: s1 continuous on [0,20] (50 + 40 + 50)" "$(cell stableB s1 continuous)" 140
+  check_eq "$m: stable places: burst still unticked" "$(jq '[.stableB.cells[] | select(.c == "burst")] | length' out.json)" 0
 }
 
 # 1. offline report from file://

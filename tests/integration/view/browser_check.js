@@ -140,6 +140,16 @@ async function main() {
     before = out.noBurst.rendered;
     await page.eval(`(() => { const s = document.getElementById('level'); s.value = 'SITE'; s.dispatchEvent(new Event('change')); return true; })()`);
     out.site = await renderedAfter(page, before);
+
+    // stable places: tick it, then move the slice; group frames must not move
+    const FRAMES = `Array.from(document.querySelectorAll('#treemap rect.group-frame')).map((e) =>
+      [e.dataset.group, e.getAttribute('x'), e.getAttribute('y'), e.getAttribute('width'), e.getAttribute('height')].join(' ')).sort()`;
+    before = out.site.rendered;
+    await page.eval(`(() => { const b = document.getElementById('stable'); b.click(); return true; })()`);
+    out.stableA = Object.assign(await renderedAfter(page, before), { frames: await page.eval(FRAMES) });
+    await page.eval(setInput('slice-start', 0));
+    await page.waitFor('Number(document.body.dataset.sliceFrom) === 0');
+    out.stableB = Object.assign(await page.eval(SNAPSHOT), { frames: await page.eval(FRAMES) });
   } finally {
     browser.close();
   }
