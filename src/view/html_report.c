@@ -16,13 +16,9 @@ static int write_data(const struct trace *t, const struct view_page_options *o, 
     fputs("</script>\n", out);
     json_decref(meta);
     if (rc == 0 && !o->serve) {
-        json_t *signals = view_signals_json(t);
-        rc = signals ? 0 : -1;
         fputs("<script type=\"application/json\" id=\"tally-signals\">", out);
-        if (rc == 0)
-            rc = view_json_dump(signals, VIEW_VALUE_DIGITS, out);
+        rc = view_signals_write(t, out);
         fputs("</script>\n", out);
-        json_decref(signals);
     }
     return rc;
 }

@@ -136,27 +136,41 @@ json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
                      topology_json(t), "findings", view_findings_json(t, o->anomaly_slice));
 }
 
-json_t *view_signals_json(const struct trace *t)
+/* Dumps one signal and frees it. */
+static int dump_signal(const struct trace_signal *s, double start, double quantum, FILE *out)
+{
+    json_t *doc = view_signal_json(s, start, quantum);
+    int rc = doc ? view_json_dump(doc, VIEW_VALUE_DIGITS, out) : -1;
+    json_decref(doc);
+    return rc;
+}
+
+int view_signals_write(const struct trace *t, FILE *out)
 {
     double quantum = view_time_quantum(t);
-    json_t *kinds = json_array(), *resources = json_array();
-    for (size_t r = 0; r < t->n_resources; r++) {
+    json_t *kinds = json_array();
+    int rc = kinds ? 0 : -1;
+    fputs("{\"resources\":[", out);
+    for (size_t r = 0; r < t->n_resources && rc == 0; r++) {
         const struct trace_resource *res = &t->resources[r];
-        json_t *use = json_array();
-        for (size_t c = 0; c < t->n_categories; c++)
-            json_array_append_new(use, view_signal_json(&res->usage[c], t->start, quantum));
-        json_array_append_new(resources,
-                              json_pack("{s:i,s:i,s:o,s:o}", "c", res->container, "k",
-                                        kind_index(kinds, res->kind), "cap",
-                                        view_signal_json(&res->capacity, t->start, quantum),
-                                        "use", use));
+        fprintf(out, "%s{\"c\":%d,\"k\":%d,\"cap\":", r ? "," : "", res->container,
+                kind_index(kinds, res->kind));
+        rc = dump_signal(&res->capacity, t->start, quantum, out);
+        fputs(",\"use\":[", out);
+        for (size_t c = 0; c < t->n_categories && rc == 0; c++) {
+            if (c)
+                fputc(',', out);
+            rc = dump_signal(&res->usage[c], t->start, quantum, out);
+        }
+        fputs("]}", out);
     }
+    fputs("]}", out);
     json_decref(kinds);
-    return json_pack("{s:o}", "resources", resources);
+    return rc < 0 || ferror(out) ? -1 : 0;
 }
 
 int view_json_dump(json_t *doc, int digits, FILE *out)
 {
     /* JSON_ESCAPE_SLASH turns every "/" into "\/": no "</script>" can end the element early. */
-    return json_dumpf(doc, out, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
+    return json_dumpf(doc, out, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
 }

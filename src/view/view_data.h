@@ -8,7 +8,8 @@
  *    meta.quantum (a power of ten giving >= 2^32 ticks over the trace span) and values rounded to 7
  *    significant digits. The page builds the cumulative integrals from them
  *    on load (rounding the values, not the integrals, keeps short slices exact).
- * Both are jansson objects; view_json_dump() writes them compactly. */
+ * The meta is a jansson object, written by view_json_dump(); the signals are
+ * streamed by view_signals_write(). */
 #ifndef TALLY_VIEW_VIEW_DATA_H
 #define TALLY_VIEW_VIEW_DATA_H
 
@@ -29,7 +30,10 @@ struct view_page_options {
 };
 
 json_t *view_meta_json(const struct trace *t, const struct view_page_options *o);
-json_t *view_signals_json(const struct trace *t);
+/* Writes the signals document {"resources":[{"c","k","cap","use":[...]}]}
+ * one signal at a time (jansson per signal), so memory stays that of the
+ * largest signal however big the trace. Returns -1 on a write error. */
+int view_signals_write(const struct trace *t, FILE *out);
 
 /* One signal as [[tick deltas], [values]] given the trace start and quantum. */
 json_t *view_signal_json(const struct trace_signal *s, double start, double quantum);
