@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TALLY=${TALLY:-$PWD/build/tally}
 GEN=$PWD/build/bench/paje_gen
-SIZES=${SIZES:-"10000:16 100000:64 1000000:200"}
+SIZES=${SIZES:-"10000:16 100000:64 1000000:200 10000000:2000"}
 out=bench/results/view.md
 tmp=$(mktemp -d /tmp/tally-view-bench.XXXXXX)
 server=

@@ -43,34 +43,37 @@ async function renderedAfter(page, previous) {
   return page.eval(SNAPSHOT);
 }
 
-async function sliceMain(url, shot, levels) {
+// Opens url in a fresh headless Chromium, waits for the first drawn slice,
+// runs steps(page, out) and prints out as JSON.
+async function withPage(url, steps) {
   const browser = await Browser.launch();
   const out = {};
   try {
     const page = await browser.newPage();
     await page.goto(url);
     await page.waitFor('Number(document.body.dataset.rendered) > 0');
-    out.snapshot = await page.eval(SNAPSHOT);
-    out.aggregates = {};
-    for (const level of levels)
-      out.aggregates[level] = await page.eval(`window.tallyView.aggregate(${out.snapshot.from}, ${out.snapshot.to}, ${JSON.stringify(level)})`);
-    await page.screenshot(shot);
+    await steps(page, out);
   } finally {
     browser.close();
   }
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
+function sliceMain(url, shot, levels) {
+  return withPage(url, async (page, out) => {
+    out.snapshot = await page.eval(SNAPSHOT);
+    out.aggregates = {};
+    for (const level of levels)
+      out.aggregates[level] = await page.eval(`window.tallyView.aggregate(${out.snapshot.from}, ${out.snapshot.to}, ${JSON.stringify(level)})`);
+    await page.screenshot(shot);
+  });
+}
+
 async function main() {
   if (process.argv[2] === '--slice')
     return sliceMain(process.argv[3], process.argv[4], process.argv[5].split(','));
   const [url, shots] = process.argv.slice(2);
-  const browser = await Browser.launch();
-  const out = {};
-  try {
-    const page = await browser.newPage();
-    await page.goto(url);
-    await page.waitFor('Number(document.body.dataset.rendered) > 0');
+  return withPage(url, async (page, out) => {
     out.initial = await page.eval(SNAPSHOT);
     out.levels = await page.eval(`Array.from(document.getElementById('level').options).map((o) => o.value)`);
     await page.screenshot(shots + '/initial.png');
@@ -150,10 +153,7 @@ async function main() {
     await page.eval(setInput('slice-start', 0));
     await page.waitFor('Number(document.body.dataset.sliceFrom) === 0');
     out.stableB = Object.assign(await page.eval(SNAPSHOT), { frames: await page.eval(FRAMES) });
-  } finally {
-    browser.close();
-  }
-  process.stdout.write(JSON.stringify(out) + '\n');
+  });
 }
 
 main().catch((err) => { console.error('browser_check: ' + err.message); process.exit(1); });
