@@ -17,6 +17,7 @@
 #include "trace/trace.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "view/choices.h"
 #include "view/html_report.h"
 #include "view/server.h"
 #include "view/svg_export.h"
@@ -24,11 +25,12 @@
 #define VIEW_DEFAULT_PORT 8080
 
 static const char usage[] =
-    "usage: tally view TRACE -o FILE.html [--title TEXT] [--anomaly-slice S]\n"
-    "       tally view TRACE --serve [PORT] [--anomaly-slice S]\n"
+    "usage: tally view TRACE -o FILE.html [--title TEXT] [--anomaly-slice S] [FIRST VIEW]\n"
+    "       tally view TRACE --serve [PORT] [--anomaly-slice S] [FIRST VIEW]\n"
     "       tally view TRACE --svg FILE.svg [--from T1] [--to T2] [--level TYPE|root]\n"
     "                        [--kind KIND] [--categories c1,c2] [--no-idle]\n"
     "                        [--svg-view treemap|topology|both]\n"
+    "  FIRST VIEW: [--from T1] [--to T2] [--level TYPE] [--kind KIND] [--categories c1,c2] [--no-idle]\n"
     "  common: [--map RULE]... [--hierarchy FILE]\n"
     "\n"
     "Draws a categorized resource-usage trace (Paje) as a squarified treemap and a\n"
@@ -38,7 +40,7 @@ static const char usage[] =
     "                      a free port) and compute slices on request; stop with ^C\n"
     "  --svg FILE          export one slice as a standalone SVG\n"
     "  --from T, --to T    the slice, in trace time units or as a duration (10min)\n"
-    "                      (default: the whole trace)\n"
+    "                      (default: the whole trace); with -o/--serve, the first one shown\n"
     "  --level TYPE        container type grouping the resources, or root\n"
     "  --kind KIND         resource kind (cpu, bandwidth, ...; default cpu)\n"
     "  --categories LIST   only these categories\n"
@@ -264,6 +266,41 @@ static int write_svg(const struct view_args *a, const struct trace *t, const cha
     return 0;
 }
 
+/* The page's first view from --from/--to/--level/--kind/--categories/--no-idle,
+ * each checked against the trace. */
+static int page_options(const struct view_args *a, const struct trace *t, const char *title,
+                        struct view_page_options *page)
+{
+    *page = (struct view_page_options){.title = title, .anomaly_slice = a->anomaly_slice,
+                                       .level = a->level, .kind = a->kind,
+                                       .categories = a->categories, .no_idle = !a->idle};
+    if ((a->has_from || a->has_to) && check_slice(a, t, &page->from, &page->to) < 0)
+        return -1;
+    if (a->kind && !view_has_kind(t, a->kind)) {
+        tally_error("view: --kind '%s': no resource of that kind in the trace", a->kind);
+        return -1;
+    }
+    char err[512];
+    if (a->categories) {
+        bool *selection = trace_category_selection(t, a->categories, err, sizeof err);
+        if (!selection) {
+            tally_error("view: --categories: %s", err);
+            return -1;
+        }
+        free(selection);
+    }
+    if (a->level) { /* the aggregation says whether the level exists, as tally trace does */
+        struct trace_aggregation check;
+        struct trace_aggregate_options ao = {.level = a->level, .kind = a->kind};
+        if (trace_aggregate(t, &ao, &check, err, sizeof err) < 0) {
+            tally_error("view: --level: %s", err);
+            return -1;
+        }
+        trace_aggregation_free(&check);
+    }
+    return 0;
+}
+
 static int write_html(const struct view_args *a, const struct trace *t, const struct view_page_options *page)
 {
     struct atomic_file af;
@@ -318,8 +355,10 @@ int cmd_view(int argc, char **argv)
         const char *slash = strrchr(a.trace_path, '/');
         title = slash ? slash + 1 : a.trace_path;
     }
-    struct view_page_options page = {.title = title, .anomaly_slice = a.anomaly_slice};
-    if (a.output)
+    struct view_page_options page;
+    if (!a.svg && page_options(&a, &t, title, &page) < 0)
+        rc = -1;
+    else if (a.output)
         rc = write_html(&a, &t, &page);
     else if (a.svg)
         rc = write_svg(&a, &t, title);

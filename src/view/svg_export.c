@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trace/aggregate.h"
+#include "view/choices.h"
 #include "view/topology_graph.h"
 #include "view/treemap.h"
 
@@ -24,28 +25,6 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"
 static const char *category_color(size_t c)
 {
     return palette[c % (sizeof palette / sizeof palette[0])];
-}
-
-const char *view_default_kind(const struct trace *t)
-{
-    for (size_t r = 0; r < t->n_resources; r++)
-        if (!strcmp(t->resources[r].kind, "cpu"))
-            return "cpu";
-    return t->n_resources ? t->resources[0].kind : NULL;
-}
-
-const char *view_leaf_level(const struct trace *t, const char *kind)
-{
-    size_t *count = calloc(t->n_types ? t->n_types : 1, sizeof *count);
-    int best = -1;
-    for (size_t r = 0; r < t->n_resources && count; r++)
-        if (kind && !strcmp(t->resources[r].kind, kind)) {
-            int type = t->containers[t->resources[r].container].type;
-            if (++count[type] > (best < 0 ? 0 : count[best]))
-                best = type;
-        }
-    free(count);
-    return best > 0 ? t->types[best].name : "root"; /* type 0 is the root's */
 }
 
 /* Writes text with &, <, >, " escaped. */
@@ -329,10 +308,7 @@ int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *
         snprintf(err, errlen, "the trace holds no resource");
         return -1;
     }
-    bool kind_found = false;
-    for (size_t r = 0; r < t->n_resources; r++)
-        kind_found |= !strcmp(t->resources[r].kind, kind);
-    if (!kind_found) {
+    if (!view_has_kind(t, kind)) {
         snprintf(err, errlen, "unknown resource kind '%s'", kind);
         return -1;
     }

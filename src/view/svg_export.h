@@ -27,8 +27,4 @@ struct svg_export_options {
 int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *out, char *err,
                size_t errlen);
 
-/* Defaults shared with the page's own choices (see page.js.inc). */
-const char *view_default_kind(const struct trace *t);
-const char *view_leaf_level(const struct trace *t, const char *kind);
-
 #endif

@@ -106,6 +106,25 @@ static double signal_max(const struct trace_signal *s)
     return max;
 }
 
+/* The first view asked for on the command line, as the page's defaults. */
+static json_t *initial_json(const struct view_page_options *o)
+{
+    json_t *initial = json_object();
+    if (o->from < o->to) {
+        json_object_set_new(initial, "from", json_real(o->from));
+        json_object_set_new(initial, "to", json_real(o->to));
+    }
+    if (o->level)
+        json_object_set_new(initial, "level", json_string(o->level));
+    if (o->kind)
+        json_object_set_new(initial, "kind", json_string(o->kind));
+    if (o->categories)
+        json_object_set_new(initial, "categories", json_string(o->categories));
+    if (o->no_idle)
+        json_object_set_new(initial, "idle", json_false());
+    return initial;
+}
+
 json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
 {
     json_t *types = json_array(), *containers = json_array(), *categories = json_array();
@@ -128,12 +147,13 @@ json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
         if (!old || json_number_value(old) < max)
             json_object_set_new(max_capacity, res->kind, view_number(max));
     }
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
                      "title", o->title ? o->title : "", "serve", o->serve, "start", t->start, "end", t->end,
                      "quantum", view_time_quantum(t), "layoutScale", VIEW_LAYOUT_SCALE, "types", types, "containers", containers,
                      "categories", categories, "kinds", kinds, "levels", levels_json(t),
                      "resources", resources, "maxCapacity", max_capacity, "topology",
-                     topology_json(t), "findings", view_findings_json(t, o->anomaly_slice));
+                     topology_json(t), "findings", view_findings_json(t, o->anomaly_slice),
+                     "initial", initial_json(o));
 }
 
 /* Dumps one signal and frees it. */

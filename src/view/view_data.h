@@ -27,6 +27,12 @@ struct view_page_options {
     const char *title;      /* caption */
     bool serve;             /* slices come from the server: no signals embedded */
     double anomaly_slice;   /* slice width for the anomalies shown; <= 0: a twentieth */
+    /* what the page shows first (URL parameters still override it) */
+    double from, to;        /* the first slice; from >= to: the whole trace */
+    const char *level;      /* NULL: the page's default (finest level of the kind) */
+    const char *kind;       /* NULL: cpu, else the first kind */
+    const char *categories; /* "c1,c2" ticked; NULL: all */
+    bool no_idle;           /* idle unticked */
 };
 
 json_t *view_meta_json(const struct trace *t, const struct view_page_options *o);

@@ -97,7 +97,14 @@ for shot in initial moved; do
   cp "shots/$shot.png" "$artifacts/offline-$shot.png"
 done
 
-# 2. the served page: same scenario, slices fetched from the C core
+# 2. the first view chosen on the command line (no URL parameters)
+"$TALLY" view "$trace" -o first.html --from 50 --to 100 --level site --no-idle --categories burst
+timeout 120 node "$driver" --slice "file://$WORK/first.html" "$WORK/shots/first.png" SITE > out.json 2>driver.err
+check_eq "first view: driver ran" "$?" 0
+check_eq "first view: the slice of --from/--to" "$(jq -r '.snapshot.label' out.json)" "slice [50, 100] of [0, 100]"
+check_eq "first view: --level site, --categories burst, --no-idle" "$(jq -r '.snapshot.cells | map("\(.r)/\(.c)=\(.v)") | sort | join(" ")' out.json)" "s1/burst=100 s2/burst=50"
+
+# 3. the served page: same scenario, slices fetched from the C core
 "$TALLY" view "$trace" --serve 0 > server.log 2>server.err &
 pid=$!
 port=

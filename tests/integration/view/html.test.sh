@@ -49,6 +49,13 @@ printf '%%EventDef PajeSetVariable 4\n%% Time date\n' > broken.paje
 check_eq "malformed trace: exit 125" "$?" 125
 check_contains "malformed trace: says where" "$(cat err.txt)" "broken.paje:"
 check "malformed trace: no file" test ! -e new.html
+for bad in "--level nope" "--kind gpu" "--from 80 --to 20" "--from 200" "--categories nope" "--from x" "--anomaly-slice 0"; do
+  # shellcheck disable=SC2086
+  "$TALLY" view "$trace" -o first.html $bad 2>err.txt
+  status=$?
+  check_eq "first view '$bad': exit 125, one line" "$status $(wc -l < err.txt)" "125 1"
+  check "first view '$bad': no file" test ! -e first.html
+done
 check_eq "no temporary files left" "$(ls | grep -c tmp)" 0
 "$TALLY" view "$trace" 2>err.txt
 check_eq "no mode: exit 125" "$?" 125
