@@ -131,8 +131,14 @@ static int draw_treemap(const struct trace *t, const struct trace_aggregation *a
     if (draw_cells(out, "root", parts, np, root.capacity, root_box) < 0)
         goto done;
     fprintf(out, "<rect x=\"0\" y=\"%.3f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#000\" "
-                 "stroke-width=\"2\"/>\n</g>\n<g class=\"treemap\">\n",
+                 "stroke-width=\"2\"/>\n",
             top, SVG_WIDTH, SVG_ROOT_HEIGHT);
+    fprintf(out, "<text x=\"4\" y=\"%.3f\" font-size=\"11\" paint-order=\"stroke\" stroke=\"#fff\" "
+                 "stroke-width=\"3\">all %s (%zu %s): used %.4g of %.4g",
+            top + 13, kind, ng, a->level, used, root.capacity);
+    if (root.capacity > 0)
+        fprintf(out, " (%.1f%%)", 100 * used / root.capacity);
+    fputs("</text>\n</g>\n<g class=\"treemap\">\n", out);
     struct treemap_rect box = {0, top + SVG_ROOT_HEIGHT + SVG_GAP, SVG_WIDTH, SVG_TREEMAP_HEIGHT};
     if (treemap_squarify(values, ng, box, boxes) < 0)
         goto done;
@@ -231,13 +237,14 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
                 else if (t->edges[e].b == vx->container)
                     nb[k++] = g.vertex_of[t->edges[e].a];
             }
+            /* in drawing coordinates: x and y are scaled differently */
             if (k == 2)
-                angle = atan2(g.vertices[nb[1]].y - g.vertices[nb[0]].y,
-                              g.vertices[nb[1]].x - g.vertices[nb[0]].x) * 180 / M_PI;
+                angle = atan2((g.vertices[nb[1]].y - g.vertices[nb[0]].y) * H,
+                              (g.vertices[nb[1]].x - g.vertices[nb[0]].x) * W) * 180 / M_PI;
             else if (k == 1)
-                angle = atan2(g.vertices[nb[0]].y - vx->y, g.vertices[nb[0]].x - vx->x) * 180 / M_PI;
+                angle = atan2((g.vertices[nb[0]].y - vx->y) * H, (g.vertices[nb[0]].x - vx->x) * W) * 180 / M_PI;
         }
-        fprintf(out, "<g transform=\"translate(%.2f,%.2f) rotate(%.2f)\" %s=\"", x, y, angle,
+        fprintf(out, "<g transform=\"translate(%.2f,%.2f)\" %s=\"", x, y,
                 vx->is_link ? "data-link" : "data-node");
         put_escaped(out, name);
         fprintf(out, "\" data-capacity=\"%.9g\"><title>", cap);
@@ -246,7 +253,7 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
         for (size_t c = 0; c < t->n_categories; c++)
             if (!o->categories || o->categories[c])
                 fprintf(out, ", %s %.6g", t->categories[c], usage[c]);
-        fputs("</title>\n", out);
+        fprintf(out, "</title>\n<g transform=\"rotate(%.2f)\">\n", angle);
         /* hosts: area by capacity, filled bottom-up; links: width by bandwidth, filled along */
         double len = vx->is_link ? max_side * 1.1 : (cap > 0 ? fmax(4, max_side * sqrt(cap / max)) : 6);
         double thick = vx->is_link ? (cap > 0 ? fmax(2, max_side * 0.45 * cap / max) : 2) : len;
@@ -268,12 +275,13 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
                         category_color(c));
             offset += (vx->is_link ? len : thick) * share;
         }
-        if (!vx->is_link) {
-            fprintf(out, "<text y=\"%.2f\" font-size=\"10\" text-anchor=\"middle\">", thick / 2 + 11);
-            put_escaped(out, name);
-            fputs("</text>\n", out);
-        }
-        fputs("</g>\n", out);
+        /* the label below the shape, whatever its direction */
+        double a = angle * M_PI / 180;
+        double below = fabs(sin(a)) * len / 2 + fabs(cos(a)) * thick / 2 + 11;
+        fprintf(out, "</g>\n<text y=\"%.2f\" font-size=\"10\" text-anchor=\"middle\"%s>", below,
+                vx->is_link ? " fill=\"#777\" font-style=\"italic\"" : "");
+        put_escaped(out, name);
+        fputs("</text>\n</g>\n", out);
     }
     fputs("</g>\n", out);
     free(usage);
