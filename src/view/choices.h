@@ -1,5 +1,5 @@
 /* The view's default choices, shared by the SVG export and the command line
- * (the page makes the same ones in page.js.inc): which resource kind to show
+ * (the page makes the same ones in web/page_state.js.inc): which resource kind to show
  * and at which level of the hierarchy. */
 #ifndef TALLY_VIEW_CHOICES_H
 #define TALLY_VIEW_CHOICES_H

@@ -25,13 +25,14 @@ static int write_data(const struct trace *t, const struct view_page_options *o, 
 
 int html_report_write(const struct trace *t, const struct view_page_options *o, FILE *out)
 {
+    static const char *const style[] = {view_page_css, NULL};
     static const struct {
         const char *marker;
-        const char *text; /* NULL: the data */
+        const char *const *texts; /* NULL: the data */
     } parts[] = {
-        {"<!--TALLY:CSS-->", view_page_css},
+        {"<!--TALLY:CSS-->", style},
         {"<!--TALLY:DATA-->", NULL},
-        {"<!--TALLY:JS-->", view_page_js},
+        {"<!--TALLY:JS-->", view_page_scripts},
     };
     const char *rest = view_page_html;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
@@ -39,8 +40,9 @@ int html_report_write(const struct trace *t, const struct view_page_options *o, 
         if (!at)
             return -1;
         fwrite(rest, 1, (size_t)(at - rest), out);
-        if (parts[i].text)
-            fputs(parts[i].text, out);
+        if (parts[i].texts)
+            for (const char *const *text = parts[i].texts; *text; text++)
+                fputs(*text, out);
         else if (write_data(t, o, out) < 0)
             return -1;
         rest = at + strlen(parts[i].marker);

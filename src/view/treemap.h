@@ -2,7 +2,7 @@
  * treemaps", 2000): splits a rectangle into one rectangle per value, each with
  * an area proportional to its value, laid out in rows along the shorter side
  * so that the rectangles stay close to squares. Used by the SVG export; the
- * HTML page runs the same algorithm in JavaScript (web/page.js.inc). */
+ * HTML page runs the same algorithm in JavaScript (web/page_treemap.js.inc). */
 #ifndef TALLY_VIEW_TREEMAP_H
 #define TALLY_VIEW_TREEMAP_H
 
