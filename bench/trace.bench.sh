@@ -50,12 +50,14 @@ met() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN { ok = (op == ">=") ? v >= t :
 speed_q=$(ratio "$q_wall" "$t_wall"); speed_q_cpu=$(ratio "$q_cpu" "$t_cpu")
 speed_d=$(ratio "$d_wall" "$t_wall"); speed_d_cpu=$(ratio "$d_cpu" "$t_cpu")
 
+# report.html: VIEW_TALLY may name a tally built with 'tally view' (default: $TALLY)
+VIEW_TALLY=${VIEW_TALLY:-$TALLY}
 html_row="| report.html size (tally view) | not measured: tally view not built in this tree | — | — |"
-if "$TALLY" view --help >/dev/null 2>&1; then
-  if "$TALLY" view "$trace" -o "$tmp/report.html" >/dev/null 2>&1; then
-    html_row="| report.html size (tally view of this trace) | $(du -k "$tmp/report.html" | cut -f1) KiB | — | — |"
+if "$VIEW_TALLY" view --help >/dev/null 2>&1; then
+  if /usr/bin/time -o "$tmp/vtime" -f '%e' "$VIEW_TALLY" view "$trace" -o "$tmp/report.html" >/dev/null 2>"$tmp/view.err"; then
+    html_row="| report.html size (tally view of this trace, written in $(tail -1 "$tmp/vtime") s) | $(du -k "$tmp/report.html" | cut -f1) KiB | — | — |"
   else
-    html_row="| report.html size (tally view) | tally view failed on this trace | — | — |"
+    html_row="| report.html size (tally view) | tally view failed on this trace: $(head -c 200 "$tmp/view.err" | tr '\n|' '  ') | — | — |"
   fi
 fi
 

@@ -52,7 +52,7 @@ static void warn_violations(const struct trace *t, const json_t *json)
     size_t n = json_array_size(viol);
     for (size_t i = 0; i < n && i < 20; i++) {
         const json_t *v = json_array_get(viol, i);
-        tally_error("warning: usage above capacity (eq. 1) on %s (%s) over [%.9g, %.9g]: "
+        tally_error("warning: usage above capacity (eq. 1) on %s (%s) over [%.15g, %.15g]: "
                     "%.6g > %.6g",
                     json_string_value(json_object_get(v, "resource")),
                     json_string_value(json_object_get(v, "kind")),

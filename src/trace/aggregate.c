@@ -20,11 +20,19 @@ void trace_resource_average(const struct trace *t, int resource, double from, do
                              : trace_signal_value_at(&res->usage[c], from);
 }
 
-static struct trace_group *group_for(struct trace_aggregation *a, size_t *cap, int container,
-                                     const char *kind, size_t n_categories)
+/* Groups of one container are chained (head[container], next[group]) so that
+ * finding a resource's group does not scan every group. */
+struct group_index {
+    int *head;   /* [trace.n_containers], -1 = none */
+    int *next;   /* [capacity of groups] */
+};
+
+static struct trace_group *group_for(struct trace_aggregation *a, size_t *cap,
+                                     struct group_index *ix, int container, const char *kind,
+                                     size_t n_categories)
 {
-    for (size_t i = 0; i < a->n_groups; i++)
-        if (a->groups[i].container == container && a->groups[i].kind == kind)
+    for (int i = ix->head[container]; i >= 0; i = ix->next[i])
+        if (a->groups[i].kind == kind)
             return &a->groups[i];
     if (a->n_groups == *cap) {
         size_t n = *cap ? *cap * 2 : 16;
@@ -32,8 +40,14 @@ static struct trace_group *group_for(struct trace_aggregation *a, size_t *cap, i
         if (!g)
             return NULL;
         a->groups = g;
+        int *next = realloc(ix->next, n * sizeof *next);
+        if (!next)
+            return NULL;
+        ix->next = next;
         *cap = n;
     }
+    ix->next[a->n_groups] = ix->head[container];
+    ix->head[container] = (int)a->n_groups;
     struct trace_group *g = &a->groups[a->n_groups];
     memset(g, 0, sizeof *g);
     g->usage = calloc(n_categories ? n_categories : 1, sizeof *g->usage);
@@ -83,9 +97,12 @@ int trace_aggregate(const struct trace *t, const struct trace_aggregate_options 
         out->level = "root";
     }
     size_t cap = 0;
+    struct group_index ix = {malloc((t->n_containers ? t->n_containers : 1) * sizeof(int)), NULL};
     double *usage = calloc(t->n_categories ? t->n_categories : 1, sizeof *usage);
-    if (!usage)
+    if (!usage || !ix.head)
         goto oom;
+    for (size_t c = 0; c < t->n_containers; c++)
+        ix.head[c] = -1;
     for (size_t r = 0; r < t->n_resources; r++) {
         const struct trace_resource *res = &t->resources[r];
         if (opts->kind && strcmp(opts->kind, res->kind) != 0)
@@ -93,7 +110,7 @@ int trace_aggregate(const struct trace *t, const struct trace_aggregate_options 
         int g_container = level < 0 ? 0 : trace_ancestor_of_type(t, res->container, level);
         if (g_container < 0)
             continue;
-        struct trace_group *g = group_for(out, &cap, g_container, res->kind, t->n_categories);
+        struct trace_group *g = group_for(out, &cap, &ix, g_container, res->kind, t->n_categories);
         if (!g)
             goto oom;
         double capacity;
@@ -104,6 +121,8 @@ int trace_aggregate(const struct trace *t, const struct trace_aggregate_options 
             g->usage[c] += usage[c];
     }
     free(usage);
+    free(ix.head);
+    free(ix.next);
     for (size_t i = 0; i < out->n_groups; i++) {
         struct trace_group *g = &out->groups[i];
         const struct trace_container *ct = &t->containers[g->container];
@@ -120,6 +139,8 @@ int trace_aggregate(const struct trace *t, const struct trace_aggregate_options 
     return 0;
 oom:
     free(usage);
+    free(ix.head);
+    free(ix.next);
     trace_aggregation_free(out);
     snprintf(err, errlen, "out of memory");
     return -1;

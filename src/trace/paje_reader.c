@@ -22,7 +22,7 @@
 
 #include "trace/hierarchy.h"
 #include "trace/idmap.h"
-#include "trace/strings.h"
+#include "trace/namemap.h"
 #include "trace/trace.h"
 #include "trace/varmap.h"
 
@@ -98,6 +98,15 @@ struct var_slot {
     int resource;              /* -1 when the variable is ignored */
     enum var_role role;
     int category;
+    int tail;                  /* index into reader.tails of the signal it feeds */
+};
+
+/* The last breakpoint of one signal, kept beside the slots so that appending
+ * does not read the signal's (cache-cold) arrays: with thousands of signals
+ * filled in random order, that read was the reader's main cost. */
+struct signal_tail {
+    double t, v;
+    bool any;
 };
 
 struct token {
@@ -116,11 +125,14 @@ struct reader {
     struct event_def *defs;    /* [MAX_EVENT_ID + 1] */
     struct paje_type *types;
     size_t n_types, cap_types;
-    struct idmap type_by_name;       /* interned name/alias -> paje type */
-    struct idmap container_by_name;  /* interned name/alias -> container */
+    struct namemap type_by_name;       /* name/alias -> paje type */
+    struct namemap container_by_name;  /* name/alias -> container */
     struct idmap slot_of;            /* (container, paje type) -> var slot */
     struct var_slot *slots;
     size_t n_slots, cap_slots;
+    struct signal_tail *tails;
+    size_t n_tails, cap_tails;
+    struct idmap tail_of;            /* (resource, category + 1 | 0 = capacity) -> tail */
     double *cap_base, *cap_mult;     /* per resource: current capacity factors */
     size_t cap_res;
     struct idmap link_start, link_end;  /* (link type, key) -> container */
@@ -206,16 +218,9 @@ static int parse_number(struct reader *r, struct token tk, double *out)
     return 0;
 }
 
-/* The interned copy of a token, NULL when the name never appeared. */
-static const char *known(struct reader *r, struct token tk)
+static int lookup(struct reader *r, struct namemap *map, struct token tk, const char *what)
 {
-    return trace_strings_find(r->t->strings, tk.s, tk.len);
-}
-
-static int lookup(struct reader *r, struct idmap *map, struct token tk, const char *what)
-{
-    const char *s = known(r, tk);
-    int id = s ? idmap_get(map, (uint64_t)(uintptr_t)s) : -1;
+    int id = namemap_get(map, tk.s, tk.len);
     if (id < 0)
         return fail(r, "unknown %s '%.*s'", what, (int)(tk.len > 60 ? 60 : tk.len), tk.s), -2;
     return id;
@@ -231,10 +236,10 @@ static int lookup_type(struct reader *r, struct token tk, enum type_class cls, c
     return id;
 }
 
-static int name_it(struct reader *r, struct idmap *map, struct token tk, int id)
+static int name_it(struct reader *r, struct namemap *map, struct token tk, int id)
 {
     const char *s = trace_intern(r->t, tk.s, tk.len);
-    if (!s || idmap_put(map, (uint64_t)(uintptr_t)s, id) < 0)
+    if (!s || namemap_put(map, s, tk.len, id) < 0)
         return fail(r, "out of memory");
     return 0;
 }
@@ -443,22 +448,37 @@ static int destroy_container(struct reader *r, const struct event_def *d)
 
 /* Appends (time, value), overwriting a breakpoint at the same time and
  * skipping a repeated value. */
-static int signal_set(struct reader *r, struct trace_signal *s, double time, double value)
+static int signal_set(struct reader *r, struct trace_signal *s, int tail, double time, double value)
 {
-    if (s->n) {
-        double last = s->t[s->n - 1];
-        if (time < last)
-            return fail(r, "time %.9g goes back before %.9g on this variable", time, last);
-        if (time == last) {
+    struct signal_tail *last = &r->tails[tail];
+    if (last->any) {
+        if (time < last->t)
+            return fail(r, "time %.9g goes back before %.9g on this variable", time, last->t);
+        if (time == last->t) {
             s->v[s->n - 1] = value;
+            last->v = value;
             return 0;
         }
-        if (s->v[s->n - 1] == value)
+        if (last->v == value)
             return 0;
     }
     if (trace_signal_push(s, time, value) < 0)
         return fail(r, "out of memory");
+    *last = (struct signal_tail){time, value, true};
     return 0;
+}
+
+static int tail_for(struct reader *r, int resource, int category)
+{
+    uint64_t key = idmap_pair((uint32_t)resource, (uint32_t)(category + 1));
+    int id = idmap_get(&r->tail_of, key);
+    if (id >= 0)
+        return id;
+    if (grow_array((void **)&r->tails, &r->cap_tails, r->n_tails, sizeof *r->tails) < 0)
+        return -1;
+    id = (int)r->n_tails++;
+    r->tails[id] = (struct signal_tail){0, 0, false};
+    return idmap_put(&r->tail_of, key, id) < 0 ? -1 : id;
 }
 
 static int new_slot(struct reader *r, int container, int ptype)
@@ -475,6 +495,9 @@ static int new_slot(struct reader *r, int container, int ptype)
     if (s->role != VAR_IGNORED) {
         s->resource = trace_resource_for(r->t, container, pt->var.kind);
         if (s->resource < 0)
+            return fail(r, "out of memory"), -2;
+        s->tail = tail_for(r, s->resource, s->role == VAR_USAGE ? s->category : -1);
+        if (s->tail < 0)
             return fail(r, "out of memory"), -2;
         size_t n = r->t->n_resources;
         if (n > r->cap_res) {
@@ -520,7 +543,7 @@ static int variable_event(struct reader *r, const struct event_def *d, int kind)
     struct trace_resource *res = &r->t->resources[s->resource];
     switch (s->role) {
     case VAR_USAGE:
-        return signal_set(r, &res->usage[s->category], time, s->value);
+        return signal_set(r, &res->usage[s->category], s->tail, time, s->value);
     case VAR_CAPACITY:
         r->cap_base[s->resource] = s->value;
         break;
@@ -530,7 +553,7 @@ static int variable_event(struct reader *r, const struct event_def *d, int kind)
     case VAR_IGNORED:
         return 0;
     }
-    return signal_set(r, &res->capacity, time,
+    return signal_set(r, &res->capacity, s->tail, time,
                       r->cap_base[s->resource] * r->cap_mult[s->resource]);
 }
 
@@ -695,12 +718,14 @@ static void reader_free(struct reader *r)
 {
     free(r->defs);
     free(r->types);
-    idmap_free(&r->type_by_name);
-    idmap_free(&r->container_by_name);
+    namemap_free(&r->type_by_name);
+    namemap_free(&r->container_by_name);
     idmap_free(&r->slot_of);
     idmap_free(&r->link_start);
     idmap_free(&r->link_end);
     free(r->slots);
+    free(r->tails);
+    idmap_free(&r->tail_of);
     free(r->cap_base);
     free(r->cap_mult);
     free(r->own_kinds);
@@ -711,11 +736,12 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
 {
     trace_init(out);
     struct reader r = {.path = path, .err = err, .errlen = errlen, .t = out, .opts = opts};
-    idmap_init(&r.type_by_name);
-    idmap_init(&r.container_by_name);
+    namemap_init(&r.type_by_name);
+    namemap_init(&r.container_by_name);
     idmap_init(&r.slot_of);
     idmap_init(&r.link_start);
     idmap_init(&r.link_end);
+    idmap_init(&r.tail_of);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
