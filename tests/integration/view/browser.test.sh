@@ -41,6 +41,7 @@ check_scenario() {
   check_contains "$m: tooltip names the cell" "$(jq -r '.tooltip' out.json)" "h1 · burst"
   check_contains "$m: tooltip gives the share" "$(jq -r '.tooltip' out.json)" "75 (37.5% of capacity)"
   check_contains "$m: wheel zooms" "$(jq -r '.zoomed' out.json)" "scale(1.2)"
+  check_eq "$m: drag pans by 40 px (in SVG units)" "$(jq -r '.zoomed, .panned' out.json | sed -n 's/translate(\([-0-9.e]*\),.*/\1/p' | awk 'NR == 1 { a = $1 } NR == 2 { d = $1 - a; print (d > 30 && d < 70) ? "moved right" : "moved " d }')" "moved right"
   check_contains "$m: double-click resets the zoom" "$(jq -r '.unzoomed' out.json)" "scale(1)"
   # findings: the anomalies of tally trace anomalies, counted per kind for the whole trace
   check_eq "$m: findings for the whole trace" "$(jq -r '.findings.summary' out.json)" "($(anomaly_counts 0 100); anomalies per slice of 5)"
@@ -71,6 +72,7 @@ check_scenario() {
   check_eq "$m: animation paused at the end" "$(jq -r '.animation.button' out.json)" play
   check_cmp "$m: animation went through several slices" "$(jq '.animation.froms | length' out.json)" ">=" 3
   check_eq "$m: animation only moves forward" "$(jq '.animation.froms | . == sort' out.json)" true
+  check_eq "$m: left arrow: one step back" "$(jq -r '.keyBack.label' out.json)" "slice [60, 80] of [0, 100]"
   check_eq "$m: animation end h4 burst" "$(cell animEnd h4 burst)" ""
   check_eq "$m: animation end h4 continuous" "$(cell animEnd h4 continuous)" 150
   # filters and level

@@ -88,6 +88,11 @@ async function main() {
     await page.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: box[0], y: box[1], deltaX: 0, deltaY: -100 });
     await page.waitFor(`(document.querySelector('#treemap .viewport').getAttribute('transform') || '').includes('scale(1.2)')`);
     out.zoomed = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
+    // pan: drag the zoomed treemap 40 px to the right
+    await page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: box[0], y: box[1], button: 'left', clickCount: 1 });
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: box[0] + 40, y: box[1], button: 'left' });
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: box[0] + 40, y: box[1], button: 'left', clickCount: 1 });
+    out.panned = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
     await page.eval(`document.getElementById('treemap').dispatchEvent(new MouseEvent('dblclick', { bubbles: true })), true`);
     out.unzoomed = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
 
@@ -133,6 +138,16 @@ async function main() {
     }
     out.animation = { froms: seen, button: await page.eval(`document.getElementById('anim-play').textContent`) };
     out.animEnd = await page.eval(SNAPSHOT);
+
+    // keys: left arrow moves the slice back by one step (20): [80,100] -> [60,80]
+    before = Number(await page.eval('document.body.dataset.rendered'));
+    await page.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: 'ArrowLeft', code: 'ArrowLeft', windowsVirtualKeyCode: 37 });
+    await page.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'ArrowLeft', code: 'ArrowLeft', windowsVirtualKeyCode: 37 });
+    out.keyBack = await renderedAfter(page, before);
+    before = out.keyBack.rendered;
+    await page.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: 'ArrowRight', code: 'ArrowRight', windowsVirtualKeyCode: 39 });
+    await page.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'ArrowRight', code: 'ArrowRight', windowsVirtualKeyCode: 39 });
+    out.animEnd = await renderedAfter(page, before);
 
     // category filter: untick burst
     before = out.animEnd.rendered;
