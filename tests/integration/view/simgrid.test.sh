@@ -43,7 +43,7 @@ printf 'a1 siteA site\na2 siteA site\na3 siteB site\n' > sites.txt
 check_eq "--hierarchy: SVG groups are the sites" "$(grep -o 'data-resource="site[AB]"' sites.svg | sort -u | tr '\n' ' ')" 'data-resource="siteA" data-resource="siteB" '
 want=$("$TALLY" trace aggregate sim.paje --hierarchy sites.txt --level site --format json | jq '.groups[] | select(.name == "siteA" and .kind == "cpu") | .usage.continuous')
 got=$(sed -n 's|.*data-resource="siteA" data-category="continuous" data-value="\([^"]*\)".*|\1|p' sites.svg)
-check_near "--hierarchy: siteA continuous = tally trace aggregate" "$got" "$want" "$(echo "$want * 1e-6" | bc -l)"
+check_near "--hierarchy: siteA continuous = tally trace aggregate" "$got" "$want" "$(awk -v w="$want" 'BEGIN { print w * 1e-6 }')"
 check_cmp "screenshot saved" "$(stat -c %s sim.png)" ">" 20000
 cp sim.png "$artifacts/simgrid.png"
 finish
