@@ -43,11 +43,16 @@ json_t *view_signal_json(const struct trace_signal *s, double start, double quan
     return json_pack("[oo]", ticks, values);
 }
 
+/* Index of kind in the array of kind names, appended when new. */
 static int kind_index(json_t *kinds, const char *kind)
 {
     size_t i;
     json_t *k;
-    json_array_foreach(kinds, i, k) if (!strcmp(json_string_value(k), kind)) return (int)i;
+    json_array_foreach(kinds, i, k)
+    {
+        if (!strcmp(json_string_value(k), kind))
+            return (int)i;
+    }
     json_array_append_new(kinds, json_string(kind));
     return (int)json_array_size(kinds) - 1;
 }
@@ -85,11 +90,10 @@ static json_t *topology_json(const struct trace *t)
         for (size_t r = 0; r < t->n_resources; r++)
             if (t->resources[r].container == c)
                 kind_index(kinds, t->resources[r].kind);
-        json_array_append_new(vertices,
-                              json_pack("{s:i,s:o,s:o,s:b,s:o}", "c", c, "x",
-                                        json_integer(lround(g.vertices[v].x * VIEW_LAYOUT_SCALE)), "y",
-                                        json_integer(lround(g.vertices[v].y * VIEW_LAYOUT_SCALE)), "link",
-                                        g.vertices[v].is_link, "kinds", kinds));
+        json_int_t x = lround(g.vertices[v].x * VIEW_LAYOUT_SCALE);
+        json_int_t y = lround(g.vertices[v].y * VIEW_LAYOUT_SCALE);
+        json_array_append_new(vertices, json_pack("{s:i,s:I,s:I,s:b,s:o}", "c", c, "x", x, "y", y,
+                                                  "link", g.vertices[v].is_link, "kinds", kinds));
     }
     for (size_t e = 0; e < t->n_edges; e++)
         json_array_append_new(edges, json_pack("[ii]", t->edges[e].a, t->edges[e].b));
@@ -147,12 +151,23 @@ json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
         if (!old || json_number_value(old) < max)
             json_object_set_new(max_capacity, res->kind, view_number(max));
     }
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "version", 1,
-                     "title", o->title ? o->title : "", "serve", o->serve, "start", t->start, "end", t->end,
-                     "quantum", view_time_quantum(t), "layoutScale", VIEW_LAYOUT_SCALE, "types", types, "containers", containers,
-                     "categories", categories, "kinds", kinds, "levels", levels_json(t),
-                     "resources", resources, "maxCapacity", max_capacity, "topology",
-                     topology_json(t), "findings", view_findings_json(t, o->anomaly_slice),
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+                     "version", 1,
+                     "title", o->title ? o->title : "",
+                     "serve", o->serve,
+                     "start", t->start,
+                     "end", t->end,
+                     "quantum", view_time_quantum(t),
+                     "layoutScale", VIEW_LAYOUT_SCALE,
+                     "types", types,
+                     "containers", containers,
+                     "categories", categories,
+                     "kinds", kinds,
+                     "levels", levels_json(t),
+                     "resources", resources,
+                     "maxCapacity", max_capacity,
+                     "topology", topology_json(t),
+                     "findings", view_findings_json(t, o->anomaly_slice),
                      "initial", initial_json(o));
 }
 
@@ -192,5 +207,6 @@ int view_signals_write(const struct trace *t, FILE *out)
 int view_json_dump(json_t *doc, int digits, FILE *out)
 {
     /* JSON_ESCAPE_SLASH turns every "/" into "\/": no "</script>" can end the element early. */
-    return json_dumpf(doc, out, JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
+    return json_dumpf(doc, out,
+                      JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
 }
