@@ -301,7 +301,8 @@ static int page_options(const struct view_args *a, const struct trace *t, const 
     return 0;
 }
 
-static int write_html(const struct view_args *a, const struct trace *t, const struct view_page_options *page)
+static int write_html(const struct view_args *a, const struct trace *t,
+                      const struct view_page_options *page)
 {
     struct atomic_file af;
     if (atomic_file_open(&af, a->output) < 0) {

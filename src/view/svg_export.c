@@ -40,6 +40,17 @@ static void put_escaped(FILE *out, const char *s)
         }
 }
 
+/* <rect .../> with a fill and, when not NULL, a stroke. */
+static void put_rect(FILE *out, double x, double y, double w, double h, const char *fill,
+                     const char *stroke)
+{
+    fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"", x, y, w, h,
+            fill);
+    if (stroke)
+        fprintf(out, " stroke=\"%s\"", stroke);
+    fputs("/>\n", out);
+}
+
 struct part {
     const char *category; /* "idle" for idle */
     const char *color;
@@ -242,7 +253,8 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
                 angle = atan2((g.vertices[nb[1]].y - g.vertices[nb[0]].y) * H,
                               (g.vertices[nb[1]].x - g.vertices[nb[0]].x) * W) * 180 / M_PI;
             else if (k == 1)
-                angle = atan2((g.vertices[nb[0]].y - vx->y) * H, (g.vertices[nb[0]].x - vx->x) * W) * 180 / M_PI;
+                angle = atan2((g.vertices[nb[0]].y - vx->y) * H, (g.vertices[nb[0]].x - vx->x) * W) *
+                        180 / M_PI;
         }
         fprintf(out, "<g transform=\"translate(%.2f,%.2f)\" %s=\"", x, y,
                 vx->is_link ? "data-link" : "data-node");
@@ -257,8 +269,7 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
         /* hosts: area by capacity, filled bottom-up; links: width by bandwidth, filled along */
         double len = vx->is_link ? max_side * 1.1 : (cap > 0 ? fmax(4, max_side * sqrt(cap / max)) : 6);
         double thick = vx->is_link ? (cap > 0 ? fmax(2, max_side * 0.45 * cap / max) : 2) : len;
-        fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#fff\" stroke=\"#333\"/>\n",
-                -len / 2, -thick / 2, len, thick);
+        put_rect(out, -len / 2, -thick / 2, len, thick, "#fff", "#333");
         double offset = 0;
         for (size_t c = 0; c < t->n_categories && cap > 0; c++) {
             if (o->categories && !o->categories[c])
@@ -267,12 +278,10 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
             if (!(share > 0))
                 continue;
             if (vx->is_link)
-                fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
-                        -len / 2 + offset, -thick / 2, len * share, thick, category_color(c));
+                put_rect(out, -len / 2 + offset, -thick / 2, len * share, thick, category_color(c), NULL);
             else
-                fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
-                        -len / 2, thick / 2 - offset - thick * share, len, thick * share,
-                        category_color(c));
+                put_rect(out, -len / 2, thick / 2 - offset - thick * share, len, thick * share,
+                         category_color(c), NULL);
             offset += (vx->is_link ? len : thick) * share;
         }
         /* the label below the shape, whatever its direction */
@@ -295,17 +304,16 @@ static void draw_legend(const struct trace *t, const struct svg_export_options *
     for (size_t c = 0; c < t->n_categories; c++) {
         if (o->categories && !o->categories[c])
             continue;
-        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#555\"/>"
-                     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">",
-                x, y, category_color(c), x + 16, y + 11);
+        put_rect(out, x, y, 12, 12, category_color(c), "#555");
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">", x + 16, y + 11);
         put_escaped(out, t->categories[c]);
         fputs("</text>\n", out);
         x += 30 + 8 * (double)strlen(t->categories[c]);
     }
-    if (o->idle)
-        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"#fff\" stroke=\"#555\"/>"
-                     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">idle</text>\n",
-                x, y, x + 16, y + 11);
+    if (o->idle) {
+        put_rect(out, x, y, 12, 12, "#fff", "#555");
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">idle</text>\n", x + 16, y + 11);
+    }
 }
 
 int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *out, char *err,
@@ -327,7 +335,8 @@ int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *
     if (trace_aggregate(t, &ao, &a, err, errlen) < 0)
         return -1;
     int views = o->views ? o->views : SVG_TREEMAP;
-    double height = 48 + ((views & SVG_TREEMAP) ? SVG_ROOT_HEIGHT + SVG_GAP + SVG_TREEMAP_HEIGHT + SVG_GAP : 0) +
+    double treemap_height = SVG_ROOT_HEIGHT + SVG_GAP + SVG_TREEMAP_HEIGHT + SVG_GAP;
+    double height = 48 + ((views & SVG_TREEMAP) ? treemap_height : 0) +
                     ((views & SVG_TOPOLOGY) ? SVG_TOPOLOGY_HEIGHT : 0);
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -337,7 +346,8 @@ int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *
     put_escaped(out, a.level);
     fputs("\" data-kind=\"", out);
     put_escaped(out, kind);
-    fputs("\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<text x=\"0\" y=\"16\" font-size=\"14\">", out);
+    fputs("\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
+    fputs("<text x=\"0\" y=\"16\" font-size=\"14\">", out);
     if (o->title) {
         put_escaped(out, o->title);
         fputs(" \xe2\x80\x94 ", out);
@@ -348,7 +358,7 @@ int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *
     double top = 48;
     if (views & SVG_TREEMAP) {
         rc = draw_treemap(t, &a, o, kind, top, out);
-        top += SVG_ROOT_HEIGHT + SVG_GAP + SVG_TREEMAP_HEIGHT + SVG_GAP;
+        top += treemap_height;
     }
     if (rc == 0 && (views & SVG_TOPOLOGY))
         rc = draw_topology(t, o, kind, a.from, a.to, top, out);
