@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config libjansson-dev libsqlite3-dev sqlite3 libpq-dev
   postgresql libmicrohttpd-dev jq bc procps time coop-computing-tools pajeng
-  libsimgrid-dev simgrid chromium hyperfine
+  libsimgrid-dev simgrid chromium hyperfine nodejs curl
 )
 missing=()
 for p in "${packages[@]}"; do

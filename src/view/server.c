@@ -1,0 +1,181 @@
+/* The --serve HTTP server; see server.h. We open the listening socket
+ * ourselves so that "port in use" is reported precisely, hand it to
+ * libmicrohttpd (one internal polling thread: the trace is only read), and
+ * wait for SIGINT/SIGTERM with sigwait() in the main thread. */
+#include "view/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "trace/aggregate.h"
+#include "view/html_report.h"
+
+struct server_context {
+    const struct trace *trace;
+    char *page;
+    size_t page_len;
+};
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
+                               const char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status, const char *why)
+{
+    char *body = NULL;
+    if (asprintf(&body, "%s\n", why) < 0)
+        return MHD_NO;
+    return respond(conn, status, "text/plain; charset=utf-8", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+}
+
+static int parse_time(const char *text, double *out)
+{
+    if (!text || !*text)
+        return -1;
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    return (*end || errno || !isfinite(*out)) ? -1 : 0;
+}
+
+static enum MHD_Result serve_slice(struct server_context *ctx, struct MHD_Connection *conn)
+{
+    const char *from_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "from");
+    const char *to_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "to");
+    const char *level = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "level");
+    const char *kind = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "kind");
+    const char *cats = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "categories");
+    double from, to;
+    if (parse_time(from_text, &from) < 0)
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, "from: not a number");
+    if (parse_time(to_text, &to) < 0)
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, "to: not a number");
+    if (!(from < to))
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, "from must be before to");
+    char err[512];
+    bool *selection = NULL;
+    if (cats && *cats && !(selection = trace_category_selection(ctx->trace, cats, err, sizeof err)))
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+    struct trace_aggregate_options opts = {
+        .from = from, .to = to, .level = level && *level ? level : "root", .categories = selection,
+        .kind = kind && *kind ? kind : NULL};
+    struct trace_aggregation a;
+    if (trace_aggregate(ctx->trace, &opts, &a, err, sizeof err) < 0) {
+        free(selection);
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+    }
+    json_t *doc = trace_aggregation_to_json(ctx->trace, &a);
+    char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(doc);
+    trace_aggregation_free(&a);
+    free(selection);
+    if (!body)
+        return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    return respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                      const char *method, const char *version,
+                                      const char *upload_data, size_t *upload_data_size,
+                                      void **request_state)
+{
+    struct server_context *ctx = cls;
+    if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+        return respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET");
+    if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+        return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", ctx->page, ctx->page_len,
+                       MHD_RESPMEM_PERSISTENT);
+    if (!strcmp(url, "/slice"))
+        return serve_slice(ctx, conn);
+    return respond_error(conn, MHD_HTTP_NOT_FOUND, "not found");
+}
+
+/* A listening socket on 127.0.0.1:port, or -1 with the reason in err. */
+static int listen_on_loopback(unsigned port, unsigned *bound_port, char *err, size_t errlen)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(fd, 64) < 0) {
+        snprintf(err, errlen, "127.0.0.1:%u: %s", port, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    socklen_t len = sizeof addr;
+    getsockname(fd, (struct sockaddr *)&addr, &len);
+    *bound_port = ntohs(addr.sin_port);
+    return fd;
+}
+
+int view_server_run(const struct trace *t, const struct view_page_options *page, unsigned port,
+                    char *err, size_t errlen)
+{
+    struct view_page_options served = *page;
+    served.serve = true;
+    struct server_context ctx = {.trace = t};
+    FILE *mem = open_memstream(&ctx.page, &ctx.page_len);
+    if (!mem || html_report_write(t, &served, mem) < 0) {
+        if (mem)
+            fclose(mem);
+        free(ctx.page);
+        snprintf(err, errlen, "cannot build the page");
+        return -1;
+    }
+    fclose(mem);
+    unsigned bound_port = 0;
+    int fd = listen_on_loopback(port, &bound_port, err, errlen);
+    if (fd < 0) {
+        free(ctx.page);
+        return -1;
+    }
+    /* Block the stop signals before MHD starts its thread, so only sigwait sees them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigset_t previous;
+    pthread_sigmask(SIG_BLOCK, &stop, &previous);
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY,
+                                            0, NULL, NULL, handle_request, &ctx,
+                                            MHD_OPTION_LISTEN_SOCKET, fd,
+                                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    if (!d) {
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
+        close(fd);
+        free(ctx.page);
+        snprintf(err, errlen, "127.0.0.1:%u: cannot start the HTTP server", bound_port);
+        return -1;
+    }
+    printf("serving http://127.0.0.1:%u/\n", bound_port);
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&stop, &sig);
+    MHD_stop_daemon(d); /* closes fd too */
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    free(ctx.page);
+    return 0;
+}

@@ -1,0 +1,212 @@
+/* Builds the page's data (see view_data.h) from a trace. */
+#include "view/view_data.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/findings.h"
+#include "view/topology_graph.h"
+
+double view_time_quantum(const struct trace *t)
+{
+    double span = t->end - t->start;
+    if (!(span > 0) || !isfinite(span))
+        return 1.0;
+    /* a power of ten, so that decimal times as written in traces stay exact */
+    return pow(10, ceil(log10(span / VIEW_TICKS_PER_SPAN)));
+}
+
+json_t *view_number(double v)
+{
+    if (!isfinite(v))
+        return json_integer(0);
+    if (v == floor(v) && fabs(v) < 1e6)
+        return json_integer((json_int_t)v);
+    char text[32];
+    snprintf(text, sizeof text, "%.*g", VIEW_VALUE_DIGITS, v);
+    return json_real(strtod(text, NULL));
+}
+
+json_t *view_signal_json(const struct trace_signal *s, double start, double quantum)
+{
+    if (!s || s->n == 0)
+        return json_null();
+    json_t *ticks = json_array(), *values = json_array();
+    long long previous = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        long long tick = llround((s->t[i] - start) / quantum);
+        json_array_append_new(ticks, json_integer(tick - previous));
+        json_array_append_new(values, view_number(s->v[i]));
+        previous = tick;
+    }
+    return json_pack("[oo]", ticks, values);
+}
+
+/* Index of kind in the array of kind names, appended when new. */
+static int kind_index(json_t *kinds, const char *kind)
+{
+    size_t i;
+    json_t *k;
+    json_array_foreach(kinds, i, k)
+    {
+        if (!strcmp(json_string_value(k), kind))
+            return (int)i;
+    }
+    json_array_append_new(kinds, json_string(kind));
+    return (int)json_array_size(kinds) - 1;
+}
+
+/* Levels offered: root, then every type that is the type of a resource's
+ * container or of one of its ancestors, in type order. */
+static json_t *levels_json(const struct trace *t)
+{
+    bool *used = calloc(t->n_types ? t->n_types : 1, sizeof *used);
+    for (size_t r = 0; r < t->n_resources && used; r++)
+        for (int c = t->resources[r].container; c >= 0; c = t->containers[c].parent)
+            used[t->containers[c].type] = true;
+    json_t *levels = json_array();
+    json_array_append_new(levels, json_string("root"));
+    for (size_t i = 0; i < t->n_types && used; i++)
+        if (used[i] && t->types[i].parent >= 0) /* the root type is "root" already */
+            json_array_append_new(levels, json_string(t->types[i].name));
+    free(used);
+    return levels;
+}
+
+/* Topology vertices with their fixed layout (x, y in [0, VIEW_LAYOUT_SCALE]), and
+ * the edges (container indices). */
+static json_t *topology_json(const struct trace *t)
+{
+    json_t *topo = json_object(), *vertices = json_array(), *edges = json_array();
+    json_object_set_new(topo, "vertices", vertices);
+    json_object_set_new(topo, "edges", edges);
+    struct topology_graph g;
+    if (topology_graph_build(t, &g) < 0)
+        return topo;
+    for (size_t v = 0; v < g.n_vertices; v++) {
+        int c = g.vertices[v].container;
+        json_t *kinds = json_array();
+        for (size_t r = 0; r < t->n_resources; r++)
+            if (t->resources[r].container == c)
+                kind_index(kinds, t->resources[r].kind);
+        json_int_t x = lround(g.vertices[v].x * VIEW_LAYOUT_SCALE);
+        json_int_t y = lround(g.vertices[v].y * VIEW_LAYOUT_SCALE);
+        json_array_append_new(vertices, json_pack("{s:i,s:I,s:I,s:b,s:o}", "c", c, "x", x, "y", y,
+                                                  "link", g.vertices[v].is_link, "kinds", kinds));
+    }
+    for (size_t e = 0; e < t->n_edges; e++)
+        json_array_append_new(edges, json_pack("[ii]", t->edges[e].a, t->edges[e].b));
+    topology_graph_free(&g);
+    return topo;
+}
+
+static double signal_max(const struct trace_signal *s)
+{
+    double max = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] > max)
+            max = s->v[i];
+    return max;
+}
+
+/* The first view asked for on the command line, as the page's defaults. */
+static json_t *initial_json(const struct view_page_options *o)
+{
+    json_t *initial = json_object();
+    if (o->from < o->to) {
+        json_object_set_new(initial, "from", json_real(o->from));
+        json_object_set_new(initial, "to", json_real(o->to));
+    }
+    if (o->level)
+        json_object_set_new(initial, "level", json_string(o->level));
+    if (o->kind)
+        json_object_set_new(initial, "kind", json_string(o->kind));
+    if (o->categories)
+        json_object_set_new(initial, "categories", json_string(o->categories));
+    if (o->no_idle)
+        json_object_set_new(initial, "idle", json_false());
+    return initial;
+}
+
+json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
+{
+    json_t *types = json_array(), *containers = json_array(), *categories = json_array();
+    json_t *kinds = json_array(), *resources = json_array(), *max_capacity = json_object();
+    for (size_t i = 0; i < t->n_types; i++)
+        json_array_append_new(types, json_pack("{s:s,s:i}", "name", t->types[i].name, "parent",
+                                               t->types[i].parent));
+    for (size_t i = 0; i < t->n_containers; i++)
+        json_array_append_new(containers, json_pack("{s:s,s:i,s:i}", "n", t->containers[i].name, "t",
+                                                    t->containers[i].type, "p",
+                                                    t->containers[i].parent));
+    for (size_t i = 0; i < t->n_categories; i++)
+        json_array_append_new(categories, json_string(t->categories[i]));
+    for (size_t r = 0; r < t->n_resources; r++) {
+        const struct trace_resource *res = &t->resources[r];
+        int k = kind_index(kinds, res->kind);
+        json_array_append_new(resources, json_pack("{s:i,s:i}", "c", res->container, "k", k));
+        json_t *old = json_object_get(max_capacity, res->kind);
+        double max = signal_max(&res->capacity);
+        if (!old || json_number_value(old) < max)
+            json_object_set_new(max_capacity, res->kind, view_number(max));
+    }
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+                     "version", 1,
+                     "title", o->title ? o->title : "",
+                     "serve", o->serve,
+                     "start", t->start,
+                     "end", t->end,
+                     "quantum", view_time_quantum(t),
+                     "layoutScale", VIEW_LAYOUT_SCALE,
+                     "types", types,
+                     "containers", containers,
+                     "categories", categories,
+                     "kinds", kinds,
+                     "levels", levels_json(t),
+                     "resources", resources,
+                     "maxCapacity", max_capacity,
+                     "topology", topology_json(t),
+                     "findings", view_findings_json(t, o->anomaly_slice),
+                     "initial", initial_json(o));
+}
+
+/* Dumps one signal and frees it. */
+static int dump_signal(const struct trace_signal *s, double start, double quantum, FILE *out)
+{
+    json_t *doc = view_signal_json(s, start, quantum);
+    int rc = doc ? view_json_dump(doc, VIEW_VALUE_DIGITS, out) : -1;
+    json_decref(doc);
+    return rc;
+}
+
+int view_signals_write(const struct trace *t, FILE *out)
+{
+    double quantum = view_time_quantum(t);
+    json_t *kinds = json_array();
+    int rc = kinds ? 0 : -1;
+    fputs("{\"resources\":[", out);
+    for (size_t r = 0; r < t->n_resources && rc == 0; r++) {
+        const struct trace_resource *res = &t->resources[r];
+        fprintf(out, "%s{\"c\":%d,\"k\":%d,\"cap\":", r ? "," : "", res->container,
+                kind_index(kinds, res->kind));
+        rc = dump_signal(&res->capacity, t->start, quantum, out);
+        fputs(",\"use\":[", out);
+        for (size_t c = 0; c < t->n_categories && rc == 0; c++) {
+            if (c)
+                fputc(',', out);
+            rc = dump_signal(&res->usage[c], t->start, quantum, out);
+        }
+        fputs("]}", out);
+    }
+    fputs("]}", out);
+    json_decref(kinds);
+    return rc < 0 || ferror(out) ? -1 : 0;
+}
+
+int view_json_dump(json_t *doc, int digits, FILE *out)
+{
+    /* JSON_ESCAPE_SLASH turns every "/" into "\/": no "</script>" can end the element early. */
+    return json_dumpf(doc, out,
+                      JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
+}

@@ -1,0 +1,58 @@
+/* The data the view page consumes, built from a trace (src/trace/trace.h):
+ *  - meta: title, time bounds, time quantum, container types and hierarchy,
+ *    categories, resource kinds, levels, the largest capacity per kind, the
+ *    topology (vertices with their fixed-seed layout, edges) and what tally
+ *    found in the trace (anomalies, eq. 1 violations; see findings.h);
+ *  - signals (offline reports only): per resource the breakpoints of capacity
+ *    and of each category's usage, times as delta-encoded integer ticks of
+ *    meta.quantum (a power of ten giving >= 2^32 ticks over the trace span) and values rounded to 7
+ *    significant digits. The page builds the cumulative integrals from them
+ *    on load (rounding the values, not the integrals, keeps short slices exact).
+ * The meta is a jansson object, written by view_json_dump(); the signals are
+ * streamed by view_signals_write(). */
+#ifndef TALLY_VIEW_VIEW_DATA_H
+#define TALLY_VIEW_VIEW_DATA_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trace/trace.h"
+
+#define VIEW_TICKS_PER_SPAN 4294967296.0 /* at least 2^32 ticks over the trace span */
+#define VIEW_VALUE_DIGITS 7
+#define VIEW_LAYOUT_SCALE 10000 /* layout positions are integers in [0, this] */
+
+struct view_page_options {
+    const char *title;      /* caption */
+    bool serve;             /* slices come from the server: no signals embedded */
+    double anomaly_slice;   /* slice width for the anomalies shown; <= 0: a twentieth */
+    /* what the page shows first (URL parameters still override it) */
+    double from, to;        /* the first slice; from >= to: the whole trace */
+    const char *level;      /* NULL: the page's default (finest level of the kind) */
+    const char *kind;       /* NULL: cpu, else the first kind */
+    const char *categories; /* "c1,c2" ticked; NULL: all */
+    bool no_idle;           /* idle unticked */
+};
+
+json_t *view_meta_json(const struct trace *t, const struct view_page_options *o);
+/* Writes the signals document {"resources":[{"c","k","cap","use":[...]}]}
+ * one signal at a time (jansson per signal), so memory stays that of the
+ * largest signal however big the trace. Returns -1 on a write error. */
+int view_signals_write(const struct trace *t, FILE *out);
+
+/* One signal as [[tick deltas], [values]] given the trace start and quantum. */
+json_t *view_signal_json(const struct trace_signal *s, double start, double quantum);
+/* The quantum used for times: the smallest power of ten that is at least
+ * span / 2^32 (1 when the span is 0). */
+double view_time_quantum(const struct trace *t);
+/* A number as the page gets it: an integer when it is one (and small), else a
+ * real rounded to VIEW_VALUE_DIGITS significant digits. */
+json_t *view_number(double v);
+
+/* Writes compact JSON safe inside a <script> element ("</" never appears),
+ * reals with `digits` significant digits (17 keeps doubles exact). Returns -1
+ * on a write error. */
+int view_json_dump(json_t *doc, int digits, FILE *out);
+
+#endif

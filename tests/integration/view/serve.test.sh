@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tally view --serve: the page without embedded signals, slices computed by
+# the C core (GET /slice = tally trace aggregate --format json), bound to
+# 127.0.0.1 only, clean stop on SIGTERM and SIGINT, port in use reported.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
+trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje
+
+# start_server LOG: starts tally view --serve 0 in the background; sets pid and port
+start_server() {
+  "$TALLY" view "$trace" --serve 0 >"$1" 2>"$1.err" &
+  pid=$!
+  port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's|^serving http://127.0.0.1:\([0-9]*\)/$|\1|p' "$1")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+}
+# stop_server SIGNAL: sends it and waits (10 s at most); sets stop_status
+stop_server() {
+  kill -"$1" "$pid"
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; stop_status=timeout; else wait "$pid"; stop_status=$?; fi
+}
+
+start_server server.log
+check "server announces its port" test -n "$port"
+base=http://127.0.0.1:$port
+
+page=$(curl -sf "$base/")
+check_contains "GET / serves the page" "$page" "<!DOCTYPE html>"
+check_contains "served page fetches slices" "$(echo "$page" | sed -n 's|.*id="tally-meta">\(.*\)</script>.*|\1|p' | jq .serve)" "true"
+check_eq "served page embeds no signals" "$(echo "$page" | grep -c 'id="tally-signals"')" 0
+
+for slice in "0 100 HOST" "50 100 HOST" "0 20 HOST" "12.5 61.25 SITE" "30 70 LINK" "50 100 root" "10 90 host"; do
+  set -- $slice
+  curl -sf "$base/slice?from=$1&to=$2&level=$3" > served.json
+  "$TALLY" trace aggregate "$trace" --from "$1" --to "$2" --level "$3" --format json > cli.json
+  compare_aggregates "/slice [$1,$2] $3 = tally trace aggregate" served.json cli.json
+done
+check_eq "slice h5 capacity over [50,100]" "$(curl -sf "$base/slice?from=50&to=100&level=HOST" | jq '.groups[] | select(.name == "h5") | .capacity')" 120
+check_eq "kind filter" "$(curl -sf "$base/slice?from=0&to=100&level=root&kind=bandwidth" | jq -c '[.groups[].kind]')" '["bandwidth"]'
+
+code() { curl -s -o /dev/null -w '%{http_code}' "$base$1"; }
+check_eq "unknown level: 400" "$(code '/slice?from=0&to=10&level=nope')" 400
+check_contains "unknown level: says why" "$(curl -s "$base/slice?from=0&to=10&level=nope")" "unknown level"
+check_eq "bad from: 400" "$(code '/slice?from=abc&to=10&level=HOST')" 400
+check_eq "empty slice: 400" "$(code '/slice?from=10&to=10&level=HOST')" 400
+check_eq "unknown path: 404" "$(code '/etc/passwd')" 404
+
+# loopback only: the listening socket is bound to 127.0.0.1
+# (from /proc/net/tcp: local address in hex, state 0A = LISTEN)
+listening=$(awk -v p="$(printf '%04X' "$port")" '$4 == "0A" && substr($2, index($2, ":") + 1) == p { print $2 }' /proc/net/tcp)
+check_eq "bound to 127.0.0.1 only" "$listening" "0100007F:$(printf '%04X' "$port")"
+
+# port in use: one line, exit 125
+"$TALLY" view "$trace" --serve "$port" > busy.log 2>busy.err
+check_eq "port in use: exit 125" "$?" 125
+check_eq "port in use: one line" "$(wc -l < busy.err)" 1
+check_contains "port in use: says so" "$(cat busy.err)" "in use"
+"$TALLY" view "$trace" --serve 99999 2>err.txt
+check_eq "bad port: exit 125" "$?" 125
+check_contains "bad port: named" "$(cat err.txt)" "99999"
+
+stop_server TERM
+check_eq "SIGTERM: clean exit 0" "$stop_status" 0
+check_eq "SIGTERM: nothing on stderr" "$(cat server.log.err)" ""
+start_server server2.log
+check "restarts" test -n "$port"
+check_eq "serves again" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")" 200
+stop_server INT
+check_eq "SIGINT: clean exit 0" "$stop_status" 0
+finish
