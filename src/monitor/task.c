@@ -68,6 +68,8 @@ void ending_check_causes(struct ending *e, struct usage *u)
         u->result->interrupted = true;
         ending_begin(e, u);
     }
+    if (o->interrupt && *o->interrupt >= 2 && e->kill_at > 0)
+        e->kill_at = usage_now(); /* told twice: no more grace */
     if (usage_limit_action_needed(u)) {
         u->result->exit_type = TASK_EXIT_LIMITS;
         ending_begin(e, u);

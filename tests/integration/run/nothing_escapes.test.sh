@@ -44,4 +44,18 @@ for sig in INT HUP; do
   check "SIG$sig: complete summary" jq -e '.exit_type == "signal" and .signal == 15' $sig.summary
 done
 check_eq "SIGINT/SIGHUP: nothing left" "$(pgrep -f "sleep 30.5" | wc -l)" 0
+
+# A task that ignores SIGTERM: the grace is cut short by a second signal.
+$TALLY run -o twice --kill-grace 20s -- /bin/sh -c "trap '' TERM; sleep 30.75" &
+tally_pid=$!
+sleep 0.3
+kill -TERM $tally_pid
+sleep 0.3
+start=$(date +%s.%N)
+kill -TERM $tally_pid
+wait $tally_pid
+check_eq "second signal: task killed (SIGKILL: 137)" "$?" 137
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check_cmp "second signal: no 20 s grace" "$took" "<" 3
+check_eq "second signal: nothing left" "$(pgrep -f "sleep 30.75" | wc -l)" 0
 finish
