@@ -51,6 +51,7 @@ struct usage_proc {
 };
 
 static void update_network(struct usage *u);
+static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru);
 
 double usage_now(void)
 {
@@ -87,6 +88,7 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
+    read_reaped_raw(&u->base_cpu, &u->base_io, &u->base_rusage);
     result->value[FIELD_MACHINE_CPUS] = machine_cpu_count();
 }
 
@@ -287,16 +289,34 @@ static void update_network(struct usage *u)
     net_usage_totals(&u->net, &u->current[FIELD_BYTES_RECEIVED], &u->current[FIELD_BYTES_SENT]);
 }
 
-static void reaped_children_totals(double *cpu, struct proc_io *io, struct rusage *ru)
+/* The kernel's totals of the children reaped since the task started (tally
+ * may have run other tasks before in the same process: their share, taken
+ * at usage_init, is subtracted). ru's maxrss is left as the kernel gives it. */
+static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru)
 {
-    struct rusage local;
-    if (!ru)
-        ru = &local;
     getrusage(RUSAGE_CHILDREN, ru);
     *cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
            (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
     if (io && proc_reaped_children_io(io) < 0)
         memset(io, 0, sizeof *io);
+}
+
+static void reaped_children_totals(const struct usage *u, double *cpu, struct proc_io *io,
+                                   struct rusage *ru)
+{
+    read_reaped_raw(cpu, io, ru);
+    const struct rusage *b = &u->base_rusage;
+    *cpu -= u->base_cpu;
+    ru->ru_minflt -= b->ru_minflt;
+    ru->ru_majflt -= b->ru_majflt;
+    ru->ru_nvcsw -= b->ru_nvcsw;
+    ru->ru_nivcsw -= b->ru_nivcsw;
+    if (io) {
+        io->rchar -= u->base_io.rchar;
+        io->wchar -= u->base_io.wchar;
+        io->read_bytes -= u->base_io.read_bytes;
+        io->write_bytes -= u->base_io.write_bytes;
+    }
 }
 
 static bool bytes_limit_set(const struct limit_set *l)
@@ -409,7 +429,7 @@ void usage_sample(struct usage *u, bool regular)
     struct rusage ru;
     struct proc_io io_reaped;
     double cpu_reaped;
-    reaped_children_totals(&cpu_reaped, read_io ? &io_reaped : NULL, &ru);
+    reaped_children_totals(u, &cpu_reaped, read_io ? &io_reaped : NULL, &ru);
     double cpu = fmax(u->cpu_now, cpu_reaped + cpu_live); /* never backwards */
     u->cpu_now = cpu;
     u->current[FIELD_CPU_TIME] = cpu;
@@ -490,7 +510,7 @@ void usage_finish(struct usage *u, bool reaped_all)
         struct rusage ru;
         struct proc_io io;
         double cpu;
-        reaped_children_totals(&cpu, &io, &ru);
+        reaped_children_totals(u, &cpu, &io, &ru);
         u->current[FIELD_CPU_TIME] = cpu;
         u->current[FIELD_BYTES_READ] = mb(io.rchar);
         u->current[FIELD_BYTES_WRITTEN] = mb(io.wchar);
@@ -499,8 +519,10 @@ void usage_finish(struct usage *u, bool reaped_all)
         u->current[FIELD_MINOR_PAGE_FAULTS] = (double)ru.ru_minflt;
         u->current[FIELD_MAJOR_PAGE_FAULTS] = (double)ru.ru_majflt;
         r->value[FIELD_CONTEXT_SWITCHES] = (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
-        /* The largest single process peak (ru_maxrss, KB) bounds the sum from below. */
-        raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
+        /* The largest single process peak (ru_maxrss, KB) bounds the sum from
+         * below (when it is this task's: it is a maximum over tally's life). */
+        if (ru.ru_maxrss > u->base_rusage.ru_maxrss)
+            raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
     }
     /* Cumulative fields: their final totals, reached at the end. */
     static const int cumulative[] = {

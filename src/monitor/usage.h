@@ -7,6 +7,7 @@
 #define TALLY_MONITOR_USAGE_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "monitor/disk.h"
@@ -37,6 +38,9 @@ struct usage {
     struct fileset files;
     struct net_usage net;
     struct disk_watch *disk;    /* background walks of the measured directories */
+    double base_cpu;            /* reaped children's totals when the task started */
+    struct proc_io base_io;
+    struct rusage base_rusage;
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status; /* its peaks (from status, or statm for a small one) */
 };
