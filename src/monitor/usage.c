@@ -17,7 +17,11 @@
  *    every sample (sum of current values) and at every exit (the exiting
  *    process's peak, VmHWM, plus the current values of the others, read afresh
  *    when there are few), so that short peaks are caught.
- *  - max_concurrent_processes, total_processes: from process events. */
+ *  - max_concurrent_processes, total_processes: from process events.
+ * The reaped-children totals belong to the whole tally process: tasks run
+ * one after another are told apart by a baseline taken at usage_init; tasks
+ * run at the same time in one process (a future agent) would need one
+ * forked tally per task, or per-process exit readings instead. */
 #include "monitor/usage.h"
 
 #include <math.h>
