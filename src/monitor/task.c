@@ -55,6 +55,12 @@ void ending_progress(struct ending *e, struct usage *u)
     }
 }
 
+void ending_signal_again(const struct ending *e, struct usage *u)
+{
+    if (e->terminating)
+        signal_all(u, e->kill_at > 0 ? SIGTERM : SIGKILL);
+}
+
 void ending_new_process(const struct ending *e, pid_t pid)
 {
     if (e->terminating)

@@ -12,6 +12,10 @@ gc=$(cat pid)
 check "escaped grandchild is gone after tally returns" eval "! alive $gc"
 check_eq "all 3 processes counted" "$(summary_value esc.summary total_processes)" 3
 
+$TALLY run --level 1 -o esc1 -- "$PROGS/escape" pid1 30
+check_eq "level 1: exit status" "$?" 0
+check "level 1: escaped grandchild is gone too (subreaper + /proc scan)" eval "! alive $(cat pid1)"
+
 start=$(date +%s.%N)
 $TALLY run -o wait --wait-for-all -- "$PROGS/escape" pid2 1
 took=$(echo "$(date +%s.%N) - $start" | bc)
