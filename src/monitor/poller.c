@@ -143,6 +143,11 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
     usage_start_background(u);
     bool root_alive = true;
     for (;;) {
+        if (o->interrupt && *o->interrupt) {
+            /* Not tally's task: stop following, leave it running. */
+            r->interrupted = true;
+            break;
+        }
         ending_check_causes(&ending, u);
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         if (root_alive && poll(&p, 1, 0) > 0) { /* the followed process ended */
