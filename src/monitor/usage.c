@@ -288,6 +288,19 @@ void usage_account_exit(struct usage *u)
     check_limits(u);
 }
 
+/* GPUs on which a live process of the task runs (NVML; 0 without it). */
+static void update_gpus(struct usage *u)
+{
+    pid_t pids[256];
+    size_t n = 0;
+    for (size_t i = 0; i < u->procs.capacity && n < sizeof pids / sizeof pids[0]; i++)
+        if (u->procs.keys[i])
+            pids[n++] = u->procs.keys[i];
+    double gpus = gpu_count_in_use(pids, n);
+    u->current[FIELD_GPUS] = gpus;
+    raise_peak(u, FIELD_GPUS, gpus);
+}
+
 static void update_network(struct usage *u)
 {
     net_usage_totals(&u->net, &u->current[FIELD_BYTES_RECEIVED], &u->current[FIELD_BYTES_SENT]);
@@ -448,6 +461,7 @@ void usage_sample(struct usage *u, bool regular)
     if (regular) {
         net_usage_refresh(&u->net);
         update_network(u);
+        update_gpus(u);
     }
 
     /* Growth rates of the quantities, for the next sample time near a limit. */

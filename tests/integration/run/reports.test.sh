@@ -11,6 +11,9 @@ check_eq "host" "$(jq -r .host r.summary)" "$(hostname)"
 check_eq "memory unit" "$(jq -r '.memory[1]' r.summary)" MB
 check_eq "wall_time unit" "$(jq -r '.wall_time[1]' r.summary)" s
 check_eq "machine_cpus" "$(summary_value r.summary machine_cpus)" "$(nproc)"
+if ! ldconfig -p | grep -q libnvidia-ml.so.1; then
+  check_eq "no NVML: gpus 0" "$(summary_value r.summary gpus)" 0
+fi
 check "tally_version present" jq -e '.tally_version | length > 0' r.summary
 check "peak_times.memory present" jq -e '.peak_times.memory[1] == "s"' r.summary
 hdr=$(grep '^#' r.series | tail -1)
