@@ -22,6 +22,9 @@ rows=$(grep -vc '^#' r.series)
 check_cmp "series has rows for 0.5 s at 0.1 s" "$rows" ">=" 4
 check_eq "rows have 14 columns" "$(grep -v '^#' r.series | awk '{print NF}' | sort -u)" 14
 check "files lists /etc/passwd" jq -e '.files | index("/etc/passwd")' r.files
+# A process living far less than an interval: its files are read at its exit.
+$TALLY run -o short --files -- /bin/sh -c 'exec 3</etc/hostname; exit 0'
+check "files of a short process (read at its exit)" jq -e '.files | index("/etc/hostname")' short.files
 $TALLY run -- /bin/true
 check "default prefix tally-<pid>.summary" eval 'ls tally-*.summary >/dev/null'
 finish
