@@ -277,10 +277,11 @@ void usage_account_exit(struct usage *u)
         return;
     const struct proc_status *status = &u->exit_status;
     struct memory_sums others;
-    /* The others are read afresh when few; their PSS (costlier) only when
-     * this exit can make a new peak: the exiting process held memory. */
-    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES;
-    sum_memory(u, pid, fresh, fresh && status->vm_hwm >= SMALL_PROCESS_BYTES, &others);
+    /* The others are read afresh (when few) only when this exit can make a
+     * new peak: the exiting process held memory. A small one adds little to
+     * sums that samples and the others' own exits already bound. */
+    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES && status->vm_hwm >= SMALL_PROCESS_BYTES;
+    sum_memory(u, pid, fresh, fresh, &others);
     raise_peak(u, FIELD_MEMORY, mb(status->vm_hwm) + others.rss);
     raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status->vm_peak) + others.vm);
     raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);
