@@ -389,9 +389,11 @@ static void update_cores(struct usage *u, double now, double cpu)
 void usage_sample(struct usage *u, bool regular)
 {
     double now = usage_now();
-    /* smaps_rollup walks page tables under the task's mmap lock: for large
-     * processes it is read at most as often as keeps it near 1% of the time. */
-    bool pss_due = regular && now >= u->next_pss;
+    /* The costlier readings (status for swap, smaps_rollup — a page-table
+     * walk under the task's mmap lock —, open fds for files and sockets) are
+     * taken at regular samples, but no more often than keeps them near 1% of
+     * the time when the task has many or large processes. */
+    bool details_due = regular && now >= u->next_details;
     bool read_io = regular || bytes_limit_set(u->options->limits);
     struct memory_sums sums = {0};
     double cpu_live = 0;
@@ -408,14 +410,14 @@ void usage_sample(struct usage *u, bool regular)
             p->vm = st.vm_bytes;
             p->cpu = st.cpu_self + st.cpu_children;
             majflt_live += st.majflt;
-            if (regular) {
+            if (details_due) {
                 struct proc_status status;
                 if (proc_read_status(pid, &status) == 0) {
                     p->swap = status.vm_swap;
                     if (p->rss < SMALL_PROCESS_BYTES)
                         p->pss = status.rss_anon + status.rss_shmem;
                 }
-                if (pss_due && p->rss >= SMALL_PROCESS_BYTES)
+                if (p->rss >= SMALL_PROCESS_BYTES)
                     read_pss(pid, p);
                 if (u->options->track_files)
                     proc_visit_open_files(pid, add_file, &u->files);
@@ -459,7 +461,7 @@ void usage_sample(struct usage *u, bool regular)
         u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
     }
     u->current[FIELD_WALL_TIME] = now - u->start;
-    if (regular) {
+    if (details_due) {
         net_usage_refresh(&u->net);
         update_network(u);
         update_gpus(u);
@@ -473,9 +475,9 @@ void usage_sample(struct usage *u, bool regular)
             u->rate_value[f] = u->current[f];
         }
 
-    if (pss_due) {
+    if (details_due) {
         double took = usage_now() - now;
-        u->next_pss = now + fmax(u->options->interval, 100 * took);
+        u->next_details = now + fmax(u->options->interval, 100 * took);
     }
     if (regular) {
         update_cores(u, now, cpu);

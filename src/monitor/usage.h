@@ -28,7 +28,7 @@ struct usage {
     double cpu_now;             /* cumulative CPU seconds at the last sample */
     double row_time, row_cpu;   /* last regular sample (for cores) */
     double next_regular;        /* monotonic time of the next regular sample */
-    double next_pss;            /* and of the next smaps_rollup reading */
+    double next_details;        /* and of the next costlier readings (status, smaps, fds) */
     double rate_time;           /* last sample time, for growth rates */
     double rate_value[FIELD_COUNT];  /* current[] at that sample */
     double rate[FIELD_COUNT];        /* growth per second between the last two samples */
