@@ -4,6 +4,15 @@
 # waited for instead. SIGTERM to tally ends the task and still writes a
 # complete summary.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+# waits (up to 10 s) until process $1 handles SIGTERM (tally's handlers are in place)
+handles_term() {
+  for _ in $(seq 200); do
+    m=$(awk '/^SigCgt/ { print $2 }' /proc/$1/status 2>/dev/null)
+    [ -n "$m" ] && [ $(( 0x$m & 0x4000 )) -ne 0 ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
 alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]; }
 
 $TALLY run -o esc -- "$PROGS/escape" pid 30
@@ -41,7 +50,8 @@ check_eq "no process of the task left" "$(pgrep -f "sleep 30.25" | wc -l)" 0
 for sig in INT HUP; do
   $TALLY run -o $sig -- /bin/sh -c "sleep 30.5" &
   tally_pid=$!
-  sleep 0.3
+  handles_term $tally_pid
+  sleep 0.1
   kill -$sig $tally_pid
   wait $tally_pid
   check_eq "SIG$sig: tally returns the task's status (143: SIGTERM)" "$?" 143
@@ -50,9 +60,9 @@ done
 check_eq "SIGINT/SIGHUP: nothing left" "$(pgrep -f "sleep 30.5" | wc -l)" 0
 
 # A task that ignores SIGTERM: the grace is cut short by a second signal.
-$TALLY run -o twice --kill-grace 20s -- /bin/sh -c "trap '' TERM; sleep 30.75" &
+$TALLY run -o twice --kill-grace 20s -- /bin/sh -c "trap '' TERM; touch trapped; sleep 30.75" &
 tally_pid=$!
-sleep 0.3
+for _ in $(seq 200); do [ -e trapped ] && break; sleep 0.05; done
 kill -TERM $tally_pid
 sleep 0.3
 start=$(date +%s.%N)
