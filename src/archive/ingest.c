@@ -84,6 +84,41 @@ static char *program_name(const char *command)
     return base;
 }
 
+/* Copies the document and every string the record points to into one
+ * allocation (r->document) and lets go of the JSON: the record then crosses
+ * to the writing thread as one block, and the many small allocations of the
+ * parsed JSON are freed by the thread that made them. */
+static int detach_from_json(struct summary_record *r, const char *text, size_t len)
+{
+    const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
+                              &r->command, &r->exit_type, &r->taskid};
+    size_t total = len + 1;
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (*strings[i])
+            total += strlen(*strings[i]) + 1;
+    char *block = malloc(total);
+    if (!block)
+        return -1;
+    memcpy(block, text, len);
+    block[len] = '\0';
+    char *next = block + len + 1;
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+        if (!*strings[i])
+            continue;
+        size_t n = strlen(*strings[i]) + 1;
+        memcpy(next, *strings[i], n);
+        *strings[i] = next;
+        next += n;
+    }
+    r->document = block;
+    free(r->name_buffer);
+    free(r->taskid_buffer);
+    r->name_buffer = r->taskid_buffer = NULL;
+    json_decref(r->root);
+    r->root = NULL;
+    return 0;
+}
+
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
                          struct summary_record *r, char *why, size_t why_len)
@@ -127,18 +162,17 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     r->has_exit_status = integer_member(root, "exit_status", &r->exit_status);
     json_t *taskid = json_object_get(root, "taskid");
     if (json_is_string(taskid))
-        r->taskid = strdup(json_string_value(taskid));
-    else if (json_is_integer(taskid) && asprintf(&r->taskid, "%lld",
-                                                 (long long)json_integer_value(taskid)) < 0)
-        r->taskid = NULL;
+        r->taskid = json_string_value(taskid);
+    else if (json_is_integer(taskid) &&
+             asprintf(&r->taskid_buffer, "%lld", (long long)json_integer_value(taskid)) >= 0)
+        r->taskid = r->taskid_buffer;
     while (len > 0 && isspace((unsigned char)text[len - 1]))
         len--;
     while (len > 0 && isspace((unsigned char)*text)) {
         text++;
         len--;
     }
-    r->document = strndup(text, len);
-    if (!r->document) {
+    if (detach_from_json(r, text, len) < 0) {
         snprintf(why, why_len, "out of memory");
         goto fail;
     }
@@ -152,7 +186,7 @@ fail:
 void summary_record_free(struct summary_record *r)
 {
     free(r->document);
-    free(r->taskid);
+    free(r->taskid_buffer);
     free(r->name_buffer);
     json_decref(r->root);
     memset(r, 0, sizeof *r);

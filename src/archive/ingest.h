@@ -25,17 +25,18 @@ struct ingest_options {
 
 struct summary_record {
     char hash[SHA256_HEX_LEN + 1];
-    char *document;       /* the summary's text as given */
-    const char *name, *category, *set, *host, *tool, *command, *exit_type;
-    char *taskid;
+    char *document;       /* the summary's text as given, followed by the strings
+                           * below (one allocation; the JSON is released) */
+    const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
+    char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
     long long previous_attempt;  /* 0 = NULL */
     bool has_level, has_exit_status;
     long long level, exit_status;
     bool present[MAX_SUMMARY_FIELDS];
     double values[MAX_SUMMARY_FIELDS]; /* in the unit of fields.c */
-    json_t *root;         /* owns the strings above */
-    char *name_buffer;
+    json_t *root;         /* while parsing */
+    char *name_buffer;    /* while parsing */
 };
 
 /* Reads one summary document. Numeric fields known to fields.c must be
