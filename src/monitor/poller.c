@@ -68,7 +68,7 @@ static void drop_if_gone(void *ctx, pid_t pid)
     struct gone_ctx *g = ctx;
     struct scan_entry *e = pidmap_get(&g->scan->parents, pid);
     if (!e || !is_member(g->scan, pid, 0))
-        usage_process_gone(g->u, pid);
+        usage_process_gone(g->u, pid, 0);
 }
 
 /* Updates the live set from /proc. */
@@ -105,7 +105,7 @@ static bool reap_children(struct usage *u, struct task_result *r, pid_t top, boo
         int status;
         if (waitpid(si.si_pid, &status, 0) < 0)
             break;
-        usage_process_gone(u, si.si_pid);
+        usage_process_gone(u, si.si_pid, 0);
         if (si.si_pid == top) {
             loop_record_top_status(r, status);
             top_ended = true;
@@ -140,13 +140,19 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
     }
     struct ending ending = {0};
     scan_tree(u, o->follow_pid, true);
+    usage_start_background(u);
     bool root_alive = true;
     for (;;) {
+        if (o->interrupt && *o->interrupt) {
+            /* Not tally's task: stop following, leave it running. */
+            r->interrupted = true;
+            break;
+        }
         ending_check_causes(&ending, u);
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         if (root_alive && poll(&p, 1, 0) > 0) { /* the followed process ended */
             root_alive = false;
-            usage_process_gone(u, o->follow_pid);
+            usage_process_gone(u, o->follow_pid, 0);
             if (!o->wait_for_all)
                 break;
         }
@@ -182,12 +188,11 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     }
     pid_t self = getpid();
     usage_process_started(u, launch.pid);
+    usage_start_background(u);
     struct ending ending = {0};
-    bool top_alive = true;
     for (;;) {
         bool any_left;
         if (reap_children(u, r, launch.pid, &any_left)) {
-            top_alive = false;
             if (!o->wait_for_all) {
                 scan_tree(u, self, false);
                 ending_begin(&ending, u);
@@ -201,12 +206,13 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
             bool regular = usage_regular_due(u);
             if (regular || ending.terminating)
                 scan_tree(u, self, false);
+            if (ending.terminating) /* processes found since are ended too */
+                ending_signal_again(&ending, u);
             usage_sample(u, regular);
             continue;
         }
         wait_a_while(in, -1);
     }
-    (void)top_alive;
     sigprocmask(SIG_SETMASK, &old, NULL);
     r->launch_errno = launch_exec_errno(&launch);
     return 0;

@@ -27,6 +27,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         return -1;
     }
     usage_process_started(u, launch.pid);
+    usage_start_background(u);
     struct ending ending = {0};
     double armed = -1;
     for (;;) {
@@ -58,7 +59,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
             usage_account_exit(u);
             break;
         case TRACER_GONE:
-            usage_process_gone(u, ev.pid);
+            usage_process_gone(u, ev.pid, ev.peak_rss);
             if (ev.pid == launch.pid) {
                 loop_record_top_status(r, ev.status);
                 if (!o->wait_for_all && u->live > 0)

@@ -17,7 +17,11 @@
  *    every sample (sum of current values) and at every exit (the exiting
  *    process's peak, VmHWM, plus the current values of the others, read afresh
  *    when there are few), so that short peaks are caught.
- *  - max_concurrent_processes, total_processes: from process events. */
+ *  - max_concurrent_processes, total_processes: from process events.
+ * The reaped-children totals belong to the whole tally process: tasks run
+ * one after another are told apart by a baseline taken at usage_init; tasks
+ * run at the same time in one process (a future agent) would need one
+ * forked tally per task, or per-process exit readings instead. */
 #include "monitor/usage.h"
 
 #include <math.h>
@@ -30,6 +34,7 @@
 
 #include "monitor/disk.h"
 #include "platform/platform.h"
+#include "util/clock.h"
 #include "util/units.h"
 
 /* Read the others afresh at an exit when at most this many are alive. */
@@ -45,21 +50,16 @@ struct usage_proc {
     unsigned long long starttime;
     uint64_t rss, vm, swap, pss;
     double cpu;            /* own + reaped children, seconds */
+    bool has_sockets;      /* seen holding sockets: read them again at its exit */
     struct proc_io io;     /* whole group, with reaped children */
 };
 
+static void update_network(struct usage *u);
+static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru);
+
 double usage_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double epoch_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return clock_monotonic_seconds();
 }
 
 static double mb(uint64_t bytes)
@@ -86,13 +86,13 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->result = result;
     pidmap_init(&u->procs, sizeof(struct usage_proc));
     u->start = usage_now();
-    u->start_epoch = epoch_now();
+    u->start_epoch = clock_epoch_seconds();
     u->row_time = u->rate_time = u->start;
     u->next_regular = u->start + options->interval;
-    u->next_disk = u->start;
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
+    read_reaped_raw(&u->base_cpu, &u->base_io, &u->base_rusage);
     result->value[FIELD_MACHINE_CPUS] = machine_cpu_count();
 }
 
@@ -100,6 +100,9 @@ void usage_free(struct usage *u)
 {
     pidmap_free(&u->procs);
     fileset_free(&u->files);
+    net_usage_free(&u->net);
+    disk_watch_stop(u->disk);
+    u->disk = NULL;
 }
 
 bool usage_has_process(const struct usage *u, pid_t pid)
@@ -137,6 +140,8 @@ static void check_limits(struct usage *u)
     value[FIELD_STORAGE_BYTES_READ] = u->current[FIELD_STORAGE_BYTES_READ];
     value[FIELD_STORAGE_BYTES_WRITTEN] = u->current[FIELD_STORAGE_BYTES_WRITTEN];
     value[FIELD_MAJOR_PAGE_FAULTS] = u->current[FIELD_MAJOR_PAGE_FAULTS];
+    value[FIELD_BYTES_RECEIVED] = u->current[FIELD_BYTES_RECEIVED];
+    value[FIELD_BYTES_SENT] = u->current[FIELD_BYTES_SENT];
     if (limits_check(limits, value, u->result->limit_exceeded) > 0)
         u->limit_broken = true;
 }
@@ -161,14 +166,6 @@ void usage_process_started(struct usage *u, pid_t pid)
     u->result->value[FIELD_TOTAL_PROCESSES] += 1;
     raise_peak(u, FIELD_MAX_CONCURRENT_PROCESSES, u->live);
     check_limits(u);
-}
-
-void usage_process_gone(struct usage *u, pid_t pid)
-{
-    if (!pidmap_get(&u->procs, pid))
-        return;
-    pidmap_remove(&u->procs, pid);
-    u->live--;
 }
 
 static void add_file(void *ctx, const char *path)
@@ -220,26 +217,55 @@ static void sum_memory(struct usage *u, pid_t except, bool fresh, bool fresh_pss
     }
 }
 
+void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
+{
+    if (!pidmap_get(&u->procs, pid))
+        return;
+    if (peak_rss > 0) {
+        /* Its exact peak with the others as last read (at its exit stop). */
+        struct memory_sums others;
+        sum_memory(u, pid, false, false, &others);
+        raise_peak(u, FIELD_MEMORY, mb(peak_rss) + others.rss);
+        check_limits(u);
+    }
+    pidmap_remove(&u->procs, pid);
+    u->live--;
+}
+
 void usage_process_exiting(struct usage *u, pid_t pid)
 {
     struct usage_proc *p = pidmap_get(&u->procs, pid);
-    struct proc_status status;
+    struct proc_statm statm;
+    struct proc_status *status = &u->exit_status;
     u->exit_pending = 0;
-    if (!p || proc_read_status(pid, &status) < 0)
+    if (!p || proc_read_statm(pid, &statm) < 0)
         return;
-    /* smaps_rollup walks the page tables: worth it for a process that holds
-     * memory; for a small one its private memory is its share (PSS counts
-     * private pages fully and shared file pages in fractions). */
-    uint64_t pss = 0;
-    if (status.vm_hwm < SMALL_PROCESS_BYTES)
-        p->pss = status.rss_anon + status.rss_shmem;
-    else if (proc_read_pss(pid, &pss) == 0)
-        p->pss = pss;
-    p->swap = status.vm_swap;
+    if (statm.resident >= SMALL_PROCESS_BYTES) {
+        /* A process that holds memory: its peaks from status (costly, ~50 us)
+         * and its PSS from smaps_rollup (a page-table walk). */
+        uint64_t pss;
+        if (proc_read_status(pid, status) < 0)
+            return;
+        if (proc_read_pss(pid, &pss) == 0)
+            p->pss = pss;
+        p->swap = status->vm_swap;
+    } else {
+        /* A small one, like most short processes: statm (~5 us) keeps the
+         * exit stop short. Its peak RSS comes exactly with its death
+         * (usage_process_gone); its private memory stands for its PSS. */
+        memset(status, 0, sizeof *status);
+        status->vm_hwm = statm.resident;
+        status->vm_peak = statm.size;
+        status->vm_swap = p->swap;
+        p->pss = statm.resident - statm.shared;
+    }
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
+    if (p->has_sockets && net_usage_add_process(&u->net, pid) > 0) {
+        net_usage_refresh(&u->net); /* the last counters, before the sockets close */
+        update_network(u);
+    }
     u->exit_pending = pid;
-    u->exit_status = status;
 }
 
 void usage_account_exit(struct usage *u)
@@ -251,10 +277,11 @@ void usage_account_exit(struct usage *u)
         return;
     const struct proc_status *status = &u->exit_status;
     struct memory_sums others;
-    /* The others are read afresh when few; their PSS (costlier) only when
-     * this exit can make a new peak: the exiting process held memory. */
-    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES;
-    sum_memory(u, pid, fresh, fresh && status->vm_hwm >= SMALL_PROCESS_BYTES, &others);
+    /* The others are read afresh (when few) only when this exit can make a
+     * new peak: the exiting process held memory. A small one adds little to
+     * sums that samples and the others' own exits already bound. */
+    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES && status->vm_hwm >= SMALL_PROCESS_BYTES;
+    sum_memory(u, pid, fresh, fresh, &others);
     raise_peak(u, FIELD_MEMORY, mb(status->vm_hwm) + others.rss);
     raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status->vm_peak) + others.vm);
     raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);
@@ -262,16 +289,52 @@ void usage_account_exit(struct usage *u)
     check_limits(u);
 }
 
-static void reaped_children_totals(double *cpu, struct proc_io *io, struct rusage *ru)
+/* GPUs on which a live process of the task runs (NVML; 0 without it). */
+static void update_gpus(struct usage *u)
 {
-    struct rusage local;
-    if (!ru)
-        ru = &local;
+    pid_t pids[256];
+    size_t n = 0;
+    for (size_t i = 0; i < u->procs.capacity && n < sizeof pids / sizeof pids[0]; i++)
+        if (u->procs.keys[i])
+            pids[n++] = u->procs.keys[i];
+    double gpus = gpu_count_in_use(pids, n);
+    u->current[FIELD_GPUS] = gpus;
+    raise_peak(u, FIELD_GPUS, gpus);
+}
+
+static void update_network(struct usage *u)
+{
+    net_usage_totals(&u->net, &u->current[FIELD_BYTES_RECEIVED], &u->current[FIELD_BYTES_SENT]);
+}
+
+/* The kernel's totals of the children reaped since the task started (tally
+ * may have run other tasks before in the same process: their share, taken
+ * at usage_init, is subtracted). ru's maxrss is left as the kernel gives it. */
+static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru)
+{
     getrusage(RUSAGE_CHILDREN, ru);
     *cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
            (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
     if (io && proc_reaped_children_io(io) < 0)
         memset(io, 0, sizeof *io);
+}
+
+static void reaped_children_totals(const struct usage *u, double *cpu, struct proc_io *io,
+                                   struct rusage *ru)
+{
+    read_reaped_raw(cpu, io, ru);
+    const struct rusage *b = &u->base_rusage;
+    *cpu -= u->base_cpu;
+    ru->ru_minflt -= b->ru_minflt;
+    ru->ru_majflt -= b->ru_majflt;
+    ru->ru_nvcsw -= b->ru_nvcsw;
+    ru->ru_nivcsw -= b->ru_nivcsw;
+    if (io) {
+        io->rchar -= u->base_io.rchar;
+        io->wchar -= u->base_io.wchar;
+        io->read_bytes -= u->base_io.read_bytes;
+        io->write_bytes -= u->base_io.write_bytes;
+    }
 }
 
 static bool bytes_limit_set(const struct limit_set *l)
@@ -280,17 +343,18 @@ static bool bytes_limit_set(const struct limit_set *l)
                  l->set[FIELD_STORAGE_BYTES_READ] || l->set[FIELD_STORAGE_BYTES_WRITTEN]);
 }
 
-static void measure_disk(struct usage *u, double now)
+static void take_disk(struct usage *u, const struct disk_usage *d)
 {
-    struct disk_usage d;
-    double took = disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    u->current[FIELD_DISK] = d.megabytes;
-    u->current[FIELD_TOTAL_FILES] = d.files;
-    raise_peak(u, FIELD_DISK, d.megabytes);
-    raise_peak(u, FIELD_TOTAL_FILES, d.files);
-    /* Keep walking below ~1% of the wall time. */
-    double gap = fmax(u->options->interval, 100 * took);
-    u->next_disk = now + gap;
+    u->current[FIELD_DISK] = d->megabytes;
+    u->current[FIELD_TOTAL_FILES] = d->files;
+    raise_peak(u, FIELD_DISK, d->megabytes);
+    raise_peak(u, FIELD_TOTAL_FILES, d->files);
+}
+
+void usage_start_background(struct usage *u)
+{
+    u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
+                               u->options->interval);
 }
 
 static void emit_row(struct usage *u, double now)
@@ -325,6 +389,11 @@ static void update_cores(struct usage *u, double now, double cpu)
 void usage_sample(struct usage *u, bool regular)
 {
     double now = usage_now();
+    /* The costlier readings (status for swap, smaps_rollup — a page-table
+     * walk under the task's mmap lock —, open fds for files and sockets) are
+     * taken at regular samples, but no more often than keeps them near 1% of
+     * the time when the task has many or large processes. */
+    bool details_due = regular && now >= u->next_details;
     bool read_io = regular || bytes_limit_set(u->options->limits);
     struct memory_sums sums = {0};
     double cpu_live = 0;
@@ -341,15 +410,19 @@ void usage_sample(struct usage *u, bool regular)
             p->vm = st.vm_bytes;
             p->cpu = st.cpu_self + st.cpu_children;
             majflt_live += st.majflt;
-            if (regular) {
+            if (details_due) {
                 struct proc_status status;
-                uint64_t pss;
-                if (proc_read_status(pid, &status) == 0)
+                if (proc_read_status(pid, &status) == 0) {
                     p->swap = status.vm_swap;
-                if (proc_read_pss(pid, &pss) == 0)
-                    p->pss = pss;
+                    if (p->rss < SMALL_PROCESS_BYTES)
+                        p->pss = status.rss_anon + status.rss_shmem;
+                }
+                if (p->rss >= SMALL_PROCESS_BYTES)
+                    read_pss(pid, p);
                 if (u->options->track_files)
                     proc_visit_open_files(pid, add_file, &u->files);
+                if (net_usage_add_process(&u->net, pid) > 0)
+                    p->has_sockets = true;
             }
             if (read_io)
                 proc_read_io(pid, &p->io);
@@ -376,7 +449,7 @@ void usage_sample(struct usage *u, bool regular)
     struct rusage ru;
     struct proc_io io_reaped;
     double cpu_reaped;
-    reaped_children_totals(&cpu_reaped, read_io ? &io_reaped : NULL, &ru);
+    reaped_children_totals(u, &cpu_reaped, read_io ? &io_reaped : NULL, &ru);
     double cpu = fmax(u->cpu_now, cpu_reaped + cpu_live); /* never backwards */
     u->cpu_now = cpu;
     u->current[FIELD_CPU_TIME] = cpu;
@@ -388,6 +461,11 @@ void usage_sample(struct usage *u, bool regular)
         u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
     }
     u->current[FIELD_WALL_TIME] = now - u->start;
+    if (details_due) {
+        net_usage_refresh(&u->net);
+        update_network(u);
+        update_gpus(u);
+    }
 
     /* Growth rates of the quantities, for the next sample time near a limit. */
     double dt = now - u->rate_time;
@@ -397,10 +475,15 @@ void usage_sample(struct usage *u, bool regular)
             u->rate_value[f] = u->current[f];
         }
 
+    if (details_due) {
+        double took = usage_now() - now;
+        u->next_details = now + fmax(u->options->interval, 100 * took);
+    }
     if (regular) {
         update_cores(u, now, cpu);
-        if (now >= u->next_disk)
-            measure_disk(u, now);
+        struct disk_usage d;
+        if (u->disk && disk_watch_latest(u->disk, &d))
+            take_disk(u, &d);
         emit_row(u, now);
         u->next_regular = now + u->options->interval;
     }
@@ -448,7 +531,7 @@ void usage_finish(struct usage *u, bool reaped_all)
         struct rusage ru;
         struct proc_io io;
         double cpu;
-        reaped_children_totals(&cpu, &io, &ru);
+        reaped_children_totals(u, &cpu, &io, &ru);
         u->current[FIELD_CPU_TIME] = cpu;
         u->current[FIELD_BYTES_READ] = mb(io.rchar);
         u->current[FIELD_BYTES_WRITTEN] = mb(io.wchar);
@@ -457,13 +540,16 @@ void usage_finish(struct usage *u, bool reaped_all)
         u->current[FIELD_MINOR_PAGE_FAULTS] = (double)ru.ru_minflt;
         u->current[FIELD_MAJOR_PAGE_FAULTS] = (double)ru.ru_majflt;
         r->value[FIELD_CONTEXT_SWITCHES] = (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
-        /* The largest single process peak (ru_maxrss, KB) bounds the sum from below. */
-        raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
+        /* The largest single process peak (ru_maxrss, KB) bounds the sum from
+         * below (when it is this task's: it is a maximum over tally's life). */
+        if (ru.ru_maxrss > u->base_rusage.ru_maxrss)
+            raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
     }
     /* Cumulative fields: their final totals, reached at the end. */
     static const int cumulative[] = {
         FIELD_CPU_TIME, FIELD_BYTES_READ, FIELD_BYTES_WRITTEN, FIELD_STORAGE_BYTES_READ,
         FIELD_STORAGE_BYTES_WRITTEN, FIELD_MINOR_PAGE_FAULTS, FIELD_MAJOR_PAGE_FAULTS,
+        FIELD_BYTES_RECEIVED, FIELD_BYTES_SENT,
     };
     for (size_t i = 0; i < sizeof cumulative / sizeof cumulative[0]; i++) {
         r->value[cumulative[i]] = u->current[cumulative[i]];
@@ -485,12 +571,11 @@ void usage_finish(struct usage *u, bool reaped_all)
         raise_peak(u, FIELD_CORES, cores);
     }
     /* The directories once more, as the task left them. */
+    disk_watch_stop(u->disk);
+    u->disk = NULL;
     struct disk_usage d;
     disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    raise_peak(u, FIELD_DISK, d.megabytes);
-    raise_peak(u, FIELD_TOTAL_FILES, d.files);
-    u->current[FIELD_DISK] = d.megabytes;
-    u->current[FIELD_TOTAL_FILES] = d.files;
+    take_disk(u, &d);
     r->value[FIELD_MACHINE_LOAD] = machine_load_average();
     check_limits(u);
     if (u->options->track_files)

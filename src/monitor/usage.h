@@ -7,9 +7,12 @@
 #define TALLY_MONITOR_USAGE_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
+#include "monitor/disk.h"
 #include "monitor/fileset.h"
+#include "monitor/network.h"
 #include "monitor/task.h"
 #include "platform/platform.h"
 #include "util/pidmap.h"
@@ -25,7 +28,7 @@ struct usage {
     double cpu_now;             /* cumulative CPU seconds at the last sample */
     double row_time, row_cpu;   /* last regular sample (for cores) */
     double next_regular;        /* monotonic time of the next regular sample */
-    double next_disk;           /* and of the next directory walk */
+    double next_details;        /* and of the next costlier readings (status, smaps, fds) */
     double rate_time;           /* last sample time, for growth rates */
     double rate_value[FIELD_COUNT];  /* current[] at that sample */
     double rate[FIELD_COUNT];        /* growth per second between the last two samples */
@@ -33,13 +36,21 @@ struct usage {
     bool limit_broken;          /* a limit was broken (first time: action needed) */
     bool limits_reported;
     struct fileset files;
+    struct net_usage net;
+    struct disk_watch *disk;    /* background walks of the measured directories */
+    double base_cpu;            /* reaped children's totals when the task started */
+    struct proc_io base_io;
+    struct rusage base_rusage;
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
-    struct proc_status exit_status;
+    struct proc_status exit_status; /* its peaks (from status, or statm for a small one) */
 };
 
 double usage_now(void);
 void usage_init(struct usage *u, const struct task_options *options, struct task_result *result);
 void usage_free(struct usage *u);
+/* Starts the background measurements (directory walks); call once the
+ * task's top process has been started. */
+void usage_start_background(struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
 /* A process is at its exit, still readable in /proc (level 2): reads what
@@ -47,8 +58,9 @@ void usage_process_started(struct usage *u, pid_t pid);
  * once the process has been let go (keeping the stop short). */
 void usage_process_exiting(struct usage *u, pid_t pid);
 void usage_account_exit(struct usage *u);
-/* A process has ended. */
-void usage_process_gone(struct usage *u, pid_t pid);
+/* A process has ended; peak_rss: its peak resident memory when known
+ * (level 2, from the kernel's accounting of the dead process), else 0. */
+void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss);
 /* True when pid is one of the task's live processes. */
 bool usage_has_process(const struct usage *u, pid_t pid);
 /* Reads the live processes. A regular sample (at the --interval) also

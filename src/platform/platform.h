@@ -30,12 +30,17 @@ struct proc_status {         /* /proc/PID/status (bytes) */
     int threads;
 };
 
+struct proc_statm {          /* /proc/PID/statm (bytes): cheap, current values only */
+    uint64_t size, resident, shared;
+};
+
 struct proc_io {             /* /proc/PID/io */
     uint64_t rchar, wchar, read_bytes, write_bytes;
 };
 
 int proc_read_stat(pid_t pid, struct proc_stat *out);
 int proc_read_status(pid_t pid, struct proc_status *out);
+int proc_read_statm(pid_t pid, struct proc_statm *out);
 /* Whole thread group, including the children it reaped. */
 int proc_read_io(pid_t pid, struct proc_io *out);
 /* Proportional set size (smaps_rollup Pss), bytes. */
@@ -44,8 +49,17 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
  * reaped descendants): the kernel adds a reaped child's counters to its
  * parent's; tally's own reads are subtracted. Exact. */
 int proc_reaped_children_io(struct proc_io *out);
+/* Calls visit(ctx, target) with what each open fd of pid points to
+ * ("/path", "socket:[123]", "pipe:[45]", ...). */
+int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx);
 /* Calls visit(ctx, path) for each file (absolute path) open in pid. */
 int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx);
+/* Calls visit(ctx, inode) for each socket open in pid. */
+int proc_visit_sockets(pid_t pid, void (*visit)(void *ctx, uint64_t inode), void *ctx);
+/* Calls visit for every TCP socket of the machine (IPv4 and IPv6) with the
+ * bytes received and sent (acknowledged) through it so far. */
+int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, uint64_t sent),
+                  void *ctx);
 /* Calls visit(ctx, pid, &stat) for every process on the machine. */
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
 
@@ -79,6 +93,7 @@ struct tracer_event {
     pid_t pid;
     pid_t parent;
     int status;
+    uint64_t peak_rss;   /* TRACER_GONE: the process's peak resident memory (bytes) */
 };
 
 struct tracer;

@@ -49,6 +49,8 @@ json_t *summary_to_json(const struct summary_info *info, const struct task_resul
     json_object_set_new(o, "exit_type", json_string(exit_type_name(r->exit_type)));
     if (r->exit_type == TASK_EXIT_SIGNAL || r->signal)
         json_object_set_new(o, "signal", json_integer(r->signal));
+    if (r->interrupted) /* tally was told to stop (SIGINT, SIGTERM, SIGHUP) */
+        json_object_set_new(o, "interrupted", json_true());
     if (r->launch_errno)
         json_object_set_new(o, "error",
                             json_string(r->status == 127 ? "command not found"
@@ -79,7 +81,7 @@ json_t *summary_to_json(const struct summary_info *info, const struct task_resul
 int summary_write(const char *path, const struct summary_info *info, const struct task_result *r)
 {
     json_t *o = summary_to_json(info, r);
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
     json_decref(o);
     if (!text) {
         tally_error("%s: cannot format the summary", path);

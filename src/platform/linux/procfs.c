@@ -37,7 +37,9 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
         if (n <= 0)
             break;
         total += n;
-        if ((size_t)total >= size - 1)
+        /* procfs (seq_file) fills the buffer as far as it can: a short
+         * read is the end, no need for one more read to see 0. */
+        if ((size_t)total >= size - 1 || (size_t)n < size - 1 - (size_t)(total - n))
             break;
     }
     close(fd);
@@ -132,6 +134,20 @@ int proc_read_status(pid_t pid, struct proc_status *out)
     return 0;
 }
 
+int proc_read_statm(pid_t pid, struct proc_statm *out)
+{
+    char path[48], buf[256];
+    init_constants();
+    snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+    if (read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    const char *p = buf;
+    out->size = parse_u64(&p) * (uint64_t)page_size;
+    out->resident = parse_u64(&p) * (uint64_t)page_size;
+    out->shared = parse_u64(&p) * (uint64_t)page_size;
+    return 0;
+}
+
 static int parse_io(const char *buf, struct proc_io *out)
 {
     const char *p;
@@ -168,21 +184,36 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
 
 int proc_reaped_children_io(struct proc_io *out)
 {
-    /* /proc/self/io counts tally's own thread plus everything its reaped
-     * children did; /proc/self/task/TID/io counts the thread alone. The
-     * second read is itself counted in the thread's rchar after the first
-     * returned, so the first read's length is taken back out of it. */
+    /* /proc/self/io counts tally's own threads plus everything its reaped
+     * children did; /proc/self/task/TID/io counts one thread alone. Reading
+     * the calling thread's file comes after the first read returned, so that
+     * read's length is counted in it and is taken back out. */
     char buf[512], path[64];
-    struct proc_io whole, own;
+    struct proc_io whole, own = {0}, thread;
     ssize_t whole_len = read_small("/proc/self/io", buf, sizeof buf);
     if (whole_len < 0)
         return -1;
     parse_io(buf, &whole);
-    snprintf(path, sizeof path, "/proc/self/task/%ld/io", (long)syscall(SYS_gettid));
-    if (read_small(path, buf, sizeof buf) < 0)
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
         return -1;
-    parse_io(buf, &own);
-    own.rchar -= (uint64_t)whole_len;
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%d/io", atoi(de->d_name));
+        if (read_small(path, buf, sizeof buf) < 0)
+            continue;
+        parse_io(buf, &thread);
+        if (atoi(de->d_name) == self)
+            thread.rchar -= (uint64_t)whole_len;
+        own.rchar += thread.rchar;
+        own.wchar += thread.wchar;
+        own.read_bytes += thread.read_bytes;
+        own.write_bytes += thread.write_bytes;
+    }
+    closedir(dir);
     out->rchar = whole.rchar > own.rchar ? whole.rchar - own.rchar : 0;
     out->wchar = whole.wchar > own.wchar ? whole.wchar - own.wchar : 0;
     out->read_bytes = whole.read_bytes > own.read_bytes ? whole.read_bytes - own.read_bytes : 0;
@@ -190,7 +221,7 @@ int proc_reaped_children_io(struct proc_io *out)
     return 0;
 }
 
-int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx)
+int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
@@ -211,11 +242,28 @@ int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path),
         if (n <= 0)
             continue;
         target[n] = '\0';
-        if (target[0] == '/')  /* skip pipe:[..], socket:[..], anon_inode:.. */
-            visit(ctx, target);
+        visit(ctx, target);
     }
     closedir(dir);
     return 0;
+}
+
+struct file_visit {
+    void (*visit)(void *ctx, const char *path);
+    void *ctx;
+};
+
+static void visit_if_file(void *ctx, const char *target)
+{
+    struct file_visit *v = ctx;
+    if (target[0] == '/') /* not pipe:[..], socket:[..], anon_inode:.. */
+        v->visit(v->ctx, target);
+}
+
+int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx)
+{
+    struct file_visit v = {visit, ctx};
+    return proc_visit_fd_targets(pid, visit_if_file, &v);
 }
 
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx)

@@ -9,7 +9,10 @@
  *    thread, so no process is ever seen exiting before it was announced;
  *  - signal-delivery stops re-inject the signal; group stops are kept with
  *    PTRACE_LISTEN so that stopped jobs stay stopped;
- *  - threads are tracked only to know their thread group. */
+ *  - threads are tracked only to know their thread group.
+ * Known limit: without exec events, a thread that calls execve leaves its
+ * old tid in the table (the kernel gives the process the leader's pid);
+ * on_creation copes with its reuse. */
 #include "platform/platform.h"
 
 #include <errno.h>
@@ -18,20 +21,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/pidmap.h"
 
 struct tracee {
     pid_t tgid;
+    double held_at;                /* when it was held (monotonic seconds) */
     unsigned char held;            /* first stop seen before the parent's event */
     unsigned char awaiting_attach; /* announced; its first stop is yet to come */
 };
 
 struct tracer {
     struct pidmap tracees; /* by tid */
+    int held;              /* how many tracees are held */
 };
+
+/* A held task whose parent's event never came (the parent was killed in
+ * between) is let go after this long, so that it cannot stay stopped. */
+#define HELD_TIMEOUT 0.2
 
 struct tracer *tracer_new(pid_t top)
 {
@@ -90,9 +102,14 @@ static int on_creation(struct tracer *t, pid_t pid, int kind, struct tracer_even
     c->tgid = thread ? parent_tgid : child;
     if (c->held) {
         c->held = 0;
+        t->held--;
         ptrace(PTRACE_CONT, child, 0, 0);
-    } else {
+    } else if (created) {
         c->awaiting_attach = 1;
+    } else {
+        /* A stale entry (a tid left by a thread's execve, now reused): its
+         * first stop was taken for a group stop; resume it if it is stopped. */
+        c->awaiting_attach = ptrace(PTRACE_CONT, child, 0, 0) < 0;
     }
     if (thread)
         return 0;
@@ -102,14 +119,66 @@ static int on_creation(struct tracer *t, pid_t pid, int kind, struct tracer_even
     return 1;
 }
 
+static double monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The thread group of tid, from /proc/TID/status; tid itself if unknown. */
+static pid_t thread_group_of(pid_t tid)
+{
+    char path[48], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tid;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return tid;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nTgid:");
+    return p ? (pid_t)atoi(p + 6) : tid;
+}
+
+/* Lets go one task held too long; returns 1 with *event set when it is a
+ * process, to be announced. */
+static int release_stale_held(struct tracer *t, struct tracer_event *event)
+{
+    double now = monotonic_now();
+    for (size_t i = 0; i < t->tracees.capacity; i++) {
+        pid_t tid = t->tracees.keys[i];
+        struct tracee *e = pidmap_at(&t->tracees, i);
+        if (!tid || !e->held || now - e->held_at < HELD_TIMEOUT)
+            continue;
+        e->held = 0;
+        t->held--;
+        e->tgid = thread_group_of(tid);
+        ptrace(PTRACE_CONT, tid, 0, 0);
+        if (e->tgid != tid)
+            continue;
+        event->kind = TRACER_NEW_PROCESS;
+        event->pid = tid;
+        event->parent = 0;
+        return 1;
+    }
+    return 0;
+}
+
 void tracer_next(struct tracer *t, struct tracer_event *event)
 {
     for (;;) {
         int status;
-        pid_t pid = waitpid(-1, &status, __WALL);
+        struct rusage usage;
+        /* wait4: the rusage of a process that died carries its peak RSS. */
+        pid_t pid = wait4(-1, &status, __WALL, &usage);
         if (pid < 0) {
             event->kind = errno == EINTR ? TRACER_INTERRUPTED : TRACER_NO_PROCESSES;
             event->pid = 0;
+            if (t->held)
+                release_stale_held(t, event); /* may turn it into a new process */
             return;
         }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -121,6 +190,7 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
             event->kind = TRACER_GONE;
             event->pid = pid;
             event->status = status;
+            event->peak_rss = (uint64_t)usage.ru_maxrss * 1024;
             return;
         }
         if (!WIFSTOPPED(status))
@@ -148,6 +218,8 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
                 if (e) {
                     e->tgid = pid;
                     e->held = 1;
+                    e->held_at = monotonic_now();
+                    t->held++;
                     continue;
                 }
                 ptrace(PTRACE_CONT, pid, 0, 0);

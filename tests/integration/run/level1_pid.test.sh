@@ -24,6 +24,17 @@ check_eq "--pid: level 1" "$(jq -r .level follow.summary)" 1
 check_cmp "--pid: cpu_time seen" "$(summary_value follow.summary cpu_time)" ">" 0.7
 check_cmp "--pid: cpu_time not more than done" "$(summary_value follow.summary cpu_time)" "<=" 1.25
 check_eq "--pid: one process" "$(summary_value follow.summary total_processes)" 1
+sleep 30.9 &
+pid=$!
+$TALLY run --pid $pid -o stopfollow &
+tally_pid=$!
+sleep 0.3
+kill -INT $tally_pid
+wait $tally_pid
+check "--pid: interrupted tally writes its summary" jq -e '.interrupted == true' stopfollow.summary
+check "--pid: the followed process is left running" kill -0 $pid
+kill $pid
+
 err=$($TALLY run --pid 999999999 -o x 2>&1)
 check_eq "--pid of no process: 125" "$?" 125
 check_contains "--pid: message" "$err" "999999999"

@@ -1,0 +1,9 @@
+/* Time as seconds in a double: monotonic (for durations and deadlines) and
+ * wall clock (epoch, for reports). */
+#ifndef TALLY_UTIL_CLOCK_H
+#define TALLY_UTIL_CLOCK_H
+
+double clock_monotonic_seconds(void);
+double clock_epoch_seconds(void);
+
+#endif
