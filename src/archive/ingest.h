@@ -58,6 +58,12 @@ void summary_record_free(struct summary_record *record);
 int ingest_record(struct store *s, const struct summary_record *record, long long *id, char *why,
                   size_t why_len);
 
+/* Inserts n records (inside the caller's transaction), several per
+ * statement; *added is how many were new (the others were archived before),
+ * *last_id the largest new archive id. -1 on a database error. */
+int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
+                   size_t *added, long long *last_id, char *why, size_t why_len);
+
 /* Records, in name_fields, which numeric fields the records carry for their
  * task names (inside the caller's transaction; once per distinct pair). */
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,

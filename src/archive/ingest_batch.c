@@ -37,21 +37,11 @@ static int try_write_pending(struct ingest_session *session, char *why, size_t w
 {
     struct store *s = session->store;
     size_t added = 0;
-    long long id = 0, last_id = 0;
+    long long last_id = 0;
     if (store_begin(s, why, why_len) < 0)
         return -1;
-    for (size_t i = 0; i < session->npending; i++) {
-        int stored = ingest_record(s, session->pending[i], &id, why, why_len);
-        if (stored < 0) {
-            store_rollback(s);
-            return -1;
-        }
-        if (stored) {
-            added++;
-            last_id = id;
-        }
-    }
-    if (ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
+    if (ingest_records(s, session->pending, session->npending, &added, &last_id, why, why_len) < 0 ||
+        ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
         store_commit(s, why, why_len) < 0) {
         store_rollback(s);
         return -1;
