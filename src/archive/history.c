@@ -2,6 +2,7 @@
 #include "archive/history.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,12 +78,6 @@ static int add_row(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-static int read_count(void *ctx, size_t ncols, const struct sql_value *row)
-{
-    *(long long *)ctx = ncols > 0 ? (long long)row[0].real : 0;
-    return 0;
-}
-
 struct wanted_fields {
     const struct summary_field **fields;
     size_t n;
@@ -98,8 +93,9 @@ static int add_wanted_field(void *ctx, size_t ncols, const struct sql_value *row
     return 0;
 }
 
-int history_load(struct store *s, const char *name, const char *group_column, bool with_identity,
-                 struct history *h, char *why, size_t why_len)
+/* Empty h with the resources (name_fields) of name. */
+static int history_begin(struct store *s, const char *name, bool with_identity,
+                         struct history *h, char *why, size_t why_len)
 {
     memset(h, 0, sizeof *h);
     h->with_identity = with_identity;
@@ -107,17 +103,18 @@ int history_load(struct store *s, const char *name, const char *group_column, bo
     const struct summary_field *fields = summary_fields(&nfields);
     h->resources = calloc(nfields, sizeof *h->resources);
     h->present = calloc(nfields, sizeof *h->present);
-    if (!h->resources || !h->present) {
+    struct wanted_fields wanted = {calloc(nfields, sizeof *wanted.fields), 0};
+    if (!h->resources || !h->present || !wanted.fields) {
+        free(wanted.fields);
+        history_free(h);
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    /* only the fields the task's summaries carry (name_fields) */
-    struct sql_value name_param = sql_text(name);
-    struct wanted_fields wanted = {calloc(nfields, sizeof *wanted.fields), 0};
-    if (!wanted.fields ||
-        store_query(s, name ? "SELECT DISTINCT field FROM name_fields WHERE name = ?"
+    /* only the fields the task's summaries carry */
+    struct sql_value param = sql_text(name);
+    if (store_query(s, name ? "SELECT DISTINCT field FROM name_fields WHERE name = ?"
                             : "SELECT DISTINCT field FROM name_fields",
-                    name ? &name_param : NULL, name ? 1 : 0, add_wanted_field, &wanted, why,
+                    name ? &param : NULL, name ? 1 : 0, add_wanted_field, &wanted, why,
                     why_len) < 0) {
         free(wanted.fields);
         history_free(h);
@@ -128,34 +125,144 @@ int history_load(struct store *s, const char *name, const char *group_column, bo
             if (wanted.fields[k] == &fields[i])
                 h->resources[h->nresources++] = &fields[i];
     free(wanted.fields);
+    return 0;
+}
+
+/* Appends to h the rows of name (NULL: all) with lowest_id <= id <= highest_id. */
+static int load_rows(struct store *s, const char *name, const char *group_column,
+                     long long lowest_id, long long highest_id, struct history *h, char *why,
+                     size_t why_len)
+{
     char *sql = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&sql, &len);
-    /* group_column is one of history_group_column's fixed names, never user text */
-    fprintf(out, "SELECT id, %s, %s, %s", with_identity ? "host" : "NULL",
-            with_identity ? "set_id" : "NULL", group_column ? group_column : "NULL");
-    for (size_t k = 0; k < h->nresources; k++)
-        fprintf(out, ", \"%s\"", h->resources[k]->name);
-    fprintf(out, " FROM summaries%s ORDER BY %s%sid", name ? " WHERE name = ?" : "",
-            group_column ? group_column : "", group_column ? ", " : "");
-    fclose(out);
-    struct sql_value param = sql_text(name);
-    /* the count first (from the index alone), so the columns are allocated once */
-    long long expected = 0;
-    if (store_query(s, name ? "SELECT count(*) FROM summaries WHERE name = ?"
-                            : "SELECT count(*) FROM summaries",
-                    name ? &param : NULL, name ? 1 : 0, read_count, &expected, why, why_len) == 0 &&
-        expected > 0 && reserve(h, (size_t)expected + 1) < 0) {
-        free(sql);
-        history_free(h);
+    if (!out) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    int status = store_query(s, sql, name ? &param : NULL, name ? 1 : 0, add_row, h, why, why_len);
+    /* group_column is one of history_group_column's fixed names, never user text */
+    fprintf(out, "SELECT id, %s, %s, %s", h->with_identity ? "host" : "NULL",
+            h->with_identity ? "set_id" : "NULL", group_column ? group_column : "NULL");
+    for (size_t k = 0; k < h->nresources; k++)
+        fprintf(out, ", \"%s\"", h->resources[k]->name);
+    fprintf(out, " FROM summaries WHERE %s id >= ? AND id <= ? ORDER BY %s%sid",
+            name ? "name = ? AND" : "", group_column ? group_column : "",
+            group_column ? ", " : "");
+    fclose(out);
+    struct sql_value params[3], *p = params;
+    if (name)
+        *p++ = sql_text(name);
+    *p++ = sql_int(lowest_id);
+    *p++ = sql_int(highest_id);
+    int status = store_query(s, sql, params, (size_t)(p - params), add_row, h, why, why_len);
     free(sql);
     if (status == 0 && h->out_of_memory) {
         snprintf(why, why_len, "out of memory");
         status = -1;
+    }
+    return status;
+}
+
+/* Appends the rows of from to h (same resources). */
+static int append_history(struct history *h, struct history *from)
+{
+    if (h->rows + from->rows > h->capacity && reserve(h, h->rows + from->rows) < 0)
+        return -1;
+    for (size_t k = 0; k < h->nresources; k++) {
+        memcpy(h->values + k * h->capacity + h->rows, from->values + k * from->capacity,
+               from->rows * sizeof *h->values);
+        h->present[k] += from->present[k];
+    }
+    memcpy(h->ids + h->rows, from->ids, from->rows * sizeof *h->ids);
+    memcpy(h->hosts + h->rows, from->hosts, from->rows * sizeof *h->hosts);
+    memcpy(h->sets + h->rows, from->sets, from->rows * sizeof *h->sets);
+    memcpy(h->groups + h->rows, from->groups, from->rows * sizeof *h->groups);
+    h->rows += from->rows;
+    from->rows = 0; /* the strings now belong to h */
+    return 0;
+}
+
+/* The upper half of the rows, read by a second thread on its own connection. */
+struct half_load {
+    const char *location, *name;
+    long long lowest_id, highest_id;
+    struct history h;
+    int status;
+    char why[256];
+};
+
+static void *load_upper_half(void *arg)
+{
+    struct half_load *job = arg;
+    struct store *s = store_open(job->location, job->why, sizeof job->why);
+    job->status = s ? load_rows(s, job->name, NULL, job->lowest_id, job->highest_id, &job->h,
+                                job->why, sizeof job->why)
+                    : -1;
+    store_close(s);
+    return NULL;
+}
+
+struct id_range {
+    long long count, lowest, highest;
+};
+
+static int read_range(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct id_range *r = ctx;
+    if (ncols >= 3) {
+        r->count = (long long)row[0].real;
+        r->lowest = row[1].type == SQL_NULL ? 0 : (long long)row[1].real;
+        r->highest = row[2].type == SQL_NULL ? 0 : (long long)row[2].real;
+    }
+    return 0;
+}
+
+#define PARALLEL_ROWS 20000 /* below this, a second connection costs more than it saves */
+
+int history_load(struct store *s, const char *name, const char *group_column, bool with_identity,
+                 struct history *h, char *why, size_t why_len)
+{
+    if (history_begin(s, name, with_identity, h, why, why_len) < 0)
+        return -1;
+    /* how many rows, and their ids (from the index alone): the columns are
+     * allocated once, and a long history is read in two halves at once */
+    struct id_range range = {0, 0, 0};
+    struct sql_value param = sql_text(name);
+    if (store_query(s, name ? "SELECT count(*), min(id), max(id) FROM summaries WHERE name = ?"
+                            : "SELECT count(*), min(id), max(id) FROM summaries",
+                    name ? &param : NULL, name ? 1 : 0, read_range, &range, why, why_len) < 0 ||
+        (range.count > 0 && reserve(h, (size_t)range.count + 1) < 0)) {
+        history_free(h);
+        return -1;
+    }
+    long long split = range.highest; /* the main thread reads ids up to split */
+    struct half_load upper = {.location = s->location, .name = name, .status = -1};
+    pthread_t thread;
+    bool parallel = false;
+    if (!group_column && range.count >= PARALLEL_ROWS &&
+        history_begin(s, name, with_identity, &upper.h, why, why_len) == 0) {
+        reserve(&upper.h, (size_t)range.count / 2 + 1024); /* a guess; add_row grows it */
+        split = range.lowest + (range.highest - range.lowest) / 2;
+        upper.lowest_id = split + 1;
+        upper.highest_id = range.highest;
+        parallel = pthread_create(&thread, NULL, load_upper_half, &upper) == 0;
+        if (!parallel) {
+            history_free(&upper.h);
+            split = range.highest;
+        }
+    }
+    int status = load_rows(s, name, group_column, range.lowest, split, h, why, why_len);
+    if (parallel) {
+        pthread_join(thread, NULL);
+        if (status == 0 && upper.status < 0) {
+            snprintf(why, why_len, "%s", upper.why);
+            status = -1;
+        }
+        if (status == 0 && append_history(h, &upper.h) < 0) {
+            snprintf(why, why_len, "out of memory");
+            status = -1;
+        }
+        history_free(&upper.h);
     }
     if (status < 0)
         history_free(h);

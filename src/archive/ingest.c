@@ -84,6 +84,41 @@ static char *program_name(const char *command)
     return base;
 }
 
+/* Copies the document and every string the record points to into one
+ * allocation (r->document) and lets go of the JSON: the record then crosses
+ * to the writing thread as one block, and the many small allocations of the
+ * parsed JSON are freed by the thread that made them. */
+static int detach_from_json(struct summary_record *r, const char *text, size_t len)
+{
+    const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
+                              &r->command, &r->exit_type, &r->taskid};
+    size_t total = len + 1;
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (*strings[i])
+            total += strlen(*strings[i]) + 1;
+    char *block = malloc(total);
+    if (!block)
+        return -1;
+    memcpy(block, text, len);
+    block[len] = '\0';
+    char *next = block + len + 1;
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+        if (!*strings[i])
+            continue;
+        size_t n = strlen(*strings[i]) + 1;
+        memcpy(next, *strings[i], n);
+        *strings[i] = next;
+        next += n;
+    }
+    r->document = block;
+    free(r->name_buffer);
+    free(r->taskid_buffer);
+    r->name_buffer = r->taskid_buffer = NULL;
+    json_decref(r->root);
+    r->root = NULL;
+    return 0;
+}
+
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
                          struct summary_record *r, char *why, size_t why_len)
@@ -127,18 +162,17 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     r->has_exit_status = integer_member(root, "exit_status", &r->exit_status);
     json_t *taskid = json_object_get(root, "taskid");
     if (json_is_string(taskid))
-        r->taskid = strdup(json_string_value(taskid));
-    else if (json_is_integer(taskid) && asprintf(&r->taskid, "%lld",
-                                                 (long long)json_integer_value(taskid)) < 0)
-        r->taskid = NULL;
+        r->taskid = json_string_value(taskid);
+    else if (json_is_integer(taskid) &&
+             asprintf(&r->taskid_buffer, "%lld", (long long)json_integer_value(taskid)) >= 0)
+        r->taskid = r->taskid_buffer;
     while (len > 0 && isspace((unsigned char)text[len - 1]))
         len--;
     while (len > 0 && isspace((unsigned char)*text)) {
         text++;
         len--;
     }
-    r->document = strndup(text, len);
-    if (!r->document) {
+    if (detach_from_json(r, text, len) < 0) {
         snprintf(why, why_len, "out of memory");
         goto fail;
     }
@@ -152,46 +186,64 @@ fail:
 void summary_record_free(struct summary_record *r)
 {
     free(r->document);
-    free(r->taskid);
+    free(r->taskid_buffer);
     free(r->name_buffer);
     json_decref(r->root);
     memset(r, 0, sizeof *r);
 }
 
-/* The INSERT statement, built once from the field table. */
-static const char *insert_sql(size_t nfields, const struct summary_field *fields)
+#define ROW_PARAMS 15 /* the identity columns before the numeric fields */
+#define ROWS_PER_STATEMENT 64
+
+/* The INSERT statement for `rows` summaries, built once per row count from
+ * the field table. */
+static const char *insert_sql(size_t rows, size_t nfields, const struct summary_field *fields)
 {
-    static char sql[4096];
-    if (sql[0])
-        return sql;
-    int n = snprintf(sql, sizeof sql,
-                     "INSERT INTO summaries (hash, name, category, set_id, host, tool, level,"
-                     " command, exit_status, exit_type, taskid, archived_at, document, attempt,"
-                     " previous_attempt");
+    static char *cache[ROWS_PER_STATEMENT + 1];
+    if (cache[rows])
+        return cache[rows];
+    char *sql = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&sql, &len);
+    if (!out)
+        return NULL;
+    fputs("INSERT INTO summaries (hash, name, category, set_id, host, tool, level, command,"
+          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
     for (size_t i = 0; i < nfields; i++)
-        n += snprintf(sql + n, sizeof sql - (size_t)n, ", \"%s\"", fields[i].name);
-    n += snprintf(sql + n, sizeof sql - (size_t)n, ") VALUES (?");
-    for (size_t i = 1; i < 15 + nfields; i++)
-        n += snprintf(sql + n, sizeof sql - (size_t)n, ", ?");
-    snprintf(sql + n, sizeof sql - (size_t)n, ") ON CONFLICT (hash) DO NOTHING RETURNING id");
-    return sql;
+        fprintf(out, ", \"%s\"", fields[i].name);
+    fputs(") VALUES ", out);
+    for (size_t r = 0; r < rows; r++) {
+        fputs(r ? ", (?" : "(?", out);
+        for (size_t i = 1; i < ROW_PARAMS + nfields; i++)
+            fputs(", ?", out);
+        fputc(')', out);
+    }
+    fputs(" ON CONFLICT (hash) DO NOTHING RETURNING id", out);
+    if (fclose(out) != 0) {
+        free(sql);
+        return NULL;
+    }
+    return cache[rows] = sql;
 }
+
+struct inserted {
+    size_t count;
+    long long last_id;
+};
 
 static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
 {
-    long long *id = ctx;
-    *id = ncols > 0 ? (long long)row[0].real : 0;
+    struct inserted *ins = ctx;
+    long long id = ncols > 0 ? (long long)row[0].real : 0;
+    ins->count++;
+    if (id > ins->last_id)
+        ins->last_id = id;
     return 0;
 }
 
-int ingest_record(struct store *s, const struct summary_record *r, long long *id, char *why,
-                  size_t why_len)
+static size_t bind_record(struct sql_value *p, const struct summary_record *r, double now,
+                          size_t nfields)
 {
-    size_t nfields;
-    const struct summary_field *fields = summary_fields(&nfields);
-    struct sql_value p[15 + MAX_SUMMARY_FIELDS];
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
     size_t k = 0;
     p[k++] = sql_text(r->hash);
     p[k++] = sql_text(r->name);
@@ -204,18 +256,66 @@ int ingest_record(struct store *s, const struct summary_record *r, long long *id
     p[k++] = r->has_exit_status ? sql_int(r->exit_status) : sql_null();
     p[k++] = sql_text(r->exit_type);
     p[k++] = sql_text(r->taskid);
-    p[k++] = sql_real((double)now.tv_sec + now.tv_nsec / 1e9);
+    p[k++] = sql_real(now);
     p[k++] = sql_text(r->document);
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
     p[k++] = r->previous_attempt ? sql_int(r->previous_attempt) : sql_null();
-    for (size_t i = 0; i < nfields && i < MAX_SUMMARY_FIELDS; i++)
+    for (size_t i = 0; i < nfields; i++)
         p[k++] = r->present[i] ? sql_real(r->values[i]) : sql_null();
-    long long new_id = 0;
-    if (store_query(s, insert_sql(nfields, fields), p, k, take_id, &new_id, why, why_len) < 0)
+    return k;
+}
+
+int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
+                   size_t *added, long long *last_id, char *why, size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    if (nfields > MAX_SUMMARY_FIELDS)
+        nfields = MAX_SUMMARY_FIELDS;
+    size_t per_row = ROW_PARAMS + nfields;
+    struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
+    if (!params) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double archived_at = (double)now.tv_sec + now.tv_nsec / 1e9;
+    struct inserted ins = {0, 0};
+    int rc = 0;
+    /* several rows per statement: one round trip to a server for many */
+    for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
+        size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT;
+        size_t k = 0;
+        for (size_t r = 0; r < rows; r++)
+            k += bind_record(params + k, records[first + r], archived_at, nfields);
+        const char *sql = insert_sql(rows, nfields, fields);
+        if (!sql) {
+            snprintf(why, why_len, "out of memory");
+            rc = -1;
+        } else {
+            rc = store_query(s, sql, params, k, take_id, &ins, why, why_len);
+        }
+    }
+    free(params);
+    if (rc < 0)
+        return -1;
+    *added = ins.count;
+    *last_id = ins.last_id;
+    return 0;
+}
+
+int ingest_record(struct store *s, const struct summary_record *r, long long *id, char *why,
+                  size_t why_len)
+{
+    size_t added;
+    long long last_id;
+    struct summary_record *one = (struct summary_record *)r;
+    if (ingest_records(s, &one, 1, &added, &last_id, why, why_len) < 0)
         return -1;
     if (id)
-        *id = new_id;
-    return new_id > 0 ? 1 : 0;
+        *id = last_id;
+    return added ? 1 : 0;
 }
 
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,

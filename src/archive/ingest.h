@@ -25,17 +25,18 @@ struct ingest_options {
 
 struct summary_record {
     char hash[SHA256_HEX_LEN + 1];
-    char *document;       /* the summary's text as given */
-    const char *name, *category, *set, *host, *tool, *command, *exit_type;
-    char *taskid;
+    char *document;       /* the summary's text as given, followed by the strings
+                           * below (one allocation; the JSON is released) */
+    const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
+    char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
     long long previous_attempt;  /* 0 = NULL */
     bool has_level, has_exit_status;
     long long level, exit_status;
     bool present[MAX_SUMMARY_FIELDS];
     double values[MAX_SUMMARY_FIELDS]; /* in the unit of fields.c */
-    json_t *root;         /* owns the strings above */
-    char *name_buffer;
+    json_t *root;         /* while parsing */
+    char *name_buffer;    /* while parsing */
 };
 
 /* Reads one summary document. Numeric fields known to fields.c must be
@@ -56,6 +57,12 @@ void summary_record_free(struct summary_record *record);
  * archived before, -1 on a database error. */
 int ingest_record(struct store *s, const struct summary_record *record, long long *id, char *why,
                   size_t why_len);
+
+/* Inserts n records (inside the caller's transaction), several per
+ * statement; *added is how many were new (the others were archived before),
+ * *last_id the largest new archive id. -1 on a database error. */
+int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
+                   size_t *added, long long *last_id, char *why, size_t why_len);
 
 /* Records, in name_fields, which numeric fields the records carry for their
  * task names (inside the caller's transaction; once per distinct pair). */

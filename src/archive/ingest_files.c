@@ -1,4 +1,6 @@
-/* Files, directories and stdin → summaries → archive (see ingest_files.h). */
+/* The reading side of ingest: files, directories and stdin → JSON documents
+ * → parsed summaries, handed to the writing side (ingest_batch.c) directly or,
+ * with ingest_paths, through a queue to a second thread (see ingest_files.h). */
 #include "archive/ingest_files.h"
 
 #include <dirent.h>
@@ -11,150 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive/record_queue.h"
 #include "util/error.h"
-
-#define DEFAULT_BATCH 2000
-
-void ingest_session_init(struct ingest_session *session, struct store *store,
-                         const struct ingest_options *options)
-{
-    memset(session, 0, sizeof *session);
-    session->store = store;
-    session->options = options;
-    session->batch_size = DEFAULT_BATCH;
-}
-
-#define MAX_TRANSACTION_TRIES 8
-
-static void free_pending(struct ingest_session *session)
-{
-    for (size_t i = 0; i < session->npending; i++) {
-        summary_record_free(session->pending[i]);
-        free(session->pending[i]);
-    }
-    session->npending = 0;
-}
-
-/* One transaction storing every pending record; counts only what commits. */
-static int try_write_pending(struct ingest_session *session, char *why, size_t why_len)
-{
-    struct store *s = session->store;
-    size_t added = 0;
-    long long id = 0, last_id = 0;
-    if (store_begin(s, why, why_len) < 0)
-        return -1;
-    for (size_t i = 0; i < session->npending; i++) {
-        int stored = ingest_record(s, session->pending[i], &id, why, why_len);
-        if (stored < 0) {
-            store_rollback(s);
-            return -1;
-        }
-        if (stored) {
-            added++;
-            last_id = id;
-        }
-    }
-    if (ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
-        store_commit(s, why, why_len) < 0) {
-        store_rollback(s);
-        return -1;
-    }
-    session->added += added;
-    session->duplicates += session->npending - added;
-    if (last_id)
-        session->last_id = last_id;
-    return 0;
-}
-
-/* Writes the pending records in one transaction, running it again when the
- * database aborted it for a deadlock or a serialization failure (two
- * writers adding overlapping summaries in different orders); nothing is
- * counted twice because counts are taken only from the transaction that
- * commits. */
-static int write_pending(struct ingest_session *session)
-{
-    char why[512];
-    if (session->npending == 0 || session->database_failed) {
-        free_pending(session);
-        return session->database_failed ? -1 : 0;
-    }
-    int rc = -1;
-    for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
-        session->store->retryable = false;
-        rc = try_write_pending(session, why, sizeof why);
-        if (rc == 0 || !session->store->retryable)
-            break;
-        usleep((useconds_t)(1000 * attempt + rand() % 5000)); /* back off, out of step */
-    }
-    if (rc < 0) {
-        tally_error("archive: %s: %s", session->store->location, why);
-        session->database_failed = true;
-    }
-    free_pending(session);
-    return rc;
-}
-
-/* Takes a parsed record (in the writing thread) into the current batch, and
- * writes the batch when it is full. */
-static int insert_parsed(struct ingest_session *session, struct summary_record *record)
-{
-    if (session->database_failed) {
-        summary_record_free(record);
-        free(record);
-        return -1;
-    }
-    if (!session->pending) {
-        session->pending = calloc(session->batch_size, sizeof *session->pending);
-        if (!session->pending) {
-            tally_error("archive: out of memory");
-            session->database_failed = true;
-            summary_record_free(record);
-            free(record);
-            return -1;
-        }
-    }
-    session->pending[session->npending++] = record;
-    if (session->npending >= session->batch_size)
-        return write_pending(session);
-    return 0;
-}
-
-/* A bounded FIFO of parsed records between the reading and writing threads. */
-#define QUEUE_CAPACITY 512
-struct record_queue {
-    pthread_mutex_t lock;
-    pthread_cond_t not_empty, not_full;
-    struct summary_record *items[QUEUE_CAPACITY];
-    size_t head, count;
-    bool done; /* the reader has finished */
-};
-
-static void queue_push(struct record_queue *q, struct summary_record *record)
-{
-    pthread_mutex_lock(&q->lock);
-    while (q->count == QUEUE_CAPACITY)
-        pthread_cond_wait(&q->not_full, &q->lock);
-    q->items[(q->head + q->count++) % QUEUE_CAPACITY] = record;
-    pthread_cond_signal(&q->not_empty);
-    pthread_mutex_unlock(&q->lock);
-}
-
-/* The next record, or NULL when the reader is done and nothing is left. */
-static struct summary_record *queue_pop(struct record_queue *q)
-{
-    pthread_mutex_lock(&q->lock);
-    while (q->count == 0 && !q->done)
-        pthread_cond_wait(&q->not_empty, &q->lock);
-    struct summary_record *record = NULL;
-    if (q->count > 0) {
-        record = q->items[q->head];
-        q->head = (q->head + 1) % QUEUE_CAPACITY;
-        q->count--;
-        pthread_cond_signal(&q->not_full);
-    }
-    pthread_mutex_unlock(&q->lock);
-    return record;
-}
 
 /* Parses and stores (or queues) one document; takes over the reference to
  * root, and drops it before the record changes threads (the record holds its
@@ -180,10 +40,10 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
         return -1;
     }
     if (session->queue) {
-        queue_push(session->queue, record);
+        record_queue_push(session->queue, record);
         return 0;
     }
-    return insert_parsed(session, record);
+    return ingest_session_take(session, record);
 }
 
 static size_t skip_blanks(const char *text, size_t off, size_t len)
@@ -402,21 +262,14 @@ static void *reader_main(void *arg)
     for (size_t i = 0; i < job->n && !job->session->database_failed; i++)
         if (ingest_path(job->session, job->paths[i]) < 0)
             job->status = -1;
-    struct record_queue *q = job->session->queue;
-    pthread_mutex_lock(&q->lock);
-    q->done = true;
-    pthread_cond_signal(&q->not_empty);
-    pthread_mutex_unlock(&q->lock);
+    record_queue_close(job->session->queue);
     return NULL;
 }
 
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
 {
     static struct record_queue queue; /* one pipeline per process at a time */
-    memset(&queue, 0, sizeof queue);
-    pthread_mutex_init(&queue.lock, NULL);
-    pthread_cond_init(&queue.not_empty, NULL);
-    pthread_cond_init(&queue.not_full, NULL);
+    record_queue_init(&queue);
     json_object_seed(0); /* before two threads use jansson */
     struct reader_job job = {session, paths, n, 0};
     session->queue = &queue;
@@ -428,22 +281,13 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
                 job.status = -1;
         return job.status;
     }
-    struct summary_record *record;
-    while ((record = queue_pop(&queue)) != NULL) {
-        insert_parsed(session, record); /* after a database failure: only frees */
-    }
+    struct summary_record *records[RECORD_QUEUE_WAKE];
+    size_t n_popped;
+    while ((n_popped = record_queue_pop_some(&queue, records, RECORD_QUEUE_WAKE)) > 0)
+        for (size_t i = 0; i < n_popped; i++)
+            ingest_session_take(session, records[i]); /* after a database failure: only frees */
     pthread_join(reader, NULL);
     session->queue = NULL;
-    pthread_mutex_destroy(&queue.lock);
-    pthread_cond_destroy(&queue.not_empty);
-    pthread_cond_destroy(&queue.not_full);
+    record_queue_destroy(&queue);
     return job.status;
-}
-
-int ingest_session_finish(struct ingest_session *session)
-{
-    int rc = write_pending(session);
-    free(session->pending);
-    session->pending = NULL;
-    return rc;
 }

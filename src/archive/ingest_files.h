@@ -35,6 +35,9 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
  * this one writes to the database (the two halves of the work are about
  * equal). Returns 0, or -1 when something was rejected. */
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
+/* Takes a parsed record (malloc'd; the session frees it) into the current
+ * batch, writing the batch when it is full. -1 after a database error. */
+int ingest_session_take(struct ingest_session *session, struct summary_record *record);
 /* Writes what is pending and frees it. -1 on a database error. Call it
  * once, at the end. */
 int ingest_session_finish(struct ingest_session *session);

@@ -1,7 +1,10 @@
 /* SHA-256 (FIPS 180-4), small and dependency-free: the archive needs a content
- * hash and nothing else from a crypto library. */
+ * hash and nothing else from a crypto library. On x86-64 processors with the
+ * SHA extensions (checked at run time) the blocks go through them: hashing
+ * was 7% of the CPU time of 'tally archive add'. */
 #include "archive/sha256.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,14 +46,80 @@ static void compress(uint32_t state[8], const unsigned char block[64])
     state[4] += e; state[5] += f; state[6] += g; state[7] += h;
 }
 
-void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The 64 rounds with the SHA-NI instructions: the state is kept as ABEF and
+ * CDGH, two rounds per sha256rnds2, the schedule by sha256msg1/msg2. */
+__attribute__((target("sha,sse4.1"))) static void compress_sha_ni(uint32_t state[8],
+                                                                 const unsigned char block[64])
+{
+    const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[0]), 0xB1); /* CDAB */
+    __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[4]), 0x1B); /* EFGH */
+    __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);    /* ABEF */
+    state1 = _mm_blend_epi16(state1, tmp, 0xF0);         /* CDGH */
+    const __m128i abef_before = state0, cdgh_before = state1;
+    __m128i w[4];
+    for (int i = 0; i < 16; i++) {
+        __m128i *wi = &w[i % 4];
+        if (i < 4) {
+            *wi = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 16 * i)), byte_swap);
+        } else {
+            __m128i w4 = w[i % 4], w3 = w[(i + 1) % 4], w2 = w[(i + 2) % 4], w1 = w[(i + 3) % 4];
+            __m128i t = _mm_add_epi32(_mm_sha256msg1_epu32(w4, w3), _mm_alignr_epi8(w1, w2, 4));
+            *wi = _mm_sha256msg2_epu32(t, w1);
+        }
+        __m128i msg = _mm_add_epi32(*wi, _mm_loadu_si128((const __m128i *)&round_constants[4 * i]));
+        state1 = _mm_sha256rnds2_epu32(state1, state0, msg);
+        state0 = _mm_sha256rnds2_epu32(state0, state1, _mm_shuffle_epi32(msg, 0x0E));
+    }
+    state0 = _mm_add_epi32(state0, abef_before);
+    state1 = _mm_add_epi32(state1, cdgh_before);
+    tmp = _mm_shuffle_epi32(state0, 0x1B);            /* FEBA */
+    state1 = _mm_shuffle_epi32(state1, 0xB1);         /* DCHG */
+    state0 = _mm_blend_epi16(tmp, state1, 0xF0);      /* DCBA */
+    state1 = _mm_alignr_epi8(state1, tmp, 8);         /* HGFE */
+    _mm_storeu_si128((__m128i *)&state[0], state0);
+    _mm_storeu_si128((__m128i *)&state[4], state1);
+}
+
+static bool cpu_has_sha_ni(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    bool sha = b & (1u << 29);
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return false;
+    return sha && (c & bit_SSE4_1) && (c & bit_SSSE3);
+}
+#endif
+
+typedef void (*compress_fn)(uint32_t state[8], const unsigned char block[64]);
+
+static compress_fn best_compress(void)
+{
+#if defined(__x86_64__)
+    static _Atomic int has = -1; /* the same answer whichever thread asks first */
+    if (has < 0)
+        has = cpu_has_sha_ni();
+    if (has)
+        return compress_sha_ni;
+#endif
+    return compress;
+}
+
+static void sha256_with(compress_fn compress_block, const void *data, size_t len,
+                        char hex[SHA256_HEX_LEN + 1])
 {
     uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     const unsigned char *p = data;
     size_t left = len;
     while (left >= 64) {
-        compress(state, p);
+        compress_block(state, p);
         p += 64;
         left -= 64;
     }
@@ -61,9 +130,19 @@ void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
     uint64_t bits = (uint64_t)len * 8;
     for (int i = 0; i < 8; i++)
         tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
-    compress(state, tail);
+    compress_block(state, tail);
     if (tail_len == 128)
-        compress(state, tail + 64);
+        compress_block(state, tail + 64);
     for (int i = 0; i < 8; i++)
         snprintf(hex + 8 * i, 9, "%08x", state[i]);
+}
+
+void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+    sha256_with(best_compress(), data, len, hex);
+}
+
+void sha256_hex_portable(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+    sha256_with(compress, data, len, hex);
 }

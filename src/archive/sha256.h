@@ -9,5 +9,7 @@
 
 /* Writes 64 hex digits and a NUL into hex (at least 65 bytes). */
 void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
+/* The same without processor extensions (to check them against). */
+void sha256_hex_portable(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
 
 #endif

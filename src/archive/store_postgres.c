@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define STATEMENT_CACHE_SIZE 16
-#define MAX_PARAMS 128
+#define MAX_PARAMS 65535 /* the protocol's limit */
 
 struct prepared {
     char *sql;  /* as the caller wrote it */
@@ -22,6 +22,9 @@ struct postgres_store {
     struct prepared cache[STATEMENT_CACHE_SIZE];
     size_t next_victim;
     unsigned serial;
+    const char **values;  /* parameters as text, for PQexecPrepared */
+    char (*numbers)[32];  /* the text of numeric parameters */
+    size_t param_capacity;
 };
 
 /* '?' → $n, outside quoted strings and identifiers. */
@@ -121,6 +124,17 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         snprintf(why, why_len, "too many parameters (%zu)", nparams);
         return NULL;
     }
+    if (nparams > impl->param_capacity) { /* text forms of the values, reused */
+        free(impl->values);
+        free(impl->numbers);
+        impl->values = malloc(nparams * sizeof *impl->values);
+        impl->numbers = malloc(nparams * sizeof *impl->numbers);
+        impl->param_capacity = impl->values && impl->numbers ? nparams : 0;
+        if (!impl->param_capacity) {
+            snprintf(why, why_len, "out of memory");
+            return NULL;
+        }
+    }
     if (!params) { /* plain statements or scripts (schema, BEGIN, COMMIT) */
         PGresult *res = PQexec(impl->conn, sql);
         if (!res)
@@ -130,8 +144,8 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
     const char *name = prepare(s, sql, (int)nparams, why, why_len);
     if (!name)
         return NULL;
-    const char *values[MAX_PARAMS];
-    char numbers[MAX_PARAMS][32];
+    const char **values = impl->values;
+    char(*numbers)[32] = impl->numbers;
     for (size_t i = 0; i < nparams; i++) {
         switch (params[i].type) {
         case SQL_TEXT: values[i] = params[i].text; break;
@@ -219,6 +233,8 @@ static void postgres_close(struct store *s)
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         free(impl->cache[i].sql);
     PQfinish(impl->conn);
+    free(impl->values);
+    free(impl->numbers);
     free(impl);
     free(s->location);
     free(s);

@@ -27,8 +27,10 @@ out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
 check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 3
-"$TALLY" archive --db "$WORK/same.db" add -q s.jsonl rm.summary
-for sub in "stats --format json rmapper" "predict --format json rmapper" "outliers --format json rmapper" \
+"$GEN" 25000 12 big > big.jsonl  # long enough to be read in two halves at once
+"$TALLY" archive --db "$PG_URI" add -q big.jsonl
+"$TALLY" archive --db "$WORK/same.db" add -q s.jsonl rm.summary big.jsonl
+for sub in "stats --format json big" "outliers --format json big" "stats --format json rmapper" "predict --format json rmapper" "outliers --format json rmapper" \
            "query --format json memory>900MB" "stats --by host --format json rmapper"; do
   # shellcheck disable=SC2086
   a=$("$TALLY" archive --db "$PG_URI" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
@@ -39,7 +41,7 @@ done
 n=$("$TALLY" archive --db "$PG_URI" query --format json 'name = rmapper and memory > 900 MB and wall_time < 8 min' | jq length)
 check_eq "query with units" "$n" "$(PSQL "select count(*) from summaries where name = 'rmapper' and memory > 900 and wall_time < 480")"
 "$TALLY" archive --db "$PG_URI" query "name = 'x''; drop table summaries; --'" >/dev/null 2>&1
-check_eq "values are parameters (table still there)" "$(PSQL 'select count(*) from summaries')" 501
+check_eq "values are parameters (table still there)" "$(PSQL 'select count(*) from summaries')" 25501
 
 # --- bad inputs
 echo '{"name":"bad","memory":[5,"parsecs"]}' > wrong.summary

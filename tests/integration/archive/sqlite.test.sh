@@ -112,12 +112,28 @@ check_contains "text table: histogram row" "$(cat stats.txt)" "histogram"
 check_contains "text table: memory column" "$(cat stats.txt)" "memory"
 check "svg written" test -s plots/rmapper.svg
 check_eq "svg: one histogram per resource" "$(grep -c '<g class="histogram"' plots/rmapper.svg)" "$(jq '.resources | length' stats.json)"
-check "svg is well-formed XML" python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse('plots/rmapper.svg')"
+check_eq "svg: every <text> closed" "$(grep -o '<text' plots/rmapper.svg | wc -l)" "$(grep -o '</text>' plots/rmapper.svg | wc -l)"
+check_eq "svg: every <g> closed" "$(grep -o '<g ' plots/rmapper.svg | wc -l)" "$(grep -o '</g>' plots/rmapper.svg | wc -l)"
+check_eq "svg: one root element" "$(grep -c '^<svg ' plots/rmapper.svg) $(tail -1 plots/rmapper.svg)" "1 </svg>"
 by=$("$TALLY" archive --db "$DB" stats --by host --format json rmapper)
 check_eq "--by host: one group per host" "$(echo "$by" | jq '.groups | length')" "$(sqlite3 "$DB" "select count(distinct host) from summaries where name='rmapper'")"
 check_eq "--by host: counts add up" "$(echo "$by" | jq '[.groups[].count] | add')" 300
 "$TALLY" archive --db "$DB" stats nosuchtask 2>err.txt; check_eq "stats: unknown name exits 1" "$?" 1
 check_contains "stats: unknown name said" "$(cat err.txt)" "no summaries named 'nosuchtask'"
+
+# --- a long history (read in two halves by two threads) gives the same statistics
+"$GEN" 25000 11 big > big.jsonl
+"$TALLY" archive --db "$DB" add -q big.jsonl
+sqlite3 "$DB" "select memory from summaries where name = 'big'" > big-mem.txt
+read -r mean std < <(awk '{x[NR]=$1; s+=$1} END {n=NR; m=s/n; for(i=1;i<=n;i++){d=x[i]-m; s2+=d*d}
+  printf "%.9f %.9f\n", m, sqrt(s2/(n-1))}' big-mem.txt)
+p99=$(sort -n big-mem.txt | awk '{x[NR]=$1} END {h=(NR-1)*0.99; lo=int(h); printf "%.9f", x[lo+1]+(h-lo)*(x[lo+2]-x[lo+1])}')
+"$TALLY" archive --db "$DB" stats --format json big > big.json
+check_eq "long history: count" "$(jq .count big.json)" 25000
+check_near "long history: mean" "$(jq .resources.memory.mean big.json)" "$mean" 1e-6
+check_near "long history: std" "$(jq .resources.memory.std big.json)" "$std" 1e-6
+check_near "long history: p99" "$(jq .resources.memory.p99 big.json)" "$p99" 1e-6
+check_eq "long history: every resource counted" "$("$TALLY" archive --db "$DB" stats big | awk '$1 == "count" {for (i = 2; i <= NF; i++) if ($i != 25000) bad++} END {print bad + 0}')" 0
 
 # --- predict: 9 runs at 100 MB, one at 2000 MB (equal runtimes):
 # a=100 wastes 100·10 (the failed run) / 10 = 100 MB·s per task; a=2000 wastes 9·1900·10/10 = 17100

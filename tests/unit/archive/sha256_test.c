@@ -17,5 +17,19 @@ int main(void)
     memset(million, 'a', sizeof million);
     sha256_hex(million, sizeof million, hex);
     CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    sha256_hex_portable(million, sizeof million, hex);
+    CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    /* the accelerated and the portable path agree on every length around the
+     * block and padding boundaries */
+    int agree = 1;
+    char portable[SHA256_HEX_LEN + 1];
+    for (size_t len = 0; len < 300; len++) {
+        for (size_t i = 0; i < len; i++)
+            million[i] = (char)(i * 131 + len);
+        sha256_hex(million, len, hex);
+        sha256_hex_portable(million, len, portable);
+        agree &= !strcmp(hex, portable);
+    }
+    CHECK(agree);
     return test_done();
 }
