@@ -5,7 +5,7 @@
 
 #include "trace/namemap.h"
 
-static uint32_t hash_bytes(const char *s, size_t len)
+uint32_t namemap_hash(const char *s, size_t len)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
     for (size_t i = 0; i < len; i++)
@@ -29,7 +29,7 @@ int namemap_get(const struct namemap *m, const char *s, size_t len)
 {
     if (!m->n_slots)
         return -1;
-    uint32_t h = hash_bytes(s, len);
+    uint32_t h = namemap_hash(s, len);
     size_t mask = m->n_slots - 1;
     for (size_t j = h & mask; m->slots[j].name; j = (j + 1) & mask) {
         const struct namemap_entry *e = &m->slots[j];
@@ -63,7 +63,7 @@ int namemap_put(struct namemap *m, const char *name, size_t len, int value)
 {
     if ((m->n_used + 1) * 2 > m->n_slots && grow(m) < 0)
         return -1;
-    uint32_t h = hash_bytes(name, len);
+    uint32_t h = namemap_hash(name, len);
     size_t mask = m->n_slots - 1, j = h & mask;
     for (; m->slots[j].name; j = (j + 1) & mask) {
         struct namemap_entry *e = &m->slots[j];

@@ -18,6 +18,9 @@ struct namemap {
     size_t n_slots, n_used;
 };
 
+/* FNV-1a hash of len bytes (also used by the string interning). */
+uint32_t namemap_hash(const char *s, size_t len);
+
 void namemap_init(struct namemap *m);
 void namemap_free(struct namemap *m);
 /* The value for s[0..len), or -1. */

@@ -135,7 +135,9 @@ struct reader {
     struct idmap tail_of;            /* (resource, category + 1 | 0 = capacity) -> tail */
     double *cap_base, *cap_mult;     /* per resource: current capacity factors */
     size_t cap_res;
-    struct idmap link_start, link_end;  /* (link type, key) -> container */
+    struct idmap link_start, link_end;  /* (link type, key number) -> container */
+    struct namemap link_keys;        /* link key -> key number */
+    struct idmap edges_seen;         /* (container a < b) -> 1 */
     const char **own_kinds;          /* kinds K with a "K.capacity" variable */
     size_t n_own_kinds, cap_own_kinds;
     struct token tok[MAX_FIELDS];
@@ -586,18 +588,29 @@ static int link_event(struct reader *r, const struct event_def *d, bool start)
                        field(r, d, start ? F_START_CONTAINER : F_END_CONTAINER), "container");
     if (end_c < 0)
         return -1;
+    /* a start and an end match by (link type, key) */
     struct token key = field(r, d, F_KEY);
-    const char *k = trace_intern(r->t, key.s, key.len);
-    if (!k)
-        return fail(r, "out of memory");
-    uint64_t slot = idmap_pair((uint32_t)ltype, 0) ^ (uint64_t)(uintptr_t)k;
+    int key_id = namemap_get(&r->link_keys, key.s, key.len);
+    if (key_id < 0) {
+        const char *k = trace_intern(r->t, key.s, key.len);
+        key_id = (int)r->link_keys.n_used;
+        if (!k || namemap_put(&r->link_keys, k, key.len, key_id) < 0)
+            return fail(r, "out of memory");
+    }
+    uint64_t slot = idmap_pair((uint32_t)ltype, (uint32_t)key_id);
     struct idmap *mine = start ? &r->link_start : &r->link_end;
     struct idmap *other = start ? &r->link_end : &r->link_start;
     int peer = idmap_get(other, slot);
     if (peer >= 0) {
-        trace_add_edge(r->t, end_c, peer);
         idmap_put(other, slot, -1);
         r->t->n_links++;
+        int a = peer < end_c ? peer : end_c, b = peer < end_c ? end_c : peer;
+        uint64_t edge = idmap_pair((uint32_t)a, (uint32_t)b);
+        if (a != b && idmap_get(&r->edges_seen, edge) < 0) {
+            if (idmap_put(&r->edges_seen, edge, 1) < 0)
+                return fail(r, "out of memory");
+            trace_add_edge(r->t, a, b);
+        }
     } else if (idmap_put(mine, slot, end_c) < 0) {
         return fail(r, "out of memory");
     }
@@ -723,6 +736,8 @@ static void reader_free(struct reader *r)
     idmap_free(&r->slot_of);
     idmap_free(&r->link_start);
     idmap_free(&r->link_end);
+    namemap_free(&r->link_keys);
+    idmap_free(&r->edges_seen);
     free(r->slots);
     free(r->tails);
     idmap_free(&r->tail_of);
@@ -741,6 +756,8 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     idmap_init(&r.slot_of);
     idmap_init(&r.link_start);
     idmap_init(&r.link_end);
+    namemap_init(&r.link_keys);
+    idmap_init(&r.edges_seen);
     idmap_init(&r.tail_of);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/namemap.h"
 #include "trace/strings.h"
 
 #define ARENA_BLOCK (64 * 1024)
@@ -21,14 +22,6 @@ struct trace_strings {
     size_t n_slots, n_used;
     struct arena_block *blocks;
 };
-
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
 
 struct trace_strings *trace_strings_new(void)
 {
@@ -107,7 +100,7 @@ static int grow(struct trace_strings *st)
 
 const char *trace_strings_intern(struct trace_strings *st, const char *s, size_t len)
 {
-    uint32_t h = hash_bytes(s, len);
+    uint32_t h = namemap_hash(s, len);
     size_t mask = st->n_slots - 1;
     for (size_t j = h & mask;; j = (j + 1) & mask) {
         const char *cur = st->slots[j];
@@ -129,14 +122,4 @@ const char *trace_strings_intern(struct trace_strings *st, const char *s, size_t
     st->hashes[j] = h;
     st->n_used++;
     return copy;
-}
-
-const char *trace_strings_find(const struct trace_strings *st, const char *s, size_t len)
-{
-    uint32_t h = hash_bytes(s, len);
-    size_t mask = st->n_slots - 1;
-    for (size_t j = h & mask; st->slots[j]; j = (j + 1) & mask)
-        if (st->hashes[j] == h && !strncmp(st->slots[j], s, len) && st->slots[j][len] == '\0')
-            return st->slots[j];
-    return NULL;
 }

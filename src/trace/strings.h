@@ -11,7 +11,5 @@ struct trace_strings *trace_strings_new(void);
 void trace_strings_free(struct trace_strings *st);
 /* The interned copy of s[0..len) (created when missing); NULL when out of memory. */
 const char *trace_strings_intern(struct trace_strings *st, const char *s, size_t len);
-/* The interned copy, or NULL when s was never interned. */
-const char *trace_strings_find(const struct trace_strings *st, const char *s, size_t len);
 
 #endif

@@ -128,9 +128,6 @@ void trace_add_edge(struct trace *t, int a, int b)
         a = b;
         b = x;
     }
-    for (size_t i = 0; i < t->n_edges; i++)
-        if (t->edges[i].a == a && t->edges[i].b == b)
-            return;
     if (reserve((void **)&t->edges, &t->cap_edges, t->n_edges, sizeof *t->edges) < 0)
         return;
     t->edges[t->n_edges++] = (struct trace_edge){a, b};

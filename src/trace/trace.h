@@ -147,6 +147,7 @@ int trace_add_category(struct trace *t, const char *name);
 /* The resource of (container, kind), created when missing. */
 int trace_resource_for(struct trace *t, int container, const char *kind);
 struct trace_signal *trace_usage_signal(struct trace *t, int resource, int category);
+/* Appends an edge (stored with a < b); callers add each edge once. */
 void trace_add_edge(struct trace *t, int a, int b);
 /* Appends a breakpoint (times must not decrease). Returns -1 on allocation failure. */
 int trace_signal_push(struct trace_signal *s, double time, double value);

@@ -91,4 +91,11 @@ check_contains "unknown category" "$(cat err.txt)" "unknown category 'nope' (tra
 "$TALLY" trace aggregate missing.paje 2>err.txt; st=$?
 check_eq "missing file" "$(cat err.txt)" "tally: missing.paje: No such file or directory"
 check_contains "aggregate --help" "$("$TALLY" trace aggregate --help)" "usage: tally trace aggregate"
+"$TALLY" trace bogus 2>err.txt; st=$?
+check_eq "unknown subcommand exits 125" "$st" 125
+check_contains "unknown subcommand named" "$(cat err.txt)" "tally: trace: unknown subcommand 'bogus'"
+check_contains "tally trace --help lists subcommands" "$("$TALLY" trace --help)" "from-runs"
+"$TALLY" trace aggregate "$H" --format xml 2>err.txt; st=$?
+check_eq "bad --format exits 125" "$st" 125
+check_contains "bad --format says what is accepted" "$(cat err.txt)" "expected table, csv or json"
 finish

@@ -170,6 +170,44 @@ static void test_simgrid_names_and_map(void)
     CHECK_CONTAINS(err, "capacity= and usage-prefix= are required");
 }
 
+/* Numbers as producers write them: the fast decimal path and strtod's. */
+static void test_numbers(void)
+{
+    static const struct {
+        const char *text;
+        double value;
+    } cases[] = {
+        {".5", 0.5}, {"1.", 1}, {"-2.50", -2.5}, {"+3", 3}, {"1e3", 1000}, {"2.5E-3", 0.0025},
+        {"1000000000.000000", 1e9}, {"0.000010", 1e-5}, {"123456789.123456789", 123456789.123456789},
+        {"55419246.438381", 55419246.438381}, {"0", 0}, {"007", 7},
+    };
+    char text[4096], err[240];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text,
+                 "%s0 1 0 HOST\n6 0 a 1 0 a\n1 s 1 speed \"1 1 1\"\n8 0 s a %s\n8 1 s a 0\n",
+                 simgrid_defs, cases[i].text);
+        struct trace t;
+        int rc = read_text(text, NULL, &t, err, sizeof err);
+        CHECK(rc == 0);
+        if (rc == 0) {
+            double v = trace_signal_value_at(&t.resources[0].capacity, 0);
+            char what[128];
+            snprintf(what, sizeof what, "'%s' reads as %.17g (got %.17g)", cases[i].text,
+                     cases[i].value, v);
+            test_report(v == cases[i].value, __FILE__, __LINE__, what);
+            trace_free(&t);
+        }
+    }
+    static const char *const bad[] = {".", "-", "1..2", "1e", "0x", "nan", "inf", "1,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s0 1 0 HOST\n6 0 a 1 0 a\n1 s 1 speed \"1 1 1\"\n8 0 s a %s\n",
+                 simgrid_defs, bad[i]);
+        struct trace t;
+        CHECK(read_text(text, NULL, &t, err, sizeof err) < 0);
+        CHECK_CONTAINS(err, ":28: bad number");
+    }
+}
+
 struct bad_case {
     const char *text;
     const char *message;
@@ -252,6 +290,7 @@ int main(void)
     snprintf(path, sizeof path, "/tmp/tally-paje-test-%d.paje", (int)getpid());
     test_general();
     test_simgrid_names_and_map();
+    test_numbers();
     test_malformed();
     test_fuzz();
     unlink(path);
