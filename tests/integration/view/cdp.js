@@ -102,7 +102,7 @@ class Browser {
     const proc = spawn(bin, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--user-data-dir=' + dir, '--remote-debugging-port=0', '--window-size=1400,1000',
-      '--allow-file-access-from-files', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     proc.stderr.on('data', (d) => { stderr += d; });
     const portFile = path.join(dir, 'DevToolsActivePort');
