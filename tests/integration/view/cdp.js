@@ -121,9 +121,15 @@ class Browser {
     return new Page(ws);
   }
 
-  close() {
+  // Stops Chromium, waits for it to exit (5 s at most), then removes its profile.
+  async close() {
+    const exited = this.proc.exitCode !== null ? Promise.resolve()
+      : new Promise((resolve) => this.proc.once('exit', resolve));
     this.proc.kill('SIGTERM');
-    try { fs.rmSync(this.dir, { recursive: true, force: true }); } catch (e) { /* still in use */ }
+    await Promise.race([exited, sleep(5000)]);
+    try { fs.rmSync(this.dir, { recursive: true, force: true }); } catch (e) {
+      process.stderr.write('cdp: could not remove ' + this.dir + ': ' + e.message + '\n');
+    }
   }
 }
 
