@@ -29,6 +29,6 @@ const { Browser } = require('../tests/integration/view/cdp.js');
     })()`);
     process.stdout.write(JSON.stringify(Object.assign({ load_ms: load }, r)) + '\n');
   } finally {
-    browser.close();
+    await browser.close();
   }
 })().catch((err) => { console.error('view_page_timing: ' + err.message); process.exit(1); });

@@ -54,7 +54,7 @@ async function withPage(url, steps) {
     await page.waitFor('Number(document.body.dataset.rendered) > 0');
     await steps(page, out);
   } finally {
-    browser.close();
+    await browser.close();
   }
   process.stdout.write(JSON.stringify(out) + '\n');
 }

@@ -102,7 +102,7 @@ class Browser {
     const proc = spawn(bin, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--user-data-dir=' + dir, '--remote-debugging-port=0', '--window-size=1400,1000',
-      '--allow-file-access-from-files', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     proc.stderr.on('data', (d) => { stderr += d; });
     const portFile = path.join(dir, 'DevToolsActivePort');
@@ -121,9 +121,15 @@ class Browser {
     return new Page(ws);
   }
 
-  close() {
+  // Stops Chromium, waits for it to exit (5 s at most), then removes its profile.
+  async close() {
+    const exited = this.proc.exitCode !== null ? Promise.resolve()
+      : new Promise((resolve) => this.proc.once('exit', resolve));
     this.proc.kill('SIGTERM');
-    try { fs.rmSync(this.dir, { recursive: true, force: true }); } catch (e) { /* still in use */ }
+    await Promise.race([exited, sleep(5000)]);
+    try { fs.rmSync(this.dir, { recursive: true, force: true }); } catch (e) {
+      process.stderr.write('cdp: could not remove ' + this.dir + ': ' + e.message + '\n');
+    }
   }
 }
 
