@@ -10,8 +10,8 @@
 # getrusage). Writes one markdown table of error (%) and time ratio (median
 # wall / median no-monitor wall), a table of the CPU each monitor itself uses,
 # and the targets as met / not met to bench/results/monitor.md, and
-# every run's numbers to monitor-raw.csv. Default sizes take about 17 min on a
-# quiet 2-core machine (26 min when it was busy with a load of 7).
+# every run's numbers to monitor-raw.csv. Default sizes: about 17 min (estimated) on a
+# quiet 2-core machine; measured 26 min while it was busy (load 7).
 #
 #   BENCH_RUNS=N    runs per case and configuration (default 3, at least 3)
 #   BENCH_FULL=1    adds CPU 10^9, memory 8 GiB and I/O 4 GiB (about 35 min more)
