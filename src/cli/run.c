@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -188,9 +189,19 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             }
             cfg->task.level = optarg[0] - '0';
             break;
-        case OPT_MEASURE_DIR:
+        case OPT_MEASURE_DIR: {
+            struct stat st;
+            if (stat(optarg, &st) < 0) {
+                tally_error_errno("--measure-dir %s", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            if (!S_ISDIR(st.st_mode)) {
+                tally_error("--measure-dir %s: not a directory", optarg);
+                return TALLY_EXIT_ERROR;
+            }
             cfg->measure_dirs[dirs++] = optarg;
             break;
+        }
         case OPT_NAME:
             cfg->name = optarg;
             break;
@@ -296,12 +307,15 @@ void run_config_free(struct run_config *cfg)
     cfg->measure_dirs = NULL;
 }
 
-/* SIGINT, SIGTERM, SIGHUP: end the task, still write the reports. */
+/* SIGINT, SIGTERM, SIGHUP: end the task, still write the reports; counted,
+ * so that a second one ends it at once. */
 static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
 {
-    interrupted = sig;
+    (void)sig;
+    if (interrupted < 100)
+        interrupted = interrupted + 1;
 }
 
 static void install_interrupt_handlers(void)
@@ -310,6 +324,9 @@ static void install_interrupt_handlers(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt; /* no SA_RESTART: waits return at once */
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the count stays right */
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);

@@ -143,6 +143,11 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
     usage_start_background(u);
     bool root_alive = true;
     for (;;) {
+        if (o->interrupt && *o->interrupt) {
+            /* Not tally's task: stop following, leave it running. */
+            r->interrupted = true;
+            break;
+        }
         ending_check_causes(&ending, u);
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         if (root_alive && poll(&p, 1, 0) > 0) { /* the followed process ended */
@@ -185,11 +190,9 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     usage_process_started(u, launch.pid);
     usage_start_background(u);
     struct ending ending = {0};
-    bool top_alive = true;
     for (;;) {
         bool any_left;
         if (reap_children(u, r, launch.pid, &any_left)) {
-            top_alive = false;
             if (!o->wait_for_all) {
                 scan_tree(u, self, false);
                 ending_begin(&ending, u);
@@ -203,12 +206,13 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
             bool regular = usage_regular_due(u);
             if (regular || ending.terminating)
                 scan_tree(u, self, false);
+            if (ending.terminating) /* processes found since are ended too */
+                ending_signal_again(&ending, u);
             usage_sample(u, regular);
             continue;
         }
         wait_a_while(in, -1);
     }
-    (void)top_alive;
     sigprocmask(SIG_SETMASK, &old, NULL);
     r->launch_errno = launch_exec_errno(&launch);
     return 0;

@@ -17,6 +17,9 @@ struct ending {
 void ending_begin(struct ending *e, struct usage *u);
 /* Sends SIGKILL when the grace has passed. To call at every loop turn. */
 void ending_progress(struct ending *e, struct usage *u);
+/* Signals every live process again (SIGTERM during the grace, SIGKILL
+ * after): level 1 finds processes only by scanning. */
+void ending_signal_again(const struct ending *e, struct usage *u);
 /* A process that appears while terminating gets the same treatment. */
 void ending_new_process(const struct ending *e, pid_t pid);
 /* Checks the interrupt flag and broken limits; begins the ending if needed. */

@@ -55,6 +55,12 @@ void ending_progress(struct ending *e, struct usage *u)
     }
 }
 
+void ending_signal_again(const struct ending *e, struct usage *u)
+{
+    if (e->terminating)
+        signal_all(u, e->kill_at > 0 ? SIGTERM : SIGKILL);
+}
+
 void ending_new_process(const struct ending *e, pid_t pid)
 {
     if (e->terminating)
@@ -68,6 +74,8 @@ void ending_check_causes(struct ending *e, struct usage *u)
         u->result->interrupted = true;
         ending_begin(e, u);
     }
+    if (o->interrupt && *o->interrupt >= 2 && e->kill_at > 0)
+        e->kill_at = usage_now(); /* told twice: no more grace */
     if (usage_limit_action_needed(u)) {
         u->result->exit_type = TASK_EXIT_LIMITS;
         ending_begin(e, u);

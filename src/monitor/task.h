@@ -38,8 +38,9 @@ struct task_options {
     const char *const *measure_dirs;/* directories whose footprint is 'disk' (NULL: cwd) */
     size_t measure_dir_count;
     double kill_grace;              /* seconds between SIGTERM and SIGKILL (default 2) */
-    /* Set by the caller's signal handlers (installed without SA_RESTART):
-     * when non-zero the task is terminated and the run ends normally. */
+    /* Counted by the caller's signal handlers (installed without SA_RESTART):
+     * when non-zero the task is terminated (SIGTERM, SIGKILL after the
+     * grace) and the run ends normally; from 2 on, SIGKILL at once. */
     volatile sig_atomic_t *interrupt;
     void (*on_sample)(void *ctx, const struct task_sample *sample);
     void *sample_ctx;

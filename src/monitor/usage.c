@@ -17,7 +17,11 @@
  *    every sample (sum of current values) and at every exit (the exiting
  *    process's peak, VmHWM, plus the current values of the others, read afresh
  *    when there are few), so that short peaks are caught.
- *  - max_concurrent_processes, total_processes: from process events. */
+ *  - max_concurrent_processes, total_processes: from process events.
+ * The reaped-children totals belong to the whole tally process: tasks run
+ * one after another are told apart by a baseline taken at usage_init; tasks
+ * run at the same time in one process (a future agent) would need one
+ * forked tally per task, or per-process exit readings instead. */
 #include "monitor/usage.h"
 
 #include <math.h>
@@ -51,6 +55,7 @@ struct usage_proc {
 };
 
 static void update_network(struct usage *u);
+static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru);
 
 double usage_now(void)
 {
@@ -87,6 +92,7 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
+    read_reaped_raw(&u->base_cpu, &u->base_io, &u->base_rusage);
     result->value[FIELD_MACHINE_CPUS] = machine_cpu_count();
 }
 
@@ -271,10 +277,11 @@ void usage_account_exit(struct usage *u)
         return;
     const struct proc_status *status = &u->exit_status;
     struct memory_sums others;
-    /* The others are read afresh when few; their PSS (costlier) only when
-     * this exit can make a new peak: the exiting process held memory. */
-    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES;
-    sum_memory(u, pid, fresh, fresh && status->vm_hwm >= SMALL_PROCESS_BYTES, &others);
+    /* The others are read afresh (when few) only when this exit can make a
+     * new peak: the exiting process held memory. A small one adds little to
+     * sums that samples and the others' own exits already bound. */
+    bool fresh = u->live <= FRESH_READ_MAX_PROCESSES && status->vm_hwm >= SMALL_PROCESS_BYTES;
+    sum_memory(u, pid, fresh, fresh, &others);
     raise_peak(u, FIELD_MEMORY, mb(status->vm_hwm) + others.rss);
     raise_peak(u, FIELD_VIRTUAL_MEMORY, mb(status->vm_peak) + others.vm);
     raise_peak(u, FIELD_SWAP_MEMORY, mb(status->vm_swap) + others.swap);
@@ -282,21 +289,52 @@ void usage_account_exit(struct usage *u)
     check_limits(u);
 }
 
+/* GPUs on which a live process of the task runs (NVML; 0 without it). */
+static void update_gpus(struct usage *u)
+{
+    pid_t pids[256];
+    size_t n = 0;
+    for (size_t i = 0; i < u->procs.capacity && n < sizeof pids / sizeof pids[0]; i++)
+        if (u->procs.keys[i])
+            pids[n++] = u->procs.keys[i];
+    double gpus = gpu_count_in_use(pids, n);
+    u->current[FIELD_GPUS] = gpus;
+    raise_peak(u, FIELD_GPUS, gpus);
+}
+
 static void update_network(struct usage *u)
 {
     net_usage_totals(&u->net, &u->current[FIELD_BYTES_RECEIVED], &u->current[FIELD_BYTES_SENT]);
 }
 
-static void reaped_children_totals(double *cpu, struct proc_io *io, struct rusage *ru)
+/* The kernel's totals of the children reaped since the task started (tally
+ * may have run other tasks before in the same process: their share, taken
+ * at usage_init, is subtracted). ru's maxrss is left as the kernel gives it. */
+static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru)
 {
-    struct rusage local;
-    if (!ru)
-        ru = &local;
     getrusage(RUSAGE_CHILDREN, ru);
     *cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
            (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
     if (io && proc_reaped_children_io(io) < 0)
         memset(io, 0, sizeof *io);
+}
+
+static void reaped_children_totals(const struct usage *u, double *cpu, struct proc_io *io,
+                                   struct rusage *ru)
+{
+    read_reaped_raw(cpu, io, ru);
+    const struct rusage *b = &u->base_rusage;
+    *cpu -= u->base_cpu;
+    ru->ru_minflt -= b->ru_minflt;
+    ru->ru_majflt -= b->ru_majflt;
+    ru->ru_nvcsw -= b->ru_nvcsw;
+    ru->ru_nivcsw -= b->ru_nivcsw;
+    if (io) {
+        io->rchar -= u->base_io.rchar;
+        io->wchar -= u->base_io.wchar;
+        io->read_bytes -= u->base_io.read_bytes;
+        io->write_bytes -= u->base_io.write_bytes;
+    }
 }
 
 static bool bytes_limit_set(const struct limit_set *l)
@@ -351,9 +389,11 @@ static void update_cores(struct usage *u, double now, double cpu)
 void usage_sample(struct usage *u, bool regular)
 {
     double now = usage_now();
-    /* smaps_rollup walks page tables under the task's mmap lock: for large
-     * processes it is read at most as often as keeps it near 1% of the time. */
-    bool pss_due = regular && now >= u->next_pss;
+    /* The costlier readings (status for swap, smaps_rollup — a page-table
+     * walk under the task's mmap lock —, open fds for files and sockets) are
+     * taken at regular samples, but no more often than keeps them near 1% of
+     * the time when the task has many or large processes. */
+    bool details_due = regular && now >= u->next_details;
     bool read_io = regular || bytes_limit_set(u->options->limits);
     struct memory_sums sums = {0};
     double cpu_live = 0;
@@ -370,14 +410,14 @@ void usage_sample(struct usage *u, bool regular)
             p->vm = st.vm_bytes;
             p->cpu = st.cpu_self + st.cpu_children;
             majflt_live += st.majflt;
-            if (regular) {
+            if (details_due) {
                 struct proc_status status;
                 if (proc_read_status(pid, &status) == 0) {
                     p->swap = status.vm_swap;
                     if (p->rss < SMALL_PROCESS_BYTES)
                         p->pss = status.rss_anon + status.rss_shmem;
                 }
-                if (pss_due && p->rss >= SMALL_PROCESS_BYTES)
+                if (p->rss >= SMALL_PROCESS_BYTES)
                     read_pss(pid, p);
                 if (u->options->track_files)
                     proc_visit_open_files(pid, add_file, &u->files);
@@ -409,7 +449,7 @@ void usage_sample(struct usage *u, bool regular)
     struct rusage ru;
     struct proc_io io_reaped;
     double cpu_reaped;
-    reaped_children_totals(&cpu_reaped, read_io ? &io_reaped : NULL, &ru);
+    reaped_children_totals(u, &cpu_reaped, read_io ? &io_reaped : NULL, &ru);
     double cpu = fmax(u->cpu_now, cpu_reaped + cpu_live); /* never backwards */
     u->cpu_now = cpu;
     u->current[FIELD_CPU_TIME] = cpu;
@@ -421,9 +461,10 @@ void usage_sample(struct usage *u, bool regular)
         u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
     }
     u->current[FIELD_WALL_TIME] = now - u->start;
-    if (regular) {
+    if (details_due) {
         net_usage_refresh(&u->net);
         update_network(u);
+        update_gpus(u);
     }
 
     /* Growth rates of the quantities, for the next sample time near a limit. */
@@ -434,9 +475,9 @@ void usage_sample(struct usage *u, bool regular)
             u->rate_value[f] = u->current[f];
         }
 
-    if (pss_due) {
+    if (details_due) {
         double took = usage_now() - now;
-        u->next_pss = now + fmax(u->options->interval, 100 * took);
+        u->next_details = now + fmax(u->options->interval, 100 * took);
     }
     if (regular) {
         update_cores(u, now, cpu);
@@ -490,7 +531,7 @@ void usage_finish(struct usage *u, bool reaped_all)
         struct rusage ru;
         struct proc_io io;
         double cpu;
-        reaped_children_totals(&cpu, &io, &ru);
+        reaped_children_totals(u, &cpu, &io, &ru);
         u->current[FIELD_CPU_TIME] = cpu;
         u->current[FIELD_BYTES_READ] = mb(io.rchar);
         u->current[FIELD_BYTES_WRITTEN] = mb(io.wchar);
@@ -499,8 +540,10 @@ void usage_finish(struct usage *u, bool reaped_all)
         u->current[FIELD_MINOR_PAGE_FAULTS] = (double)ru.ru_minflt;
         u->current[FIELD_MAJOR_PAGE_FAULTS] = (double)ru.ru_majflt;
         r->value[FIELD_CONTEXT_SWITCHES] = (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
-        /* The largest single process peak (ru_maxrss, KB) bounds the sum from below. */
-        raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
+        /* The largest single process peak (ru_maxrss, KB) bounds the sum from
+         * below (when it is this task's: it is a maximum over tally's life). */
+        if (ru.ru_maxrss > u->base_rusage.ru_maxrss)
+            raise_peak(u, FIELD_MEMORY, (double)ru.ru_maxrss / 1024.0);
     }
     /* Cumulative fields: their final totals, reached at the end. */
     static const int cumulative[] = {

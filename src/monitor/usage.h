@@ -7,6 +7,7 @@
 #define TALLY_MONITOR_USAGE_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "monitor/disk.h"
@@ -27,7 +28,7 @@ struct usage {
     double cpu_now;             /* cumulative CPU seconds at the last sample */
     double row_time, row_cpu;   /* last regular sample (for cores) */
     double next_regular;        /* monotonic time of the next regular sample */
-    double next_pss;            /* and of the next smaps_rollup reading */
+    double next_details;        /* and of the next costlier readings (status, smaps, fds) */
     double rate_time;           /* last sample time, for growth rates */
     double rate_value[FIELD_COUNT];  /* current[] at that sample */
     double rate[FIELD_COUNT];        /* growth per second between the last two samples */
@@ -37,6 +38,9 @@ struct usage {
     struct fileset files;
     struct net_usage net;
     struct disk_watch *disk;    /* background walks of the measured directories */
+    double base_cpu;            /* reaped children's totals when the task started */
+    struct proc_io base_io;
+    struct rusage base_rusage;
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status; /* its peaks (from status, or statm for a small one) */
 };

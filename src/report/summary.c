@@ -81,7 +81,7 @@ json_t *summary_to_json(const struct summary_info *info, const struct task_resul
 int summary_write(const char *path, const struct summary_info *info, const struct task_result *r)
 {
     json_t *o = summary_to_json(info, r);
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
     json_decref(o);
     if (!text) {
         tally_error("%s: cannot format the summary", path);

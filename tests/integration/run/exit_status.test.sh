@@ -8,10 +8,15 @@ check_eq "task's status" "$?" 3
 check_eq "summary exit_status" "$(jq -r .exit_status ok.summary)" 3
 check_eq "summary exit_type" "$(jq -r .exit_type ok.summary)" normal
 
-$TALLY run -o crash -- /bin/sh -c 'kill -SEGV $$'
+$TALLY run -o crash -- "$PROGS/crash" 11 50
 check_eq "self-signalled crash: 128+11" "$?" 139
 check_eq "crash exit_type" "$(jq -r .exit_type crash.summary)" signal
 check_eq "crash signal" "$(jq -r .signal crash.summary)" 11
+check_eq "crash exit_status" "$(jq -r .exit_status crash.summary)" 139
+check_near "crashed process still measured" "$(summary_value crash.summary memory)" 51 3
+
+$TALLY run -o abrt -- /bin/sh -c 'kill -ABRT $$'
+check_eq "shell killing itself with SIGABRT: 128+6" "$?" 134
 
 $TALLY run -o missing -- ./no-such-command arg
 check_eq "missing command: 127" "$?" 127

@@ -3,6 +3,15 @@
 # series is written, CPU time of a polled tree is close, the task does not
 # inherit tally's blocked signals.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+# waits (up to 10 s) until process $1 handles SIGTERM (tally's handlers are in place)
+handles_term() {
+  for _ in $(seq 200); do
+    m=$(awk '/^SigCgt/ { print $2 }' /proc/$1/status 2>/dev/null)
+    [ -n "$m" ] && [ $(( 0x$m & 0x4000 )) -ne 0 ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
 $TALLY run --level 1 --interval 0.1 --time-series -o l1 -- "$PROGS/spin_threads" 2 0.4
 check_eq "level 1: exit" "$?" 0
 check_near "level 1: cpu_time exact" "$(summary_value l1.summary cpu_time)" 0.8 0.03
@@ -24,6 +33,18 @@ check_eq "--pid: level 1" "$(jq -r .level follow.summary)" 1
 check_cmp "--pid: cpu_time seen" "$(summary_value follow.summary cpu_time)" ">" 0.7
 check_cmp "--pid: cpu_time not more than done" "$(summary_value follow.summary cpu_time)" "<=" 1.25
 check_eq "--pid: one process" "$(summary_value follow.summary total_processes)" 1
+sleep 30.9 &
+pid=$!
+$TALLY run --pid $pid -o stopfollow &
+tally_pid=$!
+handles_term $tally_pid
+sleep 0.1
+kill -INT $tally_pid
+wait $tally_pid
+check "--pid: interrupted tally writes its summary" jq -e '.interrupted == true' stopfollow.summary
+check "--pid: the followed process is left running" kill -0 $pid
+kill $pid
+
 err=$($TALLY run --pid 999999999 -o x 2>&1)
 check_eq "--pid of no process: 125" "$?" 125
 check_contains "--pid: message" "$err" "999999999"

@@ -28,6 +28,14 @@ check_eq "limits_exceeded.disk" "$(jq -c '.limits_exceeded.disk' disk.summary)" 
 size=$(( $(stat -c %s out/data) / 1048576 ))
 check_cmp "writer stopped well before 200 MB" "$size" "<" 100
 
+$TALLY run -o procs --limits 'total_processes: 50' -- /bin/sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done'
+check_eq "total_processes limit: exit 124" "$?" 124
+check_eq "stopped at the 51st process" "$(summary_value procs.summary total_processes)" 51
+
+$TALLY run -o cpu --limits 'cpu_time: 300ms' -- "$PROGS/spin_threads" 2 5
+check_eq "cpu_time limit: exit 124" "$?" 124
+check_cmp "cpu_time stopped near 0.3 s" "$(summary_value cpu.summary cpu_time)" "<" 0.45
+
 printf '# limits for the test\nmemory: 100 MB\n\n' > lim
 $TALLY run -o only --measure-only --limits-file lim -- "$PROGS/touch_exit" 150
 check_eq "--measure-only: task's own status" "$?" 0

@@ -4,6 +4,15 @@
 # waited for instead. SIGTERM to tally ends the task and still writes a
 # complete summary.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+# waits (up to 10 s) until process $1 handles SIGTERM (tally's handlers are in place)
+handles_term() {
+  for _ in $(seq 200); do
+    m=$(awk '/^SigCgt/ { print $2 }' /proc/$1/status 2>/dev/null)
+    [ -n "$m" ] && [ $(( 0x$m & 0x4000 )) -ne 0 ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
 alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]; }
 
 $TALLY run -o esc -- "$PROGS/escape" pid 30
@@ -11,6 +20,10 @@ check_eq "exit status" "$?" 0
 gc=$(cat pid)
 check "escaped grandchild is gone after tally returns" eval "! alive $gc"
 check_eq "all 3 processes counted" "$(summary_value esc.summary total_processes)" 3
+
+$TALLY run --level 1 -o esc1 -- "$PROGS/escape" pid1 30
+check_eq "level 1: exit status" "$?" 0
+check "level 1: escaped grandchild is gone too (subreaper + /proc scan)" eval "! alive $(cat pid1)"
 
 start=$(date +%s.%N)
 $TALLY run -o wait --wait-for-all -- "$PROGS/escape" pid2 1
@@ -37,11 +50,26 @@ check_eq "no process of the task left" "$(pgrep -f "sleep 30.25" | wc -l)" 0
 for sig in INT HUP; do
   $TALLY run -o $sig -- /bin/sh -c "sleep 30.5" &
   tally_pid=$!
-  sleep 0.3
+  handles_term $tally_pid
+  sleep 0.1
   kill -$sig $tally_pid
   wait $tally_pid
   check_eq "SIG$sig: tally returns the task's status (143: SIGTERM)" "$?" 143
   check "SIG$sig: complete summary" jq -e '.exit_type == "signal" and .signal == 15' $sig.summary
 done
 check_eq "SIGINT/SIGHUP: nothing left" "$(pgrep -f "sleep 30.5" | wc -l)" 0
+
+# A task that ignores SIGTERM: the grace is cut short by a second signal.
+$TALLY run -o twice --kill-grace 20s -- /bin/sh -c "trap '' TERM; touch trapped; sleep 30.75" &
+tally_pid=$!
+for _ in $(seq 200); do [ -e trapped ] && break; sleep 0.05; done
+kill -TERM $tally_pid
+sleep 0.3
+start=$(date +%s.%N)
+kill -TERM $tally_pid
+wait $tally_pid
+check_eq "second signal: task killed (SIGKILL: 137)" "$?" 137
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check_cmp "second signal: no 20 s grace" "$took" "<" 3
+check_eq "second signal: nothing left" "$(pgrep -f "sleep 30.75" | wc -l)" 0
 finish

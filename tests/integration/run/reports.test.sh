@@ -11,6 +11,9 @@ check_eq "host" "$(jq -r .host r.summary)" "$(hostname)"
 check_eq "memory unit" "$(jq -r '.memory[1]' r.summary)" MB
 check_eq "wall_time unit" "$(jq -r '.wall_time[1]' r.summary)" s
 check_eq "machine_cpus" "$(summary_value r.summary machine_cpus)" "$(nproc)"
+if ! ldconfig -p | grep -q libnvidia-ml.so.1; then
+  check_eq "no NVML: gpus 0" "$(summary_value r.summary gpus)" 0
+fi
 check "tally_version present" jq -e '.tally_version | length > 0' r.summary
 check "peak_times.memory present" jq -e '.peak_times.memory[1] == "s"' r.summary
 hdr=$(grep '^#' r.series | tail -1)
@@ -19,6 +22,9 @@ rows=$(grep -vc '^#' r.series)
 check_cmp "series has rows for 0.5 s at 0.1 s" "$rows" ">=" 4
 check_eq "rows have 14 columns" "$(grep -v '^#' r.series | awk '{print NF}' | sort -u)" 14
 check "files lists /etc/passwd" jq -e '.files | index("/etc/passwd")' r.files
+# A process living far less than an interval: its files are read at its exit.
+$TALLY run -o short --files -- /bin/sh -c 'exec 3</etc/hostname; exit 0'
+check "files of a short process (read at its exit)" jq -e '.files | index("/etc/hostname")' short.files
 $TALLY run -- /bin/true
 check "default prefix tally-<pid>.summary" eval 'ls tally-*.summary >/dev/null'
 finish
