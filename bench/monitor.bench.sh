@@ -6,12 +6,15 @@
 # --accurate-short-processes) and /usr/bin/time -v, interleaved, BENCH_RUNS
 # times (default 3). Each case knows its truth (bytes filled, bytes moved,
 # processes started; CPU: the median CPU time the program measures itself with
-# getrusage when run without a monitor). Writes one markdown table of error (%)
-# and time ratio (median wall / median no-monitor wall) to
-# bench/results/monitor.md, and every run's numbers to monitor-raw.csv.
+# getrusage when run without a monitor; also shown against the same run's own
+# getrusage). Writes one markdown table of error (%) and time ratio (median
+# wall / median no-monitor wall), a table of the CPU each monitor itself uses,
+# and the targets as met / not met to bench/results/monitor.md, and
+# every run's numbers to monitor-raw.csv. Default sizes: about 17 min (estimated) on a
+# quiet 2-core machine; measured 26 min while it was busy (load 7).
 #
 #   BENCH_RUNS=N    runs per case and configuration (default 3, at least 3)
-#   BENCH_FULL=1    adds CPU 10^9, memory 8 GiB and I/O 4 GiB (about 30 min more)
+#   BENCH_FULL=1    adds CPU 10^9, memory 8 GiB and I/O 4 GiB (about 35 min more)
 #   BENCH_CASES=re  only the cases whose id matches the extended regex re
 #   BENCH_CONFIGS="none tally1 ..."  only these configurations (none is always run)
 #   BENCH_TMPDIR    where the work files go (default $TMPDIR or /tmp)
