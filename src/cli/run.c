@@ -126,6 +126,20 @@ static int check_report_dir(const char *prefix)
     return rc;
 }
 
+/* The optional DB operand of --archive / --limits-from-archive written as a
+ * separate word ("--archive DB -- CMD", as users write it): the next word is
+ * taken when it is not an option and the command is still to come after a
+ * later "--" (so it cannot be the command itself). Returns the word or NULL. */
+static const char *separate_optional_operand(int argc, char **argv)
+{
+    if (optind >= argc || argv[optind][0] == '-')
+        return NULL;
+    for (int i = optind + 1; i < argc; i++)
+        if (!strcmp(argv[i], "--"))
+            return argv[optind++];
+    return NULL;
+}
+
 int run_parse_options(int argc, char **argv, struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -223,6 +237,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             break;
         }
         default:
+            if ((c == OPT_ARCHIVE || c == OPT_LIMITS_FROM_ARCHIVE) && !optarg)
+                optarg = (char *)separate_optional_operand(argc, argv);
             if (run_archive_option(c, optarg, &cfg->archive) == 0)
                 break;
             if (optopt && optopt < 256)

@@ -24,8 +24,9 @@ enum { OPT_ARCHIVE = 0x1000, OPT_LIMITS_FROM_ARCHIVE, OPT_RETRY };
     {"retry", no_argument, 0, OPT_RETRY}
 
 #define RUN_ARCHIVE_USAGE                                                                  \
-    "      --archive[=DB]      submit the summary to the archive (see tally-archive(1))\n" \
-    "      --limits-from-archive[=DB]  limit memory, disk, wall_time to the archive's\n"  \
+    "      --archive [DB]      submit the summary to the archive (see tally-archive(1));\n"     \
+    "                          DB as a separate word only when the command follows --\n" \
+    "      --limits-from-archive [DB]  limit memory, disk, wall_time to the archive's\n"  \
     "                          predicted first allocation for --name\n"                    \
     "      --retry             when a limit stops the task, run it again with the\n"      \
     "                          maximum seen in the archive (or twice the limit)\n"

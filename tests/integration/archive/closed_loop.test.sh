@@ -50,6 +50,14 @@ check_eq "the kept summary can be added later" "$(sqlite3 "$DB" "select count(*)
 # --archive without a value: the default archive ($TALLY_DB)
 TALLY_DB=$WORK/default.db "$TALLY" run --archive --name hello -o hello -- /bin/true
 check_eq "--archive: default archive" "$(sqlite3 "$WORK/default.db" "select name from summaries")" hello
+# the DB as a separate word, as the issue writes it: "--archive DB -- CMD"
+"$TALLY" run --name spaced --archive "$WORK/spaced.db" -o spaced -- /bin/sh -c 'exit 0'; st=$?
+check_eq "--archive DB (separate word): task status" "$st" 0
+check_eq "--archive DB (separate word): stored there" "$(sqlite3 "$WORK/spaced.db" "select name from summaries")" spaced
+# without "--" the word after --archive is the command, not a database
+TALLY_DB=$WORK/default.db "$TALLY" run --archive -o plain /bin/true; st=$?
+check_eq "--archive CMD (no --): CMD is run" "$st" 0
+check_eq "--archive CMD (no --): default archive used" "$(sqlite3 "$WORK/default.db" "select count(*) from summaries where command like '%true%'")" 2
 "$TALLY" run --limits-from-archive="$DB" -o x -- /bin/true 2> err.txt; st=$?
 check_eq "--limits-from-archive without --name: 125" "$st" 125
 check_contains "--limits-from-archive without --name: said" "$(cat err.txt)" "needs --name"
