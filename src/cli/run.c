@@ -379,6 +379,9 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
         return -1;
     }
     int status = result->status;
+    if (result->launch_errno) /* the summary says it too; the user sees it now */
+        tally_error("run: %s: %s", cfg->task.argv[0],
+                    result->launch_errno == ENOENT ? "command not found" : strerror(result->launch_errno));
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
         status = TALLY_EXIT_ERROR;
     return status;

@@ -18,16 +18,18 @@ check_near "crashed process still measured" "$(summary_value crash.summary memor
 $TALLY run -o abrt -- /bin/sh -c 'kill -ABRT $$'
 check_eq "shell killing itself with SIGABRT: 128+6" "$?" 134
 
-$TALLY run -o missing -- ./no-such-command arg
+$TALLY run -o missing -- ./no-such-command arg 2> missing.err
 check_eq "missing command: 127" "$?" 127
+check_eq "missing: one line on stderr" "$(cat missing.err)" "tally: run: ./no-such-command: command not found"
 check_eq "missing: summary exit_status" "$(jq -r .exit_status missing.summary)" 127
 check_contains "missing: summary says not found" "$(jq -r .error missing.summary)" "not found"
 check_eq "missing: no process ran" "$(summary_value missing.summary total_processes)" 0
 check_eq "missing: no memory" "$(summary_value missing.summary memory)" 0
 
 printf 'not a program\n' > notexec && chmod -x notexec
-$TALLY run -o noexec -- ./notexec
+$TALLY run -o noexec -- ./notexec 2> noexec.err
 check_eq "not executable: 126" "$?" 126
+check_eq "noexec: one line on stderr" "$(cat noexec.err)" "tally: run: ./notexec: Permission denied"
 check_contains "noexec: summary says so" "$(jq -r .error noexec.summary)" "cannot be executed"
 
 # A command that itself exits 127 is not mistaken for 'not found'.
