@@ -90,7 +90,6 @@ static int aggregate_option(void *ctx, int opt, const char *arg)
     case 'c': a->categories = arg; return TRACE_OPTIONS_CONTINUE;
     case 'k': a->aopts.kind = arg; return TRACE_OPTIONS_CONTINUE;
     case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
-    case 'h': usage(stdout); return TALLY_EXIT_OK;
     default: usage(stderr); return TALLY_EXIT_ERROR;
     }
 }
@@ -108,7 +107,8 @@ int trace_cmd_aggregate(int argc, char **argv)
     };
     struct trace_read_options ropts = {0};
     struct aggregate_args args = {.aopts = {.from = 0, .to = 0, .level = "root"}, .format = "table"};
-    int parsed = trace_parse_options(argc, argv, "h", options, &ropts, aggregate_option, &args);
+    int parsed = trace_parse_options(argc, argv, "h", options, usage, &ropts, aggregate_option,
+                                     &args);
     if (parsed != TRACE_OPTIONS_CONTINUE)
         return parsed;
     struct trace_aggregate_options aopts = args.aopts;

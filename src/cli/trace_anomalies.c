@@ -104,7 +104,6 @@ static int anomalies_option(void *ctx, int opt, const char *arg)
         return TRACE_OPTIONS_CONTINUE;
     case 'l': a->ao.level = arg; return TRACE_OPTIONS_CONTINUE;
     case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
-    case 'h': usage(stdout); return TALLY_EXIT_OK;
     default: usage(stderr); return TALLY_EXIT_ERROR;
     }
 }
@@ -121,7 +120,8 @@ int trace_cmd_anomalies(int argc, char **argv)
     };
     struct trace_read_options ropts = {0};
     struct anomalies_args args = {.format = "text"};
-    int parsed = trace_parse_options(argc, argv, "h", options, &ropts, anomalies_option, &args);
+    int parsed = trace_parse_options(argc, argv, "h", options, usage, &ropts, anomalies_option,
+                                     &args);
     if (parsed != TRACE_OPTIONS_CONTINUE)
         return parsed;
     struct anomaly_options ao = args.ao;

@@ -76,8 +76,8 @@ static struct option *with_common_options(const struct option *own_options)
 }
 
 int trace_parse_options(int argc, char **argv, const char *shortopts,
-                        const struct option *own_options, struct trace_read_options *ropts,
-                        trace_option_handler handle, void *ctx)
+                        const struct option *own_options, void (*usage)(FILE *out),
+                        struct trace_read_options *ropts, trace_option_handler handle, void *ctx)
 {
     struct option *longopts = with_common_options(own_options);
     if (!longopts) {
@@ -89,6 +89,11 @@ int trace_parse_options(int argc, char **argv, const char *shortopts,
     optind = 1;
     while (status == TRACE_OPTIONS_CONTINUE &&
            (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            usage(stdout);
+            status = TALLY_EXIT_OK;
+            continue;
+        }
         int common = trace_common_option(ropts, opt, optarg);
         if (common < 0)
             status = TALLY_EXIT_ERROR;

@@ -26,20 +26,22 @@ int trace_parse_seconds(const char *option, const char *text, double *out);
 
 /* What an option handler returns to go on parsing (exit statuses are >= 0). */
 #define TRACE_OPTIONS_CONTINUE (-1)
-/* Applies one of a subcommand's own options (opt is getopt_long's value, 'h'
- * for --help, '?' or ':' for a bad option) to ctx. Returns
+/* Applies one of a subcommand's own options (opt is getopt_long's value, '?'
+ * or ':' for a bad option) to ctx. Returns
  * TRACE_OPTIONS_CONTINUE, or the exit status the subcommand returns now. */
 typedef int (*trace_option_handler)(void *ctx, int opt, const char *arg);
 
 /* Runs getopt_long over argv (from argv[1]) with the subcommand's own long
  * options (own_options, ending with {NULL, 0, NULL, 0}) followed by --help
- * ('h') and the common --map/--hierarchy. Common options go into ropts, all
- * others to handle(ctx, ...). Returns TRACE_OPTIONS_CONTINUE once every option
- * is parsed (optind is then the first operand), else the exit status to return
- * (the handler's, or TALLY_EXIT_ERROR after a bad common option). */
+ * ('h' in shortopts) and the common --map/--hierarchy. --help prints
+ * usage(stdout); common options go into ropts, all others to
+ * handle(ctx, ...). Returns TRACE_OPTIONS_CONTINUE once every option is parsed
+ * (optind is then the first operand), else the exit status to return
+ * (TALLY_EXIT_OK after --help, TALLY_EXIT_ERROR after a bad common option, or
+ * the handler's). */
 int trace_parse_options(int argc, char **argv, const char *shortopts,
-                        const struct option *own_options, struct trace_read_options *ropts,
-                        trace_option_handler handle, void *ctx);
+                        const struct option *own_options, void (*usage)(FILE *out),
+                        struct trace_read_options *ropts, trace_option_handler handle, void *ctx);
 
 /* Reads the one TRACE operand left at argv[optind] with ropts into t. When
  * there is not exactly one, prints "tally: <expected>" (then usage(stderr)

@@ -12,16 +12,19 @@
 
 static const char expected_operands[] = "trace export: expected TRACE and -o OUT.paje";
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tally trace export TRACE -o OUT.paje [--map RULE]... [--hierarchy FILE]\n");
+}
+
+/* A bad option gets getopt_long's message only (no usage). */
 static int export_option(void *ctx, int opt, const char *arg)
 {
     const char **output = ctx;
-    switch (opt) {
-    case 'o': *output = arg; return TRACE_OPTIONS_CONTINUE;
-    case 'h':
-        printf("usage: tally trace export TRACE -o OUT.paje [--map RULE]... [--hierarchy FILE]\n");
-        return TALLY_EXIT_OK;
-    default: return TALLY_EXIT_ERROR;
-    }
+    if (opt != 'o')
+        return TALLY_EXIT_ERROR;
+    *output = arg;
+    return TRACE_OPTIONS_CONTINUE;
 }
 
 int trace_cmd_export(int argc, char **argv)
@@ -32,7 +35,8 @@ int trace_cmd_export(int argc, char **argv)
     };
     struct trace_read_options ropts = {0};
     const char *output = NULL;
-    int status = trace_parse_options(argc, argv, "ho:", options, &ropts, export_option, &output);
+    int status = trace_parse_options(argc, argv, "ho:", options, usage, &ropts, export_option,
+                                     &output);
     if (status != TRACE_OPTIONS_CONTINUE)
         return status;
     if (!output) {

@@ -47,7 +47,6 @@ static int stats_option(void *ctx, int opt, const char *arg)
         return TRACE_OPTIONS_CONTINUE;
     }
     case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
-    case 'h': usage(stdout); return TALLY_EXIT_OK;
     default: usage(stderr); return TALLY_EXIT_ERROR;
     }
 }
@@ -62,7 +61,8 @@ int trace_cmd_stats(int argc, char **argv)
     };
     struct trace_read_options ropts = {0};
     struct stats_args args = {.level = "root", .format = "text", .queries = 10};
-    int status = trace_parse_options(argc, argv, "h", options, &ropts, stats_option, &args);
+    int status = trace_parse_options(argc, argv, "h", options, usage, &ropts, stats_option,
+                                     &args);
     if (status != TRACE_OPTIONS_CONTINUE)
         return status;
     const char *level = args.level, *format = args.format;
