@@ -1,14 +1,11 @@
 /* 'tally trace': categorized resource traces (seed 000). Dispatches to the
- * subcommands in src/cli/trace_*.c and holds what they share. */
-#include <getopt.h>
+ * subcommands in src/cli/trace_*.c (what they share is in trace_common.c). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "cli/trace_common.h"
 #include "util/error.h"
-#include "util/units.h"
 
 static const struct {
     const char *name;
@@ -50,47 +47,4 @@ int cmd_trace(int argc, char **argv)
             return subcommands[i].run(argc - 1, argv + 1);
     tally_error("trace: unknown subcommand '%s' (see 'tally trace --help')", argv[1]);
     return TALLY_EXIT_ERROR;
-}
-
-int trace_common_option(struct trace_read_options *opts, int opt, const char *arg)
-{
-    char err[512];
-    switch (opt) {
-    case TRACE_OPT_MAP:
-        if (trace_map_parse(opts, arg, err, sizeof err) < 0) {
-            tally_error("trace: %s", err);
-            return -1;
-        }
-        return 1;
-    case TRACE_OPT_HIERARCHY:
-        opts->hierarchy_file = arg;
-        return 1;
-    }
-    return 0;
-}
-
-int trace_load(const char *path, const struct trace_read_options *opts, struct trace *t)
-{
-    char err[1024];
-    if (trace_read_file(path, opts, t, err, sizeof err) < 0) {
-        tally_error("%s", err);
-        return -1;
-    }
-    return 0;
-}
-
-int trace_parse_seconds(const char *option, const char *text, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end != text && *end == '\0') {
-        *out = v;
-        return 0;
-    }
-    char why[256];
-    if (units_parse(text, DIM_TIME, NULL, out, why, sizeof why) < 0) {
-        tally_error("trace: %s '%s': %s", option, text, why);
-        return -1;
-    }
-    return 0;
 }

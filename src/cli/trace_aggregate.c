@@ -66,61 +66,61 @@ static void warn_violations(const struct trace *t, const json_t *json)
     (void)t;
 }
 
+struct aggregate_args {
+    struct trace_aggregate_options aopts;
+    bool have_from, have_to;
+    const char *categories, *format;
+};
+
+static int aggregate_option(void *ctx, int opt, const char *arg)
+{
+    struct aggregate_args *a = ctx;
+    switch (opt) {
+    case 'f':
+        if (trace_parse_seconds("--from", arg, &a->aopts.from) < 0)
+            return TALLY_EXIT_ERROR;
+        a->have_from = true;
+        return TRACE_OPTIONS_CONTINUE;
+    case 't':
+        if (trace_parse_seconds("--to", arg, &a->aopts.to) < 0)
+            return TALLY_EXIT_ERROR;
+        a->have_to = true;
+        return TRACE_OPTIONS_CONTINUE;
+    case 'l': a->aopts.level = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'c': a->categories = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'k': a->aopts.kind = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
+    default: usage(stderr); return TALLY_EXIT_ERROR;
+    }
+}
+
 int trace_cmd_aggregate(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option options[] = {
         {"from", required_argument, NULL, 'f'},
         {"to", required_argument, NULL, 't'},
         {"level", required_argument, NULL, 'l'},
         {"category", required_argument, NULL, 'c'},
         {"kind", required_argument, NULL, 'k'},
         {"format", required_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},
-        TRACE_COMMON_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct trace_read_options ropts = {0};
-    struct trace_aggregate_options aopts = {.from = 0, .to = 0, .level = "root"};
-    bool have_from = false, have_to = false;
-    const char *categories = NULL, *format = "table";
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int common = trace_common_option(&ropts, opt, optarg);
-        if (common < 0)
-            return TALLY_EXIT_ERROR;
-        if (common)
-            continue;
-        switch (opt) {
-        case 'f':
-            if (trace_parse_seconds("--from", optarg, &aopts.from) < 0)
-                return TALLY_EXIT_ERROR;
-            have_from = true;
-            break;
-        case 't':
-            if (trace_parse_seconds("--to", optarg, &aopts.to) < 0)
-                return TALLY_EXIT_ERROR;
-            have_to = true;
-            break;
-        case 'l': aopts.level = optarg; break;
-        case 'c': categories = optarg; break;
-        case 'k': aopts.kind = optarg; break;
-        case 'F': format = optarg; break;
-        case 'h': usage(stdout); return TALLY_EXIT_OK;
-        default: usage(stderr); return TALLY_EXIT_ERROR;
-        }
-    }
+    struct aggregate_args args = {.aopts = {.from = 0, .to = 0, .level = "root"}, .format = "table"};
+    int parsed = trace_parse_options(argc, argv, "h", options, usage, &ropts, aggregate_option,
+                                     &args);
+    if (parsed != TRACE_OPTIONS_CONTINUE)
+        return parsed;
+    struct trace_aggregate_options aopts = args.aopts;
+    bool have_from = args.have_from, have_to = args.have_to;
+    const char *categories = args.categories, *format = args.format;
     if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
         tally_error("trace aggregate: --format '%s': expected table, csv or json", format);
         return TALLY_EXIT_ERROR;
     }
-    if (optind != argc - 1) {
-        tally_error("trace aggregate: expected one TRACE file");
-        usage(stderr);
-        return TALLY_EXIT_ERROR;
-    }
     struct trace t;
-    if (trace_load(argv[optind], &ropts, &t) < 0)
+    if (trace_load_operand(argc, argv, &ropts, "trace aggregate: expected one TRACE file", usage,
+                           &t) < 0)
         return TALLY_EXIT_ERROR;
     int status = TALLY_EXIT_ERROR;
     char err[512];

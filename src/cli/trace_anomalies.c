@@ -80,60 +80,59 @@ static int parse_thresholds(struct anomaly_options *o, const char *text)
     return rc;
 }
 
+struct anomalies_args {
+    struct anomaly_options ao;
+    const char *shares, *format;
+};
+
+static int anomalies_option(void *ctx, int opt, const char *arg)
+{
+    struct anomalies_args *a = ctx;
+    switch (opt) {
+    case 's':
+        if (trace_parse_seconds("--slice", arg, &a->ao.slice) < 0)
+            return TALLY_EXIT_ERROR;
+        if (a->ao.slice <= 0) {
+            tally_error("trace anomalies: --slice '%s': must be positive", arg);
+            return TALLY_EXIT_ERROR;
+        }
+        return TRACE_OPTIONS_CONTINUE;
+    case 'S': a->shares = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'T':
+        if (parse_thresholds(&a->ao, arg) < 0)
+            return TALLY_EXIT_ERROR;
+        return TRACE_OPTIONS_CONTINUE;
+    case 'l': a->ao.level = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
+    default: usage(stderr); return TALLY_EXIT_ERROR;
+    }
+}
+
 int trace_cmd_anomalies(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option options[] = {
         {"slice", required_argument, NULL, 's'},
         {"shares", required_argument, NULL, 'S'},
         {"threshold", required_argument, NULL, 'T'},
         {"level", required_argument, NULL, 'l'},
         {"format", required_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},
-        TRACE_COMMON_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct trace_read_options ropts = {0};
-    struct anomaly_options ao = {0};
-    const char *shares = NULL, *format = "text";
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int common = trace_common_option(&ropts, opt, optarg);
-        if (common < 0)
-            return TALLY_EXIT_ERROR;
-        if (common)
-            continue;
-        switch (opt) {
-        case 's':
-            if (trace_parse_seconds("--slice", optarg, &ao.slice) < 0)
-                return TALLY_EXIT_ERROR;
-            if (ao.slice <= 0) {
-                tally_error("trace anomalies: --slice '%s': must be positive", optarg);
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        case 'S': shares = optarg; break;
-        case 'T':
-            if (parse_thresholds(&ao, optarg) < 0)
-                return TALLY_EXIT_ERROR;
-            break;
-        case 'l': ao.level = optarg; break;
-        case 'F': format = optarg; break;
-        case 'h': usage(stdout); return TALLY_EXIT_OK;
-        default: usage(stderr); return TALLY_EXIT_ERROR;
-        }
-    }
+    struct anomalies_args args = {.format = "text"};
+    int parsed = trace_parse_options(argc, argv, "h", options, usage, &ropts, anomalies_option,
+                                     &args);
+    if (parsed != TRACE_OPTIONS_CONTINUE)
+        return parsed;
+    struct anomaly_options ao = args.ao;
+    const char *shares = args.shares, *format = args.format;
     if (strcmp(format, "text") && strcmp(format, "json")) {
         tally_error("trace anomalies: --format '%s': expected text or json", format);
         return TALLY_EXIT_ERROR;
     }
-    if (optind != argc - 1) {
-        tally_error("trace anomalies: expected one TRACE file");
-        usage(stderr);
-        return TALLY_EXIT_ERROR;
-    }
     struct trace t;
-    if (trace_load(argv[optind], &ropts, &t) < 0)
+    if (trace_load_operand(argc, argv, &ropts, "trace anomalies: expected one TRACE file", usage,
+                           &t) < 0)
         return TALLY_EXIT_ERROR;
     int status = TALLY_EXIT_ERROR;
     double *weights = NULL;

@@ -1,7 +1,11 @@
-/* Shared by the 'tally trace' subcommands (src/cli/trace*.c): reading a trace
- * with the common --map/--hierarchy options, and the subcommand entry points. */
+/* Shared by the 'tally trace' subcommands (src/cli/trace*.c): parsing their
+ * options together with the common --map/--hierarchy ones, reading the TRACE
+ * operand, and the subcommand entry points. */
 #ifndef TALLY_CLI_TRACE_COMMON_H
 #define TALLY_CLI_TRACE_COMMON_H
+
+#include <getopt.h>
+#include <stdio.h>
 
 #include "trace/trace.h"
 
@@ -19,6 +23,31 @@ int trace_common_option(struct trace_read_options *opts, int opt, const char *ar
 int trace_load(const char *path, const struct trace_read_options *opts, struct trace *t);
 /* Parses a time or a number; prints an error naming the option on failure. */
 int trace_parse_seconds(const char *option, const char *text, double *out);
+
+/* What an option handler returns to go on parsing (exit statuses are >= 0). */
+#define TRACE_OPTIONS_CONTINUE (-1)
+/* Applies one of a subcommand's own options (opt is getopt_long's value, '?'
+ * or ':' for a bad option) to ctx. Returns
+ * TRACE_OPTIONS_CONTINUE, or the exit status the subcommand returns now. */
+typedef int (*trace_option_handler)(void *ctx, int opt, const char *arg);
+
+/* Runs getopt_long over argv (from argv[1]) with the subcommand's own long
+ * options (own_options, ending with {NULL, 0, NULL, 0}) followed by --help
+ * ('h' in shortopts) and the common --map/--hierarchy. --help prints
+ * usage(stdout); common options go into ropts, all others to
+ * handle(ctx, ...). Returns TRACE_OPTIONS_CONTINUE once every option is parsed
+ * (optind is then the first operand), else the exit status to return
+ * (TALLY_EXIT_OK after --help, TALLY_EXIT_ERROR after a bad common option, or
+ * the handler's). */
+int trace_parse_options(int argc, char **argv, const char *shortopts,
+                        const struct option *own_options, void (*usage)(FILE *out),
+                        struct trace_read_options *ropts, trace_option_handler handle, void *ctx);
+
+/* Reads the one TRACE operand left at argv[optind] with ropts into t. When
+ * there is not exactly one, prints "tally: <expected>" (then usage(stderr)
+ * when usage is not NULL). Returns -1 on error, after printing it. */
+int trace_load_operand(int argc, char **argv, const struct trace_read_options *ropts,
+                       const char *expected, void (*usage)(FILE *out), struct trace *t);
 
 int trace_cmd_aggregate(int argc, char **argv);
 int trace_cmd_anomalies(int argc, char **argv);

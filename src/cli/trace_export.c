@@ -10,38 +10,41 @@
 #include "trace/paje_writer.h"
 #include "util/error.h"
 
+static const char expected_operands[] = "trace export: expected TRACE and -o OUT.paje";
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tally trace export TRACE -o OUT.paje [--map RULE]... [--hierarchy FILE]\n");
+}
+
+/* A bad option gets getopt_long's message only (no usage). */
+static int export_option(void *ctx, int opt, const char *arg)
+{
+    const char **output = ctx;
+    if (opt != 'o')
+        return TALLY_EXIT_ERROR;
+    *output = arg;
+    return TRACE_OPTIONS_CONTINUE;
+}
+
 int trace_cmd_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        TRACE_COMMON_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct trace_read_options ropts = {0};
     const char *output = NULL;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        int common = trace_common_option(&ropts, opt, optarg);
-        if (common < 0)
-            return TALLY_EXIT_ERROR;
-        if (common)
-            continue;
-        switch (opt) {
-        case 'o': output = optarg; break;
-        case 'h':
-            printf("usage: tally trace export TRACE -o OUT.paje [--map RULE]... [--hierarchy FILE]\n");
-            return TALLY_EXIT_OK;
-        default: return TALLY_EXIT_ERROR;
-        }
-    }
-    if (optind != argc - 1 || !output) {
-        tally_error("trace export: expected TRACE and -o OUT.paje");
+    int status = trace_parse_options(argc, argv, "ho:", options, usage, &ropts, export_option,
+                                     &output);
+    if (status != TRACE_OPTIONS_CONTINUE)
+        return status;
+    if (!output) {
+        tally_error("%s", expected_operands);
         return TALLY_EXIT_ERROR;
     }
     struct trace t;
-    if (trace_load(argv[optind], &ropts, &t) < 0)
+    if (trace_load_operand(argc, argv, &ropts, expected_operands, NULL, &t) < 0)
         return TALLY_EXIT_ERROR;
     char err[512];
     int rc = trace_write_paje(&t, output, err, sizeof err);

@@ -27,54 +27,53 @@ static void usage(FILE *out)
                  "(each a tenth of the trace, spread over it) at the given level.\n");
 }
 
+struct stats_args {
+    const char *level, *format;
+    long queries;
+};
+
+static int stats_option(void *ctx, int opt, const char *arg)
+{
+    struct stats_args *a = ctx;
+    switch (opt) {
+    case 'l': a->level = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'q': {
+        char *end;
+        a->queries = strtol(arg, &end, 10);
+        if (*end || a->queries < 1 || a->queries > 1000000) {
+            tally_error("trace stats: --queries '%s': expected 1..1000000", arg);
+            return TALLY_EXIT_ERROR;
+        }
+        return TRACE_OPTIONS_CONTINUE;
+    }
+    case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
+    default: usage(stderr); return TALLY_EXIT_ERROR;
+    }
+}
+
 int trace_cmd_stats(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option options[] = {
         {"level", required_argument, NULL, 'l'},
         {"queries", required_argument, NULL, 'q'},
         {"format", required_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},
-        TRACE_COMMON_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct trace_read_options ropts = {0};
-    const char *level = "root", *format = "text";
-    long queries = 10;
-    int opt;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int common = trace_common_option(&ropts, opt, optarg);
-        if (common < 0)
-            return TALLY_EXIT_ERROR;
-        if (common)
-            continue;
-        switch (opt) {
-        case 'l': level = optarg; break;
-        case 'q': {
-            char *end;
-            queries = strtol(optarg, &end, 10);
-            if (*end || queries < 1 || queries > 1000000) {
-                tally_error("trace stats: --queries '%s': expected 1..1000000", optarg);
-                return TALLY_EXIT_ERROR;
-            }
-            break;
-        }
-        case 'F': format = optarg; break;
-        case 'h': usage(stdout); return TALLY_EXIT_OK;
-        default: usage(stderr); return TALLY_EXIT_ERROR;
-        }
-    }
+    struct stats_args args = {.level = "root", .format = "text", .queries = 10};
+    int status = trace_parse_options(argc, argv, "h", options, usage, &ropts, stats_option,
+                                     &args);
+    if (status != TRACE_OPTIONS_CONTINUE)
+        return status;
+    const char *level = args.level, *format = args.format;
+    long queries = args.queries;
     if (strcmp(format, "text") && strcmp(format, "json")) {
         tally_error("trace stats: --format '%s': expected text or json", format);
         return TALLY_EXIT_ERROR;
     }
-    if (optind != argc - 1) {
-        tally_error("trace stats: expected one TRACE file");
-        return TALLY_EXIT_ERROR;
-    }
     struct trace t;
     double t0 = now();
-    if (trace_load(argv[optind], &ropts, &t) < 0)
+    if (trace_load_operand(argc, argv, &ropts, "trace stats: expected one TRACE file", NULL, &t) < 0)
         return TALLY_EXIT_ERROR;
     double read_seconds = now() - t0;
     size_t breakpoints = 0;

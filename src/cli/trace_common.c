@@ -1,0 +1,117 @@
+/* What the 'tally trace' subcommands share (declared in trace_common.h): the
+ * common --map/--hierarchy options, the getopt loop around each subcommand's
+ * own options, reading the TRACE operand, and parsing times. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/trace_common.h"
+#include "util/error.h"
+#include "util/units.h"
+
+int trace_common_option(struct trace_read_options *opts, int opt, const char *arg)
+{
+    char err[512];
+    switch (opt) {
+    case TRACE_OPT_MAP:
+        if (trace_map_parse(opts, arg, err, sizeof err) < 0) {
+            tally_error("trace: %s", err);
+            return -1;
+        }
+        return 1;
+    case TRACE_OPT_HIERARCHY:
+        opts->hierarchy_file = arg;
+        return 1;
+    }
+    return 0;
+}
+
+int trace_load(const char *path, const struct trace_read_options *opts, struct trace *t)
+{
+    char err[1024];
+    if (trace_read_file(path, opts, t, err, sizeof err) < 0) {
+        tally_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_parse_seconds(const char *option, const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end != text && *end == '\0') {
+        *out = v;
+        return 0;
+    }
+    char why[256];
+    if (units_parse(text, DIM_TIME, NULL, out, why, sizeof why) < 0) {
+        tally_error("trace: %s '%s': %s", option, text, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* own_options, then --help and the common options, then the terminator;
+ * NULL when out of memory. */
+static struct option *with_common_options(const struct option *own_options)
+{
+    static const struct option added[] = {
+        {"help", no_argument, NULL, 'h'},
+        TRACE_COMMON_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    size_t n_own = 0;
+    while (own_options[n_own].name)
+        n_own++;
+    size_t n_added = sizeof added / sizeof added[0];
+    struct option *all = malloc((n_own + n_added) * sizeof *all);
+    if (!all)
+        return NULL;
+    memcpy(all, own_options, n_own * sizeof *all);
+    memcpy(all + n_own, added, sizeof added);
+    return all;
+}
+
+int trace_parse_options(int argc, char **argv, const char *shortopts,
+                        const struct option *own_options, void (*usage)(FILE *out),
+                        struct trace_read_options *ropts, trace_option_handler handle, void *ctx)
+{
+    struct option *longopts = with_common_options(own_options);
+    if (!longopts) {
+        tally_error("trace: out of memory");
+        return TALLY_EXIT_ERROR;
+    }
+    int status = TRACE_OPTIONS_CONTINUE;
+    int opt;
+    optind = 1;
+    while (status == TRACE_OPTIONS_CONTINUE &&
+           (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            usage(stdout);
+            status = TALLY_EXIT_OK;
+            continue;
+        }
+        int common = trace_common_option(ropts, opt, optarg);
+        if (common < 0)
+            status = TALLY_EXIT_ERROR;
+        else if (!common)
+            status = handle(ctx, opt, optarg);
+    }
+    free(longopts);
+    return status;
+}
+
+int trace_load_operand(int argc, char **argv, const struct trace_read_options *ropts,
+                       const char *expected, void (*usage)(FILE *out), struct trace *t)
+{
+    if (optind != argc - 1) {
+        tally_error("%s", expected);
+        if (usage)
+            usage(stderr);
+        return -1;
+    }
+    return trace_load(argv[optind], ropts, t);
+}
