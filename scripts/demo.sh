@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: runs the bundled sample workload (demo/workload.sh) under
 # `tally run`, one report per task, then prints a short summary of each report
-# and where the reports are. One function per step; to add a step (archive,
-# trace, view ...), write a function and add it to STEPS.
+# and where the reports are; then archives them (query, prediction), builds a
+# categorized trace (aggregation, anomalies) and the visual page.
+# One function per step; to add a step, write a function and add it to STEPS.
 #   DEMO_OUT   where the reports go (default build/demo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ DEMO_OUT=${DEMO_OUT:-$ROOT/build/demo}
 DEMO_BIN=$ROOT/build/bench
 DEMO_WORK=$DEMO_OUT/work          # the tasks' working directory
 DEMO_INTERVAL=0.2                 # sampling interval: a few points per short task
-STEPS=(build_programs run_workload summarize_reports show_memory_series show_reports)
+STEPS=(build_programs run_workload summarize_reports show_memory_series archive_reports
+       trace_reports view_report show_reports)
 
 build_programs() {
   echo "== tally demo: $("$TALLY" --version)"
@@ -68,6 +70,32 @@ show_memory_series() {
        { if (start == "") start = $1
          printf "  t=%5.2f s  memory %7.1f MB  processes %s\n", $1 - start, $(col["memory"]), $(col["max_concurrent_processes"]) }' \
     "$DEMO_OUT/$task.series"
+}
+
+# The archive: every summary into an SQLite file, then what it knows of a task.
+archive_reports() {
+  local db=$DEMO_OUT/archive.db
+  echo "== tally archive: summaries into $db, stats and a first allocation for 'ensemble'"
+  "$TALLY" archive --db "$db" add --set demo "$DEMO_OUT"/*.summary
+  "$TALLY" archive --db "$db" query 'memory > 50 MB' --format table
+  "$TALLY" archive --db "$db" predict ensemble
+}
+
+# A categorized trace of the run (CPU, memory, I/O per category), its
+# aggregation over the whole run, and the anomalies tally finds in it.
+trace_reports() {
+  local trace=$DEMO_OUT/workload.paje
+  echo "== tally trace: categorized trace of the workload in $trace"
+  local -a prefixes
+  mapfile -t prefixes < <(ls "$DEMO_OUT"/*.summary | sed 's/\.summary$//')
+  "$TALLY" trace from-runs -o "$trace" "${prefixes[@]}"
+  "$TALLY" trace aggregate "$trace" --level host
+  "$TALLY" trace anomalies "$trace" | head -n 12 || true
+}
+
+view_report() {
+  echo "== tally view: $DEMO_OUT/report.html (open it in a browser; works offline)"
+  "$TALLY" view "$DEMO_OUT/workload.paje" -o "$DEMO_OUT/report.html"
 }
 
 show_reports() {
