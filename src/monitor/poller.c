@@ -140,6 +140,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
     }
     struct ending ending = {0};
     scan_tree(u, o->follow_pid, true);
+    usage_enable_warmup(u);
     usage_start_background(u);
     bool root_alive = true;
     for (;;) {
@@ -159,7 +160,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
         double in = loop_next_deadline_in(&ending, u);
         if (in <= 0.0005) {
             bool regular = usage_regular_due(u);
-            if (regular)
+            if (regular || usage_warmup_due(u))
                 scan_tree(u, o->follow_pid, root_alive);
             usage_sample(u, regular);
             if (!root_alive && u->live == 0)
@@ -188,6 +189,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     }
     pid_t self = getpid();
     usage_process_started(u, launch.pid);
+    usage_enable_warmup(u);
     usage_start_background(u);
     struct ending ending = {0};
     for (;;) {
@@ -204,7 +206,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
         double in = loop_next_deadline_in(&ending, u);
         if (in <= 0.0005) {
             bool regular = usage_regular_due(u);
-            if (regular || ending.terminating)
+            if (regular || usage_warmup_due(u) || ending.terminating)
                 scan_tree(u, self, false);
             if (ending.terminating) /* processes found since are ended too */
                 ending_signal_again(&ending, u);

@@ -43,6 +43,7 @@
  * between samples near a limit. */
 #define ASSUMED_GROWTH_MB_PER_S 1024.0
 #define MIN_SAMPLE_GAP 0.005
+#define FIRST_WARMUP_GAP 0.01
 /* Below this peak RSS a process's PSS at exit is estimated from status. */
 #define SMALL_PROCESS_BYTES (8u << 20)
 
@@ -89,6 +90,7 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->start_epoch = clock_epoch_seconds();
     u->row_time = u->rate_time = u->start;
     u->next_regular = u->start + options->interval;
+    u->next_warmup = INFINITY;
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
@@ -487,8 +489,22 @@ void usage_sample(struct usage *u, bool regular)
         emit_row(u, now);
         u->next_regular = now + u->options->interval;
     }
+    if (now >= u->next_warmup) { /* doubling gaps until the interval takes over */
+        double next = u->start + 2 * (now - u->start);
+        u->next_warmup = next < u->next_regular ? next : INFINITY;
+    }
     check_limits(u);
     u->rate_time = now;
+}
+
+void usage_enable_warmup(struct usage *u)
+{
+    u->next_warmup = u->start + FIRST_WARMUP_GAP;
+}
+
+bool usage_warmup_due(const struct usage *u)
+{
+    return usage_now() >= u->next_warmup;
 }
 
 bool usage_regular_due(const struct usage *u)
@@ -499,7 +515,7 @@ bool usage_regular_due(const struct usage *u)
 double usage_next_sample_in(const struct usage *u)
 {
     double now = usage_now();
-    double next = u->next_regular;
+    double next = fmin(u->next_regular, u->next_warmup);
     const struct limit_set *l = u->options->limits;
     if (l && !u->limit_broken) {
         for (int f = 0; f < FIELD_COUNT; f++) {

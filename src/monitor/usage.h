@@ -29,6 +29,7 @@ struct usage {
     double row_time, row_cpu;   /* last regular sample (for cores) */
     double next_regular;        /* monotonic time of the next regular sample */
     double next_details;        /* and of the next costlier readings (status, smaps, fds) */
+    double next_warmup;         /* level 1: next early scan (10 ms, 20 ms, 40 ms ...), or INFINITY */
     double rate_time;           /* last sample time, for growth rates */
     double rate_value[FIELD_COUNT];  /* current[] at that sample */
     double rate[FIELD_COUNT];        /* growth per second between the last two samples */
@@ -51,6 +52,11 @@ void usage_free(struct usage *u);
 /* Starts the background measurements (directory walks); call once the
  * task's top process has been started. */
 void usage_start_background(struct usage *u);
+/* Level 1 (polling): scan early and at doubling gaps (10, 20, 40 ms ... up to
+ * the interval), so that a short task's processes and memory are seen at all. */
+void usage_enable_warmup(struct usage *u);
+/* True when an early scan of the process tree is due (see usage_enable_warmup). */
+bool usage_warmup_due(const struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
 /* A process is at its exit, still readable in /proc (level 2): reads what

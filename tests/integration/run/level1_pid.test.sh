@@ -45,6 +45,13 @@ check "--pid: interrupted tally writes its summary" jq -e '.interrupted == true'
 check "--pid: the followed process is left running" kill -0 $pid
 kill $pid
 
+# Level 1 scans early (10, 20, 40 ms ... up to the interval): a tree that
+# lives well under the 1 s interval is still seen, its memory summed.
+$TALLY run --level 1 -o short -- "$PROGS/fork_tree_static" 4 100 0 400
+check_eq "level 1, short static tree: all processes seen" "$(summary_value short.summary total_processes)" 5
+check_cmp "level 1, short static tree: memory >= 400 MB" "$(summary_value short.summary memory)" ">=" 400
+check_cmp "level 1, short static tree: memory < 412 MB (3%)" "$(summary_value short.summary memory)" "<" 412
+
 err=$($TALLY run --pid 999999999 -o x 2>&1)
 check_eq "--pid of no process: 125" "$?" 125
 check_contains "--pid: message" "$err" "999999999"
