@@ -263,6 +263,76 @@ static int by_signal_then_time(const void *x, const void *y)
     return a->time < b->time ? -1 : a->time > b->time;
 }
 
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* cpu_time of a live process is read in clock ticks (10 ms), so d cpu_time / d t
+ * over a short interval can exceed the host's cores by that resolution. Such an
+ * excess is moved back to the preceding intervals of the same categories, where
+ * the late ticks belong (each category's CPU-seconds are conserved), so that
+ * eq. 1 holds; an excess that cannot be absorbed stays and is reported. */
+static int absorb_tick_excess(struct trace *t, struct trace_resource *res)
+{
+    size_t total = 0, nc = t->n_categories;
+    for (size_t c = 0; c < nc; c++)
+        total += res->usage[c].n;
+    if (total == 0 || res->capacity.n == 0)
+        return 0;
+    double *times = malloc(total * sizeof *times);
+    double *values = malloc(total * nc * sizeof *values);
+    double *carry = calloc(nc, sizeof *carry);
+    int rc = -1;
+    if (!times || !values || !carry)
+        goto out;
+    size_t n = 0;
+    for (size_t c = 0; c < nc; c++)
+        for (size_t k = 0; k < res->usage[c].n; k++)
+            times[n++] = res->usage[c].t[k];
+    qsort(times, n, sizeof *times, compare_doubles);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (m == 0 || times[k] != times[m - 1])
+            times[m++] = times[k];
+    for (size_t k = 0; k < m; k++)
+        for (size_t c = 0; c < nc; c++)
+            values[k * nc + c] = res->usage[c].n ? trace_signal_value_at(&res->usage[c], times[k]) : 0;
+    for (size_t k = m - 1; k-- > 0;) { /* interval [times[k], times[k+1]), latest first */
+        double dt = times[k + 1] - times[k], cap = trace_signal_value_at(&res->capacity, times[k]);
+        double sum = 0;
+        for (size_t c = 0; c < nc; c++) {
+            double *v = &values[k * nc + c];
+            if (*v > 0 || carry[c] > 0) /* only where the category was running */
+                *v += carry[c] / dt, carry[c] = 0;
+            sum += *v;
+        }
+        if (sum > cap && cap > 0)
+            for (size_t c = 0; c < nc; c++) {
+                double *v = &values[k * nc + c], kept = *v * cap / sum;
+                carry[c] = (*v - kept) * dt;
+                *v = kept;
+            }
+    }
+    for (size_t c = 0; c < nc; c++) { /* what found no room goes back where it was seen */
+        if (carry[c] > 0 && m > 1)
+            values[c] += carry[c] / (times[1] - times[0]);
+        if (res->usage[c].n == 0)
+            continue;
+        res->usage[c].n = 0;
+        for (size_t k = 0; k < m; k++)
+            if (trace_signal_push(&res->usage[c], times[k], values[k * nc + c]) < 0)
+                goto out;
+    }
+    rc = 0;
+out:
+    free(times);
+    free(values);
+    free(carry);
+    return rc;
+}
+
 /* Sums the sorted steps into signals; records each host's peak totals. */
 static int build_signals(struct builder *b)
 {
@@ -310,8 +380,11 @@ static int build_signals(struct builder *b)
     /* cpu capacity from the host's first task start */
     for (size_t r = 0; r < t->n_resources; r++) {
         struct trace_resource *res = &t->resources[r];
-        if (!strcmp(res->kind, "cpu") && res->capacity.n)
+        if (!strcmp(res->kind, "cpu") && res->capacity.n) {
             res->capacity.t[0] = t->containers[res->container].start;
+            if (absorb_tick_excess(t, res) < 0)
+                return -1;
+        }
     }
     return 0;
 }

@@ -35,11 +35,11 @@ check_eq "kinds per host" "$(echo "$json" | jq -c --arg h "$host" '[.groups[] | 
 mem_peak=$(awk '!/^#/ && $6 > m { m = $6 } END { print m }' r2.series)
 check_cmp "memory capacity >= a task's peak" "$(echo "$json" | jq --arg h "$host" '.groups[] | select(.name == $h and .kind == "memory") | .capacity')" ">=" "$mem_peak"
 check_cmp "memory used by continuous" "$(echo "$json" | jq --arg h "$host" '.groups[] | select(.name == $h and .kind == "memory") | .usage.continuous')" ">" 0
-# eq. 1 holds on average; sampled rates (cpu_time in 10 ms ticks over ~0.2 s
-# intervals) may exceed the cores briefly, which aggregate reports, but only briefly
+# eq. 1 holds at every moment: the two loops fill both cores, and the tick
+# error of sampled cpu_time (10 ms over ~0.2 s intervals) that would push the
+# sum past the cores is moved back to earlier intervals by from-runs
 check_cmp "cpu used <= cores over the run" "$(cpu "$host" x '.usage.burst + .usage.continuous')" "<=" "$cpus"
-brief=$("$TALLY" trace aggregate runs.paje --format json 2>/dev/null | jq --argjson s "$span" '[.violations[] | .to - .from] | add // 0 | . < $s / 10')
-check_eq "any eq. 1 break is brief (< 10% of the run)" "$brief" true
+check_eq "no eq. 1 break anywhere" "$("$TALLY" trace aggregate runs.paje --format json 2>/dev/null | jq '.violations | length')" 0
 
 # the writer's Paje reads in pj_dump
 pj_dump runs.paje >dump.csv 2>pj.err
