@@ -18,8 +18,9 @@ STEPS=(build_programs run_workload summarize_reports show_memory_series archive_
 
 build_programs() {
   echo "== tally demo: $("$TALLY" --version)"
-  make -s --no-print-directory "$DEMO_BIN/io_direct" "$DEMO_BIN/cpu_sincos" \
-    "$DEMO_BIN/fork_fill" "$DEMO_BIN/grandchild_io" "$DEMO_BIN/mem_grow"
+  # make's pattern rule is relative to the repository (we are there)
+  make -s --no-print-directory build/bench/io_direct build/bench/cpu_sincos \
+    build/bench/fork_fill build/bench/grandchild_io build/bench/mem_grow
 }
 
 # Runs one task of the workload under tally run (called by demo_workload).
