@@ -2,7 +2,8 @@
  * is aggregated per unit (a resource, or a group at --level) with eq. 2/3;
  * then:
  *  unfair      a category's share of the used capacity departs from its
- *              expected share by more than N percentage points;
+ *              expected share by more than N percentage points, among the
+ *              categories that used the unit in that slice (two at least);
  *  waste       idle fraction above a threshold while another unit of the same
  *              kind was working in that slice;
  *  saturation  used fraction >= threshold; and when the most saturated unit of
@@ -241,19 +242,31 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                              others, units[u].kind, others > 1 ? "s" : "");
                 }
                 /* unfair sharing and dominance (only when the unit did work) */
-                int dom = -1;
-                if (active && nc > 1) {
+                int dom = -1; /* the dominant category, for oscillation */
+                if (active && nc > 1)
+                    for (size_t c = 0; c < nc; c++)
+                        if (dom < 0 || use[u * nc + c] > use[u * nc + dom])
+                            dom = (int)c;
+                /* Shares are judged among the categories that used the unit in
+                 * the slice (a category with no work there is not wronged), with
+                 * their expected shares renormalised over them. */
+                size_t competing = 0;
+                double expected_sum = 0;
+                for (size_t c = 0; c < nc; c++)
+                    if (use[u * nc + c] > 0)
+                        competing++, expected_sum += expected[c];
+                if (active && competing > 1 && expected_sum > 0) {
                     int worst = -1;
                     double worst_gap = 0;
                     for (size_t c = 0; c < nc; c++) {
+                        if (use[u * nc + c] <= 0)
+                            continue;
                         double share = use[u * nc + c] / used;
-                        double gap = (share - expected[c]) * 100;
+                        double gap = (share - expected[c] / expected_sum) * 100;
                         if (fabs(gap) > fabs(worst_gap)) {
                             worst_gap = gap;
                             worst = (int)c;
                         }
-                        if (dom < 0 || use[u * nc + c] > use[u * nc + dom])
-                            dom = (int)c;
                     }
                     if (worst >= 0 && fabs(worst_gap) > o.unfair_points) {
                         if (!(a = add(&f, ANOMALY_UNFAIR, label, from, to)))
@@ -261,7 +274,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                         snprintf(a->detail, sizeof a->detail,
                                  "%s got %.0f%% of the used %s, expected %.0f%% (%+.0f points)",
                                  t->categories[worst], use[u * nc + worst] / used * 100,
-                                 units[u].kind, expected[worst] * 100, worst_gap);
+                                 units[u].kind, expected[worst] / expected_sum * 100, worst_gap);
                     }
                 }
                 /* oscillation: A, B, A over three slices */

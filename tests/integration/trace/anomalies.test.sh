@@ -37,6 +37,14 @@ check_eq "oscillation: one merged blinking interval on h1" "$(echo "$json" | jq 
 check_contains "oscillation: detail" "$(echo "$json" | jq -r '.[0].detail')" "dominant category flips a -> b -> a"
 check_eq "no oscillation with 2 s slices (averages are even)" "$(kinds "$FIX/oscillation.paje" --slice 2)" '[]'
 
+# taking turns: a alone for 2 s, then b alone, then a (the demo's sequential
+# workflow): no category is wronged (nothing is unfair), but the dominant
+# category blinks a -> b -> a
+{ sed -n '/^%EventDef/,/^2 0 h1 T 0 h1$/p' "$FIX/oscillation.paje"
+  printf '4 0 cap h1 100\n4 0 a h1 90\n4 2 a h1 0\n4 2 b h1 90\n4 4 b h1 0\n4 4 a h1 90\n3 6 T h1\n'; } >turns.paje
+json=$("$TALLY" trace anomalies turns.paje --slice 2 --format json)
+check_eq "categories taking turns: never unfair, one blinking interval" "$(echo "$json" | jq -c '[.[] | [.kind, .resource, .from, .to]]')" '[["oscillation","h1",0,6]]'
+
 # none
 check_eq "clean trace: nothing" "$(kinds "$FIX/clean.paje" --slice 1)" '[]'
 check_eq "clean trace: text says so" "$("$TALLY" trace anomalies "$FIX/clean.paje")" "no anomaly found"
