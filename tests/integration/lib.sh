@@ -45,4 +45,14 @@ check_contains() { case "$2" in *"$3"*) ok "$1";; *) not_ok "$1 ('$2' lacks '$3'
 # summary_value FILE FIELD: the number of a [value, "unit"] pair, or a plain value.
 summary_value() { jq -r --arg f "$2" '.[$f] | if type == "array" then .[0] else . end' "$1"; }
 
+# handles_term PID: waits (up to 10 s) until process $1 handles SIGTERM (tally's handlers are in place)
+handles_term() {
+  for _ in $(seq 200); do
+    m=$(awk '/^SigCgt/ { print $2 }' /proc/$1/status 2>/dev/null)
+    [ -n "$m" ] && [ $(( 0x$m & 0x4000 )) -ne 0 ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
 finish() { echo "1..$_checks"; [ "$_failures" -eq 0 ]; exit $?; }

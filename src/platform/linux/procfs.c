@@ -73,12 +73,19 @@ static void skip_fields(const char **p, int n)
     *p = s;
 }
 
+/* Reads /proc/PID/NAME into buf (see read_small). */
+static int read_proc_file(pid_t pid, const char *name, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    return read_small(path, buf, size);
+}
+
 int proc_read_stat(pid_t pid, struct proc_stat *out)
 {
-    char path[48], buf[1024];
+    char buf[1024];
     init_constants();
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (read_small(path, buf, sizeof buf) < 0)
+    if (read_proc_file(pid, "stat", buf, sizeof buf) < 0)
         return -1;
     const char *p = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
     if (!p || !p[1])
@@ -114,9 +121,8 @@ static uint64_t kb_field(const char *buf, const char *key)
 
 int proc_read_status(pid_t pid, struct proc_status *out)
 {
-    char path[48], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    if (read_small(path, buf, sizeof buf) < 0)
+    char buf[4096];
+    if (read_proc_file(pid, "status", buf, sizeof buf) < 0)
         return -1;
     out->vm_peak = kb_field(buf, "\nVmPeak:");
     out->vm_size = kb_field(buf, "\nVmSize:");
@@ -136,10 +142,9 @@ int proc_read_status(pid_t pid, struct proc_status *out)
 
 int proc_read_statm(pid_t pid, struct proc_statm *out)
 {
-    char path[48], buf[256];
+    char buf[256];
     init_constants();
-    snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-    if (read_small(path, buf, sizeof buf) < 0)
+    if (read_proc_file(pid, "statm", buf, sizeof buf) < 0)
         return -1;
     const char *p = buf;
     out->size = parse_u64(&p) * (uint64_t)page_size;
@@ -165,18 +170,16 @@ static int parse_io(const char *buf, struct proc_io *out)
 
 int proc_read_io(pid_t pid, struct proc_io *out)
 {
-    char path[48], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
-    if (read_small(path, buf, sizeof buf) < 0)
+    char buf[512];
+    if (read_proc_file(pid, "io", buf, sizeof buf) < 0)
         return -1;
     return parse_io(buf, out);
 }
 
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
 {
-    char path[48], buf[2048];
-    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
-    if (read_small(path, buf, sizeof buf) < 0)
+    char buf[2048];
+    if (read_proc_file(pid, "smaps_rollup", buf, sizeof buf) < 0)
         return -1;
     *pss_bytes = kb_field(buf, "\nPss:");
     return 0;

@@ -3,15 +3,6 @@
 # series is written, CPU time of a polled tree is close, the task does not
 # inherit tally's blocked signals.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
-# waits (up to 10 s) until process $1 handles SIGTERM (tally's handlers are in place)
-handles_term() {
-  for _ in $(seq 200); do
-    m=$(awk '/^SigCgt/ { print $2 }' /proc/$1/status 2>/dev/null)
-    [ -n "$m" ] && [ $(( 0x$m & 0x4000 )) -ne 0 ] && return 0
-    sleep 0.05
-  done
-  return 1
-}
 $TALLY run --level 1 --interval 0.1 --time-series -o l1 -- "$PROGS/spin_threads" 2 0.4
 check_eq "level 1: exit" "$?" 0
 check_near "level 1: cpu_time exact" "$(summary_value l1.summary cpu_time)" 0.8 0.03

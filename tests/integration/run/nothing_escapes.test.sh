@@ -4,15 +4,6 @@
 # waited for instead. SIGTERM to tally ends the task and still writes a
 # complete summary.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
-# waits (up to 10 s) until process $1 handles SIGTERM (tally's handlers are in place)
-handles_term() {
-  for _ in $(seq 200); do
-    m=$(awk '/^SigCgt/ { print $2 }' /proc/$1/status 2>/dev/null)
-    [ -n "$m" ] && [ $(( 0x$m & 0x4000 )) -ne 0 ] && return 0
-    sleep 0.05
-  done
-  return 1
-}
 alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]; }
 
 $TALLY run -o esc -- "$PROGS/escape" pid 30
