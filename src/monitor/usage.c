@@ -263,8 +263,9 @@ void usage_process_exiting(struct usage *u, pid_t pid)
     }
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
-    if (p->has_sockets && net_usage_add_process(&u->net, pid) > 0) {
-        net_usage_refresh(&u->net); /* the last counters, before the sockets close */
+    if (p->has_sockets) { /* the last counters, before the sockets close (if not yet closed) */
+        net_usage_add_process(&u->net, pid);
+        net_usage_refresh(&u->net);
         update_network(u);
     }
     u->exit_pending = pid;
@@ -463,11 +464,12 @@ void usage_sample(struct usage *u, bool regular)
         u->current[FIELD_STORAGE_BYTES_WRITTEN] = mb(io_reaped.write_bytes + io_live.write_bytes);
     }
     u->current[FIELD_WALL_TIME] = now - u->start;
-    if (details_due) {
+    if (regular) { /* known sockets: one netlink dump, nothing when there are none */
         net_usage_refresh(&u->net);
         update_network(u);
-        update_gpus(u);
     }
+    if (details_due)
+        update_gpus(u);
 
     /* Growth rates of the quantities, for the next sample time near a limit. */
     double dt = now - u->rate_time;
