@@ -92,6 +92,24 @@ static int parse_seconds(const char *option, const char *text, double min, doubl
     return 0;
 }
 
+/* TALLY_SPIN_US: how long the level-2 tracer may poll for the next event
+ * (see event_wait.c); microseconds, 0 to 10000. */
+static int parse_spin_env(double *out)
+{
+    const char *text = getenv("TALLY_SPIN_US");
+    if (!text || !*text) /* empty: as if unset */
+        return 0;
+    char *end;
+    errno = 0;
+    double us = strtod(text, &end);
+    if (errno || end == text || *end || !(us >= 0 && us <= 10000)) {
+        tally_error("TALLY_SPIN_US: '%s' is not a number of microseconds from 0 to 10000", text);
+        return -1;
+    }
+    *out = us * 1e-6;
+    return 0;
+}
+
 static char *join_words(char *const *words)
 {
     size_t len = 1;
@@ -249,6 +267,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             return TALLY_EXIT_ERROR;
         }
     }
+    if (parse_spin_env(&cfg->task.event_poll) < 0)
+        return TALLY_EXIT_ERROR;
     char **command = argv + optind;
     int sources = (shell_line != NULL) + (*command != NULL) + (cfg->task.follow_pid > 0);
     if (sources != 1) {

@@ -23,6 +23,7 @@ void task_options_init(struct task_options *o)
     o->level = 2;
     o->interval = 1.0;
     o->kill_grace = 2.0;
+    o->event_poll = 300e-6;
 }
 
 static void signal_one(void *ctx, pid_t pid)

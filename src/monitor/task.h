@@ -38,6 +38,7 @@ struct task_options {
     const char *const *measure_dirs;/* directories whose footprint is 'disk' (NULL: cwd) */
     size_t measure_dir_count;
     double kill_grace;              /* seconds between SIGTERM and SIGKILL (default 2) */
+    double event_poll;              /* level 2: longest poll for the next event, s (default 300 us) */
     /* Counted by the caller's signal handlers (installed without SA_RESTART):
      * when non-zero the task is terminated (SIGTERM, SIGKILL after the
      * grace) and the run ends normally; from 2 on, SIGKILL at once. */

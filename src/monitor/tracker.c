@@ -19,7 +19,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         r->level = 1;
         return poller_run(o, r, u);
     }
-    struct tracer *tracer = tracer_new(launch.pid);
+    struct tracer *tracer = tracer_new(launch.pid, o->event_poll);
     if (!tracer) {
         tally_error("run: out of memory");
         kill(launch.pid, SIGKILL);

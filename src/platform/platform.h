@@ -97,8 +97,10 @@ struct tracer_event {
 };
 
 struct tracer;
-/* Follows the tree of an already seized process (launch_command traced). */
-struct tracer *tracer_new(pid_t top);
+/* Follows the tree of an already seized process (launch_command traced).
+ * poll_window: longest poll for the next event during bursts (seconds, 0:
+ * never; see event_wait.c). */
+struct tracer *tracer_new(pid_t top, double poll_window);
 void tracer_free(struct tracer *tracer);
 /* Waits for the next event worth reporting; handles all other stops
  * (signal re-injection, group stops, new threads) itself. */

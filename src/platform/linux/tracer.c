@@ -9,7 +9,8 @@
  *    thread, so no process is ever seen exiting before it was announced;
  *  - signal-delivery stops re-inject the signal; group stops are kept with
  *    PTRACE_LISTEN so that stopped jobs stay stopped;
- *  - threads are tracked only to know their thread group.
+ *  - threads are tracked only to know their thread group;
+ *  - waiting polls for a moment during bursts of events (event_wait.c).
  * Known limit: without exec events, a thread that calls execve leaves its
  * old tid in the table (the kernel gives the process the leader's pid);
  * on_creation copes with its reuse. */
@@ -27,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform/linux/event_wait.h"
 #include "util/pidmap.h"
 
 struct tracee {
@@ -39,13 +41,14 @@ struct tracee {
 struct tracer {
     struct pidmap tracees; /* by tid */
     int held;              /* how many tracees are held */
+    struct event_wait wait;
 };
 
 /* A held task whose parent's event never came (the parent was killed in
  * between) is let go after this long, so that it cannot stay stopped. */
 #define HELD_TIMEOUT 0.2
 
-struct tracer *tracer_new(pid_t top)
+struct tracer *tracer_new(pid_t top, double poll_window)
 {
     struct tracer *t = calloc(1, sizeof *t);
     if (!t)
@@ -57,6 +60,7 @@ struct tracer *tracer_new(pid_t top)
         return NULL;
     }
     e->tgid = top;
+    event_wait_init(&t->wait, poll_window);
     return t;
 }
 
@@ -173,7 +177,7 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
         int status;
         struct rusage usage;
         /* wait4: the rusage of a process that died carries its peak RSS. */
-        pid_t pid = wait4(-1, &status, __WALL, &usage);
+        pid_t pid = event_wait_next(&t->wait, &status, &usage);
         if (pid < 0) {
             event->kind = errno == EINTR ? TRACER_INTERRUPTED : TRACER_NO_PROCESSES;
             event->pid = 0;

@@ -24,6 +24,13 @@ bad "bad level" "3" --level 3
 bad "missing measure dir" "nodir" --measure-dir nodir
 bad "bad interval" "--interval" --interval 0
 bad "unknown option" "--bogus" --bogus
+for v in abc -5 20000 1e; do
+  err=$(TALLY_SPIN_US=$v $TALLY run -o bad -- touch marker 2>&1 >/dev/null)
+  check_eq "TALLY_SPIN_US='$v': exit 125" "$?" 125
+  check_contains "TALLY_SPIN_US='$v': named" "$err" "TALLY_SPIN_US"
+  check_eq "TALLY_SPIN_US='$v': one line" "$(printf '%s\n' "$err" | wc -l)" 1
+  check "TALLY_SPIN_US='$v': command not run" test ! -e marker
+done
 err=$($TALLY run -o /nonexistent/dir/r -- touch marker 2>&1)
 check_eq "unwritable report place: 125" "$?" 125
 check_contains "unwritable report place: named" "$err" "/nonexistent/dir"
