@@ -5,13 +5,15 @@
 # no monitor, tally --level 1, tally --level 2, resource_monitor (default and
 # --accurate-short-processes) and /usr/bin/time -v, interleaved, BENCH_RUNS
 # times (default 3). Each case knows its truth (bytes filled, bytes moved,
-# processes started; CPU: the median CPU time the program measures itself with
-# getrusage when run without a monitor; also shown against the same run's own
-# getrusage). Writes one markdown table of error (%) and time ratio (median
-# wall / median no-monitor wall), a table of the CPU each monitor itself uses,
-# and the issue's targets as met / not met to bench/results/monitor.md, and
-# every run's numbers to monitor-raw.csv. Default sizes: about 17 min (estimated) on a
-# quiet 2-core machine; measured 26 min while it was busy (load 7).
+# processes started; CPU: the CPU time the program measures itself with
+# getrusage in the same run, since this machine's CPU speed varies from run to
+# run by more than 1%; also shown against the no-monitor runs). Writes one
+# markdown table of error (%) and time ratio (median over rounds of the wall
+# time over the same round's no-monitor wall time), a table of the CPU each
+# monitor itself uses, and the issue's targets as met / not met to
+# bench/results/monitor.md, and every run's numbers to monitor-raw.csv.
+# Default sizes: 19 min on a quiet 2-core machine (load 1.1); measured 26 min
+# while it was busy (load 7).
 #
 #   BENCH_RUNS=N    runs per case and configuration (default 3, at least 3)
 #   BENCH_FULL=1    adds CPU 10^9, memory 8 GiB and I/O 4 GiB (about 35 min more)
@@ -170,8 +172,11 @@ for run in $(seq "$RUNS"); do
   for id in "${CASE_IDS[@]}"; do
     echo "monitor bench: run $run/$RUNS $id" >&2
     cut -d' ' -f1 /proc/loadavg >>"$WORK/loads"
-    for config in $CONFIGS; do
-      run_one "$id" "$config" "$run"
+    # The order of configurations rotates each round, so that none is always
+    # first (or right after a given other one); ratios pair runs of a round.
+    read -r -a order <<<"$CONFIGS"
+    for ((k = 0; k < ${#order[@]}; k++)); do
+      run_one "$id" "${order[(k + run - 1) % ${#order[@]}]}" "$run"
     done
   done
 done
