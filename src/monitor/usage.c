@@ -578,8 +578,9 @@ void usage_finish(struct usage *u, bool reaped_all)
     r->value[FIELD_WALL_TIME] = wall;
     r->peak_time[FIELD_WALL_TIME] = wall;
     r->value[FIELD_CORES_AVG] = wall > 0 ? r->value[FIELD_CPU_TIME] / wall : 0;
-    /* The last (partial) interval counts for cores when it is long enough
-     * for /proc's tick-rounded times not to dominate, or when it is all there is. */
+    /* The last (partial) interval counts for cores (the peak, and the last
+     * row of the series) when it is long enough for /proc's tick-rounded
+     * times not to dominate, or when it is all there is. */
     double last = now - u->row_time;
     if (r->peak_time[FIELD_CORES] < 0 || last >= 0.1) {
         double cores = last > 0 ? fmax(0, r->value[FIELD_CPU_TIME] - u->row_cpu) / last : 0;
@@ -587,6 +588,7 @@ void usage_finish(struct usage *u, bool reaped_all)
             cores = r->value[FIELD_CORES_AVG];
         cores = fmin(cores, r->value[FIELD_MACHINE_CPUS]);
         raise_peak(u, FIELD_CORES, cores);
+        u->current[FIELD_CORES] = cores;
     }
     /* The directories once more, as the task left them. */
     disk_watch_stop(u->disk);

@@ -25,6 +25,12 @@ check "files lists /etc/passwd" jq -e '.files | index("/etc/passwd")' r.files
 # A process living far less than an interval: its files are read at its exit.
 $TALLY run -o short --files -- /bin/sh -c 'exec 3</etc/hostname; exit 0'
 check "files of a short process (read at its exit)" jq -e '.files | index("/etc/hostname")' short.files
+# The last row of the series covers the last (partial) interval: a task that
+# sleeps through the first interval and then burns 0.4 s of CPU ends on a
+# busy row, not on a copy of the idle one before it.
+$TALLY run -o tail --time-series --interval 1 -- /bin/sh -c "sleep 1.2; exec '$PROGS/spin_threads' 1 0.4"
+check_cmp "series: first row idle (cores)" "$(grep -v '^#' tail.series | head -1 | awk '{print $3}')" "<" 0.1
+check_cmp "series: last row busy (cores)" "$(grep -v '^#' tail.series | tail -1 | awk '{print $3}')" ">" 0.1
 $TALLY run -- /bin/true
 check "default prefix tally-<pid>.summary" eval 'ls tally-*.summary >/dev/null'
 finish
