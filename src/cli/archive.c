@@ -1,10 +1,12 @@
 /* 'tally archive': dispatch to its subcommands (add, query, stats, predict,
  * outliers), each in its own archive_<sub>.c, and what they share: --db and
  * opening the store. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
@@ -23,10 +25,18 @@ static const char usage[] =
     "The archive is an SQLite file ($TALLY_DB, else $XDG_DATA_HOME/tally/archive.db,\n"
     "else ~/.local/share/tally/archive.db) or a PostgreSQL database. See tally-archive(1).\n";
 
-struct store *archive_open(const char *db)
+struct store *archive_open(const char *db, bool must_exist)
 {
     char why[512];
     char *location = db ? strdup(db) : store_default_location();
+    struct stat st;
+    if (must_exist && location && !store_location_is_postgres(location) &&
+        stat(location, &st) < 0 && errno == ENOENT) {
+        /* A reading command must not leave an empty archive behind a typo. */
+        tally_error("archive: %s: no archive there ('tally archive add' creates one)", location);
+        free(location);
+        return NULL;
+    }
     struct store *s = store_open(location, why, sizeof why);
     if (!s)
         tally_error("archive: %s: %s", location ? location : "(default)", why);
@@ -83,7 +93,7 @@ int archive_parse_number(const struct archive_command *cmd, const char *option, 
 int archive_load_history(const struct archive_command *cmd, const char *name,
                          const char *group_column, bool with_identity, struct history *h)
 {
-    struct store *store = archive_open(cmd->db);
+    struct store *store = archive_open(cmd->db, true);
     if (!store)
         return TALLY_EXIT_ERROR;
     char why[512];

@@ -97,7 +97,7 @@ int archive_add_main(int argc, char **argv, const char *db)
         tally_error_errno("archive add: --set-description %s", description_file);
         return TALLY_EXIT_ERROR;
     }
-    struct store *store = archive_open(db);
+    struct store *store = archive_open(db, false);
     if (!store) {
         free(description);
         return TALLY_EXIT_ERROR;

@@ -16,7 +16,9 @@ int archive_outliers_main(int argc, char **argv, const char *db);
 
 /* Opens the archive at db (NULL: $TALLY_DB or the default file), reporting
  * a failure as "tally: archive: LOCATION: why". */
-struct store *archive_open(const char *db);
+/* must_exist: an SQLite archive that is not there is an error (reading
+ * commands), not a new empty file. */
+struct store *archive_open(const char *db, bool must_exist);
 
 enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 

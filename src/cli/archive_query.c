@@ -216,7 +216,7 @@ int archive_query_main(int argc, char **argv, const char *db)
         compiled_query_free(&q);
         return TALLY_EXIT_ERROR;
     }
-    struct store *store = archive_open(db);
+    struct store *store = archive_open(db, true);
     if (!store) {
         compiled_query_free(&q);
         return TALLY_EXIT_ERROR;

@@ -164,4 +164,13 @@ HOME=$WORK/home XDG_DATA_HOME= "$TALLY" archive add -q good.summary
 check "default db under ~/.local/share" test -s "$WORK/home/.local/share/tally/archive.db"
 TALLY_DB=$WORK/env.db "$TALLY" archive add -q good.summary
 check "TALLY_DB" test -s "$WORK/env.db"
+
+# --- reading commands on a path with no archive: an error, and no empty file
+for cmd in "query 'memory > 1 MB'" "stats steady" "predict steady" "outliers steady"; do
+  err=$(eval "\"\$TALLY\" archive --db \"\$WORK/typo.db\" $cmd" 2>&1 >/dev/null)
+  check_eq "archive ${cmd%% *} without an archive: exit 125" "$?" 125
+  check_contains "archive ${cmd%% *} without an archive: names the path" "$err" "$WORK/typo.db"
+  check_eq "archive ${cmd%% *} without an archive: one line" "$(printf '%s\n' "$err" | wc -l)" 1
+  check "archive ${cmd%% *} without an archive: nothing created" test ! -e "$WORK/typo.db"
+done
 finish
