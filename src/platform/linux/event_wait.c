@@ -12,14 +12,18 @@
  * So while events come fast (at least half of the recent ones within
  * FAST_GAP of the previous one: a burst of process creation), the tracer
  * polls with wait4(WNOHANG) for up to its window (300 us by default,
- * TALLY_SPIN_US) before going to sleep,
- * which keeps its CPU awake. It polls only while a CPU is idle, so it never
- * takes a CPU the task could use, and never on a single CPU. A task that
- * starts a process now and then costs no polling at all. */
+ * TALLY_SPIN_US) before going to sleep, which keeps its CPU awake. Signals
+ * are held back while it polls and end the poll as they would end a blocking
+ * wait4 (EINTR), so that a sampling tick or an interrupt never waits for the
+ * next event. It polls only while a CPU is idle, so it never takes a CPU the
+ * task could use, and never on a single CPU. A task that starts a process
+ * now and then costs no polling at all. */
 #include "platform/linux/event_wait.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,19 +88,56 @@ static int cpu_to_spare(struct event_wait *w, double now)
     return w->cpu_idle;
 }
 
+/* Did a signal arrive that the caller does not block (while polling, all
+ * but SIGCHLD are held back, so that none slips in unseen between polls)? */
+static int signal_arrived(const sigset_t *caller_mask)
+{
+    sigset_t pending;
+    if (sigpending(&pending) < 0)
+        return 0;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&pending, sig) == 1 && sigismember(caller_mask, sig) == 0)
+            return 1;
+    return 0;
+}
+
+/* Polls until an event (its pid), the end of the window (0), a signal
+ * (-1, EINTR: its handler has run, as a blocking wait4 would have it) or an
+ * error (-1). */
+static pid_t poll_for_event(const struct event_wait *w, double start, int *status,
+                            struct rusage *usage)
+{
+    sigset_t hold, caller_mask;
+    sigfillset(&hold);
+    sigdelset(&hold, SIGCHLD); /* every tracee stop raises one: not a reason to stop */
+    sigprocmask(SIG_BLOCK, &hold, &caller_mask);
+    pid_t pid;
+    int error = 0;
+    for (;;) {
+        pid = wait4(-1, status, __WALL | WNOHANG, usage);
+        if (pid != 0) {
+            error = errno;
+            break;
+        }
+        if (signal_arrived(&caller_mask)) {
+            pid = -1;
+            error = EINTR;
+            break;
+        }
+        if (monotonic_now() - start >= w->spin_window)
+            break;
+    }
+    sigprocmask(SIG_SETMASK, &caller_mask, NULL); /* a pending signal is handled here */
+    errno = error;
+    return pid;
+}
+
 pid_t event_wait_next(struct event_wait *w, int *status, struct rusage *usage)
 {
     double start = monotonic_now();
     pid_t pid = 0;
-    if (w->spin_window > 0 && w->fast_share >= 0.5 && cpu_to_spare(w, start)) {
-        double now = start;
-        do {
-            pid = wait4(-1, status, __WALL | WNOHANG, usage);
-            if (pid != 0)
-                break;
-            now = monotonic_now();
-        } while (now - start < w->spin_window);
-    }
+    if (w->spin_window > 0 && w->fast_share >= 0.5 && cpu_to_spare(w, start))
+        pid = poll_for_event(w, start, status, usage);
     if (pid == 0)
         pid = wait4(-1, status, __WALL, usage);
     if (pid > 0) {
