@@ -27,6 +27,12 @@ check_cmp "static: memory < 412 MB" "$(summary_value static.summary memory)" "<"
 
 $TALLY run -o touch -- "$PROGS/touch_exit" 1024
 check_near "1 GB touched just before exit (level 2)" "$(summary_value touch.summary memory)" 1026 6
+# Its PSS too: walked at its exit, or carried forward from an earlier walk
+# by the private memory it added since (above 1 GiB: --interval 0.1 makes
+# tally walk it while it grows).
+check_near "1 GB touched just before exit: proportional_memory" "$(summary_value touch.summary proportional_memory)" 1026 6
+$TALLY run -o touch2 --interval 0.1 -- "$PROGS/touch_exit" 1536
+check_near "1.5 GB touched just before exit: proportional_memory" "$(summary_value touch2.summary proportional_memory)" 1538 8
 $TALLY run --level 1 -o touch1 -- "$PROGS/touch_exit" 1024
 check_near "1 GB touched just before exit (level 1)" "$(summary_value touch1.summary memory)" 1026 6
 check_eq "level recorded" "$(jq -r .level touch1.summary)" 1
