@@ -11,7 +11,8 @@
 # markdown table of error (%) and time ratio (median over rounds of the wall
 # time over the same round's no-monitor wall time), a table of the CPU each
 # monitor itself uses, and the targets as met / not met to
-# bench/results/monitor.md, and every run's numbers to monitor-raw.csv.
+# bench/results/monitor.md, every run's numbers to monitor-raw.csv and the
+# cases to monitor-cases.tsv (summarize.awk makes the table again from them).
 # Default sizes: 19 min on a quiet 2-core machine (load 1.1); measured 26 min
 # while it was busy (load 7).
 #
@@ -214,4 +215,5 @@ fi
 } >"$WORK/monitor.md"
 cp "$WORK/monitor.md" "$RESULTS/monitor.md"
 cp "$RAW" "$RESULTS/monitor-raw.csv"
+cp "$CASES_TSV" "$RESULTS/monitor-cases.tsv" # with the raw runs, the table can be made again
 cat "$RESULTS/monitor.md"

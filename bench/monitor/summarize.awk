@@ -85,6 +85,9 @@ BEGIN {
             if (f[10] != "") tp[key] = tp[key] " " f[10]
             if (f[11] != "") mc[key] = mc[key] " " f[11]
             if (f[12] != "") reaped[key] = reaped[key] " " f[12]
+            # tally's own CPU in this run: all it reaped minus the task's CPU
+            # time from its summary (exact: the kernel's totals).
+            if (f[2] ~ /^tally/ && f[12] != "" && f[6] != "") own[key] = own[key] " " (f[12] - f[6])
             # The same run's own getrusage as the truth: no run-to-run noise.
             if (f[6] != "" && f[13] > 0) same_run[key] = same_run[key] " " pct(f[6], f[13])
             if (f[13] > 0) self_cpu[key] = self_cpu[key] " " f[13]
@@ -160,10 +163,18 @@ BEGIN {
 }
 
 # Table 4 as CPU: what the monitor itself costs, less sensitive to a busy
-# machine than wall time. Median CPU reaped by the shell (wait4) for monitor +
-# task, minus the median for the task alone.
-function own_cpu_table(    i, c, id, cfg, line, base, row) {
-    print "### CPU used by the monitor itself (s; median wait4 CPU of monitor + task minus that of the task alone)"
+# machine than wall time. tally: its own CPU in each run (all the shell
+# reaped minus the task's exact CPU time from tally's summary), median.
+# Others, whose task CPU is not exact: median CPU reaped for monitor + task
+# minus the median for the task alone (carries run-to-run noise).
+function own_cpu_table(    i, c, id, cfg, line, base, row, key) {
+    print "### CPU used by the monitor itself (s)"
+    print ""
+    print "tally: its own CPU in the same run (CPU the shell reaped for tally and the"
+    print "task, minus the task's CPU time in tally's summary), median over runs; in"
+    print "brackets, as a share of the no-monitor wall time. Others: median CPU reaped"
+    print "for monitor + task minus the median for the task alone (run-to-run noise"
+    print "included, hence negative values)."
     print ""
     line = "| case | no monitor: task CPU |"; row = "|---|---:|"
     for (c = 2; c <= ncfg; c++) { line = line " " title[cfg_list[c]] " |"; row = row "---:|" }
@@ -173,8 +184,12 @@ function own_cpu_table(    i, c, id, cfg, line, base, row) {
         if (base == "") continue
         line = "| " labels[id] " | " sprintf("%.3f", base) " |"
         for (c = 2; c <= ncfg; c++) {
-            cfg = cfg_list[c]
-            line = line " " (reaped[id SUBSEP cfg] == "" ? "–" : sprintf("%+.3f", median(reaped[id SUBSEP cfg]) - base)) " |"
+            cfg = cfg_list[c]; key = id SUBSEP cfg
+            if (own[key] != "")
+                line = line " " sprintf("%.3f (%.2f%%)", median(own[key]),
+                                        base_walls[id] > 0 ? median(own[key]) / base_walls[id] * 100 : 0) " |"
+            else
+                line = line " " (reaped[key] == "" ? "–" : sprintf("%+.3f", median(reaped[key]) - base)) " |"
         }
         print line
     }
