@@ -26,19 +26,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "util/clock.h"
 
 #define FAST_GAP 1e-3
 #define FAST_WEIGHT (1.0 / 16) /* the moving share spans about 16 events */
 #define IDLE_CHECK_EVERY 0.02  /* seconds between reads of /proc/loadavg */
-
-static double monotonic_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int allowed_cpu_count(void)
 {
@@ -124,7 +118,7 @@ static pid_t poll_for_event(const struct event_wait *w, double start, int *statu
             error = EINTR;
             break;
         }
-        if (monotonic_now() - start >= w->spin_window)
+        if (clock_monotonic_seconds() - start >= w->spin_window)
             break;
     }
     sigprocmask(SIG_SETMASK, &caller_mask, NULL); /* a pending signal is handled here */
@@ -134,14 +128,14 @@ static pid_t poll_for_event(const struct event_wait *w, double start, int *statu
 
 pid_t event_wait_next(struct event_wait *w, int *status, struct rusage *usage)
 {
-    double start = monotonic_now();
+    double start = clock_monotonic_seconds();
     pid_t pid = 0;
     if (w->spin_window > 0 && w->fast_share >= 0.5 && cpu_to_spare(w, start))
         pid = poll_for_event(w, start, status, usage);
     if (pid == 0)
         pid = wait4(-1, status, __WALL, usage);
     if (pid > 0) {
-        double fast = monotonic_now() - start < FAST_GAP ? 1.0 : 0.0;
+        double fast = clock_monotonic_seconds() - start < FAST_GAP ? 1.0 : 0.0;
         w->fast_share += FAST_WEIGHT * (fast - w->fast_share);
     }
     return pid;

@@ -25,10 +25,10 @@
 #include <sys/resource.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "platform/linux/event_wait.h"
+#include "util/clock.h"
 #include "util/pidmap.h"
 
 struct tracee {
@@ -123,13 +123,6 @@ static int on_creation(struct tracer *t, pid_t pid, int kind, struct tracer_even
     return 1;
 }
 
-static double monotonic_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The thread group of tid, from /proc/TID/status; tid itself if unknown. */
 static pid_t thread_group_of(pid_t tid)
 {
@@ -151,7 +144,7 @@ static pid_t thread_group_of(pid_t tid)
  * process, to be announced. */
 static int release_stale_held(struct tracer *t, struct tracer_event *event)
 {
-    double now = monotonic_now();
+    double now = clock_monotonic_seconds();
     for (size_t i = 0; i < t->tracees.capacity; i++) {
         pid_t tid = t->tracees.keys[i];
         struct tracee *e = pidmap_at(&t->tracees, i);
@@ -222,7 +215,7 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
                 if (e) {
                     e->tgid = pid;
                     e->held = 1;
-                    e->held_at = monotonic_now();
+                    e->held_at = clock_monotonic_seconds();
                     t->held++;
                     continue;
                 }
