@@ -111,6 +111,9 @@ void tracer_resume(struct tracer *tracer, pid_t pid);
 /* ---- machine ---- */
 
 int machine_cpu_count(void);
+/* Tasks runnable on the machine right now, the caller included (the
+ * fourth field of /proc/loadavg); -1 when unreadable. */
+int proc_runnable_tasks(void);
 double machine_load_average(void);
 /* GPUs on which one of pids runs (NVML via dlopen; 0 without NVML). */
 int gpu_count_in_use(const pid_t *pids, size_t count);

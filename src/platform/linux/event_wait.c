@@ -21,13 +21,12 @@
 #include "platform/linux/event_wait.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "util/clock.h"
 
 #define FAST_GAP 1e-3
@@ -51,25 +50,6 @@ void event_wait_init(struct event_wait *w, double spin_window)
     w->spin_window = spin_window;
 }
 
-/* Runnable tasks on the machine now (tally included), from /proc/loadavg's
- * fourth field "running/total"; a large number when unreadable. */
-static int runnable_tasks(void)
-{
-    char buf[128];
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 1 << 20;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 1 << 20;
-    buf[n] = '\0';
-    int running;
-    if (sscanf(buf, "%*s %*s %*s %d/", &running) != 1)
-        return 1 << 20;
-    return running;
-}
-
 /* Is a CPU idle that tally could poll on without taking it from anyone? */
 static int cpu_to_spare(struct event_wait *w, double now)
 {
@@ -77,7 +57,8 @@ static int cpu_to_spare(struct event_wait *w, double now)
         return 0;
     if (w->idle_checked_at < 0 || now - w->idle_checked_at >= IDLE_CHECK_EVERY) {
         w->idle_checked_at = now;
-        w->cpu_idle = runnable_tasks() - 1 < w->cpus; /* the others, tally aside */
+        int runnable = proc_runnable_tasks();
+        w->cpu_idle = runnable > 0 && runnable - 1 < w->cpus; /* the others, tally aside */
     }
     return w->cpu_idle;
 }

@@ -73,6 +73,16 @@ static void skip_fields(const char **p, int n)
     *p = s;
 }
 
+int proc_runnable_tasks(void)
+{
+    char buf[128];
+    int running;
+    if (read_small("/proc/loadavg", buf, sizeof buf) < 0 ||
+        sscanf(buf, "%*s %*s %*s %d/", &running) != 1)
+        return -1;
+    return running;
+}
+
 /* Reads /proc/PID/NAME into buf (see read_small). */
 static int read_proc_file(pid_t pid, const char *name, char *buf, size_t size)
 {
