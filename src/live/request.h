@@ -1,0 +1,98 @@
+/* The OMIS-style request language of seed 001 (G-PM/OCM-G), as text:
+ *
+ *     [event(objects, args)] : action(objects, args) [, action(...)]...
+ *
+ * unconditional when the event part is empty (":proc_get_info([p_1], 0x1)"),
+ * conditional otherwise ("thread_executes_probe([p_1], \"nextstep\"):
+ * pa_counter_read([c_1])"). This header is the syntax tree that the parser
+ * (request_parse.c) produces and that the agent evaluates; it knows nothing
+ * of transports or of the agent's state.
+ *
+ * Object tokens: site_NAME, n_HOST, app_NAME, p_PID@HOST (p_PID on the
+ * local host), c_N (a counter), csr_N (a conditional request). An object
+ * argument is a list "[a, b]"; a single bare token is accepted as a list of
+ * one. Other arguments: "strings", numbers (decimal, 0x hex, with an
+ * optional unit suffix kept as text: 500ms, 2GB), and variables ($len).
+ * Positions are 1-based byte columns into the request text, so that every
+ * error can name where the bad part is. */
+#ifndef TALLY_LIVE_REQUEST_H
+#define TALLY_LIVE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum object_kind {
+    OBJECT_SITE,     /* site_NAME          name */
+    OBJECT_NODE,     /* n_HOST             name */
+    OBJECT_APP,      /* app_NAME           name */
+    OBJECT_PROC,     /* p_PID[@HOST]       pid, name = HOST or NULL (local) */
+    OBJECT_COUNTER,  /* c_N                number */
+    OBJECT_CSR,      /* csr_N              number */
+};
+
+struct object_token {
+    enum object_kind kind;
+    char *name;          /* see above; NULL where not used */
+    pid_t pid;           /* OBJECT_PROC */
+    unsigned number;     /* OBJECT_COUNTER, OBJECT_CSR */
+    int pos;             /* column of the token's first character */
+};
+
+enum arg_kind {
+    ARG_OBJECTS,   /* objects[object_count] */
+    ARG_STRING,    /* text: the unquoted, unescaped string */
+    ARG_NUMBER,    /* number; text: the unit suffix as written ("" when none) */
+    ARG_VARIABLE,  /* text: the name without '$' ("len") */
+};
+
+struct request_arg {
+    enum arg_kind kind;
+    int pos;
+    struct object_token *objects;
+    size_t object_count;
+    char *text;
+    double number;
+};
+
+struct request_call {
+    char *service;       /* e.g. "proc_get_info" */
+    int pos;             /* column of the service name */
+    struct request_arg *args;
+    size_t arg_count;
+};
+
+struct request {
+    bool conditional;            /* an event part was given */
+    struct request_call event;   /* valid when conditional */
+    struct request_call *actions;
+    size_t action_count;         /* >= 1 */
+};
+
+struct request_error {
+    int pos;                     /* column of the bad part (0: none) */
+    char message[240];           /* one line, no trailing newline */
+};
+
+/* Parses text into *out. Returns 0, or -1 with *err set (out is left
+ * empty, nothing to free). Checks syntax and the token forms; whether a
+ * service exists and takes these arguments is request_check's job. */
+int request_parse(const char *text, struct request *out, struct request_error *err);
+void request_free(struct request *request);
+
+/* What a service is, for the checks and for dispatch. */
+enum service_kind {
+    SERVICE_INFORMATION,   /* site_get_info, node_get_info, app_get_list, ... */
+    SERVICE_MANIPULATION,  /* thread_stop, thread_continue, proc_kill, proc_set_limits */
+    SERVICE_EVENT,         /* proc_created, timer, thread_executes_probe, ... */
+    SERVICE_ACTION,        /* pa_counter_*, csr_*: only as actions */
+};
+
+/* Checks that every service exists, stands where it may (events only
+ * before ':', the others only after it) and gets arguments of the right
+ * kinds and count. Returns 0, or -1 with *err naming the position. */
+int request_check(const struct request *request, struct request_error *err);
+/* The kind of a known service; -1 for an unknown name. */
+int service_kind_of(const char *service);
+
+#endif
