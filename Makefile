@@ -5,6 +5,7 @@
 #   make check   sanitizer build + all unit and integration tests
 #   make bench   benchmarks (not part of check)
 #   make demo    install packages, build, run the sample workload
+#   make fuzz    every tests/fuzz/*_fuzz.c harness, FUZZ_SECONDS each (docs/fuzzing.md)
 
 CC      ?= cc
 PKGS    := jansson sqlite3 libpq libmicrohttpd
@@ -31,7 +32,19 @@ UNIT_BIN := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 PROG_BIN := $(patsubst tests/fixtures/progs/%.c,build/progs/%,$(PROG_SRC))
 BENCH_PROG_BIN := $(patsubst bench/progs/%.c,build/bench/%,$(BENCH_PROG_SRC))
 
-.PHONY: all check bench demo deps clean test-programs
+# Fuzzing (docs/fuzzing.md): libFuzzer harnesses need clang. The library is
+# built again with clang and coverage instrumentation; web_assets.c is left
+# out because its GNU raw string literals are a gcc-only extension in C (no
+# parser lives there). Every tests/fuzz/*_fuzz.c is one harness, by glob.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out src/view/web_assets.c,$(LIB_SRC)))
+FUZZ_SRC     := $(shell find tests/fuzz -name '*_fuzz.c' 2>/dev/null | sort)
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all check bench demo deps clean test-programs fuzz fuzz-build
 all: build/tally
 
 build/tally: $(REL_OBJ)
@@ -74,11 +87,29 @@ build/bench/%: bench/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -lm -lpthread
 
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+build/fuzz/libtally.a: $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+build/fuzz/%_fuzz: tests/fuzz/%_fuzz.c build/fuzz/libtally.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
+	  -o $@ $< build/fuzz/libtally.a $(LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BIN)
+
 test-programs: $(PROG_BIN)
 
-check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN)
+check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN) $(FUZZ_BIN)
 	TALLY=$(CURDIR)/build/asan/tally TALLY_RELEASE=$(CURDIR)/build/tally \
-	  PROGS=$(CURDIR)/build/progs tests/run-tests.sh $(TESTS)
+	  PROGS=$(CURDIR)/build/progs FUZZ=$(CURDIR)/build/fuzz tests/run-tests.sh $(TESTS)
 
 bench: build/tally $(PROG_BIN) $(BENCH_PROG_BIN)
 	bench/run-all.sh
@@ -94,4 +125,4 @@ demo:
 clean:
 	rm -rf build
 
--include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d)
+-include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)

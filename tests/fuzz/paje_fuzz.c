@@ -1,0 +1,24 @@
+/* Fuzzes the Paje reader (src/trace/paje_reader.c): the bytes are a trace
+ * file given to 'tally trace aggregate|anomalies|stats' or 'tally view'.
+ * A trace that is read must satisfy the model's invariants, aggregate at
+ * every level, and survive a round trip through tally's Paje writer
+ * (fuzz_trace.h). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "fuzz_trace.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_write_file("input.paje", data, size);
+    struct trace t;
+    char err[512];
+    if (trace_read_file(path, NULL, &t, err, sizeof err) == 0) {
+        fuzz_check_trace(&t);
+        fuzz_use_trace(&t);
+        trace_free(&t);
+    } else if (!err[0]) {
+        abort(); /* an error must say why */
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The fuzz harnesses (tests/fuzz/*_fuzz.c, built by make check with clang)
+# in the test suite: for each one, (1) replay every committed input of
+# tests/fuzz/corpus/NAME (seeds and the inputs of crashes found and fixed),
+# then (2) fuzz for a fixed number of inputs, FUZZ_CHECK_RUNS (default
+# 5000), from a fixed seed. A fixed count rather than a time bound: the same
+# binary tries the same inputs on any machine, however loaded, so a failure
+# here reproduces with the command printed (a 120 s cap per harness only
+# guards against a machine so slow the count cannot be reached; the ok line
+# says how many inputs ran). 5000 inputs take 1-15 s per harness on a loaded
+# 2-core machine (the trace harnesses read a file per input). Longer runs,
+# time-bounded, with a growing corpus: make fuzz.
+ROOT=${TALLY_TEST_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+. "$ROOT/tests/integration/lib.sh"
+FUZZ=${FUZZ:-$ROOT/build/fuzz}
+runs=${FUZZ_CHECK_RUNS:-5000}
+artifacts=$ROOT/build/fuzz/artifacts
+mkdir -p "$artifacts"
+# libFuzzer's own leak and crash reports; stop at the first UB as make check does
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+shopt -s nullglob
+harnesses=("$FUZZ"/*_fuzz)
+check_cmp "fuzz harnesses built (one per tests/fuzz/*_fuzz.c)" "${#harnesses[@]}" ">=" \
+  "$(ls "$ROOT"/tests/fuzz/*_fuzz.c | wc -l)"
+for bin in "${harnesses[@]}"; do
+  [ -x "$bin" ] || continue
+  name=$(basename "$bin"); name=${name%_fuzz}
+  seeds=$ROOT/tests/fuzz/corpus/$name
+  inputs=("$seeds"/*)
+  if [ ${#inputs[@]} -gt 0 ]; then
+    if "$bin" -timeout=25 "${inputs[@]}" >"replay-$name.log" 2>&1; then
+      ok "$name: replays its ${#inputs[@]} committed inputs"
+    else
+      not_ok "$name: a committed input fails: $bin $seeds/*"
+      grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|Running:)' "replay-$name.log" | tail -4
+    fi
+  else
+    not_ok "$name: no committed inputs in tests/fuzz/corpus/$name"
+  fi
+  dict=(); [ -f "$ROOT/tests/fuzz/$name.dict" ] && dict=(-dict="$ROOT/tests/fuzz/$name.dict")
+  mkdir -p "corpus-$name"
+  dirs=("corpus-$name"); [ -d "$seeds" ] && dirs+=("$seeds")
+  if "$bin" -runs="$runs" -seed=1 -max_total_time=120 -timeout=25 "${dict[@]}" -print_final_stats=1 \
+       -artifact_prefix="$artifacts/$name-" "${dirs[@]}" >"fuzz-$name.log" 2>&1; then
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "fuzz-$name.log")
+    ok "$name: $execs inputs fuzzed (-runs=$runs -seed=1), no crash, leak or UB"
+  else
+    not_ok "$name: fuzzing found a failure; reproduce: $bin $artifacts/$name-*"
+    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|fuzz:)' "fuzz-$name.log" | head -4
+  fi
+done
+finish
