@@ -45,6 +45,15 @@ static bool is_ancestor(const struct trace *t, int maybe_ancestor, int c)
     return false;
 }
 
+/* True when type maybe_ancestor is type ty or one of its parents in the type tree. */
+static bool is_type_ancestor(const struct trace *t, int maybe_ancestor, int ty)
+{
+    for (size_t steps = 0; ty >= 0 && steps <= t->n_types; ty = t->types[ty].parent, steps++)
+        if (ty == maybe_ancestor)
+            return true;
+    return false;
+}
+
 int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -96,8 +105,20 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
             rc = -1;
             break;
         }
+        /* the type tree follows (the last regrouping of a type wins), and
+         * must stay a tree: a host cannot go under a host, nor a site under
+         * a cluster when clusters are under sites */
+        int child_type = t->containers[c].type, parent_type = t->containers[p].type;
+        if (is_type_ancestor(t, child_type, parent_type)) {
+            snprintf(err, errlen,
+                     "%s:%zu: '%s' (type %s) cannot go under '%s' (type %s): a type cannot "
+                     "contain itself",
+                     path, lineno, child, t->types[child_type].name, parent,
+                     t->types[parent_type].name);
+            rc = -1;
+            break;
+        }
         detach(t, c);
-        /* the type tree follows (the last regrouping of a type wins) */
         t->types[t->containers[c].type].parent = t->containers[p].type;
         if (attach(t, c, p) < 0) {
             snprintf(err, errlen, "%s: out of memory", path);

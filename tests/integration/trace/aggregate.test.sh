@@ -52,6 +52,13 @@ printf 'nosuchhost siteA\n' >bad-groups.txt
 "$TALLY" trace aggregate "$FIX/clean.paje" --hierarchy bad-groups.txt 2>err.txt; st=$?
 check_eq "bad hierarchy file exits 125" "$st" 125
 check_contains "bad hierarchy file names the line" "$(cat err.txt)" "bad-groups.txt:1: unknown container 'nosuchhost'"
+# a host under a host (or a group type under itself) would make the type tree
+# a cycle (found by tests/fuzz/hierarchy_fuzz.c): rejected, naming the line
+printf 'h1 siteA\nh2 h1\n' >cycle-groups.txt
+"$TALLY" trace aggregate "$FIX/clean.paje" --hierarchy cycle-groups.txt 2>err.txt; st=$?
+check_eq "host under a host exits 125" "$st" 125
+check_contains "host under a host names the line" "$(cat err.txt)" \
+  "cycle-groups.txt:2: 'h2' (type HOST) cannot go under 'h1' (type HOST)"
 
 # --map: other names for capacity and usage
 sed -e 's/speed/power/; s/ pburst/ uburst/; s/ pcontinuous/ ucontinuous/' "$H" >mapped.paje
