@@ -2,7 +2,10 @@
  * and tally's reader read back to the same values. Variables are named in
  * tally's convention, "K.capacity" and "K.<category>" for a resource of kind
  * K, so the mapping survives without --map. Topology edges become links at
- * the trace start. Written atomically. */
+ * the trace start. Written atomically. Names are written in double quotes;
+ * Paje has no escape inside them, so a '"' is written as '\'' and a line
+ * break as a blank (names from summaries and --hierarchy files may hold
+ * them), and the file stays readable. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +24,26 @@ static const char header[] =
     "%EventDef PajeSetVariable 8\n%  Time date\n%  Type string\n%  Container string\n%  Value double\n%EndEventDef\n"
     "%EventDef PajeStartLink 15\n%  Time date\n%  Type string\n%  Container string\n%  Value string\n%  StartContainer string\n%  Key string\n%EndEventDef\n"
     "%EventDef PajeEndLink 16\n%  Time date\n%  Type string\n%  Container string\n%  Value string\n%  EndContainer string\n%  Key string\n%EndEventDef\n";
+
+/* Writes s as the inside of a Paje quoted string (see the top of the file). */
+static void put_name(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == '"' ? '\'' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
+}
+
+/* Writes "a" followed by the optional "sep b", quoted, then `after`. */
+static void put_quoted(FILE *f, const char *a, const char *sep, const char *b, const char *after)
+{
+    fputc('"', f);
+    put_name(f, a);
+    if (sep) {
+        fputs(sep, f);
+        put_name(f, b);
+    }
+    fputc('"', f);
+    fputs(after, f);
+}
 
 /* One variable breakpoint to emit. */
 struct point {
@@ -178,14 +201,15 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
         bool repeated = false;
         for (size_t j = 0; j < i; j++)
             repeated |= ctypes[j].type == ctypes[i].type;
-        fprintf(f, "0 t%zu %s%d \"%s%s\"\n", i, ctypes[i].parent < 0 ? "" : "t",
-                ctypes[i].parent < 0 ? 0 : ctypes[i].parent, t->types[ctypes[i].type].name,
-                repeated ? "'" : "");
+        fprintf(f, "0 t%zu %s%d ", i, ctypes[i].parent < 0 ? "" : "t",
+                ctypes[i].parent < 0 ? 0 : ctypes[i].parent);
+        put_quoted(f, t->types[ctypes[i].type].name, repeated ? "'" : NULL, "", "\n");
     }
     for (size_t i = 0; i < n_defs; i++) {
         const struct vardef *d = &defs[i];
-        fprintf(f, "1 v%zu t%d \"%s.%s\" \"1 1 1\"\n", i, d->ctype, d->kind,
-                d->category < 0 ? "capacity" : t->categories[d->category]);
+        fprintf(f, "1 v%zu t%d ", i, d->ctype);
+        put_quoted(f, d->kind, ".", d->category < 0 ? "capacity" : t->categories[d->category],
+                   " \"1 1 1\"\n");
     }
     /* link types per (type a, type b) pair, under the root type */
     for (size_t e = 0; e < t->n_edges; e++) {
@@ -195,13 +219,14 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
             seen = ctype_of[t->edges[k].a] == ta && ctype_of[t->edges[k].b] == tb;
         if (seen || ta < 0 || tb < 0)
             continue;
-        fprintf(f, "4 l%d_%d 0 t%d t%d \"%s-%s\"\n", ta, tb, ta, tb,
-                t->types[ctypes[ta].type].name, t->types[ctypes[tb].type].name);
+        fprintf(f, "4 l%d_%d 0 t%d t%d ", ta, tb, ta, tb);
+        put_quoted(f, t->types[ctypes[ta].type].name, "-", t->types[ctypes[tb].type].name, "\n");
     }
     for (size_t i = 0; i < n_order; i++) {
         const struct trace_container *c = &t->containers[order[i]];
-        fprintf(f, "6 %.17g c%d t%d %s%d \"%s\"\n", c->start, order[i], ctype_of[order[i]],
-                c->parent == 0 ? "" : "c", c->parent, c->name);
+        fprintf(f, "6 %.17g c%d t%d %s%d ", c->start, order[i], ctype_of[order[i]],
+                c->parent == 0 ? "" : "c", c->parent);
+        put_quoted(f, c->name, NULL, "", "\n");
     }
     for (size_t e = 0; e < t->n_edges; e++) {
         int a = t->edges[e].a, b = t->edges[e].b;

@@ -41,6 +41,14 @@ check_eq "re-read: site continuous" "$("$TALLY" trace aggregate out.paje --level
 # a SimGrid-style topology survives: the writer emits links pj_dump lists
 "$TALLY" trace export "$FIX/saturation.paje" -o sat.paje
 check_eq "export of a trace without edges has no links" "$(pj_dump sat.paje | grep -c '^Link')" 0
+# names Paje cannot quote (found by tests/fuzz/hierarchy_fuzz.c): a '"' in a
+# group name is written as ' and the export stays readable, by tally and pj_dump
+printf 'h1 "quoted"site\n' >quote-groups.txt
+"$TALLY" trace export "$FIX/clean.paje" --hierarchy quote-groups.txt -o quoted.paje
+check_eq "a name with a quote: tally reads the export" \
+  "$("$TALLY" trace aggregate quoted.paje --level site --format json | jq -r '.groups[0].name')" "'quoted'site"
+check_eq "a name with a quote: pj_dump reads the export" \
+  "$(pj_dump quoted.paje 2>&1 | awk -F', *' '$1=="Container" && $3=="site" {print $7}')" "'quoted'site"
 "$TALLY" trace export "$FIX/nope.paje" -o x.paje 2>err.txt; st=$?
 check_eq "missing input exits 125" "$st" 125
 check "nothing written on error" test ! -e x.paje
