@@ -791,7 +791,7 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     for (int i = 0; i <= MAX_EVENT_ID; i++)
         r.defs[i].kind = -1;
     r.p = map;
-    r.end = (const char *)map + size;
+    r.end = map ? (const char *)map + size : NULL; /* an empty file maps nothing */
     if (setup_root(&r) < 0 || parse(&r) < 0)
         goto done;
     if (out->n_events == 0) {
