@@ -337,7 +337,8 @@ out:
 static int build_signals(struct builder *b)
 {
     struct trace *t = b->t;
-    qsort(b->steps, b->n, sizeof *b->steps, by_signal_then_time);
+    if (b->n) /* qsort must not be given NULL, even for no element */
+        qsort(b->steps, b->n, sizeof *b->steps, by_signal_then_time);
     for (size_t i = 0; i < b->n;) {
         const struct step *first = &b->steps[i];
         int r = trace_resource_for(t, first->host, kind_names[first->kind]);

@@ -189,7 +189,8 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
                 goto oom;
         }
     }
-    qsort(pts, n_pts, sizeof *pts, by_time); /* ties: any order, the signals are disjoint */
+    if (n_pts) /* a trace without any variable has no points (and pts is NULL) */
+        qsort(pts, n_pts, sizeof *pts, by_time); /* ties: any order, the signals are disjoint */
     struct atomic_file af;
     if (atomic_file_open(&af, path) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

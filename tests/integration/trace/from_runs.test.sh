@@ -68,4 +68,10 @@ cp r1.summary garbled.summary && { head -3 r1.series; echo "1 2 x"; } >garbled.s
 "$TALLY" trace from-runs garbled -o x.paje 2>err.txt; st=$?
 check_eq "garbled series exits 125" "$st" 125
 check_contains "garbled series names the line" "$(cat err.txt)" "garbled.series:4: bad number 'x'"
+# a run too short for any sample: its series holds only the header (found by
+# tests/fuzz/from_runs_fuzz.c: sorting no steps passed NULL to qsort, UB)
+cp r1.summary nosample.summary && head -3 r1.series >nosample.series
+"$TALLY" trace from-runs nosample -o nosample.paje 2>err.txt; st=$?
+check_eq "a series without samples is a host without usage (exit 0)" "$st" 0
+check_eq "  ... whose trace has the host" "$("$TALLY" trace aggregate nosample.paje --level host --format json | jq -r '.groups[0].name')" "$(jq -r .host r1.summary)"
 finish
