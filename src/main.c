@@ -14,7 +14,7 @@ struct command {
 static const struct command commands[] = {
     {"run", cmd_run, "run a command and measure (and limit) what its process tree uses"},
     {"archive", cmd_archive, "store summaries; query, stats, predict, outliers"},
-    {"trace", cmd_trace, "categorized resource traces: from-runs, aggregate, anomalies"},
+    {"trace", cmd_trace, "categorized resource traces: from-runs, aggregate, anomalies, export, stats"},
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
 };
 

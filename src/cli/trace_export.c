@@ -14,7 +14,8 @@ static const char expected_operands[] = "trace export: expected TRACE and -o OUT
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tally trace export TRACE -o OUT.paje [--map RULE]... [--hierarchy FILE]\n");
+    fprintf(out, "usage: tally trace export TRACE -o OUT.paje [--map RULE]... [--hierarchy FILE]\n"
+                 "  -o, --output OUT.paje  the trace to write (atomically), in tally's variable names\n");
 }
 
 /* A bad option gets getopt_long's message only (no usage). */

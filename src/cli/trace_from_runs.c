@@ -13,7 +13,9 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] -o OUT.paje\n"
                  "PREFIX.summary and PREFIX.series come from\n"
-                 "'tally run --category C --time-series -o PREFIX COMMAND'.\n");
+                 "'tally run --category C --time-series -o PREFIX COMMAND'.\n"
+                 "  -o, --output OUT.paje  the trace to write (atomically)\n"
+                 "  --hierarchy FILE       lines 'HOST SITE' grouping the hosts\n");
 }
 
 int trace_cmd_from_runs(int argc, char **argv)
