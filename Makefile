@@ -6,6 +6,7 @@
 #   make bench   benchmarks (not part of check)
 #   make demo    install packages, build, run the sample workload
 #   make fuzz    every tests/fuzz/*_fuzz.c harness, FUZZ_SECONDS each (docs/fuzzing.md)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   and make uninstall
 
 CC      ?= cc
 PKGS    := jansson sqlite3 libpq libmicrohttpd
@@ -44,7 +45,7 @@ FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out src/view/web_asse
 FUZZ_SRC     := $(shell find tests/fuzz -name '*_fuzz.c' 2>/dev/null | sort)
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all check bench demo deps clean test-programs fuzz fuzz-build
+.PHONY: all check bench demo deps clean test-programs fuzz fuzz-build install uninstall
 all: build/tally
 
 build/tally: $(REL_OBJ)
@@ -113,6 +114,50 @@ check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN) $(FUZZ_BIN)
 
 bench: build/tally $(PROG_BIN) $(BENCH_PROG_BIN)
 	bench/run-all.sh
+
+# ---- install ----------------------------------------------------------------
+# make install PREFIX=DIR (default /usr/local); DESTDIR=STAGE prefixes every
+# path (packaging). The lists below say what is installed besides build/tally
+# and man/*.1, man/*.7: add one line per item.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL    ?= install
+MAN1 := $(wildcard man/*.1)
+MAN7 := $(wildcard man/*.7)
+# Names installed in BINDIR as symlinks to tally (e.g. resource_monitor):
+INSTALL_BIN_LINKS :=
+# Libraries, built before installing (e.g. build/lib/libtally-probe.so, lib/mpi):
+INSTALL_LIBS :=
+# Public headers, installed under INCLUDEDIR/tally/ (e.g. include/tally/probe.h):
+INSTALL_HEADERS :=
+# pkg-config files NAME.pc.in, installed as NAME.pc with @PREFIX@, @LIBDIR@ and
+# @INCLUDEDIR@ replaced:
+INSTALL_PKGCONFIG :=
+
+install: build/tally $(INSTALL_LIBS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 build/tally $(DESTDIR)$(BINDIR)/tally
+	$(foreach n,$(INSTALL_BIN_LINKS),ln -sf tally $(DESTDIR)$(BINDIR)/$(n) &&) true
+	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	$(if $(MAN7),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man7 && $(INSTALL) -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
+	$(if $(INSTALL_LIBS),$(INSTALL) -d $(DESTDIR)$(LIBDIR) && $(INSTALL) -m 755 $(INSTALL_LIBS) $(DESTDIR)$(LIBDIR)/)
+	$(if $(INSTALL_HEADERS),$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/tally && $(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tally/)
+	$(if $(INSTALL_PKGCONFIG),$(INSTALL) -d $(DESTDIR)$(PKGCONFIGDIR))
+	$(foreach f,$(INSTALL_PKGCONFIG),sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' $(f) >$(DESTDIR)$(PKGCONFIGDIR)/$(notdir $(f:.in=)) &&) true
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tally $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BIN_LINKS))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,$(notdir $(INSTALL_LIBS)))
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tally/,$(notdir $(INSTALL_HEADERS)))
+	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(INSTALL_PKGCONFIG:.in=)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tally 2>/dev/null
 
 deps:
 	scripts/install-deps.sh
