@@ -178,7 +178,7 @@ static int read_task(struct builder *b, const char *prefix)
         for (char *w = strtok_r(line, " \t\n", &save); w && nv < 64; w = strtok_r(NULL, " \t\n", &save)) {
             char *stop;
             vals[nv++] = strtod(w, &stop);
-            if (*stop) {
+            if (*stop || !isfinite(vals[nv - 1])) { /* "inf", "nan", 1e999: no trace can hold them */
                 snprintf(b->err, b->errlen, "%s:%zu: bad number '%s'", path, lineno, w);
                 goto out;
             }

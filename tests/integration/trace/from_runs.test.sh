@@ -68,6 +68,12 @@ cp r1.summary garbled.summary && { head -3 r1.series; echo "1 2 x"; } >garbled.s
 "$TALLY" trace from-runs garbled -o x.paje 2>err.txt; st=$?
 check_eq "garbled series exits 125" "$st" 125
 check_contains "garbled series names the line" "$(cat err.txt)" "garbled.series:4: bad number 'x'"
+# a value out of range (found by tests/fuzz/from_runs_fuzz.c: "1e999" became
+# inf, and the trace written could not be read back)
+cp r1.summary huge.summary && { head -3 r1.series; sed -n 4p r1.series | awk '{ $6 = "1e999"; print }'; } >huge.series
+"$TALLY" trace from-runs huge -o x.paje 2>err.txt; st=$?
+check_eq "a value out of range exits 125" "$st" 125
+check_contains "a value out of range names the line" "$(cat err.txt)" "huge.series:4: bad number '1e999'"
 # a run too short for any sample: its series holds only the header (found by
 # tests/fuzz/from_runs_fuzz.c: sorting no steps passed NULL to qsort, UB)
 cp r1.summary nosample.summary && head -3 r1.series >nosample.series
