@@ -129,6 +129,10 @@ int units_parse(const char *text, enum unit_dimension dim, const char *count_uni
             return -1;
         }
         total += number * factor;
+        if (!isfinite(total)) { /* "1e308 TB": finite number, infinite quantity */
+            snprintf(why, why_len, "'%s' is too large", text);
+            return -1;
+        }
         terms++;
         while (isspace((unsigned char)*p))
             p++;

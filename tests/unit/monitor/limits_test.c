@@ -54,6 +54,10 @@ int main(void)
     CHECK_INT(limits_parse(&l, "memory: 1 GB", why, sizeof why), 0);
     CHECK_INT(limits_parse(&l, "disk: 1 GB, wall_time: x", why, sizeof why), -1);
     CHECK(l.set[FIELD_MEMORY] && !l.set[FIELD_DISK]); /* all or nothing */
+    /* found by tests/fuzz/limits_fuzz.c: an infinite limit was taken as a limit */
+    CHECK_INT(parse(&l, "cpu_time: 1e308m"), -1);
+    CHECK_CONTAINS(why, "cpu_time: '1e308m' is too large");
+    CHECK(!limits_any(&l));
 
     /* Files: one item per line, comments, errors with the line number. */
     char path[] = "/tmp/tally-limits-XXXXXX";

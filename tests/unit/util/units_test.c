@@ -49,5 +49,10 @@ int main(void)
     CHECK_CONTAINS(parse_error("3 parsecs", DIM_TIME), "'parsecs'");
     CHECK_CONTAINS(parse_error("-5 MB", DIM_BYTES), "not a number");
     CHECK_CONTAINS(parse_error("4 cores", DIM_COUNT), "'cores'");
+    /* found by tests/fuzz/limits_fuzz.c: each term finite, the sum infinite */
+    CHECK_CONTAINS(parse_error("1e308m", DIM_TIME), "'1e308m' is too large");
+    CHECK_CONTAINS(parse_error("1e308 TB", DIM_BYTES), "too large");
+    CHECK_CONTAINS(parse_error("1e308 h 1e308 h", DIM_TIME), "too large");
+    CHECK_NEAR(parse_ok("1e300 TB", DIM_BYTES), 1e300 * 1048576, 1e290);
     return test_done();
 }
