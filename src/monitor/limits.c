@@ -104,9 +104,11 @@ int limits_parse_file(struct limit_set *limits, const char *path, char *why, siz
         return -1;
     }
     struct limit_set parsed = *limits;
-    char line[1024], reason[256];
+    char *line = NULL, reason[256];
+    size_t cap = 0;
     int number = 0, status = 0, items = 0;
-    while (status == 0 && fgets(line, sizeof line, fp)) {
+    /* getline, not a fixed buffer: a long line (a long comment) must stay one line */
+    while (status == 0 && getline(&line, &cap, fp) >= 0) {
         number++;
         line[strcspn(line, "#\n")] = '\0';
         char *item = trim(line);
@@ -118,6 +120,7 @@ int limits_parse_file(struct limit_set *limits, const char *path, char *why, siz
             status = -1;
         }
     }
+    free(line);
     fclose(fp);
     if (status == 0 && items == 0) {
         snprintf(why, why_len, "no 'field: value' line");

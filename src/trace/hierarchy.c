@@ -61,18 +61,23 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char line[1024];
-    size_t lineno = 0;
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
     int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    /* getline and whole words: a long line or name is never cut in two */
+    while (rc == 0 && getline(&line, &cap, f) >= 0) {
         lineno++;
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char child[256], parent[256], type[256], extra[8];
-        int n = sscanf(line, "%255s %255s %255s %7s", child, parent, type, extra);
-        if (n <= 0)
+        char *words[4], *save = NULL;
+        int n = 0;
+        for (char *w = strtok_r(line, " \t\r\n\v\f", &save); w && n < 4;
+             w = strtok_r(NULL, " \t\r\n\v\f", &save))
+            words[n++] = w;
+        if (n == 0)
             continue;
+        const char *child = words[0], *parent = n > 1 ? words[1] : "", *type = n > 2 ? words[2] : "";
         if (n < 2 || n > 3) {
             snprintf(err, errlen, "%s:%zu: expected 'CHILD PARENT [PARENT-TYPE]'", path, lineno);
             rc = -1;
@@ -125,6 +130,7 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
             rc = -1;
         }
     }
+    free(line);
     fclose(f);
     return rc;
 }

@@ -2,8 +2,10 @@
  * --limits-file FILE) and, through it, the quantities of src/util/units.c.
  * Beyond "no crash, no leak, no UB" it checks the documented contract: on
  * error the set is unchanged and a reason is given; on success every limit
- * set is a finite, non-negative number. */
+ * set is a finite, non-negative number. And the two forms agree: text
+ * without ',' ';' or NUL means the same given as --limits or as a file. */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +41,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = limits_parse(&limits, text, why, sizeof why);
     check_result(rc, &before, &limits, why);
 
+    struct limit_set from_text = limits;
+    int text_rc = rc;
+
     limits = before;
     why[0] = '\0';
     rc = limits_parse_file(&limits, fuzz_write_file("limits", data, size), why, sizeof why);
     check_result(rc, &before, &limits, why);
+
+    if (!memchr(data, ',', size) && !memchr(data, ';', size) && !memchr(data, '\0', size) &&
+        (rc != text_rc || (rc == 0 && memcmp(&limits, &from_text, sizeof limits) != 0))) {
+        fprintf(stderr, "limits_fuzz: --limits and --limits-file disagree (%d, %d)\n", text_rc, rc);
+        abort();
+    }
 
     free(text);
     return 0;

@@ -1,6 +1,7 @@
 /* Unit tests for limit strings and files (src/monitor/limits.c). */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "monitor/limits.h"
@@ -69,6 +70,19 @@ int main(void)
     CHECK_INT(limits_parse_file(&l, path, why, sizeof why), 0);
     CHECK_NEAR(l.max[FIELD_MEMORY], 1024, 1e-9);
     CHECK_NEAR(l.max[FIELD_WALL_TIME], 30, 1e-9);
+    /* a line longer than any buffer stays one line (found by tests/fuzz/limits_fuzz.c:
+     * the end of a long comment was read as a line of its own) */
+    char long_text[3000];
+    int n = snprintf(long_text, sizeof long_text, "memory: 2 GB # ");
+    memset(long_text + n, 'x', 2500);
+    snprintf(long_text + n + 2500, sizeof long_text - (size_t)n - 2500, "\nwall_time: 5 s\n");
+    fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(write(fd, long_text, strlen(long_text)) == (ssize_t)strlen(long_text));
+    close(fd);
+    limits_clear(&l);
+    CHECK_INT(limits_parse_file(&l, path, why, sizeof why), 0);
+    CHECK_NEAR(l.max[FIELD_MEMORY], 2048, 1e-9);
+    CHECK_NEAR(l.max[FIELD_WALL_TIME], 5, 1e-9);
     fd = open(path, O_WRONLY | O_TRUNC);
     const char bad[] = "memory: 1 GB\nwall_time: soon\n";
     CHECK(write(fd, bad, sizeof bad - 1) == (ssize_t)(sizeof bad - 1));
