@@ -46,7 +46,10 @@ struct parser {
     struct request_error *err;
 };
 
+/* Bounds on a number as written. The canonical form of any number is at
+ * most 24 characters ("%.17g") plus its unit, so it stays within them. */
 #define NUMBER_MAX_CHARS 64
+#define UNIT_MAX_CHARS 15
 
 __attribute__((format(printf, 3, 4))) static int fail(struct parser *p, size_t offset,
                                                       const char *fmt, ...)
@@ -195,9 +198,13 @@ static int lex_number(struct parser *p)
         }
         /* the unit suffix; none starts with x, which would read as hex
          * once formatted ("00x" is 0 with unit "x", written "0x") */
+        size_t unit = i;
         if (peek_at(p, i) != 'x' && peek_at(p, i) != 'X')
             while (i < p->len && isalpha((unsigned char)p->text[i]))
                 i++;
+        if (i - unit > UNIT_MAX_CHARS)
+            return fail(p, unit, "unit '%.*s...' is longer than %d letters", UNIT_MAX_CHARS,
+                        p->text + unit, UNIT_MAX_CHARS);
     }
     if (i < p->len && is_word_char((unsigned char)p->text[i])) {
         size_t end = i;

@@ -278,6 +278,10 @@ static void test_errors(void)
     CHECK_ERROR(":f(0x)", 4, "expected hexadecimal digits after '0x'");
     CHECK_ERROR(":f(12_3)", 4, "malformed number '12_3'");
     CHECK_ERROR(":f(0x12345678901234)", 4, "is too large");
+    CHECK_ERROR(":f(.5MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMG)", 6,
+                "unit 'MMMMMMMMMMMMMMM...' is longer than 15 letters"); /* found by the fuzzer */
+    CHECK(parse_ok(":f(1secondsxxxxxxxx)")); /* 15 letters pass */
+    CHECK_STR(parsed.actions[0].args[0].text, "secondsxxxxxxxx");
     CHECK_ERROR(":f(1e999)", 4, "number '1e999' is out of range");
     CHECK_ERROR(":f(1) # comment", 7, "unexpected character '#'");
     CHECK_ERROR(":f(\x01)", 4, "unexpected byte 0x01");
