@@ -80,7 +80,8 @@ static size_t lower_bound(const void *items, size_t count, size_t size, unsigned
 
 static struct counter *find_counter(const struct csr_registry *registry, unsigned number)
 {
-    size_t i = lower_bound(registry->counters, registry->counter_count, sizeof(struct counter), number);
+    size_t i =
+        lower_bound(registry->counters, registry->counter_count, sizeof(struct counter), number);
     return i < registry->counter_count && registry->counters[i].number == number
                ? &registry->counters[i]
                : NULL;
@@ -147,7 +148,8 @@ int counter_create(struct csr_registry *registry, unsigned *number, char *why, s
         return -1;
     }
     unsigned n = *number;
-    if (choose_number(&n, registry->counter_next, n && find_counter(registry, n), "c_", why, why_len) < 0)
+    if (choose_number(&n, registry->counter_next, n && find_counter(registry, n), "c_", why,
+                      why_len) < 0)
         return -1;
     size_t at = lower_bound(registry->counters, registry->counter_count, sizeof(struct counter), n);
     struct counter *c = insert_at((void **)&registry->counters, &registry->counter_count,
@@ -205,12 +207,9 @@ static const struct {
     const char *service;
     enum event_kind kind;
 } event_services[] = {
-    {"proc_created", EVENT_PROC_CREATED},
-    {"proc_terminated", EVENT_PROC_TERMINATED},
-    {"limit_exceeded", EVENT_LIMIT_EXCEEDED},
-    {"timer", EVENT_TIMER},
-    {"thread_executes_probe", EVENT_PROBE},
-    {"lib_call_started", EVENT_LIB_CALL_STARTED},
+    {"proc_created", EVENT_PROC_CREATED},     {"proc_terminated", EVENT_PROC_TERMINATED},
+    {"limit_exceeded", EVENT_LIMIT_EXCEEDED}, {"timer", EVENT_TIMER},
+    {"thread_executes_probe", EVENT_PROBE},   {"lib_call_started", EVENT_LIB_CALL_STARTED},
     {"lib_call_ended", EVENT_LIB_CALL_ENDED},
 };
 
@@ -278,8 +277,8 @@ int csr_define(struct csr_registry *registry, struct request *request, bool enab
             return fail(err, request->event.pos, "timer: not a valid period");
     }
     size_t at = lower_bound(registry->csrs, registry->csr_total, sizeof(struct csr), n);
-    struct csr *c = insert_at((void **)&registry->csrs, &registry->csr_total, &registry->csr_capacity,
-                              sizeof *c, at);
+    struct csr *c = insert_at((void **)&registry->csrs, &registry->csr_total,
+                              &registry->csr_capacity, sizeof *c, at);
     if (!c)
         return fail(err, 0, "out of memory");
     c->number = n;
@@ -400,9 +399,8 @@ static void report(struct run *run, const struct request_call *action, enum csr_
 }
 
 /* Reports an error; inside a firing also disables the csr that fired. */
-__attribute__((format(printf, 3, 4))) static void action_error(struct run *run,
-                                                               const struct request_call *action,
-                                                               const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void
+action_error(struct run *run, const struct request_call *action, const char *fmt, ...)
 {
     char message[200];
     va_list ap;
@@ -418,7 +416,8 @@ __attribute__((format(printf, 3, 4))) static void action_error(struct run *run,
 }
 
 /* AMOUNT of pa_counter_increment for this occurrence (1 when omitted). */
-static double increment_amount(const struct request_call *action, const struct event_occurrence *event)
+static double increment_amount(const struct request_call *action,
+                               const struct event_occurrence *event)
 {
     if (action->arg_count < 2)
         return 1;
@@ -455,8 +454,8 @@ static void run_counter_action(struct run *run, const struct request_call *actio
         if (!strcmp(service, "pa_counter_increment")) {
             counter_add(registry, number, increment_amount(action, run->event));
             if (!run->event) /* one reply per unconditional increment, none per event */
-                report(run, action, CSR_REPORT_COUNTER_VALUE, number, find_counter(registry, number)->value,
-                       CSR_ENABLED, NULL);
+                report(run, action, CSR_REPORT_COUNTER_VALUE, number,
+                       find_counter(registry, number)->value, CSR_ENABLED, NULL);
         } else if (!strcmp(service, "pa_counter_read")) {
             counter_read(registry, number, reset, &value);
             report(run, action, CSR_REPORT_COUNTER_VALUE, number, value, CSR_ENABLED, NULL);
@@ -535,15 +534,11 @@ static bool object_matches(const struct object_token *o, const struct event_occu
                 if (event->ancestors[i] == o->pid)
                     return true;
         return false;
-    case OBJECT_APP:
-        return same(o->name, event->app);
-    case OBJECT_NODE:
-        return same(o->name, event->host);
-    case OBJECT_SITE:
-        return same(o->name, event->site);
+    case OBJECT_APP: return same(o->name, event->app);
+    case OBJECT_NODE: return same(o->name, event->host);
+    case OBJECT_SITE: return same(o->name, event->site);
     case OBJECT_COUNTER:
-    case OBJECT_CSR:
-        return false;
+    case OBJECT_CSR: return false;
     }
     return false;
 }
@@ -553,7 +548,8 @@ static bool csr_matches(const struct csr *c, const struct event_occurrence *even
     if (c->event != event->kind)
         return false;
     const struct request_call *call = &c->request.event;
-    if (call->arg_count >= 2 && call->args[1].kind == ARG_STRING && !same(call->args[1].text, event->name))
+    if (call->arg_count >= 2 && call->args[1].kind == ARG_STRING &&
+        !same(call->args[1].text, event->name))
         return false;
     const struct request_arg *scope = &call->args[0];
     for (size_t i = 0; i < scope->object_count; i++)
@@ -589,7 +585,8 @@ int csr_event(struct csr_registry *registry, const struct event_occurrence *even
     if (event->kind == EVENT_TIMER)
         return 0; /* timers are csr_timers_run's */
     int fired = 0;
-    unsigned defined_before = registry->csr_next; /* csrs defined by callbacks wait for the next one */
+    unsigned defined_before =
+        registry->csr_next; /* csrs defined by callbacks wait for the next one */
     enter(registry);
     for (size_t i = csr_after(registry, 0); i < registry->csr_total;) {
         unsigned number = registry->csrs[i].number;
@@ -605,7 +602,8 @@ int csr_event(struct csr_registry *registry, const struct event_occurrence *even
     return fired;
 }
 
-int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn report_fn, void *context)
+int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn report_fn,
+                   void *context)
 {
     int fired = 0;
     struct event_occurrence tick = {.kind = EVENT_TIMER};
@@ -646,7 +644,8 @@ bool csr_next_timer(const struct csr_registry *registry, double *due)
 static bool pushable(const struct csr *c)
 {
     if (c->state == CSR_DELETED ||
-        !(c->event == EVENT_PROBE || c->event == EVENT_LIB_CALL_STARTED || c->event == EVENT_LIB_CALL_ENDED))
+        !(c->event == EVENT_PROBE || c->event == EVENT_LIB_CALL_STARTED ||
+          c->event == EVENT_LIB_CALL_ENDED))
         return false;
     for (size_t i = 0; i < c->request.action_count; i++)
         if (strcmp(c->request.actions[i].service, "pa_counter_increment") != 0)
@@ -684,7 +683,7 @@ int csr_apply_batch(struct csr_registry *registry, unsigned number, double count
         double amount = count;
         if (action->arg_count > 1) {
             const struct request_arg *arg = &action->args[1];
-            amount = arg->kind == ARG_NUMBER ? count * arg->number
+            amount = arg->kind == ARG_NUMBER     ? count * arg->number
                      : !strcmp(arg->text, "len") ? len_sum
                                                  : value_sum;
         }

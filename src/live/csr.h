@@ -70,7 +70,7 @@ enum event_kind {
     EVENT_PROC_TERMINATED,
     EVENT_LIMIT_EXCEEDED,
     EVENT_TIMER,
-    EVENT_PROBE,            /* thread_executes_probe */
+    EVENT_PROBE, /* thread_executes_probe */
     EVENT_LIB_CALL_STARTED,
     EVENT_LIB_CALL_ENDED,
 };
@@ -78,15 +78,15 @@ enum event_kind {
 /* One occurrence of an event, as the agent saw it. */
 struct event_occurrence {
     enum event_kind kind;
-    pid_t pid;               /* the process it happened in */
-    const char *host;        /* that process's host (the agent's) */
-    const char *app;         /* its application, NULL when it has none */
-    const char *site;        /* the host's site, NULL when unknown */
-    const pid_t *ancestors;  /* EVENT_PROC_CREATED: parent, grandparent, ... */
+    pid_t pid;              /* the process it happened in */
+    const char *host;       /* that process's host (the agent's) */
+    const char *app;        /* its application, NULL when it has none */
+    const char *site;       /* the host's site, NULL when unknown */
+    const pid_t *ancestors; /* EVENT_PROC_CREATED: parent, grandparent, ... */
     size_t ancestor_count;
-    const char *name;        /* EVENT_PROBE: probe; EVENT_LIB_CALL_*: function */
-    double len;              /* $len: EVENT_LIB_CALL_*'s message length in bytes */
-    double value;            /* $value: the value passed to the probe (0: none) */
+    const char *name; /* EVENT_PROBE: probe; EVENT_LIB_CALL_*: function */
+    double len;       /* $len: EVENT_LIB_CALL_*'s message length in bytes */
+    double value;     /* $value: the value passed to the probe (0: none) */
 };
 
 /* What running one action produced; handed to the agent's callback. */
@@ -100,13 +100,13 @@ enum csr_report_kind {
 
 struct csr_report {
     enum csr_report_kind kind;
-    unsigned csr;                          /* the csr that fired; 0 for csr_run */
-    const struct event_occurrence *event;  /* what fired it; NULL for csr_run */
-    const struct request_call *action;     /* the action this is about */
-    unsigned object;                       /* the counter or csr number */
-    double value;                          /* COUNTER_VALUE, COUNTER_DELETED */
-    enum csr_state state;                  /* CSR_STATE */
-    const char *error;                     /* ERROR */
+    unsigned csr;                         /* the csr that fired; 0 for csr_run */
+    const struct event_occurrence *event; /* what fired it; NULL for csr_run */
+    const struct request_call *action;    /* the action this is about */
+    unsigned object;                      /* the counter or csr number */
+    double value;                         /* COUNTER_VALUE, COUNTER_DELETED */
+    enum csr_state state;                 /* CSR_STATE */
+    const char *error;                    /* ERROR */
 };
 
 /* The callback may call back into the registry (define, enable, delete...);
@@ -148,8 +148,8 @@ bool csr_next_timer(const struct csr_registry *registry, double *due);
 struct csr_pushdown {
     unsigned csr;
     enum event_kind event;
-    const char *name;                     /* probe or function name */
-    const struct request_arg *scope;      /* the event's object list */
+    const char *name;                /* probe or function name */
+    const struct request_arg *scope; /* the event's object list */
 };
 
 /* Fills out[0..max) and returns how many csrs qualify (which may be more

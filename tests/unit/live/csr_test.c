@@ -93,7 +93,8 @@ static void test_counters(void)
     CHECK_INT(counter_create(reg, &dup, why, sizeof why), -1);
     CHECK_STR(why, "c_10 already exists");
     unsigned five = 5;
-    CHECK_INT(counter_create(reg, &five, why, sizeof why), 0); /* given, below the others: kept sorted */
+    CHECK_INT(counter_create(reg, &five, why, sizeof why),
+              0); /* given, below the others: kept sorted */
     CHECK_INT(counter_count(reg), 5);
 
     CHECK_INT(counter_add(reg, 1, 2.5), 0);
@@ -143,15 +144,23 @@ static void test_seed_measurement(void)
     CHECK_INT(seen[0].object, 1);
     CHECK_STR(seen[0].service, "pa_counter_create");
 
-    unsigned sends = define(reg, "lib_call_started([app_a1], \"MPI_Send\"): pa_counter_increment([c_1], $len)", false, 0);
-    unsigned steps = define(reg, "thread_executes_probe([p_1@n1], \"nextstep\"): pa_counter_read([c_1], 1)", false, 0);
+    unsigned sends =
+        define(reg, "lib_call_started([app_a1], \"MPI_Send\"): pa_counter_increment([c_1], $len)",
+               false, 0);
+    unsigned steps = define(
+        reg, "thread_executes_probe([p_1@n1], \"nextstep\"): pa_counter_read([c_1], 1)", false, 0);
     CHECK_INT(sends, 1);
     CHECK_INT(steps, 2);
     CHECK_INT(csr_count(reg), 2);
     CHECK_INT(csr_state_of(reg, 1), CSR_DISABLED);
 
-    struct event_occurrence send = {.kind = EVENT_LIB_CALL_STARTED, .pid = 1, .host = "n1", .app = "a1",
-                                    .site = "s1", .name = "MPI_Send", .len = 100};
+    struct event_occurrence send = {.kind = EVENT_LIB_CALL_STARTED,
+                                    .pid = 1,
+                                    .host = "n1",
+                                    .app = "a1",
+                                    .site = "s1",
+                                    .name = "MPI_Send",
+                                    .len = 100};
     reset_seen();
     CHECK_INT(csr_event(reg, &send, 1, record, NULL), 0); /* disabled: nothing fires */
     CHECK_NEAR(value_of(reg, 1), 0, 0);
@@ -195,7 +204,8 @@ static void test_seed_measurement(void)
     CHECK_NEAR(value_of(reg, 1), 400, 0);
 
     /* the probe at the end of the iteration reads and resets */
-    struct event_occurrence step = {.kind = EVENT_PROBE, .pid = 1, .host = "n1", .app = "a1", .name = "nextstep"};
+    struct event_occurrence step = {
+        .kind = EVENT_PROBE, .pid = 1, .host = "n1", .app = "a1", .name = "nextstep"};
     CHECK_INT(csr_event(reg, &step, 3, record, NULL), 1);
     CHECK_INT(seen_count, 1);
     CHECK_INT(seen[0].kind, CSR_REPORT_COUNTER_VALUE);
@@ -251,7 +261,8 @@ static void test_matching(void)
     CHECK_INT(by_pid, 1);
     CHECK_INT(created, 6);
 
-    struct event_occurrence ev = {.kind = EVENT_PROC_TERMINATED, .pid = 7, .host = "h1", .site = "krk", .app = "y"};
+    struct event_occurrence ev = {
+        .kind = EVENT_PROC_TERMINATED, .pid = 7, .host = "h1", .site = "krk", .app = "y"};
     reset_seen();
     CHECK_INT(csr_event(reg, &ev, 0, record, NULL), 4); /* p_7 (any host), n_h1, site_krk, app_y */
     CHECK_INT(seen_count, 4);
@@ -274,16 +285,22 @@ static void test_matching(void)
 
     /* proc_created(p_100): a descendant of 100 */
     pid_t chain[] = {150, 100, 1};
-    struct event_occurrence born = {.kind = EVENT_PROC_CREATED, .pid = 200, .host = "h1",
-                                    .ancestors = chain, .ancestor_count = 3};
+    struct event_occurrence born = {.kind = EVENT_PROC_CREATED,
+                                    .pid = 200,
+                                    .host = "h1",
+                                    .ancestors = chain,
+                                    .ancestor_count = 3};
     reset_seen();
     CHECK_INT(csr_event(reg, &born, 0, record, NULL), 1);
     CHECK_INT(seen[0].csr, created);
     born.ancestor_count = 1; /* only the parent 150 known: not under 100 */
     CHECK_INT(csr_event(reg, &born, 0, record, NULL), 0);
     /* ancestors do not count for other events */
-    ev = (struct event_occurrence){.kind = EVENT_PROC_TERMINATED, .pid = 200, .host = "h9",
-                                   .ancestors = chain, .ancestor_count = 3};
+    ev = (struct event_occurrence){.kind = EVENT_PROC_TERMINATED,
+                                   .pid = 200,
+                                   .host = "h9",
+                                   .ancestors = chain,
+                                   .ancestor_count = 3};
     CHECK_INT(csr_event(reg, &ev, 0, record, NULL), 0);
 
     /* timer occurrences are not csr_event's */
@@ -297,7 +314,8 @@ static void test_matching(void)
 static void test_define_errors(void)
 {
     struct csr_registry *reg = csr_registry_new();
-    struct request r = checked("lib_call_started(app_x, \"MPI_Send\"): pa_counter_increment([c_1], $len)");
+    struct request r =
+        checked("lib_call_started(app_x, \"MPI_Send\"): pa_counter_increment([c_1], $len)");
     struct request_error err;
     unsigned number = 0;
     CHECK_INT(csr_define(reg, &r, true, 0, &number, &err), -1);
@@ -336,9 +354,10 @@ static void test_define_errors(void)
 static void test_run_unconditional(void)
 {
     struct csr_registry *reg = csr_registry_new();
-    struct request r = checked(":pa_counter_create(), pa_counter_increment(c_1, 5), pa_counter_increment(c_1),"
-                               " pa_counter_read(c_1, 1), pa_counter_read(c_1), pa_counter_read([c_9, c_1]),"
-                               " proc_kill(app_x, \"KILL\"), csr_enable(csr_3)");
+    struct request r =
+        checked(":pa_counter_create(), pa_counter_increment(c_1, 5), pa_counter_increment(c_1),"
+                " pa_counter_read(c_1, 1), pa_counter_read(c_1), pa_counter_read([c_9, c_1]),"
+                " proc_kill(app_x, \"KILL\"), csr_enable(csr_3)");
     reset_seen();
     CHECK_INT(csr_run(reg, &r, 0, record, NULL), 2);
     request_free(&r);
@@ -369,8 +388,12 @@ static void test_errors_disable(void)
     char why[64];
     unsigned c = 0;
     counter_create(reg, &c, why, sizeof why);
-    unsigned csr = define(reg, "thread_executes_probe(app_x, \"p\"): pa_counter_increment(c_1, $value), proc_get_info(app_x)", true, 0);
-    struct event_occurrence ev = {.kind = EVENT_PROBE, .pid = 3, .host = "h", .app = "x", .name = "p", .value = 2.5};
+    unsigned csr = define(reg,
+                          "thread_executes_probe(app_x, \"p\"): pa_counter_increment(c_1, $value), "
+                          "proc_get_info(app_x)",
+                          true, 0);
+    struct event_occurrence ev = {
+        .kind = EVENT_PROBE, .pid = 3, .host = "h", .app = "x", .name = "p", .value = 2.5};
     reset_seen();
     CHECK_INT(csr_event(reg, &ev, 0, record, NULL), 1);
     CHECK_NEAR(value_of(reg, 1), 2.5, 0);
@@ -401,7 +424,8 @@ static void reenter(void *context, const struct csr_report *r)
     record(context, r);
     if (r->kind == CSR_REPORT_DISPATCH && !strcmp(r->action->service, "app_get_list")) {
         /* define a csr on the same event and delete every other one */
-        unsigned n = define(reentrant_registry, "proc_terminated(p_1): proc_get_info(p_1)", true, 0);
+        unsigned n =
+            define(reentrant_registry, "proc_terminated(p_1): proc_get_info(p_1)", true, 0);
         reentrant_defined = (int)n;
         csr_delete(reentrant_registry, 2);
         csr_delete(reentrant_registry, 1);
@@ -487,10 +511,18 @@ static void test_pushdown(void)
     unsigned c1 = 0, c2 = 0;
     counter_create(reg, &c1, why, sizeof why);
     counter_create(reg, &c2, why, sizeof why);
-    unsigned bytes = define(reg, "lib_call_started(app_x, \"MPI_Send\"): pa_counter_increment(c_1, $len), pa_counter_increment(c_2)", true, 0);
-    unsigned probe = define(reg, "thread_executes_probe(p_3, \"tick\"): pa_counter_increment(c_2, 2), pa_counter_increment(c_1, $value)", true, 0);
-    unsigned not_pushable = define(reg, "lib_call_ended(app_x, \"MPI_Recv\"): pa_counter_read(c_1)", true, 0);
-    unsigned disabled = define(reg, "lib_call_ended(app_x, \"MPI_Recv\"): pa_counter_increment(c_1)", false, 0);
+    unsigned bytes = define(reg,
+                            "lib_call_started(app_x, \"MPI_Send\"): pa_counter_increment(c_1, "
+                            "$len), pa_counter_increment(c_2)",
+                            true, 0);
+    unsigned probe = define(reg,
+                            "thread_executes_probe(p_3, \"tick\"): pa_counter_increment(c_2, 2), "
+                            "pa_counter_increment(c_1, $value)",
+                            true, 0);
+    unsigned not_pushable =
+        define(reg, "lib_call_ended(app_x, \"MPI_Recv\"): pa_counter_read(c_1)", true, 0);
+    unsigned disabled =
+        define(reg, "lib_call_ended(app_x, \"MPI_Recv\"): pa_counter_increment(c_1)", false, 0);
     define(reg, "proc_created(app_x): pa_counter_increment(c_1)", true, 0);
 
     struct csr_pushdown out[8];
@@ -509,7 +541,8 @@ static void test_pushdown(void)
     CHECK_NEAR(value_of(reg, 1), 1000, 0);
     CHECK_NEAR(value_of(reg, 2), 3, 0);
     /* the same as three single events */
-    struct event_occurrence ev = {.kind = EVENT_LIB_CALL_STARTED, .pid = 9, .host = "h", .app = "x", .name = "MPI_Send"};
+    struct event_occurrence ev = {
+        .kind = EVENT_LIB_CALL_STARTED, .pid = 9, .host = "h", .app = "x", .name = "MPI_Send"};
     double lens[] = {100, 200, 700};
     for (int i = 0; i < 3; i++) {
         ev.len = lens[i];
@@ -523,7 +556,8 @@ static void test_pushdown(void)
     CHECK_INT(seen_count, 0);
     CHECK_INT(csr_apply_batch(reg, not_pushable, 1, 0, 0, record, NULL), -1);
     CHECK_INT(csr_apply_batch(reg, 77, 1, 0, 0, record, NULL), -1);
-    CHECK_INT(csr_apply_batch(reg, disabled, 2, 0, 0, record, NULL), 0); /* late batch of a disabled csr */
+    CHECK_INT(csr_apply_batch(reg, disabled, 2, 0, 0, record, NULL),
+              0); /* late batch of a disabled csr */
     CHECK_NEAR(value_of(reg, 1), 2012, 0);
     counter_delete(reg, 2);
     reset_seen();
