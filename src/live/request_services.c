@@ -116,6 +116,8 @@ static const struct service_spec services[] = {
 
 #define SERVICE_COUNT (sizeof services / sizeof services[0])
 #define TIMER_MIN_SECONDS 0.01
+#define TIMER_MAX_SECONDS (366 * 86400.0)
+#define AMOUNT_MAX 9007199254740992.0 /* 2^53: every integer up to it is exact */
 #define NAME_MAX_BYTES 255
 
 static const struct service_spec *find_service(const char *name)
@@ -330,6 +332,9 @@ static int check_arg(const struct service_param *param, const struct request_arg
         if (seconds < TIMER_MIN_SECONDS)
             return fail(err, arg->pos, "%s: a period of %g s is shorter than the %g s allowed",
                         service, seconds, TIMER_MIN_SECONDS);
+        if (!(seconds <= TIMER_MAX_SECONDS)) /* also NaN and inf: 1e308d */
+            return fail(err, arg->pos, "%s: a period of %g s is longer than a year", service,
+                        seconds);
         return 0;
     }
     case PARAM_FLAGS:
@@ -378,7 +383,11 @@ static int check_arg(const struct service_param *param, const struct request_arg
                             service, arg->text, variable_event(variable));
             return 0;
         }
-        return require_no_unit(arg, service, index, err);
+        if (require_no_unit(arg, service, index, err) < 0)
+            return -1;
+        if (fabs(arg->number) > AMOUNT_MAX) /* counters stay finite, printable as JSON */
+            return fail(err, arg->pos, "%s: an amount is at most 2^53 in size", service);
+        return 0;
     case PARAM_BOOLEAN:
         if (require_no_unit(arg, service, index, err) < 0)
             return -1;

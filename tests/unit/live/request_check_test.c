@@ -160,6 +160,11 @@ static void test_refused(void)
     CHECK_REFUSED("timer(5ms): app_get_list()", 7,
                   "timer: a period of 0.005 s is shorter than the 0.01 s allowed");
     CHECK_REFUSED("timer(0): app_get_list()", 7, "shorter than");
+    CHECK_REFUSED("timer(367d): app_get_list()", 7,
+                  "timer: a period of 3.17088e+07 s is longer than a year");
+    CHECK_REFUSED("timer(1e308d): app_get_list()", 7,
+                  "timer: a period of inf s is longer than a year");
+    CHECK_ACCEPTED("timer(366d): app_get_list()");
     CHECK_REFUSED("timer(-1s): app_get_list()", 7,
                   "timer: argument 1 is not a period: a period cannot be negative");
     CHECK_REFUSED("timer(5GB): app_get_list()", 7,
@@ -188,6 +193,9 @@ static void test_refused(void)
     CHECK_REFUSED("lib_call_ended(p_1, \"f\"): pa_counter_increment(c_1, 3KB)", 53,
                   "argument 2 takes no unit, found 'KB'");
     CHECK_REFUSED(":pa_counter_read(c_1, 2)", 23, "pa_counter_read: argument 2 must be 0 or 1");
+    CHECK_REFUSED(":pa_counter_increment(c_1, 1e300)", 28,
+                  "pa_counter_increment: an amount is at most 2^53 in size");
+    CHECK_ACCEPTED(":pa_counter_increment(c_1, -9007199254740992)");
     /* variables */
     CHECK_REFUSED(":pa_counter_increment([c_1], $len)", 30,
                   "pa_counter_increment: $len is only defined in requests on lib_call_started and "

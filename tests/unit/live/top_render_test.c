@@ -110,8 +110,9 @@ static void test_screen(void)
     struct top_snapshot one = {NULL, NAN, rows, 1};
     struct top_options o = {TOP_CPU, false, 200, 40};
     screen = top_render(&one, &o);
-    CHECK_CONTAINS(screen,
-                   "tally top - all applications - --:--:-- UTC - 1 process on 1 host - sorted by cpu\n");
+    CHECK_CONTAINS(
+        screen,
+        "tally top - all applications - --:--:-- UTC - 1 process on 1 host - sorted by cpu\n");
     free(screen);
 
     /* nothing to show */
@@ -144,7 +145,7 @@ static void test_sorting(void)
         {TOP_PID, true, "4243 4242 77 9", "n3 node-two n1"},
         {TOP_HOST, false, "4242 4243 9 77", "n1 n3 node-two"}, /* ties by pid */
         {TOP_HOST, true, "77 9 4242 4243", "node-two n3 n1"},
-        {TOP_STATE, false, "4242 77 4243 9", "n1 n3 node-two"}, /* R < S < T, ties by host */
+        {TOP_STATE, false, "4242 77 4243 9", "n1 n3 node-two"},   /* R < S < T, ties by host */
         {TOP_COMMAND, false, "9 77 4242 4243", "n1 n3 node-two"}, /* none first */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -233,9 +234,17 @@ static void test_names_and_bytes(void)
         double bytes;
         const char *text;
     } cases[] = {
-        {NAN, "-"},         {0, "0B"},          {-5, "0B"},           {1023, "1023B"},
-        {1024, "1.0K"},     {1536, "1.5K"},     {1048524, "1023.9K"}, {1048575, "1.0M"},
-        {1048576, "1.0M"},  {3e9, "2.8G"},      {1099511627776.0, "1.0T"},
+        {NAN, "-"},
+        {0, "0B"},
+        {-5, "0B"},
+        {1023, "1023B"},
+        {1024, "1.0K"},
+        {1536, "1.5K"},
+        {1048524, "1023.9K"},
+        {1048575, "1.0M"},
+        {1048576, "1.0M"},
+        {3e9, "2.8G"},
+        {1099511627776.0, "1.0T"},
         {1e21, "867.4E"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
