@@ -170,7 +170,8 @@ int counter_add(struct csr_registry *registry, unsigned number, double amount)
     struct counter *c = find_counter(registry, number);
     if (!c)
         return -1;
-    c->value += amount;
+    if (isfinite(amount)) /* a NaN or infinite $len from a broken event must not stick */
+        c->value += amount;
     return 0;
 }
 

@@ -32,7 +32,8 @@ void csr_registry_free(struct csr_registry *registry);
  * on another agent). Returns 0, or -1 with why set (number taken, too many
  * counters, out of memory). */
 int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_len);
-/* -1 when there is no counter c_number. */
+/* -1 when there is no counter c_number. A NaN or infinite amount is
+ * ignored, so that a counter always stays a finite number. */
 int counter_add(struct csr_registry *registry, unsigned number, double amount);
 /* Reads c_number into *value and, when reset, sets it to 0 in the same step. */
 int counter_read(struct csr_registry *registry, unsigned number, bool reset, double *value);

@@ -3,6 +3,7 @@
  * measurement, event matching over every object kind, dispatch of other
  * actions, errors that disable a csr, deletion and definition from inside
  * callbacks, timers, and batches evaluated inside the application. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "live/csr.h"
@@ -101,6 +102,8 @@ static void test_counters(void)
     CHECK_INT(counter_add(reg, 1, 4), 0);
     CHECK_INT(counter_add(reg, 5, 7), 0);
     CHECK_INT(counter_add(reg, 3, 1), -1);
+    CHECK_INT(counter_add(reg, 1, NAN), 0);
+    CHECK_INT(counter_add(reg, 1, INFINITY), 0);
     double v = 0;
     CHECK_INT(counter_read(reg, 1, true, &v), 0);
     CHECK_NEAR(v, 6.5, 0);
