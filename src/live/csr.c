@@ -35,6 +35,7 @@ struct csr_registry {
     struct csr *csrs;
     size_t csr_total, csr_capacity; /* csr_total counts marked-deleted ones too */
     unsigned csr_next;
+    unsigned layout;   /* changes whenever csrs move in the array (insert, sweep) */
     int depth;         /* registry calls in progress (callbacks may re-enter) */
     bool sweep_needed; /* a csr was marked deleted while depth > 0 */
 };
@@ -282,6 +283,7 @@ int csr_define(struct csr_registry *registry, struct request *request, bool enab
                               &registry->csr_capacity, sizeof *c, at);
     if (!c)
         return fail(err, 0, "out of memory");
+    registry->layout++;
     c->number = n;
     c->event = (enum event_kind)kind;
     c->request = *request;
@@ -326,6 +328,7 @@ static void sweep(struct csr_registry *registry)
     }
     registry->csr_total = kept;
     registry->sweep_needed = false;
+    registry->layout++;
 }
 
 int csr_delete(struct csr_registry *registry, unsigned number)
@@ -559,6 +562,19 @@ static bool csr_matches(const struct csr *c, const struct event_occurrence *even
     return false;
 }
 
+/* Index of the first csr numbered above `after`, or csr_total: i + 1 when
+ * the array did not move since i was `after`'s index (the common case),
+ * else a binary search. */
+static size_t csr_next_index(const struct csr_registry *registry, size_t i, unsigned after,
+                             unsigned layout)
+{
+    if (layout == registry->layout)
+        return i + 1;
+    if (after == UINT_MAX)
+        return registry->csr_total;
+    return lower_bound(registry->csrs, registry->csr_total, sizeof(struct csr), after + 1);
+}
+
 /* Index of the first csr numbered above `after`, or csr_total. */
 static size_t csr_after(const struct csr_registry *registry, unsigned after)
 {
@@ -590,14 +606,14 @@ int csr_event(struct csr_registry *registry, const struct event_occurrence *even
         registry->csr_next; /* csrs defined by callbacks wait for the next one */
     enter(registry);
     for (size_t i = csr_after(registry, 0); i < registry->csr_total;) {
-        unsigned number = registry->csrs[i].number;
+        unsigned number = registry->csrs[i].number, layout = registry->layout;
         if (number >= defined_before && defined_before != 0)
             break;
         if (registry->csrs[i].state == CSR_ENABLED && csr_matches(&registry->csrs[i], event)) {
             fire(registry, i, event, now, report_fn, context);
             fired++;
         }
-        i = csr_after(registry, number); /* callbacks may have added csrs */
+        i = csr_next_index(registry, i, number, layout); /* callbacks may have added csrs */
     }
     leave(registry);
     return fired;
@@ -611,7 +627,7 @@ int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn repo
     enter(registry);
     for (size_t i = csr_after(registry, 0); i < registry->csr_total;) {
         struct csr *c = &registry->csrs[i];
-        unsigned number = c->number;
+        unsigned number = c->number, layout = registry->layout;
         if (c->state == CSR_ENABLED && c->event == EVENT_TIMER && c->due <= now) {
             /* next time: the first period boundary after now; missed ones are skipped */
             c->due += (floor((now - c->due) / c->period) + 1) * c->period;
@@ -620,7 +636,7 @@ int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn repo
             fire(registry, i, &tick, now, report_fn, context);
             fired++;
         }
-        i = csr_after(registry, number);
+        i = csr_next_index(registry, i, number, layout);
     }
     leave(registry);
     return fired;
