@@ -473,9 +473,8 @@ static int number_value(struct parser *p, struct request_arg *arg)
         char *end;
         errno = 0;
         value = strtod(buf, &end);
-        if ((size_t)(end - buf) > digits_end || end == buf)
+        if ((size_t)(end - buf) != digits_end) /* the lexer saw all of it as a number */
             return fail(p, p->tok.start, "malformed number '%s'", buf);
-        digits_end = end - buf;
         if (errno == ERANGE && fabs(value) > 1) /* underflow to 0 is harmless */
             return fail(p, p->tok.start, "number '%s' is out of range", buf);
         if (!isfinite(value))
