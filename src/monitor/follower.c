@@ -118,7 +118,9 @@ double follower_step(struct follower *f, double now)
     (void)now; /* usage keeps its own monotonic schedule */
     ending_check_causes(&f->ending, &f->usage);
     double in = loop_next_deadline_in(&f->ending, &f->usage);
-    if (in <= 0.0005) {
+    /* A caller that ticks at the interval must not miss every other
+     * sample for being a scan's length early: a little slack. */
+    if (in <= fmax(0.0005, 0.05 * f->options.interval)) {
         usage_sample(&f->usage, usage_regular_due(&f->usage));
         ending_check_causes(&f->ending, &f->usage);
         in = loop_next_deadline_in(&f->ending, &f->usage);
