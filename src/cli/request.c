@@ -148,10 +148,17 @@ int cmd_request(int argc, char **argv)
             }
             break;
         }
-        if (!strncmp(name, "csr_", 4) && csrs)
+        if (!strncmp(name, "csr_", 4) && csrs) {
             csrs[ncsr++] = name;
-        else
+            if (follow) { /* a csr starts disabled (as in the seed): start it */
+                char text[64];
+                snprintf(text, sizeof text, ":csr_enable([%s])", name);
+                agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", text));
+                free(until_done(&link, timeout, &errors));
+            }
+        } else {
             free(name);
+        }
     }
     if (follow && ncsr && status == TALLY_EXIT_OK) {
         while (!interrupted) {

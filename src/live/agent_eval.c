@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live/agent_internal.h"
@@ -208,9 +209,12 @@ static double meminfo_mb(const char *key)
     return kb / 1024.0;
 }
 
+/* {"app", "object", "processes", "tasks", "nodes"} per application here. */
 static json_t *app_list(const struct agent *a)
 {
     json_t *apps = json_array();
+    char node[300];
+    snprintf(node, sizeof node, "n_%s", a->host);
     for (size_t i = 0; i < a->task_count; i++) {
         const struct agent_task *t = a->tasks[i];
         if (t->ended)
@@ -229,30 +233,57 @@ static json_t *app_list(const struct agent *a)
                 const struct agent_task *pt = agent_task_of(a, a->procs.keys[k]);
                 procs += pt && !strcmp(pt->app, t->app);
             }
-        json_array_append_new(apps, json_pack("{s:s, s:s, s:I, s:I}", "app", t->app, "object",
-                                              "", "tasks", (json_int_t)tasks, "processes",
-                                              (json_int_t)procs));
         char token[300];
         snprintf(token, sizeof token, "app_%s", t->app);
-        json_object_set_new(json_array_get(apps, json_array_size(apps) - 1), "object",
-                            json_string(token));
+        json_array_append_new(apps, json_pack("{s:s, s:s, s:I, s:I, s:[s]}", "app", t->app,
+                                              "object", token, "processes", (json_int_t)procs,
+                                              "tasks", (json_int_t)tasks, "nodes", node));
     }
     return apps;
+}
+
+static json_t *app_tokens(const struct agent *a)
+{
+    json_t *list = app_list(a), *tokens = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v)
+        json_array_append(tokens, json_object_get(v, "object"));
+    json_decref(list);
+    return tokens;
 }
 
 static void node_info(struct eval *e, const char *object)
 {
     struct agent *a = e->a;
+    double load[3] = {0, 0, 0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = load[1] = load[2] = 0;
+        fclose(f);
+    }
+    double uptime = 0;
+    f = fopen("/proc/uptime", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &uptime) != 1)
+            uptime = 0;
+        fclose(f);
+    }
     size_t tasks = 0;
     for (size_t i = 0; i < a->task_count; i++)
         tasks += !a->tasks[i]->ended;
-    json_t *r = json_pack("{s:s, s:i, s:f, s:[f,s], s:[f,s], s:I, s:I, s:i, s:i, s:f}", "host",
-                          a->host, "cpus", machine_cpu_count(), "load", machine_load_average(),
-                          "memory_total", meminfo_mb("MemTotal"), "MB", "memory_available",
-                          meminfo_mb("MemAvailable"), "MB", "tasks", (json_int_t)tasks,
-                          "processes", (json_int_t)a->procs.count, "agent_pid", (int)getpid(),
-                          "uid", (int)a->uid, "agent_started", a->started);
-    json_object_set_new(r, "apps", app_list(a));
+    char node[300];
+    snprintf(node, sizeof node, "n_%s", a->host);
+    json_t *r = json_pack("{s:s, s:s, s:i, s:[f,f,f], s:[f,s], s:[f,s], s:[f,s], s:I, s:I, s:i, "
+                          "s:i, s:f, s:I}",
+                          "node", node, "site", a->site, "cpus", machine_cpu_count(), "load",
+                          load[0], load[1], load[2], "memory_total", meminfo_mb("MemTotal"), "MB",
+                          "memory_available", meminfo_mb("MemAvailable"), "MB", "uptime", uptime,
+                          "s", "processes", (json_int_t)a->procs.count, "tasks", (json_int_t)tasks,
+                          "agent_pid", (int)getpid(), "uid", (int)a->uid, "agent_started",
+                          a->started, "archived", (json_int_t)a->archived);
+    json_object_set_new(r, "apps", app_tokens(a));
     reply(e, object, "node_get_info", r);
 }
 
@@ -287,11 +318,11 @@ static void information(struct eval *e, const struct request_call *call)
             if (!strcmp(svc, "node_get_info")) {
                 node_info(e, token);
             } else if (!strcmp(svc, "site_get_info")) {
-                json_t *nodes = json_array();
-                json_array_append_new(nodes, json_string(a->host));
+                char node[300];
+                snprintf(node, sizeof node, "n_%s", a->host);
                 reply(e, token, svc,
-                      json_pack("{s:s, s:o, s:o}", "site", a->site, "nodes", nodes, "apps",
-                                app_list(a)));
+                      json_pack("{s:s, s:[s], s:i, s:o}", "site", a->site, "nodes", node, "agents",
+                                1, "apps", app_tokens(a)));
             } else {
                 reply(e, token, svc, json_pack("{s:o}", "apps", app_list(a)));
             }
@@ -318,13 +349,9 @@ static void information(struct eval *e, const struct request_call *call)
                 const struct agent_task *t = pid ? agent_task_of(a, pid) : NULL;
                 if (!t || strcmp(t->app, tok->name))
                     continue;
-                const struct agent_proc *p = pidmap_at(&a->procs, i);
                 char ptok[300];
                 proc_token(a, pid, ptok, sizeof ptok);
-                json_array_append_new(list, json_pack("{s:s, s:i, s:i, s:i, s:s#}", "object", ptok,
-                                                      "pid", (int)pid, "ppid", (int)p->last.ppid,
-                                                      "task", (int)t->id, "state", &p->last.state,
-                                                      (int)1));
+                json_array_append_new(list, json_string(ptok));
             }
             snprintf(token, sizeof token, "app_%s", tok->name);
             reply(e, token, svc, json_pack("{s:s, s:o}", "app", tok->name, "processes", list));
@@ -332,14 +359,7 @@ static void information(struct eval *e, const struct request_call *call)
         return;
     }
     /* proc_get_info(objects, flags) */
-    unsigned flags = 0;
-    const struct request_arg *f = arg_at(call, 1);
-    if (f && f->kind == ARG_NUMBER && f->number >= 0 && f->number < 65536)
-        flags = (unsigned)f->number;
-    else if (f) {
-        add_error(e, f->pos, "proc_get_info: flags must be a number such as 0x1 (see tally-request(1))");
-        return;
-    }
+    unsigned flags = request_info_flags(call);
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids);
     for (size_t i = 0; i < n; i++) {
@@ -359,6 +379,22 @@ static void information(struct eval *e, const struct request_call *call)
 static struct agent_task *tree_task(struct agent *a, pid_t pid)
 {
     return agent_task_of(a, pid);
+}
+
+/* After SIGSTOP: "stopped" once /proc shows the process stopped (T, or t
+ * under tally run's tracer), waiting at most 100 ms; else "stopping". */
+static const char *wait_stopped(pid_t pid)
+{
+    for (int i = 0; i < 100; i++) {
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) < 0)
+            return "gone";
+        if (st.state == 'T' || st.state == 't')
+            return "stopped";
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return "stopping";
 }
 
 static void manipulation(struct eval *e, const struct request_call *call)
@@ -394,13 +430,17 @@ static void manipulation(struct eval *e, const struct request_call *call)
         proc_token(a, pids[i], token, sizeof token);
         int sig = !strcmp(svc, "thread_stop")       ? SIGSTOP
                   : !strcmp(svc, "thread_continue") ? SIGCONT
-                  : !strcmp(svc, "proc_kill")       ? SIGKILL
+                  : !strcmp(svc, "proc_kill")       ? request_signal(arg_at(call, 1))
                                                     : 0;
         if (sig) {
             if (kill(pids[i], sig) < 0)
                 add_error(e, arg->pos, "%s: %s: %s", token, svc, strerror(errno));
+            else if (sig == SIGSTOP)
+                reply(e, token, svc, json_pack("{s:s}", "state", wait_stopped(pids[i])));
+            else if (sig == SIGCONT)
+                reply(e, token, svc, json_pack("{s:s}", "state", "running"));
             else
-                reply(e, token, svc, json_pack("{s:b, s:s}", "ok", 1, "signal", strsignal(sig)));
+                reply(e, token, svc, json_pack("{s:i}", "signal", sig));
             continue;
         }
         /* proc_set_limits: applies to the whole task of the process, once. */
@@ -427,8 +467,13 @@ static void manipulation(struct eval *e, const struct request_call *call)
             add_error(e, arg->pos, "%s: task %u has no live monitor to hold limits", token, t->id);
             continue;
         }
-        reply(e, token, svc, json_pack("{s:b, s:i, s:s, s:s}", "ok", 1, "task", (int)t->id,
-                                       "limits", limits_text, "watchdog", how));
+        json_t *set = json_object();
+        for (int f = 0; f < FIELD_COUNT; f++)
+            if (limits.set[f])
+                json_object_set_new(set, summary_field_by_id(f)->name,
+                                    json_pack("[f, s]", limits.max[f], summary_field_by_id(f)->unit));
+        reply(e, token, svc, json_pack("{s:o, s:i, s:s}", "limits", set, "task", (int)t->id,
+                                       "watchdog", how));
     }
     free(pids);
 }
@@ -502,7 +547,7 @@ static void counters_and_csrs(struct eval *e, const struct request_call *call)
         c->id = ++a->next_counter_id;
         c->value = 0;
         snprintf(token, sizeof token, "c_%u", c->id);
-        reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", 0.0));
+        reply(e, token, svc, json_pack("{s:s}", "counter", token));
         return;
     }
     const struct request_arg *arg = objects_arg(e, call);
@@ -536,17 +581,17 @@ static void counters_and_csrs(struct eval *e, const struct request_call *call)
                 }
                 c->value += amount;
                 if (!e->event) /* at event time, increments are silent (the seed's G-PM) */
-                    reply(e, token, svc, json_pack("{s:f}", "value", c->value));
+                    reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", c->value));
             } else if (!strcmp(svc, "pa_counter_read")) {
                 const struct request_arg *r = arg_at(call, 1);
                 bool reset = r && ((r->kind == ARG_NUMBER && r->number != 0) ||
                                    (r->kind == ARG_STRING && !strcmp(r->text, "reset")));
-                reply(e, token, svc, json_pack("{s:f}", "value", c->value));
+                reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", c->value));
                 if (reset)
                     c->value = 0;
             } else { /* pa_counter_delete */
                 *c = a->counters[--a->counter_count];
-                reply(e, token, svc, json_pack("{s:b}", "ok", 1));
+                reply(e, token, svc, json_pack("{s:s, s:b}", "counter", token, "deleted", 1));
             }
             continue;
         }
@@ -555,14 +600,17 @@ static void counters_and_csrs(struct eval *e, const struct request_call *call)
             add_error(e, tok->pos, "%s: no such conditional request", token);
             continue;
         }
+        const char *state;
         if (!strcmp(svc, "csr_delete")) {
             csr_remove(a, tok->number);
+            state = "deleted";
         } else {
             csr->enabled = !strcmp(svc, "csr_enable");
             if (csr->enabled && csr->period > 0)
                 csr->next_fire = clock_monotonic_seconds() + csr->period;
+            state = csr->enabled ? "enabled" : "disabled";
         }
-        reply(e, token, svc, json_pack("{s:b}", "ok", 1));
+        reply(e, token, svc, json_pack("{s:s, s:s}", "csr", token, "state", state));
     }
 }
 
@@ -587,39 +635,16 @@ static bool is_probe_event(const char *svc)
            !strcmp(svc, "lib_call_ended");
 }
 
-/* timer(PERIOD): seconds, >= 10 ms; -1 after an error. */
-static double timer_period(struct eval *e, const struct request_call *call)
-{
-    const struct request_arg *p = arg_at(call, 0);
-    char text[128], why[200];
-    double s;
-    if (p && p->kind == ARG_NUMBER)
-        snprintf(text, sizeof text, "%.17g%s", p->number, p->text ? p->text : "");
-    else if (p && p->kind == ARG_STRING)
-        snprintf(text, sizeof text, "%s", p->text);
-    else {
-        add_error(e, call->pos, "timer: needs a period, e.g. timer(500ms)");
-        return -1;
-    }
-    if (units_parse(text, DIM_TIME, NULL, &s, why, sizeof why) < 0) {
-        add_error(e, p->pos, "timer: %s", why);
-        return -1;
-    }
-    if (s < 0.01) {
-        add_error(e, p->pos, "timer: the period must be at least 10 ms");
-        return -1;
-    }
-    return s;
-}
-
 static void define_csr(struct eval *e, struct request *req, const char *text)
 {
     struct agent *a = e->a;
     const struct request_call *ev = &req->event;
     double period = 0;
     if (!strcmp(ev->service, "timer")) {
-        if ((period = timer_period(e, ev)) < 0)
+        if ((period = request_timer_period(ev)) <= 0) {
+            add_error(e, ev->pos, "timer: needs a period, e.g. timer(500ms)");
             return;
+        }
     } else if (!is_probe_event(ev->service) && !objects_arg(e, ev)) {
         return;
     }
@@ -643,11 +668,12 @@ static void define_csr(struct eval *e, struct request *req, const char *text)
     memset(req, 0, sizeof *req); /* now the csr's */
     csr->text = strdup(text);
     csr->owner = e->to;
-    csr->enabled = true;
+    csr->enabled = false; /* as in the seed: csr_enable starts it */
     csr->period = period;
     csr->next_fire = clock_monotonic_seconds() + period;
     a->csrs[a->csr_count++] = csr;
     snprintf(e->request, sizeof e->request, "csr_%u", csr->id);
+    reply(e, e->request, ev->service, json_pack("{s:s, s:s}", "csr", e->request, "state", "disabled"));
     if (is_probe_event(ev->service)) {
         json_array_append_new(e->errors,
                               json_pack("{s:i, s:s}", "pos", ev->pos, "message",

@@ -141,20 +141,7 @@ void agent_forget_client(struct agent *a, struct agent_client *c);
 void agent_csr_free(struct agent_csr *csr);
 
 /* ---- per-process readings (proc_info.c) ---- */
-/* proc_get_info's flag bits: the same values as request.h's proc_info_flag
- * (the request language's definition), plus the kept series. */
-#ifndef PROC_INFO_ALL
-enum proc_info_flag {
-    PROC_INFO_STATE = 0x1,    /* pid, ppid, host, app, command, state, start, wall_time */
-    PROC_INFO_CPU = 0x2,      /* cpu_time, cores, context_switches */
-    PROC_INFO_MEMORY = 0x4,   /* memory, virtual_memory, swap_memory, proportional_memory, faults */
-    PROC_INFO_IO = 0x8,       /* bytes_read, bytes_written, storage_bytes_read/written */
-    PROC_INFO_NETWORK = 0x10, /* bytes_received, bytes_sent (its TCP sockets now) */
-    PROC_INFO_FILES = 0x20,   /* open_files */
-    PROC_INFO_ALL = 0x3f,
-};
-#endif
-#define PROC_INFO_SERIES 0x40 /* the kept series: [time, cpu_time, memory, state] rows */
+/* proc_get_info's flag bits are request.h's proc_info_flag. */
 /* The readings of pid selected by flags, or NULL with why (vanished). */
 json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len);
