@@ -666,6 +666,7 @@ static void define_csr(struct eval *e, struct request *req, const char *text)
     csr->id = ++a->next_csr_id;
     csr->request = *req;
     memset(req, 0, sizeof *req); /* now the csr's */
+    ev = &csr->request.event;
     csr->text = strdup(text);
     csr->owner = e->to;
     csr->enabled = false; /* as in the seed: csr_enable starts it */
