@@ -16,6 +16,8 @@ static const struct command commands[] = {
     {"archive", cmd_archive, "store summaries; query, stats, predict, outliers"},
     {"trace", cmd_trace, "categorized resource traces: from-runs, aggregate, anomalies"},
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
+    {"agent", cmd_agent, "the user's live monitor: follows registered tasks, answers requests"},
+    {"request", cmd_request, "send OMIS-style requests to the agent, print the JSON replies"},
 };
 
 static void print_usage(FILE *out)

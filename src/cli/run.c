@@ -47,6 +47,7 @@ static const char usage_text[] =
     "  -c LINE                 run LINE with /bin/sh -c\n"
     "      --pid PID           follow a running process tree (level 1)\n"
     RUN_ARCHIVE_USAGE
+    RUN_AGENT_USAGE
     "  -h, --help              this help\n"
     "\n"
     "Environment: TALLY_SPIN_US, the longest poll for the next process event in\n"
@@ -77,6 +78,7 @@ static const struct option long_options[] = {
     {"pid", required_argument, 0, OPT_PID},
     {"help", no_argument, 0, 'h'},
     RUN_ARCHIVE_LONG_OPTIONS,
+    RUN_AGENT_LONG_OPTIONS,
     {0, 0, 0, 0},
 };
 
@@ -257,9 +259,10 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             break;
         }
         default:
-            if ((c == OPT_ARCHIVE || c == OPT_LIMITS_FROM_ARCHIVE) && !optarg)
+            if ((c == OPT_ARCHIVE || c == OPT_LIMITS_FROM_ARCHIVE || c == OPT_AGENT) && !optarg)
                 optarg = (char *)separate_optional_operand(argc, argv);
-            if (run_archive_option(c, optarg, &cfg->archive) == 0)
+            if (run_archive_option(c, optarg, &cfg->archive) == 0 ||
+                run_agent_option(c, optarg, &cfg->agent) == 0)
                 break;
             if (optopt && optopt < 256)
                 tally_error("run: unknown or incomplete option '-%c' (see 'tally run --help')", optopt);
@@ -395,6 +398,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
         cfg->task.on_sample = append_sample;
         cfg->task.sample_ctx = &series;
     }
+    run_agent_hook_samples(cfg);
     if (task_run(&cfg->task, result) < 0) {
         if (cfg->time_series)
             series_abort(&series);
@@ -406,6 +410,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
                     result->launch_errno == ENOENT ? "command not found" : strerror(result->launch_errno));
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
         status = TALLY_EXIT_ERROR;
+    run_agent_after_attempt(cfg, result);
     return status;
 }
 
@@ -413,7 +418,7 @@ int cmd_run(int argc, char **argv)
 {
     struct run_config cfg;
     int status = run_parse_options(argc, argv, &cfg);
-    if (status < 0 && run_archive_prepare(&cfg) < 0)
+    if (status < 0 && (run_archive_prepare(&cfg) < 0 || run_agent_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
     if (status >= 0) {
         run_config_free(&cfg);
@@ -433,6 +438,7 @@ int cmd_run(int argc, char **argv)
         if (!again)
             break;
     }
+    run_agent_close(&cfg);
     run_config_free(&cfg);
     return status;
 }

@@ -74,11 +74,31 @@ struct request_error {
     char message[240];           /* one line, no trailing newline */
 };
 
+/* Bounds, so that no request can make the parser or the agent use much
+ * memory: a longer request, list, argument list or action list is refused
+ * with an error naming where the limit was passed. */
+#define REQUEST_MAX_BYTES 65536   /* bytes of request text */
+#define REQUEST_MAX_OBJECTS 4096  /* object tokens in one list */
+#define REQUEST_MAX_ARGS 16       /* arguments of one call */
+#define REQUEST_MAX_ACTIONS 64    /* actions after the ':' */
+
 /* Parses text into *out. Returns 0, or -1 with *err set (out is left
  * empty, nothing to free). Checks syntax and the token forms; whether a
  * service exists and takes these arguments is request_check's job. */
 int request_parse(const char *text, struct request *out, struct request_error *err);
+/* As request_parse, for len bytes that need not end in NUL (as read from a
+ * socket); a NUL byte inside is an error. */
+int request_parse_n(const char *text, size_t len, struct request *out, struct request_error *err);
 void request_free(struct request *request);
+
+/* The canonical text of a request (":" between event and actions, lists
+ * always bracketed, app_ for a_, numbers in decimal): parses back to an
+ * equal request. For echoing a request and for forwarding subrequests
+ * after an application token was expanded. malloc'd; NULL when out of
+ * memory. */
+char *request_format(const struct request *request);
+/* One object token as written canonically ("p_4242@n1", "app_x") into buf. */
+void request_format_object(const struct object_token *object, char *buf, size_t size);
 
 /* What a service is, for the checks and for dispatch. */
 enum service_kind {
@@ -94,5 +114,30 @@ enum service_kind {
 int request_check(const struct request *request, struct request_error *err);
 /* The kind of a known service; -1 for an unknown name. */
 int service_kind_of(const char *service);
+/* How a service is called, e.g. "proc_get_info(p_|app_|n_|site_ objects
+ * [, FLAGS])"; NULL for an unknown name. */
+const char *service_usage(const char *service);
+
+/* proc_get_info's FLAGS: which groups of fields to return (values in the
+ * summary's units, see docs/requests.md). Omitted: PROC_INFO_ALL. */
+enum proc_info_flag {
+    PROC_INFO_STATE = 0x1,   /* pid, ppid, host, app, command, state, start, wall_time */
+    PROC_INFO_CPU = 0x2,     /* cpu_time, cores, context_switches */
+    PROC_INFO_MEMORY = 0x4,  /* memory, virtual_memory, swap_memory, page faults */
+    PROC_INFO_IO = 0x8,      /* bytes_read, bytes_written, storage_bytes_read/written */
+    PROC_INFO_NETWORK = 0x10, /* bytes_received, bytes_sent */
+    PROC_INFO_FILES = 0x20,  /* total_files, disk */
+    PROC_INFO_ALL = 0x3f,
+    PROC_INFO_SERIES = 0x40, /* the agent's kept series of the process (not in ALL) */
+};
+
+/* Helpers for the evaluator, valid on a call that passed request_check. */
+/* The period of timer(PERIOD) in seconds. */
+double request_timer_period(const struct request_call *timer);
+/* The signal of proc_kill's optional SIGNAL argument (number or name such
+ * as "KILL" or "SIGKILL"); SIGTERM when arg is NULL; -1 when unknown. */
+int request_signal(const struct request_arg *arg);
+/* proc_get_info's flags (PROC_INFO_ALL when omitted). */
+unsigned request_info_flags(const struct request_call *proc_get_info);
 
 #endif

@@ -17,74 +17,58 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monitor/proc_scan.h"
 #include "monitor/run_loop.h"
 #include "platform/platform.h"
 #include "util/error.h"
-#include "util/pidmap.h"
 
-struct scan {
-    struct pidmap parents;   /* pid -> struct scan_entry, every process on the machine */
-    pid_t root;              /* tally itself, or the followed process */
-    bool include_root;
+struct tree_root {
+    pid_t root;
 };
 
-struct scan_entry {
-    pid_t ppid;
-    signed char member;      /* -1 unknown, 0 no, 1 yes */
-};
-
-static void scan_visit(void *ctx, pid_t pid, const struct proc_stat *st)
+static bool is_tree_root(void *ctx, pid_t pid)
 {
-    struct scan *s = ctx;
-    struct scan_entry *e = pidmap_put(&s->parents, pid, NULL);
-    if (e) {
-        e->ppid = st->state == 'Z' ? 0 : st->ppid; /* zombies are reaped, not sampled */
-        e->member = -1;
-    }
-}
-
-static int is_member(struct scan *s, pid_t pid, int depth)
-{
-    if (pid == s->root)
-        return s->include_root;
-    struct scan_entry *e = pidmap_get(&s->parents, pid);
-    if (!e || e->ppid <= 1 || depth > 4096)
-        return 0;
-    if (e->member < 0) {
-        int m = e->ppid == s->root ? 1 : is_member(s, e->ppid, depth + 1);
-        e = pidmap_get(&s->parents, pid);
-        e->member = (signed char)m;
-    }
-    return e->member;
+    return pid == ((struct tree_root *)ctx)->root;
 }
 
 struct gone_ctx {
     struct usage *u;
-    struct scan *scan;
+    const struct proc_scan *scan;
+    pid_t root;
+    bool include_root;
 };
+
+static bool is_member(const struct proc_scan *scan, pid_t pid, pid_t root, bool include_root)
+{
+    if (pid == root)
+        return include_root;
+    const struct scan_proc *e = proc_scan_get(scan, pid);
+    return e && e->root == root;
+}
 
 static void drop_if_gone(void *ctx, pid_t pid)
 {
     struct gone_ctx *g = ctx;
-    struct scan_entry *e = pidmap_get(&g->scan->parents, pid);
-    if (!e || !is_member(g->scan, pid, 0))
+    if (!proc_scan_get(g->scan, pid) || !is_member(g->scan, pid, g->root, g->include_root))
         usage_process_gone(g->u, pid, 0);
 }
 
-/* Updates the live set from /proc. */
+/* Updates the live set from /proc (one machine-wide scan, proc_scan.h). */
 static void scan_tree(struct usage *u, pid_t root, bool include_root)
 {
-    struct scan s = {.root = root, .include_root = include_root};
-    pidmap_init(&s.parents, sizeof(struct scan_entry));
-    proc_visit_all(scan_visit, &s);
-    for (size_t i = 0; i < s.parents.capacity; i++) {
-        pid_t pid = s.parents.keys[i];
-        if (pid && !usage_has_process(u, pid) && is_member(&s, pid, 0))
+    struct proc_scan scan;
+    proc_scan_init(&scan);
+    proc_scan_refresh(&scan);
+    struct tree_root r = {root};
+    proc_scan_assign_roots(&scan, is_tree_root, &r);
+    for (size_t i = 0; i < scan.procs.capacity; i++) {
+        pid_t pid = scan.procs.keys[i];
+        if (pid && !usage_has_process(u, pid) && is_member(&scan, pid, root, include_root))
             usage_process_started(u, pid);
     }
-    struct gone_ctx g = {u, &s};
+    struct gone_ctx g = {u, &scan, root, include_root};
     usage_each_process(u, drop_if_gone, &g);
-    pidmap_free(&s.parents);
+    proc_scan_free(&scan);
 }
 
 /* Reaps every ended child; returns true when the top process was among them. */

@@ -5,6 +5,7 @@
 #define TALLY_MONITOR_RUN_LOOP_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "monitor/usage.h"
 
@@ -27,10 +28,19 @@ void ending_check_causes(struct ending *e, struct usage *u);
 /* Seconds until the next thing the loop must do on time (sample or kill). */
 double loop_next_deadline_in(const struct ending *e, const struct usage *u);
 
-/* The sample timer: SIGALRM after 'seconds' (and periodically after that,
- * so that a tick lost just before a blocking wait is made up for). */
-void loop_timer_arm(double seconds);
-void loop_timer_stop(void);
+/* The sample timer of one run: a POSIX timer that sends SIGALRM to the
+ * thread that runs the loop (SIGEV_THREAD_ID), not to the process, so that
+ * nothing about it is process-wide and several runs could each have their
+ * own thread and timer. It fires after 'seconds' and periodically after
+ * that, so that a tick lost just before a blocking wait is made up for; the
+ * signal only interrupts the loop's blocking wait4 (no SA_RESTART). */
+struct loop_timer {
+    timer_t id;
+    bool created;
+};
+int loop_timer_create(struct loop_timer *t);
+void loop_timer_arm(struct loop_timer *t, double seconds);
+void loop_timer_delete(struct loop_timer *t);
 
 int tracker_run(const struct task_options *o, struct task_result *r, struct usage *u);
 int poller_run(const struct task_options *o, struct task_result *r, struct usage *u);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,24 +96,35 @@ static void on_timer(int sig)
     (void)sig;
 }
 
-void loop_timer_arm(double seconds)
+int loop_timer_create(struct loop_timer *t)
 {
-    if (seconds < 0.001)
-        seconds = 0.001;
-    struct itimerval it;
-    it.it_value.tv_sec = (time_t)seconds;
-    it.it_value.tv_usec = (suseconds_t)((seconds - (double)it.it_value.tv_sec) * 1e6);
-    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
-        it.it_value.tv_usec = 1000;
-    it.it_interval = it.it_value;
-    setitimer(ITIMER_REAL, &it, NULL);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGALRM;
+    ev._sigev_un._tid = gettid();
+    t->created = timer_create(CLOCK_MONOTONIC, &ev, &t->id) == 0;
+    return t->created ? 0 : -1;
 }
 
-void loop_timer_stop(void)
+void loop_timer_arm(struct loop_timer *t, double seconds)
 {
-    struct itimerval it;
-    memset(&it, 0, sizeof it);
-    setitimer(ITIMER_REAL, &it, NULL);
+    if (!t->created)
+        return;
+    if (seconds < 0.001)
+        seconds = 0.001;
+    struct itimerspec it;
+    it.it_value.tv_sec = (time_t)seconds;
+    it.it_value.tv_nsec = (long)((seconds - (double)it.it_value.tv_sec) * 1e9);
+    it.it_interval = it.it_value;
+    timer_settime(t->id, 0, &it, NULL);
+}
+
+void loop_timer_delete(struct loop_timer *t)
+{
+    if (t->created)
+        timer_delete(t->id);
+    t->created = false;
 }
 
 void loop_record_top_status(struct task_result *r, int status)
@@ -164,7 +174,9 @@ int task_run(const struct task_options *o, struct task_result *r)
         strcpy(r->host, "unknown");
     r->level = o->follow_pid > 0 ? 1 : o->level;
 
-    /* The sample timer interrupts blocking waits: no SA_RESTART. */
+    /* The sample timer (loop_timer, level 2) interrupts the blocking wait4:
+     * no SA_RESTART. The disposition is the one process-wide thing left, and
+     * it is restored: 'tally run' is one process per tree (see docs/agent.md). */
     struct sigaction sa, old_alarm;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_timer;
@@ -176,7 +188,6 @@ int task_run(const struct task_options *o, struct task_result *r)
     struct usage u;
     usage_init(&u, o, r);
     int rc = r->level == 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
-    loop_timer_stop();
     sigaction(SIGALRM, &old_alarm, NULL);
     if (rc == 0) {
         usage_finish(&u, o->follow_pid <= 0);

@@ -39,6 +39,10 @@ struct task_options {
     size_t measure_dir_count;
     double kill_grace;              /* seconds between SIGTERM and SIGKILL (default 2) */
     double event_poll;              /* level 2: longest poll for the next event, s (default 300 us) */
+    bool foreign_tree;              /* the tree is not this process's children (an agent
+                                     * following a pid): the kernel's totals of reaped
+                                     * children say nothing about it and are not read */
+    bool skip_disk;                 /* no 'disk'/'total_files' walks */
     /* Counted by the caller's signal handlers (installed without SA_RESTART):
      * when non-zero the task is terminated (SIGTERM, SIGKILL after the
      * grace) and the run ends normally; from 2 on, SIGKILL at once. */

@@ -26,6 +26,9 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         waitpid(launch.pid, NULL, __WALL);
         return -1;
     }
+    struct loop_timer timer = {0};
+    if (loop_timer_create(&timer) < 0)
+        tally_error_errno("run: timer_create (sampling only at process events)");
     usage_process_started(u, launch.pid);
     usage_start_background(u);
     struct ending ending = {0};
@@ -41,7 +44,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         /* Re-arm only when the deadline moved: one syscall saved per event. */
         double deadline = usage_now() + in;
         if (armed < 0 || fabs(deadline - armed) > 0.002) {
-            loop_timer_arm(in);
+            loop_timer_arm(&timer, in);
             armed = deadline;
         }
         struct tracer_event ev;
@@ -70,6 +73,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
             break;
         }
     }
+    loop_timer_delete(&timer);
     r->launch_errno = launch_exec_errno(&launch);
     tracer_free(tracer);
     return 0;

@@ -100,7 +100,8 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     for (int i = 0; i < FIELD_COUNT; i++)
         result->peak_time[i] = -1;
     result->value[FIELD_START] = u->start_epoch;
-    read_reaped_raw(&u->base_cpu, &u->base_io, &u->base_rusage);
+    if (!options->foreign_tree)
+        read_reaped_raw(&u->base_cpu, &u->base_io, &u->base_rusage);
     result->value[FIELD_MACHINE_CPUS] = machine_cpu_count();
 }
 
@@ -349,6 +350,13 @@ static void read_reaped_raw(double *cpu, struct proc_io *io, struct rusage *ru)
 static void reaped_children_totals(const struct usage *u, double *cpu, struct proc_io *io,
                                    struct rusage *ru)
 {
+    if (u->options->foreign_tree) { /* not ours: nothing of it is reaped here */
+        *cpu = 0;
+        memset(ru, 0, sizeof *ru);
+        if (io)
+            memset(io, 0, sizeof *io);
+        return;
+    }
     read_reaped_raw(cpu, io, ru);
     const struct rusage *b = &u->base_rusage;
     *cpu -= u->base_cpu;
@@ -380,6 +388,8 @@ static void take_disk(struct usage *u, const struct disk_usage *d)
 
 void usage_start_background(struct usage *u)
 {
+    if (u->options->skip_disk)
+        return;
     u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
                                u->options->interval);
 }
@@ -618,8 +628,10 @@ void usage_finish(struct usage *u, bool reaped_all)
     disk_watch_stop(u->disk);
     u->disk = NULL;
     struct disk_usage d;
-    disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    take_disk(u, &d);
+    if (!u->options->skip_disk) {
+        disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
+        take_disk(u, &d);
+    }
     r->value[FIELD_MACHINE_LOAD] = machine_load_average();
     check_limits(u);
     if (u->options->track_files)

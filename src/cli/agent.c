@@ -1,0 +1,278 @@
+/* 'tally agent': the user's local monitor (src/live/agent.c does the work).
+ *   tally agent [--foreground] [options]     start it (detached by default)
+ *   tally agent attach PID --app NAME        follow a running tree
+ *   tally agent stop | status                ask the running agent
+ * Only option parsing, detaching and signals live here. See man/tally-agent.1. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "live/agent.h"
+#include "live/agent_link.h"
+#include "live/agent_socket.h"
+#include "util/error.h"
+#include "util/units.h"
+
+static const char usage_text[] =
+    "usage: tally agent [options]                start the user's agent\n"
+    "       tally agent attach PID --app NAME    follow a running process tree\n"
+    "       tally agent status                   is it running, what does it follow\n"
+    "       tally agent stop                     shut it down\n"
+    "\n"
+    "The local monitor of one user on one host: follows the tasks registered with\n"
+    "it ('tally run --agent --app NAME -- CMD', or attach), keeps their processes'\n"
+    "live values and series, answers requests ('tally request'), and writes each\n"
+    "finished task's summary to the archive. Never needs root; serves only its user.\n"
+    "\n"
+    "  -f, --foreground        do not detach; log to stderr\n"
+    "      --socket PATH       socket (default $XDG_RUNTIME_DIR/tally/agent.sock,\n"
+    "                          else /tmp/tally-UID/agent.sock)\n"
+    "      --archive DB        archive for finished tasks (default: tally archive's;\n"
+    "                          a postgresql:// URL for a site's PostgreSQL)\n"
+    "      --no-archive        do not archive summaries\n"
+    "      --interval TIME     sampling interval (default 1 s)\n"
+    "      --series N          points kept per process (default 120)\n"
+    "      --site NAME         site name in replies (default local)\n"
+    "      --host NAME         node name in replies (default the host name)\n"
+    "      --app NAME          (attach) the application the tree belongs to\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
+
+enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
+       OPT_HOST, OPT_APP_NAME };
+
+static const struct option long_options[] = {
+    {"foreground", no_argument, 0, 'f'},
+    {"socket", required_argument, 0, OPT_SOCKET},
+    {"archive", required_argument, 0, OPT_ARCHIVE_DB},
+    {"no-archive", no_argument, 0, OPT_NO_ARCHIVE},
+    {"interval", required_argument, 0, OPT_INTERVAL},
+    {"series", required_argument, 0, OPT_SERIES},
+    {"site", required_argument, 0, OPT_SITE},
+    {"host", required_argument, 0, OPT_HOST},
+    {"app", required_argument, 0, OPT_APP_NAME},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+/* Detaches: the caller returns (exit 0) once the agent listens; the agent
+ * goes on in a grandchild with its log in the socket's directory. Returns
+ * 1 in the agent, 0 in the caller after success, -1 on failure. */
+static int detach(struct agent_options *o, const char *socket_path)
+{
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid > 0) {
+        close(ready[1]);
+        char byte;
+        ssize_t n;
+        while ((n = read(ready[0], &byte, 1)) < 0 && errno == EINTR)
+            ;
+        close(ready[0]);
+        return n == 1 ? 0 : -1;
+    }
+    close(ready[0]);
+    setsid();
+    if (fork() > 0)
+        _exit(0); /* the agent is not a session leader: no terminal can take it */
+    char log[4200];
+    snprintf(log, sizeof log, "%s", socket_path);
+    char *slash = strrchr(log, '/');
+    snprintf(slash ? slash + 1 : log, sizeof log - (size_t)(slash ? slash + 1 - log : 0),
+             "agent.log");
+    int null = open("/dev/null", O_RDWR);
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        close(null);
+    }
+    if (logfd >= 0) {
+        dup2(logfd, 2);
+        close(logfd);
+    }
+    (void)!chdir("/");
+    o->ready_fd = ready[1];
+    return 1;
+}
+
+static int serve(struct agent_options *o, bool foreground)
+{
+    char path[4096];
+    if (!o->socket_path) {
+        if (agent_socket_default_path(path, sizeof path) < 0) {
+            tally_error("agent: the default socket path is too long");
+            return TALLY_EXIT_ERROR;
+        }
+        o->socket_path = path;
+    }
+    /* Refuse early (in the caller) when another agent serves the socket. */
+    struct agent_link probe;
+    char why[256];
+    if (agent_link_open(&probe, o->socket_path, false, why, sizeof why) == 0) {
+        agent_link_close(&probe);
+        tally_error("agent: another agent (pid %d) already serves %s",
+                    (int)agent_socket_owner(o->socket_path), o->socket_path);
+        return TALLY_EXIT_ERROR;
+    }
+    if (!foreground) {
+        /* the directory must exist for the log */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", o->socket_path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            mkdir(dir, 0700);
+        }
+        int d = detach(o, o->socket_path);
+        if (d < 0) {
+            tally_error("agent: could not start (see agent.log beside %s)", o->socket_path);
+            return TALLY_EXIT_ERROR;
+        }
+        if (d == 0)
+            return TALLY_EXIT_OK;
+    }
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    o->stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+    int rc = agent_run(o);
+    close(o->stop_fd);
+    return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
+}
+
+/* One message to the running agent and its reply printed (status, stop, attach). */
+static int ask(const char *socket_path, json_t *message, bool print)
+{
+    struct agent_link link;
+    char why[512];
+    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
+        json_decref(message);
+        tally_error("agent: %s", why);
+        return TALLY_EXIT_ERROR;
+    }
+    agent_link_send(&link, message);
+    json_t *reply = agent_link_read(&link, 10);
+    int status = TALLY_EXIT_OK;
+    const char *error = reply ? json_string_value(json_object_get(reply, "error")) : NULL;
+    if (error) {
+        tally_error("agent: %s", error);
+        status = TALLY_EXIT_FAILURE;
+    } else if (reply && print) {
+        char *text = json_dumps(reply, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (text)
+            puts(text);
+        free(text);
+    }
+    json_decref(reply);
+    if (!print) /* stop: until the agent has closed everything */
+        while ((reply = agent_link_read(&link, 10)))
+            json_decref(reply);
+    agent_link_close(&link);
+    return status;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+    struct agent_options o;
+    agent_options_init(&o);
+    bool foreground = false;
+    const char *app = NULL;
+    char why[256];
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+fh", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            foreground = true;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return TALLY_EXIT_OK;
+        case OPT_SOCKET:
+            o.socket_path = optarg;
+            break;
+        case OPT_ARCHIVE_DB:
+            o.archive = optarg;
+            break;
+        case OPT_NO_ARCHIVE:
+            o.no_archive = true;
+            break;
+        case OPT_INTERVAL:
+            if (units_parse(optarg, DIM_TIME, NULL, &o.interval, why, sizeof why) < 0 ||
+                o.interval < 0.01) {
+                tally_error("agent: --interval: %s", o.interval < 0.01 ? "at least 10 ms" : why);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        case OPT_SERIES: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 100000) {
+                tally_error("agent: --series: '%s' is not a count from 1 to 100000", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            o.series_points = (size_t)n;
+            break;
+        }
+        case OPT_SITE:
+            o.site = optarg;
+            break;
+        case OPT_HOST:
+            o.host = optarg;
+            break;
+        case OPT_APP_NAME:
+            app = optarg;
+            break;
+        default:
+            tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",
+                        argv[optind - 1]);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    const char *verb = optind < argc ? argv[optind] : NULL;
+    if (!verb)
+        return serve(&o, foreground);
+    if (!strcmp(verb, "status"))
+        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true);
+    if (!strcmp(verb, "stop"))
+        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false);
+    if (!strcmp(verb, "attach")) {
+        /* options may also follow PID */
+        for (int i = optind + 2; i + 1 < argc; i++)
+            if (!strcmp(argv[i], "--app"))
+                app = argv[i + 1];
+        char *end = NULL;
+        long pid = optind + 1 < argc ? strtol(argv[optind + 1], &end, 10) : 0;
+        if (pid <= 0 || !end || *end) {
+            tally_error("agent: attach needs a PID (see 'tally agent --help')");
+            return TALLY_EXIT_ERROR;
+        }
+        if (!app || !*app) {
+            tally_error("agent: attach needs --app NAME");
+            return TALLY_EXIT_ERROR;
+        }
+        return ask(o.socket_path,
+                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true);
+    }
+    tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
+    return TALLY_EXIT_ERROR;
+}

@@ -1,0 +1,194 @@
+/* 'tally request [--agent SOCKET] [--follow] REQUEST...': sends OMIS-style
+ * requests to the user's agent and prints its JSON lines. An unconditional
+ * request ends with its "done" line; a conditional one prints its csr_N
+ * definition and, with --follow, the lines its event produces until SIGINT
+ * or SIGTERM, then deletes it. See man/tally-request.1. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "live/agent_link.h"
+#include "util/error.h"
+#include "util/units.h"
+
+static const char usage_text[] =
+    "usage: tally request [--agent SOCKET] [--follow] [--timeout TIME] REQUEST...\n"
+    "\n"
+    "Sends each REQUEST to the user's agent (tally-agent(1)) and prints the JSON\n"
+    "lines it answers, one per object and service, then {\"done\": true, \"errors\": [...]}.\n"
+    "  ':proc_get_info([app_sim], 0x7)'          unconditional\n"
+    "  'proc_created([app_sim]): app_get_proclist([app_sim])'   conditional: csr_N\n"
+    "\n"
+    "      --agent SOCKET      the agent's socket (default: the user's agent)\n"
+    "      --follow            keep printing what conditional requests produce until\n"
+    "                          interrupted (SIGINT/SIGTERM), then delete them\n"
+    "      --timeout TIME      give up waiting for an answer after TIME (default 30 s)\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Exit status: 0; 1 when a reply carried errors; 125 on tally's own error\n"
+    "(no agent, bad option).\n";
+
+enum { OPT_AGENT_SOCKET = 256, OPT_FOLLOW, OPT_TIMEOUT };
+
+static const struct option long_options[] = {
+    {"agent", required_argument, 0, OPT_AGENT_SOCKET},
+    {"follow", no_argument, 0, OPT_FOLLOW},
+    {"timeout", required_argument, 0, OPT_TIMEOUT},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void print_line(json_t *line)
+{
+    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    if (text) {
+        puts(text);
+        fflush(stdout);
+    }
+    free(text);
+}
+
+/* Reads and prints lines until the "done" line; its errors count. Returns
+ * the request's name (malloc'd) or NULL when the agent did not answer. */
+static char *until_done(struct agent_link *link, double timeout, int *errors)
+{
+    for (;;) {
+        json_t *line = agent_link_read(link, timeout);
+        if (!line)
+            return NULL;
+        print_line(line);
+        json_t *done = json_object_get(line, "done");
+        if (json_is_true(done)) {
+            *errors += (int)json_array_size(json_object_get(line, "errors"));
+            const char *name = json_string_value(json_object_get(line, "request"));
+            char *copy = strdup(name ? name : "");
+            json_decref(line);
+            return copy;
+        }
+        if (json_object_get(line, "error") && !json_object_get(line, "request"))
+            (*errors)++; /* a protocol-level refusal */
+        json_decref(line);
+    }
+}
+
+int cmd_request(int argc, char **argv)
+{
+    const char *socket_path = NULL;
+    bool follow = false;
+    double timeout = 30;
+    char why[512];
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return TALLY_EXIT_OK;
+        case OPT_AGENT_SOCKET:
+            socket_path = optarg;
+            break;
+        case OPT_FOLLOW:
+            follow = true;
+            break;
+        case OPT_TIMEOUT:
+            if (units_parse(optarg, DIM_TIME, NULL, &timeout, why, sizeof why) < 0) {
+                tally_error("request: --timeout: %s", why);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        default:
+            tally_error("request: unknown or incomplete option '%s' (see 'tally request --help')",
+                        argv[optind - 1]);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    if (optind >= argc) {
+        tally_error("request: give a REQUEST (see 'tally request --help')");
+        return TALLY_EXIT_ERROR;
+    }
+    struct agent_link link;
+    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
+        tally_error("request: %s", why);
+        return TALLY_EXIT_ERROR;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: the wait for lines returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int errors = 0, status = TALLY_EXIT_OK;
+    char **csrs = calloc((size_t)argc, sizeof *csrs);
+    size_t ncsr = 0;
+    for (int i = optind; i < argc && !interrupted; i++) {
+        if (agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", argv[i])) < 0) {
+            tally_error("request: the agent closed the connection");
+            status = TALLY_EXIT_ERROR;
+            break;
+        }
+        char *name = until_done(&link, timeout, &errors);
+        if (!name) {
+            if (!interrupted) {
+                tally_error("request: no answer from the agent%s",
+                            link.broken ? " (it closed the connection)" : "");
+                status = TALLY_EXIT_ERROR;
+            }
+            break;
+        }
+        if (!strncmp(name, "csr_", 4) && csrs) {
+            csrs[ncsr++] = name;
+            if (follow) { /* a csr starts disabled (as in the seed): start it */
+                char text[64];
+                snprintf(text, sizeof text, ":csr_enable([%s])", name);
+                agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", text));
+                free(until_done(&link, timeout, &errors));
+            }
+        } else {
+            free(name);
+        }
+    }
+    if (follow && ncsr && status == TALLY_EXIT_OK) {
+        while (!interrupted) {
+            json_t *line = agent_link_read(&link, -1);
+            if (!line) {
+                if (link.broken) {
+                    tally_error("request: the agent closed the connection");
+                    status = TALLY_EXIT_ERROR;
+                    break;
+                }
+                continue;
+            }
+            print_line(line);
+            json_decref(line);
+        }
+        /* Delete what we defined; its lines and the done line are printed. */
+        for (size_t k = 0; k < ncsr && !link.broken; k++) {
+            char text[64];
+            snprintf(text, sizeof text, ":csr_delete([%s])", csrs[k]);
+            interrupted = 0;
+            agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", text));
+            int ignored = 0;
+            free(until_done(&link, timeout, &ignored));
+        }
+    }
+    for (size_t k = 0; k < ncsr; k++)
+        free(csrs[k]);
+    free(csrs);
+    agent_link_close(&link);
+    if (status == TALLY_EXIT_OK && errors)
+        status = TALLY_EXIT_FAILURE;
+    return status;
+}

@@ -1,0 +1,813 @@
+/* Evaluation of OMIS-style requests in the agent (seed 001, sections 5-7).
+ * An unconditional request runs its actions at once: one reply line per
+ * object and service, then {"request": "r_N", "done": true, "errors": [...]}.
+ * A conditional request becomes csr_N (enabled at once; csr_disable /
+ * csr_enable switch it): each time its event happens here, in the agent,
+ * its actions run and their lines go to the connection that defined it,
+ * with "request": "csr_N" and the event that fired. Nothing is shipped to
+ * the tool but the actions' results.
+ *
+ * Processes are reachable only when they are the agent's user's AND part of
+ * a registered application; every refusal says which of the two failed.
+ * Errors name the column of the bad part of the request text. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live/agent_internal.h"
+#include "util/clock.h"
+#include "util/units.h"
+
+/* What the actions of one evaluation share: where lines go, the request's
+ * name, the errors so far, and the event that fired (conditional). */
+struct eval {
+    struct agent *a;
+    struct agent_client *to;
+    char request[32];
+    json_t *errors;
+    json_t *event;      /* conditional: the event's description, else NULL */
+    double len;         /* $len */
+};
+
+static void add_error(struct eval *e, int pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void add_error(struct eval *e, int pos, const char *fmt, ...)
+{
+    char message[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (e->errors)
+        json_array_append_new(e->errors, json_pack("{s:i, s:s}", "pos", pos, "message", message));
+    else if (e->to) /* a conditional request's action at event time */
+        agent_send(e->a, e->to,
+                       json_pack("{s:s, s:i, s:s}", "request", e->request, "pos", pos, "error",
+                                 message));
+}
+
+static void reply(struct eval *e, const char *object, const char *service, json_t *result)
+{
+    json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "request", e->request, "site",
+                             e->a->site, "node", e->a->host, "object", object, "service", service,
+                             "time", clock_epoch_seconds());
+    if (e->event)
+        json_object_set(line, "event", e->event);
+    json_object_set_new(line, "result", result ? result : json_object());
+    agent_send(e->a, e->to, line);
+}
+
+static void proc_token(const struct agent *a, pid_t pid, char *out, size_t size)
+{
+    snprintf(out, size, "p_%d@%s", (int)pid, a->host);
+}
+
+/* ---- objects ---- */
+
+static const struct request_arg *arg_at(const struct request_call *call, size_t i)
+{
+    return i < call->arg_count ? &call->args[i] : NULL;
+}
+
+static const struct request_arg *objects_arg(struct eval *e, const struct request_call *call)
+{
+    const struct request_arg *arg = arg_at(call, 0);
+    if (!arg || arg->kind != ARG_OBJECTS) {
+        add_error(e, call->pos, "%s: the first argument must be a list of objects ([...])",
+                  call->service);
+        return NULL;
+    }
+    return arg;
+}
+
+/* Is this process one a request may touch? 0, or -1 after an error. */
+static int check_process(struct eval *e, pid_t pid, int pos)
+{
+    uid_t owner;
+    if (proc_owner(pid, &owner) < 0) {
+        add_error(e, pos, "p_%d: process %d does not exist", (int)pid, (int)pid);
+        return -1;
+    }
+    if (owner != e->a->uid) {
+        add_error(e, pos, "p_%d: process %d belongs to another user", (int)pid, (int)pid);
+        return -1;
+    }
+    if (!agent_task_of(e->a, pid)) {
+        add_error(e, pos, "p_%d: process %d is not part of any registered application", (int)pid,
+                  (int)pid);
+        return -1;
+    }
+    return 0;
+}
+
+static bool is_this_node(const struct agent *a, const char *name)
+{
+    return !name || !strcmp(name, a->host) || !strcmp(name, "localhost");
+}
+
+static bool is_this_site(const struct agent *a, const char *name)
+{
+    return name && !strcmp(name, a->site);
+}
+
+static bool app_exists(const struct agent *a, const char *name)
+{
+    for (size_t i = 0; i < a->task_count; i++)
+        if (!a->tasks[i]->ended && !strcmp(a->tasks[i]->app, name))
+            return true;
+    return false;
+}
+
+/* The processes the objects stand for (app_, n_, site_ expand), checked;
+ * returns how many were put in pids (allocated). */
+static size_t expand_processes(struct eval *e, const struct request_arg *arg, pid_t **pids)
+{
+    size_t n = 0, cap = 16;
+    *pids = malloc(cap * sizeof **pids);
+    struct agent *a = e->a;
+    for (size_t k = 0; k < arg->object_count && *pids; k++) {
+        const struct object_token *tok = &arg->objects[k];
+        const char *app = NULL;
+        bool all = false;
+        switch (tok->kind) {
+        case OBJECT_PROC:
+            if (!is_this_node(a, tok->name)) {
+                add_error(e, tok->pos, "p_%d@%s: node %s is not reachable from this agent (%s)",
+                          (int)tok->pid, tok->name, tok->name, a->host);
+                continue;
+            }
+            if (check_process(e, tok->pid, tok->pos) < 0)
+                continue;
+            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
+                return 0;
+            (*pids)[n++] = tok->pid;
+            continue;
+        case OBJECT_APP:
+            if (!app_exists(a, tok->name)) {
+                add_error(e, tok->pos, "app_%s: no such application", tok->name);
+                continue;
+            }
+            app = tok->name;
+            break;
+        case OBJECT_NODE:
+            if (!is_this_node(a, tok->name)) {
+                add_error(e, tok->pos, "n_%s: not this node (%s)", tok->name, a->host);
+                continue;
+            }
+            all = true;
+            break;
+        case OBJECT_SITE:
+            if (!is_this_site(a, tok->name)) {
+                add_error(e, tok->pos, "site_%s: not this site (%s)", tok->name, a->site);
+                continue;
+            }
+            all = true;
+            break;
+        default:
+            add_error(e, tok->pos, "%s_%u is not a process, an application, a node or a site",
+                      tok->kind == OBJECT_COUNTER ? "c" : "csr", tok->number);
+            continue;
+        }
+        for (size_t i = 0; i < a->procs.capacity; i++) {
+            pid_t pid = a->procs.keys[i];
+            if (!pid)
+                continue;
+            const struct agent_task *t = agent_task_of(a, pid);
+            if (!t || (!all && strcmp(t->app, app)))
+                continue;
+            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
+                return 0;
+            (*pids)[n++] = pid;
+        }
+    }
+    return n;
+}
+
+/* ---- information services ---- */
+
+static double meminfo_mb(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    double kb = 0;
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, klen) && line[klen] == ':') {
+            kb = atof(line + klen + 1);
+            break;
+        }
+    fclose(f);
+    return kb / 1024.0;
+}
+
+/* {"app", "object", "processes", "tasks", "nodes"} per application here. */
+static json_t *app_list(const struct agent *a)
+{
+    json_t *apps = json_array();
+    char node[300];
+    snprintf(node, sizeof node, "n_%s", a->host);
+    for (size_t i = 0; i < a->task_count; i++) {
+        const struct agent_task *t = a->tasks[i];
+        if (t->ended)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen |= !a->tasks[j]->ended && !strcmp(a->tasks[j]->app, t->app);
+        if (seen)
+            continue;
+        size_t tasks = 0, procs = 0;
+        for (size_t j = 0; j < a->task_count; j++)
+            if (!a->tasks[j]->ended && !strcmp(a->tasks[j]->app, t->app))
+                tasks++;
+        for (size_t k = 0; k < a->procs.capacity; k++)
+            if (a->procs.keys[k]) {
+                const struct agent_task *pt = agent_task_of(a, a->procs.keys[k]);
+                procs += pt && !strcmp(pt->app, t->app);
+            }
+        char token[300];
+        snprintf(token, sizeof token, "app_%s", t->app);
+        json_array_append_new(apps, json_pack("{s:s, s:s, s:I, s:I, s:[s]}", "app", t->app,
+                                              "object", token, "processes", (json_int_t)procs,
+                                              "tasks", (json_int_t)tasks, "nodes", node));
+    }
+    return apps;
+}
+
+static json_t *app_tokens(const struct agent *a)
+{
+    json_t *list = app_list(a), *tokens = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v)
+        json_array_append(tokens, json_object_get(v, "object"));
+    json_decref(list);
+    return tokens;
+}
+
+static void node_info(struct eval *e, const char *object)
+{
+    struct agent *a = e->a;
+    double load[3] = {0, 0, 0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = load[1] = load[2] = 0;
+        fclose(f);
+    }
+    double uptime = 0;
+    f = fopen("/proc/uptime", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &uptime) != 1)
+            uptime = 0;
+        fclose(f);
+    }
+    size_t tasks = 0;
+    for (size_t i = 0; i < a->task_count; i++)
+        tasks += !a->tasks[i]->ended;
+    char node[300];
+    snprintf(node, sizeof node, "n_%s", a->host);
+    json_t *r = json_pack("{s:s, s:s, s:i, s:[f,f,f], s:[f,s], s:[f,s], s:[f,s], s:I, s:I, s:i, "
+                          "s:i, s:f, s:I}",
+                          "node", node, "site", a->site, "cpus", machine_cpu_count(), "load",
+                          load[0], load[1], load[2], "memory_total", meminfo_mb("MemTotal"), "MB",
+                          "memory_available", meminfo_mb("MemAvailable"), "MB", "uptime", uptime,
+                          "s", "processes", (json_int_t)a->procs.count, "tasks", (json_int_t)tasks,
+                          "agent_pid", (int)getpid(), "uid", (int)a->uid, "agent_started",
+                          a->started, "archived", (json_int_t)a->archived);
+    json_object_set_new(r, "apps", app_tokens(a));
+    reply(e, object, "node_get_info", r);
+}
+
+static void information(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    char token[300];
+    if (!strcmp(svc, "site_get_info") || !strcmp(svc, "node_get_info") ||
+        !strcmp(svc, "app_get_list")) {
+        const struct request_arg *arg = arg_at(call, 0);
+        size_t count = arg && arg->kind == ARG_OBJECTS ? arg->object_count : 0;
+        if (count == 0) { /* no objects: this node (or site) */
+            if (!strcmp(svc, "site_get_info"))
+                snprintf(token, sizeof token, "site_%s", a->site);
+            else
+                snprintf(token, sizeof token, "n_%s", a->host);
+        }
+        for (size_t k = 0; k < (count ? count : 1); k++) {
+            if (count) {
+                const struct object_token *tok = &arg->objects[k];
+                bool ok = (tok->kind == OBJECT_SITE && is_this_site(a, tok->name)) ||
+                          (tok->kind == OBJECT_NODE && is_this_node(a, tok->name));
+                if (!ok) {
+                    add_error(e, tok->pos, "%s: expects this site (site_%s) or node (n_%s)", svc,
+                              a->site, a->host);
+                    continue;
+                }
+                snprintf(token, sizeof token, "%s_%s", tok->kind == OBJECT_SITE ? "site" : "n",
+                         tok->name ? tok->name : a->host);
+            }
+            if (!strcmp(svc, "node_get_info")) {
+                node_info(e, token);
+            } else if (!strcmp(svc, "site_get_info")) {
+                char node[300];
+                snprintf(node, sizeof node, "n_%s", a->host);
+                reply(e, token, svc,
+                      json_pack("{s:s, s:[s], s:i, s:o}", "site", a->site, "nodes", node, "agents",
+                                1, "apps", app_tokens(a)));
+            } else {
+                reply(e, token, svc, json_pack("{s:o}", "apps", app_list(a)));
+            }
+        }
+        return;
+    }
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
+    if (!strcmp(svc, "app_get_proclist")) {
+        for (size_t k = 0; k < arg->object_count; k++) {
+            const struct object_token *tok = &arg->objects[k];
+            if (tok->kind != OBJECT_APP) {
+                add_error(e, tok->pos, "app_get_proclist: expects applications (app_NAME)");
+                continue;
+            }
+            if (!app_exists(a, tok->name)) {
+                add_error(e, tok->pos, "app_%s: no such application", tok->name);
+                continue;
+            }
+            json_t *list = json_array();
+            for (size_t i = 0; i < a->procs.capacity; i++) {
+                pid_t pid = a->procs.keys[i];
+                const struct agent_task *t = pid ? agent_task_of(a, pid) : NULL;
+                if (!t || strcmp(t->app, tok->name))
+                    continue;
+                char ptok[300];
+                proc_token(a, pid, ptok, sizeof ptok);
+                json_array_append_new(list, json_string(ptok));
+            }
+            snprintf(token, sizeof token, "app_%s", tok->name);
+            reply(e, token, svc, json_pack("{s:s, s:o}", "app", tok->name, "processes", list));
+        }
+        return;
+    }
+    /* proc_get_info(objects, flags) */
+    unsigned flags = request_info_flags(call);
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids);
+    for (size_t i = 0; i < n; i++) {
+        char why[200];
+        json_t *info = proc_info_json(a, pids[i], flags, why, sizeof why);
+        proc_token(a, pids[i], token, sizeof token);
+        if (info)
+            reply(e, token, svc, info);
+        else
+            add_error(e, arg->pos, "%s: %s", token, why);
+    }
+    free(pids);
+}
+
+/* ---- manipulation services ---- */
+
+static struct agent_task *tree_task(struct agent *a, pid_t pid)
+{
+    return agent_task_of(a, pid);
+}
+
+/* After SIGSTOP: "stopped" once /proc shows the process stopped (T, or t
+ * under tally run's tracer), waiting at most 100 ms; else "stopping". */
+static const char *wait_stopped(pid_t pid)
+{
+    for (int i = 0; i < 100; i++) {
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) < 0)
+            return "gone";
+        if (st.state == 'T' || st.state == 't')
+            return "stopped";
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return "stopping";
+}
+
+static void manipulation(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
+    struct limit_set limits;
+    const char *limits_text = NULL;
+    if (!strcmp(svc, "proc_set_limits")) {
+        const struct request_arg *l = arg_at(call, 1);
+        if (!l || l->kind != ARG_STRING) {
+            add_error(e, call->pos, "proc_set_limits: needs the limits as a string, e.g. "
+                                    "\"memory: 2 GB, wall_time: 10 min\"");
+            return;
+        }
+        char why[200];
+        limits_clear(&limits);
+        if (limits_parse(&limits, l->text, why, sizeof why) < 0) {
+            add_error(e, l->pos, "proc_set_limits: %s", why);
+            return;
+        }
+        limits_text = l->text;
+    }
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids);
+    unsigned done_tasks[64];
+    size_t ndone = 0;
+    for (size_t i = 0; i < n; i++) {
+        char token[300];
+        proc_token(a, pids[i], token, sizeof token);
+        int sig = !strcmp(svc, "thread_stop")       ? SIGSTOP
+                  : !strcmp(svc, "thread_continue") ? SIGCONT
+                  : !strcmp(svc, "proc_kill")       ? request_signal(arg_at(call, 1))
+                                                    : 0;
+        if (sig) {
+            if (kill(pids[i], sig) < 0)
+                add_error(e, arg->pos, "%s: %s: %s", token, svc, strerror(errno));
+            else if (sig == SIGSTOP)
+                reply(e, token, svc, json_pack("{s:s}", "state", wait_stopped(pids[i])));
+            else if (sig == SIGCONT)
+                reply(e, token, svc, json_pack("{s:s}", "state", "running"));
+            else
+                reply(e, token, svc, json_pack("{s:i}", "signal", sig));
+            continue;
+        }
+        /* proc_set_limits: applies to the whole task of the process, once. */
+        struct agent_task *t = tree_task(a, pids[i]);
+        bool seen = false;
+        for (size_t k = 0; k < ndone; k++)
+            seen |= done_tasks[k] == t->id;
+        if (seen || ndone == 64)
+            continue;
+        done_tasks[ndone++] = t->id;
+        free(t->limits_text);
+        t->limits_text = strdup(limits_text);
+        t->limits = limits;
+        t->limit_reported = false;
+        const char *how;
+        if (t->follower) {
+            follower_set_limits(t->follower, &limits);
+            how = "watched by the agent";
+        } else if (t->runner) {
+            agent_send(a, t->runner, json_pack("{s:s, s:s}", "op", "set_limits", "limits",
+                                               limits_text));
+            how = "sent to its tally run";
+        } else {
+            add_error(e, arg->pos, "%s: task %u has no live monitor to hold limits", token, t->id);
+            continue;
+        }
+        json_t *set = json_object();
+        for (int f = 0; f < FIELD_COUNT; f++)
+            if (limits.set[f])
+                json_object_set_new(set, summary_field_by_id(f)->name,
+                                    json_pack("[f, s]", limits.max[f], summary_field_by_id(f)->unit));
+        reply(e, token, svc, json_pack("{s:o, s:i, s:s}", "limits", set, "task", (int)t->id,
+                                       "watchdog", how));
+    }
+    free(pids);
+}
+
+/* ---- counters and csrs ---- */
+
+static struct agent_counter *counter_find(struct agent *a, unsigned id)
+{
+    for (size_t i = 0; i < a->counter_count; i++)
+        if (a->counters[i].id == id)
+            return &a->counters[i];
+    return NULL;
+}
+
+static struct agent_csr *csr_find(struct agent *a, unsigned id)
+{
+    for (size_t i = 0; i < a->csr_count; i++)
+        if (a->csrs[i]->id == id)
+            return a->csrs[i];
+    return NULL;
+}
+
+void agent_csr_free(struct agent_csr *csr)
+{
+    if (!csr)
+        return;
+    request_free(&csr->request);
+    free(csr->text);
+    free(csr);
+}
+
+static void csr_remove(struct agent *a, unsigned id)
+{
+    for (size_t i = 0; i < a->csr_count; i++)
+        if (a->csrs[i]->id == id) {
+            agent_csr_free(a->csrs[i]);
+            a->csrs[i] = a->csrs[--a->csr_count];
+            return;
+        }
+}
+
+void agent_forget_client(struct agent *a, struct agent_client *c)
+{
+    for (size_t i = 0; i < a->csr_count;) {
+        if (a->csrs[i]->owner == c) {
+            agent_csr_free(a->csrs[i]);
+            a->csrs[i] = a->csrs[--a->csr_count];
+        } else {
+            i++;
+        }
+    }
+}
+
+static void counters_and_csrs(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    char token[64];
+    if (!strcmp(svc, "pa_counter_create")) {
+        if (a->counter_count == a->counter_cap) {
+            size_t cap = a->counter_cap ? 2 * a->counter_cap : 16;
+            struct agent_counter *c = realloc(a->counters, cap * sizeof *c);
+            if (!c) {
+                add_error(e, call->pos, "pa_counter_create: out of memory");
+                return;
+            }
+            a->counters = c;
+            a->counter_cap = cap;
+        }
+        struct agent_counter *c = &a->counters[a->counter_count++];
+        c->id = ++a->next_counter_id;
+        c->value = 0;
+        snprintf(token, sizeof token, "c_%u", c->id);
+        reply(e, token, svc, json_pack("{s:s}", "counter", token));
+        return;
+    }
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
+    bool counters = !strncmp(svc, "pa_counter_", 11);
+    for (size_t k = 0; k < arg->object_count; k++) {
+        const struct object_token *tok = &arg->objects[k];
+        if (tok->kind != (counters ? OBJECT_COUNTER : OBJECT_CSR)) {
+            add_error(e, tok->pos, "%s: expects %s", svc,
+                      counters ? "counters (c_N)" : "conditional requests (csr_N)");
+            continue;
+        }
+        snprintf(token, sizeof token, "%s_%u", counters ? "c" : "csr", tok->number);
+        if (counters) {
+            struct agent_counter *c = counter_find(a, tok->number);
+            if (!c) {
+                add_error(e, tok->pos, "%s: no such counter", token);
+                continue;
+            }
+            if (!strcmp(svc, "pa_counter_increment")) {
+                const struct request_arg *by = arg_at(call, 1);
+                double amount = 1;
+                if (by && by->kind == ARG_NUMBER)
+                    amount = by->number;
+                else if (by && by->kind == ARG_VARIABLE && !strcmp(by->text, "len"))
+                    amount = e->len;
+                else if (by) {
+                    add_error(e, by->pos, "pa_counter_increment: the amount is a number or $len");
+                    continue;
+                }
+                c->value += amount;
+                if (!e->event) /* at event time, increments are silent (the seed's G-PM) */
+                    reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", c->value));
+            } else if (!strcmp(svc, "pa_counter_read")) {
+                const struct request_arg *r = arg_at(call, 1);
+                bool reset = r && ((r->kind == ARG_NUMBER && r->number != 0) ||
+                                   (r->kind == ARG_STRING && !strcmp(r->text, "reset")));
+                reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", c->value));
+                if (reset)
+                    c->value = 0;
+            } else { /* pa_counter_delete */
+                *c = a->counters[--a->counter_count];
+                reply(e, token, svc, json_pack("{s:s, s:b}", "counter", token, "deleted", 1));
+            }
+            continue;
+        }
+        struct agent_csr *csr = csr_find(a, tok->number);
+        if (!csr) {
+            add_error(e, tok->pos, "%s: no such conditional request", token);
+            continue;
+        }
+        const char *state;
+        if (!strcmp(svc, "csr_delete")) {
+            csr_remove(a, tok->number);
+            state = "deleted";
+        } else {
+            csr->enabled = !strcmp(svc, "csr_enable");
+            if (csr->enabled && csr->period > 0)
+                csr->next_fire = clock_monotonic_seconds() + csr->period;
+            state = csr->enabled ? "enabled" : "disabled";
+        }
+        reply(e, token, svc, json_pack("{s:s, s:s}", "csr", token, "state", state));
+    }
+}
+
+static void run_action(struct eval *e, const struct request_call *call)
+{
+    int kind = service_kind_of(call->service);
+    if (kind == SERVICE_INFORMATION)
+        information(e, call);
+    else if (kind == SERVICE_MANIPULATION)
+        manipulation(e, call);
+    else if (kind == SERVICE_ACTION)
+        counters_and_csrs(e, call);
+    else
+        add_error(e, call->pos, "%s cannot be an action", call->service);
+}
+
+/* ---- requests ---- */
+
+static bool is_probe_event(const char *svc)
+{
+    return !strcmp(svc, "thread_executes_probe") || !strcmp(svc, "lib_call_started") ||
+           !strcmp(svc, "lib_call_ended");
+}
+
+static void define_csr(struct eval *e, struct request *req, const char *text)
+{
+    struct agent *a = e->a;
+    const struct request_call *ev = &req->event;
+    double period = 0;
+    if (!strcmp(ev->service, "timer")) {
+        if ((period = request_timer_period(ev)) <= 0) {
+            add_error(e, ev->pos, "timer: needs a period, e.g. timer(500ms)");
+            return;
+        }
+    } else if (!is_probe_event(ev->service) && !objects_arg(e, ev)) {
+        return;
+    }
+    if (a->csr_count == a->csr_cap) {
+        size_t cap = a->csr_cap ? 2 * a->csr_cap : 16;
+        struct agent_csr **csrs = realloc(a->csrs, cap * sizeof *csrs);
+        if (!csrs) {
+            add_error(e, ev->pos, "out of memory");
+            return;
+        }
+        a->csrs = csrs;
+        a->csr_cap = cap;
+    }
+    struct agent_csr *csr = calloc(1, sizeof *csr);
+    if (!csr) {
+        add_error(e, ev->pos, "out of memory");
+        return;
+    }
+    csr->id = ++a->next_csr_id;
+    csr->request = *req;
+    memset(req, 0, sizeof *req); /* now the csr's */
+    csr->text = strdup(text);
+    csr->owner = e->to;
+    csr->enabled = false; /* as in the seed: csr_enable starts it */
+    csr->period = period;
+    csr->next_fire = clock_monotonic_seconds() + period;
+    a->csrs[a->csr_count++] = csr;
+    snprintf(e->request, sizeof e->request, "csr_%u", csr->id);
+    reply(e, e->request, ev->service, json_pack("{s:s, s:s}", "csr", e->request, "state", "disabled"));
+    if (is_probe_event(ev->service)) {
+        json_array_append_new(e->errors,
+                              json_pack("{s:i, s:s}", "pos", ev->pos, "message",
+                                        "no instrumented process matches (no process linked with "
+                                        "the probe library has registered); the request is kept"));
+    }
+}
+
+void agent_request(struct agent *a, struct agent_client *c, const char *text)
+{
+    struct eval e = {.a = a, .to = c, .errors = json_array(), .len = 1};
+    snprintf(e.request, sizeof e.request, "r_%u", ++a->next_request_id);
+    struct request req;
+    struct request_error err;
+    memset(&req, 0, sizeof req);
+    if (request_parse(text, &req, &err) < 0 || request_check(&req, &err) < 0) {
+        json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", err.pos, "message",
+                                                  err.message));
+    } else if (req.conditional) {
+        define_csr(&e, &req, text);
+    } else {
+        for (size_t i = 0; i < req.action_count; i++)
+            run_action(&e, &req.actions[i]);
+    }
+    request_free(&req);
+    agent_send(a, c, json_pack("{s:s, s:b, s:o}", "request", e.request, "done", 1, "errors",
+                               e.errors));
+}
+
+/* ---- events ---- */
+
+/* Does the event's object list take in this task's process pid? */
+static bool event_matches(const struct agent *a, const struct request_call *ev,
+                          const struct agent_task *t, pid_t pid)
+{
+    const struct request_arg *arg = arg_at(ev, 0);
+    if (!arg || arg->kind != ARG_OBJECTS)
+        return false;
+    for (size_t k = 0; k < arg->object_count; k++) {
+        const struct object_token *tok = &arg->objects[k];
+        switch (tok->kind) {
+        case OBJECT_APP:
+            if (!strcmp(tok->name, t->app))
+                return true;
+            break;
+        case OBJECT_PROC:
+            if (is_this_node(a, tok->name) && (tok->pid == pid || tok->pid == t->root))
+                return true;
+            break;
+        case OBJECT_NODE:
+            if (is_this_node(a, tok->name))
+                return true;
+            break;
+        case OBJECT_SITE:
+            if (is_this_site(a, tok->name))
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+static void fire(struct agent *a, struct agent_csr *csr, json_t *event, double len)
+{
+    struct eval e = {.a = a, .to = csr->owner, .event = event, .len = len};
+    snprintf(e.request, sizeof e.request, "csr_%u", csr->id);
+    unsigned id = csr->id;
+    for (size_t i = 0; i < csr->request.action_count; i++) {
+        run_action(&e, &csr->request.actions[i]);
+        if (!csr_find(a, id)) /* an action deleted its own request */
+            break;
+    }
+}
+
+void agent_event(struct agent *a, enum agent_event kind, const struct agent_task *t, pid_t pid,
+                 json_t *detail)
+{
+    static const char *const names[] = {"proc_created", "proc_terminated", "limit_exceeded"};
+    const char *name = names[kind];
+    json_t *event = NULL;
+    /* Collect first: actions may define or delete requests. */
+    unsigned ids[256];
+    size_t n = 0;
+    for (size_t i = 0; i < a->csr_count && n < 256; i++) {
+        struct agent_csr *csr = a->csrs[i];
+        if (csr->enabled && !strcmp(csr->request.event.service, name) &&
+            event_matches(a, &csr->request.event, t, pid))
+            ids[n++] = csr->id;
+    }
+    if (n) {
+        char token[300];
+        proc_token(a, pid, token, sizeof token);
+        event = json_pack("{s:s, s:s, s:s, s:i}", "service", name, "object", token, "app", t->app,
+                          "task", (int)t->id);
+        if (detail)
+            json_object_set(event, "fields", detail);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct agent_csr *csr = csr_find(a, ids[i]);
+        if (csr)
+            fire(a, csr, event, 1);
+    }
+    json_decref(event);
+    json_decref(detail);
+}
+
+double agent_fire_timers(struct agent *a, double now)
+{
+    double next = INFINITY;
+    unsigned ids[256];
+    size_t n = 0;
+    for (size_t i = 0; i < a->csr_count && n < 256; i++) {
+        struct agent_csr *csr = a->csrs[i];
+        if (!csr->enabled || csr->period <= 0)
+            continue;
+        if (now >= csr->next_fire)
+            ids[n++] = csr->id;
+        else
+            next = fmin(next, csr->next_fire);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct agent_csr *csr = csr_find(a, ids[i]);
+        if (!csr)
+            continue;
+        /* Keep the phase; skip ticks missed while busy. */
+        csr->next_fire += csr->period * fmax(1, floor((now - csr->next_fire) / csr->period) + 1);
+        json_t *event = json_pack("{s:s, s:f}", "service", "timer", "period", csr->period);
+        fire(a, csr, event, 1);
+        json_decref(event);
+        csr = csr_find(a, ids[i]);
+        if (csr && csr->enabled)
+            next = fmin(next, csr->next_fire);
+    }
+    return next;
+}

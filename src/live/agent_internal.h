@@ -1,0 +1,151 @@
+/* The agent's state, shared by its parts (agent.c: loop and clients;
+ * agent_tree.c: tasks and processes; agent_eval.c: requests; proc_info.c:
+ * per-process readings). Not a public interface. */
+#ifndef TALLY_LIVE_AGENT_INTERNAL_H
+#define TALLY_LIVE_AGENT_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "live/agent.h"
+#include "live/request.h"
+#include "monitor/follower.h"
+#include "monitor/limits.h"
+#include "monitor/proc_scan.h"
+#include "report/fields.h"
+#include "util/pidmap.h"
+
+struct series_point {
+    double time;        /* epoch seconds */
+    double cpu_time;    /* seconds, own + reaped children */
+    double memory;      /* MB resident */
+    char state;
+};
+
+/* A process of a followed tree, as the last scan saw it. */
+struct agent_proc {
+    unsigned task;                 /* agent_task.id */
+    unsigned long long starttime;
+    struct proc_stat last;
+    double last_at;                /* monotonic time of the last reading */
+    double cores;                  /* over the last interval */
+    struct series_point *ring;     /* series_points entries */
+    size_t ring_head, ring_count;
+    bool seen;                     /* in the current scan */
+};
+
+struct agent_client;
+
+/* A followed tree: one task of an application. */
+struct agent_task {
+    unsigned id;
+    char *app;
+    char *command;
+    pid_t root;                    /* tree root: the tally run process, or the attached pid */
+    bool include_root;             /* attached: the root is the task's; tally run's is not */
+    unsigned long long root_start;
+    struct follower *follower;     /* attached trees */
+    struct agent_client *runner;   /* registered by tally run: its connection (NULL when gone) */
+    double current[FIELD_COUNT];   /* latest values (tally run's samples or the follower's) */
+    bool has_current;
+    struct limit_set limits;       /* proc_set_limits on an attached tree */
+    char *limits_text;
+    bool limit_reported;
+    double start_epoch;
+    bool ended;
+};
+
+struct agent_counter {
+    unsigned id;
+    double value;
+};
+
+/* A conditional service request (csr_N). */
+struct agent_csr {
+    unsigned id;
+    struct request request;
+    char *text;
+    struct agent_client *owner;    /* results go there; deleted with it */
+    bool enabled;
+    double period, next_fire;      /* timer(PERIOD) */
+};
+
+struct agent_client {
+    int fd;
+    unsigned id;
+    char *in;   size_t in_len, in_cap;
+    char *out;  size_t out_len, out_cap;
+    bool closing;
+    unsigned task;                 /* registered by this connection (tally run) */
+};
+
+struct agent {
+    struct agent_options options;
+    char socket_path[4096];
+    char host[256], site[128];
+    uid_t uid;
+    int epoll_fd, listen_fd, lock_fd, tick_fd;
+    struct agent_client **clients; size_t client_count, client_cap;
+    unsigned next_client_id;
+    struct agent_task **tasks; size_t task_count, task_cap;
+    unsigned next_task_id;
+    struct pidmap procs;           /* pid -> struct agent_proc, processes of live tasks */
+    struct proc_scan scan;
+    struct agent_counter *counters; size_t counter_count, counter_cap;
+    unsigned next_counter_id;
+    struct agent_csr **csrs; size_t csr_count, csr_cap;
+    unsigned next_csr_id;
+    unsigned next_request_id;
+    double started;                /* epoch */
+    double next_tick;              /* monotonic */
+    struct store *archive;         /* opened at the first finished task */
+    bool archive_failed;
+    size_t archived;               /* summaries written */
+    bool stop_requested;           /* a client asked for shutdown */
+    char tag_listen, tag_tick, tag_stop; /* epoll data of the fixed fds (clients: their pointer) */
+};
+
+/* ---- output ---- */
+/* Queues one JSON line (steals the reference) for the client. */
+void agent_send(struct agent *a, struct agent_client *c, json_t *line);
+
+/* ---- trees (agent_tree.c) ---- */
+struct agent_task *agent_task_add(struct agent *a, const char *app, const char *command,
+                                  pid_t root, bool include_root);
+struct agent_task *agent_task_find(const struct agent *a, unsigned id);
+/* Attaches a running tree by pid (level-1 follower). NULL with why. */
+struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
+                                size_t why_len);
+/* One tick: the shared scan, every tree's processes, events, samples, ends. */
+void agent_tick(struct agent *a);
+/* A task has ended: its summary to the archive, its processes dropped. */
+void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary);
+void agent_task_free(struct agent_task *t);
+/* The task of a live process, or NULL when pid belongs to no followed tree. */
+struct agent_task *agent_task_of(const struct agent *a, pid_t pid);
+
+/* ---- requests (agent_eval.c) ---- */
+/* Evaluates one request text from client c: reply lines to c. */
+void agent_request(struct agent *a, struct agent_client *c, const char *text);
+/* Events seen by the tree code, for conditional requests. */
+enum agent_event { AGENT_EVENT_PROC_CREATED, AGENT_EVENT_PROC_TERMINATED,
+                   AGENT_EVENT_LIMIT_EXCEEDED };
+void agent_event(struct agent *a, enum agent_event kind, const struct agent_task *t, pid_t pid,
+                 json_t *detail);
+/* timer(PERIOD) requests that are due; returns the next due time (monotonic) or INFINITY. */
+double agent_fire_timers(struct agent *a, double now);
+/* Drops what belongs to a client that went away (its conditional requests). */
+void agent_forget_client(struct agent *a, struct agent_client *c);
+void agent_csr_free(struct agent_csr *csr);
+
+/* ---- per-process readings (proc_info.c) ---- */
+/* proc_get_info's flag bits are request.h's proc_info_flag. */
+/* The readings of pid selected by flags, or NULL with why (vanished). */
+json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
+                       size_t why_len);
+/* Whose is pid: 0 and *uid, or -1 when it does not exist. */
+int proc_owner(pid_t pid, uid_t *uid);
+
+#endif
