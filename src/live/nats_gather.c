@@ -36,16 +36,32 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
 {
     memset(r, 0, sizeof *r);
     double quiet = o->quiet > 0 ? o->quiet : 0.05, timeout = o->timeout > 0 ? o->timeout : 5;
-    if (nats_link_new_inbox(link, r->inbox, sizeof r->inbox) < 0 ||
+    if (o->inbox)
+        snprintf(r->inbox, sizeof r->inbox, "%s", o->inbox);
+    if ((!o->inbox && nats_link_new_inbox(link, r->inbox, sizeof r->inbox) < 0) ||
         nats_link_subscribe(link, r->inbox) < 0) {
         snprintf(r->error, sizeof r->error, "cannot make a reply inbox on the NATS connection");
         return -1;
     }
-    for (size_t i = 0; i < route->count; i++)
-        if (nats_link_publish(link, route->subjects[i], r->inbox, text, strlen(text)) < 0) {
+    if (!text)
+        goto gather; /* follow: only more of what was asked before */
+    char id[300];
+    snprintf(id, sizeof id, "%s#%u", r->inbox, o->serial);
+    json_t *envelope = json_pack("{s:s, s:s}", "id", id, "request", text);
+    char *payload = envelope ? json_dumps(envelope, JSON_COMPACT) : NULL;
+    json_decref(envelope);
+    if (!payload) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; text && i < route->count; i++)
+        if (nats_link_publish(link, route->subjects[i], r->inbox, payload, strlen(payload)) < 0) {
             nats_link_error(link, r->error, sizeof r->error);
+            free(payload);
             return -1;
         }
+    free(payload);
+gather:;
     double start = clock_monotonic_seconds(), last = start;
     /* A refusal arrives as an asynchronous error; a round trip makes sure it is known. */
     nats_link_flush(link, timeout);

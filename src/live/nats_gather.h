@@ -19,6 +19,8 @@ struct gather_options {
     double timeout;    /* seconds at most (default 5) */
     bool follow;       /* keep reading after the dones (conditional requests) until *stop */
     volatile int *stop;/* follow: set (e.g. by SIGINT) to end */
+    const char *inbox; /* reply subject to use again (a follow's later requests); NULL: a new one */
+    unsigned serial;   /* makes the request's id unique on that inbox */
     void (*on_line)(void *ctx, const char *line, size_t length);
     void *ctx;
 };
@@ -31,7 +33,10 @@ struct gather_result {
     char error[320];   /* one line when the gathering failed */
 };
 
-/* Returns 0 when at least one agent answered, else -1 with result->error set. */
+/* text NULL: publish nothing, only read what comes to the inbox (follow).
+ * The request goes out as {"id": "<inbox>#<serial>", "request": text}: an
+ * agent reached on several subjects answers once per id.
+ * Returns 0 when at least one agent answered, else -1 with result->error set. */
 int nats_gather(struct nats_link *link, const struct subject_route *route, const char *text,
                 const struct gather_options *options, struct gather_result *result);
 
