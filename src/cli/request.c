@@ -37,13 +37,17 @@ static const char usage_text[] =
     "                          process, application or site (default: every agent)\n"
     "      --quiet TIME        over NATS, when the number of agents is unknown, stop\n"
     "                          after TIME without an answer (default 50 ms)\n"
+    "      --expect N          over NATS, stop as soon as N agents have answered\n"
+    "      --repeat N          over NATS, send each request N times on one connection\n"
+    "                          and print only its round-trip times (min, median, p90,\n"
+    "                          max, in ms): how fast the monitoring answers\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 1 when a reply carried errors; 125 on tally's own error\n"
     "(no agent, bad option).\n";
 
 enum { OPT_AGENT_SOCKET = 256, OPT_FOLLOW, OPT_TIMEOUT, OPT_NATS, OPT_CREDS, OPT_USER, OPT_NODE,
-       OPT_QUIET };
+       OPT_QUIET, OPT_EXPECT, OPT_REPEAT };
 
 static const struct option long_options[] = {
     {"agent", required_argument, 0, OPT_AGENT_SOCKET},
@@ -54,6 +58,8 @@ static const struct option long_options[] = {
     {"user", required_argument, 0, OPT_USER},
     {"node", required_argument, 0, OPT_NODE},
     {"quiet", required_argument, 0, OPT_QUIET},
+    {"expect", required_argument, 0, OPT_EXPECT},
+    {"repeat", required_argument, 0, OPT_REPEAT},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -140,6 +146,18 @@ int cmd_request(int argc, char **argv)
         case OPT_NODE:
             nats.node = optarg;
             break;
+        case OPT_EXPECT:
+        case OPT_REPEAT: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || end == optarg || n < 1 || n > 10000000) {
+                tally_error("request: --%s: '%s' is not a count from 1 to 10000000",
+                            c == OPT_EXPECT ? "expect" : "repeat", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            *(c == OPT_EXPECT ? &nats.expect : &nats.repeat) = (unsigned)n;
+            break;
+        }
         case OPT_QUIET:
             if (units_parse(optarg, DIM_TIME, NULL, &nats.quiet, why, sizeof why) < 0) {
                 tally_error("request: --quiet: %s", why);
@@ -154,6 +172,10 @@ int cmd_request(int argc, char **argv)
     }
     if (optind >= argc) {
         tally_error("request: give a REQUEST (see 'tally request --help')");
+        return TALLY_EXIT_ERROR;
+    }
+    if (!nats.url && (nats.expect || nats.repeat || nats.node || nats.creds)) {
+        tally_error("request: --expect, --repeat, --node and --creds go with --nats URL");
         return TALLY_EXIT_ERROR;
     }
     if (nats.url) {

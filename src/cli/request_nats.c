@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "live/nats_gather.h"
 #include "live/request.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 struct defined_csr {
@@ -33,6 +34,7 @@ struct collect {
     struct defined_csr *csrs;
     size_t csr_count;
     bool quiet_done;        /* do not print done lines (folded into one) */
+    bool silent;            /* --repeat: print nothing but the timing line */
 };
 
 static void print_json(json_t *line)
@@ -49,6 +51,10 @@ static void on_line(void *ctx, const char *data, size_t length)
 {
     struct collect *c = ctx;
     json_t *line = json_loadb(data, length, 0, NULL);
+    if (c->silent && line && !json_is_true(json_object_get(line, "done"))) {
+        json_decref(line);
+        return;
+    }
     if (!line) {
         fwrite(data, 1, length, stdout);
         putchar('\n');
@@ -120,6 +126,29 @@ static size_t print_final(struct collect *c)
     return json_array_size(c->errors);
 }
 
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* --repeat: {"request": TEXT, "repeat": N, "agents": K, "round_trip_ms": {...}} */
+static void print_round_trips(const char *text, double *ms, unsigned n, size_t agents)
+{
+    if (n == 0)
+        return;
+    qsort(ms, n, sizeof *ms, compare_doubles);
+    double sum = 0;
+    for (unsigned i = 0; i < n; i++)
+        sum += ms[i];
+    json_t *line = json_pack("{s:s, s:i, s:i, s:{s:f, s:f, s:f, s:f, s:f}}", "request", text, "repeat",
+                             (int)n, "agents", (int)agents, "round_trip_ms", "min", ms[0], "median",
+                             ms[n / 2], "p90", ms[(size_t)(0.9 * (n - 1))], "max", ms[n - 1], "mean",
+                             sum / n);
+    print_json(line);
+    json_decref(line);
+}
+
 /* One request text to its route; 0, or -1 when nobody could be asked. */
 static int send_one(struct nats_link *link, const struct request_nats_options *o, const char *user,
                     const char *host, const char *text, const char *node, const char *inbox,
@@ -141,6 +170,8 @@ static int send_one(struct nats_link *link, const struct request_nats_options *o
         tally_error("request: a name in the request is too long for a NATS subject");
         return -1;
     }
+    if (o->expect && !node)
+        route.exact_answers = o->expect;
     struct gather_options g = {.quiet = o->quiet, .timeout = o->timeout, .on_line = on_line, .ctx = c,
                                .inbox = inbox, .serial = serial};
     struct gather_result r;
@@ -180,7 +211,29 @@ int request_over_nats(const struct request_nats_options *o, char *const texts[],
     bool refused = false;
     char inbox[256] = "";
     unsigned serial = 0;
-    for (int i = 0; i < count && !*o->interrupted; i++) {
+    for (int i = 0; o->repeat > 1 && i < count && !*o->interrupted; i++) {
+        /* Round trips of one request, over one connection: printed as one line. */
+        double *rtt = calloc(o->repeat, sizeof *rtt);
+        unsigned done = 0;
+        c.silent = true;
+        while (rtt && done < o->repeat && !*o->interrupted) {
+            collect_reset(&c);
+            double t0 = clock_monotonic_seconds();
+            if (send_one(link, o, user, host, texts[i], o->node, *inbox ? inbox : NULL, ++serial, &c,
+                         inbox, sizeof inbox, &refused) < 0)
+                break;
+            rtt[done++] = (clock_monotonic_seconds() - t0) * 1e3;
+            errors += json_array_size(c.errors);
+        }
+        c.silent = false;
+        print_round_trips(texts[i], rtt, done, json_array_size(c.nodes));
+        free(rtt);
+        if (done < o->repeat) {
+            status = refused ? TALLY_EXIT_FAILURE : TALLY_EXIT_ERROR;
+            break;
+        }
+    }
+    for (int i = 0; o->repeat <= 1 && i < count && !*o->interrupted; i++) {
         collect_reset(&c);
         if (send_one(link, o, user, host, texts[i], o->node, *inbox ? inbox : NULL, ++serial, &c,
                      inbox, sizeof inbox, &refused) < 0) {

@@ -12,6 +12,8 @@ struct request_nats_options {
     const char *node;        /* agent for requests that name no location (NULL: all agents) */
     double timeout, quiet;
     bool follow;
+    unsigned expect;         /* > 0: stop once this many agents answered (known fan-out) */
+    unsigned repeat;         /* > 1: send each request this many times, print round-trip times */
     volatile sig_atomic_t *interrupted;
 };
 
