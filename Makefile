@@ -9,7 +9,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   and make uninstall
 
 CC      ?= cc
-PKGS    := jansson sqlite3 libpq libmicrohttpd
+PKGS    := jansson sqlite3 libpq libmicrohttpd libnats
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter

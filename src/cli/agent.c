@@ -42,13 +42,17 @@ static const char usage_text[] =
     "      --series N          points kept per process (default 120)\n"
     "      --site NAME         site name in replies (default local)\n"
     "      --host NAME         node name in replies (default the host name)\n"
+    "      --nats URL          also serve requests from other hosts through the site's\n"
+    "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
+    "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
+    "      --user NAME         NATS subjects of this user (default: your login name)\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -60,6 +64,9 @@ static const struct option long_options[] = {
     {"site", required_argument, 0, OPT_SITE},
     {"host", required_argument, 0, OPT_HOST},
     {"app", required_argument, 0, OPT_APP_NAME},
+    {"nats", required_argument, 0, OPT_NATS},
+    {"creds", required_argument, 0, OPT_CREDS},
+    {"user", required_argument, 0, OPT_NATS_USER},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -241,6 +248,15 @@ int cmd_agent(int argc, char **argv)
             break;
         case OPT_APP_NAME:
             app = optarg;
+            break;
+        case OPT_NATS:
+            o.nats_url = optarg;
+            break;
+        case OPT_CREDS:
+            o.nats_creds = optarg;
+            break;
+        case OPT_NATS_USER:
+            o.nats_user = optarg;
             break;
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/request_nats.h"
 #include "live/agent_link.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -26,18 +27,39 @@ static const char usage_text[] =
     "      --agent SOCKET      the agent's socket (default: the user's agent)\n"
     "      --follow            keep printing what conditional requests produce until\n"
     "                          interrupted (SIGINT/SIGTERM), then delete them\n"
-    "      --timeout TIME      give up waiting for an answer after TIME (default 30 s)\n"
+    "      --timeout TIME      give up waiting for an answer after TIME (default 30 s;\n"
+    "                          5 s over NATS)\n"
+    "      --nats URL          send over NATS to the agents of any host and site that\n"
+    "                          host the request's objects (docs/agent-nats.md)\n"
+    "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
+    "      --user NAME         NATS subjects of this user (default: your login name)\n"
+    "      --node HOST         over NATS, the agent for requests naming no node,\n"
+    "                          process, application or site (default: every agent)\n"
+    "      --quiet TIME        over NATS, when the number of agents is unknown, stop\n"
+    "                          after TIME without an answer (default 50 ms)\n"
+    "      --expect N          over NATS, stop as soon as N agents have answered\n"
+    "      --repeat N          over NATS, send each request N times on one connection\n"
+    "                          and print only its round-trip times (min, median, p90,\n"
+    "                          max, in ms): how fast the monitoring answers\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 1 when a reply carried errors; 125 on tally's own error\n"
     "(no agent, bad option).\n";
 
-enum { OPT_AGENT_SOCKET = 256, OPT_FOLLOW, OPT_TIMEOUT };
+enum { OPT_AGENT_SOCKET = 256, OPT_FOLLOW, OPT_TIMEOUT, OPT_NATS, OPT_CREDS, OPT_USER, OPT_NODE,
+       OPT_QUIET, OPT_EXPECT, OPT_REPEAT };
 
 static const struct option long_options[] = {
     {"agent", required_argument, 0, OPT_AGENT_SOCKET},
     {"follow", no_argument, 0, OPT_FOLLOW},
     {"timeout", required_argument, 0, OPT_TIMEOUT},
+    {"nats", required_argument, 0, OPT_NATS},
+    {"creds", required_argument, 0, OPT_CREDS},
+    {"user", required_argument, 0, OPT_USER},
+    {"node", required_argument, 0, OPT_NODE},
+    {"quiet", required_argument, 0, OPT_QUIET},
+    {"expect", required_argument, 0, OPT_EXPECT},
+    {"repeat", required_argument, 0, OPT_REPEAT},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -88,6 +110,8 @@ int cmd_request(int argc, char **argv)
     const char *socket_path = NULL;
     bool follow = false;
     double timeout = 30;
+    bool timeout_given = false;
+    struct request_nats_options nats = {.interrupted = &interrupted};
     char why[512];
     optind = 1;
     opterr = 0;
@@ -108,6 +132,37 @@ int cmd_request(int argc, char **argv)
                 tally_error("request: --timeout: %s", why);
                 return TALLY_EXIT_ERROR;
             }
+            timeout_given = true;
+            break;
+        case OPT_NATS:
+            nats.url = optarg;
+            break;
+        case OPT_CREDS:
+            nats.creds = optarg;
+            break;
+        case OPT_USER:
+            nats.user = optarg;
+            break;
+        case OPT_NODE:
+            nats.node = optarg;
+            break;
+        case OPT_EXPECT:
+        case OPT_REPEAT: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || end == optarg || n < 1 || n > 10000000) {
+                tally_error("request: --%s: '%s' is not a count from 1 to 10000000",
+                            c == OPT_EXPECT ? "expect" : "repeat", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            *(c == OPT_EXPECT ? &nats.expect : &nats.repeat) = (unsigned)n;
+            break;
+        }
+        case OPT_QUIET:
+            if (units_parse(optarg, DIM_TIME, NULL, &nats.quiet, why, sizeof why) < 0) {
+                tally_error("request: --quiet: %s", why);
+                return TALLY_EXIT_ERROR;
+            }
             break;
         default:
             tally_error("request: unknown or incomplete option '%s' (see 'tally request --help')",
@@ -118,6 +173,21 @@ int cmd_request(int argc, char **argv)
     if (optind >= argc) {
         tally_error("request: give a REQUEST (see 'tally request --help')");
         return TALLY_EXIT_ERROR;
+    }
+    if (!nats.url && (nats.expect || nats.repeat || nats.node || nats.creds)) {
+        tally_error("request: --expect, --repeat, --node and --creds go with --nats URL");
+        return TALLY_EXIT_ERROR;
+    }
+    if (nats.url) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        nats.timeout = timeout_given ? timeout : 5;
+        nats.follow = follow;
+        return request_over_nats(&nats, argv + optind, argc - optind);
     }
     struct agent_link link;
     if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {

@@ -20,6 +20,7 @@
 
 #include "archive/store.h"
 #include "live/agent_internal.h"
+#include "live/agent_nats.h"
 #include "live/agent_socket.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -76,6 +77,11 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
     if (!text)
         return;
     size_t len = strlen(text);
+    if (c->reply_subject) { /* a NATS requester */
+        agent_nats_publish(a, c, text, len);
+        free(text);
+        return;
+    }
     if (c->out_len + len + 1 > OUT_MAX) {
         free(text);
         client_close(a, c); /* not reading: let it go rather than grow without bound */
@@ -177,6 +183,7 @@ static void handle_register(struct agent *a, struct agent_client *c, json_t *msg
     }
     t->runner = c;
     c->task = t->id;
+    agent_nats_sync_apps(a);
     agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
                                t->app));
 }
@@ -195,6 +202,7 @@ static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
         send_error(a, c, why);
         return;
     }
+    agent_nats_sync_apps(a);
     agent_send(a, c, json_pack("{s:s, s:i, s:s, s:i}", "op", "attached", "task", (int)t->id,
                                "app", t->app, "pid", (int)pid));
 }
@@ -319,8 +327,11 @@ static void reap_clients(struct agent *a)
             if (a->tasks[t]->runner == c)
                 a->tasks[t]->runner = NULL;
         agent_forget_client(a, c);
-        epoll_ctl(a->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
-        close(c->fd);
+        if (c->fd >= 0) {
+            epoll_ctl(a->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+            close(c->fd);
+        }
+        free(c->reply_subject);
         free(c->in);
         free(c->out);
         free(c);
@@ -382,6 +393,12 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         ev.data.ptr = &a->tag_stop;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, o->stop_fd, &ev);
     }
+    if (o->nats_url) {
+        if (agent_nats_open(a) < 0)
+            return -1;
+        ev.data.ptr = &a->tag_nats;
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
+    }
     return 0;
 }
 
@@ -394,6 +411,7 @@ static void agent_close(struct agent *a)
     for (size_t i = 0; i < a->client_count; i++)
         a->clients[i]->closing = true;
     reap_clients(a);
+    agent_nats_close(a);
     free(a->clients);
     for (size_t i = 0; i < a->task_count; i++)
         agent_task_free(a->tasks[i]);
@@ -458,8 +476,11 @@ int agent_run(const struct agent_options *o)
                 uint64_t expirations;
                 (void)!read(a->tick_fd, &expirations, sizeof expirations);
                 agent_tick(a);
+                agent_nats_sync_apps(a);
             } else if (tag == &a->tag_stop) {
                 stop = true;
+            } else if (tag == &a->tag_nats) {
+                agent_nats_drain(a);
             } else {
                 struct agent_client *c = tag;
                 if (c->closing)

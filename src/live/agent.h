@@ -23,6 +23,9 @@ struct agent_options {
     const char *host;          /* node name (default: the host name) */
     int stop_fd;               /* readable: shut down cleanly (the caller's signalfd); -1: none */
     int ready_fd;              /* written one byte and closed once listening; -1: none */
+    const char *nats_url;      /* NULL: this host only; else the site's nats-server (agent_nats.h) */
+    const char *nats_creds;    /* NATS credentials file (NULL: none) */
+    const char *nats_user;     /* the user whose subjects to serve (default: the login name) */
 };
 
 void agent_options_init(struct agent_options *options);

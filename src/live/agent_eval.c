@@ -38,6 +38,14 @@ struct eval {
 static void add_error(struct eval *e, int pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A request that came over NATS reached every agent its route names: the
+ * objects of other nodes, sites and applications are theirs to answer,
+ * not errors here (docs/agent-nats.md). */
+static bool answered_elsewhere(const struct eval *e)
+{
+    return e->to && e->to->reply_subject;
+}
+
 static void add_error(struct eval *e, int pos, const char *fmt, ...)
 {
     char message[300];
@@ -139,6 +147,8 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
         switch (tok->kind) {
         case OBJECT_PROC:
             if (!is_this_node(a, tok->name)) {
+                if (answered_elsewhere(e))
+                    continue;
                 add_error(e, tok->pos, "p_%d@%s: node %s is not reachable from this agent (%s)",
                           (int)tok->pid, tok->name, tok->name, a->host);
                 continue;
@@ -151,21 +161,24 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
             continue;
         case OBJECT_APP:
             if (!app_exists(a, tok->name)) {
-                add_error(e, tok->pos, "app_%s: no such application", tok->name);
+                if (!answered_elsewhere(e))
+                    add_error(e, tok->pos, "app_%s: no such application", tok->name);
                 continue;
             }
             app = tok->name;
             break;
         case OBJECT_NODE:
             if (!is_this_node(a, tok->name)) {
-                add_error(e, tok->pos, "n_%s: not this node (%s)", tok->name, a->host);
+                if (!answered_elsewhere(e))
+                    add_error(e, tok->pos, "n_%s: not this node (%s)", tok->name, a->host);
                 continue;
             }
             all = true;
             break;
         case OBJECT_SITE:
             if (!is_this_site(a, tok->name)) {
-                add_error(e, tok->pos, "site_%s: not this site (%s)", tok->name, a->site);
+                if (!answered_elsewhere(e))
+                    add_error(e, tok->pos, "site_%s: not this site (%s)", tok->name, a->site);
                 continue;
             }
             all = true;
@@ -307,6 +320,9 @@ static void information(struct eval *e, const struct request_call *call)
                 const struct object_token *tok = &arg->objects[k];
                 bool ok = (tok->kind == OBJECT_SITE && is_this_site(a, tok->name)) ||
                           (tok->kind == OBJECT_NODE && is_this_node(a, tok->name));
+                if (!ok && answered_elsewhere(e) &&
+                    (tok->kind == OBJECT_SITE || tok->kind == OBJECT_NODE))
+                    continue;
                 if (!ok) {
                     add_error(e, tok->pos, "%s: expects this site (site_%s) or node (n_%s)", svc,
                               a->site, a->host);
@@ -700,8 +716,8 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
             run_action(&e, &req.actions[i]);
     }
     request_free(&req);
-    agent_send(a, c, json_pack("{s:s, s:b, s:o}", "request", e.request, "done", 1, "errors",
-                               e.errors));
+    agent_send(a, c, json_pack("{s:s, s:s, s:s, s:b, s:o}", "request", e.request, "site", a->site,
+                               "node", a->host, "done", 1, "errors", e.errors));
 }
 
 /* ---- events ---- */

@@ -79,6 +79,7 @@ struct agent_client {
     char *out;  size_t out_len, out_cap;
     bool closing;
     unsigned task;                 /* registered by this connection (tally run) */
+    char *reply_subject;           /* a NATS reply inbox (fd -1): answers are published there */
 };
 
 struct agent {
@@ -104,7 +105,8 @@ struct agent {
     bool archive_failed;
     size_t archived;               /* summaries written */
     bool stop_requested;           /* a client asked for shutdown */
-    char tag_listen, tag_tick, tag_stop; /* epoll data of the fixed fds (clients: their pointer) */
+    struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
+    char tag_listen, tag_tick, tag_stop, tag_nats; /* epoll data of the fixed fds (clients: their pointer) */
 };
 
 /* ---- output ---- */
