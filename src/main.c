@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"archive", cmd_archive, "store summaries; query, stats, predict, outliers"},
     {"trace", cmd_trace, "categorized resource traces: from-runs, aggregate, anomalies"},
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
+    {"rm", cmd_rm, "resource_monitor's command line (Makeflow, Work Queue) on tally"},
 };
 
 static void print_usage(FILE *out)
@@ -28,6 +29,8 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    if (argc > 0 && rm_compat_invoked_as(argv[0])) /* the build/resource_monitor symlink */
+        return cmd_rm(argc, argv);
     if (argc < 2) {
         print_usage(stderr);
         return TALLY_EXIT_ERROR;

@@ -37,6 +37,7 @@ struct task_options {
     bool track_files;               /* collect the files the task opens (result.files) */
     const char *const *measure_dirs;/* directories whose footprint is 'disk' (NULL: cwd) */
     size_t measure_dir_count;
+    bool without_disk_footprint;    /* measure no directory: disk and total_files stay 0 */
     double kill_grace;              /* seconds between SIGTERM and SIGKILL (default 2) */
     double event_poll;              /* level 2: longest poll for the next event, s (default 300 us) */
     /* Counted by the caller's signal handlers (installed without SA_RESTART):

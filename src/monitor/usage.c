@@ -380,6 +380,8 @@ static void take_disk(struct usage *u, const struct disk_usage *d)
 
 void usage_start_background(struct usage *u)
 {
+    if (u->options->without_disk_footprint)
+        return;
     u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
                                u->options->interval);
 }
@@ -617,9 +619,11 @@ void usage_finish(struct usage *u, bool reaped_all)
     /* The directories once more, as the task left them. */
     disk_watch_stop(u->disk);
     u->disk = NULL;
-    struct disk_usage d;
-    disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
-    take_disk(u, &d);
+    if (!u->options->without_disk_footprint) {
+        struct disk_usage d;
+        disk_measure(u->options->measure_dirs, u->options->measure_dir_count, &d);
+        take_disk(u, &d);
+    }
     r->value[FIELD_MACHINE_LOAD] = machine_load_average();
     check_limits(u);
     if (u->options->track_files)
