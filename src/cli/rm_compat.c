@@ -31,6 +31,7 @@
 #include "report/rm_files.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"
+#include "util/directories.h"
 #include "util/error.h"
 #include "version.h"
 
@@ -520,6 +521,11 @@ int cmd_rm(int argc, char **argv)
 {
     struct rm_config cfg;
     int status = parse_options(argc, argv, &cfg);
+    char why[512];
+    if (status < 0 && make_parent_directories(cfg.prefix, why, sizeof why) < 0) {
+        tally_error("rm: -O %s: %s", cfg.prefix, why); /* as resource_monitor, it makes them */
+        status = RM_EXIT_MONITOR_ERROR;
+    }
     if (status < 0 && run_check_report_dir("rm: -O", cfg.prefix) < 0)
         status = RM_EXIT_MONITOR_ERROR;
     if (status >= 0) {

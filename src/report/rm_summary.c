@@ -49,6 +49,10 @@ json_t *rm_summary_to_json(const struct summary_info *info, const struct task_re
     copy_field(o, all, "name");
     json_object_set_new(o, "monitor", json_string("tally"));
     json_object_set_new(o, "monitor_version", json_string(TALLY_VERSION));
+    /* resource_monitor says "limits" whenever a limit was exceeded, also
+     * under --measure-only where the task ran on to its normal end. */
+    if (json_object_get(all, "limits_exceeded"))
+        json_object_set_new(all, "exit_type", json_string("limits"));
     for (size_t i = 0; i < sizeof rm_head_fields / sizeof rm_head_fields[0]; i++)
         copy_field(o, all, rm_head_fields[i]);
     json_t *peaks = json_object();
