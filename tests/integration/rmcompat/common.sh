@@ -32,12 +32,13 @@ free_port() {
   return 1
 }
 
-# wait_for COUNT FILE: until FILE exists and is non-empty (COUNT tenths of a second)
-wait_for() { for _ in $(seq "$1"); do [ -s "$2" ] && return 0; sleep 0.1; done; return 1; }
+# listening COUNT PORT: until something listens on TCP PORT (COUNT tenths of a second)
+listening() { for _ in $(seq "$1"); do ss -Htln "sport = :$2" | grep -q . && return 0; sleep 0.1; done; return 1; }
 
 # The workflow of the Makeflow tests: two small rules, one that reads their
 # outputs, and (category "big", MEMORY=20 MB) one that needs ~240 MB and must
-# be stopped by the monitor. Both monitors catch head|tail's buffer.
+# be stopped by the monitor. tail holds its 250 MB buffer for 3 s (its reader
+# sleeps), long enough for resource_monitor's 1 s samples to see it.
 write_workflow() {
   cat >"$1" <<'MF'
 CATEGORY=small
@@ -51,7 +52,7 @@ ab.txt: a.txt b.txt
 CATEGORY=big
 MEMORY=20
 big.txt: ab.txt
-	head -c 300000000 /dev/zero | tail -c 250000000 > /dev/null; sleep 3; wc -c ab.txt > big.txt
+	head -c 300000000 /dev/zero | tail -c 250000000 | (sleep 3; cat > /dev/null); wc -c ab.txt > big.txt
 MF
 }
 
