@@ -51,6 +51,11 @@ all: build/tally
 build/tally: $(REL_OBJ)
 	$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS)
 
+# tally under resource_monitor's name takes its command line (src/cli/rm_compat.c)
+all: build/resource_monitor
+build/resource_monitor: build/tally
+	ln -sf tally $@
+
 build/asan/tally: $(SAN_OBJ)
 	$(CC) $(TEST_CFLAGS) -o $@ $^ $(LIBS)
 

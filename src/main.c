@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
     {"agent", cmd_agent, "the user's live monitor: follows registered tasks, answers requests"},
     {"request", cmd_request, "send OMIS-style requests to the agent, print the JSON replies"},
+    {"rm", cmd_rm, "resource_monitor's command line (Makeflow, Work Queue) on tally"},
 };
 
 static void print_usage(FILE *out)
@@ -30,6 +31,8 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    if (argc > 0 && rm_compat_invoked_as(argv[0])) /* the build/resource_monitor symlink */
+        return cmd_rm(argc, argv);
     if (argc < 2) {
         print_usage(stderr);
         return TALLY_EXIT_ERROR;

@@ -1,6 +1,7 @@
 /* Backend-independent part of the store: choosing the backend from the
  * location, the default location, and thin wrappers over the backend. */
 #include "archive/store.h"
+#include "util/directories.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,36 +30,6 @@ char *store_default_location(void)
             return NULL;
     }
     return path;
-}
-
-/* mkdir -p of the directory holding path. */
-static int make_parent_directories(const char *path, char *why, size_t why_len)
-{
-    char *copy = strdup(path);
-    if (!copy)
-        return -1;
-    char *slash = strrchr(copy, '/');
-    if (!slash || slash == copy) {
-        free(copy);
-        return 0;
-    }
-    *slash = '\0';
-    for (char *p = copy + 1; ; p++) {
-        if (*p == '/' || *p == '\0') {
-            char saved = *p;
-            *p = '\0';
-            if (mkdir(copy, 0777) < 0 && errno != EEXIST) {
-                snprintf(why, why_len, "cannot create directory %s: %s", copy, strerror(errno));
-                free(copy);
-                return -1;
-            }
-            *p = saved;
-            if (!saved)
-                break;
-        }
-    }
-    free(copy);
-    return 0;
 }
 
 struct store *store_open_at_version(const char *location, int version, char *why, size_t why_len)

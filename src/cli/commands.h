@@ -3,12 +3,19 @@
 #ifndef TALLY_CLI_COMMANDS_H
 #define TALLY_CLI_COMMANDS_H
 
+#include <stdbool.h>
+
 int cmd_run(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_request(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+
+/* True when tally was started under resource_monitor's name (see rm_compat.c):
+ * it then takes resource_monitor's command line (cmd_rm). */
+bool rm_compat_invoked_as(const char *argv0);
 
 /* Exit statuses shared by all subcommands (see man/tally.1). */
 enum tally_exit {

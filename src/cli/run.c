@@ -82,7 +82,7 @@ static const struct option long_options[] = {
     {0, 0, 0, 0},
 };
 
-static int parse_seconds(const char *option, const char *text, double min, double *out)
+int run_parse_seconds(const char *option, const char *text, double min, double *out)
 {
     char why[160];
     if (units_parse(text, DIM_TIME, NULL, out, why, sizeof why) < 0) {
@@ -114,7 +114,7 @@ static int parse_spin_env(double *out)
     return 0;
 }
 
-static char *join_words(char *const *words)
+char *run_join_words(char *const *words)
 {
     size_t len = 1;
     for (char *const *w = words; *w; w++)
@@ -131,8 +131,7 @@ static char *join_words(char *const *words)
     return text;
 }
 
-/* The reports must be writable before the task runs, not found out after. */
-static int check_report_dir(const char *prefix)
+int run_check_report_dir(const char *option, const char *prefix)
 {
     char *copy = strdup(prefix);
     if (!copy) {
@@ -143,7 +142,7 @@ static int check_report_dir(const char *prefix)
     const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
     int rc = access(dir, W_OK | X_OK);
     if (rc < 0)
-        tally_error_errno("-o %s: cannot write reports in '%s'", prefix, dir);
+        tally_error_errno("%s %s: cannot write reports in '%s'", option, prefix, dir);
     free(copy);
     return rc;
 }
@@ -214,11 +213,11 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             cfg->task.wait_for_all = true;
             break;
         case OPT_INTERVAL:
-            if (parse_seconds("--interval", optarg, 0.01, &cfg->task.interval) < 0)
+            if (run_parse_seconds("--interval", optarg, 0.01, &cfg->task.interval) < 0)
                 return TALLY_EXIT_ERROR;
             break;
         case OPT_KILL_GRACE:
-            if (parse_seconds("--kill-grace", optarg, 0, &cfg->task.kill_grace) < 0)
+            if (run_parse_seconds("--kill-grace", optarg, 0, &cfg->task.kill_grace) < 0)
                 return TALLY_EXIT_ERROR;
             break;
         case OPT_LEVEL:
@@ -288,7 +287,7 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
         cfg->command_text = strdup(shell_line);
     } else if (*command) {
         cfg->task.argv = command;
-        cfg->command_text = join_words(command);
+        cfg->command_text = run_join_words(command);
     } else {
         char text[64];
         snprintf(text, sizeof text, "--pid %d", (int)cfg->task.follow_pid);
@@ -302,7 +301,7 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
         snprintf(cfg->default_prefix, sizeof cfg->default_prefix, "tally-%d", (int)getpid());
         cfg->prefix = cfg->default_prefix;
     }
-    if (check_report_dir(cfg->prefix) < 0)
+    if (run_check_report_dir("-o", cfg->prefix) < 0)
         return TALLY_EXIT_ERROR;
     cfg->task.measure_dirs = dirs ? cfg->measure_dirs : NULL;
     cfg->task.measure_dir_count = dirs;
@@ -311,7 +310,7 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
     return -1;
 }
 
-static char *report_path(const char *prefix, const char *suffix)
+char *run_report_path(const char *prefix, const char *suffix)
 {
     size_t len = strlen(prefix) + strlen(suffix) + 1;
     char *path = malloc(len);
@@ -332,12 +331,12 @@ int run_write_reports(const struct run_config *cfg, const struct task_result *re
         .category = cfg->category,
         .limits = &cfg->limits,
     };
-    char *path = report_path(cfg->prefix, ".summary");
+    char *path = run_report_path(cfg->prefix, ".summary");
     if (!path || summary_write(path, &info, result) < 0)
         rc = -1;
     free(path);
     if (cfg->files_report) {
-        path = report_path(cfg->prefix, ".files");
+        path = run_report_path(cfg->prefix, ".files");
         if (!path || files_report_write(path, result) < 0)
             rc = -1;
         free(path);
@@ -364,7 +363,7 @@ static void on_interrupt(int sig)
         interrupted = interrupted + 1;
 }
 
-static void install_interrupt_handlers(void)
+volatile sig_atomic_t *run_install_interrupt_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -376,6 +375,7 @@ static void install_interrupt_handlers(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    return &interrupted;
 }
 
 static void append_sample(void *ctx, const struct task_sample *sample)
@@ -390,7 +390,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     struct series_writer series;
     cfg->task.on_sample = NULL;
     if (cfg->time_series) {
-        char *path = report_path(cfg->prefix, ".series");
+        char *path = run_report_path(cfg->prefix, ".series");
         int rc = path ? series_open(&series, path, cfg->command_text) : -1;
         free(path);
         if (rc < 0)
@@ -424,8 +424,7 @@ int cmd_run(int argc, char **argv)
         run_config_free(&cfg);
         return status;
     }
-    install_interrupt_handlers();
-    cfg.task.interrupt = &interrupted;
+    cfg.task.interrupt = run_install_interrupt_handlers();
     for (int attempt = 1;; attempt++) {
         struct task_result result;
         status = run_attempt(&cfg, &result);

@@ -81,8 +81,15 @@ json_t *summary_to_json(const struct summary_info *info, const struct task_resul
 int summary_write(const char *path, const struct summary_info *info, const struct task_result *r)
 {
     json_t *o = summary_to_json(info, r);
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
+    int rc = summary_write_object(path, o, true);
     json_decref(o);
+    return rc;
+}
+
+int summary_write_object(const char *path, json_t *o, bool pretty)
+{
+    size_t layout = pretty ? JSON_INDENT(2) : JSON_COMPACT;
+    char *text = json_dumps(o, layout | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
     if (!text) {
         tally_error("%s: cannot format the summary", path);
         return -1;

@@ -4,6 +4,7 @@
 #define TALLY_REPORT_SUMMARY_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "monitor/limits.h"
 #include "monitor/task.h"
@@ -18,6 +19,9 @@ struct summary_info {
 
 /* A new JSON object (caller owns it). */
 json_t *summary_to_json(const struct summary_info *info, const struct task_result *result);
+/* Writes the JSON object O to PATH atomically, indented when pretty, else
+ * on one line. Returns -1 and prints one error line on failure. */
+int summary_write_object(const char *path, json_t *o, bool pretty);
 /* Writes PATH atomically. Returns -1 and prints one error line on failure. */
 int summary_write(const char *path, const struct summary_info *info, const struct task_result *result);
 

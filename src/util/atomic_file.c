@@ -2,6 +2,7 @@
 #include "util/atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,7 +17,7 @@ int atomic_file_open(struct atomic_file *af, const char *path)
     if (!af->final_path || !af->temp_path)
         goto fail;
     snprintf(af->temp_path, len + 16, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(af->temp_path);
+    int fd = mkostemp(af->temp_path, O_CLOEXEC); /* not inherited by the task */
     if (fd < 0)
         goto fail;
     (void)fchmod(fd, 0644);

@@ -1,0 +1,118 @@
+/* resource_monitor's limits onto tally's (see rm_limits.h). */
+#include "cli/rm_limits.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Names resource_monitor's man page still lists, and what they are now. */
+static const struct {
+    const char *old_name, *name;
+} aliases[] = {
+    {"resident_memory", "memory"},
+    {"workdir_footprint", "disk"},
+    {"workdir_number_files_dirs", "total_files"},
+};
+
+/* resource_monitor fields that tally reports but does not enforce, or does
+ * not measure: skipped, as resource_monitor skips a name it does not know. */
+static const char *const skipped_fields[] = {
+    "start", "end", "bandwidth", "cores_avg", "machine_cpus", "machine_load",
+    "context_switches", "fs_nodes", "workers",
+};
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return s;
+}
+
+static bool is_skipped(const char *name)
+{
+    for (size_t i = 0; i < sizeof skipped_fields / sizeof skipped_fields[0]; i++)
+        if (!strcmp(name, skipped_fields[i]))
+            return true;
+    return false;
+}
+
+static const char *current_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(name, aliases[i].old_name))
+            return aliases[i].name;
+    return name;
+}
+
+static void note_skipped(char *skipped, size_t len, const char *name)
+{
+    if (!skipped || len == 0)
+        return;
+    size_t used = strlen(skipped);
+    snprintf(skipped + used, len - used, "%s%s", used ? " " : "", name);
+}
+
+/* One trimmed, non-empty item. */
+static int parse_item(struct limit_set *limits, char *item, char *why, size_t why_len,
+                      char *skipped, size_t skipped_len)
+{
+    char *sep = strpbrk(item, ":=");
+    if (!sep) {
+        snprintf(why, why_len, "'%s' is not 'field: value'", item);
+        return -1;
+    }
+    *sep = '\0';
+    const char *name = current_name(trim(item));
+    if (is_skipped(name)) {
+        note_skipped(skipped, skipped_len, name);
+        return 0;
+    }
+    size_t len = strlen(name) + strlen(sep + 1) + 3;
+    char *canonical = malloc(len);
+    if (!canonical) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    snprintf(canonical, len, "%s: %s", name, sep + 1);
+    int rc = limits_parse(limits, canonical, why, why_len);
+    free(canonical);
+    return rc;
+}
+
+int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len,
+                    char *skipped, size_t skipped_len)
+{
+    struct limit_set parsed = *limits;
+    char *copy = strdup(text);
+    if (!copy) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    char *p = copy;
+    while (*p && rc == 0) {
+        size_t len = strcspn(p, ",;\n#");
+        char delim = p[len];
+        p[len] = '\0';
+        char *item = trim(p);
+        if (*item)
+            rc = parse_item(&parsed, item, why, why_len, skipped, skipped_len);
+        p += len;
+        if (!delim)
+            break;
+        if (delim == '#') { /* a comment runs to the end of the line */
+            p += 1 + strcspn(p + 1, "\n");
+            if (!*p)
+                break;
+        }
+        p++;
+    }
+    free(copy);
+    if (rc == 0)
+        *limits = parsed;
+    return rc;
+}

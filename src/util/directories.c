@@ -1,0 +1,39 @@
+/* Parent directories of a file (see directories.h). */
+#include "util/directories.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int make_parent_directories(const char *path, char *why, size_t why_len)
+{
+    char *copy = strdup(path);
+    if (!copy) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    char *slash = strrchr(copy, '/');
+    if (!slash || slash == copy) {
+        free(copy);
+        return 0;
+    }
+    *slash = '\0';
+    for (char *p = copy + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char saved = *p;
+            *p = '\0';
+            if (mkdir(copy, 0777) < 0 && errno != EEXIST) {
+                snprintf(why, why_len, "cannot create directory %s: %s", copy, strerror(errno));
+                free(copy);
+                return -1;
+            }
+            *p = saved;
+            if (!saved)
+                break;
+        }
+    }
+    free(copy);
+    return 0;
+}

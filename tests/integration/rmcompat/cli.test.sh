@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tally as resource_monitor, on the command line: the same exit statuses as
+# cctools' resource_monitor for the same runs, its summary layout (verbatim
+# fields, limits_exceeded, exit_type), series header and file names, read by
+# cctools' own parser; bad input: one line, status 1 (bad usage) or 4
+# (monitor error), as resource_monitor.
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/rmcompat/common.sh"
+
+# both MONITOR ARGS...: runs the same command under both monitors (prefixes t-*, r-*); sets rc_t, rc_r
+both() {
+  local name=$1; shift
+  "$RM_TALLY" --no-pprint -O "t-$name" "$@" >/dev/null 2>"t-$name.err"; rc_t=$?
+  "$RM_REAL" --no-pprint -O "r-$name" "$@" >/dev/null 2>"r-$name.err"; rc_r=$?
+}
+
+both ok -V 'category: small' -V 'taskid: 7' --sh 'echo hi > out.txt'
+check_eq "exit 0 as resource_monitor" "$rc_t" "$rc_r"
+check_eq "verbatim fields first, as strings" "$(jq -c '[keys_unsorted[0:2], .category, .taskid]' t-ok.summary)" \
+  '[["category","taskid"],"small","7"]'
+check_eq "--no-pprint: the summary on one line" "$(wc -l < t-ok.summary)" 1
+both false -- false
+check_eq "command exits 1: status 1 as resource_monitor" "$rc_t" "$rc_r"
+check_eq "exit_status in the summary" "$(summary_value t-false.summary exit_status)" \
+  "$(summary_value r-false.summary exit_status)"
+both signal --sh 'kill -9 $$'
+check_eq "command killed by a signal: status as resource_monitor" "$rc_t" "$rc_r"
+check_eq "signal summary as resource_monitor (exit_type, exit_status, signal)" \
+  "$(jq -c '[.exit_type, .exit_status, .signal]' t-signal.summary)" "$(jq -c '[.exit_type, .exit_status, .signal]' r-signal.summary)"
+
+HOG='head -c 300000000 /dev/zero | tail -c 250000000 | (sleep 4; cat > /dev/null)'
+both limit -i 1 -L 'memory: 20' --sh "$HOG"
+check_eq "a broken limit: status 2 (RM_OVERFLOW) as resource_monitor" "$rc_t" "$rc_r"
+check_eq "limit summary as resource_monitor (exit_type, limits_exceeded, exit_status)" \
+  "$(jq -c '[.exit_type, .limits_exceeded, .exit_status]' t-limit.summary)" \
+  "$(jq -c '[.exit_type, .limits_exceeded, .exit_status]' r-limit.summary)"
+check_cmp "tally stopped the task well before the 4 s its memory is held" "$(summary_value t-limit.summary wall_time)" "<" 3
+
+both notfound -- /nonexistent/command
+check_eq "command not found: status 4 (monitor error) as resource_monitor" "$rc_t" "$rc_r"
+check_eq "  and one line on stderr" "$(wc -l < t-notfound.err)" 1
+both unwritable -- true
+"$RM_TALLY" -O /etc/passwd/x -- true 2>t-unwritable.err; rc_t=$?
+"$RM_REAL" -O /etc/passwd/x -- true 2>/dev/null; rc_r=$?
+check_eq "report directory cannot be made: status 4 as resource_monitor" "$rc_t" "$rc_r"
+check_eq "  one line naming it" "$(grep -c '/etc/passwd' t-unwritable.err)/$(wc -l < t-unwritable.err)" "1/1"
+"$RM_TALLY" --bogus -- true >/dev/null 2>bogus.err; rc_t=$?
+"$RM_REAL" --bogus -- true >/dev/null 2>&1; rc_r=$?
+check_eq "unknown option: status 1 as resource_monitor" "$rc_t" "$rc_r"
+check_eq "  one line: tally: ... '--bogus'" "$(grep -c "^tally: .*'--bogus'" bogus.err)/$(wc -l < bogus.err)" "1/1"
+
+# cctools' reader (Makeflow's rmsummary_parse_file_single; the histograms' path)
+"$CCTOOLS_READER" t-ok.summary t-limit.summary t-signal.summary >reader.out 2>reader.err
+check_eq "cctools' parser reads every tally summary" "$?" 0
+check_eq "  without a notice about unknown fields" "$(wc -c < reader.err)" 0
+line=$(grep 't-limit.summary' reader.out)
+check_eq "  limit run: exit_type" "$(field "$line" exit_type)" limits
+check_eq "  limit run: limits_exceeded.memory" "$(field "$line" limits_exceeded.memory)" 20
+check_cmp "  limit run: memory measured past the limit" "$(field "$line" memory)" ">" 20
+line=$(grep 't-ok.summary' reader.out)
+check_eq "  category and taskid from -V" "$(field "$line" category)/$(field "$line" taskid)" small/7
+
+# reports: names and layouts
+"$RM_TALLY" -O out/deep/run --with-time-series --with-inotify -i 0.2 --sh 'exec 3> written.txt; echo x >&3; sleep 0.7' 2>/dev/null
+check_eq "-O makes the directories; .summary .series .files" "$(cd out/deep && ls | tr '\n' ' ')" "run.files run.series run.summary "
+"$RM_REAL" -O real --with-time-series -i 1 -- sleep 0.3 2>/dev/null
+check_eq "series header: resource_monitor's columns" "$(grep '^#wall_clock' out/deep/run.series | tr -s ' ')" \
+  "$(grep '^#wall_clock' real.series | tr -s ' ')"
+check_cmp "series rows (0.2 s interval over 0.7 s)" "$(grep -vc '^#' out/deep/run.series)" ">=" 3
+check_contains "files report names what the task wrote" "$(cat out/deep/run.files)" "$WORK/written.txt"
+check_eq "pretty-printed summary by default" "$(jq -r .command out/deep/run.summary)/$(test "$(wc -l < out/deep/run.summary)" -gt 10 && echo many)" \
+  "exec 3> written.txt; echo x >&3; sleep 0.7/many"
+
+"$RM_TALLY" -O nodisk --without-disk-footprint -- true
+check_eq "--without-disk-footprint: no disk, no total_files" "$(jq -c '[has("disk"), has("total_files"), has("memory")]' nodisk.summary)" '[false,false,true]'
+"$RM_TALLY" -O measured --measure-only -L 'wall_time: 0.3' -- sleep 1; rc_t=$?
+"$RM_REAL" -O measured-r --measure-only -L 'wall_time: 0.3' -- sleep 1 2>/dev/null; rc_r=$?
+check_eq "--measure-only: status as resource_monitor" "$rc_t" "$rc_r"
+check_eq "--measure-only summary as resource_monitor (exit_type, limits_exceeded)" \
+  "$(jq -c '[.exit_type, .limits_exceeded.wall_time[0]]' measured.summary)" \
+  "$(jq -c '[.exit_type, .limits_exceeded.wall_time[0]]' measured-r.summary)"
+check_cmp "  the task ran to its end" "$(summary_value measured.summary wall_time)" ">=" 1
+printf '# old names from the man page\nresident_memory: 15\nbandwidth: 1\n' > limits.txt
+"$RM_TALLY" -O lf -i 1 -l limits.txt --sh "$HOG" 2>lf.err; rc_t=$?
+check_eq "--limits-file with resident_memory: broken, status 2" "$rc_t" 2
+check_eq "  limits_exceeded.memory" "$(jq -c '.limits_exceeded.memory[0]' lf.summary)" 15
+check_contains "  bandwidth skipped with a warning" "$(cat lf.err)" "ignored: bandwidth"
+
+"$RM_TALLY" -O x -L 'memry: 5' -- true 2>memry.err; rc_t=$?
+check_eq "-L unknown field: status 1, one line naming it" "$rc_t/$(grep -c "'memry'" memry.err)/$(wc -l < memry.err)" "1/1/1"
+check "  and the command did not run" test ! -e x.summary
+"$RM_TALLY" -V nocolon -- true 2>v.err; rc_t=$?
+check_eq "-V without ':': status 1, one line" "$rc_t/$(wc -l < v.err)" "1/1"
+"$RM_TALLY" -O y 2>none.err; rc_t=$?
+check_eq "no command: status 1, one line" "$rc_t/$(wc -l < none.err)" "1/1"
+"$RM_TALLY" -O y -i soon -- true 2>i.err; rc_t=$?
+check_eq "-i soon: status 1, one line" "$rc_t/$(wc -l < i.err)" "1/1"
+
+"$TALLY" rm -O sub --no-pprint -V 'category: c' -- true; rc_t=$?
+check_eq "'tally rm' is the same front end" "$rc_t/$(jq -r .category sub.summary)" "0/c"
+ln -s "$TALLY" cctools-monitor
+./cctools-monitor --no-pprint --with-output-files=wq -V 'task_id: 3' -dall -o wq.debug --sh 'true'; rc_t=$?
+check_eq "as cctools-monitor (Work Queue's name): status, task_id" "$rc_t/$(jq -r .task_id wq.summary)" "0/3"
+check_contains "  -dall -o FILE writes the debug log" "$(cat wq.debug)" "command: true"
+check_eq "--help: status 0" "$("$RM_TALLY" --help >/dev/null; echo $?)" 0
+check_contains "-v names tally" "$("$RM_TALLY" -v)" "tally"
+finish
