@@ -173,6 +173,23 @@ check_eq "first view: driver ran" "$?" 0
 check_eq "first view: the slice of --from/--to" "$(jq -r '.snapshot.label' out.json)" "slice t+50 s – t+100 s (50 s wide)"
 check_eq "first view: --level site, --categories burst, --no-idle" "$(jq -r '.snapshot.cells | map("\(.r)/\(.c)=\(.v)") | sort | join(" ")' out.json)" "s1/burst=100 s2/burst=50"
 
+# 2b. a coarse level (--coarse 20: averages over 20 steps of 5 s): the page says so,
+# snaps the slice to whole steps, and its numbers there are still exact
+"$TALLY" view "$trace" -o coarse.html --coarse 20
+timeout 120 node "$driver" --slice "file://$WORK/coarse.html?from=12&to=33" "$WORK/shots/coarse.png" HOST,root > out.json 2>driver.err
+check_eq "coarse: driver ran" "$?" 0
+check_contains "coarse: the page says it shows a coarse level" "$(jq -r '.note' out.json)" "Coarse level: this file embeds averages over 20 steps of 5 s"
+check_eq "coarse: [12, 33] snapped to whole steps" "$(jq -r '.snapshot.label' out.json)" "slice t+10 s – t+35 s (25 s wide)"
+check_eq "coarse: the timeline has the 20 steps" "$(jq '.timeline.data.steps' out.json)" 20
+check_timeline "coarse: timeline = tally trace aggregate over each step" .timeline root
+for level in HOST root; do
+  jq --arg l "$level" '.aggregates[$l]' out.json > page.json
+  "$TALLY" trace aggregate "$trace" --from 10 --to 35 --level "$level" --format json > cli.json
+  compare_aggregates "coarse: page [10,35] $level = tally trace aggregate" page.json cli.json
+done
+check_cmp "coarse: file smaller than the full one" "$(stat -c %s coarse.html)" "<" "$(stat -c %s report.html)"
+cp shots/coarse.png "$artifacts/coarse.png"
+
 # 3. the served page: same scenario, slices fetched from the C core
 "$TALLY" view "$trace" --serve 0 > server.log 2>server.err &
 pid=$!

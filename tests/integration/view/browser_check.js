@@ -9,8 +9,9 @@
 //     screenshots (initial, brushed, moved, and the whole page);
 //   node browser_check.js --slice URL SCREENSHOT LEVEL,...
 //     open URL (e.g. with ?from=&to=, which the page honours), save a
-//     screenshot, and report what is drawn and the page's own aggregates of
-//     the shown slice at each LEVEL.
+//     screenshot, and report what is drawn (treemap, topology, timeline,
+//     findings, the resolution note) and the page's own aggregates of the
+//     shown slice at each LEVEL.
 'use strict';
 const { Browser } = require('./cdp.js');
 
@@ -101,7 +102,11 @@ async function withPage(url, steps) {
 
 function sliceMain(url, shot, levels) {
   return withPage(url, async (page, out) => {
+    await page.waitFor('document.body.dataset.timeline !== undefined');
     out.snapshot = await page.eval(SNAPSHOT);
+    out.timeline = await page.eval(TIMELINE);
+    out.note = await page.eval(`(() => { const n = document.getElementById('resolution-note'); return n.hidden ? '' : n.textContent; })()`);
+    out.findings = await page.eval(FINDINGS);
     out.aggregates = {};
     for (const level of levels)
       out.aggregates[level] = await page.eval(`window.tallyView.aggregate(${out.snapshot.from}, ${out.snapshot.to}, ${JSON.stringify(level)})`);
