@@ -190,7 +190,7 @@ class Page {
   async screenshot(file, fullPage) {
     const params = { format: 'png' };
     if (fullPage) {
-      const size = await this.eval('[document.documentElement.scrollWidth, document.documentElement.scrollHeight]');
+      const size = await this.eval('[Math.max(window.innerWidth, document.documentElement.scrollWidth), document.documentElement.scrollHeight]');
       Object.assign(params, { captureBeyondViewport: true, clip: { x: 0, y: 0, width: size[0], height: size[1], scale: 1 } });
     }
     const r = await this.send('Page.captureScreenshot', params);
