@@ -104,6 +104,8 @@ check_scenario() {
   check_timeline "$m: h4's timeline = tally trace aggregate --level HOST" .afterFinding.timeline HOST
   check_eq "$m: ... counts the groups of that slice" "$(jq -r '.afterFinding.summary' out.json)" \
     "($n_anomalies findings in $n_groups groups, $(n_groups_here 0 20) in this slice; worst first; anomalies per slice of 5 s)"
+  check_eq "$m: 'only in this slice' lists the groups of [0, 20]" "$(jq '.onlyHere' out.json)" "$(n_groups_here 0 20)"
+  check_eq "$m: ... and unticked, all of them again" "$(jq '.allAgain' out.json)" "$n_groups"
   check_eq "$m: a click on l3's second range shows it" "$(jq -r '.afterRange.label' out.json)" "slice t+70 s – t+100 s (30 s wide)"
   check_eq "$m: ... on l3's kind" "$(jq -r '.afterRange.kind' out.json)" bandwidth
   check_near "$m: ... l3 idle there = tally trace aggregate" "$(cell afterRange l3 idle)" "$(agg_value 70 100 LINK l3 idle)" 1e-6

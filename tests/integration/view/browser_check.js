@@ -158,6 +158,11 @@ async function main() {
       topologyFlagged: Array.from(document.querySelectorAll('#topology g.flagged')).map((e) => e.dataset.node),
       summary: document.getElementById('findings-summary').textContent })`);
     out.afterFinding.timeline = await page.eval(TIMELINE);
+    // "only in this slice" keeps the groups with a finding in [0, 20]
+    await page.eval(`document.getElementById('findings-here').click(), true`);
+    out.onlyHere = await page.eval(`document.querySelectorAll('#findings-list li.finding-group').length`);
+    await page.eval(`document.getElementById('findings-here').click(), true`);
+    out.allAgain = await page.eval(`document.querySelectorAll('#findings-list li.finding-group').length`);
     // a click on the second range of l3's waste shows that range
     before = Number(await page.eval('document.body.dataset.rendered'));
     await page.eval(`(() => { Array.from(document.querySelectorAll('#findings-list li.finding-group[data-finding-kind="waste"]'))
