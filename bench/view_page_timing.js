@@ -1,7 +1,8 @@
 // For bench/view.bench.sh: opens a view page in headless Chromium and prints
 // JSON {load_ms, slice_ms, cells, nodes}: time from navigation to the first
-// drawn slice, and the mean time to compute and draw one slice (20 slices of
-// a tenth of the trace moved through the page's own tallyView.setSlice).
+// drawn slice and timeline, and the mean time to compute and draw one slice
+// (20 slices of a tenth of the trace moved through the page's own
+// tallyView.setSlice).
 //   node bench/view_page_timing.js URL
 'use strict';
 const { Browser } = require('../tests/integration/view/cdp.js');
@@ -12,7 +13,7 @@ const { Browser } = require('../tests/integration/view/cdp.js');
     const page = await browser.newPage();
     const t0 = Date.now();
     await page.goto(process.argv[2]);
-    await page.waitFor('Number(document.body.dataset.rendered) > 0', 300000);
+    await page.waitFor('Number(document.body.dataset.rendered) > 0 && document.body.dataset.timeline !== undefined', 300000);
     const load = Date.now() - t0;
     const r = await page.eval(`(async () => {
       const m = window.tallyView.meta, w = (m.end - m.start) / 10, n = 20;

@@ -25,7 +25,8 @@
 #define VIEW_DEFAULT_PORT 8080
 
 static const char usage[] =
-    "usage: tally view TRACE -o FILE.html [--title TEXT] [--anomaly-slice S] [FIRST VIEW]\n"
+    "usage: tally view TRACE -o FILE.html [--title TEXT] [--anomaly-slice S] [--coarse STEPS]\n"
+    "                        [FIRST VIEW]\n"
     "       tally view TRACE --serve [PORT] [--anomaly-slice S] [FIRST VIEW]\n"
     "       tally view TRACE --svg FILE.svg [--from T1] [--to T2] [--level TYPE|root]\n"
     "                        [--kind KIND] [--categories c1,c2] [--no-idle]\n"
@@ -47,6 +48,10 @@ static const char usage[] =
     "  --no-idle           leave idle capacity out of the treemap\n"
     "  --svg-view VIEW     treemap (default), topology or both\n"
     "  --title TEXT        caption (default: the trace file name)\n"
+    "  --coarse STEPS      -o: embed each signal's averages over STEPS equal steps\n"
+    "                      instead of every breakpoint (default: every breakpoint up\n"
+    "                      to 500000 of them, else as many steps as keep the file\n"
+    "                      small); --serve always computes at full resolution\n"
     "  --anomaly-slice S   slice width of the anomalies listed in the page\n"
     "                      (default: a twentieth of the trace, as tally trace anomalies)\n"
     "  --map RULE          variable mapping, as in tally trace (see tally-trace(1))\n"
@@ -55,13 +60,14 @@ static const char usage[] =
 
 enum {
     OPT_SERVE = 2000, OPT_SVG, OPT_FROM, OPT_TO, OPT_LEVEL, OPT_KIND, OPT_CATEGORIES, OPT_NO_IDLE,
-    OPT_SVG_VIEW, OPT_TITLE, OPT_ANOMALY_SLICE,
+    OPT_SVG_VIEW, OPT_TITLE, OPT_ANOMALY_SLICE, OPT_COARSE,
 };
 
 struct view_args {
     const char *trace_path, *output, *svg, *level, *kind, *categories, *title, *svg_view;
     bool serve, has_from, has_to, idle;
     unsigned port;
+    size_t coarse_steps;
     double from, to, anomaly_slice;
     struct trace_read_options read;
 };
@@ -88,6 +94,19 @@ static int parse_port(const char *text, unsigned *port)
         return -1;
     }
     *port = (unsigned)p;
+    return 0;
+}
+
+static int parse_steps(const char *text, size_t *steps)
+{
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(text, &end, 10);
+    if (!*text || *end || errno || n < 1 || n > 100000 || strchr(text, '-')) {
+        tally_error("view: --coarse '%s': expected a number of steps from 1 to 100000", text);
+        return -1;
+    }
+    *steps = n;
     return 0;
 }
 
@@ -126,6 +145,7 @@ static int parse_args(int argc, char **argv, struct view_args *a)
         {"no-idle", no_argument, NULL, OPT_NO_IDLE}, {"svg-view", required_argument, NULL, OPT_SVG_VIEW},
         {"title", required_argument, NULL, OPT_TITLE}, TRACE_COMMON_LONG_OPTIONS,
         {"anomaly-slice", required_argument, NULL, OPT_ANOMALY_SLICE},
+        {"coarse", required_argument, NULL, OPT_COARSE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -166,6 +186,10 @@ static int parse_args(int argc, char **argv, struct view_args *a)
                 tally_error("view: --anomaly-slice '%s': must be positive", optarg);
                 return -1;
             }
+            break;
+        case OPT_COARSE:
+            if (parse_steps(optarg, &a->coarse_steps) < 0)
+                return -1;
             break;
         case TRACE_OPT_MAP:
         case TRACE_OPT_HIERARCHY:
@@ -273,7 +297,8 @@ static int page_options(const struct view_args *a, const struct trace *t, const 
 {
     *page = (struct view_page_options){.title = title, .anomaly_slice = a->anomaly_slice,
                                        .level = a->level, .kind = a->kind,
-                                       .categories = a->categories, .no_idle = !a->idle};
+                                       .categories = a->categories, .no_idle = !a->idle,
+                                       .coarse_steps = a->coarse_steps};
     if ((a->has_from || a->has_to) && check_slice(a, t, &page->from, &page->to) < 0)
         return -1;
     if (a->kind && !view_has_kind(t, a->kind)) {

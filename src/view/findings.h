@@ -1,7 +1,12 @@
-/* What tally found in a trace, for the view page to show next to the slice it
- * belongs to: the anomalies of `tally trace anomalies` (unfair sharing, waste,
- * saturation, oscillation; src/trace/anomalies.h, default options) and the
- * places where usage exceeds capacity (eq. 1 of seed 000, found by the reader). */
+/* What tally found in a trace, for the view page to list next to the slices
+ * it belongs to: the anomalies of `tally trace anomalies` (unfair sharing,
+ * waste, saturation, oscillation; src/trace/anomalies.h, default options) and
+ * the places where usage exceeds capacity (eq. 1 of seed 000, found by the
+ * reader), grouped so that a person reads them at a glance:
+ *  - one group per (kind, resource), with the number of anomaly slices (or
+ *    eq. 1 intervals) it holds and the time they cover;
+ *  - inside a group, consecutive slices merged into one time range;
+ *  - the worst group first: the most time covered, then the most slices. */
 #ifndef TALLY_VIEW_FINDINGS_H
 #define TALLY_VIEW_FINDINGS_H
 
@@ -9,11 +14,16 @@
 
 #include "trace/trace.h"
 
-#define VIEW_MAX_FINDINGS 5000 /* per list; the rest is counted in "omitted" */
+#define VIEW_MAX_FINDING_GROUPS 2000 /* groups embedded; the rest counted in "omittedGroups" */
+#define VIEW_MAX_GROUP_RANGES 200    /* ranges embedded per group; the rest counted in "more" */
 
-/* {"anomalySlice": S, "anomalies": [{"kind","resource","from","to","detail"}],
- *  "violations": [{"resource","kind","from","to","usage","capacity"}], "omitted": N}.
- * anomaly_slice <= 0 means the default of tally trace anomalies. */
+/* {"anomalySlice": S, "findings": N (slices and intervals in all),
+ *  "groups": [{"kind", "resource", "slices", "duration",
+ *              "ranges": [[from, to, slices, "detail of its first slice"], ...],
+ *              "more": ranges not embedded}],
+ *  "omittedGroups": N}
+ * kind is an anomaly kind name or "violation" (eq. 1). anomaly_slice <= 0
+ * means the default of tally trace anomalies. */
 json_t *view_findings_json(const struct trace *t, double anomaly_slice);
 
 #endif

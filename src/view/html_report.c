@@ -16,8 +16,10 @@ static int write_data(const struct trace *t, const struct view_page_options *o, 
     fputs("</script>\n", out);
     json_decref(meta);
     if (rc == 0 && !o->serve) {
+        struct view_resolution res;
+        view_resolution_choose(t, o, &res);
         fputs("<script type=\"application/json\" id=\"tally-signals\">", out);
-        rc = view_signals_write(t, out);
+        rc = res.coarse ? view_coarse_signals_write(t, &res, out) : view_signals_write(t, out);
         fputs("</script>\n", out);
     }
     return rc;

@@ -18,6 +18,7 @@
 
 #include "trace/aggregate.h"
 #include "view/html_report.h"
+#include "view/timeline.h"
 
 struct server_context {
     const struct trace *trace;
@@ -56,6 +57,20 @@ static int parse_time(const char *text, double *out)
     return (*end || errno || !isfinite(*out)) ? -1 : 0;
 }
 
+static const char *argument(struct MHD_Connection *conn, const char *name)
+{
+    return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result respond_json(struct MHD_Connection *conn, json_t *doc)
+{
+    char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(doc);
+    if (!body)
+        return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+    return respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+}
+
 static enum MHD_Result serve_slice(struct server_context *ctx, struct MHD_Connection *conn)
 {
     const char *from_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "from");
@@ -83,13 +98,30 @@ static enum MHD_Result serve_slice(struct server_context *ctx, struct MHD_Connec
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
     }
     json_t *doc = trace_aggregation_to_json(ctx->trace, &a);
-    char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
-    json_decref(doc);
     trace_aggregation_free(&a);
     free(selection);
-    if (!body)
-        return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    return respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+    return respond_json(conn, doc);
+}
+
+static enum MHD_Result serve_timeline(struct server_context *ctx, struct MHD_Connection *conn)
+{
+    struct view_timeline_request rq = {.level = argument(conn, "level"), .group = argument(conn, "group"),
+                                       .kind = argument(conn, "kind")};
+    const char *from_text = argument(conn, "from"), *to_text = argument(conn, "to");
+    const char *steps_text = argument(conn, "steps");
+    if (from_text && parse_time(from_text, &rq.from) < 0)
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, "from: not a number");
+    if (to_text && parse_time(to_text, &rq.to) < 0)
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, "to: not a number");
+    double steps = 0;
+    if (parse_time(steps_text, &steps) < 0 || steps != (double)(size_t)steps)
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, "steps: not a whole number");
+    rq.steps = (size_t)steps;
+    char err[512];
+    json_t *doc = view_timeline_json(ctx->trace, &rq, err, sizeof err);
+    if (!doc)
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+    return respond_json(conn, doc);
 }
 
 static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -105,6 +137,8 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
                        MHD_RESPMEM_PERSISTENT);
     if (!strcmp(url, "/slice"))
         return serve_slice(ctx, conn);
+    if (!strcmp(url, "/timeline"))
+        return serve_timeline(ctx, conn);
     return respond_error(conn, MHD_HTTP_NOT_FOUND, "not found");
 }
 

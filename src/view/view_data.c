@@ -151,7 +151,12 @@ json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
         if (!old || json_number_value(old) < max)
             json_object_set_new(max_capacity, res->kind, view_number(max));
     }
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+    struct view_resolution res;
+    view_resolution_choose(t, o, &res);
+    json_t *resolution = json_pack("{s:b,s:I,s:f,s:I}", "coarse", res.coarse && !o->serve, "steps",
+                                   (json_int_t)res.steps, "step", res.step, "breakpoints",
+                                   (json_int_t)res.breakpoints);
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
                      "version", 1,
                      "title", o->title ? o->title : "",
                      "serve", o->serve,
@@ -168,7 +173,73 @@ json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
                      "maxCapacity", max_capacity,
                      "topology", topology_json(t),
                      "findings", view_findings_json(t, o->anomaly_slice),
-                     "initial", initial_json(o));
+                     "initial", initial_json(o),
+                     "resolution", resolution);
+}
+
+void view_resolution_choose(const struct trace *t, const struct view_page_options *o,
+                            struct view_resolution *r)
+{
+    *r = (struct view_resolution){0};
+    size_t varying = 0, constant = 0;
+    for (size_t i = 0; i < t->n_resources; i++) {
+        const struct trace_resource *res = &t->resources[i];
+        for (size_t c = 0; c <= t->n_categories; c++) {
+            const struct trace_signal *s = c == 0 ? &res->capacity : &res->usage[c - 1];
+            r->breakpoints += s->n;
+            if (s->n > 1)
+                varying++;
+            else if (s->n == 1)
+                constant++;
+        }
+    }
+    double span = t->end - t->start;
+    if (!(span > 0) || (o->coarse_steps == 0 && r->breakpoints <= VIEW_FULL_MAX_BREAKPOINTS))
+        return;
+    size_t steps = o->coarse_steps;
+    if (steps == 0) {
+        size_t budget = VIEW_COARSE_BUDGET > constant ? VIEW_COARSE_BUDGET - constant : 0;
+        steps = varying ? budget / varying : VIEW_COARSE_MAX_STEPS;
+        if (steps < VIEW_COARSE_MIN_STEPS)
+            steps = VIEW_COARSE_MIN_STEPS;
+        if (steps > VIEW_COARSE_MAX_STEPS)
+            steps = VIEW_COARSE_MAX_STEPS;
+    }
+    r->coarse = true;
+    r->steps = steps;
+    r->step = span / (double)steps;
+}
+
+/* v with VIEW_VALUE_DIGITS significant digits, as the page gets it. */
+static double rounded(double v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.*g", VIEW_VALUE_DIGITS, v);
+    return strtod(text, NULL);
+}
+
+/* One signal's averages over the steps, a breakpoint where the rounded
+ * average changes: [[step deltas], [values]]. */
+static json_t *coarse_signal_json(const struct trace *t, const struct trace_signal *s,
+                                  const struct view_resolution *r)
+{
+    if (!s || s->n == 0)
+        return json_null();
+    json_t *ticks = json_array(), *values = json_array();
+    long long previous = 0;
+    double last = NAN;
+    for (size_t i = 0; i < r->steps; i++) {
+        double a = t->start + r->step * (double)i;
+        double b = i + 1 == r->steps ? t->end : t->start + r->step * (double)(i + 1);
+        double v = rounded(trace_signal_integral(s, a, b, t->end) / (b - a));
+        if (i > 0 && v == last)
+            continue;
+        json_array_append_new(ticks, json_integer((long long)i - previous));
+        json_array_append_new(values, view_number(v));
+        previous = (long long)i;
+        last = v;
+    }
+    return json_pack("[oo]", ticks, values);
 }
 
 /* Dumps one signal and frees it. */
@@ -197,6 +268,34 @@ int view_signals_write(const struct trace *t, FILE *out)
                 fputc(',', out);
             rc = dump_signal(&res->usage[c], t->start, quantum, out);
         }
+        fputs("]}", out);
+    }
+    fputs("]}", out);
+    json_decref(kinds);
+    return rc < 0 || ferror(out) ? -1 : 0;
+}
+
+int view_coarse_signals_write(const struct trace *t, const struct view_resolution *r, FILE *out)
+{
+    json_t *kinds = json_array();
+    int rc = kinds ? 0 : -1;
+    fputs("{\"coarse\":true,\"quantum\":", out);
+    fprintf(out, "%.17g,\"resources\":[", r->step);
+    for (size_t i = 0; i < t->n_resources && rc == 0; i++) {
+        const struct trace_resource *res = &t->resources[i];
+        fprintf(out, "%s{\"c\":%d,\"k\":%d,\"cap\":", i ? "," : "", res->container,
+                kind_index(kinds, res->kind));
+        for (size_t c = 0; c <= t->n_categories && rc == 0; c++) {
+            if (c == 1)
+                fputs(",\"use\":[", out);
+            else if (c > 1)
+                fputc(',', out);
+            json_t *doc = coarse_signal_json(t, c == 0 ? &res->capacity : &res->usage[c - 1], r);
+            rc = doc ? view_json_dump(doc, VIEW_VALUE_DIGITS, out) : -1;
+            json_decref(doc);
+        }
+        if (t->n_categories == 0)
+            fputs(",\"use\":[", out);
         fputs("]}", out);
     }
     fputs("]}", out);

@@ -23,6 +23,9 @@ static const char page_treemap_js[] =
 static const char page_topology_js[] =
 #include "view/web/page_topology.js.inc"
     ;
+static const char page_timeline_js[] =
+#include "view/web/page_timeline.js.inc"
+    ;
 static const char page_findings_js[] =
 #include "view/web/page_findings.js.inc"
     ;
@@ -30,6 +33,6 @@ static const char page_main_js[] =
 #include "view/web/page_main.js.inc"
     ;
 
-const char *const view_page_scripts[] = {page_data_js,     page_state_js,    page_treemap_js,
-                                         page_topology_js, page_findings_js, page_main_js,
-                                         NULL};
+const char *const view_page_scripts[] = {page_data_js,     page_state_js,     page_treemap_js,
+                                         page_topology_js, page_timeline_js,  page_findings_js,
+                                         page_main_js,     NULL};

@@ -1,14 +1,17 @@
 // Drives the view page in headless Chromium through its own controls and
 // prints what it saw as JSON, for the view tests to check:
 //   node browser_check.js URL SCREENSHOT_DIR
-//     (view-platform.paje scenario) open the page (the whole trace), hover a
-//     cell, zoom, move the slice with the start and width inputs, run the
-//     animation to the end, untick a category, switch the level, and save
-//     screenshots of the first and the moved slice;
+//     (view-platform.paje scenario) open the page (the whole trace), read the
+//     timeline, hover a cell, zoom, click a grouped finding and one of its
+//     ranges, brush a slice on the timeline and drag it, click a treemap
+//     group to chart it, move the slice with the start and width inputs, run
+//     the animation to the end, untick a category, switch the level, and save
+//     screenshots (initial, brushed, moved, and the whole page);
 //   node browser_check.js --slice URL SCREENSHOT LEVEL,...
 //     open URL (e.g. with ?from=&to=, which the page honours), save a
-//     screenshot, and report what is drawn and the page's own aggregates of
-//     the shown slice at each LEVEL.
+//     screenshot, and report what is drawn (treemap, topology, timeline,
+//     findings, the resolution note) and the page's own aggregates of the
+//     shown slice at each LEVEL.
 'use strict';
 const { Browser } = require('./cdp.js');
 
@@ -32,6 +35,44 @@ const SNAPSHOT = `(() => {
     status: document.getElementById('status').textContent,
   };
 })()`;
+
+// The timeline as drawn: its title, its series, the slice band, and the numbers behind it.
+const TIMELINE = `(() => {
+  const t = window.tallyView.timeline, band = document.querySelector('#timeline .tl-slice');
+  return {
+    title: document.getElementById('timeline-title').textContent,
+    drawn: document.body.dataset.timeline,
+    series: Array.from(document.querySelectorAll('#timeline [data-series]')).map((e) => e.dataset.series),
+    band: band ? [Number(band.getAttribute('x')), Number(band.getAttribute('width'))] : null,
+    data: t && { group: t.group, level: t.level, kind: t.kind, steps: t.steps, from: t.from, to: t.to,
+                 capacity: Array.from(t.capacity), usage: t.usage },
+  };
+})()`;
+
+// The grouped findings as listed.
+const FINDINGS = `({
+  summary: document.getElementById('findings-summary').textContent,
+  groups: Array.from(document.querySelectorAll('#findings-list li.finding-group')).map((l) =>
+    ({ kind: l.dataset.findingKind, resource: l.dataset.resource, slices: Number(l.dataset.slices),
+       ranges: Number(l.dataset.ranges), head: l.querySelector('.finding-head').textContent })),
+})`;
+
+// Presses the mouse at trace time a on the timeline, moves to b in a few steps, releases.
+async function dragOnTimeline(page, a, b) {
+  await page.eval(`document.getElementById('timeline').scrollIntoView({ block: 'center' }), true`);
+  const p = await page.eval(`window.tallyView.timelineClientX(${a})`);
+  const q = await page.eval(`window.tallyView.timelineClientX(${b})`);
+  await page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: p[0], y: p[1], button: 'left', clickCount: 1 });
+  for (let i = 1; i <= 4; i++)
+    await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: p[0] + (q[0] - p[0]) * i / 4, y: p[1], button: 'left' });
+  await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: q[0], y: q[1], button: 'left', clickCount: 1 });
+}
+
+async function clickAt(page, xy) {
+  await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: xy[0], y: xy[1] });
+  await page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: xy[0], y: xy[1], button: 'left', clickCount: 1 });
+  await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: xy[0], y: xy[1], button: 'left', clickCount: 1 });
+}
 
 function setInput(id, value) {
   return `(() => { const e = document.getElementById(${JSON.stringify(id)}); e.value = ${JSON.stringify(String(value))};
@@ -61,7 +102,11 @@ async function withPage(url, steps) {
 
 function sliceMain(url, shot, levels) {
   return withPage(url, async (page, out) => {
+    await page.waitFor('document.body.dataset.timeline !== undefined');
     out.snapshot = await page.eval(SNAPSHOT);
+    out.timeline = await page.eval(TIMELINE);
+    out.note = await page.eval(`(() => { const n = document.getElementById('resolution-note'); return n.hidden ? '' : n.textContent; })()`);
+    out.findings = await page.eval(FINDINGS);
     out.aggregates = {};
     for (const level of levels)
       out.aggregates[level] = await page.eval(`window.tallyView.aggregate(${out.snapshot.from}, ${out.snapshot.to}, ${JSON.stringify(level)})`);
@@ -79,7 +124,8 @@ async function main() {
     await page.screenshot(shots + '/initial.png');
 
     // tooltip: hover h1's burst cell (a real mouse event at its centre)
-    const box = await page.eval(`(() => { const r = document.querySelector('#treemap [data-resource="h1"][data-category="burst"]').getBoundingClientRect();
+    const box = await page.eval(`(() => { const e = document.querySelector('#treemap [data-resource="h1"][data-category="burst"]');
+      e.scrollIntoView({ block: 'center' }); const r = e.getBoundingClientRect();
       return [r.x + r.width / 2, r.y + r.height / 2]; })()`);
     await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: box[0], y: box[1] });
     await page.waitFor(`!document.getElementById('tooltip').hidden`);
@@ -96,24 +142,69 @@ async function main() {
     await page.eval(`document.getElementById('treemap').dispatchEvent(new MouseEvent('dblclick', { bubbles: true })), true`);
     out.unzoomed = await page.eval(`document.querySelector('#treemap .viewport').getAttribute('transform')`);
 
-    // findings of tally trace anomalies: listed for the slice; a click shows its slice and outlines the resource
-    out.findings = await page.eval(`({ summary: document.getElementById('findings-summary').textContent,
-      listed: document.querySelectorAll('#findings-list li[data-finding-kind]').length })`);
+    // the timeline of the whole platform (cpu), drawn once the page opened
+    await page.waitFor(`document.body.dataset.timeline === 'root cpu'`);
+    out.timeline = await page.eval(TIMELINE);
+
+    // findings, grouped by kind and resource, worst first
+    out.findings = await page.eval(FINDINGS);
+    // a click on h4's saturation group shows its longest range, charts and outlines h4
     let before = Number(await page.eval('document.body.dataset.rendered'));
-    await page.eval(`(() => { Array.from(document.querySelectorAll('#findings-list li[data-finding-kind="saturation"]'))
-      .find((l) => l.dataset.resource === 'h4').click(); return true; })()`);
-    await page.waitFor(`Number(document.body.dataset.rendered) > ${before}`);
+    await page.eval(`(() => { Array.from(document.querySelectorAll('#findings-list li.finding-group[data-finding-kind="saturation"]'))
+      .find((l) => l.dataset.resource === 'h4').querySelector('.finding-head').click(); return true; })()`);
+    await page.waitFor(`Number(document.body.dataset.rendered) > ${before} && document.body.dataset.timeline === 'h4 cpu'`);
     out.afterFinding = await page.eval(`({ label: document.getElementById('slice-label').textContent,
       treemapFlagged: Array.from(document.querySelectorAll('#treemap rect.flagged')).map((e) => e.dataset.group),
       topologyFlagged: Array.from(document.querySelectorAll('#topology g.flagged')).map((e) => e.dataset.node),
       summary: document.getElementById('findings-summary').textContent })`);
+    out.afterFinding.timeline = await page.eval(TIMELINE);
+    // "only in this slice" keeps the groups with a finding in [0, 20]
+    await page.eval(`document.getElementById('findings-here').click(), true`);
+    out.onlyHere = await page.eval(`document.querySelectorAll('#findings-list li.finding-group').length`);
+    await page.eval(`document.getElementById('findings-here').click(), true`);
+    out.allAgain = await page.eval(`document.querySelectorAll('#findings-list li.finding-group').length`);
+    // a click on the second range of l3's waste shows that range
+    before = Number(await page.eval('document.body.dataset.rendered'));
+    await page.eval(`(() => { Array.from(document.querySelectorAll('#findings-list li.finding-group[data-finding-kind="waste"]'))
+      .find((l) => l.dataset.resource === 'l3').querySelectorAll('.finding-ranges li')[1].click(); return true; })()`);
+    await page.waitFor(`Number(document.body.dataset.rendered) > ${before} && document.body.dataset.timeline === 'l3 bandwidth'`);
+    out.afterRange = await page.eval(SNAPSHOT);
+    out.afterRange.kind = await page.eval(`document.getElementById('kind').value`);
+    await page.screenshot(shots + '/finding.png', true);
+
+    // back to cpu (l3 has none: the whole platform is charted); brush [30, 70] on the timeline (outside the current slice), then drag the slice 10 s back
+    await page.eval(`(() => { const s = document.getElementById('kind'); s.value = 'cpu'; s.dispatchEvent(new Event('change')); return true; })()`);
+    await page.waitFor(`document.body.dataset.timeline === 'root cpu'`);
+    await page.eval(setInput('slice-width', 20));
+    await page.eval(setInput('slice-start', 0));
+    await page.waitFor('Number(document.body.dataset.sliceFrom) === 0 && Number(document.body.dataset.sliceTo) === 20');
+    await dragOnTimeline(page, 30, 70);
+    await page.waitFor('Number(document.body.dataset.sliceFrom) === 30 && Number(document.body.dataset.sliceTo) === 70');
+    out.brushed = await page.eval(SNAPSHOT);
+    out.brushed.timeline = await page.eval(TIMELINE);
+    await page.eval('window.scrollTo(0, 0), true');
+    await page.screenshot(shots + '/brushed.png');
+    await dragOnTimeline(page, 50, 40);
+    await page.waitFor('Number(document.body.dataset.sliceFrom) === 20 && Number(document.body.dataset.sliceTo) === 60');
+    out.dragged = await page.eval(SNAPSHOT);
+    out.dragged.timeline = await page.eval(TIMELINE);
+
+    // a click on h3's cell in the treemap charts h3
+    const h3 = await page.eval(`(() => { const e = document.querySelector('#treemap [data-resource="h3"]');
+      e.scrollIntoView({ block: 'center' }); const r = e.getBoundingClientRect();
+      return [r.x + r.width / 2, r.y + r.height / 2]; })()`);
+    await clickAt(page, h3);
+    await page.waitFor(`document.body.dataset.timeline === 'h3 cpu'`);
+    out.chartH3 = await page.eval(TIMELINE);
 
     // move the slice with the page's own inputs: width 50, then start 50
     await page.eval(setInput('slice-width', 50));
     await page.eval(setInput('slice-start', 50));
     await page.waitFor('Number(document.body.dataset.sliceFrom) === 50 && Number(document.body.dataset.sliceTo) === 100');
     out.moved = await page.eval(SNAPSHOT);
+    await page.eval('window.scrollTo(0, 0), true');
     await page.screenshot(shots + '/moved.png');
+    await page.screenshot(shots + '/page.png', true);
 
     // the same slice computed by the page for other levels (compared with tally trace aggregate)
     out.aggregates = {};

@@ -186,8 +186,14 @@ class Page {
     }
   }
 
-  async screenshot(file) {
-    const r = await this.send('Page.captureScreenshot', { format: 'png' });
+  // The viewport, or with fullPage the whole page however long.
+  async screenshot(file, fullPage) {
+    const params = { format: 'png' };
+    if (fullPage) {
+      const size = await this.eval('[Math.max(window.innerWidth, document.documentElement.scrollWidth), document.documentElement.scrollHeight]');
+      Object.assign(params, { captureBeyondViewport: true, clip: { x: 0, y: 0, width: size[0], height: size[1], scale: 1 } });
+    }
+    const r = await this.send('Page.captureScreenshot', params);
     fs.writeFileSync(file, Buffer.from(r.data, 'base64'));
   }
 }

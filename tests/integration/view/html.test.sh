@@ -49,7 +49,7 @@ printf '%%EventDef PajeSetVariable 4\n%% Time date\n' > broken.paje
 check_eq "malformed trace: exit 125" "$?" 125
 check_contains "malformed trace: says where" "$(cat err.txt)" "broken.paje:"
 check "malformed trace: no file" test ! -e new.html
-for bad in "--level nope" "--kind gpu" "--from 80 --to 20" "--from 200" "--categories nope" "--from x" "--anomaly-slice 0"; do
+for bad in "--level nope" "--kind gpu" "--from 80 --to 20" "--from 200" "--categories nope" "--from x" "--anomaly-slice 0" "--coarse 0" "--coarse x"; do
   # shellcheck disable=SC2086
   "$TALLY" view "$trace" -o first.html $bad 2>err.txt
   status=$?

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tally view --serve: the page without embedded signals, slices computed by
-# the C core (GET /slice = tally trace aggregate --format json), bound to
-# 127.0.0.1 only, clean stop on SIGTERM and SIGINT, port in use reported.
+# the C core (GET /slice = tally trace aggregate --format json), the timeline
+# too (GET /timeline: each step = tally trace aggregate over that step),
+# bound to 127.0.0.1 only, clean stop on SIGTERM and SIGINT, port in use
+# reported.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje
@@ -42,7 +44,22 @@ done
 check_eq "slice h5 capacity over [50,100]" "$(curl -sf "$base/slice?from=50&to=100&level=HOST" | jq '.groups[] | select(.name == "h5") | .capacity')" 120
 check_eq "kind filter" "$(curl -sf "$base/slice?from=0&to=100&level=root&kind=bandwidth" | jq -c '[.groups[].kind]')" '["bandwidth"]'
 
+# /timeline: steps of 12.5 s over [0, 100]; step 5 is [62.5, 75]
+curl -sf "$base/timeline?level=HOST&group=h5&kind=cpu&steps=8" > tl.json
+check_eq "/timeline: 8 steps of h5" "$(jq -c '[.group, .level, .kind, .steps, (.capacity | length), (.usage.burst | length)]' tl.json)" '["h5","HOST","cpu",8,8,8]'
+"$TALLY" trace aggregate "$trace" --from 62.5 --to 75 --level HOST --format json > cli.json
+check_near "/timeline: h5 capacity of step 5 = tally trace aggregate" "$(jq '.capacity[5]' tl.json)" "$(jq '.groups[] | select(.name == "h5") | .capacity' cli.json)" 1e-9
+check_near "/timeline: h5 burst of step 5 = tally trace aggregate" "$(jq '.usage.burst[5]' tl.json)" "$(jq '.groups[] | select(.name == "h5") | .usage.burst' cli.json)" 1e-9
+curl -sf "$base/timeline?level=root&kind=bandwidth&steps=4&from=50&to=100" > tl.json
+"$TALLY" trace aggregate "$trace" --from 62.5 --to 75 --level root --kind bandwidth --format json > cli.json
+check_near "/timeline over [50, 100]: root bandwidth continuous of step 1 = tally trace aggregate" "$(jq '.usage.continuous[1]' tl.json)" "$(jq '.groups[0].usage.continuous' cli.json)" 1e-9
+
 code() { curl -s -o /dev/null -w '%{http_code}' "$base$1"; }
+check_eq "/timeline unknown group: 400" "$(code '/timeline?level=HOST&group=h9&kind=cpu&steps=4')" 400
+check_contains "/timeline unknown group: says why" "$(curl -s "$base/timeline?level=HOST&group=h9&kind=cpu&steps=4")" "group 'h9'"
+check_eq "/timeline without kind: 400" "$(code '/timeline?level=root&steps=4')" 400
+check_eq "/timeline bad steps: 400" "$(code '/timeline?level=root&kind=cpu&steps=2.5')" 400
+check_eq "/timeline too many steps: 400" "$(code '/timeline?level=root&kind=cpu&steps=100000')" 400
 check_eq "unknown level: 400" "$(code '/slice?from=0&to=10&level=nope')" 400
 check_contains "unknown level: says why" "$(curl -s "$base/slice?from=0&to=10&level=nope")" "unknown level"
 check_eq "bad from: 400" "$(code '/slice?from=abc&to=10&level=HOST')" 400

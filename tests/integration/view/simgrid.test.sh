@@ -2,7 +2,8 @@
 # tally view on a real SimGrid trace (tests/fixtures/simgrid, built here as the
 # trace tests do): the page, opened in headless Chromium on a slice given by
 # URL parameters, draws SimGrid's hosts and links with the topology of the
-# platform, and its numbers for that slice are those of tally trace aggregate.
+# platform, its numbers for that slice are those of tally trace aggregate, and
+# it lists the anomalies grouped by kind and resource.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 SG=$TALLY_TEST_ROOT/tests/fixtures/simgrid
@@ -37,6 +38,14 @@ for level in HOST LINK root; do
   "$TALLY" trace aggregate sim.paje --from "$from" --to "$to" --level "$level" --format json > cli.json
   compare_aggregates "page [$from,$to] $level = tally trace aggregate" page.json cli.json
 done
+# the findings: one line per (kind, resource), with its count, not one per slice
+"$TALLY" trace anomalies sim.paje --format json > anomalies.json
+check_eq "findings: one group per kind and resource" "$(jq '.findings.groups | length' out.json)" "$(jq '[group_by([.kind, .resource])[]] | length' anomalies.json)"
+check_eq "findings: the groups' counts add up to tally trace anomalies" "$(jq '[.findings.groups[].slices] | add' out.json)" "$(jq length anomalies.json)"
+check_eq "findings: worst first (the group covering the most time)" "$(jq -r '.findings.groups[0] | "\(.kind) \(.resource)"' out.json)" \
+  "$(jq -r 'group_by([.kind, .resource]) | max_by(map(.to - .from) | add) | "\(.[0].kind) \(.[0].resource)"' anomalies.json)"
+check_contains "times relative to the trace's start" "$(jq -r .snapshot.label out.json)" "slice t+"
+
 # --hierarchy regroups SimGrid's flat hosts into sites, for the SVG as for tally trace
 printf 'a1 siteA site\na2 siteA site\na3 siteB site\n' > sites.txt
 "$TALLY" view sim.paje --svg sites.svg --hierarchy sites.txt --level site

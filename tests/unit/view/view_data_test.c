@@ -1,6 +1,7 @@
 /* The data embedded in the view page: number rounding, time ticks (exact for
- * decimal times, integrals that match the trace's own), the description of
- * the hierarchy, levels and topology, and JSON that cannot close <script>. */
+ * decimal times, integrals that match the trace's own), the coarse level of
+ * big traces, the description of the hierarchy, levels, topology and grouped
+ * findings, and JSON that cannot close <script>. */
 #include <stdlib.h>
 
 #include "test.h"
@@ -122,6 +123,55 @@ static void test_signals(const struct trace *t)
     json_decref(doc);
 }
 
+/* The coarse level: averages over equal steps, exact over whole steps, a
+ * breakpoint only where the average changes, the meta saying so. */
+static void test_coarse(const struct trace *t)
+{
+    struct view_resolution r;
+    view_resolution_choose(t, &(struct view_page_options){0}, &r);
+    CHECK(!r.coarse);
+    CHECK_INT(r.breakpoints, 2 + 3 + 1 + 1 + 2);
+    view_resolution_choose(t, &(struct view_page_options){.coarse_steps = 20}, &r);
+    CHECK(r.coarse);
+    CHECK_INT(r.steps, 20);
+    CHECK_NEAR(r.step, 5, 1e-12);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    CHECK_INT(view_coarse_signals_write(t, &r, mem), 0);
+    fclose(mem);
+    json_error_t jerr;
+    json_t *doc = json_loads(text, 0, &jerr);
+    CHECK(doc != NULL);
+    free(text);
+    CHECK(json_is_true(json_object_get(doc, "coarse")));
+    double q = json_number_value(json_object_get(doc, "quantum"));
+    CHECK_NEAR(q, 5, 1e-12);
+    json_t *h1 = json_array_get(json_object_get(doc, "resources"), 0);
+    json_t *cap = json_object_get(h1, "cap");
+    CHECK_INT(json_array_size(json_array_get(cap, 0)), 2); /* 200 until step 12 (t = 60), then 100 */
+    CHECK_INT(json_integer_value(json_array_get(json_array_get(cap, 0), 1)), 12);
+    json_t *burst = json_array_get(json_object_get(h1, "use"), 0);
+    const double slices[][2] = {{0, 100}, {10, 15}, {10, 20}, {45, 55}, {50, 100}};
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
+        double a = slices[i][0], b = slices[i][1];
+        double want = trace_signal_integral(&t->resources[0].usage[0], a, b, t->end);
+        CHECK_NEAR(page_integral(burst, t->start, q, a, b, t->end), want, 1e-6 * fmax(1, fabs(want)));
+    }
+    /* step 2 = [10, 15] mixes 150 and 33.33...: its average, 7 digits */
+    CHECK_NEAR(page_integral(burst, t->start, q, 10, 15, t->end) / 5,
+               (2.345678 * 150 + 2.654322 * 33.3333333333) / 5, 1e-4);
+    json_decref(doc);
+    json_t *meta = view_meta_json(t, &(struct view_page_options){.coarse_steps = 20});
+    json_t *resolution = json_object_get(meta, "resolution");
+    CHECK(json_is_true(json_object_get(resolution, "coarse")));
+    CHECK_INT(json_integer_value(json_object_get(resolution, "steps")), 20);
+    json_decref(meta);
+    meta = view_meta_json(t, &(struct view_page_options){.coarse_steps = 20, .serve = true});
+    CHECK(json_is_false(json_object_get(json_object_get(meta, "resolution"), "coarse"))); /* served: full */
+    json_decref(meta);
+}
+
 static void test_meta(const struct trace *t)
 {
     json_t *meta = view_meta_json(t, &(struct view_page_options){.title = "a title"});
@@ -150,15 +200,27 @@ static void test_meta(const struct trace *t)
     CHECK(inside);
     CHECK_INT(json_array_size(json_object_get(topo, "edges")), 2);
 
-    /* findings: the eq. 1 break of l1, and anomalies per twentieth of the trace */
+    /* findings: the eq. 1 break of l1 as a group of its own, anomalies per twentieth of the trace */
     json_t *findings = json_object_get(meta, "findings");
-    json_t *violations = json_object_get(findings, "violations");
-    CHECK_INT(json_array_size(violations), 1);
-    CHECK_STR(json_string_value(json_object_get(json_array_get(violations, 0), "resource")), "l1");
-    CHECK_NEAR(json_number_value(json_object_get(json_array_get(violations, 0), "from")), 10, 1e-12);
-    CHECK_NEAR(json_number_value(json_object_get(json_array_get(violations, 0), "to")), 20, 1e-12);
+    json_t *groups = json_object_get(findings, "groups");
+    json_t *violation = NULL, *g;
+    json_int_t slices = 0;
+    json_array_foreach(groups, i, g)
+    {
+        slices += json_integer_value(json_object_get(g, "slices"));
+        if (!strcmp(json_string_value(json_object_get(g, "kind")), "violation"))
+            violation = g;
+    }
+    CHECK(violation != NULL);
+    CHECK_STR(json_string_value(json_object_get(violation, "resource")), "l1");
+    json_t *range = json_array_get(json_object_get(violation, "ranges"), 0);
+    CHECK_NEAR(json_number_value(json_array_get(range, 0)), 10, 1e-12);
+    CHECK_NEAR(json_number_value(json_array_get(range, 1)), 20, 1e-12);
+    CHECK_INT(json_integer_value(json_object_get(findings, "findings")), slices);
+    CHECK(json_array_size(groups) > 1);
     CHECK_NEAR(json_number_value(json_object_get(findings, "anomalySlice")), 5, 1e-12);
-    CHECK(json_array_size(json_object_get(findings, "anomalies")) > 0);
+    /* an offline page of this small trace embeds every breakpoint */
+    CHECK(json_is_false(json_object_get(json_object_get(meta, "resolution"), "coarse")));
 
     /* dumped inside <script>: a container named "</script>s1" cannot end it */
     char *text = NULL;
@@ -179,6 +241,7 @@ int main(void)
     test_numbers();
     test_quantum();
     test_signals(&t);
+    test_coarse(&t);
     test_meta(&t);
     trace_free(&t);
     return test_done();
