@@ -11,7 +11,7 @@ PKGS    := jansson sqlite3 libpq libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
-BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -MMD -MP
 LIBS    := $(PKG_LIBS) -ldl -lm -lpthread
 
 REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g
@@ -31,8 +31,47 @@ UNIT_BIN := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 PROG_BIN := $(patsubst tests/fixtures/progs/%.c,build/progs/%,$(PROG_SRC))
 BENCH_PROG_BIN := $(patsubst bench/progs/%.c,build/bench/%,$(BENCH_PROG_SRC))
 
-.PHONY: all check bench demo deps clean test-programs
-all: build/tally
+.PHONY: all check bench demo deps clean test-programs libs install
+all: build/tally libs
+
+# Libraries that run inside applications (lib/, include/tally/): shared,
+# position-independent, no sanitizers, only their API exported. libtally-mpi
+# is built once per MPI implementation (their ABIs differ) when its headers
+# are installed; docs/instrumentation.md.
+LIB_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden
+PROBE_LIB_SRC := $(sort $(wildcard lib/probe/*.c))
+MPI_LIB_SRC := $(sort $(wildcard lib/mpi/*.c))
+OMPI_PC := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
+MPICH_PC := $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
+MPI_LIBS := $(if $(OMPI_PC),build/lib/libtally-mpi-openmpi.so) $(if $(MPICH_PC),build/lib/libtally-mpi-mpich.so)
+PREFIX ?= /usr/local
+
+libs: build/lib/libtally-probe.so build/lib/pkgconfig/tally-probe.pc $(MPI_LIBS)
+
+build/lib/libtally-probe.so: $(PROBE_LIB_SRC) $(wildcard lib/probe/*.h) include/tally/probe.h include/tally/segment.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,libtally-probe.so -o $@ $(PROBE_LIB_SRC) -lpthread
+
+build/lib/libtally-mpi-openmpi.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
+	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(OMPI_PC)) -shared -o $@ $(MPI_LIB_SRC) \
+	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' $(shell pkg-config --libs $(OMPI_PC))
+
+build/lib/libtally-mpi-mpich.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
+	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(MPICH_PC)) -shared -o $@ $(MPI_LIB_SRC) \
+	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' -lmpich
+
+build/lib/pkgconfig/tally-probe.pc: lib/probe/tally-probe.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@libdir@|$(CURDIR)/build/lib|' -e 's|@includedir@|$(CURDIR)/include|' $< >$@
+
+install: build/tally libs
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tally $(DESTDIR)$(PREFIX)/include/tally \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 build/tally $(DESTDIR)$(PREFIX)/bin/tally
+	install -m 644 build/lib/*.so $(DESTDIR)$(PREFIX)/lib/tally/
+	install -m 644 include/tally/probe.h $(DESTDIR)$(PREFIX)/include/tally/probe.h
+	sed -e 's|@libdir@|$(PREFIX)/lib/tally|' -e 's|@includedir@|$(PREFIX)/include|' \
+	  lib/probe/tally-probe.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tally-probe.pc
 
 build/tally: $(REL_OBJ)
 	$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS)
@@ -76,7 +115,7 @@ build/bench/%: bench/progs/%.c
 
 test-programs: $(PROG_BIN)
 
-check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN)
+check: build/tally build/asan/tally libs $(UNIT_BIN) $(PROG_BIN)
 	TALLY=$(CURDIR)/build/asan/tally TALLY_RELEASE=$(CURDIR)/build/tally \
 	  PROGS=$(CURDIR)/build/progs tests/run-tests.sh $(TESTS)
 
