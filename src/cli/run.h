@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "cli/run_archive.h"
+#include "cli/run_instrument.h"
 #include "monitor/limits.h"
 #include "monitor/task.h"
 
@@ -21,6 +22,7 @@ struct run_config {
     char *shell_argv[4];       /* -c LINE → /bin/sh -c LINE */
     const char **measure_dirs;
     struct run_archive_options archive; /* --archive, --limits-from-archive, --retry */
+    struct run_instrument_options instrument; /* --mpi, --probes, --window, --marker */
 };
 
 /* Fills cfg from argv. Returns -1 when the command should run, else the exit
