@@ -28,6 +28,14 @@ HIDDEN void record_call(enum tally_mpi_function fn, uint64_t t0, uint64_t t1, ui
                         enum call_kind kind);
 /* BYTES in one message from this rank to DEST, a rank of COMM (MPI_PROC_NULL ignored). */
 HIDDEN void record_link(MPI_Comm comm, int dest, uint64_t bytes);
+/* The collective link rule (wrappers_collective.c): BYTES to every other
+ * rank of COMM / from ROOT to every other / from a non-root to ROOT; each
+ * returns the bytes put on links. */
+HIDDEN uint64_t to_all_others(MPI_Comm comm, uint64_t bytes);
+HIDDEN uint64_t root_to_others(MPI_Comm comm, int root, uint64_t bytes);
+HIDDEN uint64_t to_root(MPI_Comm comm, int root, uint64_t bytes);
+/* After a successful MPI_Init (C or Fortran) that began at t0. */
+HIDDEN void record_after_init(uint64_t t0);
 /* COUNT elements of TYPE in bytes (0 for an invalid type). */
 HIDDEN uint64_t type_bytes(MPI_Datatype type, int count);
 /* This rank's rank in COMM and COMM's size. */

@@ -18,7 +18,7 @@
         return call
 
 /* BYTES to every other rank of COMM; returns the total. */
-static uint64_t to_all_others(MPI_Comm comm, uint64_t bytes)
+uint64_t to_all_others(MPI_Comm comm, uint64_t bytes)
 {
     int me, size;
     comm_position(comm, &me, &size);
@@ -39,14 +39,14 @@ static uint64_t to_all_others(MPI_Comm comm, uint64_t bytes)
         return rc;                                                                           \
     } while (0)
 
-static uint64_t root_to_others(MPI_Comm comm, int root, uint64_t bytes)
+uint64_t root_to_others(MPI_Comm comm, int root, uint64_t bytes)
 {
     int me, size;
     comm_position(comm, &me, &size);
     return me == root ? to_all_others(comm, bytes) : 0;
 }
 
-static uint64_t to_root(MPI_Comm comm, int root, uint64_t bytes)
+uint64_t to_root(MPI_Comm comm, int root, uint64_t bytes)
 {
     int me, size;
     comm_position(comm, &me, &size);

@@ -6,7 +6,7 @@
 
 #pragma GCC visibility push(default) /* the MPI_ names this library interposes */
 
-static void after_init(uint64_t t0)
+void record_after_init(uint64_t t0)
 {
     record_register();
     if (MPI_RECORDING())
@@ -18,7 +18,7 @@ int MPI_Init(int *argc, char ***argv)
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        after_init(t0);
+        record_after_init(t0);
     return rc;
 }
 
@@ -27,7 +27,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        after_init(t0);
+        record_after_init(t0);
     return rc;
 }
 
