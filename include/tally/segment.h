@@ -26,6 +26,11 @@ enum { TALLY_ON_PROBES = 1u, TALLY_ON_MPI = 2u };
 /* window.state */
 enum { TALLY_WINDOW_NONE = 0, TALLY_WINDOW_WAITING, TALLY_WINDOW_OPEN, TALLY_WINDOW_CLOSED };
 
+/* window.how: opened at a marker hit (that iteration is in the window);
+ * closed by the program's end (its last iteration is complete). Iterations
+ * measured = hits_off - hits_on, plus 1 when both. */
+enum { TALLY_WINDOW_OPENED_AT_HIT = 1u, TALLY_WINDOW_CLOSED_AT_END = 2u };
+
 /* How the window is driven: by the process's own marker hits, or by the
  * monitor (a uprobe marker, a request) writing control.on. */
 enum { TALLY_WINDOW_BY_MARKER = 0, TALLY_WINDOW_BY_MONITOR = 1 };
@@ -61,7 +66,7 @@ struct tally_seg_window {
     uint32_t mask;                  /* TALLY_ON_* bits the window switches */
     uint32_t driver;                /* TALLY_WINDOW_BY_* */
     volatile uint32_t state;        /* TALLY_WINDOW_* */
-    uint32_t pad;
+    uint32_t how;                   /* TALLY_WINDOW_OPENED_AT_HIT | TALLY_WINDOW_CLOSED_AT_END */
     uint64_t t_on, t_off;           /* CLOCK_MONOTONIC ns */
     uint64_t hits_on, hits_off;     /* marker hits at opening and closing */
     uint64_t calls;                 /* recorded MPI calls while open */

@@ -141,6 +141,8 @@ void record_finalize(uint64_t now, int aborted)
     s->d.t_finalize = now;
     if (aborted)
         __atomic_or_fetch(&s->d.flags, TALLY_SEG_ABORTED, __ATOMIC_RELEASE);
-    if (s->d.window.state == TALLY_WINDOW_OPEN) /* the end, or a window cut short */
+    if (s->d.window.state == TALLY_WINDOW_OPEN) { /* the end, or a window cut short */
+        s->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
         tally__window_close(s, now);
+    }
 }

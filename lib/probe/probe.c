@@ -108,8 +108,10 @@ void tally_mark(void)
     struct tally_seg_window *w = &s->d.window;
     if (w->driver != TALLY_WINDOW_BY_MARKER)
         return;
-    if (w->state == TALLY_WINDOW_WAITING && hit == (uint64_t)w->start + 1)
+    if (w->state == TALLY_WINDOW_WAITING && hit == (uint64_t)w->start + 1) {
+        w->how |= TALLY_WINDOW_OPENED_AT_HIT;
         tally__window_open(s, now);
+    }
     else if (w->state == TALLY_WINDOW_OPEN &&
              ((w->iterations > 0 && hit == w->hits_on + (uint64_t)w->iterations) ||
               (w->time_limit_ns > 0 && now - w->t_on >= (uint64_t)w->time_limit_ns)))

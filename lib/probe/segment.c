@@ -69,8 +69,10 @@ static void on_exit_mark(void)
     if (!s)
         return;
     uint64_t now = tally__now_ns();
-    if (s->d.window.state == TALLY_WINDOW_OPEN)
+    if (s->d.window.state == TALLY_WINDOW_OPEN) {
+        s->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
         tally__window_close(s, now);
+    }
     s->d.t_exit = now;
     __atomic_or_fetch(&s->d.flags, TALLY_SEG_FINISHED, __ATOMIC_RELEASE);
 }

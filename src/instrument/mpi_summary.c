@@ -89,7 +89,10 @@ static uint64_t iterations_of(const struct tally_segment *s)
 {
     const struct tally_seg_window *w = &s->d.window;
     uint64_t off = w->state == TALLY_WINDOW_CLOSED ? w->hits_off : s->d.marker_hits;
-    return off > w->hits_on ? off - w->hits_on : 0;
+    if (off < w->hits_on)
+        return 0;
+    uint64_t both = TALLY_WINDOW_OPENED_AT_HIT | TALLY_WINDOW_CLOSED_AT_END;
+    return off - w->hits_on + ((w->how & both) == both ? 1 : 0);
 }
 
 json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *spec)

@@ -107,6 +107,7 @@ static bool step(struct instrument_session *s, struct watched *w)
         d->marker_t_first = now;
     if (win->state == TALLY_WINDOW_WAITING && hits >= s->window.start + 1) {
         win->hits_on = (uint64_t)hits;
+        win->how |= TALLY_WINDOW_OPENED_AT_HIT;
         win->t_on = now;
         win->state = TALLY_WINDOW_OPEN;
         __atomic_or_fetch(&w->seg->control.c.on, win->mask, __ATOMIC_RELEASE);
