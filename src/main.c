@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"archive", cmd_archive, "store summaries; query, stats, predict, outliers"},
     {"trace", cmd_trace, "categorized resource traces: from-runs, aggregate, anomalies"},
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
+    {"mpi", cmd_mpi, "analyses of an instrumented MPI run: report, predict"},
 };
 
 static void print_usage(FILE *out)
