@@ -27,6 +27,7 @@ LIB_OMPI=$ROOT/build/lib/libtally-mpi-openmpi.so
 LIB_MPICH=$ROOT/build/lib/libtally-mpi-mpich.so
 if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=20000 UP_N=20000 ACC_ITS=600; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000; fi
 
+declare -A pp
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # column K's median over RUNS runs of a command printing one line of numbers
 median_col() { local k=$1; shift; for _ in $(seq "$RUNS"); do "$@"; done >"$WORK/cols"; awk -v k="$k" '{print $k}' "$WORK/cols" | median; }

@@ -15,10 +15,17 @@ static union {
 } control __attribute__((aligned(TALLY_SEG_PAGE)));
 
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tally_segment *cached;
+
+static void forget_in_child(void)
+{
+    cached = NULL; /* the child registers its own segment when it uses one */
+}
 
 __attribute__((constructor)) static void probe_library_loaded(void)
 {
     tally__segment_map_control(&control);
+    pthread_atfork(NULL, NULL, forget_in_child);
 }
 
 /* An entry of a name table (probes or counters): the slot of NAME, taken
@@ -62,9 +69,19 @@ int tally_counter_id(const char *name)
                    TALLY_SEG_MAX_COUNTERS, name);
 }
 
+/* The segment once registered (recording implies it is): saves the call to
+ * tally__segment on the recording path. */
+static struct tally_segment *segment(void)
+{
+    struct tally_segment *s = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (!s && (s = tally__segment()))
+        __atomic_store_n(&cached, s, __ATOMIC_RELEASE);
+    return s;
+}
+
 __attribute__((noinline)) static void probe_hit_recorded(int id)
 {
-    struct tally_segment *s = tally__segment();
+    struct tally_segment *s = segment();
     if (!s || id < 0 || id >= TALLY_SEG_MAX_PROBES)
         return;
     struct tally_seg_probe *p = &s->d.probes[id];
@@ -85,7 +102,7 @@ void tally_counter_add(int id, int64_t delta)
 {
     if (__builtin_expect(!(control.c.on & TALLY_ON_PROBES), 1))
         return;
-    struct tally_segment *s = tally__segment();
+    struct tally_segment *s = segment();
     if (s && id >= 0 && id < TALLY_SEG_MAX_COUNTERS)
         __atomic_fetch_add(&s->d.counters[id].value, delta, __ATOMIC_RELAXED);
 }
@@ -97,7 +114,7 @@ int tally_probe_active(void)
 
 void tally_mark(void)
 {
-    struct tally_segment *s = tally__segment();
+    struct tally_segment *s = segment();
     if (!s)
         return;
     uint64_t now = tally__now_ns();
