@@ -17,61 +17,8 @@
 #include "instrument/launch.h"
 #include "instrument/segments.h"
 #include "instrument/session.h"
+#include "instrument/window_spec.h"
 #include "util/error.h"
-#include "util/units.h"
-
-static int parse_count(const char *key, const char *text, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < 0) {
-        tally_error("--window: %s='%s' is not a whole number >= 0", key, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-/* 'start=N,iterations=M,time=T,calls=C', any subset, any order. */
-static int parse_window(const char *spec, struct window_spec *w)
-{
-    char *copy = strdup(spec), *save = NULL;
-    if (!copy)
-        return -1;
-    w->set = true;
-    w->start = 0;
-    int rc = 0;
-    for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
-        item += strspn(item, " ");
-        char *eq = strchr(item, '=');
-        if (!eq) {
-            tally_error("--window: '%s' is not key=value (keys: start, iterations, time, calls)", item);
-            rc = -1;
-            break;
-        }
-        *eq = '\0';
-        const char *value = eq + 1;
-        if (!strcmp(item, "start"))
-            rc = parse_count(item, value, &w->start);
-        else if (!strcmp(item, "iterations"))
-            rc = parse_count(item, value, &w->iterations);
-        else if (!strcmp(item, "calls"))
-            rc = parse_count(item, value, &w->call_limit);
-        else if (!strcmp(item, "time")) {
-            char why[160];
-            if (units_parse(value, DIM_TIME, NULL, &w->time_limit, why, sizeof why) < 0 || w->time_limit <= 0) {
-                tally_error("--window: time='%s': %s", value, w->time_limit <= 0 ? "not a positive duration" : why);
-                rc = -1;
-            }
-        } else {
-            tally_error("--window: unknown key '%s' (keys: start, iterations, time, calls)", item);
-            rc = -1;
-        }
-    }
-    free(copy);
-    return rc;
-}
 
 int run_instrument_option(int c, const char *arg, struct run_instrument_options *o)
 {
@@ -82,8 +29,14 @@ int run_instrument_option(int c, const char *arg, struct run_instrument_options 
     case OPT_PROBES:
         o->probes = true;
         return 0;
-    case OPT_WINDOW:
-        return parse_window(arg, &o->window) < 0 ? -1 : 0;
+    case OPT_WINDOW: {
+        char why[256];
+        if (window_spec_parse(arg, &o->window, why, sizeof why) < 0) {
+            tally_error("--window: %s", why);
+            return -1;
+        }
+        return 0;
+    }
     case OPT_MARKER:
         if (!*arg) {
             tally_error("--marker: empty symbol name");
