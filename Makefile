@@ -13,7 +13,7 @@ PKGS    := jansson sqlite3 libpq libmicrohttpd libnats
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
-BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -MMD -MP
 LIBS    := $(PKG_LIBS) -ldl -lm -lpthread
 
 REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g
@@ -45,8 +45,38 @@ FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out src/view/web_asse
 FUZZ_SRC     := $(shell find tests/fuzz -name '*_fuzz.c' 2>/dev/null | sort)
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all check bench demo deps clean test-programs fuzz fuzz-build install uninstall
-all: build/tally
+.PHONY: all check bench demo deps clean test-programs fuzz fuzz-build install uninstall libs
+all: build/tally libs
+
+# Libraries that run inside applications (lib/, include/tally/): shared,
+# position-independent, no sanitizers, only their API exported. libtally-mpi
+# is built once per MPI implementation (their ABIs differ) when its headers
+# are installed; docs/instrumentation.md.
+LIB_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden
+PROBE_LIB_SRC := $(sort $(wildcard lib/probe/*.c))
+MPI_LIB_SRC := $(sort $(wildcard lib/mpi/*.c))
+OMPI_PC := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
+MPICH_PC := $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
+MPI_LIBS := $(if $(OMPI_PC),build/lib/libtally-mpi-openmpi.so) $(if $(MPICH_PC),build/lib/libtally-mpi-mpich.so)
+
+libs: build/lib/libtally-probe.so build/lib/pkgconfig/tally-probe.pc $(MPI_LIBS)
+
+build/lib/libtally-probe.so: $(PROBE_LIB_SRC) $(wildcard lib/probe/*.h) include/tally/probe.h include/tally/segment.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,libtally-probe.so -o $@ $(PROBE_LIB_SRC) -lpthread
+
+build/lib/libtally-mpi-openmpi.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
+	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(OMPI_PC)) -shared -o $@ $(MPI_LIB_SRC) \
+	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' $(shell pkg-config --libs $(OMPI_PC)) -lmpi_mpifh
+
+build/lib/libtally-mpi-mpich.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
+	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(MPICH_PC)) -shared -o $@ $(MPI_LIB_SRC) \
+	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' -lmpich
+
+build/lib/pkgconfig/tally-probe.pc: lib/probe/tally-probe.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@LIBDIR@|$(CURDIR)/build/lib|' -e 's|@INCLUDEDIR@|$(CURDIR)/include|' $< >$@
+
 
 build/tally: $(REL_OBJ)
 	$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS)
@@ -113,7 +143,7 @@ fuzz: $(FUZZ_BIN)
 
 test-programs: $(PROG_BIN)
 
-check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN) $(FUZZ_BIN)
+check: build/tally build/asan/tally libs $(UNIT_BIN) $(PROG_BIN) $(FUZZ_BIN)
 	TALLY=$(CURDIR)/build/asan/tally TALLY_RELEASE=$(CURDIR)/build/tally \
 	  PROGS=$(CURDIR)/build/progs FUZZ=$(CURDIR)/build/fuzz tests/run-tests.sh $(TESTS)
 
@@ -134,14 +164,14 @@ INSTALL    ?= install
 MAN1 := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 # Names installed in BINDIR as symlinks to tally (e.g. resource_monitor):
-INSTALL_BIN_LINKS :=
+INSTALL_BIN_LINKS := resource_monitor
 # Libraries, built before installing (e.g. build/lib/libtally-probe.so, lib/mpi):
-INSTALL_LIBS :=
+INSTALL_LIBS := build/lib/libtally-probe.so $(MPI_LIBS)
 # Public headers, installed under INCLUDEDIR/tally/ (e.g. include/tally/probe.h):
-INSTALL_HEADERS :=
+INSTALL_HEADERS := include/tally/probe.h
 # pkg-config files NAME.pc.in, installed as NAME.pc with @PREFIX@, @LIBDIR@ and
 # @INCLUDEDIR@ replaced:
-INSTALL_PKGCONFIG :=
+INSTALL_PKGCONFIG := lib/probe/tally-probe.pc.in
 
 install: build/tally $(INSTALL_LIBS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"agent", cmd_agent, "the user's live monitor: follows registered tasks, answers requests"},
     {"request", cmd_request, "send OMIS-style requests to the agent, print the JSON replies"},
     {"rm", cmd_rm, "resource_monitor's command line (Makeflow, Work Queue) on tally"},
+    {"mpi", cmd_mpi, "analyses of an instrumented MPI run: report, predict"},
 };
 
 static void print_usage(FILE *out)

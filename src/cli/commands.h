@@ -16,6 +16,7 @@ int cmd_rm(int argc, char **argv);
 /* True when tally was started under resource_monitor's name (see rm_compat.c):
  * it then takes resource_monitor's command line (cmd_rm). */
 bool rm_compat_invoked_as(const char *argv0);
+int cmd_mpi(int argc, char **argv);
 
 /* Exit statuses shared by all subcommands (see man/tally.1). */
 enum tally_exit {

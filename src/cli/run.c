@@ -48,6 +48,7 @@ static const char usage_text[] =
     "      --pid PID           follow a running process tree (level 1)\n"
     RUN_ARCHIVE_USAGE
     RUN_AGENT_USAGE
+    RUN_INSTRUMENT_USAGE
     "  -h, --help              this help\n"
     "\n"
     "Environment: TALLY_SPIN_US, the longest poll for the next process event in\n"
@@ -79,6 +80,7 @@ static const struct option long_options[] = {
     {"help", no_argument, 0, 'h'},
     RUN_ARCHIVE_LONG_OPTIONS,
     RUN_AGENT_LONG_OPTIONS,
+    RUN_INSTRUMENT_LONG_OPTIONS,
     {0, 0, 0, 0},
 };
 
@@ -263,6 +265,11 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             if (run_archive_option(c, optarg, &cfg->archive) == 0 ||
                 run_agent_option(c, optarg, &cfg->agent) == 0)
                 break;
+            int handled = run_instrument_option(c, optarg, &cfg->instrument);
+            if (handled == 0)
+                break;
+            if (handled < 0)
+                return TALLY_EXIT_ERROR;
             if (optopt && optopt < 256)
                 tally_error("run: unknown or incomplete option '-%c' (see 'tally run --help')", optopt);
             else
@@ -330,6 +337,7 @@ int run_write_reports(const struct run_config *cfg, const struct task_result *re
         .name = cfg->name,
         .category = cfg->category,
         .limits = &cfg->limits,
+        .extra = cfg->instrument.summary_extra,
     };
     char *path = run_report_path(cfg->prefix, ".summary");
     if (!path || summary_write(path, &info, result) < 0)
@@ -404,6 +412,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
             series_abort(&series);
         return -1;
     }
+    run_instrument_collect(cfg);
     int status = result->status;
     if (result->launch_errno) /* the summary says it too; the user sees it now */
         tally_error("run: %s: %s", cfg->task.argv[0],
@@ -420,7 +429,10 @@ int cmd_run(int argc, char **argv)
     int status = run_parse_options(argc, argv, &cfg);
     if (status < 0 && (run_archive_prepare(&cfg) < 0 || run_agent_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
+    if (status < 0 && run_instrument_prepare(&cfg) < 0)
+        status = TALLY_EXIT_ERROR;
     if (status >= 0) {
+        run_instrument_end(&cfg);
         run_config_free(&cfg);
         return status;
     }
@@ -438,6 +450,7 @@ int cmd_run(int argc, char **argv)
             break;
     }
     run_agent_close(&cfg);
+    run_instrument_end(&cfg);
     run_config_free(&cfg);
     return status;
 }

@@ -9,6 +9,7 @@
 
 #include "cli/run_agent.h"
 #include "cli/run_archive.h"
+#include "cli/run_instrument.h"
 #include "monitor/limits.h"
 #include "monitor/task.h"
 
@@ -24,6 +25,7 @@ struct run_config {
     const char **measure_dirs;
     struct run_archive_options archive; /* --archive, --limits-from-archive, --retry */
     struct run_agent_options agent;     /* --agent, --app */
+    struct run_instrument_options instrument; /* --mpi, --probes, --window, --marker */
 };
 
 /* Fills cfg from argv. Returns -1 when the command should run, else the exit

@@ -118,4 +118,20 @@ double machine_load_average(void);
 /* GPUs on which one of pids runs (NVML via dlopen; 0 without NVML). */
 int gpu_count_in_use(const pid_t *pids, size_t count);
 
+/* ---- executables (ELF) and uprobes: instrumentation of unmodified binaries ---- */
+
+/* Calls visit(ctx, name) for each DT_NEEDED library of the ELF file PATH.
+ * Returns -1 when PATH is not a readable 64-bit ELF file. */
+int elf_visit_needed(const char *path, void (*visit)(void *ctx, const char *name), void *ctx);
+/* The file offset of function SYMBOL in ELF file PATH (.symtab, then
+ * .dynsym), what a uprobe needs. Returns -1 with a reason in why. */
+int elf_symbol_offset(const char *path, const char *symbol, uint64_t *offset, char *why, size_t whylen);
+
+/* A uprobe through perf_event_open on the uprobe PMU (no tracefs): counts
+ * the hits of the instruction at OFFSET of PATH in process PID. Returns a
+ * file descriptor, or -1 with a one-line reason (privilege, no uprobe PMU). */
+int uprobe_open(const char *path, uint64_t offset, pid_t pid, char *why, size_t whylen);
+/* Hits so far; -1 when the descriptor cannot be read. */
+int64_t uprobe_hits(int fd);
+
 #endif

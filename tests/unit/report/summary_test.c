@@ -46,7 +46,7 @@ int main(void)
     limits_clear(&limits);
     limits.set[FIELD_MEMORY] = true;
     limits.max[FIELD_MEMORY] = 200;
-    struct summary_info info = {"sh -c 'make'", "build", "compile", &limits};
+    struct summary_info info = {"sh -c 'make'", "build", "compile", &limits, NULL};
 
     json_t *o = summary_to_json(&info, &r);
     CHECK_STR(str(o, "command"), "sh -c 'make'");

@@ -1,0 +1,48 @@
+/* What the libtally-mpi wrappers share: the off test (one load of this
+ * library's own control page, a view of the segment's once registered) and
+ * the recording of a call, its bytes and its links (docs/instrumentation.md
+ * gives the byte and link rules). */
+#ifndef TALLY_LIB_MPI_RECORD_H
+#define TALLY_LIB_MPI_RECORD_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "../probe/segment_client.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+union tally_mpi_control_page {
+    struct tally_seg_control c;
+    char page[TALLY_SEG_PAGE];
+};
+extern HIDDEN union tally_mpi_control_page tally_mpi_control;
+
+/* True while MPI calls are recorded. */
+#define MPI_RECORDING() __builtin_expect(tally_mpi_control.c.on & TALLY_ON_MPI, 0)
+
+enum call_kind { CALL_NONBLOCKING = 0, CALL_BLOCKING = 1, CALL_SETUP = 2 };
+
+/* One call of FN from t0 to t1 ns, BYTES of payload. */
+HIDDEN void record_call(enum tally_mpi_function fn, uint64_t t0, uint64_t t1, uint64_t bytes,
+                        enum call_kind kind);
+/* BYTES in one message from this rank to DEST, a rank of COMM (MPI_PROC_NULL ignored). */
+HIDDEN void record_link(MPI_Comm comm, int dest, uint64_t bytes);
+/* The collective link rule (wrappers_collective.c): BYTES to every other
+ * rank of COMM / from ROOT to every other / from a non-root to ROOT; each
+ * returns the bytes put on links. */
+HIDDEN uint64_t to_all_others(MPI_Comm comm, uint64_t bytes);
+HIDDEN uint64_t root_to_others(MPI_Comm comm, int root, uint64_t bytes);
+HIDDEN uint64_t to_root(MPI_Comm comm, int root, uint64_t bytes);
+/* After a successful MPI_Init (C or Fortran) that began at t0. */
+HIDDEN void record_after_init(uint64_t t0);
+/* COUNT elements of TYPE in bytes (0 for an invalid type). */
+HIDDEN uint64_t type_bytes(MPI_Datatype type, int count);
+/* This rank's rank in COMM and COMM's size. */
+HIDDEN void comm_position(MPI_Comm comm, int *rank, int *size);
+/* After MPI_Init: registers the process with its rank. */
+HIDDEN void record_register(void);
+/* At MPI_Finalize (entry) and MPI_Abort. */
+HIDDEN void record_finalize(uint64_t now, int aborted);
+
+#endif

@@ -1,0 +1,180 @@
+/* PMPI wrappers for point-to-point calls and the Wait/Test families. Off:
+ * one load and a branch, then the PMPI call. On: two clock reads around it,
+ * the call's bytes, and for sends one message on the link to the
+ * destination (links are counted on the sending side only). */
+#include "record.h"
+
+#pragma GCC visibility push(default) /* the MPI_ names this library interposes */
+
+#define OFF_RETURN(call) \
+    if (!MPI_RECORDING()) \
+        return call
+
+static uint64_t received_bytes(const MPI_Status *status, MPI_Datatype type)
+{
+    int count = 0;
+    if (PMPI_Get_count(status, type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED)
+        return 0;
+    return type_bytes(type, count);
+}
+
+#define SEND_WRAPPER(NAME)                                                                   \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
+                   MPI_Comm comm)                                                            \
+    {                                                                                        \
+        OFF_RETURN(PMPI_##NAME(buf, count, type, dest, tag, comm));                          \
+        uint64_t t0 = tally__now_ns();                                                       \
+        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
+        uint64_t bytes = type_bytes(type, count);                                            \
+        record_call(TALLY_MPI_##NAME, t0, tally__now_ns(), bytes, CALL_BLOCKING);            \
+        record_link(comm, dest, bytes);                                                      \
+        return rc;                                                                           \
+    }
+
+SEND_WRAPPER(Send)
+SEND_WRAPPER(Ssend)
+SEND_WRAPPER(Bsend)
+SEND_WRAPPER(Rsend)
+
+#define ISEND_WRAPPER(NAME)                                                                  \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
+                   MPI_Comm comm, MPI_Request *request)                                      \
+    {                                                                                        \
+        OFF_RETURN(PMPI_##NAME(buf, count, type, dest, tag, comm, request));                 \
+        uint64_t t0 = tally__now_ns();                                                       \
+        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, request);                    \
+        uint64_t bytes = type_bytes(type, count);                                            \
+        record_call(TALLY_MPI_##NAME, t0, tally__now_ns(), bytes, CALL_NONBLOCKING);         \
+        record_link(comm, dest, bytes);                                                      \
+        return rc;                                                                           \
+    }
+
+ISEND_WRAPPER(Isend)
+ISEND_WRAPPER(Issend)
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    OFF_RETURN(PMPI_Recv(buf, count, type, source, tag, comm, status));
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t t0 = tally__now_ns();
+    int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
+    uint64_t t1 = tally__now_ns();
+    record_call(TALLY_MPI_Recv, t0, t1, rc == MPI_SUCCESS ? received_bytes(st, type) : 0, CALL_BLOCKING);
+    return rc;
+}
+
+/* Bytes of a posted receive: the buffer's size (the actual size is known
+ * only to the Wait/Test that completes it). */
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    OFF_RETURN(PMPI_Irecv(buf, count, type, source, tag, comm, request));
+    uint64_t t0 = tally__now_ns();
+    int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    record_call(TALLY_MPI_Irecv, t0, tally__now_ns(), type_bytes(type, count), CALL_NONBLOCKING);
+    return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status)
+{
+    OFF_RETURN(PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                             recvtype, source, recvtag, comm, status));
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t t0 = tally__now_ns();
+    int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                           recvtype, source, recvtag, comm, st);
+    uint64_t t1 = tally__now_ns();
+    uint64_t sent = dest == MPI_PROC_NULL ? 0 : type_bytes(sendtype, sendcount);
+    uint64_t got = (rc == MPI_SUCCESS && source != MPI_PROC_NULL) ? received_bytes(st, recvtype) : 0;
+    record_call(TALLY_MPI_Sendrecv, t0, t1, sent + got, CALL_BLOCKING);
+    record_link(comm, dest, sent);
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    OFF_RETURN(PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status));
+    uint64_t t0 = tally__now_ns();
+    int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+    uint64_t bytes = type_bytes(type, count);
+    uint64_t sent = dest == MPI_PROC_NULL ? 0 : bytes, got = source == MPI_PROC_NULL ? 0 : bytes;
+    record_call(TALLY_MPI_Sendrecv_replace, t0, tally__now_ns(), sent + got, CALL_BLOCKING);
+    record_link(comm, dest, sent);
+    return rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    OFF_RETURN(PMPI_Probe(source, tag, comm, status));
+    uint64_t t0 = tally__now_ns();
+    int rc = PMPI_Probe(source, tag, comm, status);
+    record_call(TALLY_MPI_Probe, t0, tally__now_ns(), 0, CALL_BLOCKING);
+    return rc;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    OFF_RETURN(PMPI_Iprobe(source, tag, comm, flag, status));
+    uint64_t t0 = tally__now_ns();
+    int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+    record_call(TALLY_MPI_Iprobe, t0, tally__now_ns(), 0, CALL_NONBLOCKING);
+    return rc;
+}
+
+/* The Wait family blocks (its time is waiting time); the Test family does not. */
+#define TIMED(FN, KIND, call)                                                                \
+    do {                                                                                     \
+        OFF_RETURN(call);                                                                    \
+        uint64_t t0 = tally__now_ns();                                                       \
+        int rc = call;                                                                       \
+        record_call(TALLY_MPI_##FN, t0, tally__now_ns(), 0, KIND);                           \
+        return rc;                                                                           \
+    } while (0)
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    TIMED(Wait, CALL_BLOCKING, PMPI_Wait(request, status));
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    TIMED(Waitall, CALL_BLOCKING, PMPI_Waitall(count, requests, statuses));
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    TIMED(Waitany, CALL_BLOCKING, PMPI_Waitany(count, requests, index, status));
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[])
+{
+    TIMED(Waitsome, CALL_BLOCKING, PMPI_Waitsome(incount, requests, outcount, indices, statuses));
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    TIMED(Test, CALL_NONBLOCKING, PMPI_Test(request, flag, status));
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    TIMED(Testall, CALL_NONBLOCKING, PMPI_Testall(count, requests, flag, statuses));
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    TIMED(Testany, CALL_NONBLOCKING, PMPI_Testany(count, requests, index, flag, status));
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[])
+{
+    TIMED(Testsome, CALL_NONBLOCKING, PMPI_Testsome(incount, requests, outcount, indices, statuses));
+}

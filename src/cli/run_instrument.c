@@ -1,0 +1,187 @@
+/* The instrumentation hooks of 'tally run' (run_instrument.h): options, the
+ * environment that makes every process register its segment, the
+ * monitoring thread (uprobe markers), and the summary's mpi/probes objects.
+ * Problems that do not stop the run (an unknown marker symbol, no uprobe
+ * privilege, a window that never opened) are one line each; the summary is
+ * still written. */
+#include "cli/run_instrument.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+#include "cli/run.h"
+#include "instrument/launch.h"
+#include "instrument/segments.h"
+#include "instrument/session.h"
+#include "instrument/window_spec.h"
+#include "util/error.h"
+
+int run_instrument_option(int c, const char *arg, struct run_instrument_options *o)
+{
+    switch (c) {
+    case OPT_MPI:
+        o->mpi = true;
+        return 0;
+    case OPT_PROBES:
+        o->probes = true;
+        return 0;
+    case OPT_WINDOW: {
+        char why[256];
+        if (window_spec_parse(arg, &o->window, why, sizeof why) < 0) {
+            tally_error("--window: %s", why);
+            return -1;
+        }
+        return 0;
+    }
+    case OPT_MARKER:
+        if (!*arg) {
+            tally_error("--marker: empty symbol name");
+            return -1;
+        }
+        o->window.marker = arg;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int set_env_number(const char *name, long long v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", v);
+    return setenv(name, text, 1);
+}
+
+/* LD_PRELOAD = the libtally-mpi for the command's MPI, before what was there. */
+static int preload_mpi_library(struct run_config *cfg)
+{
+    enum mpi_flavour f = MPI_FLAVOUR_UNKNOWN;
+    const char *forced = getenv("TALLY_MPI");
+    if (forced && *forced) {
+        f = !strcmp(forced, "openmpi") ? MPI_FLAVOUR_OPENMPI : !strcmp(forced, "mpich") ? MPI_FLAVOUR_MPICH
+                                                                                      : MPI_FLAVOUR_UNKNOWN;
+        if (f == MPI_FLAVOUR_UNKNOWN) {
+            tally_error("TALLY_MPI: '%s' is not openmpi or mpich", forced);
+            return -1;
+        }
+    } else if (cfg->task.argv)
+        f = mpi_flavour_of_command(cfg->task.argv);
+    if (f == MPI_FLAVOUR_UNKNOWN) {
+        tally_error("--mpi: cannot tell whether '%s' runs Open MPI or MPICH (name the launcher, "
+                    "e.g. mpirun.openmpi, or set TALLY_MPI=openmpi|mpich)", cfg->command_text);
+        return -1;
+    }
+    char name[64], path[PATH_MAX];
+    snprintf(name, sizeof name, "libtally-mpi-%s.so", mpi_flavour_name(f));
+    if (instrument_library_path(name, path, sizeof path) < 0) {
+        tally_error("--mpi: %s not found beside tally (set TALLY_LIBDIR)", name);
+        return -1;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    size_t len = strlen(path) + (old ? strlen(old) : 0) + 2;
+    char *value = malloc(len);
+    if (!value)
+        return -1;
+    snprintf(value, len, "%s%s%s", path, old && *old ? ":" : "", old ? old : "");
+    int rc = setenv("LD_PRELOAD", value, 1);
+    free(value);
+    return rc;
+}
+
+int run_instrument_prepare(struct run_config *cfg)
+{
+    struct run_instrument_options *o = &cfg->instrument;
+    if (!o->mpi && !o->probes && !o->window.set && !o->window.marker)
+        return 0;
+    if (o->window.marker && !o->window.set) { /* a marker alone: from its first hit to the end */
+        o->window.set = true;
+        o->window.start = 0;
+    }
+    if (!o->mpi)
+        o->probes = true;
+    if (cfg->task.follow_pid > 0) {
+        tally_error("--mpi, --probes, --window: need a command to start, not --pid");
+        return -1;
+    }
+    if (segment_dir_create(o->dir, sizeof o->dir) < 0)
+        return -1;
+    if (setenv("TALLY_PROBE_DIR", o->dir, 1) < 0)
+        return -1;
+    unsetenv("TALLY_WINDOW_START");
+    unsetenv("TALLY_WINDOW_ITERATIONS");
+    unsetenv("TALLY_WINDOW_TIME_NS");
+    unsetenv("TALLY_WINDOW_CALLS");
+    unsetenv("TALLY_WINDOW_BY_MONITOR");
+    if (o->window.set) {
+        set_env_number("TALLY_WINDOW_START", o->window.start);
+        set_env_number("TALLY_WINDOW_ITERATIONS", o->window.iterations);
+        if (o->window.time_limit > 0)
+            set_env_number("TALLY_WINDOW_TIME_NS", (long long)(o->window.time_limit * 1e9));
+        if (o->window.call_limit > 0)
+            set_env_number("TALLY_WINDOW_CALLS", o->window.call_limit);
+        if (o->window.marker)
+            setenv("TALLY_WINDOW_BY_MONITOR", "1", 1);
+    }
+    if (o->mpi && preload_mpi_library(cfg) < 0)
+        return -1;
+    if (o->window.marker) {
+        struct session_options so = {.dir = o->dir, .window = &o->window, .argv = cfg->task.argv};
+        char why[512];
+        o->session = instrument_session_start(&so, why, sizeof why);
+        if (!o->session) /* the run goes on: the window will say it never opened */
+            tally_error("--marker %s: %s; measuring without the marker", o->window.marker, why);
+    }
+    return 0;
+}
+
+void run_instrument_collect(struct run_config *cfg)
+{
+    struct run_instrument_options *o = &cfg->instrument;
+    if (!o->dir[0])
+        return;
+    if (o->session) {
+        const char *problem = instrument_session_finish(o->session);
+        if (problem)
+            tally_error("--marker %s: %s", o->window.marker, problem);
+    }
+    struct segment_set set;
+    if (segment_set_load(o->dir, &set) < 0)
+        return;
+    json_decref(o->summary_extra);
+    o->summary_extra = json_object();
+    json_t *mpi = o->mpi ? mpi_summary_json(&set, &o->window) : NULL;
+    if (mpi) {
+        json_t *warnings = json_object_get(mpi, "warnings");
+        for (size_t i = 0; i < json_array_size(warnings); i++)
+            tally_error("mpi: %s", json_string_value(json_array_get(warnings, i)));
+        json_object_set_new(o->summary_extra, "mpi", mpi);
+    } else if (o->mpi) {
+        tally_error("mpi: no rank registered (did the program call MPI_Init? is it an MPI program?)");
+        json_object_set_new(o->summary_extra, "mpi", json_null());
+    }
+    json_t *probes = probes_summary_json(&set);
+    if (probes)
+        json_object_set_new(o->summary_extra, "probes", probes);
+    segment_set_free(&set);
+    /* a --retry attempt starts from an empty directory */
+    segment_dir_remove(o->dir);
+    if (mkdir(o->dir, 0700) < 0)
+        tally_error_errno("instrumentation: %s", o->dir);
+}
+
+void run_instrument_end(struct run_config *cfg)
+{
+    struct run_instrument_options *o = &cfg->instrument;
+    if (o->session)
+        instrument_session_free(o->session);
+    o->session = NULL;
+    if (o->dir[0])
+        segment_dir_remove(o->dir);
+    o->dir[0] = '\0';
+    json_decref(o->summary_extra);
+    o->summary_extra = NULL;
+}

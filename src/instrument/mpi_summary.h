@@ -1,0 +1,38 @@
+/* The `mpi` and `probes` objects of PREFIX.summary, made from the segments
+ * a run's processes left (issue 9's form):
+ *   {"ranks": N, "library": "Open MPI 4.1.4",
+ *    "functions": {"MPI_Send": {"calls": n, "time": [s, "s"], "bytes": [b, "B"]}, ...},
+ *    "links": [{"from": 0, "to": 1, "bytes": b, "messages": n}, ...],
+ *    "per_rank": [{"rank": 0, "host": h, "pid": p, "comm_time": [s, "s"],
+ *                  "wait_time": [s, "s"], "compute_time": [s, "s"], ...}, ...],
+ *    "comm_ratio": T_c / (t2 - t1 - T_c), "comm_fraction": T_c / (t2 - t1),
+ *    "window": {...}, "warnings": ["..."]}
+ * Sums over ranks; t1, t2 per rank are the window's opening and closing (the
+ * whole run: MPI_Init's return and MPI_Finalize's entry). */
+#ifndef TALLY_INSTRUMENT_MPI_SUMMARY_H
+#define TALLY_INSTRUMENT_MPI_SUMMARY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "instrument/segments.h"
+
+/* What was asked (tally run --window, --marker). */
+struct window_spec {
+    bool set;                 /* a window was asked; else the whole run */
+    long long start;          /* open after this many marker hits */
+    long long iterations;     /* measure this many (0: to the end) */
+    double time_limit;        /* seconds, 0: none */
+    long long call_limit;     /* recorded MPI calls, 0: none */
+    const char *marker;       /* uprobe marker symbol, or NULL (tally_mark) */
+};
+
+/* The `mpi` object, or NULL when no process registered as an MPI rank.
+ * Problems (a window that never opened, a rank that aborted or vanished)
+ * are strings in its "warnings" array. */
+json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *w);
+/* The `probes` object (per process: marker, probes, counters), or NULL when
+ * no process used libtally-probe's API. */
+json_t *probes_summary_json(const struct segment_set *set);
+
+#endif

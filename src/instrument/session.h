@@ -1,0 +1,30 @@
+/* The monitoring thread of a run whose iteration marker is a function of an
+ * unmodified program (tally run --marker SYMBOL): it waits (inotify) for
+ * each process to register its segment, attaches a uprobe counting the
+ * symbol's hits in that process, opens the window after `start` hits by
+ * writing the process's control word, closes it after `iterations` more
+ * (or the time limit), and detaches the uprobe. */
+#ifndef TALLY_INSTRUMENT_SESSION_H
+#define TALLY_INSTRUMENT_SESSION_H
+
+#include <stddef.h>
+
+#include "instrument/mpi_summary.h"
+
+struct session_options {
+    const char *dir;                  /* the segment directory */
+    const struct window_spec *window; /* window->marker: the symbol */
+    char *const *argv;                /* the command: where the program is found */
+};
+
+struct instrument_session;
+
+/* Resolves the marker (which program of argv has the function) and starts
+ * the thread. NULL with a one-line reason in why. */
+struct instrument_session *instrument_session_start(const struct session_options *o, char *why, size_t whylen);
+/* Ends the thread (the task is over); idempotent. Returns the first problem
+ * it met (e.g. no privilege for uprobes), or NULL. */
+const char *instrument_session_finish(struct instrument_session *s);
+void instrument_session_free(struct instrument_session *s);
+
+#endif

@@ -1,0 +1,67 @@
+/* Parsing --window 'start=N,iterations=M,time=T,calls=C' (any subset, any
+ * order) into a window_spec (mpi_summary.h). */
+#include "instrument/window_spec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/units.h"
+
+static int parse_count(const char *key, const char *text, long long *out, char *why, size_t whylen)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < 0) {
+        snprintf(why, whylen, "%s='%s' is not a whole number >= 0", key, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t whylen)
+{
+    char *copy = strdup(spec), *save = NULL;
+    if (!copy) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    w->set = true;
+    w->start = 0;
+    int rc = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
+        item += strspn(item, " ");
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            snprintf(why, whylen, "'%.60s' is not key=value (keys: start, iterations, time, calls)", item);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        const char *value = eq + 1;
+        if (!strcmp(item, "start"))
+            rc = parse_count(item, value, &w->start, why, whylen);
+        else if (!strcmp(item, "iterations"))
+            rc = parse_count(item, value, &w->iterations, why, whylen);
+        else if (!strcmp(item, "calls"))
+            rc = parse_count(item, value, &w->call_limit, why, whylen);
+        else if (!strcmp(item, "time")) {
+            char reason[160];
+            if (units_parse(value, DIM_TIME, NULL, &w->time_limit, reason, sizeof reason) < 0) {
+                snprintf(why, whylen, "time='%.60s': %s", value, reason);
+                rc = -1;
+            } else if (!(w->time_limit > 0)) {
+                snprintf(why, whylen, "time='%.60s': not a positive duration", value);
+                rc = -1;
+            }
+        } else {
+            snprintf(why, whylen, "unknown key '%.60s' (keys: start, iterations, time, calls)", item);
+            rc = -1;
+        }
+    }
+    free(copy);
+    return rc;
+}
