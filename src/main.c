@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"archive", cmd_archive, "store summaries; query, stats, predict, outliers"},
     {"trace", cmd_trace, "categorized resource traces: from-runs, aggregate, anomalies"},
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
+    {"contract", cmd_contract, "performance contracts: build from baselines, check runs (seed 003)"},
 };
 
 static void print_usage(FILE *out)

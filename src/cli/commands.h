@@ -7,6 +7,7 @@ int cmd_run(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_contract(int argc, char **argv);
 
 /* Exit statuses shared by all subcommands (see man/tally.1). */
 enum tally_exit {
