@@ -24,10 +24,10 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tally contract build BASELINE... -o APP.contract [--name NAME] [--max-distance D]\n"
-            "                            [--sigmas K] [--min-tolerance SPACE=FRACTION]... [--threshold L]\n"
+            "                            [--confidence P] [--min-tolerance SPACE=FRACTION]... [--threshold L]\n"
             "                            [--capabilities FILE] [--rulebase FILE]\n"
             "       tally contract check APP.contract RUN... [--threshold L] [--capabilities FILE]\n"
-            "                            [--format json|text] [--on-violation CMD]\n"
+            "                            [--format json|text] [--on-violation CMD] [--live-factors]\n"
             "       tally contract samples RUN...\n"
             "       tally contract watch APP.contract --app NAME\n"
             "\n"
@@ -84,7 +84,7 @@ static int cmd_build(int argc, char **argv)
 {
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'}, {"name", required_argument, NULL, 'n'},
-        {"max-distance", required_argument, NULL, 'd'}, {"sigmas", required_argument, NULL, 'k'},
+        {"max-distance", required_argument, NULL, 'd'}, {"confidence", required_argument, NULL, 'k'},
         {"min-tolerance", required_argument, NULL, 'm'}, {"threshold", required_argument, NULL, 't'},
         {"capabilities", required_argument, NULL, 'c'}, {"rulebase", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
@@ -102,7 +102,7 @@ static int cmd_build(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'n': o.name = optarg; break;
         case 'd': if (parse_double("--max-distance", optarg, 1e-9, 1e9, &o.max_distance) < 0) goto out; break;
-        case 'k': if (parse_double("--sigmas", optarg, 0, 1e6, &o.sigmas) < 0) goto out; break;
+        case 'k': if (parse_double("--confidence", optarg, 0.5, 0.999999, &o.confidence) < 0) goto out; break;
         case 't': if (parse_double("--threshold", optarg, 0, 1, &o.threshold) < 0) goto out; break;
         case 'm': {
             const char *eq = strchr(optarg, '=');
@@ -234,6 +234,8 @@ static void print_level(void *ctx, const struct contract_level *l)
         if (o && !l->overall) {
             json_object_set_new(o, "value", json_real(l->value));
             json_object_set_new(o, "expected", json_real(l->expected));
+            if (l->service != 1)
+                json_object_set_new(o, "service", json_real(l->service));
         }
         if (o && !isnan(l->since))
             json_object_set_new(o, "since", json_real(l->since));
@@ -256,9 +258,10 @@ static int cmd_check(int argc, char **argv)
     static const struct option options[] = {
         {"threshold", required_argument, NULL, 't'}, {"capabilities", required_argument, NULL, 'c'},
         {"format", required_argument, NULL, 'f'}, {"on-violation", required_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        {"live-factors", no_argument, NULL, 'L'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     struct check_output out = {.json = 1, .threshold = NAN};
+    int live = 0;
     struct contract_factor *caps = NULL;
     size_t n_caps = 0;
     char err[512];
@@ -281,6 +284,7 @@ static int cmd_check(int argc, char **argv)
             out.json = !strcmp(optarg, "json");
             break;
         case 'a': out.on_violation = optarg; break;
+        case 'L': live = 1; break;
         case 'h': usage(stdout); status = TALLY_EXIT_OK; goto out;
         default: usage(stderr); goto out;
         }
@@ -305,6 +309,7 @@ static int cmd_check(int argc, char **argv)
         tally_error("contract check: out of memory");
         goto done;
     }
+    contract_monitor_set_live_factors(m, live);
     /* one period at a time, as the live monitor receives them */
     long violations = 0;
     for (size_t i = 0; i < run.n;) {

@@ -27,7 +27,8 @@
 struct contract_dim {
     char name[32];               /* "compute", "communicate", ... */
     enum contract_metric metric;
-    double scale;                /* divisor of this coordinate for distances */
+    double scale;                /* mean |coordinate| in the baseline; values below
+                                    1e-6 of it count as that much on the log scale */
 };
 
 struct contract_cluster {
@@ -56,7 +57,13 @@ struct contract_process {
     char process[SAMPLE_NAME_MAX], host[SAMPLE_NAME_MAX];
     int n_visits[CONTRACT_N_SPACES];
     int visits[CONTRACT_N_SPACES][CONTRACT_MAX_VISITS];
+    size_t visit_points[CONTRACT_N_SPACES][CONTRACT_MAX_VISITS]; /* 0: not recorded */
 };
+
+/* A process is compared with the clusters that hold at least this share of
+ * its baseline points in a space (its regular classes); rarer visits are
+ * taken as noise of the baseline, not as expected behaviour. */
+#define CONTRACT_REGULAR_SHARE 0.1
 
 /* A rulebase for one dimension name (or for all: name ""). */
 struct contract_rulebase {
@@ -81,9 +88,9 @@ struct contract {
 
 struct build_options {
     const char *name;
-    double max_distance;       /* in scaled units (default 0.25) */
-    double sigmas;             /* tolerance = sigmas x cluster stddev, at least... (default 3) */
-    double min_tolerance[CONTRACT_N_SPACES]; /* ...this fraction of the centroid (0.05, 0.25) */
+    double max_distance;       /* on the log scale (default 0.5) */
+    double confidence;         /* tolerance = half-width of this prediction interval (default 0.999)... */
+    double min_tolerance[CONTRACT_N_SPACES]; /* ...this fraction of the centroid (0.05, 0.5) */
     double threshold;          /* default 0.5 */
     const struct contract_factor *capabilities; /* given factors, or NULL */
     size_t n_capabilities;
@@ -112,6 +119,12 @@ double contract_factor_for(const struct contract *c, const struct contract_facto
  * divided by the host's factor). NAN when the sample lacks the metric. */
 double contract_coordinate(const struct contract *c, enum contract_space s, int dim,
                            const struct contract_sample *sample, double factor);
+
+/* The coordinate on the logarithmic scale clusters are formed on:
+ * ln(max(|x|, 1e-6 scale)). Distances between points are Euclidean over
+ * these, so one max distance serves metrics of any unit and magnitude (0.5:
+ * about a factor 1.65 in one dimension). */
+double contract_log_coordinate(double x, double scale);
 
 /* The rulebase for a dimension name (its override, else the default). */
 const struct contract_rulebase *contract_rulebase_for(const struct contract *c, const char *dimension);

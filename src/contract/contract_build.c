@@ -24,10 +24,10 @@ void build_options_defaults(struct build_options *o)
 {
     memset(o, 0, sizeof *o);
     o->name = "app";
-    o->max_distance = 0.25;
-    o->sigmas = 3;
+    o->max_distance = 0.5;
+    o->confidence = 0.999;
     o->min_tolerance[SPACE_INTRINSIC] = 0.05;
-    o->min_tolerance[SPACE_EXECUTION] = 0.25;
+    o->min_tolerance[SPACE_EXECUTION] = 0.5;
     o->threshold = 0.5;
 }
 
@@ -71,6 +71,11 @@ double contract_factor_for(const struct contract *c, const struct contract_facto
     }
     *known = 0;
     return n ? sum / n : 1;
+}
+
+double contract_log_coordinate(double x, double scale)
+{
+    return log(fmax(fabs(x), 1e-6 * scale));
 }
 
 double contract_coordinate(const struct contract *c, enum contract_space s, int dim,
@@ -291,6 +296,35 @@ static int build_factors(const struct sample_set *b, const struct build_options 
     return 0;
 }
 
+/* The two-sided normal quantile z with P(|Z| <= z) = confidence (bisection
+ * on erfc: precise enough for a tolerance, and no table to get wrong). */
+static double normal_quantile(double confidence)
+{
+    double lo = 0, hi = 40;
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (erfc(mid / M_SQRT2) > 1 - confidence)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Half-width, in standard deviations, of the prediction interval of one
+ * new observation from a cluster of n points: Student's t with n - 1
+ * degrees of freedom (Cornish-Fisher expansion from z) times sqrt(1 + 1/n).
+ * Few baseline points give wide tolerances, as they should. */
+static double prediction_sigmas(double confidence, size_t n)
+{
+    double z = normal_quantile(confidence);
+    if (n < 2)
+        return 2 * z; /* one point: no spread known; the relative floor decides */
+    double v = (double)(n - 1), z3 = z * z * z, z5 = z3 * z * z;
+    double t = z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v);
+    return t * sqrt(1 + 1 / (double)n);
+}
+
 static double mean_cv(const struct contract *c, enum contract_capability cap)
 {
     double s = 0;
@@ -375,34 +409,62 @@ static int build_space(const struct sample_set *b, const struct build_options *o
             s += fabs(points[i * dims + d]);
         sm->dims[d].scale = (n && s > 0) ? s / (double)n : 1;
     }
-    double scale[CONTRACT_MAX_DIMS];
-    for (int d = 0; d < dims; d++)
+    double scale[CONTRACT_MAX_DIMS], unit[CONTRACT_MAX_DIMS];
+    for (int d = 0; d < dims; d++) {
         scale[d] = sm->dims[d].scale;
-    struct clustering cl;
-    if (cluster_points(points, n, dims, scale, o->max_distance, &cl) < 0 ||
+        unit[d] = 1;
+    }
+    /* clusters are formed on the log scale; centroids and spreads are then
+     * taken in the metrics' own units from the members */
+    double *logp = malloc((n + 1) * (size_t)dims * sizeof *logp);
+    struct clustering cl = {0};
+    if (logp)
+        for (size_t i = 0; i < n * (size_t)dims; i++)
+            logp[i] = contract_log_coordinate(points[i], scale[i % (size_t)dims]);
+    if (!logp || cluster_points(logp, n, dims, unit, o->max_distance, &cl) < 0 ||
         !(sm->clusters = calloc(cl.n_clusters + 1, sizeof *sm->clusters))) {
         if (cl.assign)
             clustering_free(&cl);
+        free(logp);
         free(points);
         free(which);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    free(logp);
+    /* linear centroids and spreads of the members */
+    for (size_t i = 0; i < n; i++) {
+        struct contract_cluster *cc = &sm->clusters[cl.assign[i]];
+        cc->points++;
+        for (int d = 0; d < dims; d++)
+            cc->centroid[d] += points[i * dims + d];
+    }
+    for (size_t k = 0; k < cl.n_clusters; k++)
+        for (int d = 0; d < dims; d++)
+            sm->clusters[k].centroid[d] /= (double)sm->clusters[k].points;
+    for (size_t i = 0; i < n; i++) {
+        struct contract_cluster *cc = &sm->clusters[cl.assign[i]];
+        for (int d = 0; d < dims; d++) {
+            double x = points[i * dims + d] - cc->centroid[d];
+            cc->stddev[d] += x * x;
+        }
+    }
+    for (size_t k = 0; k < cl.n_clusters; k++)
+        for (int d = 0; d < dims; d++)
+            sm->clusters[k].stddev[d] = sqrt(sm->clusters[k].stddev[d] / (double)sm->clusters[k].points);
     sm->n_clusters = cl.n_clusters;
     for (size_t k = 0; k < cl.n_clusters; k++) {
         struct contract_cluster *cc = &sm->clusters[k];
-        cc->points = cl.count[k];
         for (int d = 0; d < dims; d++) {
-            double cen = cl.centroid[k * dims + d], sd = cl.stddev[k * dims + d];
-            cc->centroid[d] = cen;
-            cc->stddev[d] = sd;
-            double tol = fmax(o->sigmas * sd, o->min_tolerance[space] * fabs(cen));
+            double cen = cc->centroid[d], sd = cc->stddev[d];
+            double width = prediction_sigmas(o->confidence, cl.count[k]);
+            double tol = fmax(width * sd, o->min_tolerance[space] * fabs(cen));
             if (space == SPACE_EXECUTION) {
                 enum contract_capability cap = metric_info(sm->dims[d].metric)->capability;
-                if (cap != CAP_NONE)
-                    tol = fmax(tol, o->sigmas * mean_cv(c, cap) * fabs(cen));
+                if (cap != CAP_NONE) /* the spread of the projection factor */
+                    tol = fmax(tol, normal_quantile(o->confidence) * mean_cv(c, cap) * fabs(cen));
             }
-            cc->tolerance[d] = fmax(tol, TOLERANCE_FLOOR * scale[d]);
+            cc->tolerance[d] = fmax(fmax(tol, TOLERANCE_FLOOR * scale[d]), metric_info(sm->dims[d].metric)->min_tolerance);
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -411,9 +473,14 @@ static int build_space(const struct sample_set *b, const struct build_options *o
             break;
         int k = cl.assign[i], seen = 0;
         for (int v = 0; v < p->n_visits[space]; v++)
-            seen |= p->visits[space][v] == k;
-        if (!seen && p->n_visits[space] < CONTRACT_MAX_VISITS)
+            if (p->visits[space][v] == k) {
+                p->visit_points[space][v]++;
+                seen = 1;
+            }
+        if (!seen && p->n_visits[space] < CONTRACT_MAX_VISITS) {
+            p->visit_points[space][p->n_visits[space]] = 1;
             p->visits[space][p->n_visits[space]++] = k;
+        }
     }
     clustering_free(&cl);
     free(points);

@@ -8,7 +8,7 @@
  *     dimension NAME METRIC scale S
  *     cluster ID points N
  *       DIMENSION centroid C tolerance T [stddev S]
- *   process NAME host HOST [intrinsic ID,ID...] [execution ID,...]
+ *   process NAME host HOST [intrinsic ID[:POINTS],...] [execution ID[:POINTS],...]
  *   rulebase [DIMENSION]
  *     ...Fig. 4 language...
  *   end
@@ -62,8 +62,11 @@ static void write_contract(FILE *f, const struct contract *c)
             if (!p->n_visits[s])
                 continue;
             fprintf(f, " %s ", space_name(s));
-            for (int v = 0; v < p->n_visits[s]; v++)
+            for (int v = 0; v < p->n_visits[s]; v++) {
                 fprintf(f, "%s%d", v ? "," : "", p->visits[s][v]);
+                if (p->visit_points[s][v])
+                    fprintf(f, ":%zu", p->visit_points[s][v]);
+            }
         }
         fputc('\n', f);
     }
@@ -304,10 +307,19 @@ static int statement(struct reader *r, char **w, int n)
             for (char *id = strtok_r(w[i + 1], ",", &save); id; id = strtok_r(NULL, ",", &save)) {
                 char *end;
                 long v = strtol(id, &end, 10);
-                if (*end || v < 0 || (size_t)v >= c->space[s].n_clusters)
-                    return fail(r, "process: '%s' is not a cluster of the %s space", id, w[i]);
+                long pts = 0;
+                if (*end == ':') { /* ID:POINTS */
+                    char *e2;
+                    pts = strtol(end + 1, &e2, 10);
+                    if (e2 == end + 1 || pts < 1)
+                        pts = -1;
+                    end = e2;
+                }
+                if (*end || end == id || v < 0 || pts < 0 || (size_t)v >= c->space[s].n_clusters)
+                    return fail(r, "process: '%s' is not a cluster (ID or ID:POINTS) of the %s space", id, w[i]);
                 if (p.n_visits[s] == CONTRACT_MAX_VISITS)
                     return fail(r, "process: more than 8 clusters in one space%s%s", "", "");
+                p.visit_points[s][p.n_visits[s]] = (size_t)pts;
                 p.visits[s][p.n_visits[s]++] = (int)v;
             }
         }
@@ -374,7 +386,7 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
 {
     memset(out, 0, sizeof *out);
     out->threshold = 0.5;
-    out->max_distance = 0.25;
+    out->max_distance = 0.5;
     struct reader r = {.name = name, .err = err, .errlen = errlen, .c = out, .space = -1, .cluster = -1};
     const char *p = text, *end = text + len;
     int seen_version = 0, rc = 0;

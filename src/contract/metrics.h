@@ -33,6 +33,7 @@ struct metric_info {
     const char *label;  /* in explanations: "FLOP/s" */
     enum contract_space space;
     enum contract_capability capability; /* execution metrics: what projects them */
+    double min_tolerance; /* absolute floor of a tolerance, in the metric's units (0: none) */
 };
 
 const struct metric_info *metric_info(enum contract_metric m);

@@ -33,8 +33,9 @@ struct contract_level {
     double level;                 /* 0 none .. 1 total */
     long cluster;                 /* compared to */
     double distance;              /* |value - centroid| / tolerance (overall: the largest) */
-    double cluster_distance;      /* to the centroid, scaled units, dimensions present */
+    double cluster_distance;      /* to the centroid on the log scale, dimensions present */
     double value, expected;       /* metric units (NAN for overall) */
+    double service;               /* live mode: the host's service level applied to expected (else 1) */
     int onset;                    /* first period of a run at or above the threshold */
     double since;                 /* start of that run (epoch s); NAN below the threshold */
     const char *explanation;      /* overall only */
@@ -49,6 +50,15 @@ struct contract_monitor;
  * the monitor. Returns NULL when out of memory. */
 struct contract_monitor *contract_monitor_new(const struct contract *c, double threshold,
                                               const struct contract_factor *caps, size_t n_caps);
+/* Live projection factors: in each batch, the projection factor of a host in
+ * an execution dimension is scaled by the host's current service level, the
+ * median over its processes (at least LIVE_MIN_PROCESSES) of value /
+ * expected. A slowdown of the whole host (a shared machine giving the
+ * application less) then moves the factors, not the levels, and what is
+ * reported is the process that departs from its peers (docs/contracts.md).
+ * Feed one period per call in this mode. */
+#define LIVE_MIN_PROCESSES 3
+void contract_monitor_set_live_factors(struct contract_monitor *m, int on);
 /* Evaluates n samples (normally those of one period) and calls fn for every
  * level: first the dimensions of a space, then its overall. Returns the
  * number of levels at or above the threshold, -1 when out of memory. */
