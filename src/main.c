@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"request", cmd_request, "send OMIS-style requests to the agent, print the JSON replies"},
     {"rm", cmd_rm, "resource_monitor's command line (Makeflow, Work Queue) on tally"},
     {"mpi", cmd_mpi, "analyses of an instrumented MPI run: report, predict"},
+    {"contract", cmd_contract, "performance contracts: build from baselines, check runs (seed 003)"},
 };
 
 static void print_usage(FILE *out)

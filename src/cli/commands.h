@@ -17,6 +17,7 @@ int cmd_rm(int argc, char **argv);
  * it then takes resource_monitor's command line (cmd_rm). */
 bool rm_compat_invoked_as(const char *argv0);
 int cmd_mpi(int argc, char **argv);
+int cmd_contract(int argc, char **argv);
 
 /* Exit statuses shared by all subcommands (see man/tally.1). */
 enum tally_exit {

@@ -1,0 +1,72 @@
+/* The contract monitor (seed 003 §5): consumes samples one period at a time
+ * and reports, per process, space and dimension, a violation level in
+ * [0, 1] (the rulebase applied to the distance from the compared cluster's
+ * centroid in tolerances), the cluster it was compared to and how far, and
+ * per process and space an overall level (the largest of its dimensions: a
+ * contract is violated when any of its specifications does not hold, §3)
+ * with an explanation a person can act on:
+ *   "process 3 (host n3) execution: compute 0.92 (FLOP/s 41% below the
+ *    projected 1.2 G since 12:04:10); communicate 0.05"
+ * The cluster compared to is, among the clusters the process visited in the
+ * baseline, the nearest; a process the baseline did not have is compared to
+ * the nearest cluster of all (a worker slowed down must not be excused by
+ * resembling the master).
+ *
+ * Both 'tally contract check' (recorded runs) and 'tally contract watch'
+ * (live samples from the agent, once it exists) drive this one function:
+ * contract_monitor_feed. It keeps, per process and dimension, since when a
+ * level has been at or above the threshold. No global state, no output of
+ * its own: every level goes to the callback. */
+#ifndef TALLY_CONTRACT_MONITOR_H
+#define TALLY_CONTRACT_MONITOR_H
+
+#include <stddef.h>
+
+#include "contract/contract.h"
+
+struct contract_level {
+    const char *process, *host;
+    double time, period;          /* end of the period (epoch s), its length */
+    enum contract_space space;
+    const char *dimension;        /* "overall" for the combination */
+    int overall;
+    double level;                 /* 0 none .. 1 total */
+    long cluster;                 /* compared to */
+    double distance;              /* |value - centroid| / tolerance (overall: the largest) */
+    double cluster_distance;      /* to the centroid on the log scale, dimensions present */
+    double value, expected;       /* metric units (NAN for overall) */
+    double service;               /* live mode: the host's service level applied to expected (else 1) */
+    int onset;                    /* first period of a run at or above the threshold */
+    double since;                 /* start of that run (epoch s); NAN below the threshold */
+    const char *explanation;      /* overall only */
+};
+
+typedef void (*contract_level_fn)(void *ctx, const struct contract_level *level);
+
+struct contract_monitor;
+
+/* caps: capabilities of the hosts of the monitored run (may differ from the
+ * baseline's; NULL to use the contract's factors). The contract must outlive
+ * the monitor. Returns NULL when out of memory. */
+struct contract_monitor *contract_monitor_new(const struct contract *c, double threshold,
+                                              const struct contract_factor *caps, size_t n_caps);
+/* Live projection factors: in each batch, the projection factor of a host in
+ * an execution dimension is scaled by the host's current service level, the
+ * median over its processes (at least LIVE_MIN_PROCESSES) of value /
+ * expected. A slowdown of the whole host (a shared machine giving the
+ * application less) then moves the factors, not the levels, and what is
+ * reported is the process that departs from its peers (docs/contracts.md).
+ * Feed one period per call in this mode. */
+#define LIVE_MIN_PROCESSES 3
+void contract_monitor_set_live_factors(struct contract_monitor *m, int on);
+/* Evaluates n samples (normally those of one period) and calls fn for every
+ * level: first the dimensions of a space, then its overall. Returns the
+ * number of levels at or above the threshold, -1 when out of memory. */
+long contract_monitor_feed(struct contract_monitor *m, const struct contract_sample *samples, size_t n,
+                           contract_level_fn fn, void *ctx);
+void contract_monitor_free(struct contract_monitor *m);
+
+/* Value with an SI prefix ("1.2 G", "41.5 k", "0.082"). */
+void format_si(double v, char *buf, size_t buflen);
+
+#endif

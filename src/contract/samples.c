@@ -1,0 +1,449 @@
+/* Readers of contract samples: JSON lines (metrics or cumulative counters)
+ * and tally run outputs (see samples.h). */
+#include "contract/samples.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const counter_names[SAMPLE_N_COUNTERS] = {
+    "flops", "jobs", "messages", "bytes", "io_bytes", "io_ops", "instructions", "cpu_seconds",
+};
+
+const char *counter_name(enum sample_counter c)
+{
+    return counter_names[c];
+}
+
+static int counter_by_name(const char *name)
+{
+    for (int c = 0; c < SAMPLE_N_COUNTERS; c++)
+        if (!strcmp(counter_names[c], name))
+            return c;
+    if (!strcmp(name, "iterations")) /* what a loop calls its jobs */
+        return COUNTER_JOBS;
+    return -1;
+}
+
+void sample_init(struct contract_sample *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int m = 0; m < CONTRACT_N_METRICS; m++)
+        s->value[m] = NAN;
+}
+
+static double ratio(double num, double den)
+{
+    return (isnan(num) || isnan(den) || den <= 0) ? NAN : num / den;
+}
+
+void samples_derive(const double *before, const double *after, double dt, double *value)
+{
+    double d[SAMPLE_N_COUNTERS];
+    for (int c = 0; c < SAMPLE_N_COUNTERS; c++)
+        d[c] = (isnan(before[c]) || isnan(after[c])) ? NAN : after[c] - before[c];
+    for (int m = 0; m < CONTRACT_N_METRICS; m++)
+        value[m] = NAN;
+    value[METRIC_FLOPS_PER_JOB] = ratio(d[COUNTER_FLOPS], d[COUNTER_JOBS]);
+    value[METRIC_INSTRUCTIONS_PER_FLOP] = ratio(d[COUNTER_INSTRUCTIONS], d[COUNTER_FLOPS]);
+    value[METRIC_MESSAGES_PER_BYTE] = ratio(d[COUNTER_MESSAGES], d[COUNTER_BYTES]);
+    value[METRIC_BYTES_PER_MESSAGE] = ratio(d[COUNTER_BYTES], d[COUNTER_MESSAGES]);
+    value[METRIC_IO_BYTES_PER_OP] = ratio(d[COUNTER_IO_BYTES], d[COUNTER_IO_OPS]);
+    value[METRIC_FLOPS_PER_S] = ratio(d[COUNTER_FLOPS], dt);
+    value[METRIC_MESSAGES_PER_S] = ratio(d[COUNTER_MESSAGES], dt);
+    value[METRIC_BYTES_PER_S] = ratio(d[COUNTER_BYTES], dt);
+    value[METRIC_ITERATIONS_PER_S] = ratio(d[COUNTER_JOBS], dt);
+    value[METRIC_IO_BYTES_PER_S] = ratio(d[COUNTER_IO_BYTES], dt);
+    value[METRIC_CPU_SHARE] = ratio(d[COUNTER_CPU_SECONDS], dt);
+}
+
+int sample_set_push(struct sample_set *set, const struct contract_sample *s)
+{
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 256;
+        struct contract_sample *v = realloc(set->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        set->v = v;
+        set->cap = cap;
+    }
+    set->v[set->n++] = *s;
+    return 0;
+}
+
+void sample_set_free(struct sample_set *set)
+{
+    free(set->v);
+    memset(set, 0, sizeof *set);
+}
+
+static int by_time_then_process(const void *a, const void *b)
+{
+    const struct contract_sample *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    int c = strcmp(x->process, y->process);
+    return c ? c : strcmp(x->host, y->host);
+}
+
+void sample_set_sort(struct sample_set *set)
+{
+    if (set->n > 1)
+        qsort(set->v, set->n, sizeof *set->v, by_time_then_process);
+}
+
+/* The last counter snapshot of each process seen in one file. */
+struct snapshot {
+    char process[SAMPLE_NAME_MAX], host[SAMPLE_NAME_MAX];
+    double time;
+    double counter[SAMPLE_N_COUNTERS];
+};
+
+struct snapshots {
+    struct snapshot *v;
+    size_t n, cap;
+};
+
+static struct snapshot *snapshot_for(struct snapshots *s, const char *process, const char *host, int *fresh)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].process, process) && !strcmp(s->v[i].host, host)) {
+            *fresh = 0;
+            return &s->v[i];
+        }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        struct snapshot *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        s->v = v;
+        s->cap = cap;
+    }
+    struct snapshot *n = &s->v[s->n++];
+    memset(n, 0, sizeof *n);
+    snprintf(n->process, sizeof n->process, "%s", process);
+    snprintf(n->host, sizeof n->host, "%s", host);
+    *fresh = 1;
+    return n;
+}
+
+/* Counters of one snapshot into a sample (or the reference). */
+static int add_counters(struct snapshots *snaps, const char *process, const char *host, double t,
+                        const double *counter, struct sample_set *set, const char **why)
+{
+    int fresh;
+    struct snapshot *prev = snapshot_for(snaps, process, host, &fresh);
+    if (!prev) {
+        *why = "out of memory";
+        return -1;
+    }
+    if (!fresh) {
+        if (t <= prev->time) {
+            *why = "\"t\" does not increase for this process";
+            return -1;
+        }
+        struct contract_sample s;
+        sample_init(&s);
+        snprintf(s.process, sizeof s.process, "%s", process);
+        snprintf(s.host, sizeof s.host, "%s", host);
+        s.time = t;
+        s.period = t - prev->time;
+        samples_derive(prev->counter, counter, s.period, s.value);
+        if (sample_set_push(set, &s) < 0) {
+            *why = "out of memory";
+            return -1;
+        }
+    }
+    prev->time = t;
+    memcpy(prev->counter, counter, sizeof prev->counter);
+    return 0;
+}
+
+/* A JSON value as a name: strings as they are, integers printed. */
+static int name_of(json_t *v, char *out, size_t outlen)
+{
+    if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) < outlen) {
+        snprintf(out, outlen, "%s", json_string_value(v));
+        return 0;
+    }
+    if (json_is_integer(v)) {
+        snprintf(out, outlen, "%lld", (long long)json_integer_value(v));
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_line(json_t *o, struct snapshots *snaps, struct sample_set *set, const char **why)
+{
+    char process[SAMPLE_NAME_MAX], host[SAMPLE_NAME_MAX] = "localhost";
+    if (!json_is_object(o)) {
+        *why = "not a JSON object";
+        return -1;
+    }
+    if (name_of(json_object_get(o, "process"), process, sizeof process) < 0) {
+        *why = "\"process\" missing (a string or integer of at most 63 characters)";
+        return -1;
+    }
+    json_t *h = json_object_get(o, "host");
+    if (h && name_of(h, host, sizeof host) < 0) {
+        *why = "\"host\" is not a string of at most 63 characters";
+        return -1;
+    }
+    json_t *t = json_object_get(o, "t");
+    if (!json_is_number(t) || !isfinite(json_number_value(t))) {
+        *why = "\"t\" (end of the period, epoch seconds) missing or not a number";
+        return -1;
+    }
+    json_t *metrics = json_object_get(o, "metrics"), *counters = json_object_get(o, "counters");
+    if (!!metrics == !!counters) {
+        *why = "needs exactly one of \"metrics\" and \"counters\"";
+        return -1;
+    }
+    const char *key;
+    json_t *val;
+    if (counters) {
+        double c[SAMPLE_N_COUNTERS];
+        for (int i = 0; i < SAMPLE_N_COUNTERS; i++)
+            c[i] = NAN;
+        if (!json_is_object(counters)) {
+            *why = "\"counters\" is not an object";
+            return -1;
+        }
+        json_object_foreach(counters, key, val) {
+            int i = counter_by_name(key);
+            if (i < 0)
+                continue; /* other counters of the application: not ours */
+            if (!json_is_number(val) || !isfinite(json_number_value(val))) {
+                *why = "a counter is not a number";
+                return -1;
+            }
+            c[i] = json_number_value(val);
+        }
+        return add_counters(snaps, process, host, json_number_value(t), c, set, why);
+    }
+    json_t *p = json_object_get(o, "period");
+    if (!json_is_number(p) || !(json_number_value(p) > 0)) {
+        *why = "\"period\" (seconds, > 0) missing with \"metrics\"";
+        return -1;
+    }
+    if (!json_is_object(metrics)) {
+        *why = "\"metrics\" is not an object";
+        return -1;
+    }
+    struct contract_sample s;
+    sample_init(&s);
+    snprintf(s.process, sizeof s.process, "%s", process);
+    snprintf(s.host, sizeof s.host, "%s", host);
+    s.time = json_number_value(t);
+    s.period = json_number_value(p);
+    json_object_foreach(metrics, key, val) {
+        int m = metric_by_name(key);
+        if (m < 0)
+            continue;
+        if (json_is_null(val))
+            continue;
+        if (!json_is_number(val) || !isfinite(json_number_value(val))) {
+            *why = "a metric is not a number";
+            return -1;
+        }
+        s.value[m] = json_number_value(val);
+    }
+    if (sample_set_push(set, &s) < 0) {
+        *why = "out of memory";
+        return -1;
+    }
+    return 0;
+}
+
+int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *err, size_t errlen)
+{
+    struct snapshots snaps = {0};
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        size_t i = 0;
+        while (i < (size_t)len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r'))
+            i++;
+        if (i == (size_t)len || line[i] == '#')
+            continue;
+        json_error_t jerr;
+        json_t *o = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!o) {
+            snprintf(err, errlen, "%s:%zu: %s", name, lineno, jerr.text);
+            rc = -1;
+            break;
+        }
+        const char *why = NULL;
+        int r = parse_line(o, &snaps, set, &why);
+        json_decref(o);
+        if (r < 0) {
+            snprintf(err, errlen, "%s:%zu: %s", name, lineno, why);
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: %s", name, strerror(errno));
+        rc = -1;
+    }
+    free(line);
+    free(snaps.v);
+    return rc;
+}
+
+static double summary_number(json_t *sum, const char *field)
+{
+    json_t *v = json_object_get(sum, field);
+    if (json_is_array(v))
+        v = json_array_get(v, 0);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int samples_read_run(const char *prefix, struct sample_set *set, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.summary", prefix);
+    json_error_t jerr;
+    json_t *sum = json_load_file(path, 0, &jerr);
+    if (!sum) {
+        snprintf(err, errlen, "%s: %s", path, jerr.text);
+        return -1;
+    }
+    char host[SAMPLE_NAME_MAX] = "localhost";
+    json_t *h = json_object_get(sum, "host");
+    if (json_is_string(h))
+        snprintf(host, sizeof host, "%s", json_string_value(h));
+    double start = summary_number(sum, "start");
+    json_decref(sum);
+    const char *base = strrchr(prefix, '/');
+    base = base ? base + 1 : prefix;
+
+    snprintf(path, sizeof path, "%s.series", prefix);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s (run with --time-series)", path, strerror(errno));
+        return -1;
+    }
+    struct snapshots snaps = {0};
+    char line[8192], header[8192] = "";
+    int c_wall = -1, c_cpu = -1, c_read = -1, c_written = -1, n_cols = 0;
+    size_t lineno = 0;
+    int rc = 0;
+    const char *why = NULL;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#') {
+            snprintf(header, sizeof header, "%s", line + 1);
+            continue;
+        }
+        if (n_cols == 0) { /* the last comment before the data names the columns */
+            char *save = NULL;
+            for (char *w = strtok_r(header, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save), n_cols++) {
+                if (!strcmp(w, "wall_clock")) c_wall = n_cols;
+                else if (!strcmp(w, "cpu_time")) c_cpu = n_cols;
+                else if (!strcmp(w, "bytes_read")) c_read = n_cols;
+                else if (!strcmp(w, "bytes_written")) c_written = n_cols;
+            }
+            if (c_wall < 0 || c_cpu < 0) {
+                snprintf(err, errlen, "%s:%zu: header lacks wall_clock or cpu_time", path, lineno);
+                rc = -1;
+                break;
+            }
+            if (isfinite(start)) { /* the run starts with nothing used */
+                double zero[SAMPLE_N_COUNTERS];
+                for (int i = 0; i < SAMPLE_N_COUNTERS; i++)
+                    zero[i] = NAN;
+                zero[COUNTER_CPU_SECONDS] = 0;
+                zero[COUNTER_IO_BYTES] = (c_read >= 0 || c_written >= 0) ? 0 : NAN;
+                if (add_counters(&snaps, base, host, start, zero, set, &why) < 0)
+                    break;
+            }
+        }
+        double vals[64];
+        int nv = 0;
+        char *save = NULL;
+        for (char *w = strtok_r(line, " \t\n", &save); w && nv < 64; w = strtok_r(NULL, " \t\n", &save)) {
+            char *stop;
+            vals[nv++] = strtod(w, &stop);
+            if (*stop)
+                nv = -1000;
+        }
+        if (nv == 0)
+            continue;
+        if (nv < n_cols) {
+            snprintf(err, errlen, "%s:%zu: bad row (want %d numbers)", path, lineno, n_cols);
+            rc = -1;
+            break;
+        }
+        double c[SAMPLE_N_COUNTERS];
+        for (int i = 0; i < SAMPLE_N_COUNTERS; i++)
+            c[i] = NAN;
+        c[COUNTER_CPU_SECONDS] = vals[c_cpu];
+        if (c_read >= 0 || c_written >= 0)
+            c[COUNTER_IO_BYTES] = ((c_read >= 0 ? vals[c_read] : 0) + (c_written >= 0 ? vals[c_written] : 0)) * 1048576.0;
+        int fresh;
+        struct snapshot *prev = snapshot_for(&snaps, base, host, &fresh);
+        if (prev && !fresh && vals[c_wall] <= prev->time)
+            continue; /* a repeated timestamp: its increase goes into the next interval */
+        if (add_counters(&snaps, base, host, vals[c_wall], c, set, &why) < 0)
+            break;
+    }
+    if (why && rc == 0) {
+        snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+        rc = -1;
+    }
+    fclose(f);
+    free(snaps.v);
+    return rc;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int samples_load(const char *path, struct sample_set *set, char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    if (len > 8 && !strcmp(path + len - 8, ".summary")) {
+        char prefix[4096];
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(len - 8), path);
+        return samples_read_run(prefix, set, err, errlen);
+    }
+    char summary[4096];
+    snprintf(summary, sizeof summary, "%s.summary", path);
+    if (!exists(path) && exists(summary))
+        return samples_read_run(path, set, err, errlen);
+    if (!strcmp(path, "-"))
+        return samples_read_jsonl(stdin, "(stdin)", set, err, errlen);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = samples_read_jsonl(f, path, set, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+void samples_write_jsonl(FILE *f, const struct contract_sample *s)
+{
+    json_t *metrics = json_object();
+    for (int m = 0; m < CONTRACT_N_METRICS; m++)
+        if (!isnan(s->value[m]))
+            json_object_set_new(metrics, metric_info(m)->name, json_real(s->value[m]));
+    json_t *o = json_pack("{s:s,s:s,s:f,s:f,s:o}", "process", s->process, "host", s->host, "t", s->time,
+                          "period", s->period, "metrics", metrics);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (text)
+        fprintf(f, "%s\n", text);
+    free(text);
+    json_decref(o);
+}

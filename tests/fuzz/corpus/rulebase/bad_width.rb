@@ -1,0 +1,1 @@
+var d(0, 2) { set trapez L (0,1,-1,0); }
