@@ -163,7 +163,7 @@ json_t *agent_link_read(struct agent_link *link, double timeout)
         json_t *msg = take_line(link);
         if (msg)
             return msg;
-        if (link->fd < 0 || link->broken)
+        if (link->fd < 0) /* (a broken write still leaves what was sent to us) */
             return NULL;
         double left = deadline - clock_monotonic_seconds();
         if (left < 0)

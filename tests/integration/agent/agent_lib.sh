@@ -1,0 +1,43 @@
+# Helpers for the agent's integration tests (sourced after lib.sh).
+# start_agent SOCKET [ARGS...]: starts 'tally agent --foreground' on SOCKET
+# in the background (AGENT_PID) and waits (bounded) until it answers.
+start_agent() {
+  local sock=$1; shift
+  "$TALLY" agent --foreground --socket "$sock" "$@" 2>>"$WORK/agent.err" &
+  AGENT_PID=$!
+  wait_agent "$sock"
+}
+
+# wait_agent SOCKET: until 'tally agent status' answers (up to 20 s)
+wait_agent() {
+  for _ in $(seq 400); do
+    "$TALLY" agent --socket "$1" status >/dev/null 2>&1 && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# wait_file FILE: until it exists (up to 30 s)
+wait_file() {
+  for _ in $(seq 600); do [ -s "$1" ] && return 0; sleep 0.05; done
+  return 1
+}
+
+# wait_until SECONDS COMMAND...: until COMMAND succeeds
+wait_until() {
+  local n=$(( $1 * 20 )); shift
+  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.05; done
+  return 1
+}
+
+# req SOCKET REQUEST...: the JSON lines (stdout) of tally request
+req() { local s=$1; shift; "$TALLY" request --agent "$s" "$@" 2>&1; }
+
+# proc_state PID: the state letter of /proc/PID/stat
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1; }
+
+# result_of LINES SERVICE FIELD: the number of FIELD in SERVICE's first reply
+result_of() {
+  printf '%s\n' "$1" | jq -r --arg s "$2" --arg f "$3" \
+    'select(.service == $s) | .result[$f] | if type == "array" then .[0] else . end' | head -1
+}
