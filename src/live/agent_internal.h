@@ -78,6 +78,7 @@ struct agent_client {
     char *in;   size_t in_len, in_cap;
     char *out;  size_t out_len, out_cap;
     bool closing;
+    bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
 };
 
@@ -104,6 +105,8 @@ struct agent {
     bool archive_failed;
     size_t archived;               /* summaries written */
     bool stop_requested;           /* a client asked for shutdown */
+    double boot_epoch;             /* when the machine booted (for process start times) */
+    double clock_ticks;            /* of /proc/PID/stat times */
     char tag_listen, tag_tick, tag_stop; /* epoll data of the fixed fds (clients: their pointer) */
 };
 
@@ -145,6 +148,8 @@ void agent_csr_free(struct agent_csr *csr);
 /* The readings of pid selected by flags, or NULL with why (vanished). */
 json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len);
+/* When the machine booted, epoch seconds. */
+double proc_boot_epoch(void);
 /* Whose is pid: 0 and *uid, or -1 when it does not exist. */
 int proc_owner(pid_t pid, uid_t *uid);
 

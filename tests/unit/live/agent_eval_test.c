@@ -55,6 +55,8 @@ int main(void)
     strcpy(agent.site, "s1");
     agent.uid = getuid();
     agent.epoll_fd = -1;
+    agent.boot_epoch = proc_boot_epoch();
+    agent.clock_ticks = 100;
     pidmap_init(&agent.procs, sizeof(struct agent_proc));
     proc_scan_init(&agent.scan);
 
