@@ -99,7 +99,7 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
     c->out[c->out_len + len] = '\n';
     c->out_len += len + 1;
     free(text);
-    /* Written once per loop turn (flush_all), so that the lines of many
+    /* Written once per loop turn (agent_flush), so that the lines of many
      * requests read together leave in one system call; early when large. */
     if (c->out_len >= FLUSH_AT && flush_client(c) < 0)
         client_close(a, c);
@@ -107,7 +107,7 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
 
 /* Writes what each client has pending; waits for EPOLLOUT where the
  * socket is full. */
-static void flush_all(struct agent *a)
+void agent_flush(struct agent *a)
 {
     for (size_t i = 0; i < a->client_count; i++) {
         struct agent_client *c = a->clients[i];
@@ -497,7 +497,7 @@ int agent_run(const struct agent_options *o)
                     read_client(a, c);
             }
         }
-        flush_all(a);
+        agent_flush(a);
         reap_clients(a);
     }
     agent_close(a);

@@ -113,6 +113,8 @@ struct agent {
 /* ---- output ---- */
 /* Queues one JSON line (steals the reference) for the client. */
 void agent_send(struct agent *a, struct agent_client *c, json_t *line);
+/* Writes what every client has pending (once per loop turn). */
+void agent_flush(struct agent *a);
 
 /* ---- trees (agent_tree.c) ---- */
 struct agent_task *agent_task_add(struct agent *a, const char *app, const char *command,
