@@ -27,6 +27,7 @@
 
 #define IN_MAX (1u << 20)   /* longest line a client may send */
 #define OUT_MAX (64u << 20) /* most output kept for a client that does not read */
+#define FLUSH_AT (64u << 10) /* pending output written at once past this */
 
 
 void agent_options_init(struct agent_options *o)
@@ -60,7 +61,7 @@ static int flush_client(struct agent_client *c)
 
 static void update_interest(struct agent *a, struct agent_client *c)
 {
-    struct epoll_event ev = {.events = EPOLLIN | (c->out_len ? EPOLLOUT : 0), .data.ptr = c};
+    struct epoll_event ev = {.events = EPOLLIN | (c->wants_out ? EPOLLOUT : 0), .data.ptr = c};
     epoll_ctl(a->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
@@ -102,13 +103,37 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
     }
     memcpy(c->out + c->out_len, text, len);
     c->out[c->out_len + len] = '\n';
-    bool was_empty = c->out_len == 0;
     c->out_len += len + 1;
     free(text);
-    if (flush_client(c) < 0)
+    /* Written once per loop turn (agent_flush), so that the lines of many
+     * requests read together leave in one system call; early when large. */
+    if (c->out_len >= FLUSH_AT && flush_client(c) < 0)
         client_close(a, c);
-    else if (was_empty != (c->out_len == 0))
-        update_interest(a, c);
+}
+
+/* Writes what each client has pending; waits for EPOLLOUT where the
+ * socket is full. */
+void agent_flush(struct agent *a)
+{
+    for (size_t i = 0; i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (c->closing || c->out_len == 0) {
+            if (c->wants_out && !c->closing) {
+                c->wants_out = false;
+                update_interest(a, c);
+            }
+            continue;
+        }
+        if (flush_client(c) < 0) {
+            client_close(a, c);
+            continue;
+        }
+        bool wants = c->out_len > 0;
+        if (wants != c->wants_out) {
+            c->wants_out = wants;
+            update_interest(a, c);
+        }
+    }
 }
 
 static void send_error(struct agent *a, struct agent_client *c, const char *message)
@@ -360,6 +385,8 @@ static int agent_open(struct agent *a, const struct agent_options *o)
     a->uid = getuid();
     a->epoll_fd = a->listen_fd = a->lock_fd = a->tick_fd = -1;
     a->started = clock_epoch_seconds();
+    a->boot_epoch = proc_boot_epoch();
+    a->clock_ticks = (double)sysconf(_SC_CLK_TCK);
     pidmap_init(&a->procs, sizeof(struct agent_proc));
     proc_scan_init(&a->scan);
     if (o->socket_path)
@@ -485,16 +512,13 @@ int agent_run(const struct agent_options *o)
                 struct agent_client *c = tag;
                 if (c->closing)
                     continue;
-                if (events[i].events & EPOLLOUT) {
-                    if (flush_client(c) < 0)
-                        client_close(a, c);
-                    else
-                        update_interest(a, c);
-                }
+                if ((events[i].events & EPOLLOUT) && flush_client(c) < 0)
+                    client_close(a, c);
                 if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     read_client(a, c);
             }
         }
+        agent_flush(a);
         reap_clients(a);
     }
     agent_close(a);

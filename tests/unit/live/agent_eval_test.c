@@ -19,6 +19,7 @@ static int peer; /* the test's end of the client's socket */
 /* Everything the client was sent since the last call, as JSON lines. */
 static json_t *lines(void)
 {
+    agent_flush(&agent);
     json_t *all = json_array();
     char buf[65536];
     ssize_t n = recv(peer, buf, sizeof buf - 1, MSG_DONTWAIT);
@@ -50,11 +51,16 @@ int main(void)
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     peer = sv[1];
     client.fd = sv[0];
+    struct agent_client *clients[1] = {&client};
+    agent.clients = clients;
+    agent.client_count = agent.client_cap = 1;
     agent_options_init(&agent.options);
     strcpy(agent.host, "n1");
     strcpy(agent.site, "s1");
     agent.uid = getuid();
     agent.epoll_fd = -1;
+    agent.boot_epoch = proc_boot_epoch();
+    agent.clock_ticks = 100;
     pidmap_init(&agent.procs, sizeof(struct agent_proc));
     proc_scan_init(&agent.scan);
 
