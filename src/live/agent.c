@@ -20,6 +20,7 @@
 
 #include "archive/store.h"
 #include "live/agent_internal.h"
+#include "live/agent_metrics.h"
 #include "live/agent_nats.h"
 #include "live/agent_socket.h"
 #include "util/clock.h"
@@ -208,6 +209,9 @@ static void handle_register(struct agent *a, struct agent_client *c, json_t *msg
     }
     t->runner = c;
     c->task = t->id;
+    const char *category = json_string_value(json_object_get(msg, "category"));
+    if (category && *category)
+        t->category = strdup(category);
     agent_nats_sync_apps(a);
     agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
                                t->app));
@@ -426,6 +430,12 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         ev.data.ptr = &a->tag_nats;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
     }
+    if (o->metrics_address) {
+        if (agent_metrics_open(a) < 0)
+            return -1;
+        ev.data.ptr = &a->tag_metrics;
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_metrics_fd(a), &ev);
+    }
     return 0;
 }
 
@@ -439,6 +449,7 @@ static void agent_close(struct agent *a)
         a->clients[i]->closing = true;
     reap_clients(a);
     agent_nats_close(a);
+    agent_metrics_close(a);
     free(a->clients);
     for (size_t i = 0; i < a->task_count; i++)
         agent_task_free(a->tasks[i]);
@@ -504,10 +515,13 @@ int agent_run(const struct agent_options *o)
                 (void)!read(a->tick_fd, &expirations, sizeof expirations);
                 agent_tick(a);
                 agent_nats_sync_apps(a);
+                agent_metrics_run(a); /* its connection timeouts */
             } else if (tag == &a->tag_stop) {
                 stop = true;
             } else if (tag == &a->tag_nats) {
                 agent_nats_drain(a);
+            } else if (tag == &a->tag_metrics) {
+                agent_metrics_run(a);
             } else {
                 struct agent_client *c = tag;
                 if (c->closing)

@@ -42,6 +42,7 @@ struct agent_client;
 struct agent_task {
     unsigned id;
     char *app;
+    char *category;                /* tally run's --category ("" when none) */
     char *command;
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
     bool include_root;             /* attached: the root is the task's; tally run's is not */
@@ -107,9 +108,11 @@ struct agent {
     size_t archived;               /* summaries written */
     bool stop_requested;           /* a client asked for shutdown */
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
+    struct agent_metrics *metrics; /* NULL: no --metrics (agent_metrics.c) */
+    char nats_user_name[128];      /* the user's name on NATS ("" without NATS) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
-    char tag_listen, tag_tick, tag_stop, tag_nats; /* epoll data of the fixed fds (clients: their pointer) */
+    char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds (clients: their pointer) */
 };
 
 /* ---- output ---- */

@@ -128,6 +128,7 @@ void agent_task_free(struct agent_task *t)
         return;
     follower_free(t->follower);
     free(t->app);
+    free(t->category);
     free(t->command);
     free(t->limits_text);
     free(t);
