@@ -13,7 +13,7 @@ PKGS    := jansson sqlite3 libpq libmicrohttpd libnats
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
-BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Iinclude $(PKG_CFLAGS) -MMD -MP
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Iinclude -Ibuild/gen $(PKG_CFLAGS) -MMD -MP
 LIBS    := $(PKG_LIBS) -ldl -lm -lpthread
 
 REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g
@@ -92,6 +92,13 @@ build/asan/tally: $(SAN_OBJ)
 build/asan/libtally.a: $(SAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# Web pages kept as HTML files and compiled in as C strings (one line each).
+build/gen/%.html.inc: src/%.html
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+GENERATED := build/gen/live/web/live_page.html.inc
+$(patsubst %,%/src/live/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

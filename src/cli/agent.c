@@ -46,13 +46,15 @@ static const char usage_text[] =
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
+    "      --metrics ADDR:PORT serve /metrics (OpenMetrics, for Prometheus) there; PORT\n"
+    "                          alone listens on 127.0.0.1\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -67,6 +69,7 @@ static const struct option long_options[] = {
     {"nats", required_argument, 0, OPT_NATS},
     {"creds", required_argument, 0, OPT_CREDS},
     {"user", required_argument, 0, OPT_NATS_USER},
+    {"metrics", required_argument, 0, OPT_METRICS},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -257,6 +260,9 @@ int cmd_agent(int argc, char **argv)
             break;
         case OPT_NATS_USER:
             o.nats_user = optarg;
+            break;
+        case OPT_METRICS:
+            o.metrics_address = optarg;
             break;
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",

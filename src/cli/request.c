@@ -99,8 +99,15 @@ static char *until_done(struct agent_link *link, double timeout, int *errors)
             json_decref(line);
             return copy;
         }
-        if (json_object_get(line, "error") && !json_object_get(line, "request"))
-            (*errors)++; /* a protocol-level refusal */
+        const char *refusal = json_object_get(line, "request")
+                                  ? NULL
+                                  : json_string_value(json_object_get(line, "error"));
+        if (refusal) { /* the agent refused the connection or the message */
+            tally_error("request: the agent says: %s", refusal);
+            (*errors)++;
+            json_decref(line);
+            return strdup("");
+        }
         json_decref(line);
     }
 }
@@ -204,18 +211,20 @@ int cmd_request(int argc, char **argv)
     char **csrs = calloc((size_t)argc, sizeof *csrs);
     size_t ncsr = 0;
     for (int i = optind; i < argc && !interrupted; i++) {
-        if (agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", argv[i])) < 0) {
-            tally_error("request: the agent closed the connection");
-            status = TALLY_EXIT_ERROR;
-            break;
-        }
-        char *name = until_done(&link, timeout, &errors);
+        bool sent = agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text",
+                                                      argv[i])) == 0;
+        /* Unsent: what the agent said before closing (a refusal) is still read. */
+        char *name = until_done(&link, sent ? timeout : 1, &errors);
         if (!name) {
             if (!interrupted) {
                 tally_error("request: no answer from the agent%s",
                             link.broken ? " (it closed the connection)" : "");
                 status = TALLY_EXIT_ERROR;
             }
+            break;
+        }
+        if (!*name) { /* refused: nothing more will be answered */
+            free(name);
             break;
         }
         if (!strncmp(name, "csr_", 4) && csrs) {

@@ -356,6 +356,8 @@ static void free_joined(char **args, char **to_free)
 
 int cmd_view(int argc, char **argv)
 {
+    if (view_live_requested(argc, argv))
+        return cmd_view_live(argc, argv);
     char **to_free = NULL;
     int n_args = 0;
     char **args = join_serve_port(argc, argv, &n_args, &to_free);

@@ -20,6 +20,7 @@
 
 #include "archive/store.h"
 #include "live/agent_internal.h"
+#include "live/agent_metrics.h"
 #include "live/agent_nats.h"
 #include "live/agent_socket.h"
 #include "util/clock.h"
@@ -27,6 +28,7 @@
 
 #define IN_MAX (1u << 20)   /* longest line a client may send */
 #define OUT_MAX (64u << 20) /* most output kept for a client that does not read */
+#define FLUSH_AT (64u << 10) /* pending output written at once past this */
 
 
 void agent_options_init(struct agent_options *o)
@@ -60,7 +62,7 @@ static int flush_client(struct agent_client *c)
 
 static void update_interest(struct agent *a, struct agent_client *c)
 {
-    struct epoll_event ev = {.events = EPOLLIN | (c->out_len ? EPOLLOUT : 0), .data.ptr = c};
+    struct epoll_event ev = {.events = EPOLLIN | (c->wants_out ? EPOLLOUT : 0), .data.ptr = c};
     epoll_ctl(a->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
@@ -102,13 +104,37 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
     }
     memcpy(c->out + c->out_len, text, len);
     c->out[c->out_len + len] = '\n';
-    bool was_empty = c->out_len == 0;
     c->out_len += len + 1;
     free(text);
-    if (flush_client(c) < 0)
+    /* Written once per loop turn (agent_flush), so that the lines of many
+     * requests read together leave in one system call; early when large. */
+    if (c->out_len >= FLUSH_AT && flush_client(c) < 0)
         client_close(a, c);
-    else if (was_empty != (c->out_len == 0))
-        update_interest(a, c);
+}
+
+/* Writes what each client has pending; waits for EPOLLOUT where the
+ * socket is full. */
+void agent_flush(struct agent *a)
+{
+    for (size_t i = 0; i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (c->closing || c->out_len == 0) {
+            if (c->wants_out && !c->closing) {
+                c->wants_out = false;
+                update_interest(a, c);
+            }
+            continue;
+        }
+        if (flush_client(c) < 0) {
+            client_close(a, c);
+            continue;
+        }
+        bool wants = c->out_len > 0;
+        if (wants != c->wants_out) {
+            c->wants_out = wants;
+            update_interest(a, c);
+        }
+    }
 }
 
 static void send_error(struct agent *a, struct agent_client *c, const char *message)
@@ -183,6 +209,9 @@ static void handle_register(struct agent *a, struct agent_client *c, json_t *msg
     }
     t->runner = c;
     c->task = t->id;
+    const char *category = json_string_value(json_object_get(msg, "category"));
+    if (category && *category)
+        t->category = strdup(category);
     agent_nats_sync_apps(a);
     agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
                                t->app));
@@ -360,6 +389,8 @@ static int agent_open(struct agent *a, const struct agent_options *o)
     a->uid = getuid();
     a->epoll_fd = a->listen_fd = a->lock_fd = a->tick_fd = -1;
     a->started = clock_epoch_seconds();
+    a->boot_epoch = proc_boot_epoch();
+    a->clock_ticks = (double)sysconf(_SC_CLK_TCK);
     pidmap_init(&a->procs, sizeof(struct agent_proc));
     proc_scan_init(&a->scan);
     if (o->socket_path)
@@ -399,6 +430,12 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         ev.data.ptr = &a->tag_nats;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
     }
+    if (o->metrics_address) {
+        if (agent_metrics_open(a) < 0)
+            return -1;
+        ev.data.ptr = &a->tag_metrics;
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_metrics_fd(a), &ev);
+    }
     return 0;
 }
 
@@ -412,6 +449,7 @@ static void agent_close(struct agent *a)
         a->clients[i]->closing = true;
     reap_clients(a);
     agent_nats_close(a);
+    agent_metrics_close(a);
     free(a->clients);
     for (size_t i = 0; i < a->task_count; i++)
         agent_task_free(a->tasks[i]);
@@ -477,24 +515,24 @@ int agent_run(const struct agent_options *o)
                 (void)!read(a->tick_fd, &expirations, sizeof expirations);
                 agent_tick(a);
                 agent_nats_sync_apps(a);
+                agent_metrics_run(a); /* its connection timeouts */
             } else if (tag == &a->tag_stop) {
                 stop = true;
             } else if (tag == &a->tag_nats) {
                 agent_nats_drain(a);
+            } else if (tag == &a->tag_metrics) {
+                agent_metrics_run(a);
             } else {
                 struct agent_client *c = tag;
                 if (c->closing)
                     continue;
-                if (events[i].events & EPOLLOUT) {
-                    if (flush_client(c) < 0)
-                        client_close(a, c);
-                    else
-                        update_interest(a, c);
-                }
+                if ((events[i].events & EPOLLOUT) && flush_client(c) < 0)
+                    client_close(a, c);
                 if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     read_client(a, c);
             }
         }
+        agent_flush(a);
         reap_clients(a);
     }
     agent_close(a);

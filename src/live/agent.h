@@ -26,6 +26,7 @@ struct agent_options {
     const char *nats_url;      /* NULL: this host only; else the site's nats-server (agent_nats.h) */
     const char *nats_creds;    /* NATS credentials file (NULL: none) */
     const char *nats_user;     /* the user whose subjects to serve (default: the login name) */
+    const char *metrics_address; /* NULL: none; else ADDR:PORT serving /metrics (OpenMetrics) */
 };
 
 void agent_options_init(struct agent_options *options);

@@ -42,6 +42,7 @@ struct agent_client;
 struct agent_task {
     unsigned id;
     char *app;
+    char *category;                /* tally run's --category ("" when none) */
     char *command;
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
     bool include_root;             /* attached: the root is the task's; tally run's is not */
@@ -78,6 +79,7 @@ struct agent_client {
     char *in;   size_t in_len, in_cap;
     char *out;  size_t out_len, out_cap;
     bool closing;
+    bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
     char *reply_subject;           /* a NATS reply inbox (fd -1): answers are published there */
 };
@@ -106,12 +108,18 @@ struct agent {
     size_t archived;               /* summaries written */
     bool stop_requested;           /* a client asked for shutdown */
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
-    char tag_listen, tag_tick, tag_stop, tag_nats; /* epoll data of the fixed fds (clients: their pointer) */
+    struct agent_metrics *metrics; /* NULL: no --metrics (agent_metrics.c) */
+    char nats_user_name[128];      /* the user's name on NATS ("" without NATS) */
+    double boot_epoch;             /* when the machine booted (for process start times) */
+    double clock_ticks;            /* of /proc/PID/stat times */
+    char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds (clients: their pointer) */
 };
 
 /* ---- output ---- */
 /* Queues one JSON line (steals the reference) for the client. */
 void agent_send(struct agent *a, struct agent_client *c, json_t *line);
+/* Writes what every client has pending (once per loop turn). */
+void agent_flush(struct agent *a);
 
 /* ---- trees (agent_tree.c) ---- */
 struct agent_task *agent_task_add(struct agent *a, const char *app, const char *command,
@@ -147,6 +155,8 @@ void agent_csr_free(struct agent_csr *csr);
 /* The readings of pid selected by flags, or NULL with why (vanished). */
 json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len);
+/* When the machine booted, epoch seconds. */
+double proc_boot_epoch(void);
 /* Whose is pid: 0 and *uid, or -1 when it does not exist. */
 int proc_owner(pid_t pid, uid_t *uid);
 

@@ -163,7 +163,7 @@ json_t *agent_link_read(struct agent_link *link, double timeout)
         json_t *msg = take_line(link);
         if (msg)
             return msg;
-        if (link->fd < 0 || link->broken)
+        if (link->fd < 0) /* (a broken write still leaves what was sent to us) */
             return NULL;
         double left = deadline - clock_monotonic_seconds();
         if (left < 0)
@@ -194,12 +194,12 @@ json_t *agent_link_read(struct agent_link *link, double timeout)
     }
 }
 
-int agent_link_register(struct agent_link *link, const char *app, const char *command,
-                        char *why, size_t why_len)
+int agent_link_register(struct agent_link *link, const char *app, const char *category,
+                        const char *command, char *why, size_t why_len)
 {
-    if (agent_link_send(link, json_pack("{s:s, s:s, s:s, s:i}", "op", "register", "app", app,
-                                        "command", command ? command : "", "runner",
-                                        (int)getpid())) < 0) {
+    if (agent_link_send(link, json_pack("{s:s, s:s, s:s, s:s, s:i}", "op", "register", "app", app,
+                                        "category", category ? category : "", "command",
+                                        command ? command : "", "runner", (int)getpid())) < 0) {
         snprintf(why, why_len, "the agent closed the connection");
         return -1;
     }

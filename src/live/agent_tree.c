@@ -89,6 +89,12 @@ struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, cha
     task_options_init(&o);
     o.interval = a->options.interval;
     o.skip_disk = true;
+    /* Swap, PSS, I/O, open files and sockets of followed trees every 10 s:
+     * with hundreds of trees these readings (a walk of /proc/PID/fd each)
+     * would cost the agent more than everything else together; CPU, memory
+     * and the processes come from the shared scan every interval. */
+    o.details_every = fmax(10, o.interval);
+    o.io_with_details = true; /* bytes every 10 s too (proc_get_info reads them live) */
     struct follower *f = follower_new(&o, pid);
     if (!f) {
         snprintf(why, why_len, "process %d: %s", (int)pid,
@@ -122,6 +128,7 @@ void agent_task_free(struct agent_task *t)
         return;
     follower_free(t->follower);
     free(t->app);
+    free(t->category);
     free(t->command);
     free(t->limits_text);
     free(t);
@@ -134,6 +141,13 @@ static bool is_tree_root(void *ctx, pid_t pid)
         if (a->tasks[i]->root == pid && !a->tasks[i]->ended)
             return true;
     return false;
+}
+
+/* Processes whose readings the agent uses: read at every scan. */
+static bool is_followed(void *ctx, pid_t pid)
+{
+    const struct agent *a = ctx;
+    return pidmap_get(&a->procs, pid) != NULL || is_tree_root(ctx, pid);
 }
 
 static struct agent_task *task_of_root(const struct agent *a, pid_t root)
@@ -329,7 +343,7 @@ void agent_tick(struct agent *a)
     for (size_t i = 0; i < a->task_count; i++)
         any |= !a->tasks[i]->ended;
     if (any) {
-        proc_scan_refresh(&a->scan);
+        proc_scan_refresh_incremental(&a->scan, is_followed, a);
         proc_scan_assign_roots(&a->scan, is_tree_root, a);
         update_processes(a, now);
     }

@@ -22,6 +22,7 @@ struct follower {
     unsigned long long root_start;  /* tells a reused pid apart */
     bool root_alive;
     bool done, finished;
+    const struct proc_scan *scan;   /* the last one taken, for its readings */
 };
 
 struct follower *follower_new(const struct task_options *options, pid_t root)
@@ -89,6 +90,7 @@ void follower_take_scan(struct follower *f, const struct proc_scan *scan)
 {
     if (f->done)
         return;
+    f->scan = scan;
     const struct scan_proc *r = proc_scan_get(scan, f->root);
     if (f->root_alive &&
         (!r || r->stat.state == 'Z' || r->stat.starttime != f->root_start)) {
@@ -121,7 +123,11 @@ double follower_step(struct follower *f, double now)
     /* A caller that ticks at the interval must not miss every other
      * sample for being a scan's length early: a little slack. */
     if (in <= fmax(0.0005, 0.05 * f->options.interval)) {
+        /* The readings of a scan taken just now are used, not read again. */
+        bool fresh = f->scan && usage_now() - f->scan->taken_at < 0.05 * f->options.interval + 0.01;
+        f->usage.scan = fresh ? f->scan : NULL;
         usage_sample(&f->usage, usage_regular_due(&f->usage));
+        f->usage.scan = NULL;
         ending_check_causes(&f->ending, &f->usage);
         in = loop_next_deadline_in(&f->ending, &f->usage);
     }

@@ -4,17 +4,22 @@
  * processes whatever the number of roots. */
 #include "monitor/proc_scan.h"
 
+#include <string.h>
+
 #include "util/clock.h"
 
 void proc_scan_init(struct proc_scan *scan)
 {
+    memset(scan, 0, sizeof *scan);
     pidmap_init(&scan->procs, sizeof(struct scan_proc));
+    pidmap_init(&scan->next, sizeof(struct scan_proc));
     scan->taken_at = -1;
 }
 
 void proc_scan_free(struct proc_scan *scan)
 {
     pidmap_free(&scan->procs);
+    pidmap_free(&scan->next);
 }
 
 static void visit_process(void *ctx, pid_t pid, const struct proc_stat *st)
@@ -28,6 +33,7 @@ static void visit_process(void *ctx, pid_t pid, const struct proc_stat *st)
         e->stat.ppid = 0; /* zombies are reaped, not sampled */
     e->root = 0;
     e->resolved = 0;
+    e->kept = 0;
 }
 
 int proc_scan_refresh(struct proc_scan *scan)
@@ -35,7 +41,70 @@ int proc_scan_refresh(struct proc_scan *scan)
     pidmap_free(&scan->procs);
     pidmap_init(&scan->procs, sizeof(struct scan_proc));
     scan->taken_at = clock_monotonic_seconds();
+    scan->refreshes = 0;
     return proc_visit_all(visit_process, scan);
+}
+
+static void read_into(struct pidmap *map, pid_t pid)
+{
+    struct proc_stat st;
+    if (proc_read_stat(pid, &st) < 0)
+        return;
+    struct scan_proc *e = pidmap_put(map, pid, NULL);
+    if (!e)
+        return;
+    memset(e, 0, sizeof *e);
+    e->stat = st;
+    if (st.state == 'Z')
+        e->stat.ppid = 0;
+}
+
+static void carry_or_read(void *ctx, pid_t pid)
+{
+    struct proc_scan *scan = ctx;
+    const struct scan_proc *old = pidmap_get(&scan->procs, pid);
+    if (old && old->stat.state != 'Z' && !scan->fresh(scan->fresh_ctx, pid)) {
+        struct scan_proc *e = pidmap_put(&scan->next, pid, NULL);
+        if (e) {
+            *e = *old;
+            e->root = 0;
+            e->resolved = 0;
+            e->kept = 1;
+        }
+        return;
+    }
+    read_into(&scan->next, pid);
+}
+
+int proc_scan_refresh_incremental(struct proc_scan *scan, bool (*fresh)(void *ctx, pid_t pid),
+                                  void *ctx)
+{
+    if (scan->taken_at < 0 || ++scan->refreshes >= PROC_SCAN_FULL_EVERY)
+        return proc_scan_refresh(scan);
+    scan->fresh = fresh;
+    scan->fresh_ctx = ctx;
+    pidmap_free(&scan->next);
+    pidmap_init(&scan->next, sizeof(struct scan_proc));
+    scan->taken_at = clock_monotonic_seconds();
+    int rc = proc_visit_pids(carry_or_read, scan);
+    /* A kept process whose parent is gone was re-parented: read it. */
+    for (size_t i = 0; i < scan->next.capacity; i++) {
+        pid_t pid = scan->next.keys[i];
+        struct scan_proc *e = pid ? pidmap_at(&scan->next, i) : NULL;
+        if (!e || !e->kept || e->stat.ppid <= 1 || pidmap_get(&scan->next, e->stat.ppid))
+            continue;
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) == 0) {
+            e->stat = st;
+            if (st.state == 'Z')
+                e->stat.ppid = 0;
+        }
+        e->kept = 0;
+    }
+    struct pidmap swap = scan->procs;
+    scan->procs = scan->next;
+    scan->next = swap;
+    return rc;
 }
 
 const struct scan_proc *proc_scan_get(const struct proc_scan *scan, pid_t pid)

@@ -19,17 +19,35 @@ struct scan_proc {
     struct proc_stat stat;  /* stat.ppid is 0 for a zombie: it belongs to no tree */
     pid_t root;             /* after proc_scan_assign_roots: its tree's root, 0: none */
     signed char resolved;   /* root assignment done for this entry */
+    signed char kept;       /* incremental refresh: carried over, not read this time */
 };
 
 struct proc_scan {
     struct pidmap procs;    /* pid -> struct scan_proc */
     double taken_at;        /* monotonic seconds */
+    unsigned refreshes;     /* incremental refreshes since the last full one */
+    struct pidmap next;     /* being built (kept to avoid reallocating) */
+    bool (*fresh)(void *ctx, pid_t pid);
+    void *fresh_ctx;
 };
+
+/* An incremental refresh reads everything again every this many times. */
+#define PROC_SCAN_FULL_EVERY 30
 
 void proc_scan_init(struct proc_scan *scan);
 void proc_scan_free(struct proc_scan *scan);
 /* Reads every process on the machine afresh. 0, or -1 when /proc cannot be read. */
 int proc_scan_refresh(struct proc_scan *scan);
+/* The same at the cost of the processes that matter: one listing of /proc,
+ * then /proc/PID/stat only for processes that are new, whose parent is gone
+ * (re-parented), or for which fresh(ctx, pid) is true (the followed ones,
+ * whose readings are used); the others keep what the last refresh read.
+ * Everything is read again every PROC_SCAN_FULL_EVERY refreshes, so that a
+ * pid reused between two refreshes is set right within that many ticks. On
+ * a machine of many processes this is what keeps following trees cheap:
+ * the unrelated processes cost one directory entry each. */
+int proc_scan_refresh_incremental(struct proc_scan *scan, bool (*fresh)(void *ctx, pid_t pid),
+                                  void *ctx);
 /* The entry of pid in the last scan, or NULL. */
 const struct scan_proc *proc_scan_get(const struct proc_scan *scan, pid_t pid);
 /* Sets each entry's root: the nearest process up its parent chain (itself

@@ -43,6 +43,10 @@ struct task_options {
                                      * following a pid): the kernel's totals of reaped
                                      * children say nothing about it and are not read */
     bool skip_disk;                 /* no 'disk'/'total_files' walks */
+    double details_every;           /* least seconds between the costlier readings (status,
+                                     * smaps_rollup, open files and sockets); 0: the interval */
+    bool io_with_details;           /* read /proc/PID/io only with those (unless a bytes
+                                     * limit is set): an agent following many trees */
     /* Counted by the caller's signal handlers (installed without SA_RESTART):
      * when non-zero the task is terminated (SIGTERM, SIGKILL after the
      * grace) and the run ends normally; from 2 on, SIGKILL at once. */

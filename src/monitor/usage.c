@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "monitor/disk.h"
+#include "monitor/proc_scan.h"
 #include "platform/platform.h"
 #include "util/clock.h"
 #include "util/units.h"
@@ -423,6 +424,20 @@ static void update_cores(struct usage *u, double now, double cpu)
     u->row_cpu = cpu;
 }
 
+/* /proc/PID/stat, from the caller's fresh scan when there is one (a
+ * follower in the agent: the scan has just read it). */
+static int sample_stat(const struct usage *u, pid_t pid, struct proc_stat *st)
+{
+    if (u->scan) {
+        const struct scan_proc *e = proc_scan_get(u->scan, pid);
+        if (e && !e->kept) {
+            *st = e->stat;
+            return 0;
+        }
+    }
+    return proc_read_stat(pid, st);
+}
+
 void usage_sample(struct usage *u, bool regular)
 {
     double now = usage_now();
@@ -431,7 +446,8 @@ void usage_sample(struct usage *u, bool regular)
      * taken at regular samples, but no more often than keeps them near 1% of
      * the time when the task has many or large processes. */
     bool details_due = regular && now >= u->next_details;
-    bool read_io = regular || bytes_limit_set(u->options->limits);
+    bool read_io = (regular && (details_due || !u->options->io_with_details)) ||
+                   bytes_limit_set(u->options->limits);
     struct memory_sums sums = {0};
     double cpu_live = 0;
     struct proc_io io_live = {0};
@@ -442,7 +458,7 @@ void usage_sample(struct usage *u, bool regular)
             continue;
         struct usage_proc *p = pidmap_at(&u->procs, i);
         struct proc_stat st;
-        if (proc_read_stat(pid, &st) == 0 && st.state != 'Z') {
+        if (sample_stat(u, pid, &st) == 0 && st.state != 'Z') {
             p->rss = st.rss_bytes;
             p->vm = st.vm_bytes;
             p->cpu = st.cpu_self + st.cpu_children;
@@ -515,7 +531,7 @@ void usage_sample(struct usage *u, bool regular)
 
     if (details_due) {
         double took = usage_now() - now;
-        u->next_details = now + fmax(u->options->interval, 100 * took);
+        u->next_details = now + fmax(fmax(u->options->interval, u->options->details_every), 100 * took);
     }
     if (regular) {
         update_cores(u, now, cpu);

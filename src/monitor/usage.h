@@ -17,6 +17,8 @@
 #include "platform/platform.h"
 #include "util/pidmap.h"
 
+struct proc_scan;
+
 struct usage {
     const struct task_options *options;
     struct task_result *result;
@@ -42,6 +44,8 @@ struct usage {
     double base_cpu;            /* reaped children's totals when the task started */
     struct proc_io base_io;
     struct rusage base_rusage;
+    const struct proc_scan *scan; /* when set, usage_sample takes /proc/PID/stat from
+                                   * this fresh scan instead of reading it again */
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status; /* its peaks (from status, or statm for a small one) */
 };

@@ -62,6 +62,9 @@ int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, ui
                   void *ctx);
 /* Calls visit(ctx, pid, &stat) for every process on the machine. */
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
+/* Calls visit(ctx, pid) for every process on the machine, reading nothing
+ * else (one directory listing). */
+int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx);
 
 /* ---- launching ---- */
 

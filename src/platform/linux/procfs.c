@@ -296,3 +296,16 @@ int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *s
     closedir(dir);
     return 0;
 }
+
+int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx)
+{
+    DIR *dir = opendir("/proc");
+    if (!dir)
+        return -1;
+    struct dirent *de;
+    while ((de = readdir(dir)))
+        if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
+            visit(ctx, (pid_t)atoi(de->d_name));
+    closedir(dir);
+    return 0;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Per-user security (seed 001, section 6.3): an agent runs with its user's
+# privileges and serves nobody else. With two unprivileged users made here
+# (tallytest_a, tallytest_b): another uid's connection is refused by
+# SO_PEERCRED (root's, which can reach the socket), user B cannot even
+# reach A's socket (directory 0700), and B's own agent refuses to list,
+# read, stop, kill or attach A's processes, saying they belong to another user.
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
+if [ "$(id -u)" -ne 0 ]; then
+  ok "# SKIP needs root to create the test users"; finish
+fi
+for u in tallytest_a tallytest_b; do
+  id "$u" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$u"
+done
+UA=$(id -u tallytest_a) UB=$(id -u tallytest_b)
+as_a() { setpriv --reuid="$UA" --regid="$(id -g tallytest_a)" --clear-groups "$@"; }
+as_b() { setpriv --reuid="$UB" --regid="$(id -g tallytest_b)" --clear-groups "$@"; }
+# In the background: exec, so that $! is the program itself.
+bg_as() { local u=$1; shift; exec setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@"; }
+BASE=$(mktemp -d /tmp/tally-sec.XXXXXX)
+chmod 755 "$BASE"
+install -d -o tallytest_a -m 700 "$BASE/a"
+install -d -o tallytest_b -m 700 "$BASE/b"
+SA=$BASE/a/sock/agent.sock SB=$BASE/b/sock/agent.sock
+cleanup() {
+  touch "$BASE/a/release" 2>/dev/null
+  [ -n "${PA:-}" ] && kill "$PA" 2>/dev/null
+  [ -n "${PB:-}" ] && kill "$PB" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$BASE" "$WORK"
+}
+trap cleanup EXIT
+
+(bg_as tallytest_a "$TALLY" agent --foreground --socket "$SA" --no-archive 2>"$WORK/a.err" >/dev/null) &
+PA=$!
+(bg_as tallytest_b "$TALLY" agent --foreground --socket "$SB" --no-archive 2>"$WORK/b.err" >/dev/null) &
+PB=$!
+status_of() { "$@" >/dev/null 2>&1; }
+check "A's agent answers A" wait_until 20 status_of as_a "$TALLY" agent --socket "$SA" status
+check "B's agent answers B" wait_until 20 status_of as_b "$TALLY" agent --socket "$SB" status
+check_eq "A's agent runs as A" "$(stat -c %u /proc/$PA)" "$UA"
+check_eq "A's socket directory is A's, mode 700" "$(stat -c '%u %a' "$BASE/a/sock")" "$UA 700"
+
+# A's application.
+(bg_as tallytest_a "$TALLY" run --agent "$SA" --app secret -o "$BASE/a/run" -- \
+  "$PROGS/hold_memory" 4 0 "$BASE/a/ready" "$BASE/a/release" 2>"$WORK/run.err" >/dev/null) &
+RUN=$!
+check "A's application is up" wait_file "$BASE/a/ready"
+APP=$(cat "$BASE/a/ready")
+check "A sees it" wait_until 20 sh -c "setpriv --reuid=$UA --regid=$(id -g tallytest_a) --clear-groups \
+  \"$TALLY\" request --agent '$SA' ':app_get_proclist([app_secret])' | grep -q 'p_$APP@'"
+
+# Another uid on A's socket: SO_PEERCRED refusal (root can reach the socket).
+out=$("$TALLY" request --agent "$SA" ':app_get_list()' 2>&1); rc=$?
+check_contains "root's connection is refused by uid" "$out" "refused: peer uid 0 is not the agent's user (uid $UA)"
+check_eq "... and tally request exits 1" "$rc" 1
+out=$(timeout 5 socat -u "UNIX-CONNECT:$SA" - 2>&1)
+check_contains "a raw connection of another uid gets one refusal line" "$out" '"error": "refused: peer uid 0'
+case "$out" in *secret*) not_ok "... and no application data";; *) ok "... and no application data";; esac
+
+# B cannot reach A's socket at all.
+out=$(as_b "$TALLY" request --agent "$SA" ':app_get_list()' 2>&1); rc=$?
+check_contains "B cannot connect to A's socket" "$out" "Permission denied"
+check_eq "... exit status 125" "$rc" 125
+
+# B's own agent refuses A's processes.
+for r in ":proc_get_info([p_$APP])" ":thread_stop([p_$APP])" ":proc_kill([p_$APP], \"KILL\")"; do
+  out=$(as_b "$TALLY" request --agent "$SB" "$r" 2>&1)
+  check_contains "B: $r refused" "$out" "process $APP belongs to another user"
+done
+st=$(proc_state "$APP")
+check "A's process was neither stopped nor killed (state $st)" test "$st" = S -o "$st" = R
+out=$(as_b "$TALLY" agent --socket "$SB" attach "$APP" --app stolen 2>&1)
+check_contains "B cannot attach A's process" "$out" "process $APP belongs to another user"
+out=$(as_b "$TALLY" request --agent "$SB" ':app_get_list()' ':app_get_proclist([app_secret])' 2>&1)
+check_eq "B's agent lists no application" "$(printf '%s\n' "$out" | jq -r 'select(.service == "app_get_list") | .result.apps | length')" 0
+check_contains "B cannot list A's application" "$out" "app_secret: no such application"
+
+# A's agent refuses processes that are not A's (root's shell here).
+out=$(as_a "$TALLY" request --agent "$SA" ":proc_get_info([p_$$])" 2>&1)
+check_contains "A: root's process belongs to another user" "$out" "process $$ belongs to another user"
+out=$(as_a "$TALLY" request --agent "$SA" ":proc_get_info([p_$APP], 0x1)" 2>&1)
+check_eq "A reads its own process" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.uid')" "$UA"
+
+touch "$BASE/a/release"
+wait $RUN; rc=$?
+check_eq "A's application ends normally" "$rc" 0
+finish
