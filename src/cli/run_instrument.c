@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "instrument/launch.h"
+#include "instrument/link_series.h"
 #include "instrument/segments.h"
 #include "instrument/session.h"
 #include "instrument/window_spec.h"
@@ -128,12 +129,25 @@ int run_instrument_prepare(struct run_config *cfg)
     }
     if (o->mpi && preload_mpi_library(cfg) < 0)
         return -1;
-    if (o->window.marker) {
-        struct session_options so = {.dir = o->dir, .window = &o->window, .argv = cfg->task.argv};
+    if (o->mpi && cfg->time_series && !(o->series = link_series_new())) {
+        tally_error("run: out of memory");
+        return -1;
+    }
+    if (o->window.marker || o->series) {
+        struct session_options so = {.dir = o->dir, .window = &o->window, .argv = cfg->task.argv,
+                                     .series = o->series, .series_interval = cfg->task.interval};
         char why[512];
         o->session = instrument_session_start(&so, why, sizeof why);
-        if (!o->session) /* the run goes on: the window will say it never opened */
+        if (!o->session && o->window.marker && o->series) { /* keep the series without the marker */
             tally_error("--marker %s: %s; measuring without the marker", o->window.marker, why);
+            struct window_spec none = o->window;
+            none.marker = NULL;
+            so.window = &none;
+            o->session = instrument_session_start(&so, why, sizeof why);
+        } else if (!o->session && o->window.marker) /* the run goes on: the window will say it never opened */
+            tally_error("--marker %s: %s; measuring without the marker", o->window.marker, why);
+        if (!o->session && o->series)
+            tally_error("--time-series: %s; no link series", why);
     }
     return 0;
 }
@@ -163,6 +177,14 @@ void run_instrument_collect(struct run_config *cfg)
         tally_error("mpi: no rank registered (did the program call MPI_Init? is it an MPI program?)");
         json_object_set_new(o->summary_extra, "mpi", json_null());
     }
+    if (o->series) {
+        char path[PATH_MAX], why[256];
+        snprintf(path, sizeof path, "%s.mpi.paje", cfg->prefix);
+        if (link_series_write_paje(o->series, path, why, sizeof why) < 0)
+            tally_error("%s: %s", path, why);
+        link_series_free(o->series);
+        o->series = link_series_new(); /* a --retry attempt starts again */
+    }
     json_t *probes = probes_summary_json(&set);
     if (probes)
         json_object_set_new(o->summary_extra, "probes", probes);
@@ -179,6 +201,8 @@ void run_instrument_end(struct run_config *cfg)
     if (o->session)
         instrument_session_free(o->session);
     o->session = NULL;
+    link_series_free(o->series);
+    o->series = NULL;
     if (o->dir[0])
         segment_dir_remove(o->dir);
     o->dir[0] = '\0';

@@ -35,12 +35,14 @@ enum { OPT_MPI = 0x1100, OPT_PROBES, OPT_WINDOW, OPT_MARKER };
     "      --marker SYMBOL     the marker is function SYMBOL of the program (uprobe)\n"
 
 struct instrument_session;
+struct link_series;
 
 struct run_instrument_options {
     bool mpi, probes;
     struct window_spec window;
     char dir[PATH_MAX];              /* the segment directory of this run */
     struct instrument_session *session;
+    struct link_series *series;      /* --mpi --time-series: link volumes over time */
     json_t *summary_extra;           /* {"mpi": ..., "probes": ...} for the summary */
 };
 

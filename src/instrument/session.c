@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "instrument/launch.h"
+#include "instrument/link_series.h"
 #include "instrument/segments.h"
 #include "platform/platform.h"
 
@@ -36,6 +37,9 @@ struct instrument_session {
     bool running;
     struct watched *procs;
     size_t count, cap;
+    struct link_series *series;
+    double series_interval;
+    uint64_t next_sample;
     char problem[512];
 };
 
@@ -61,17 +65,15 @@ static void watch(struct instrument_session *s, pid_t pid)
     if (!seg)
         return;
     char why[256];
-    int fd = uprobe_open(s->program, s->offset, pid, why, sizeof why);
-    if (fd < 0) {
-        note_problem(s, why);
-        segment_unmap(seg);
-        return;
-    }
+    int fd = -1;
+    if (s->window.marker && (fd = uprobe_open(s->program, s->offset, pid, why, sizeof why)) < 0)
+        note_problem(s, why); /* no marker there: its window never opens */
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         struct watched *grown = realloc(s->procs, cap * sizeof *grown);
         if (!grown) {
-            close(fd);
+            if (fd >= 0)
+                close(fd);
             segment_unmap(seg);
             return;
         }
@@ -146,6 +148,12 @@ static void read_registrations(struct instrument_session *s)
     }
 }
 
+static void sample_links(struct instrument_session *s, uint64_t now)
+{
+    for (size_t i = 0; i < s->count; i++)
+        link_series_sample(s->series, (double)now * 1e-9, s->procs[i].seg);
+}
+
 static void *session_main(void *arg)
 {
     struct instrument_session *s = arg;
@@ -154,8 +162,19 @@ static void *session_main(void *arg)
         for (size_t i = 0; i < s->count; i++)
             if (step(s, &s->procs[i]))
                 active = true;
+        int timeout = active ? 1 : -1;
+        if (s->series) {
+            uint64_t now = now_ns();
+            if (now >= s->next_sample) {
+                sample_links(s, now);
+                s->next_sample = now + (uint64_t)(s->series_interval * 1e9);
+            }
+            int until = (int)((s->next_sample - now) / 1000000) + 1;
+            if (timeout < 0 || until < timeout)
+                timeout = until;
+        }
         struct pollfd fds[2] = {{.fd = s->inotify_fd, .events = POLLIN}, {.fd = s->stop_pipe[0], .events = POLLIN}};
-        int rc = poll(fds, 2, active ? 1 : -1);
+        int rc = poll(fds, 2, timeout);
         if (rc < 0 && errno != EINTR)
             break;
         if (fds[1].revents)
@@ -166,6 +185,8 @@ static void *session_main(void *arg)
     read_registrations(s);
     for (size_t i = 0; i < s->count; i++)
         step(s, &s->procs[i]); /* last counts */
+    if (s->series)
+        sample_links(s, now_ns()); /* the end: every rank's final volumes */
     return NULL;
 }
 
@@ -200,7 +221,11 @@ struct instrument_session *instrument_session_start(const struct session_options
     s->window = *o->window;
     s->inotify_fd = -1;
     s->stop_pipe[0] = s->stop_pipe[1] = -1;
-    if (find_program(s, o->argv, why, whylen) < 0) {
+    s->series = o->series;
+    s->series_interval = o->series_interval > 0 ? o->series_interval : 1;
+    if (s->series)
+        link_series_begin(s->series, (double)now_ns() * 1e-9);
+    if (s->window.marker && find_program(s, o->argv, why, whylen) < 0) {
         free(s);
         return NULL;
     }

@@ -1,0 +1,166 @@
+/* Link volumes over time as a Paje trace (link_series.h). */
+#include "instrument/link_series.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/paje_writer.h"
+#include "trace/trace.h"
+
+struct link_sample {
+    double t;
+    int from, to;
+    unsigned long long bytes; /* cumulative */
+};
+
+struct link_series {
+    struct link_sample *v;
+    size_t n, cap;
+    double t0;
+    int have_t0;
+};
+
+struct link_series *link_series_new(void)
+{
+    return calloc(1, sizeof(struct link_series));
+}
+
+void link_series_free(struct link_series *s)
+{
+    if (s)
+        free(s->v);
+    free(s);
+}
+
+void link_series_begin(struct link_series *s, double t)
+{
+    if (!s->have_t0) {
+        s->t0 = t;
+        s->have_t0 = 1;
+    }
+}
+
+void link_series_sample(struct link_series *s, double t, const struct tally_segment *seg)
+{
+    link_series_begin(s, t);
+    int from = seg->d.rank;
+    if (from < 0 || from >= TALLY_SEG_MAX_RANKS)
+        return;
+    for (int to = 0; to < TALLY_SEG_MAX_RANKS; to++) {
+        unsigned long long b = seg->d.links[to].bytes;
+        if (!b)
+            continue;
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 256;
+            struct link_sample *g = realloc(s->v, cap * sizeof *g);
+            if (!g)
+                return;
+            s->v = g;
+            s->cap = cap;
+        }
+        s->v[s->n++] = (struct link_sample){t - s->t0, from, to, b};
+    }
+}
+
+/* Samples sorted by pair (lower rank first), then time. */
+static int by_pair_time(const void *a, const void *b)
+{
+    const struct link_sample *x = a, *y = b;
+    int xa = x->from < x->to ? x->from : x->to, xb = x->from < x->to ? x->to : x->from;
+    int ya = y->from < y->to ? y->from : y->to, yb = y->from < y->to ? y->to : y->from;
+    if (xa != ya)
+        return xa - ya;
+    if (xb != yb)
+        return xb - yb;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+static int rank_container(struct trace *t, int rank_type, int rank, int *index)
+{
+    if (index[rank] >= 0)
+        return index[rank];
+    char name[32];
+    snprintf(name, sizeof name, "rank%d", rank);
+    return index[rank] = trace_add_container(t, name, NULL, rank_type, 0, 0);
+}
+
+int link_series_write_paje(const struct link_series *s, const char *path, char *err, size_t errlen)
+{
+    struct link_sample *v = malloc((s->n ? s->n : 1) * sizeof *v);
+    int *index = malloc(TALLY_SEG_MAX_RANKS * sizeof *index);
+    if (!v || !index) {
+        free(v);
+        free(index);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(v, s->v, s->n * sizeof *v);
+    qsort(v, s->n, sizeof *v, by_pair_time);
+    for (int i = 0; i < TALLY_SEG_MAX_RANKS; i++)
+        index[i] = -1;
+    struct trace t;
+    trace_init(&t);
+    int root_type = trace_add_type(&t, "application", -1);
+    int rank_type = trace_add_type(&t, "rank", root_type);
+    int link_type = trace_add_type(&t, "LINK", root_type);
+    trace_add_container(&t, "mpi", "0", root_type, -1, 0);
+    int category = trace_add_category(&t, "mpi");
+    double peak = 0, end = 0;
+    int *link_resources = malloc((s->n ? s->n : 1) * sizeof *link_resources);
+    size_t n_links = 0;
+    for (size_t i = 0; i < s->n && link_resources;) {
+        int a = v[i].from < v[i].to ? v[i].from : v[i].to, b = v[i].from < v[i].to ? v[i].to : v[i].from;
+        size_t j = i;
+        while (j < s->n && (v[j].from < v[j].to ? v[j].from : v[j].to) == a &&
+               (v[j].from < v[j].to ? v[j].to : v[j].from) == b)
+            j++;
+        char name[64];
+        snprintf(name, sizeof name, "%d-%d", a, b);
+        int ca = rank_container(&t, rank_type, a, index), cb = rank_container(&t, rank_type, b, index);
+        int cl = trace_add_container(&t, name, NULL, link_type, 0, 0);
+        trace_add_edge(&t, ca < cl ? ca : cl, ca < cl ? cl : ca);
+        trace_add_edge(&t, cb < cl ? cb : cl, cb < cl ? cl : cb);
+        int r = trace_resource_for(&t, cl, "bandwidth");
+        link_resources[n_links++] = r;
+        struct trace_signal *u = trace_usage_signal(&t, r, category);
+        /* both directions' cumulative bytes at each sample time → total rate per interval */
+        double last_t = 0;
+        unsigned long long last_total = 0, dir_ab = 0, dir_ba = 0;
+        for (size_t k = i; k < j; k++) {
+            if (v[k].from == a)
+                dir_ab = v[k].bytes;
+            else
+                dir_ba = v[k].bytes;
+            if (k + 1 < j && v[k + 1].t == v[k].t)
+                continue; /* the other direction at the same time */
+            unsigned long long total = dir_ab + dir_ba;
+            if (v[k].t > last_t) {
+                double rate = (double)(total - last_total) / (v[k].t - last_t);
+                trace_signal_push(u, last_t, rate);
+                if (rate > peak)
+                    peak = rate;
+            }
+            last_t = v[k].t;
+            last_total = total;
+        }
+        trace_signal_push(u, last_t, 0);
+        if (last_t > end)
+            end = last_t;
+        i = j;
+    }
+    for (size_t k = 0; k < n_links; k++)
+        trace_signal_push(&t.resources[link_resources[k]].capacity, 0, peak > 0 ? peak : 1);
+    free(link_resources);
+    t.start = 0; /* the first sample */
+    t.end = end;
+    int rc = -1;
+    if (trace_finish(&t) < 0)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = trace_write_paje(&t, path, err, errlen);
+    trace_free(&t);
+    free(v);
+    free(index);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* Per-link communication volumes over time (tally run --mpi --time-series):
+ * the monitoring thread samples each rank's cumulative link counters at every
+ * interval (reading shared memory: nothing is sent by the ranks), and the
+ * samples become a Paje trace whose topology is rank — link — rank, each link
+ * a "bandwidth" resource whose usage (category "mpi") is the bytes/s over the
+ * pair in both directions, and whose capacity is the highest such rate of any
+ * link in the run (so a view compares links). tally view draws it. */
+#ifndef TALLY_INSTRUMENT_LINK_SERIES_H
+#define TALLY_INSTRUMENT_LINK_SERIES_H
+
+#include <stddef.h>
+
+#include "tally/segment.h"
+
+struct link_series;
+
+struct link_series *link_series_new(void);
+void link_series_free(struct link_series *s);
+/* The series' time origin (before any rank sent anything). */
+void link_series_begin(struct link_series *s, double t);
+/* Records seg's cumulative link bytes at time t (seconds, any origin; must not decrease). */
+void link_series_sample(struct link_series *s, double t, const struct tally_segment *seg);
+/* Writes the trace to path (atomically). -1 with a reason in err. */
+int link_series_write_paje(const struct link_series *s, const char *path, char *err, size_t errlen);
+
+#endif
