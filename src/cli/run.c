@@ -431,6 +431,8 @@ int cmd_run(int argc, char **argv)
         status = TALLY_EXIT_ERROR;
     if (status < 0 && run_instrument_prepare(&cfg) < 0)
         status = TALLY_EXIT_ERROR;
+    if (status < 0)
+        run_agent_announce_segments(&cfg);
     if (status >= 0) {
         run_instrument_end(&cfg);
         run_config_free(&cfg);

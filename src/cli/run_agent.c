@@ -127,3 +127,10 @@ void run_agent_close(struct run_config *cfg)
         agent_link_close(&cfg->agent.link);
     cfg->agent.linked = false;
 }
+
+void run_agent_announce_segments(struct run_config *cfg)
+{
+    if (cfg->agent.linked && cfg->instrument.dir[0])
+        agent_link_send(&cfg->agent.link,
+                        json_pack("{s:s, s:s}", "op", "segments", "dir", cfg->instrument.dir));
+}

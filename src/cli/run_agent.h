@@ -49,5 +49,8 @@ void run_agent_hook_samples(struct run_config *cfg);
 /* After an attempt: hands the summary over. */
 void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result);
 void run_agent_close(struct run_config *cfg);
+/* --probes/--mpi: tells the agent where the task's processes' segments are,
+ * so that it can evaluate probe and MPI events (live/agent_probes.c). */
+void run_agent_announce_segments(struct run_config *cfg);
 
 #endif

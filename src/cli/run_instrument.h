@@ -18,7 +18,7 @@
 
 #include "instrument/mpi_summary.h"
 
-enum { OPT_MPI = 0x1100, OPT_PROBES, OPT_WINDOW, OPT_MARKER };
+enum { OPT_MPI = 0x1200, OPT_PROBES, OPT_WINDOW, OPT_MARKER }; /* apart from run_agent.h's 0x1100 */
 
 #define RUN_INSTRUMENT_LONG_OPTIONS                 \
     {"mpi", no_argument, 0, OPT_MPI},               \

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -261,6 +262,15 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
         handle_register(a, c, msg);
     } else if (!strcmp(op, "attach")) {
         handle_attach(a, c, msg);
+    } else if (!strcmp(op, "segments") && t) {
+        const char *dir = json_string_value(json_object_get(msg, "dir"));
+        struct stat st;
+        if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid) {
+            send_error(a, c, "segments: \"dir\" must be a directory of this user");
+        } else {
+            free(t->segment_dir);
+            t->segment_dir = strdup(dir);
+        }
     } else if (!strcmp(op, "sample") && t) {
         values_from_json(t->current, json_object_get(msg, "values"));
         t->has_current = true;
@@ -450,6 +460,7 @@ static void agent_close(struct agent *a)
     reap_clients(a);
     agent_nats_close(a);
     agent_metrics_close(a);
+    agent_probes_free(a);
     free(a->clients);
     for (size_t i = 0; i < a->task_count; i++)
         agent_task_free(a->tasks[i]);

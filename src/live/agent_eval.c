@@ -33,6 +33,7 @@ struct eval {
     json_t *errors;
     json_t *event;      /* conditional: the event's description, else NULL */
     double len;         /* $len */
+    double times;       /* how many times the event happened (probe hits, calls); 0 taken as 1 */
 };
 
 static void add_error(struct eval *e, int pos, const char *fmt, ...)
@@ -586,9 +587,10 @@ static void counters_and_csrs(struct eval *e, const struct request_call *call)
             }
             if (!strcmp(svc, "pa_counter_increment")) {
                 const struct request_arg *by = arg_at(call, 1);
-                double amount = 1;
+                double times = e->times > 0 ? e->times : 1;
+                double amount = times;
                 if (by && by->kind == ARG_NUMBER)
-                    amount = by->number;
+                    amount = by->number * times;
                 else if (by && by->kind == ARG_VARIABLE && !strcmp(by->text, "len"))
                     amount = e->len;
                 else if (by) {
@@ -645,7 +647,7 @@ static void run_action(struct eval *e, const struct request_call *call)
 
 /* ---- requests ---- */
 
-static bool is_probe_event(const char *svc)
+bool agent_is_probe_event(const char *svc)
 {
     return !strcmp(svc, "thread_executes_probe") || !strcmp(svc, "lib_call_started") ||
            !strcmp(svc, "lib_call_ended");
@@ -661,7 +663,7 @@ static void define_csr(struct eval *e, struct request *req, const char *text)
             add_error(e, ev->pos, "timer: needs a period, e.g. timer(500ms)");
             return;
         }
-    } else if (!is_probe_event(ev->service) && !objects_arg(e, ev)) {
+    } else if (!agent_is_probe_event(ev->service) && !objects_arg(e, ev)) {
         return;
     }
     if (a->csr_count == a->csr_cap) {
@@ -691,11 +693,12 @@ static void define_csr(struct eval *e, struct request *req, const char *text)
     a->csrs[a->csr_count++] = csr;
     snprintf(e->request, sizeof e->request, "csr_%u", csr->id);
     reply(e, e->request, ev->service, json_pack("{s:s, s:s}", "csr", e->request, "state", "disabled"));
-    if (is_probe_event(ev->service)) {
+    if (agent_is_probe_event(ev->service) && !agent_probes_match(a, ev)) {
         json_array_append_new(e->errors,
                               json_pack("{s:i, s:s}", "pos", ev->pos, "message",
-                                        "no instrumented process matches (no process linked with "
-                                        "the probe library has registered); the request is kept"));
+                                        "no instrumented process matches yet (none of its processes "
+                                        "was started by tally run --agent with --probes or --mpi); "
+                                        "the request is kept"));
     }
 }
 
@@ -723,8 +726,8 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
 /* ---- events ---- */
 
 /* Does the event's object list take in this task's process pid? */
-static bool event_matches(const struct agent *a, const struct request_call *ev,
-                          const struct agent_task *t, pid_t pid)
+bool agent_event_matches(const struct agent *a, const struct request_call *ev,
+                         const struct agent_task *t, pid_t pid)
 {
     const struct request_arg *arg = arg_at(ev, 0);
     if (!arg || arg->kind != ARG_OBJECTS)
@@ -755,9 +758,10 @@ static bool event_matches(const struct agent *a, const struct request_call *ev,
     return false;
 }
 
-static void fire(struct agent *a, struct agent_csr *csr, json_t *event, double len)
+static void fire_times(struct agent *a, struct agent_csr *csr, json_t *event, double len,
+                       double times)
 {
-    struct eval e = {.a = a, .to = csr->owner, .event = event, .len = len};
+    struct eval e = {.a = a, .to = csr->owner, .event = event, .len = len, .times = times};
     snprintf(e.request, sizeof e.request, "csr_%u", csr->id);
     unsigned id = csr->id;
     for (size_t i = 0; i < csr->request.action_count; i++) {
@@ -765,6 +769,17 @@ static void fire(struct agent *a, struct agent_csr *csr, json_t *event, double l
         if (!csr_find(a, id)) /* an action deleted its own request */
             break;
     }
+}
+
+static void fire(struct agent *a, struct agent_csr *csr, json_t *event, double len)
+{
+    fire_times(a, csr, event, len, 1);
+}
+
+void agent_fire_instrumented(struct agent *a, struct agent_csr *csr, json_t *event, double times,
+                             double len)
+{
+    fire_times(a, csr, event, len, times);
 }
 
 void agent_event(struct agent *a, enum agent_event kind, const struct agent_task *t, pid_t pid,
@@ -779,7 +794,7 @@ void agent_event(struct agent *a, enum agent_event kind, const struct agent_task
     for (size_t i = 0; i < a->csr_count && n < 256; i++) {
         struct agent_csr *csr = a->csrs[i];
         if (csr->enabled && !strcmp(csr->request.event.service, name) &&
-            event_matches(a, &csr->request.event, t, pid))
+            agent_event_matches(a, &csr->request.event, t, pid))
             ids[n++] = csr->id;
     }
     if (n) {
@@ -801,7 +816,7 @@ void agent_event(struct agent *a, enum agent_event kind, const struct agent_task
 
 double agent_fire_timers(struct agent *a, double now)
 {
-    double next = INFINITY;
+    double next = agent_probes_poll(a, now); /* probe and MPI events: polled while wanted */
     unsigned ids[256];
     size_t n = 0;
     for (size_t i = 0; i < a->csr_count && n < 256; i++) {

@@ -43,6 +43,7 @@ struct agent_task {
     unsigned id;
     char *app;
     char *category;                /* tally run's --category ("" when none) */
+    char *segment_dir;             /* tally run --probes/--mpi: its processes' segments (agent_probes.c) */
     char *command;
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
     bool include_root;             /* attached: the root is the task's; tally run's is not */
@@ -109,6 +110,7 @@ struct agent {
     bool stop_requested;           /* a client asked for shutdown */
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
     struct agent_metrics *metrics; /* NULL: no --metrics (agent_metrics.c) */
+    struct agent_probes *probes;   /* mapped segments and what csrs saw (agent_probes.c) */
     char nats_user_name[128];      /* the user's name on NATS ("" without NATS) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
@@ -149,6 +151,23 @@ double agent_fire_timers(struct agent *a, double now);
 /* Drops what belongs to a client that went away (its conditional requests). */
 void agent_forget_client(struct agent *a, struct agent_client *c);
 void agent_csr_free(struct agent_csr *csr);
+/* Does the event's object list take in this task's process pid? */
+bool agent_event_matches(const struct agent *a, const struct request_call *ev,
+                         const struct agent_task *t, pid_t pid);
+bool agent_is_probe_event(const char *service);
+/* Runs a csr's actions for an event that happened 'times' times (counter
+ * increments by a number are multiplied; $len is the sum over them). */
+void agent_fire_instrumented(struct agent *a, struct agent_csr *csr, json_t *event, double times,
+                             double len);
+
+/* ---- probe and MPI events (agent_probes.c) ---- */
+/* Polls the segments of instrumented tasks for the enabled probe and MPI
+ * csrs when due; returns the next due time (monotonic), INFINITY when none
+ * is enabled. */
+double agent_probes_poll(struct agent *a, double now);
+/* Is some process that the event names instrumented (a task with segments)? */
+bool agent_probes_match(const struct agent *a, const struct request_call *event);
+void agent_probes_free(struct agent *a);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */

@@ -129,6 +129,7 @@ void agent_task_free(struct agent_task *t)
     follower_free(t->follower);
     free(t->app);
     free(t->category);
+    free(t->segment_dir);
     free(t->command);
     free(t->limits_text);
     free(t);
