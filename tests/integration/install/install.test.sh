@@ -25,6 +25,17 @@ done
 out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man -M "$prefix/share/man" tally-run 2>&1)
 check_contains "man finds tally-run in PREFIX/share/man" "$out" "tally-run"
 check_eq "man page mode 644" "$(stat -c %a "$prefix/share/man/man1/tally.1")" 644
+# what tally itself installs besides: resource_monitor's name, the probe library
+check_eq "resource_monitor is a symlink to tally" "$(readlink "$prefix/bin/resource_monitor")" tally
+check "libtally-probe in PREFIX/lib" test -f "$prefix/lib/libtally-probe.so"
+check "tally/probe.h in PREFIX/include" test -f "$prefix/include/tally/probe.h"
+check_eq "tally-probe.pc points at PREFIX/lib" \
+  "$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=libdir tally-probe)" "$prefix/lib"
+printf '#include <tally/probe.h>\nint main(void) { tally_probe_hit(tally_probe_id("x")); return 0; }\n' > probe_user.c
+check "a program builds against the installed library (pkg-config)" \
+  sh -c "cc probe_user.c -o probe_user \$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs tally-probe) && ./probe_user"
+check "make uninstall (tally's own files)" mk uninstall PREFIX="$prefix"
+check_eq "uninstall leaves none of them" "$(find "$prefix" ! -type d | wc -l)" 0
 
 # the hooks other parts of tally use (one line each in the Makefile)
 mkdir -p hooks && echo lib >hooks/libtally-fake.so && echo '/* h */' >hooks/fake.h
