@@ -277,6 +277,18 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
     json_decref(msg);
 }
 
+void agent_handle_line(struct agent *a, struct agent_client *c, const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (!*line)
+        return;
+    if (*line == '{')
+        handle_message(a, c, line);
+    else
+        agent_request(a, c, line);
+}
+
 static void read_client(struct agent *a, struct agent_client *c)
 {
     for (;;) {
@@ -311,14 +323,7 @@ static void read_client(struct agent *a, struct agent_client *c)
             if (len && line[len - 1] == '\r')
                 line[--len] = '\0';
             start = i + 1;
-            while (*line == ' ' || *line == '\t')
-                line++;
-            if (!*line)
-                continue;
-            if (*line == '{')
-                handle_message(a, c, line);
-            else
-                agent_request(a, c, line);
+            agent_handle_line(a, c, line);
         }
         memmove(c->in, c->in + start, c->in_len - start);
         c->in_len -= start;
@@ -340,6 +345,7 @@ static void reap_clients(struct agent *a)
             a->clients[k++] = c;
             continue;
         }
+        flush_client(c); /* what was answered before it went (best effort) */
         for (size_t t = 0; t < a->task_count; t++)
             if (a->tasks[t]->runner == c)
                 a->tasks[t]->runner = NULL;

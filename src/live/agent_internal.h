@@ -113,6 +113,8 @@ struct agent {
 /* ---- output ---- */
 /* Queues one JSON line (steals the reference) for the client. */
 void agent_send(struct agent *a, struct agent_client *c, json_t *line);
+/* One line from client c: a JSON message ("op") or a request text. */
+void agent_handle_line(struct agent *a, struct agent_client *c, const char *line);
 /* Writes what every client has pending (once per loop turn). */
 void agent_flush(struct agent *a);
 
