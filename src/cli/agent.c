@@ -42,13 +42,14 @@ static const char usage_text[] =
     "      --series N          points kept per process (default 120)\n"
     "      --site NAME         site name in replies (default local)\n"
     "      --host NAME         node name in replies (default the host name)\n"
+    "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME };
+       OPT_HOST, OPT_APP_NAME, OPT_METRICS };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
     {"site", required_argument, 0, OPT_SITE},
     {"host", required_argument, 0, OPT_HOST},
     {"app", required_argument, 0, OPT_APP_NAME},
+    {"metrics", required_argument, 0, OPT_METRICS},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -241,6 +243,9 @@ int cmd_agent(int argc, char **argv)
             break;
         case OPT_APP_NAME:
             app = optarg;
+            break;
+        case OPT_METRICS:
+            o.metrics = optarg;
             break;
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",

@@ -44,7 +44,7 @@ int run_agent_prepare(struct run_config *cfg)
     }
     char why[512];
     if (agent_link_open(&o->link, o->socket, true, why, sizeof why) < 0 ||
-        agent_link_register(&o->link, o->app, cfg->command_text, why, sizeof why) < 0) {
+        agent_link_register(&o->link, o->app, cfg->category, cfg->command_text, why, sizeof why) < 0) {
         tally_error("run: --agent: %s (running without the agent)", why);
         agent_link_close(&o->link);
         return 0;

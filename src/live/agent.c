@@ -21,6 +21,7 @@
 #include "archive/store.h"
 #include "live/agent_internal.h"
 #include "live/agent_socket.h"
+#include "live/metrics.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -200,6 +201,9 @@ static void handle_register(struct agent *a, struct agent_client *c, json_t *msg
         send_error(a, c, "register: out of memory");
         return;
     }
+    const char *category = json_string_value(json_object_get(msg, "category"));
+    if (category)
+        t->category = strdup(category);
     t->runner = c;
     c->task = t->id;
     agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
@@ -415,6 +419,15 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         ev.data.ptr = &a->tag_stop;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, o->stop_fd, &ev);
     }
+    if (o->metrics) {
+        a->metrics = metrics_server_start(a, o->metrics, why, sizeof why);
+        if (!a->metrics) {
+            tally_error("agent: --metrics %s", why);
+            return -1;
+        }
+        ev.data.ptr = &a->tag_metrics;
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, metrics_server_fd(a->metrics), &ev);
+    }
     return 0;
 }
 
@@ -442,6 +455,7 @@ static void agent_close(struct agent *a)
     proc_scan_free(&a->scan);
     if (a->archive)
         store_close(a->archive);
+    metrics_server_stop(a->metrics);
     if (a->listen_fd >= 0) {
         unlink(a->socket_path);
         close(a->listen_fd);
@@ -491,6 +505,10 @@ int agent_run(const struct agent_options *o)
                 uint64_t expirations;
                 (void)!read(a->tick_fd, &expirations, sizeof expirations);
                 agent_tick(a);
+                if (a->metrics)
+                    metrics_server_run(a->metrics); /* its connection timeouts */
+            } else if (tag == &a->tag_metrics) {
+                metrics_server_run(a->metrics);
             } else if (tag == &a->tag_stop) {
                 stop = true;
             } else {

@@ -21,6 +21,7 @@ struct agent_options {
     size_t series_points;      /* per-process series kept (default 120) */
     const char *site;          /* site name (default "local") */
     const char *host;          /* node name (default: the host name) */
+    const char *metrics;       /* ADDR:PORT to serve OpenMetrics on, or NULL */
     int stop_fd;               /* readable: shut down cleanly (the caller's signalfd); -1: none */
     int ready_fd;              /* written one byte and closed once listening; -1: none */
 };

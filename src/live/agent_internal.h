@@ -43,6 +43,7 @@ struct agent_task {
     unsigned id;
     char *app;
     char *command;
+    char *category;                /* tally run --category, or NULL */
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
     bool include_root;             /* attached: the root is the task's; tally run's is not */
     unsigned long long root_start;
@@ -107,7 +108,9 @@ struct agent {
     bool stop_requested;           /* a client asked for shutdown */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
-    char tag_listen, tag_tick, tag_stop; /* epoll data of the fixed fds (clients: their pointer) */
+    char tag_listen, tag_tick, tag_stop, tag_metrics; /* epoll data of the fixed fds
+                                                        * (clients: their pointer) */
+    struct metrics_server *metrics; /* --metrics, or NULL */
 };
 
 /* ---- output ---- */
