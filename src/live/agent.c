@@ -256,6 +256,16 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
     } else if (!strcmp(op, "sample") && t) {
         values_from_json(t->current, json_object_get(msg, "values"));
         t->has_current = true;
+    } else if (!strcmp(op, "processes") && t) {
+        /* [[pid, 1 (started) or 0 (ended)], ...] in the order they happened */
+        size_t i;
+        json_t *ev;
+        json_array_foreach(json_object_get(msg, "events"), i, ev) {
+            json_int_t pid = json_integer_value(json_array_get(ev, 0));
+            if (pid > 0 && !t->ended)
+                agent_task_process(a, t, (pid_t)pid, json_is_true(json_array_get(ev, 1)) ||
+                                                         json_integer_value(json_array_get(ev, 1)) == 1);
+        }
     } else if (!strcmp(op, "limit_exceeded") && t) {
         if (!t->limit_reported) {
             t->limit_reported = true;
@@ -271,7 +281,8 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
     } else if (!strcmp(op, "shutdown")) {
         a->stop_requested = true;
         agent_send(a, c, json_pack("{s:s}", "op", "bye"));
-    } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded")) {
+    } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded") ||
+               !strcmp(op, "processes")) {
         send_error(a, c, "this connection registered no task");
     } else {
         char why[200];

@@ -128,6 +128,9 @@ struct agent_task *agent_task_find(const struct agent *a, unsigned id);
 /* Attaches a running tree by pid (level-1 follower). NULL with why. */
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_len);
+/* A process joined (started) or left the task, as its tally run saw it at
+ * level 2 (every process, however short, at once). */
+void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);
 /* One tick: the shared scan, every tree's processes, events, samples, ends. */
 void agent_tick(struct agent *a);
 /* A task has ended: its summary to the archive, its processes dropped. */

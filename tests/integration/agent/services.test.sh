@@ -101,6 +101,19 @@ check "the attached task is archived" wait_until 10 sh -c "[ \"\$(sqlite3 '$WORK
 out=$(req "$S" ':app_get_list()')
 check_eq "no application left" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.apps | length')" 0
 
+# Level 2 through tally run: every process, however short, reaches the
+# agent's events (five /bin/true of a millisecond each, between two ticks).
+"$TALLY" request --agent "$S" --follow 'proc_created([app_short]): app_get_list()' \
+  >"$WORK/created.out" 2>&1 &
+F=$!
+check "proc_created on app_short is enabled" wait_until 10 grep -qs '"state":"enabled"' "$WORK/created.out"
+"$TALLY" run --agent "$S" --app short -o "$WORK/short" -- \
+  sh -c 'for i in 1 2 3 4 5; do /bin/true; done; touch '"$WORK/short.done"'; sleep 0.3' 2>/dev/null
+check "the short task ended" test -e "$WORK/short.done"
+check "proc_created fired for every process of the short task (at least 7 of its 8)" wait_until 10 sh -c \
+  "[ \$(grep -c '\"event\":{\"service\":\"proc_created\"' '$WORK/created.out') -ge 7 ]"
+kill -INT $F; wait $F
+
 "$TALLY" agent --socket "$S" stop
 wait $AGENT_PID; arc=$?
 check_eq "the agent shuts down cleanly" "$arc" 0
