@@ -35,6 +35,13 @@ out=$(req "$S" ":proc_get_info([app_sim], 0x1)")
 check_eq "0x1 gives the command" "$(printf '%s\n' "$out" | jq -r "select(.object == \"p_$PID@$(hostname)\") | .result.command")" hold_memory
 check_eq "0x1 gives no memory" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.memory' | head -1)" null
 check_eq "reply names site and node" "$(printf '%s\n' "$out" | jq -r 'select(.service) | "\(.site) \(.node)"' | head -1)" "local $(hostname)"
+check "the agent keeps a series for the fixture" wait_until 10 sh -c \
+  "[ \$(\"$TALLY\" request --agent '$S' ':proc_get_info([p_$PID], 0x40)' | jq -r 'select(.service) | .result.series | length') -ge 3 ]"
+out=$(req "$S" ":proc_get_info([p_$PID], 0x40)")
+check_eq "series columns" "$(printf '%s\n' "$out" | jq -c 'select(.service) | .result.series_columns')" '["time","cpu_time","memory","state"]'
+check_near "the series' last memory is the fixture's RSS (MB)" \
+  "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.series[-1][2]')" "$(echo "$rss_kb / 1024" | bc -l)" 1
+check_cmp "the series is bounded by --series" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.series | length')" "<=" 120
 out=$(req "$S" ":node_get_info([n_$(hostname)])")
 check_eq "node_get_info cpus = nproc" "$(result_of "$out" node_get_info cpus)" "$(nproc)"
 
