@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"view", cmd_view, "visual analysis page (treemap, topology) of a trace"},
     {"agent", cmd_agent, "the user's live monitor: follows registered tasks, answers requests"},
     {"request", cmd_request, "send OMIS-style requests to the agent, print the JSON replies"},
+    {"top", cmd_top, "live terminal view of an application on all its hosts"},
     {"rm", cmd_rm, "resource_monitor's command line (Makeflow, Work Queue) on tally"},
     {"mpi", cmd_mpi, "analyses of an instrumented MPI run: report, predict"},
     {"contract", cmd_contract, "performance contracts: build from baselines, check runs (seed 003)"},

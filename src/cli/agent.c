@@ -46,8 +46,7 @@ static const char usage_text[] =
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
-    "      --metrics ADDR:PORT serve /metrics (OpenMetrics, for Prometheus) there; PORT\n"
-    "                          alone listens on 127.0.0.1\n"
+    "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
@@ -262,7 +261,7 @@ int cmd_agent(int argc, char **argv)
             o.nats_user = optarg;
             break;
         case OPT_METRICS:
-            o.metrics_address = optarg;
+            o.metrics = optarg;
             break;
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",

@@ -9,6 +9,7 @@ int cmd_run(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 /* tally view --live APP (view_live.c) */
 bool view_live_requested(int argc, char **argv);
 int cmd_view_live(int argc, char **argv);

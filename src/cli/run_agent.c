@@ -44,8 +44,7 @@ int run_agent_prepare(struct run_config *cfg)
     }
     char why[512];
     if (agent_link_open(&o->link, o->socket, true, why, sizeof why) < 0 ||
-        agent_link_register(&o->link, o->app, cfg->category, cfg->command_text, why,
-                            sizeof why) < 0) {
+        agent_link_register(&o->link, o->app, cfg->category, cfg->command_text, why, sizeof why) < 0) {
         tally_error("run: --agent: %s (running without the agent)", why);
         agent_link_close(&o->link);
         return 0;
@@ -77,12 +76,35 @@ static void take_agent_messages(struct run_config *cfg)
     }
 }
 
+/* Process events go to the agent in batches, with each sample (and at the
+ * end, or when many pile up): one write per interval, not per fork. */
+static void send_processes(struct run_agent_options *o)
+{
+    if (!o->pending_processes || json_array_size(o->pending_processes) == 0)
+        return;
+    agent_link_send(&o->link, json_pack("{s:s, s:O}", "op", "processes", "events",
+                                        o->pending_processes));
+    json_array_clear(o->pending_processes);
+}
+
+static void on_process(void *ctx, pid_t pid, bool started)
+{
+    struct run_config *cfg = ctx;
+    struct run_agent_options *o = &cfg->agent;
+    if (!o->pending_processes || o->link.broken)
+        return;
+    json_array_append_new(o->pending_processes, json_pack("[i, i]", (int)pid, started ? 1 : 0));
+    if (json_array_size(o->pending_processes) >= 4096)
+        send_processes(o);
+}
+
 static void on_sample(void *ctx, const struct task_sample *sample)
 {
     struct run_config *cfg = ctx;
     struct run_agent_options *o = &cfg->agent;
     if (o->inner_sample)
         o->inner_sample(o->inner_ctx, sample);
+    send_processes(o);
     agent_link_sample(&o->link, sample);
     take_agent_messages(cfg);
 }
@@ -95,7 +117,10 @@ void run_agent_hook_samples(struct run_config *cfg)
     o->inner_sample = cfg->task.on_sample;
     o->inner_ctx = cfg->task.sample_ctx;
     cfg->task.on_sample = on_sample;
+    cfg->task.on_process = on_process;
     cfg->task.sample_ctx = cfg;
+    if (!o->pending_processes)
+        o->pending_processes = json_array();
 }
 
 void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result)
@@ -103,6 +128,7 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
     struct run_agent_options *o = &cfg->agent;
     if (!o->linked)
         return;
+    send_processes(o);
     json_t *broken = json_array();
     for (int f = 0; f < FIELD_COUNT; f++)
         if (result->limit_exceeded[f])
@@ -123,6 +149,8 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
 
 void run_agent_close(struct run_config *cfg)
 {
+    json_decref(cfg->agent.pending_processes);
+    cfg->agent.pending_processes = NULL;
     if (cfg->agent.linked)
         agent_link_close(&cfg->agent.link);
     cfg->agent.linked = false;

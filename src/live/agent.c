@@ -21,9 +21,9 @@
 
 #include "archive/store.h"
 #include "live/agent_internal.h"
-#include "live/agent_metrics.h"
 #include "live/agent_nats.h"
 #include "live/agent_socket.h"
+#include "live/metrics.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -208,11 +208,11 @@ static void handle_register(struct agent *a, struct agent_client *c, json_t *msg
         send_error(a, c, "register: out of memory");
         return;
     }
+    const char *category = json_string_value(json_object_get(msg, "category"));
+    if (category)
+        t->category = strdup(category);
     t->runner = c;
     c->task = t->id;
-    const char *category = json_string_value(json_object_get(msg, "category"));
-    if (category && *category)
-        t->category = strdup(category);
     agent_nats_sync_apps(a);
     agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
                                t->app));
@@ -274,6 +274,16 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
     } else if (!strcmp(op, "sample") && t) {
         values_from_json(t->current, json_object_get(msg, "values"));
         t->has_current = true;
+    } else if (!strcmp(op, "processes") && t) {
+        /* [[pid, 1 (started) or 0 (ended)], ...] in the order they happened */
+        size_t i;
+        json_t *ev;
+        json_array_foreach(json_object_get(msg, "events"), i, ev) {
+            json_int_t pid = json_integer_value(json_array_get(ev, 0));
+            if (pid > 0 && !t->ended)
+                agent_task_process(a, t, (pid_t)pid, json_is_true(json_array_get(ev, 1)) ||
+                                                         json_integer_value(json_array_get(ev, 1)) == 1);
+        }
     } else if (!strcmp(op, "limit_exceeded") && t) {
         if (!t->limit_reported) {
             t->limit_reported = true;
@@ -289,7 +299,8 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
     } else if (!strcmp(op, "shutdown")) {
         a->stop_requested = true;
         agent_send(a, c, json_pack("{s:s}", "op", "bye"));
-    } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded")) {
+    } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded") ||
+               !strcmp(op, "processes")) {
         send_error(a, c, "this connection registered no task");
     } else {
         char why[200];
@@ -297,6 +308,18 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
         send_error(a, c, why);
     }
     json_decref(msg);
+}
+
+void agent_handle_line(struct agent *a, struct agent_client *c, const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (!*line)
+        return;
+    if (*line == '{')
+        handle_message(a, c, line);
+    else
+        agent_request(a, c, line);
 }
 
 static void read_client(struct agent *a, struct agent_client *c)
@@ -333,14 +356,7 @@ static void read_client(struct agent *a, struct agent_client *c)
             if (len && line[len - 1] == '\r')
                 line[--len] = '\0';
             start = i + 1;
-            while (*line == ' ' || *line == '\t')
-                line++;
-            if (!*line)
-                continue;
-            if (*line == '{')
-                handle_message(a, c, line);
-            else
-                agent_request(a, c, line);
+            agent_handle_line(a, c, line);
         }
         memmove(c->in, c->in + start, c->in_len - start);
         c->in_len -= start;
@@ -362,6 +378,7 @@ static void reap_clients(struct agent *a)
             a->clients[k++] = c;
             continue;
         }
+        flush_client(c); /* what was answered before it went (best effort) */
         for (size_t t = 0; t < a->task_count; t++)
             if (a->tasks[t]->runner == c)
                 a->tasks[t]->runner = NULL;
@@ -440,11 +457,14 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         ev.data.ptr = &a->tag_nats;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
     }
-    if (o->metrics_address) {
-        if (agent_metrics_open(a) < 0)
+    if (o->metrics) {
+        a->metrics = metrics_server_start(a, o->metrics, why, sizeof why);
+        if (!a->metrics) {
+            tally_error("agent: --metrics %s", why);
             return -1;
+        }
         ev.data.ptr = &a->tag_metrics;
-        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_metrics_fd(a), &ev);
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, metrics_server_fd(a->metrics), &ev);
     }
     return 0;
 }
@@ -459,7 +479,6 @@ static void agent_close(struct agent *a)
         a->clients[i]->closing = true;
     reap_clients(a);
     agent_nats_close(a);
-    agent_metrics_close(a);
     agent_probes_free(a);
     free(a->clients);
     for (size_t i = 0; i < a->task_count; i++)
@@ -476,6 +495,7 @@ static void agent_close(struct agent *a)
     proc_scan_free(&a->scan);
     if (a->archive)
         store_close(a->archive);
+    metrics_server_stop(a->metrics);
     if (a->listen_fd >= 0) {
         unlink(a->socket_path);
         close(a->listen_fd);
@@ -526,13 +546,14 @@ int agent_run(const struct agent_options *o)
                 (void)!read(a->tick_fd, &expirations, sizeof expirations);
                 agent_tick(a);
                 agent_nats_sync_apps(a);
-                agent_metrics_run(a); /* its connection timeouts */
+                if (a->metrics)
+                    metrics_server_run(a->metrics); /* its connection timeouts */
+            } else if (tag == &a->tag_metrics) {
+                metrics_server_run(a->metrics);
             } else if (tag == &a->tag_stop) {
                 stop = true;
             } else if (tag == &a->tag_nats) {
                 agent_nats_drain(a);
-            } else if (tag == &a->tag_metrics) {
-                agent_metrics_run(a);
             } else {
                 struct agent_client *c = tag;
                 if (c->closing)

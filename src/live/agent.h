@@ -21,12 +21,12 @@ struct agent_options {
     size_t series_points;      /* per-process series kept (default 120) */
     const char *site;          /* site name (default "local") */
     const char *host;          /* node name (default: the host name) */
+    const char *metrics;       /* ADDR:PORT to serve OpenMetrics on, or NULL */
     int stop_fd;               /* readable: shut down cleanly (the caller's signalfd); -1: none */
     int ready_fd;              /* written one byte and closed once listening; -1: none */
     const char *nats_url;      /* NULL: this host only; else the site's nats-server (agent_nats.h) */
     const char *nats_creds;    /* NATS credentials file (NULL: none) */
     const char *nats_user;     /* the user whose subjects to serve (default: the login name) */
-    const char *metrics_address; /* NULL: none; else ADDR:PORT serving /metrics (OpenMetrics) */
 };
 
 void agent_options_init(struct agent_options *options);

@@ -450,7 +450,12 @@ static void manipulation(struct eval *e, const struct request_call *call)
                   : !strcmp(svc, "proc_kill")       ? request_signal(arg_at(call, 1))
                                                     : 0;
         if (sig) {
-            if (kill(pids[i], sig) < 0)
+            int rc = kill(pids[i], sig);
+            if (rc < 0 && errno == ESRCH)
+                /* It ended between the expansion and now (an application
+                 * reacting to the signals its other processes got). */
+                reply(e, token, svc, json_pack("{s:s}", "state", "gone"));
+            else if (rc < 0)
                 add_error(e, arg->pos, "%s: %s: %s", token, svc, strerror(errno));
             else if (sig == SIGSTOP)
                 reply(e, token, svc, json_pack("{s:s}", "state", wait_stopped(pids[i])));

@@ -42,9 +42,9 @@ struct agent_client;
 struct agent_task {
     unsigned id;
     char *app;
-    char *category;                /* tally run's --category ("" when none) */
     char *segment_dir;             /* tally run --probes/--mpi: its processes' segments (agent_probes.c) */
     char *command;
+    char *category;                /* tally run --category, or NULL */
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
     bool include_root;             /* attached: the root is the task's; tally run's is not */
     unsigned long long root_start;
@@ -109,17 +109,19 @@ struct agent {
     size_t archived;               /* summaries written */
     bool stop_requested;           /* a client asked for shutdown */
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
-    struct agent_metrics *metrics; /* NULL: no --metrics (agent_metrics.c) */
     struct agent_probes *probes;   /* mapped segments and what csrs saw (agent_probes.c) */
-    char nats_user_name[128];      /* the user's name on NATS ("" without NATS) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
-    char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds (clients: their pointer) */
+    char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds
+                                                                  * (clients: their pointer) */
+    struct metrics_server *metrics; /* --metrics, or NULL */
 };
 
 /* ---- output ---- */
 /* Queues one JSON line (steals the reference) for the client. */
 void agent_send(struct agent *a, struct agent_client *c, json_t *line);
+/* One line from client c: a JSON message ("op") or a request text. */
+void agent_handle_line(struct agent *a, struct agent_client *c, const char *line);
 /* Writes what every client has pending (once per loop turn). */
 void agent_flush(struct agent *a);
 
@@ -130,6 +132,9 @@ struct agent_task *agent_task_find(const struct agent *a, unsigned id);
 /* Attaches a running tree by pid (level-1 follower). NULL with why. */
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_len);
+/* A process joined (started) or left the task, as its tally run saw it at
+ * level 2 (every process, however short, at once). */
+void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);
 /* One tick: the shared scan, every tree's processes, events, samples, ends. */
 void agent_tick(struct agent *a);
 /* A task has ended: its summary to the archive, its processes dropped. */

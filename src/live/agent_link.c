@@ -197,9 +197,11 @@ json_t *agent_link_read(struct agent_link *link, double timeout)
 int agent_link_register(struct agent_link *link, const char *app, const char *category,
                         const char *command, char *why, size_t why_len)
 {
-    if (agent_link_send(link, json_pack("{s:s, s:s, s:s, s:s, s:i}", "op", "register", "app", app,
-                                        "category", category ? category : "", "command",
-                                        command ? command : "", "runner", (int)getpid())) < 0) {
+    json_t *msg = json_pack("{s:s, s:s, s:s, s:i}", "op", "register", "app", app, "command",
+                            command ? command : "", "runner", (int)getpid());
+    if (category)
+        json_object_set_new(msg, "category", json_string(category));
+    if (agent_link_send(link, msg) < 0) {
         snprintf(why, why_len, "the agent closed the connection");
         return -1;
     }

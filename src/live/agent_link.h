@@ -38,11 +38,11 @@ int agent_link_send_text(struct agent_link *link, const char *text);
  * that are not JSON objects are skipped. */
 json_t *agent_link_read(struct agent_link *link, double timeout);
 
-/* 'tally run --agent': registers the tree of this process as a task of app.
+/* 'tally run --agent': registers the tree of this process as a task of app
+ * (category: the task's, or NULL).
  * 0, or -1 with why (the agent refused, or did not answer in 5 s). */
 int agent_link_register(struct agent_link *link, const char *app, const char *category,
-                        const char *command,
-                        char *why, size_t why_len);
+                        const char *command, char *why, size_t why_len);
 /* Streams one sample (never blocks for long; a broken link is left alone). */
 void agent_link_sample(struct agent_link *link, const struct task_sample *sample);
 

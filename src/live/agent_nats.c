@@ -50,7 +50,6 @@ int agent_nats_open(struct agent *a)
         struct passwd *pw = getpwuid(a->uid);
         snprintf(n->user, sizeof n->user, "%s", pw ? pw->pw_name : "unknown");
     }
-    snprintf(a->nats_user_name, sizeof a->nats_user_name, "%s", n->user);
     char name[700], err[512];
     snprintf(name, sizeof name, "tally-agent %s@%s/%s", n->user, a->host, a->site);
     struct nats_link_options lo = {.url = o->nats_url, .creds = o->nats_creds, .user = n->user,

@@ -170,6 +170,20 @@ static void ring_push(const struct agent *a, struct agent_proc *p, const struct 
         p->ring_count++;
 }
 
+static struct agent_proc *new_process(struct agent *a, const struct agent_task *t, pid_t pid,
+                                      unsigned long long starttime)
+{
+    struct agent_proc *p = pidmap_put(&a->procs, pid, NULL);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->task = t->id;
+    p->starttime = starttime;
+    p->ring = calloc(a->options.series_points ? a->options.series_points : 1, sizeof *p->ring);
+    p->last_at = -1;
+    return p;
+}
+
 static void drop_process(struct agent *a, pid_t pid, bool report)
 {
     struct agent_proc *p = pidmap_get(&a->procs, pid);
@@ -180,6 +194,29 @@ static void drop_process(struct agent *a, pid_t pid, bool report)
     pidmap_remove(&a->procs, pid);
     if (report && t)
         agent_event(a, AGENT_EVENT_PROC_TERMINATED, t, pid, NULL);
+}
+
+void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started)
+{
+    struct agent_proc *p = pidmap_get(&a->procs, pid);
+    if (!started) {
+        if (p && p->task == t->id)
+            drop_process(a, pid, true);
+        return;
+    }
+    if (p || t->ended)
+        return;
+    struct proc_stat st;
+    bool alive = proc_read_stat(pid, &st) == 0;
+    p = new_process(a, t, pid, alive ? st.starttime : 0);
+    if (!p)
+        return;
+    if (alive) {
+        p->last = st;
+        p->last_at = clock_monotonic_seconds();
+    }
+    p->seen = true;
+    agent_event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
 }
 
 /* The processes of every tree from the scan: new ones, vanished ones,
@@ -203,21 +240,17 @@ static void update_processes(struct agent *a, double now)
         if (!t || (pid == t->root && !t->include_root))
             continue;
         struct agent_proc *p = pidmap_get(&a->procs, pid);
+        if (p && p->starttime == 0) /* reported by tally run after it ended */
+            p->starttime = e->stat.starttime;
         if (p && p->starttime != e->stat.starttime) { /* pid reused */
             drop_process(a, pid, true);
             p = NULL;
         }
         bool created = false;
         if (!p) {
-            int made;
-            p = pidmap_put(&a->procs, pid, &made);
+            p = new_process(a, t, pid, e->stat.starttime);
             if (!p)
                 continue;
-            p->task = t->id;
-            p->starttime = e->stat.starttime;
-            p->ring = calloc(a->options.series_points ? a->options.series_points : 1,
-                             sizeof *p->ring);
-            p->last_at = -1;
             created = true;
         }
         if (p->last_at >= 0 && now > p->last_at) {

@@ -52,6 +52,9 @@ struct task_options {
      * grace) and the run ends normally; from 2 on, SIGKILL at once. */
     volatile sig_atomic_t *interrupt;
     void (*on_sample)(void *ctx, const struct task_sample *sample);
+    /* A process joined (started) or left the task: at level 2 every one, at
+     * once; at level 1 as scans find them. Same ctx as on_sample. */
+    void (*on_process)(void *ctx, pid_t pid, bool started);
     void *sample_ctx;
 };
 

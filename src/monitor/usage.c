@@ -170,6 +170,8 @@ void usage_process_started(struct usage *u, pid_t pid)
     struct usage_proc *p = pidmap_put(&u->procs, pid, &created);
     if (!p || !created)
         return;
+    if (u->options->on_process)
+        u->options->on_process(u->options->sample_ctx, pid, true);
     u->live++;
     if (u->live > u->live_max_since_row)
         u->live_max_since_row = u->live;
@@ -252,6 +254,8 @@ void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
     }
     pidmap_remove(&u->procs, pid);
     u->live--;
+    if (u->options->on_process)
+        u->options->on_process(u->options->sample_ctx, pid, false);
 }
 
 void usage_process_exiting(struct usage *u, pid_t pid)

@@ -35,6 +35,13 @@ out=$(req "$S" ":proc_get_info([app_sim], 0x1)")
 check_eq "0x1 gives the command" "$(printf '%s\n' "$out" | jq -r "select(.object == \"p_$PID@$(hostname)\") | .result.command")" hold_memory
 check_eq "0x1 gives no memory" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.memory' | head -1)" null
 check_eq "reply names site and node" "$(printf '%s\n' "$out" | jq -r 'select(.service) | "\(.site) \(.node)"' | head -1)" "local $(hostname)"
+check "the agent keeps a series for the fixture" wait_until 10 sh -c \
+  "[ \$(\"$TALLY\" request --agent '$S' ':proc_get_info([p_$PID], 0x40)' | jq -r 'select(.service) | .result.series | length') -ge 3 ]"
+out=$(req "$S" ":proc_get_info([p_$PID], 0x40)")
+check_eq "series columns" "$(printf '%s\n' "$out" | jq -c 'select(.service) | .result.series_columns')" '["time","cpu_time","memory","state"]'
+check_near "the series' last memory is the fixture's RSS (MB)" \
+  "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.series[-1][2]')" "$(echo "$rss_kb / 1024" | bc -l)" 1
+check_cmp "the series is bounded by --series" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.series | length')" "<=" 120
 out=$(req "$S" ":node_get_info([n_$(hostname)])")
 check_eq "node_get_info cpus = nproc" "$(result_of "$out" node_get_info cpus)" "$(nproc)"
 
@@ -100,6 +107,19 @@ wait $TREE 2>/dev/null
 check "the attached task is archived" wait_until 10 sh -c "[ \"\$(sqlite3 '$WORK/archive.db' 'select count(*) from summaries where name = \"attached\"')\" = 1 ]"
 out=$(req "$S" ':app_get_list()')
 check_eq "no application left" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.apps | length')" 0
+
+# Level 2 through tally run: every process, however short, reaches the
+# agent's events (five /bin/true of a millisecond each, between two ticks).
+"$TALLY" request --agent "$S" --follow 'proc_created([app_short]): app_get_list()' \
+  >"$WORK/created.out" 2>&1 &
+F=$!
+check "proc_created on app_short is enabled" wait_until 10 grep -qs '"state":"enabled"' "$WORK/created.out"
+"$TALLY" run --agent "$S" --app short -o "$WORK/short" -- \
+  sh -c 'for i in 1 2 3 4 5; do /bin/true; done; touch '"$WORK/short.done"'; sleep 0.3' 2>/dev/null
+check "the short task ended" test -e "$WORK/short.done"
+check "proc_created fired for every process of the short task (at least 7 of its 8)" wait_until 10 sh -c \
+  "[ \$(grep -c '\"event\":{\"service\":\"proc_created\"' '$WORK/created.out') -ge 7 ]"
+kill -INT $F; wait $F
 
 "$TALLY" agent --socket "$S" stop
 wait $AGENT_PID; arc=$?

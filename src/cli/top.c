@@ -1,0 +1,330 @@
+/* 'tally top [--app NAME]': a live terminal view of an application on all
+ * its hosts (or of everything the local agent follows), refreshed every
+ * interval. Each refresh is one proc_get_info request through live_client
+ * (the local socket, or NATS for every host and site); rates come from two
+ * successive answers for the same process; the screen is top_render's.
+ * Plain text and ANSI clear-screen, no curses: it works over ssh and in
+ * tmux. Keys: c m r w R s (sort by cpu, memory, read, write, recv, sent),
+ * p h n (pid, host, command), v (reverse), q (quit). See man/tally-top.1. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "live/live_client.h"
+#include "live/top_render.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/units.h"
+
+static const char usage_text[] =
+    "usage: tally top [--app NAME] [--agent SOCKET | --nats URL [--creds FILE] [--user NAME]]\n"
+    "                 [--sort COLUMN] [--interval TIME] [--once]\n"
+    "\n"
+    "A live view of application NAME's processes on every host that runs it (without\n"
+    "--app: every task the local agent follows): per host and per process, CPU, memory,\n"
+    "I/O and network rates and state, refreshed every interval.\n"
+    "\n"
+    "      --app NAME          the application (over NATS: required)\n"
+    "      --agent SOCKET      the local agent (default: the user's)\n"
+    "      --nats URL          the agents of every host and site, through NATS\n"
+    "      --creds FILE        NATS credentials (a .creds file or one line user:password)\n"
+    "      --user NAME         NATS subjects of this user (default: your login name)\n"
+    "      --sort COLUMN       cpu (default), mem, read, write, recv, sent, pid, host,\n"
+    "                          state, command\n"
+    "      --interval TIME     between refreshes (default 1 s)\n"
+    "      --once              print one screen (after two samples) and exit\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Keys: c cpu, m memory, r read, w write, R recv, s sent, p pid, h host, n command,\n"
+    "v reverse, q quit.\n"
+    "Exit status: 0; 125 on an error (no agent, bad option).\n";
+
+enum { OPT_APP_NAME = 256, OPT_AGENT_SOCK, OPT_NATS_URL, OPT_CREDS_FILE, OPT_USER_NAME, OPT_SORT,
+       OPT_EVERY, OPT_ONCE };
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* What one process was at the previous refresh, for its rates. */
+struct previous {
+    char key[320];      /* p_PID@HOST */
+    double t, cpu, read, written, received, sent;
+};
+
+struct gather {
+    json_t *lines;      /* proc_get_info answers */
+};
+
+static void keep_line(void *ctx, json_t *line)
+{
+    struct gather *g = ctx;
+    const char *svc = json_string_value(json_object_get(line, "service"));
+    if (svc && !strcmp(svc, "proc_get_info") && json_is_object(json_object_get(line, "result")))
+        json_array_append(g->lines, line);
+}
+
+/* app_get_list: the app_ tokens it lists */
+static void keep_apps(void *ctx, json_t *line)
+{
+    json_t *apps = ctx;
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(json_object_get(line, "result"), "apps"), i, a) {
+        const char *token = json_string_value(json_object_get(a, "object"));
+        if (token)
+            json_array_append_new(apps, json_string(token));
+    }
+}
+
+static double value_of(json_t *result, const char *name)
+{
+    json_t *v = json_object_get(result, name);
+    if (json_is_array(v))
+        v = json_array_get(v, 0);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const struct previous *find_previous(const struct previous *p, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(p[i].key, key))
+            return &p[i];
+    return NULL;
+}
+
+static double rate(double now, double before, double dt)
+{
+    return isnan(now) || isnan(before) || dt <= 0 || now < before ? NAN : (now - before) / dt;
+}
+
+/* One refresh: the rows (their strings point into lines) and the new previous values. */
+static size_t build_rows(json_t *lines, double t, const struct previous *old, size_t old_n,
+                         struct top_row *rows, struct previous *now)
+{
+    size_t n = 0, i;
+    json_t *line;
+    json_array_foreach(lines, i, line) {
+        json_t *r = json_object_get(line, "result");
+        const char *object = json_string_value(json_object_get(line, "object"));
+        struct previous *p = &now[n];
+        snprintf(p->key, sizeof p->key, "%s", object ? object : "");
+        p->t = t;
+        p->cpu = value_of(r, "cpu_time");
+        p->read = value_of(r, "bytes_read") * 1048576.0;
+        p->written = value_of(r, "bytes_written") * 1048576.0;
+        p->received = value_of(r, "bytes_received");
+        p->sent = value_of(r, "bytes_sent");
+        const struct previous *b = find_previous(old, old_n, p->key);
+        double dt = b ? t - b->t : 0;
+        const char *state = json_string_value(json_object_get(r, "state"));
+        rows[n] = (struct top_row){
+            .host = json_string_value(json_object_get(line, "node")),
+            .pid = (pid_t)value_of(r, "pid"),
+            .state = state && *state ? state[0] : '?',
+            .cpu_percent = b ? 100 * rate(p->cpu, b->cpu, dt) : NAN,
+            .memory_mb = value_of(r, "memory"),
+            .read_bytes_per_s = b ? rate(p->read, b->read, dt) : NAN,
+            .write_bytes_per_s = b ? rate(p->written, b->written, dt) : NAN,
+            .recv_bytes_per_s = b ? rate(p->received, b->received, dt) : NAN,
+            .sent_bytes_per_s = b ? rate(p->sent, b->sent, dt) : NAN,
+            .command = json_string_value(json_object_get(r, "command")),
+        };
+        n++;
+    }
+    return n;
+}
+
+static void terminal_size(int *width, int *height)
+{
+    struct winsize ws;
+    *width = 100;
+    *height = 30;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
+        *width = ws.ws_col;
+        *height = ws.ws_row;
+    }
+}
+
+/* A key: changes the order, or asks to quit. */
+static void take_key(int key, struct top_options *o)
+{
+    static const char keys[] = "cmrwRsphn";
+    static const enum top_column columns[] = {TOP_CPU, TOP_MEMORY, TOP_READ, TOP_WRITE, TOP_RECV,
+                                              TOP_SENT, TOP_PID, TOP_HOST, TOP_COMMAND};
+    const char *k = key ? strchr(keys, key) : NULL;
+    if (k) {
+        o->sort = columns[k - keys];
+        o->reverse = false;
+    } else if (key == 'v') {
+        o->reverse = !o->reverse;
+    } else if (key == 'q') {
+        stop_requested = 1;
+    }
+}
+
+int cmd_top(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"app", required_argument, 0, OPT_APP_NAME}, {"agent", required_argument, 0, OPT_AGENT_SOCK},
+        {"nats", required_argument, 0, OPT_NATS_URL}, {"creds", required_argument, 0, OPT_CREDS_FILE},
+        {"user", required_argument, 0, OPT_USER_NAME}, {"sort", required_argument, 0, OPT_SORT},
+        {"interval", required_argument, 0, OPT_EVERY}, {"once", no_argument, 0, OPT_ONCE},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    struct live_client_options co = {0};
+    struct top_options to = {.sort = TOP_CPU};
+    const char *app = NULL;
+    double interval = 1;
+    bool once = false;
+    char why[512];
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return TALLY_EXIT_OK;
+        case OPT_APP_NAME: app = optarg; break;
+        case OPT_AGENT_SOCK: co.socket = optarg; break;
+        case OPT_NATS_URL: co.nats_url = optarg; break;
+        case OPT_CREDS_FILE: co.creds = optarg; break;
+        case OPT_USER_NAME: co.user = optarg; break;
+        case OPT_ONCE: once = true; break;
+        case OPT_SORT: {
+            int col = top_column_parse(optarg);
+            if (col < 0) {
+                tally_error("top: --sort '%s': not a column (cpu, mem, read, write, recv, sent, pid, "
+                            "host, state, command)", optarg);
+                return TALLY_EXIT_ERROR;
+            }
+            to.sort = (enum top_column)col;
+            break;
+        }
+        case OPT_EVERY:
+            if (units_parse(optarg, DIM_TIME, NULL, &interval, why, sizeof why) < 0 || interval < 0.1) {
+                tally_error("top: --interval '%s': %s", optarg, interval < 0.1 ? "at least 0.1 s" : why);
+                return TALLY_EXIT_ERROR;
+            }
+            break;
+        default:
+            tally_error("top: unknown or incomplete option '%s' (see 'tally top --help')", argv[optind - 1]);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    if (optind < argc) {
+        tally_error("top: unexpected argument '%s' (see 'tally top --help')", argv[optind]);
+        return TALLY_EXIT_ERROR;
+    }
+    if (co.nats_url && !app) {
+        tally_error("top: over NATS, name the application with --app NAME");
+        return TALLY_EXIT_ERROR;
+    }
+    char request[600];
+    if (app)
+        snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x1f)", app);
+    struct live_client *client;
+    if (live_client_open(&co, &client, why, sizeof why) < 0) {
+        tally_error("top: %s", why);
+        return TALLY_EXIT_ERROR;
+    }
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    struct termios saved;
+    bool raw = !once && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+    if (raw) {
+        struct termios t = saved;
+        t.c_lflag &= ~(ICANON | ECHO);
+        tcsetattr(STDIN_FILENO, TCSANOW, &t);
+    }
+    struct previous *old = NULL, *now = NULL;
+    size_t old_n = 0;
+    int status = TALLY_EXIT_OK;
+    for (int round = 0; !stop_requested; round++) {
+        struct gather g = {.lines = json_array()};
+        double t = clock_monotonic_seconds();
+        int rc = 0;
+        if (!app) { /* everything the agent follows: its applications, listed first */
+            json_t *apps = json_array();
+            rc = live_client_ask(client, ":app_get_list()", keep_apps, apps, why, sizeof why);
+            size_t len = snprintf(request, sizeof request, ":proc_get_info([");
+            size_t k;
+            json_t *token;
+            json_array_foreach(apps, k, token)
+                len += snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "%s%s",
+                                k ? ", " : "", json_string_value(token));
+            snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "], 0x1f)");
+            bool none = json_array_size(apps) == 0;
+            json_decref(apps);
+            if (rc == 0 && !none && len < sizeof request)
+                rc = live_client_ask(client, request, keep_line, &g, why, sizeof why);
+        } else {
+            rc = live_client_ask(client, request, keep_line, &g, why, sizeof why);
+        }
+        if (rc < 0) {
+            json_decref(g.lines);
+            tally_error("top: %s", why);
+            status = TALLY_EXIT_ERROR;
+            break;
+        }
+        size_t n = json_array_size(g.lines);
+        struct top_row *rows = calloc(n ? n : 1, sizeof *rows);
+        now = calloc(n ? n : 1, sizeof *now);
+        if (!rows || !now) {
+            free(rows);
+            json_decref(g.lines);
+            status = TALLY_EXIT_ERROR;
+            break;
+        }
+        n = build_rows(g.lines, t, old, old_n, rows, now);
+        free(old);
+        old = now;
+        old_n = n;
+        now = NULL;
+        terminal_size(&to.width, &to.height);
+        struct top_snapshot snap = {.app = app, .time = clock_epoch_seconds(), .rows = rows, .row_count = n};
+        char *screen = (!once || round >= 1) ? top_render(&snap, &to) : NULL;
+        if (screen) {
+            if (!once)
+                fputs("\033[H\033[2J", stdout);
+            fputs(screen, stdout);
+            fflush(stdout);
+        }
+        free(screen);
+        free(rows);
+        json_decref(g.lines);
+        if (once && round >= 1)
+            break;
+        /* wait for the next refresh, taking keys meanwhile */
+        double until = t + interval;
+        for (double left; !stop_requested && (left = until - clock_monotonic_seconds()) > 0;) {
+            struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+            int r = poll(&p, raw ? 1 : 0, (int)ceil(left * 1000));
+            char key;
+            if (r > 0 && read(STDIN_FILENO, &key, 1) == 1) {
+                take_key(key, &to);
+                break; /* redraw now in the new order */
+            }
+        }
+    }
+    if (raw)
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    free(old);
+    live_client_close(client);
+    return status;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# tally agent --metrics: OpenMetrics text checked directly, then scraped by a
+# real Prometheus and answered through PromQL (memory of a fixture that
+# touched 48 MB; labels app, host, user, category).
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
+command -v prometheus >/dev/null || { ok "# SKIP prometheus is not installed"; finish; }
+S=$WORK/sock/agent.sock
+
+# A free port: the agent says so in one line when it is taken; try a few.
+for _ in 1 2 3 4 5; do
+  PORT=$(shuf -i 20000-45000 -n 1)
+  "$TALLY" agent --foreground --socket "$S" --no-archive --interval 0.2 \
+    --metrics "127.0.0.1:$PORT" 2>"$WORK/agent.err" &
+  AGENT_PID=$!
+  wait_agent "$S" && break
+  wait "$AGENT_PID"
+done
+check "the agent serves metrics on 127.0.0.1:$PORT" kill -0 "$AGENT_PID"
+out=$("$TALLY" agent --socket "$WORK/other.sock" --metrics "127.0.0.1:$PORT" --foreground 2>&1); rc=$?
+check_eq "a port in use is refused" "$rc" 125
+check_contains "... naming it" "$out" "--metrics cannot listen on 127.0.0.1:$PORT"
+
+"$TALLY" run --agent "$S" --app sim --category physics -o "$WORK/sim" -- \
+  "$PROGS/hold_memory" 48 2 "$WORK/ready" "$WORK/release" 2>"$WORK/run.err" &
+RUN=$!
+check "the fixture is ready" wait_file "$WORK/ready"
+PID=$(cat "$WORK/ready")
+has_memory() { curl -s "http://127.0.0.1:$PORT/metrics" | grep -q '^tally_memory_bytes{app="sim".*} [1-9]'; }
+check "the application's memory is exposed" wait_until 20 has_memory
+text=$(curl -s -i "http://127.0.0.1:$PORT/metrics")
+check_contains "content type is OpenMetrics" "$text" "Content-Type: application/openmetrics-text; version=1.0.0"
+check_contains "labels app, host, user, category" "$text" "tally_processes{app=\"sim\",host=\"$(hostname)\",user=\"$(id -un)\",category=\"physics\"} 1"
+check_contains "cpu_time is a counter" "$text" "# TYPE tally_cpu_time_seconds counter"
+check_contains "counters end in _total" "$text" "tally_cpu_time_seconds_total{app=\"sim\""
+check_contains "memory is a gauge in bytes" "$text" "# UNIT tally_memory_bytes bytes"
+check "the exposition ends with # EOF" test "$(printf '%s' "$text" | tail -1)" = "# EOF"
+check_eq "other paths are 404" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing")" 404
+
+# A real Prometheus scrapes it.
+for _ in 1 2 3 4 5; do
+  PPORT=$(shuf -i 45001-60000 -n 1)
+  cat >"$WORK/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: tally
+    scrape_interval: 1s
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+YML
+  prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom" \
+    --web.listen-address="127.0.0.1:$PPORT" >"$WORK/prom.log" 2>&1 &
+  PROM=$!
+  wait_until 30 curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null && break
+  kill "$PROM" 2>/dev/null; wait "$PROM" 2>/dev/null
+done
+promql() { curl -s --get "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'; }
+scraped() { [ -n "$(promql 'tally_memory_bytes{app="sim"}')" ]; }
+check "Prometheus has scraped the agent" wait_until 60 scraped
+rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/$PID/status)
+check_near "PromQL: the app's memory (MB) is the fixture's RSS" \
+  "$(echo "$(promql 'tally_memory_bytes{app="sim",category="physics"}') / 1048576" | bc -l)" \
+  "$(echo "$rss_kb / 1024" | bc -l)" 2
+check_eq "PromQL: processes of the app by user" "$(promql "sum by (user) (tally_processes{user=\"$(id -un)\"})")" 1
+kill "$PROM"; wait "$PROM" 2>/dev/null
+
+touch "$WORK/release"
+wait $RUN
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"; rc=$?
+check_eq "the agent stops cleanly with its HTTP server" "$rc" 0
+finish
