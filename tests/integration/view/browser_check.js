@@ -196,6 +196,16 @@ async function main() {
     await clickAt(page, h3);
     await page.waitFor(`document.body.dataset.timeline === 'h3 cpu'`);
     out.chartH3 = await page.eval(TIMELINE);
+    // a click on link l1 in the topology charts its bandwidth; then back to cpu (and the HOST level)
+    const l1 = await page.eval(`(() => { const e = document.querySelector('#topology [data-link="l1"]');
+      e.scrollIntoView({ block: 'center' }); const r = e.getBoundingClientRect();
+      return [r.x + r.width / 2, r.y + r.height / 2]; })()`);
+    await clickAt(page, l1);
+    await page.waitFor(`document.body.dataset.timeline === 'l1 bandwidth'`);
+    out.chartL1 = await page.eval(TIMELINE);
+    out.chartL1.level = await page.eval(`document.getElementById('level').value`);
+    await page.eval(`(() => { const s = document.getElementById('kind'); s.value = 'cpu'; s.dispatchEvent(new Event('change')); return true; })()`);
+    await page.waitFor(`document.body.dataset.timeline === 'root cpu' && document.getElementById('level').value === 'HOST'`);
 
     // move the slice with the page's own inputs: width 50, then start 50
     await page.eval(setInput('slice-width', 50));
