@@ -1,4 +1,5 @@
-/* `tally view`: the visual analysis page of a categorized trace.
+/* `tally view`: the visual analysis page of a categorized trace (timeline,
+ * treemap, topology, grouped findings; see docs/view.md).
  *   tally view TRACE -o report.html      one self-contained offline page
  *   tally view TRACE --serve [PORT]      the page, slices computed on request
  *   tally view TRACE --svg FILE [--from T1 --to T2] [--level TYPE]   one slice as SVG
@@ -34,8 +35,10 @@ static const char usage[] =
     "  FIRST VIEW: [--from T1] [--to T2] [--level TYPE] [--kind KIND] [--categories c1,c2] [--no-idle]\n"
     "  common: [--map RULE]... [--hierarchy FILE]\n"
     "\n"
-    "Draws a categorized resource-usage trace (Paje) as a squarified treemap and a\n"
-    "topology graph of a time slice, with a slice selector and animation.\n"
+    "Draws a categorized resource-usage trace (Paje): a timeline of usage per\n"
+    "category (brush it to choose a slice), a squarified treemap and a topology\n"
+    "graph of the slice, and tally's findings grouped by kind and resource.\n"
+    "Times read relative to the trace's start (t+12.5 s), with the UTC clock.\n"
     "  -o, --output FILE   write one self-contained HTML file (works offline)\n"
     "  --serve [PORT]      serve the page on 127.0.0.1:PORT (default 8080; 0 picks\n"
     "                      a free port) and compute slices on request; stop with ^C\n"

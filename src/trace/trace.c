@@ -212,6 +212,24 @@ double trace_signal_integral(const struct trace_signal *s, double t1, double t2,
     return primitive(s, t2) - primitive(s, t1);
 }
 
+void trace_signal_add_integrals(const struct trace_signal *s, const double *edges, size_t n_edges,
+                                double end, double *out)
+{
+    if (s->n == 0 || !s->cum)
+        return;
+    long i = -1; /* last breakpoint at or before x, as last_at_or_before, moving forward only */
+    double previous = 0;
+    for (size_t k = 0; k < n_edges; k++) {
+        double x = edges[k] > end ? end : edges[k];
+        while ((size_t)(i + 1) < s->n && s->t[i + 1] <= x)
+            i++;
+        double p = i < 0 ? 0 : s->cum[i] + s->v[i] * (x - s->t[i]);
+        if (k > 0)
+            out[k - 1] += p - previous;
+        previous = p;
+    }
+}
+
 double trace_signal_value_at(const struct trace_signal *s, double t)
 {
     long i = last_at_or_before(s, t);

@@ -33,6 +33,12 @@ struct trace_signal {
 /* Integral of the signal over [t1, t2] (t2 >= t1), the signal taken as
  * extending until `end` (values after end count as 0). O(log n). */
 double trace_signal_integral(const struct trace_signal *s, double t1, double t2, double end);
+/* The integrals over consecutive intervals [edges[k], edges[k+1]] (edges
+ * non-decreasing), each as trace_signal_integral gives it, added to
+ * out[0 .. n_edges - 2], in one pass: O(n + n_edges) (a time series of a
+ * signal summed over many resources). */
+void trace_signal_add_integrals(const struct trace_signal *s, const double *edges, size_t n_edges,
+                                double end, double *out);
 /* Value at time t (0 before the first breakpoint). O(log n). */
 double trace_signal_value_at(const struct trace_signal *s, double t);
 

@@ -67,20 +67,33 @@ json_t *view_timeline_json(const struct trace *t, const struct view_timeline_req
         return NULL;
     }
     double width = (to - from) / (double)steps;
+    double *edges = malloc((steps + 1) * sizeof *edges);
+    if (!edges) {
+        free(capacity);
+        free(usage);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i <= steps; i++)
+        edges[i] = i == steps ? to : from + width * (double)i;
     size_t n_resources = 0;
-    for (size_t r = 0; r < t->n_resources; r++) {
+    for (size_t r = 0; r < t->n_resources; r++) { /* integrals first, one pass per signal */
         const struct trace_resource *res = &t->resources[r];
         if (strcmp(res->kind, rq->kind) ||
             (type >= 0 && trace_ancestor_of_type(t, res->container, type) != group))
             continue;
         n_resources++;
-        for (size_t i = 0; i < steps; i++) {
-            double a = from + width * (double)i, b = i + 1 == steps ? to : from + width * (double)(i + 1);
-            capacity[i] += trace_signal_integral(&res->capacity, a, b, t->end) / (b - a);
-            for (size_t c = 0; c < n_cat; c++)
-                usage[c * steps + i] += trace_signal_integral(&res->usage[c], a, b, t->end) / (b - a);
-        }
+        trace_signal_add_integrals(&res->capacity, edges, steps + 1, t->end, capacity);
+        for (size_t c = 0; c < n_cat; c++)
+            trace_signal_add_integrals(&res->usage[c], edges, steps + 1, t->end, &usage[c * steps]);
     }
+    for (size_t i = 0; i < steps; i++) { /* then the averages */
+        double w = edges[i + 1] - edges[i];
+        capacity[i] /= w;
+        for (size_t c = 0; c < n_cat; c++)
+            usage[c * steps + i] /= w;
+    }
+    free(edges);
     json_t *doc = NULL;
     if (n_resources == 0) {
         snprintf(err, errlen, "kind '%s': no resource of that kind in %s", rq->kind,

@@ -5,7 +5,8 @@
  * (eq. 3). Each step's numbers are those `tally trace aggregate --from A --to
  * B --level LEVEL` gives for the group over that step. Computed by the C core
  * for `tally view --serve` (GET /timeline); the offline page computes the same
- * from its embedded signals. Cost: O(resources x categories x steps x log n). */
+ * from its embedded signals. Cost: one pass over each signal of the group,
+ * O(breakpoints + resources x categories x steps). */
 #ifndef TALLY_VIEW_TIMELINE_H
 #define TALLY_VIEW_TIMELINE_H
 

@@ -17,15 +17,21 @@ double view_time_quantum(const struct trace *t)
     return pow(10, ceil(log10(span / VIEW_TICKS_PER_SPAN)));
 }
 
+/* v with VIEW_VALUE_DIGITS significant digits, as the page gets it. */
+static double rounded(double v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.*g", VIEW_VALUE_DIGITS, v);
+    return strtod(text, NULL);
+}
+
 json_t *view_number(double v)
 {
     if (!isfinite(v))
         return json_integer(0);
     if (v == floor(v) && fabs(v) < 1e6)
         return json_integer((json_int_t)v);
-    char text[32];
-    snprintf(text, sizeof text, "%.*g", VIEW_VALUE_DIGITS, v);
-    return json_real(strtod(text, NULL));
+    return json_real(rounded(v));
 }
 
 json_t *view_signal_json(const struct trace_signal *s, double start, double quantum)
@@ -210,28 +216,27 @@ void view_resolution_choose(const struct trace *t, const struct view_page_option
     r->step = span / (double)steps;
 }
 
-/* v with VIEW_VALUE_DIGITS significant digits, as the page gets it. */
-static double rounded(double v)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%.*g", VIEW_VALUE_DIGITS, v);
-    return strtod(text, NULL);
-}
+/* The step edges of a coarse level, and room for one signal's integrals. */
+struct coarse_grid {
+    size_t steps;
+    double *edges;      /* [steps + 1] */
+    double *integrals;  /* [steps] */
+};
 
 /* One signal's averages over the steps, a breakpoint where the rounded
  * average changes: [[step deltas], [values]]. */
 static json_t *coarse_signal_json(const struct trace *t, const struct trace_signal *s,
-                                  const struct view_resolution *r)
+                                  const struct coarse_grid *g)
 {
     if (!s || s->n == 0)
         return json_null();
+    memset(g->integrals, 0, g->steps * sizeof *g->integrals);
+    trace_signal_add_integrals(s, g->edges, g->steps + 1, t->end, g->integrals);
     json_t *ticks = json_array(), *values = json_array();
     long long previous = 0;
     double last = NAN;
-    for (size_t i = 0; i < r->steps; i++) {
-        double a = t->start + r->step * (double)i;
-        double b = i + 1 == r->steps ? t->end : t->start + r->step * (double)(i + 1);
-        double v = rounded(trace_signal_integral(s, a, b, t->end) / (b - a));
+    for (size_t i = 0; i < g->steps; i++) {
+        double v = rounded(g->integrals[i] / (g->edges[i + 1] - g->edges[i]));
         if (i > 0 && v == last)
             continue;
         json_array_append_new(ticks, json_integer((long long)i - previous));
@@ -242,31 +247,38 @@ static json_t *coarse_signal_json(const struct trace *t, const struct trace_sign
     return json_pack("[oo]", ticks, values);
 }
 
+/* How one signal is written: every breakpoint, or the averages over the steps. */
+struct signal_encoding {
+    double start, quantum;          /* full resolution */
+    const struct coarse_grid *grid; /* coarse level; NULL for full resolution */
+};
+
 /* Dumps one signal and frees it. */
-static int dump_signal(const struct trace_signal *s, double start, double quantum, FILE *out)
+static int dump_signal(const struct trace *t, const struct trace_signal *s,
+                       const struct signal_encoding *e, FILE *out)
 {
-    json_t *doc = view_signal_json(s, start, quantum);
+    json_t *doc = e->grid ? coarse_signal_json(t, s, e->grid) : view_signal_json(s, e->start, e->quantum);
     int rc = doc ? view_json_dump(doc, VIEW_VALUE_DIGITS, out) : -1;
     json_decref(doc);
     return rc;
 }
 
-int view_signals_write(const struct trace *t, FILE *out)
+/* The signals document after its opening "{": the resources, one signal at a time. */
+static int write_resources(const struct trace *t, const struct signal_encoding *e, FILE *out)
 {
-    double quantum = view_time_quantum(t);
     json_t *kinds = json_array();
     int rc = kinds ? 0 : -1;
-    fputs("{\"resources\":[", out);
+    fputs("\"resources\":[", out);
     for (size_t r = 0; r < t->n_resources && rc == 0; r++) {
         const struct trace_resource *res = &t->resources[r];
         fprintf(out, "%s{\"c\":%d,\"k\":%d,\"cap\":", r ? "," : "", res->container,
                 kind_index(kinds, res->kind));
-        rc = dump_signal(&res->capacity, t->start, quantum, out);
+        rc = dump_signal(t, &res->capacity, e, out);
         fputs(",\"use\":[", out);
         for (size_t c = 0; c < t->n_categories && rc == 0; c++) {
             if (c)
                 fputc(',', out);
-            rc = dump_signal(&res->usage[c], t->start, quantum, out);
+            rc = dump_signal(t, &res->usage[c], e, out);
         }
         fputs("]}", out);
     }
@@ -275,32 +287,28 @@ int view_signals_write(const struct trace *t, FILE *out)
     return rc < 0 || ferror(out) ? -1 : 0;
 }
 
+int view_signals_write(const struct trace *t, FILE *out)
+{
+    struct signal_encoding e = {.start = t->start, .quantum = view_time_quantum(t)};
+    fputc('{', out);
+    return write_resources(t, &e, out);
+}
+
 int view_coarse_signals_write(const struct trace *t, const struct view_resolution *r, FILE *out)
 {
-    json_t *kinds = json_array();
-    int rc = kinds ? 0 : -1;
-    fputs("{\"coarse\":true,\"quantum\":", out);
-    fprintf(out, "%.17g,\"resources\":[", r->step);
-    for (size_t i = 0; i < t->n_resources && rc == 0; i++) {
-        const struct trace_resource *res = &t->resources[i];
-        fprintf(out, "%s{\"c\":%d,\"k\":%d,\"cap\":", i ? "," : "", res->container,
-                kind_index(kinds, res->kind));
-        for (size_t c = 0; c <= t->n_categories && rc == 0; c++) {
-            if (c == 1)
-                fputs(",\"use\":[", out);
-            else if (c > 1)
-                fputc(',', out);
-            json_t *doc = coarse_signal_json(t, c == 0 ? &res->capacity : &res->usage[c - 1], r);
-            rc = doc ? view_json_dump(doc, VIEW_VALUE_DIGITS, out) : -1;
-            json_decref(doc);
-        }
-        if (t->n_categories == 0)
-            fputs(",\"use\":[", out);
-        fputs("]}", out);
+    struct coarse_grid g = {.steps = r->steps, .edges = malloc((r->steps + 1) * sizeof *g.edges),
+                            .integrals = malloc(r->steps * sizeof *g.integrals)};
+    int rc = -1;
+    if (g.edges && g.integrals) {
+        for (size_t i = 0; i <= g.steps; i++)
+            g.edges[i] = i == g.steps ? t->end : t->start + r->step * (double)i;
+        struct signal_encoding e = {.grid = &g};
+        fprintf(out, "{\"coarse\":true,\"quantum\":%.17g,", r->step);
+        rc = write_resources(t, &e, out);
     }
-    fputs("]}", out);
-    json_decref(kinds);
-    return rc < 0 || ferror(out) ? -1 : 0;
+    free(g.edges);
+    free(g.integrals);
+    return rc;
 }
 
 int view_json_dump(json_t *doc, int digits, FILE *out)

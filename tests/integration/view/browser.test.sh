@@ -119,6 +119,9 @@ check_scenario() {
   check_near "$m: dragged: h3 burst = tally trace aggregate" "$(cell dragged h3 burst)" "$(agg_value 20 60 HOST h3 burst)" 1e-6
   check_eq "$m: a click on h3 in the treemap charts it" "$(jq -r '.chartH3.title' out.json)" "— h3 (HOST) · cpu"
   check_timeline "$m: h3's timeline = tally trace aggregate --level HOST" .chartH3 HOST
+  check_eq "$m: a click on link l1 in the topology charts its bandwidth" "$(jq -r '.chartL1.title' out.json)" "— l1 (LINK) · bandwidth"
+  check_eq "$m: ... at the LINK level" "$(jq -r '.chartL1.level' out.json)" LINK
+  check_timeline "$m: l1's timeline = tally trace aggregate --level LINK" .chartL1 LINK
   check_eq "$m: levels offered" "$(jq -c '.levels' out.json)" '["root","SITE","HOST","LINK"]'
   # moved to [50,100] with the start and width inputs
   check_eq "$m: moved slice label" "$(jq -r '.moved.label' out.json)" "slice t+50 s – t+100 s (50 s wide)"

@@ -34,6 +34,9 @@ int main(void)
     CHECK(strstr(offline, "<script type=\"application/json\" id=\"tally-meta\">{\"version\":1,") != NULL);
     CHECK(strstr(offline, "<script type=\"application/json\" id=\"tally-signals\">{\"resources\":[{\"c\":1,\"k\":0,\"cap\":[[0],[4]]") != NULL);
     CHECK(strstr(offline, "function squarify(") != NULL);
+    CHECK(strstr(offline, "function drawTimeline(") != NULL);   /* the seven parts, in order */
+    CHECK(strstr(offline, "function drawTimeline(") < strstr(offline, "function renderFindings("));
+    CHECK(strstr(offline, "<svg id=\"timeline\"") != NULL);
     CHECK(strstr(offline, ".group-frame") != NULL);
     CHECK(strstr(offline, "\"serve\":false") != NULL);
     char *served = render(&t, true);
