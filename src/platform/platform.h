@@ -107,6 +107,13 @@ void tracer_free(struct tracer *tracer);
 void tracer_next(struct tracer *tracer, struct tracer_event *event);
 /* Lets a process stopped at TRACER_EXITING go on. */
 void tracer_resume(struct tracer *tracer, pid_t pid);
+/* Lets a process stopped at TRACER_EXITING go on and stops following it
+ * (PTRACE_DETACH): its death then goes straight to its parent instead of
+ * through the tracer, one round trip less per process. For a process whose
+ * exit readings are complete and that has no other thread left; no
+ * TRACER_GONE follows for it. Returns false (and resumes it as
+ * tracer_resume) when it cannot be detached. */
+bool tracer_let_go(struct tracer *tracer, pid_t pid);
 
 /* ---- machine ---- */
 

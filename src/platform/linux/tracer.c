@@ -78,6 +78,16 @@ void tracer_resume(struct tracer *tracer, pid_t pid)
     ptrace(PTRACE_CONT, pid, 0, 0);
 }
 
+bool tracer_let_go(struct tracer *tracer, pid_t pid)
+{
+    if (ptrace(PTRACE_DETACH, pid, 0, 0) < 0) {
+        ptrace(PTRACE_CONT, pid, 0, 0);
+        return false;
+    }
+    pidmap_remove(&tracer->tracees, pid);
+    return true;
+}
+
 /* Is tid a thread of the group tgid? (it is listed in /proc/TGID/task) */
 static int is_thread_of(pid_t tid, pid_t tgid)
 {
