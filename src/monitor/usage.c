@@ -172,6 +172,7 @@ void usage_process_started(struct usage *u, pid_t pid)
     if (u->live > u->live_max_since_row)
         u->live_max_since_row = u->live;
     u->result->value[FIELD_TOTAL_PROCESSES] += 1;
+    guardian_watch(u->guardian, pid);
     raise_peak(u, FIELD_MAX_CONCURRENT_PROCESSES, u->live);
     check_limits(u);
 }

@@ -44,6 +44,7 @@ struct usage {
     struct rusage base_rusage;
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status; /* its peaks, from status */
+    struct guardian *guardian;  /* told of every process (level 1), or NULL */
 };
 
 double usage_now(void);
