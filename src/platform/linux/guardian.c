@@ -6,13 +6,13 @@
  * dies). At level 1 nothing ties the task to tally: PR_SET_PDEATHSIG ends
  * the top process only, and orphans re-parented to tally go on to init when
  * tally dies. So tally starts the guardian before the task and tells it,
- * through a pipe, every process it finds in the tree. The guardian is no
+ * through a socket pair, every process it finds in the tree. The guardian is no
  * descendant of tally's task (a double fork made before tally becomes a
  * child subreaper: it is re-parented away at once, so tally never scans,
  * counts or reaps it), in a session of its own, deaf to the terminal's
- * signals, holding no file of tally's but the pipe.
+ * signals, holding no file of tally's but its end of the socket pair.
  *
- * The pipe's end of file without the closing record means tally died. The
+ * The end of file without the closing record means tally died. The
  * guardian then takes every process it was told of (the same pid with the
  * same start time: a reused pid is not the task's) and every descendant of
  * one of them still alive, stops them all with SIGSTOP (a stopped process
@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +40,7 @@
 #include "util/pidmap.h"
 
 struct guardian {
-    int fd; /* write end of the pipe to the guardian */
+    int fd; /* tally's end of the socket pair; -1 once the guardian is gone */
 };
 
 /* Stop-and-scan rounds: 1 ms apart, for 2 s at most (a process in
@@ -235,8 +236,10 @@ static void __attribute__((noreturn)) guardian_main(int fd)
 
 struct guardian *guardian_start(void)
 {
+    /* A socket pair rather than a pipe: writes use MSG_NOSIGNAL, so that a
+     * guardian killed by someone else costs tally no SIGPIPE. */
     int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0)
         return NULL;
     struct guardian *g = malloc(sizeof *g);
     pid_t middle = g ? fork() : -1;
@@ -264,8 +267,15 @@ struct guardian *guardian_start(void)
 
 static void send_pid(struct guardian *g, int32_t pid)
 {
-    while (write(g->fd, &pid, sizeof pid) < 0 && errno == EINTR)
+    if (g->fd < 0)
+        return;
+    ssize_t n;
+    while ((n = send(g->fd, &pid, sizeof pid, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
+    if (n < 0) { /* the guardian is gone: nothing more to tell it */
+        close(g->fd);
+        g->fd = -1;
+    }
 }
 
 void guardian_watch(struct guardian *g, pid_t pid)
@@ -279,6 +289,7 @@ void guardian_stop(struct guardian *g)
     if (!g)
         return;
     send_pid(g, 0);
-    close(g->fd);
+    if (g->fd >= 0)
+        close(g->fd);
     free(g);
 }

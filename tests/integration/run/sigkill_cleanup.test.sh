@@ -17,14 +17,17 @@ wait_for() {
 }
 pids_of() { pgrep -f "^sleep $1\$"; }
 none_alive() { for p in "$@"; do alive "$p" && return 1; done; return 0; }
-# guardian_of TALLY_PID: the pid of the guardian holding the other end of one
-# of tally's pipes (its fd 3).
+# guardian_of TALLY_PID: the pid of the guardian whose socket (its fd 3) is
+# the peer of one of tally's sockets (ss -x: local inode $6, peer inode $8).
 guardian_of() {
-  local g ino
-  for g in $(pgrep -x tally-guardian); do
-    ino=$(readlink /proc/$g/fd/3 2>/dev/null) || continue
-    for f in /proc/$1/fd/*; do
-      [ "$(readlink "$f" 2>/dev/null)" = "$ino" ] && { echo "$g"; return 0; }
+  local f ino peer g
+  for f in /proc/$1/fd/*; do
+    ino=$(readlink "$f" 2>/dev/null) || continue
+    case $ino in socket:\[*\]) ino=${ino#socket:[}; ino=${ino%]} ;; *) continue ;; esac
+    peer=$(ss -xHn | awk -v i="$ino" '$6 == i { print $8; exit }')
+    [ -n "$peer" ] || continue
+    for g in $(pgrep -x tally-guardian); do
+      [ "$(readlink /proc/$g/fd/3 2>/dev/null)" = "socket:[$peer]" ] && { echo "$g"; return 0; }
     done
   done
   return 1
@@ -65,15 +68,14 @@ for level in 1 2; do
   kill -KILL $pids 2>/dev/null # what a failed check left
 done
 
-# The guardian does nothing when tally ends normally: it exits, and a
-# process of the task that tally leaves running on purpose (--wait-for-all
-# ended early by SIGTERM is not this case; here the task simply ends) stays
-# untouched by it.
-$TALLY run --level 1 -o normal -- sh -c "sleep 0.5" &
+# A normal run: the guardian is there while the task runs, and exits with
+# tally (the task ends when the test creates 'go').
+$TALLY run --level 1 -o normal -- sh -c "while [ ! -e go ]; do sleep 0.05; done" &
 tally_pid=$!
 wait_for 10 guardian_of $tally_pid >/dev/null
 guardian=$(guardian_of $tally_pid)
 check "level 1: guardian found for a normal run" test -n "$guardian"
+touch go
 wait $tally_pid
 check_eq "level 1: normal run exits 0" "$?" 0
 check "level 1: the guardian exits after a normal run" \
