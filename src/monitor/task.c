@@ -181,12 +181,12 @@ int task_run(const struct task_options *o, struct task_result *r)
     u.guardian = guardian;
     int rc = r->level == 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
     loop_timer_stop();
-    guardian_stop(guardian);
     sigaction(SIGALRM, &old_alarm, NULL);
     if (rc == 0) {
         usage_finish(&u, o->follow_pid <= 0);
         result_status(r);
     }
+    guardian_stop(guardian); /* the task is over: it exits, ending nothing */
     usage_free(&u);
     return rc;
 }
