@@ -217,18 +217,27 @@ static void __attribute__((noreturn)) guardian_main(int fd)
     detach_from_tally(fd);
     struct pidmap known;
     pidmap_init(&known, sizeof(struct known));
-    int32_t pids[256];
+    /* Records are 4-byte pids; a stream may cut one in two: 'have' bytes
+     * of the buffer are kept for the next read. */
+    unsigned char buf[1024];
+    size_t have = 0;
     for (;;) {
-        ssize_t n = read(fd, pids, sizeof pids);
+        ssize_t n = read(fd, buf + have, sizeof buf - have);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break; /* tally is gone without saying the task was over */
-        for (ssize_t i = 0; i < n / (ssize_t)sizeof pids[0]; i++) {
-            if (pids[i] == 0)
+        have += (size_t)n;
+        size_t used = 0;
+        for (; have - used >= sizeof(int32_t); used += sizeof(int32_t)) {
+            int32_t pid;
+            memcpy(&pid, buf + used, sizeof pid);
+            if (pid == 0)
                 _exit(0); /* the task is over: nothing to do */
-            remember(&known, (pid_t)pids[i]);
+            remember(&known, (pid_t)pid);
         }
+        memmove(buf, buf + used, have - used);
+        have -= used;
     }
     end_the_tree(&known);
     _exit(0);
