@@ -27,14 +27,24 @@ function spread(list,    n, v, i, lo, hi, m) {
     m = median(list)
     return m > 0 ? (hi - lo) / 2 / m * 100 : ""
 }
-# Median over rounds of wall(config, round) / wall(none, same round).
-function paired_ratio(id, cfg,    n, r, i, list, key, base) {
+# The list of wall(config, round) / wall(none, same round) over rounds.
+function paired_ratios(id, cfg,    n, r, i, list, key, base) {
     key = id SUBSEP cfg; base = id SUBSEP "none"; list = ""
     n = split(runs_of[key], r, " ")
     for (i = 1; i <= n; i++)
         if ((base, r[i]) in run_wall && run_wall[base, r[i]] > 0)
             list = list " " (run_wall[key, r[i]] / run_wall[base, r[i]])
-    return median(list)
+    return list
+}
+# Their median.
+function paired_ratio(id, cfg) { return median(paired_ratios(id, cfg)) }
+# "median [min … max] (n)" of a list, with a printf format for the values.
+function with_range(list, format,    n, v, i, lo, hi) {
+    n = split(list, v, " ")
+    if (n == 0) return "–"
+    lo = hi = v[1] + 0
+    for (i = 2; i <= n; i++) { if (v[i] + 0 < lo) lo = v[i] + 0; if (v[i] + 0 > hi) hi = v[i] + 0 }
+    return sprintf(format " [" format " … " format "] (n=%d)", median(list), lo, hi, n)
 }
 function pct(value, truth) { return (value - truth) / truth * 100 }
 function fmt_pct(e) { return sprintf("%+.2f%%", e) }
@@ -196,6 +206,31 @@ function own_cpu_table(    i, c, id, cfg, line, base, row, key) {
     print ""
 }
 
+# The short-process loop with its spread (issue 11): every paired round's
+# ratio, as median [min … max], and tally's own CPU the same way.
+function loop_table(    i, c, id, cfg, key) {
+    for (i = 1; i <= ncase; i++) {
+        id = ids[i]
+        if (kinds[id] != "loop") continue
+        print "### " labels[id] ": paired rounds, with their spread"
+        print ""
+        print "Each round runs every configuration once, in rotated order; a round's"
+        print "ratio is its wall time over the same round's no-monitor wall time."
+        print "Shown: median [min … max] over the rounds (n). Own CPU: tally's CPU in"
+        print "that run (all it and the task used, minus the task's exact CPU time)."
+        print ""
+        print "| configuration | wall ratio to no monitor | own CPU (s) |"
+        print "|---|---:|---:|"
+        print "| no monitor | wall " with_range(wall[id SUBSEP "none"], "%.3f") " s | – |"
+        for (c = 2; c <= ncfg; c++) {
+            cfg = cfg_list[c]; key = id SUBSEP cfg
+            print "| " title[cfg] " | " with_range(paired_ratios(id, cfg), "%.3f") " | " \
+                  (own[key] == "" ? "–" : with_range(own[key], "%.3f")) " |"
+        }
+        print ""
+    }
+}
+
 # One target over some rows for one tally level: "met" or the rows that miss it.
 function target(text, cfg, rows_kind, what, limit,    i, id, miss, n, bad) {
     if (!(cfg in has_cfg)) { printf "- %s: not measured (%s not run)\n", text, cfg; return }
@@ -238,7 +273,8 @@ END {
     print "every 5 s by default."
     print ""
     own_cpu_table()
-    print "## Targets (issue 2), computed from the numbers above"
+    loop_table()
+    print "## Targets (issues 2 and 11), computed from the numbers above"
     print ""
     target("level 2: error within ±1% on every row (1000-process loop: max concurrency ≤ 3)", "tally2", "all", "error")
     target("level 1: error within ±1% on CPU, I/O and single-process memory rows", "tally1", "l1", "error")

@@ -167,7 +167,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &old);
     struct launch launch;
-    if (launch_command(o->argv, false, &launch) < 0) {
+    if (launch_command(o->argv, u->guardian ? LAUNCH_GUARDED : 0, &launch) < 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         return -1;
     }

@@ -57,9 +57,18 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
             ending_new_process(&ending, ev.pid);
             break;
         case TRACER_EXITING:
-            usage_process_exiting(u, ev.pid);
-            tracer_resume(tracer, ev.pid);
-            usage_account_exit(u);
+            /* Read at its exit stop, a process is then let go for good: its
+             * death goes to its parent without waking tally. The top process
+             * is followed to its death (its status), and so is one with
+             * threads left or that could not be read. */
+            if (usage_process_exiting(u, ev.pid) && ev.pid != launch.pid &&
+                tracer_let_go(tracer, ev.pid)) {
+                usage_account_exit(u);
+                usage_process_gone(u, ev.pid, 0);
+            } else {
+                tracer_resume(tracer, ev.pid);
+                usage_account_exit(u);
+            }
             break;
         case TRACER_GONE:
             usage_process_gone(u, ev.pid, ev.peak_rss);

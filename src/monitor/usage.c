@@ -176,6 +176,7 @@ void usage_process_started(struct usage *u, pid_t pid)
     if (u->live > u->live_max_since_row)
         u->live_max_since_row = u->live;
     u->result->value[FIELD_TOTAL_PROCESSES] += 1;
+    guardian_watch(u->guardian, pid);
     raise_peak(u, FIELD_MAX_CONCURRENT_PROCESSES, u->live);
     check_limits(u);
 }
@@ -258,39 +259,33 @@ void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
         u->options->on_process(u->options->sample_ctx, pid, false);
 }
 
-void usage_process_exiting(struct usage *u, pid_t pid)
+bool usage_process_exiting(struct usage *u, pid_t pid)
 {
     struct usage_proc *p = pidmap_get(&u->procs, pid);
-    struct proc_statm statm;
     struct proc_status *status = &u->exit_status;
     u->exit_pending = 0;
-    if (!p || proc_read_statm(pid, &statm) < 0)
-        return;
-    if (statm.resident >= SMALL_PROCESS_BYTES) {
-        /* A process that holds memory: its peaks from status (costly, ~50 us)
-         * and its PSS from smaps_rollup (a page-table walk), except for a
-         * very large one already walked: its PSS then moves by its private
-         * memory since (pages it shares are counted as they were). */
-        if (proc_read_status(pid, status) < 0)
-            return;
-        uint64_t private_now = statm.resident - statm.shared;
-        if (p->pss_walked && statm.resident > PSS_WALK_AT_EXIT_MAX) {
+    /* One file (~17 us) gives its peaks exactly (VmHWM, VmPeak), its swap,
+     * its private memory and whether another thread is left. */
+    if (!p || proc_read_status(pid, status) < 0)
+        return false;
+    uint64_t private_now = status->rss_anon; /* statm's resident - shared */
+    if (status->vm_rss >= SMALL_PROCESS_BYTES) {
+        /* A process that holds memory: its PSS from smaps_rollup (a
+         * page-table walk), except for a very large one already walked:
+         * its PSS then moves by its private memory since (pages it shares
+         * are counted as they were). */
+        if (p->pss_walked && status->vm_rss > PSS_WALK_AT_EXIT_MAX) {
             double pss = (double)p->pss + (double)private_now - (double)p->private_at_walk;
-            p->pss = (uint64_t)fmin(fmax(pss, (double)private_now), (double)statm.resident);
+            p->pss = (uint64_t)fmin(fmax(pss, (double)private_now), (double)status->vm_rss);
         } else {
             walk_pss(pid, p);
         }
-        p->swap = status->vm_swap;
     } else {
-        /* A small one, like most short processes: statm (~5 us) keeps the
-         * exit stop short. Its peak RSS comes exactly with its death
-         * (usage_process_gone); its private memory stands for its PSS. */
-        memset(status, 0, sizeof *status);
-        status->vm_hwm = statm.resident;
-        status->vm_peak = statm.size;
-        status->vm_swap = p->swap;
-        p->pss = statm.resident - statm.shared;
+        /* A small one, like most short processes: its private memory
+         * stands for its PSS. */
+        p->pss = status->rss_anon + status->rss_shmem;
     }
+    p->swap = status->vm_swap;
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
     if (p->has_sockets) { /* the last counters, before the sockets close (if not yet closed) */
@@ -299,6 +294,7 @@ void usage_process_exiting(struct usage *u, pid_t pid)
         update_network(u);
     }
     u->exit_pending = pid;
+    return status->threads <= 1;
 }
 
 void usage_account_exit(struct usage *u)

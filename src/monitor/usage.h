@@ -47,7 +47,8 @@ struct usage {
     const struct proc_scan *scan; /* when set, usage_sample takes /proc/PID/stat from
                                    * this fresh scan instead of reading it again */
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
-    struct proc_status exit_status; /* its peaks (from status, or statm for a small one) */
+    struct proc_status exit_status; /* its peaks, from status */
+    struct guardian *guardian;  /* told of every process (level 1), or NULL */
 };
 
 double usage_now(void);
@@ -64,9 +65,11 @@ bool usage_warmup_due(const struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
 /* A process is at its exit, still readable in /proc (level 2): reads what
- * only the process itself can tell. usage_account_exit then does the rest
- * once the process has been let go (keeping the stop short). */
-void usage_process_exiting(struct usage *u, pid_t pid);
+ * only the process itself can tell, its exact peaks included. usage_account_exit
+ * then does the rest once the process has been let go (keeping the stop
+ * short). Returns true when the readings are complete and no other thread
+ * of it is left: nothing more is to be learnt from its death. */
+bool usage_process_exiting(struct usage *u, pid_t pid);
 void usage_account_exit(struct usage *u);
 /* A process has ended; peak_rss: its peak resident memory when known
  * (level 2, from the kernel's accounting of the dead process), else 0. */

@@ -69,7 +69,10 @@ int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx);
 /* ---- launching ---- */
 
 /* Forks a child that execs argv (execvp) once the parent has prepared it.
- * traced: the parent seizes it with ptrace first (process events followed).
+ * flags: LAUNCH_TRACED: the parent seizes it with ptrace first (process
+ * events followed; true means this flag). LAUNCH_GUARDED: a guardian ends
+ * the tree if tally dies, so the child is not given PR_SET_PDEATHSIG (which
+ * would end it alone, at once, cutting its children's link to the tree).
  * The child's exec error, if any, is read later with launch_exec_errno.
  * Returns 0; -1 on failure; -2 when ptrace is refused (the child was killed:
  * reap out->pid, then the caller may launch again untraced). */
@@ -77,7 +80,9 @@ struct launch {
     pid_t pid;
     int error_fd;            /* read end of a close-on-exec pipe */
 };
-int launch_command(char *const argv[], bool traced, struct launch *out);
+#define LAUNCH_TRACED 1u
+#define LAUNCH_GUARDED 2u
+int launch_command(char *const argv[], unsigned flags, struct launch *out);
 /* 0 when the exec succeeded, else its errno. Call after the child ended. */
 int launch_exec_errno(struct launch *launch);
 
@@ -110,6 +115,25 @@ void tracer_free(struct tracer *tracer);
 void tracer_next(struct tracer *tracer, struct tracer_event *event);
 /* Lets a process stopped at TRACER_EXITING go on. */
 void tracer_resume(struct tracer *tracer, pid_t pid);
+/* Lets a process stopped at TRACER_EXITING go on and stops following it
+ * (PTRACE_DETACH): its death then goes straight to its parent instead of
+ * through the tracer, one round trip less per process. For a process whose
+ * exit readings are complete and that has no other thread left; no
+ * TRACER_GONE follows for it. Returns false (and resumes it as
+ * tracer_resume) when it cannot be detached. */
+bool tracer_let_go(struct tracer *tracer, pid_t pid);
+
+/* ---- the guardian (guardian.c): nothing of a task outlives a killed tally ---- */
+
+struct guardian;
+/* Starts the guardian process, before the task and before tally becomes a
+ * child subreaper. NULL when it cannot be started. */
+struct guardian *guardian_start(void);
+/* pid belongs to the task: the guardian ends it (and what descends from it)
+ * if tally dies before guardian_stop. */
+void guardian_watch(struct guardian *g, pid_t pid);
+/* The task is over: the guardian exits, ending nothing. Frees g. */
+void guardian_stop(struct guardian *g);
 
 /* ---- machine ---- */
 

@@ -19,8 +19,9 @@
     (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |    \
      PTRACE_O_EXITKILL)
 
-int launch_command(char *const argv[], bool traced, struct launch *out)
+int launch_command(char *const argv[], unsigned flags, struct launch *out)
 {
+    bool traced = flags & LAUNCH_TRACED;
     int go[2], err[2];
     if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
         tally_error_errno("run: pipe");
@@ -35,8 +36,12 @@ int launch_command(char *const argv[], bool traced, struct launch *out)
     if (pid == 0) {
         close(go[1]);
         close(err[0]);
-        /* A level-1 task must not outlive a killed tally either. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* Not outliving a killed tally: at level 2 every process of the
+         * tree is ended by PTRACE_O_EXITKILL, at level 1 by the guardian
+         * (which needs this one alive to find its children); unguarded, at
+         * least this one ends. */
+        if (!(flags & LAUNCH_GUARDED))
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* tally blocks SIGCHLD to wait for it (level 1); the task must not inherit that. */
         sigset_t unblock;
         sigemptyset(&unblock);
