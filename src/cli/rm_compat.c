@@ -16,16 +16,19 @@
  * broken and the command stopped; 4 the monitor failed (the command cannot
  * be started, a report cannot be written). See man/tally-rm.1. */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/rm_limits.h"
+#include "cli/rm_snapshots.h"
 #include "cli/run.h"
 #include "platform/platform.h"
 #include "report/rm_files.h"
@@ -70,8 +73,9 @@ static const char usage_text[] =
     "  -o, --debug-file=FILE           the log's file (:stderr, :stdout)\n"
     "      --accurate-short-processes, -f/--child-in-foreground: accepted (tally always\n"
     "                                  follows short processes; the task keeps the terminal)\n"
-    "      --follow-chdir, --snapshot-events=FILE, --catalog=HOST, --catalog-task-name=N,\n"
-    "      --catalog-project=P, --catalog-interval=S: accepted and ignored with a warning\n"
+    "      --snapshot-events=FILE      snapshots when watched files change (see tally-rm(1))\n"
+    "      --follow-chdir, --catalog=HOST, --catalog-task-name=N, --catalog-project=P,\n"
+    "      --catalog-interval=S: accepted and ignored with a warning\n"
     "  -v, --version                   version\n"
     "  -h, --help                      this help\n"
     "\n"
@@ -128,6 +132,7 @@ struct rm_config {
     char **verbatim; /* -V copies, each cut in two: key at [i], value after its '\0' */
     const char **verbatim_keys, **verbatim_values;
     size_t verbatim_count;
+    struct rm_snapshots *snapshot_events; /* --snapshot-events, or NULL */
 };
 
 /* What is followed during the run: the series rows, and the bandwidth that
@@ -137,6 +142,12 @@ struct rm_sampling {
     bool series_on, have_previous;
     double previous_time, previous_net_mb;
     double bandwidth_peak, bandwidth_peak_clock;
+    /* --snapshot-events: the largest values since the last snapshot */
+    struct rm_snapshots *watch;
+    double window_start, window_max[FIELD_COUNT];
+    json_t *snapshots;
+    const char *prefix;
+    bool pretty;
 };
 
 bool rm_compat_invoked_as(const char *argv0)
@@ -190,12 +201,13 @@ static int add_limits(struct rm_config *cfg, const char *option, const char *tex
     return 0;
 }
 
-static int add_limits_file(struct rm_config *cfg, const char *path)
+/* The whole file (malloc'd, NUL-terminated), or NULL after a message. */
+static char *read_whole_file(const char *option, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) {
-        tally_error_errno("rm: --limits-file %s", path);
-        return -1;
+        tally_error_errno("rm: %s %s", option, path);
+        return NULL;
     }
     char *text = NULL;
     size_t size = 0;
@@ -206,14 +218,38 @@ static int add_limits_file(struct rm_config *cfg, const char *path)
     fclose(f);
     if (!mem || fclose(mem) != 0 || !text) {
         free(text);
-        tally_error("rm: --limits-file %s: out of memory", path);
-        return -1;
+        tally_error("rm: %s %s: out of memory", option, path);
+        return NULL;
     }
+    return text;
+}
+
+static int add_limits_file(struct rm_config *cfg, const char *path)
+{
+    char *text = read_whole_file("--limits-file", path);
+    if (!text)
+        return -1;
     char option[512];
     snprintf(option, sizeof option, "--limits-file %s", path);
     int rc = add_limits(cfg, option, text);
     free(text);
     return rc;
+}
+
+static int set_snapshot_events(struct rm_config *cfg, const char *path)
+{
+    char *text = read_whole_file("--snapshot-events", path);
+    if (!text)
+        return -1;
+    char why[512];
+    rm_snapshots_free(cfg->snapshot_events);
+    cfg->snapshot_events = rm_snapshots_parse(text, why, sizeof why);
+    free(text);
+    if (!cfg->snapshot_events) {
+        tally_error("rm: --snapshot-events %s: %s", path, why);
+        return -1;
+    }
+    return 0;
 }
 
 static void warn_ignored(const char *option, const char *why)
@@ -347,7 +383,8 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
             cfg->pretty = false;
             break;
         case OPT_SNAPSHOT_EVENTS:
-            warn_ignored("--snapshot-events", "tally takes no snapshots");
+            if (set_snapshot_events(cfg, optarg) < 0)
+                return RM_EXIT_USAGE;
             break;
         default:
             if (optopt && optopt < 256)
@@ -402,6 +439,35 @@ static void free_config(struct rm_config *cfg)
     free(cfg->verbatim_values);
     free(cfg->measure_dirs);
     free(cfg->command_text);
+    rm_snapshots_free(cfg->snapshot_events);
+}
+
+static double epoch_now(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+/* At a sample: a snapshot when a watched file's event fired (written to
+ * PREFIX.snapshot.NN, as resource_monitor, and kept for the summary). */
+static void take_snapshot_if_due(struct rm_sampling *sm, const struct task_sample *s)
+{
+    for (int i = 0; i < FIELD_COUNT; i++)
+        sm->window_max[i] = fmax(sm->window_max[i], s->value[i]);
+    char labels[1024];
+    if (rm_snapshots_poll(sm->watch, labels, sizeof labels) == 0)
+        return;
+    json_t *snap = rm_snapshot_to_json(labels, sm->window_start, s->wall_clock, sm->window_max);
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".snapshot.%02zu", json_array_size(sm->snapshots));
+    char *path = run_report_path(sm->prefix, suffix);
+    if (path)
+        summary_write_object(path, snap, sm->pretty); /* a failure is said; the run goes on */
+    free(path);
+    json_array_append_new(sm->snapshots, snap);
+    memset(sm->window_max, 0, sizeof sm->window_max);
+    sm->window_start = s->wall_clock;
 }
 
 static void on_sample(void *ctx, const struct task_sample *s)
@@ -421,6 +487,8 @@ static void on_sample(void *ctx, const struct task_sample *s)
     sm->previous_net_mb = net_mb;
     if (sm->series_on)
         rm_series_append(&sm->series, s, machine_load_average(), bandwidth);
+    if (sm->watch)
+        take_snapshot_if_due(sm, s);
 }
 
 /* The -d/-o log: stderr, stdout or a file; NULL when not asked for. */
@@ -476,6 +544,7 @@ static int write_reports(const struct rm_config *cfg, const struct task_result *
                                    ? sm->bandwidth_peak_clock - r->value[FIELD_START]
                                    : 0,
         .disk_measured = !cfg->task.without_disk_footprint,
+        .snapshots = sm->snapshots,
     };
     int rc = 0;
     char *path = run_report_path(cfg->prefix, ".summary");
@@ -551,6 +620,11 @@ int cmd_rm(int argc, char **argv)
         }
         sampling.series_on = true;
     }
+    sampling.watch = cfg.snapshot_events;
+    sampling.snapshots = json_array();
+    sampling.prefix = cfg.prefix;
+    sampling.pretty = cfg.pretty;
+    sampling.window_start = epoch_now();
     cfg.task.on_sample = on_sample;
     cfg.task.sample_ctx = &sampling;
     cfg.task.interrupt = run_install_interrupt_handlers();
@@ -558,6 +632,7 @@ int cmd_rm(int argc, char **argv)
     if (task_run(&cfg.task, &result) < 0) {
         if (sampling.series_on)
             series_abort(&sampling.series);
+        json_decref(sampling.snapshots);
         close_debug_log(log);
         free_config(&cfg);
         return RM_EXIT_MONITOR_ERROR;
@@ -571,6 +646,7 @@ int cmd_rm(int argc, char **argv)
     if (write_reports(&cfg, &result, &sampling) < 0)
         status = RM_EXIT_MONITOR_ERROR;
     log_end(log, &result, status);
+    json_decref(sampling.snapshots);
     close_debug_log(log);
     task_result_free(&result);
     free_config(&cfg);
