@@ -111,7 +111,7 @@ check_eq "no command: status 1, one line" "$rc_t/$(wc -l < none.err)" "1/1"
 check_eq "-i soon: status 1, one line" "$rc_t/$(wc -l < i.err)" "1/1"
 
 # --snapshot-events: each event waits until the monitor wrote the previous
-# snapshot (PREFIX.snapshot.NN), so both monitors see them one by one
+# snapshot (PREFIX.snapshot.NN), so that they are seen one by one
 cat > events.json <<'JSON'
 {"log.txt": {"events": [{"label": "started", "on-create": true}, {"label": "step", "on-pattern": "^STEP"}]},
  "please-snap": {"delete-if-found": true, "events": [{"label": "manual", "on-create": true}]}}
@@ -122,14 +122,13 @@ snap_script() {
     touch please-snap; w 02; echo STEP 3 >> log.txt; w 03"
 }
 rm -f log.txt; timeout -k 5 60 "$RM_TALLY" --no-pprint -O snap-t -i 0.5 --snapshot-events events.json --sh "$(snap_script snap-t)"; rc_t=$?
-for _ in 1 2 3; do  # resource_monitor 9.9 misses events now and then on a loaded machine
-  rm -f log.txt please-snap; real_rm snap-r -i 1 --snapshot-events events.json --sh "$(snap_script snap-r)"
-  [ "$(jq '.snapshots | length' snap-r.summary 2>/dev/null)" = 4 ] && break
-done
-check_eq "--snapshot-events: status as resource_monitor" "$rc_t" "$rc_r"
-check_eq "  the same snapshots as resource_monitor" "$(jq -c '[.snapshots[].snapshot_name]' snap-t.summary)" \
-  "$(jq -c '[.snapshots[].snapshot_name]' snap-r.summary)"
-check_eq "  which are" "$(jq -c '[.snapshots[].snapshot_name]' snap-t.summary)" '["started(1)","step(2)","manual(1)","step(1)"]'
+# resource_monitor 9.9 gave the same four snapshots for this script when run by
+# hand (in its PREFIX.snapshot.NN files: its summary of this command is not
+# valid JSON, a '\n' badly escaped), but on a loaded machine it misses pattern
+# events or stalls for minutes: it is not run here, its result is the
+# expected value below.
+check_eq "--snapshot-events: status 0" "$rc_t" 0
+check_eq "  the snapshots resource_monitor takes" "$(jq -c '[.snapshots[].snapshot_name]' snap-t.summary)" '["started(1)","step(2)","manual(1)","step(1)"]'
 check_eq "  each also in PREFIX.snapshot.NN" "$(ls snap-t.snapshot.* | tr '\n' ' ')" \
   "snap-t.snapshot.00 snap-t.snapshot.01 snap-t.snapshot.02 snap-t.snapshot.03 "
 check "  delete-if-found removed the trigger file" test ! -e please-snap
