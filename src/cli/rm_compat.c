@@ -9,28 +9,27 @@
  *
  * Options map onto task_options (monitor/task.h); the reports are
  * resource_monitor's files, PREFIX.summary (report/rm_summary.h), .series
- * (report/rm_series.h) and .files (report/rm_files.h). Exit status, as
+ * (report/rm_series.h) and .files (report/rm_files.h); what is followed
+ * sample by sample is in rm_sampling.c. Exit status, as
  * resource_monitor's (Makeflow and Work Queue read 2 as "resources
  * exhausted"): 0 the command exited 0; 1 it exited non-zero or died of a
  * signal, or a bad option or limit (the command is not run); 2 a limit was
  * broken and the command stopped; 4 the monitor failed (the command cannot
  * be started, a report cannot be written). See man/tally-rm.1. */
 #include <errno.h>
-#include <math.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/rm_limits.h"
+#include "cli/rm_sampling.h"
 #include "cli/rm_snapshots.h"
 #include "cli/run.h"
-#include "platform/platform.h"
 #include "report/rm_files.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"
@@ -135,20 +134,6 @@ struct rm_config {
     struct rm_snapshots *snapshot_events; /* --snapshot-events, or NULL */
 };
 
-/* What is followed during the run: the series rows, and the bandwidth that
- * resource_monitor reports but the engine does not (from the byte counts). */
-struct rm_sampling {
-    struct series_writer series;
-    bool series_on, have_previous;
-    double previous_time, previous_net_mb;
-    double bandwidth_peak, bandwidth_peak_clock;
-    /* --snapshot-events: the largest values since the last snapshot */
-    struct rm_snapshots *watch;
-    double window_start, window_max[FIELD_COUNT];
-    json_t *snapshots;
-    const char *prefix;
-    bool pretty;
-};
 
 bool rm_compat_invoked_as(const char *argv0)
 {
@@ -442,55 +427,6 @@ static void free_config(struct rm_config *cfg)
     rm_snapshots_free(cfg->snapshot_events);
 }
 
-static double epoch_now(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + tv.tv_usec * 1e-6;
-}
-
-/* At a sample: a snapshot when a watched file's event fired (written to
- * PREFIX.snapshot.NN, as resource_monitor, and kept for the summary). */
-static void take_snapshot_if_due(struct rm_sampling *sm, const struct task_sample *s)
-{
-    for (int i = 0; i < FIELD_COUNT; i++)
-        sm->window_max[i] = fmax(sm->window_max[i], s->value[i]);
-    char labels[1024];
-    if (rm_snapshots_poll(sm->watch, labels, sizeof labels) == 0)
-        return;
-    json_t *snap = rm_snapshot_to_json(labels, sm->window_start, s->wall_clock, sm->window_max);
-    char suffix[32];
-    snprintf(suffix, sizeof suffix, ".snapshot.%02zu", json_array_size(sm->snapshots));
-    char *path = run_report_path(sm->prefix, suffix);
-    if (path)
-        summary_write_object(path, snap, sm->pretty); /* a failure is said; the run goes on */
-    free(path);
-    json_array_append_new(sm->snapshots, snap);
-    memset(sm->window_max, 0, sizeof sm->window_max);
-    sm->window_start = s->wall_clock;
-}
-
-static void on_sample(void *ctx, const struct task_sample *s)
-{
-    struct rm_sampling *sm = ctx;
-    double net_mb = s->value[FIELD_BYTES_RECEIVED] + s->value[FIELD_BYTES_SENT];
-    double bandwidth = 0; /* Mbps over the interval that ends here */
-    if (sm->have_previous && s->wall_clock > sm->previous_time)
-        bandwidth = (net_mb - sm->previous_net_mb) * 1048576.0 * 8 / 1e6 /
-                    (s->wall_clock - sm->previous_time);
-    if (bandwidth > sm->bandwidth_peak) {
-        sm->bandwidth_peak = bandwidth;
-        sm->bandwidth_peak_clock = s->wall_clock;
-    }
-    sm->have_previous = true;
-    sm->previous_time = s->wall_clock;
-    sm->previous_net_mb = net_mb;
-    if (sm->series_on)
-        rm_series_append(&sm->series, s, machine_load_average(), bandwidth);
-    if (sm->watch)
-        take_snapshot_if_due(sm, s);
-}
-
 /* The -d/-o log: stderr, stdout or a file; NULL when not asked for. */
 static FILE *open_debug_log(const struct rm_config *cfg)
 {
@@ -624,8 +560,8 @@ int cmd_rm(int argc, char **argv)
     sampling.snapshots = json_array();
     sampling.prefix = cfg.prefix;
     sampling.pretty = cfg.pretty;
-    sampling.window_start = epoch_now();
-    cfg.task.on_sample = on_sample;
+    sampling.window_start = rm_sampling_epoch_now();
+    cfg.task.on_sample = rm_sampling_on_sample;
     cfg.task.sample_ctx = &sampling;
     cfg.task.interrupt = run_install_interrupt_handlers();
     struct task_result result;
