@@ -9,7 +9,8 @@
  *
  * Options map onto task_options (monitor/task.h); the reports are
  * resource_monitor's files, PREFIX.summary (report/rm_summary.h), .series
- * (report/rm_series.h) and .files (report/rm_files.h). Exit status, as
+ * (report/rm_series.h) and .files (report/rm_files.h); what is followed
+ * sample by sample is in rm_sampling.c. Exit status, as
  * resource_monitor's (Makeflow and Work Queue read 2 as "resources
  * exhausted"): 0 the command exited 0; 1 it exited non-zero or died of a
  * signal, or a bad option or limit (the command is not run); 2 a limit was
@@ -26,8 +27,9 @@
 
 #include "cli/commands.h"
 #include "cli/rm_limits.h"
+#include "cli/rm_sampling.h"
+#include "cli/rm_snapshots.h"
 #include "cli/run.h"
-#include "platform/platform.h"
 #include "report/rm_files.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"
@@ -70,8 +72,9 @@ static const char usage_text[] =
     "  -o, --debug-file=FILE           the log's file (:stderr, :stdout)\n"
     "      --accurate-short-processes, -f/--child-in-foreground: accepted (tally always\n"
     "                                  follows short processes; the task keeps the terminal)\n"
-    "      --follow-chdir, --snapshot-events=FILE, --catalog=HOST, --catalog-task-name=N,\n"
-    "      --catalog-project=P, --catalog-interval=S: accepted and ignored with a warning\n"
+    "      --snapshot-events=FILE      snapshots when watched files change (see tally-rm(1))\n"
+    "      --follow-chdir, --catalog=HOST, --catalog-task-name=N, --catalog-project=P,\n"
+    "      --catalog-interval=S: accepted and ignored with a warning\n"
     "  -v, --version                   version\n"
     "  -h, --help                      this help\n"
     "\n"
@@ -128,16 +131,9 @@ struct rm_config {
     char **verbatim; /* -V copies, each cut in two: key at [i], value after its '\0' */
     const char **verbatim_keys, **verbatim_values;
     size_t verbatim_count;
+    struct rm_snapshots *snapshot_events; /* --snapshot-events, or NULL */
 };
 
-/* What is followed during the run: the series rows, and the bandwidth that
- * resource_monitor reports but the engine does not (from the byte counts). */
-struct rm_sampling {
-    struct series_writer series;
-    bool series_on, have_previous;
-    double previous_time, previous_net_mb;
-    double bandwidth_peak, bandwidth_peak_clock;
-};
 
 bool rm_compat_invoked_as(const char *argv0)
 {
@@ -190,12 +186,13 @@ static int add_limits(struct rm_config *cfg, const char *option, const char *tex
     return 0;
 }
 
-static int add_limits_file(struct rm_config *cfg, const char *path)
+/* The whole file (malloc'd, NUL-terminated), or NULL after a message. */
+static char *read_whole_file(const char *option, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f) {
-        tally_error_errno("rm: --limits-file %s", path);
-        return -1;
+        tally_error_errno("rm: %s %s", option, path);
+        return NULL;
     }
     char *text = NULL;
     size_t size = 0;
@@ -206,14 +203,38 @@ static int add_limits_file(struct rm_config *cfg, const char *path)
     fclose(f);
     if (!mem || fclose(mem) != 0 || !text) {
         free(text);
-        tally_error("rm: --limits-file %s: out of memory", path);
-        return -1;
+        tally_error("rm: %s %s: out of memory", option, path);
+        return NULL;
     }
+    return text;
+}
+
+static int add_limits_file(struct rm_config *cfg, const char *path)
+{
+    char *text = read_whole_file("--limits-file", path);
+    if (!text)
+        return -1;
     char option[512];
     snprintf(option, sizeof option, "--limits-file %s", path);
     int rc = add_limits(cfg, option, text);
     free(text);
     return rc;
+}
+
+static int set_snapshot_events(struct rm_config *cfg, const char *path)
+{
+    char *text = read_whole_file("--snapshot-events", path);
+    if (!text)
+        return -1;
+    char why[512];
+    rm_snapshots_free(cfg->snapshot_events);
+    cfg->snapshot_events = rm_snapshots_parse(text, why, sizeof why);
+    free(text);
+    if (!cfg->snapshot_events) {
+        tally_error("rm: --snapshot-events %s: %s", path, why);
+        return -1;
+    }
+    return 0;
 }
 
 static void warn_ignored(const char *option, const char *why)
@@ -347,7 +368,8 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
             cfg->pretty = false;
             break;
         case OPT_SNAPSHOT_EVENTS:
-            warn_ignored("--snapshot-events", "tally takes no snapshots");
+            if (set_snapshot_events(cfg, optarg) < 0)
+                return RM_EXIT_USAGE;
             break;
         default:
             if (optopt && optopt < 256)
@@ -402,25 +424,7 @@ static void free_config(struct rm_config *cfg)
     free(cfg->verbatim_values);
     free(cfg->measure_dirs);
     free(cfg->command_text);
-}
-
-static void on_sample(void *ctx, const struct task_sample *s)
-{
-    struct rm_sampling *sm = ctx;
-    double net_mb = s->value[FIELD_BYTES_RECEIVED] + s->value[FIELD_BYTES_SENT];
-    double bandwidth = 0; /* Mbps over the interval that ends here */
-    if (sm->have_previous && s->wall_clock > sm->previous_time)
-        bandwidth = (net_mb - sm->previous_net_mb) * 1048576.0 * 8 / 1e6 /
-                    (s->wall_clock - sm->previous_time);
-    if (bandwidth > sm->bandwidth_peak) {
-        sm->bandwidth_peak = bandwidth;
-        sm->bandwidth_peak_clock = s->wall_clock;
-    }
-    sm->have_previous = true;
-    sm->previous_time = s->wall_clock;
-    sm->previous_net_mb = net_mb;
-    if (sm->series_on)
-        rm_series_append(&sm->series, s, machine_load_average(), bandwidth);
+    rm_snapshots_free(cfg->snapshot_events);
 }
 
 /* The -d/-o log: stderr, stdout or a file; NULL when not asked for. */
@@ -476,6 +480,7 @@ static int write_reports(const struct rm_config *cfg, const struct task_result *
                                    ? sm->bandwidth_peak_clock - r->value[FIELD_START]
                                    : 0,
         .disk_measured = !cfg->task.skip_disk,
+        .snapshots = sm->snapshots,
     };
     int rc = 0;
     char *path = run_report_path(cfg->prefix, ".summary");
@@ -551,13 +556,19 @@ int cmd_rm(int argc, char **argv)
         }
         sampling.series_on = true;
     }
-    cfg.task.on_sample = on_sample;
+    sampling.watch = cfg.snapshot_events;
+    sampling.snapshots = json_array();
+    sampling.prefix = cfg.prefix;
+    sampling.pretty = cfg.pretty;
+    sampling.window_start = rm_sampling_epoch_now();
+    cfg.task.on_sample = rm_sampling_on_sample;
     cfg.task.sample_ctx = &sampling;
     cfg.task.interrupt = run_install_interrupt_handlers();
     struct task_result result;
     if (task_run(&cfg.task, &result) < 0) {
         if (sampling.series_on)
             series_abort(&sampling.series);
+        json_decref(sampling.snapshots);
         close_debug_log(log);
         free_config(&cfg);
         return RM_EXIT_MONITOR_ERROR;
@@ -571,6 +582,7 @@ int cmd_rm(int argc, char **argv)
     if (write_reports(&cfg, &result, &sampling) < 0)
         status = RM_EXIT_MONITOR_ERROR;
     log_end(log, &result, status);
+    json_decref(sampling.snapshots);
     close_debug_log(log);
     task_result_free(&result);
     free_config(&cfg);

@@ -3,6 +3,7 @@
  * 'tally run' summaries; only the choice and order of fields differ. */
 #include "report/rm_summary.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "version.h"
@@ -64,8 +65,40 @@ json_t *rm_summary_to_json(const struct summary_info *info, const struct task_re
         copy_field(peaks, peaks_all, name);
     }
     json_object_set_new(o, "peak_times", peaks);
+    if (x->snapshots && json_array_size(x->snapshots))
+        json_object_set(o, "snapshots", x->snapshots);
     copy_field(o, all, "level");
     json_decref(all);
+    return o;
+}
+
+/* The fields a sample carries (see report/series.h), in resource_monitor's order. */
+static const int snapshot_fields[] = {
+    FIELD_CPU_TIME, FIELD_MEMORY, FIELD_VIRTUAL_MEMORY, FIELD_SWAP_MEMORY, FIELD_DISK,
+    FIELD_BYTES_READ, FIELD_BYTES_WRITTEN, FIELD_BYTES_RECEIVED, FIELD_BYTES_SENT, FIELD_CORES,
+    FIELD_MAX_CONCURRENT_PROCESSES, FIELD_TOTAL_FILES,
+};
+
+/* Seconds and MB to a microsecond and a byte, as summary.c writes them. */
+static double rounded(double v)
+{
+    return round(v * 1e6) / 1e6;
+}
+
+json_t *rm_snapshot_to_json(const char *name, double start, double end, const double *value)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "snapshot_name", json_string(name));
+    json_object_set_new(o, "start", json_pack("[f, s]", rounded(start), "s"));
+    json_object_set_new(o, "end", json_pack("[f, s]", rounded(end), "s"));
+    json_object_set_new(o, "wall_time", json_pack("[f, s]", rounded(end - start), "s"));
+    for (size_t i = 0; i < sizeof snapshot_fields / sizeof snapshot_fields[0]; i++) {
+        const struct summary_field *f = summary_field_by_id(snapshot_fields[i]);
+        double v = value[snapshot_fields[i]];
+        json_object_set_new(o, f->name, f->dim == DIM_COUNT && f != summary_field_by_id(FIELD_CORES)
+                                            ? json_pack("[I, s]", (json_int_t)v, f->unit)
+                                            : json_pack("[f, s]", rounded(v), f->unit));
+    }
     return o;
 }
 

@@ -22,11 +22,17 @@ struct rm_summary_extra {
     double bandwidth;           /* peak network bandwidth, Mbps; < 0: not measured */
     double bandwidth_peak_time; /* seconds after start */
     bool disk_measured;         /* false with --without-disk-footprint: no disk, total_files */
+    json_t *snapshots;          /* --snapshot-events: array of rm_snapshot_to_json, or NULL */
 };
 
 /* A new JSON object (caller owns it). */
 json_t *rm_summary_to_json(const struct summary_info *info, const struct task_result *result,
                            const struct rm_summary_extra *extra);
+/* One snapshot (--snapshot-events): NAME ("label(count),..."), the window
+ * START..END (epoch s), and the largest values the samples of the window
+ * had (value[] by field id, summary units), in resource_monitor's layout.
+ * A new object (caller owns it). */
+json_t *rm_snapshot_to_json(const char *name, double start, double end, const double *value);
 /* Writes PATH atomically (indented when pretty). Returns -1 after one error line. */
 int rm_summary_write(const char *path, const struct summary_info *info,
                      const struct task_result *result, const struct rm_summary_extra *extra,
