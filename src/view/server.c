@@ -19,6 +19,7 @@
 #include "trace/aggregate.h"
 #include "view/html_report.h"
 #include "view/timeline.h"
+#include "util/loopback.h"
 
 struct server_context {
     const struct trace *trace;
@@ -142,29 +143,6 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
     return respond_error(conn, MHD_HTTP_NOT_FOUND, "not found");
 }
 
-/* A listening socket on 127.0.0.1:port, or -1 with the reason in err. */
-static int listen_on_loopback(unsigned port, unsigned *bound_port, char *err, size_t errlen)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-        return -1;
-    }
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(fd, 64) < 0) {
-        snprintf(err, errlen, "127.0.0.1:%u: %s", port, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    socklen_t len = sizeof addr;
-    getsockname(fd, (struct sockaddr *)&addr, &len);
-    *bound_port = ntohs(addr.sin_port);
-    return fd;
-}
-
 int view_server_run(const struct trace *t, const struct view_page_options *page, unsigned port,
                     char *err, size_t errlen)
 {
@@ -181,7 +159,7 @@ int view_server_run(const struct trace *t, const struct view_page_options *page,
     }
     fclose(mem);
     unsigned bound_port = 0;
-    int fd = listen_on_loopback(port, &bound_port, err, errlen);
+    int fd = loopback_listen(port, &bound_port, err, errlen);
     if (fd < 0) {
         free(ctx.page);
         return -1;
