@@ -94,8 +94,10 @@ void request_free(struct request *request);
 /* The canonical text of a request (":" between event and actions, lists
  * always bracketed, app_ for a_, numbers in decimal): parses back to an
  * equal request. For echoing a request and for forwarding subrequests
- * after an application token was expanded. malloc'd; NULL when out of
- * memory. */
+ * after an application token was expanded. It can be longer than the
+ * text it came from (brackets, ", ", escapes), so a request near
+ * REQUEST_MAX_BYTES may format to one too long to parse back. malloc'd;
+ * NULL when out of memory. */
 char *request_format(const struct request *request);
 /* One object token as written canonically ("p_4242@n1", "app_x") into buf. */
 void request_format_object(const struct object_token *object, char *buf, size_t size);

@@ -46,7 +46,10 @@ struct parser {
     struct request_error *err;
 };
 
+/* Bounds on a number as written. The canonical form of any number is at
+ * most 24 characters ("%.17g") plus its unit, so it stays within them. */
 #define NUMBER_MAX_CHARS 64
+#define UNIT_MAX_CHARS 15
 
 __attribute__((format(printf, 3, 4))) static int fail(struct parser *p, size_t offset,
                                                       const char *fmt, ...)
@@ -147,8 +150,12 @@ static int lex_string(struct parser *p)
                 if (i + 1 >= p->len)
                     return fail(p, open, "unterminated string (no closing %c)", quote);
                 if ((unsigned char)e >= 0x20 && (unsigned char)e < 0x7f)
-                    return fail(p, i, "unknown escape '\\%c' in string (use \\\" \\' \\\\ \\/ \\n \\t \\r \\xHH)", e);
-                return fail(p, i, "unknown escape in string (use \\\" \\' \\\\ \\/ \\n \\t \\r \\xHH)");
+                    return fail(
+                        p, i,
+                        "unknown escape '\\%c' in string (use \\\" \\' \\\\ \\/ \\n \\t \\r \\xHH)",
+                        e);
+                return fail(p, i,
+                            "unknown escape in string (use \\\" \\' \\\\ \\/ \\n \\t \\r \\xHH)");
             }
             i += 2;
             continue;
@@ -195,9 +202,13 @@ static int lex_number(struct parser *p)
         }
         /* the unit suffix; none starts with x, which would read as hex
          * once formatted ("00x" is 0 with unit "x", written "0x") */
+        size_t unit = i;
         if (peek_at(p, i) != 'x' && peek_at(p, i) != 'X')
             while (i < p->len && isalpha((unsigned char)p->text[i]))
                 i++;
+        if (i - unit > UNIT_MAX_CHARS)
+            return fail(p, unit, "unit '%.*s...' is longer than %d letters", UNIT_MAX_CHARS,
+                        p->text + unit, UNIT_MAX_CHARS);
     }
     if (i < p->len && is_word_char((unsigned char)p->text[i])) {
         size_t end = i;
@@ -341,8 +352,8 @@ struct object_prefix {
  * the longer prefixes come first for clarity. a_ is the seed's spelling of
  * an application token ("[a_1]"), read as app_. */
 static const struct object_prefix object_prefixes[] = {
-    {"site_", OBJECT_SITE}, {"app_", OBJECT_APP},    {"csr_", OBJECT_CSR}, {"n_", OBJECT_NODE},
-    {"p_", OBJECT_PROC},    {"c_", OBJECT_COUNTER},  {"a_", OBJECT_APP},
+    {"site_", OBJECT_SITE}, {"app_", OBJECT_APP},   {"csr_", OBJECT_CSR}, {"n_", OBJECT_NODE},
+    {"p_", OBJECT_PROC},    {"c_", OBJECT_COUNTER}, {"a_", OBJECT_APP},
 };
 
 /* Reads the word token at p->tok into *object. */
@@ -372,8 +383,9 @@ static int parse_object_token(struct parser *p, struct object_token *object)
     case OBJECT_SITE:
     case OBJECT_NODE:
     case OBJECT_APP: {
-        static const char *const what[] = {
-            [OBJECT_SITE] = "a site name", [OBJECT_NODE] = "a host name", [OBJECT_APP] = "an application name"};
+        static const char *const what[] = {[OBJECT_SITE] = "a site name",
+                                           [OBJECT_NODE] = "a host name",
+                                           [OBJECT_APP] = "an application name"};
         if (check_name(p, body, end, what[prefix->kind]) < 0)
             return -1;
         object->name = copy_span(p->text + body, end - body);
@@ -401,8 +413,9 @@ static int parse_object_token(struct parser *p, struct object_token *object)
     case OBJECT_COUNTER:
     case OBJECT_CSR:
         if (parse_decimal(p->text, body, end, UINT_MAX, &value) < 0 || value == 0)
-            return fail(p, body, "expected a number from 1 to %u after '%s', found '%.*s'", UINT_MAX,
-                        prefix->prefix, (int)(end - body > 32 ? 32 : end - body), p->text + body);
+            return fail(p, body, "expected a number from 1 to %u after '%s', found '%.*s'",
+                        UINT_MAX, prefix->prefix, (int)(end - body > 32 ? 32 : end - body),
+                        p->text + body);
         object->number = (unsigned)value;
         return 0;
     }
@@ -448,7 +461,8 @@ static int number_value(struct parser *p, struct request_arg *arg)
     double value;
     if (buf[sign] == '0' && (buf[sign + 1] == 'x' || buf[sign + 1] == 'X')) {
         if (len - sign - 2 > 13) /* 13 hex digits: every value exact in a double */
-            return fail(p, p->tok.start, "hexadecimal number '%s' is too large (at most 13 digits)", buf);
+            return fail(p, p->tok.start, "hexadecimal number '%s' is too large (at most 13 digits)",
+                        buf);
         value = (double)strtoull(buf + sign + 2, NULL, 16);
         if (buf[0] == '-')
             value = -value;
@@ -459,9 +473,8 @@ static int number_value(struct parser *p, struct request_arg *arg)
         char *end;
         errno = 0;
         value = strtod(buf, &end);
-        if ((size_t)(end - buf) > digits_end || end == buf)
+        if ((size_t)(end - buf) != digits_end) /* the lexer saw all of it as a number */
             return fail(p, p->tok.start, "malformed number '%s'", buf);
-        digits_end = end - buf;
         if (errno == ERANGE && fabs(value) > 1) /* underflow to 0 is harmless */
             return fail(p, p->tok.start, "number '%s' is out of range", buf);
         if (!isfinite(value))
@@ -580,7 +593,8 @@ static int parse_call(struct parser *p, struct request_call *call)
         if (call->arg_count >= REQUEST_MAX_ARGS)
             return fail(p, p->tok.start, "more than %d arguments to %.40s", REQUEST_MAX_ARGS,
                         call->service);
-        struct request_arg *arg = grow((void **)&call->args, &call->arg_count, &capacity, sizeof *arg);
+        struct request_arg *arg =
+            grow((void **)&call->args, &call->arg_count, &capacity, sizeof *arg);
         if (!arg)
             return out_of_memory(p);
         if (parse_arg(p, arg) < 0)
@@ -601,7 +615,8 @@ static struct request_call *add_action(struct parser *p, struct request *r, size
         fail(p, p->tok.start, "more than %d actions in one request", REQUEST_MAX_ACTIONS);
         return NULL;
     }
-    struct request_call *call = grow((void **)&r->actions, &r->action_count, capacity, sizeof *call);
+    struct request_call *call =
+        grow((void **)&r->actions, &r->action_count, capacity, sizeof *call);
     if (!call)
         out_of_memory(p);
     return call;

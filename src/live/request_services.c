@@ -61,46 +61,63 @@ struct service_spec {
 
 static const struct service_spec services[] = {
     /* information */
-    {"site_get_info", SERVICE_INFORMATION, "site_get_info(site_ objects)", {OBJECTS(K(OBJECT_SITE))}, 0, false},
+    {"site_get_info", SERVICE_INFORMATION, "site_get_info(site_ objects)",
+     {OBJECTS(K(OBJECT_SITE))}, 0, false},
     {"node_get_info", SERVICE_INFORMATION, "node_get_info(n_|site_ objects)",
      {OBJECTS(K(OBJECT_NODE) | K(OBJECT_SITE))}, 0, false},
     {"app_get_list", SERVICE_INFORMATION, "app_get_list([n_|site_ objects])",
      {OPTIONAL_OBJECTS(K(OBJECT_NODE) | K(OBJECT_SITE))}, 0, false},
-    {"app_get_proclist", SERVICE_INFORMATION, "app_get_proclist(app_ objects)", {OBJECTS(K(OBJECT_APP))}, 0, false},
+    {"app_get_proclist", SERVICE_INFORMATION, "app_get_proclist(app_ objects)",
+     {OBJECTS(K(OBJECT_APP))}, 0, false},
     {"proc_get_info", SERVICE_INFORMATION, "proc_get_info(p_|app_|n_|site_ objects [, FLAGS])",
      {OBJECTS(ANY_PLACE), OPTIONAL(PARAM_FLAGS)}, 0, false},
     /* manipulation */
-    {"thread_stop", SERVICE_MANIPULATION, "thread_stop(p_|app_ objects)", {OBJECTS(PROCS_OR_APPS)}, 0, false},
-    {"thread_continue", SERVICE_MANIPULATION, "thread_continue(p_|app_ objects)", {OBJECTS(PROCS_OR_APPS)}, 0, false},
+    {"thread_stop", SERVICE_MANIPULATION, "thread_stop(p_|app_ objects)",
+     {OBJECTS(PROCS_OR_APPS)}, 0, false},
+    {"thread_continue", SERVICE_MANIPULATION, "thread_continue(p_|app_ objects)",
+     {OBJECTS(PROCS_OR_APPS)}, 0, false},
     {"proc_kill", SERVICE_MANIPULATION, "proc_kill(p_|app_ objects [, SIGNAL])",
      {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_SIGNAL)}, 0, false},
     {"proc_set_limits", SERVICE_MANIPULATION, "proc_set_limits(p_|app_ objects, \"LIMITS\")",
      {OBJECTS(PROCS_OR_APPS), PARAM(PARAM_LIMITS)}, 0, false},
     /* events */
-    {"proc_created", SERVICE_EVENT, "proc_created(p_|app_|n_|site_ objects)", {OBJECTS(ANY_PLACE)}, 0, false},
-    {"proc_terminated", SERVICE_EVENT, "proc_terminated(p_|app_|n_|site_ objects)", {OBJECTS(ANY_PLACE)}, 0, false},
-    {"limit_exceeded", SERVICE_EVENT, "limit_exceeded(p_|app_|n_|site_ objects)", {OBJECTS(ANY_PLACE)}, 0, false},
-    {"timer", SERVICE_EVENT, "timer(PERIOD)", {PARAM(PARAM_PERIOD)}, 0, false},
-    {"thread_executes_probe", SERVICE_EVENT, "thread_executes_probe(p_|app_|n_|site_ objects, \"PROBE\")",
+    {"proc_created", SERVICE_EVENT, "proc_created(p_|app_|n_|site_ objects)",
+     {OBJECTS(ANY_PLACE)}, 0, false},
+    {"proc_terminated", SERVICE_EVENT, "proc_terminated(p_|app_|n_|site_ objects)",
+     {OBJECTS(ANY_PLACE)}, 0, false},
+    {"limit_exceeded", SERVICE_EVENT, "limit_exceeded(p_|app_|n_|site_ objects)",
+     {OBJECTS(ANY_PLACE)}, 0, false},
+    {"timer", SERVICE_EVENT, "timer(PERIOD)",
+     {PARAM(PARAM_PERIOD)}, 0, false},
+    {"thread_executes_probe", SERVICE_EVENT,
+     "thread_executes_probe(p_|app_|n_|site_ objects, \"PROBE\")",
      {OBJECTS(ANY_PLACE), PARAM(PARAM_PROBE)}, VARS_VALUE, false},
     {"lib_call_started", SERVICE_EVENT, "lib_call_started(p_|app_|n_|site_ objects, \"FUNCTION\")",
      {OBJECTS(ANY_PLACE), PARAM(PARAM_FUNCTION)}, VARS_LEN, false},
     {"lib_call_ended", SERVICE_EVENT, "lib_call_ended(p_|app_|n_|site_ objects, \"FUNCTION\")",
      {OBJECTS(ANY_PLACE), PARAM(PARAM_FUNCTION)}, VARS_LEN, false},
     /* actions on counters and conditional requests */
-    {"pa_counter_create", SERVICE_ACTION, "pa_counter_create()", {{PARAM_NONE, 0, false}}, 0, true},
-    {"pa_counter_increment", SERVICE_ACTION, "pa_counter_increment(c_ objects [, AMOUNT|$variable])",
+    {"pa_counter_create", SERVICE_ACTION, "pa_counter_create()",
+     {{PARAM_NONE, 0, false}}, 0, true},
+    {"pa_counter_increment", SERVICE_ACTION,
+     "pa_counter_increment(c_ objects [, AMOUNT|$variable])",
      {OBJECTS(K(OBJECT_COUNTER)), OPTIONAL(PARAM_AMOUNT)}, 0, false},
     {"pa_counter_read", SERVICE_ACTION, "pa_counter_read(c_ objects [, RESET])",
      {OBJECTS(K(OBJECT_COUNTER)), OPTIONAL(PARAM_BOOLEAN)}, 0, false},
-    {"pa_counter_delete", SERVICE_ACTION, "pa_counter_delete(c_ objects)", {OBJECTS(K(OBJECT_COUNTER))}, 0, false},
-    {"csr_enable", SERVICE_ACTION, "csr_enable(csr_ objects)", {OBJECTS(K(OBJECT_CSR))}, 0, false},
-    {"csr_disable", SERVICE_ACTION, "csr_disable(csr_ objects)", {OBJECTS(K(OBJECT_CSR))}, 0, false},
-    {"csr_delete", SERVICE_ACTION, "csr_delete(csr_ objects)", {OBJECTS(K(OBJECT_CSR))}, 0, false},
+    {"pa_counter_delete", SERVICE_ACTION, "pa_counter_delete(c_ objects)",
+     {OBJECTS(K(OBJECT_COUNTER))}, 0, false},
+    {"csr_enable", SERVICE_ACTION, "csr_enable(csr_ objects)",
+     {OBJECTS(K(OBJECT_CSR))}, 0, false},
+    {"csr_disable", SERVICE_ACTION, "csr_disable(csr_ objects)",
+     {OBJECTS(K(OBJECT_CSR))}, 0, false},
+    {"csr_delete", SERVICE_ACTION, "csr_delete(csr_ objects)",
+     {OBJECTS(K(OBJECT_CSR))}, 0, false},
 };
 
 #define SERVICE_COUNT (sizeof services / sizeof services[0])
 #define TIMER_MIN_SECONDS 0.01
+#define TIMER_MAX_SECONDS (366 * 86400.0)
+#define AMOUNT_MAX 9007199254740992.0 /* 2^53: every integer up to it is exact */
 #define NAME_MAX_BYTES 255
 
 static const struct service_spec *find_service(const char *name)
@@ -315,6 +332,9 @@ static int check_arg(const struct service_param *param, const struct request_arg
         if (seconds < TIMER_MIN_SECONDS)
             return fail(err, arg->pos, "%s: a period of %g s is shorter than the %g s allowed",
                         service, seconds, TIMER_MIN_SECONDS);
+        if (!(seconds <= TIMER_MAX_SECONDS)) /* also NaN and inf: 1e308d */
+            return fail(err, arg->pos, "%s: a period of %g s is longer than a year", service,
+                        seconds);
         return 0;
     }
     case PARAM_FLAGS:
@@ -344,7 +364,8 @@ static int check_arg(const struct service_param *param, const struct request_arg
     }
     case PARAM_PROBE:
         if (!arg->text[0] || strlen(arg->text) > NAME_MAX_BYTES)
-            return fail(err, arg->pos, "%s: a probe name has 1 to %d bytes", service, NAME_MAX_BYTES);
+            return fail(err, arg->pos, "%s: a probe name has 1 to %d bytes", service,
+                        NAME_MAX_BYTES);
         return 0;
     case PARAM_FUNCTION:
         if (!is_c_identifier(arg->text) || strlen(arg->text) > NAME_MAX_BYTES)
@@ -363,7 +384,11 @@ static int check_arg(const struct service_param *param, const struct request_arg
                             service, arg->text, variable_event(variable));
             return 0;
         }
-        return require_no_unit(arg, service, index, err);
+        if (require_no_unit(arg, service, index, err) < 0)
+            return -1;
+        if (fabs(arg->number) > AMOUNT_MAX) /* counters stay finite, printable as JSON */
+            return fail(err, arg->pos, "%s: an amount is at most 2^53 in size", service);
+        return 0;
     case PARAM_BOOLEAN:
         if (require_no_unit(arg, service, index, err) < 0)
             return -1;
@@ -385,7 +410,8 @@ static int check_call(const struct request_call *call, bool is_event, const stru
         return fail(err, call->pos, "unknown service '%.60s'", call->service);
     }
     if (is_event && spec->kind != SERVICE_EVENT)
-        return fail(err, call->pos, "%s is not an event, so it cannot stand before ':'", spec->name);
+        return fail(err, call->pos, "%s is not an event, so it cannot stand before ':'",
+                    spec->name);
     if (!is_event && spec->kind == SERVICE_EVENT)
         return fail(err, call->pos, "%s is an event: it can only stand before ':'", spec->name);
     if (!is_event && spec->unconditional_only && request->conditional)

@@ -37,12 +37,12 @@ static const char *parse_error(const char *text, int *pos)
     return err.message;
 }
 
-#define CHECK_ERROR(text, column, fragment)                                                     \
-    do {                                                                                        \
-        int pos_;                                                                               \
-        const char *m_ = parse_error((text), &pos_);                                            \
-        CHECK_INT(pos_, (column));                                                              \
-        CHECK_CONTAINS(m_, (fragment));                                                         \
+#define CHECK_ERROR(text, column, fragment)                                                        \
+    do {                                                                                           \
+        int pos_;                                                                                  \
+        const char *m_ = parse_error((text), &pos_);                                               \
+        CHECK_INT(pos_, (column));                                                                 \
+        CHECK_CONTAINS(m_, (fragment));                                                            \
     } while (0)
 
 /* Parses, formats, parses the formatted text and formats again: both
@@ -117,7 +117,8 @@ static void test_seed_forms(void)
     CHECK_INT(parsed.actions[0].args[1].pos, 69);
 
     /* the seed's own spelling: a_1 for an application, over two lines */
-    CHECK(parse_ok("lib_call_started([a_1], \"MPI_Send\"):\n        pa_counter_increment([c_1], $len)"));
+    CHECK(parse_ok(
+        "lib_call_started([a_1], \"MPI_Send\"):\n        pa_counter_increment([c_1], $len)"));
     CHECK_INT(parsed.event.args[0].objects[0].kind, OBJECT_APP);
     CHECK_STR(parsed.event.args[0].objects[0].name, "1");
     CHECK_INT(parsed.actions[0].pos, 46);
@@ -143,7 +144,8 @@ static void test_tokens(void)
     CHECK_STR(a->objects[0].name, "n1");
     CHECK_INT(a->pos, 16);
 
-    CHECK(parse_ok(":x([site_cyfronet, n_node-1.example.org, app_my_app.v2, p_2147483647@h, c_4294967295, csr_7])"));
+    CHECK(parse_ok(":x([site_cyfronet, n_node-1.example.org, app_my_app.v2, p_2147483647@h, "
+                   "c_4294967295, csr_7])"));
     a = &parsed.actions[0].args[0];
     CHECK_INT(a->object_count, 6);
     CHECK_INT(a->objects[0].kind, OBJECT_SITE);
@@ -205,7 +207,8 @@ static void test_strings_numbers_whitespace(void)
     CHECK_NEAR(c->args[11].number, 5, 0);
     CHECK_STR(c->args[11].text, "e");
 
-    CHECK(parse_ok(" \t\n timer ( 1s ) \n : \r\n proc_get_info ( [ p_1 , app_x ] , 0x3 ) , csr_enable ( csr_1 ) \n"));
+    CHECK(parse_ok(" \t\n timer ( 1s ) \n : \r\n proc_get_info ( [ p_1 , app_x ] , 0x3 ) , "
+                   "csr_enable ( csr_1 ) \n"));
     CHECK(parsed.conditional);
     CHECK_INT(parsed.event.pos, 5);
     CHECK_INT(parsed.action_count, 2);
@@ -232,14 +235,20 @@ static void test_errors(void)
     CHECK_ERROR("   ", 4, "empty request");
     CHECK_ERROR(":", 2, "column 2: expected a service name, found end of request");
     CHECK_ERROR("proc_get_info([p_1]):", 22, "expected a service name, found end of request");
-    CHECK_ERROR("proc_get_info([p_1] \"x\")", 21, "column 21: expected ')' or ',' after argument, found '\"x\"'");
-    CHECK_ERROR(":proc_get_info([p_1], 0x1", 26, "expected ')' or ',' after argument, found end of request");
-    CHECK_ERROR(":proc_get_info[p_1]", 15, "column 15: expected '(' after 'proc_get_info', found '['");
-    CHECK_ERROR(":proc_get_info([p_1 p_2])", 21, "expected ']' or ',' after object token, found 'p_2'");
+    CHECK_ERROR("proc_get_info([p_1] \"x\")", 21,
+                "column 21: expected ')' or ',' after argument, found '\"x\"'");
+    CHECK_ERROR(":proc_get_info([p_1], 0x1", 26,
+                "expected ')' or ',' after argument, found end of request");
+    CHECK_ERROR(":proc_get_info[p_1]", 15,
+                "column 15: expected '(' after 'proc_get_info', found '['");
+    CHECK_ERROR(":proc_get_info([p_1 p_2])", 21,
+                "expected ']' or ',' after object token, found 'p_2'");
     CHECK_ERROR(":proc_get_info([p_1,])", 21, "expected an object token, found ']'");
     CHECK_ERROR(":proc_get_info([[p_1]])", 17, "expected an object token, found '['");
     CHECK_ERROR(":proc_get_info([\"p_1\"])", 17, "expected an object token, found '\"p_1\"'");
-    CHECK_ERROR(":f(,)", 4, "expected an argument (object list, object token, string, number or $variable), found ','");
+    CHECK_ERROR(
+        ":f(,)", 4,
+        "expected an argument (object list, object token, string, number or $variable), found ','");
     CHECK_ERROR(":f(1,)", 6, "expected an argument");
     CHECK_ERROR(":f(1) g(2)", 7, "expected ',' or end of request after 'f(...)', found 'g'");
     CHECK_ERROR("f(1) g(2)", 6, "expected ':', ',' or end of request after 'f(...)', found 'g'");
@@ -248,7 +257,9 @@ static void test_errors(void)
     CHECK_ERROR("::f()", 2, "expected a service name, found ':'");
     CHECK_ERROR(":9f()", 2, "expected a service name, found '9f'");
     CHECK_ERROR(":proc.get()", 2, "'proc.get' is not a service name");
-    CHECK_ERROR(":f(foo)", 4, "expected an object token (site_NAME, n_HOST, app_NAME, p_PID[@HOST], c_N, csr_N), found 'foo'");
+    CHECK_ERROR(":f(foo)", 4,
+                "expected an object token (site_NAME, n_HOST, app_NAME, p_PID[@HOST], c_N, csr_N), "
+                "found 'foo'");
     CHECK_ERROR(":f(p_)", 6, "expected a pid after 'p_'");
     CHECK_ERROR(":f(p_0)", 6, "'0' is not a pid");
     CHECK_ERROR(":f(p_2147483648)", 6, "'2147483648' is not a pid");
@@ -278,6 +289,10 @@ static void test_errors(void)
     CHECK_ERROR(":f(0x)", 4, "expected hexadecimal digits after '0x'");
     CHECK_ERROR(":f(12_3)", 4, "malformed number '12_3'");
     CHECK_ERROR(":f(0x12345678901234)", 4, "is too large");
+    CHECK_ERROR(":f(.5MMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMMG)", 6,
+                "unit 'MMMMMMMMMMMMMMM...' is longer than 15 letters"); /* found by the fuzzer */
+    CHECK(parse_ok(":f(1secondsxxxxxxxx)"));                            /* 15 letters pass */
+    CHECK_STR(parsed.actions[0].args[0].text, "secondsxxxxxxxx");
     CHECK_ERROR(":f(1e999)", 4, "number '1e999' is out of range");
     CHECK_ERROR(":f(1) # comment", 7, "unexpected character '#'");
     CHECK_ERROR(":f(\x01)", 4, "unexpected byte 0x01");
@@ -337,7 +352,8 @@ static void test_limits(void)
     CHECK(parse_ok(big));
     big[REQUEST_MAX_BYTES] = ' ';
     big[REQUEST_MAX_BYTES + 1] = '\0';
-    CHECK_CONTAINS(parse_error(big, &pos), "column 65537: request is 65537 bytes long, more than the 65536 allowed");
+    CHECK_CONTAINS(parse_error(big, &pos),
+                   "column 65537: request is 65537 bytes long, more than the 65536 allowed");
     CHECK_INT(pos, 65537);
     free(big);
 }
@@ -348,8 +364,10 @@ static void test_round_trips(void)
     check_round_trip("proc_get_info(p_1)", ":proc_get_info([p_1])");
     check_round_trip("thread_executes_probe([p_1], \"nextstep\"): pa_counter_read([c_1])",
                      "thread_executes_probe([p_1], \"nextstep\"): pa_counter_read([c_1])");
-    check_round_trip("lib_call_started([a_1],'MPI_Send'):pa_counter_increment(c_1,$len),csr_disable(csr_2)",
-                     "lib_call_started([app_1], \"MPI_Send\"): pa_counter_increment([c_1], $len), csr_disable([csr_2])");
+    check_round_trip(
+        "lib_call_started([a_1],'MPI_Send'):pa_counter_increment(c_1,$len),csr_disable(csr_2)",
+        "lib_call_started([app_1], \"MPI_Send\"): pa_counter_increment([c_1], $len), "
+        "csr_disable([csr_2])");
     check_round_trip("timer(1.5s): proc_get_info([app_x, p_4242@n1, n_h, site_s], 0x3)",
                      "timer(1.5s): proc_get_info([app_x, p_4242@n1, n_h, site_s], 3)");
     check_round_trip(":f(\"q\\\"b\\\\\\n\\t\\r\\x01\", 0.1, -2.5e-7, 1e21GB, 5e, [])",
