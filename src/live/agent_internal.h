@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "live/agent.h"
+#include "live/csr.h"
 #include "live/request.h"
 #include "monitor/follower.h"
 #include "monitor/limits.h"
@@ -58,19 +59,10 @@ struct agent_task {
     bool ended;
 };
 
-struct agent_counter {
-    unsigned id;
-    double value;
-};
-
-/* A conditional service request (csr_N). */
-struct agent_csr {
-    unsigned id;
-    struct request request;
-    char *text;
-    struct agent_client *owner;    /* results go there; deleted with it */
-    bool enabled;
-    double period, next_fire;      /* timer(PERIOD) */
+/* Which connection defined csr_N (its lines go there; deleted with it). */
+struct csr_owner {
+    unsigned csr;
+    struct agent_client *client;
 };
 
 struct agent_client {
@@ -95,10 +87,8 @@ struct agent {
     unsigned next_task_id;
     struct pidmap procs;           /* pid -> struct agent_proc, processes of live tasks */
     struct proc_scan scan;
-    struct agent_counter *counters; size_t counter_count, counter_cap;
-    unsigned next_counter_id;
-    struct agent_csr **csrs; size_t csr_count, csr_cap;
-    unsigned next_csr_id;
+    struct csr_registry *registry; /* counters and conditional requests (csr.h) */
+    struct csr_owner *owners; size_t owner_count, owner_cap;
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */
@@ -151,7 +141,6 @@ void agent_event(struct agent *a, enum agent_event kind, const struct agent_task
 double agent_fire_timers(struct agent *a, double now);
 /* Drops what belongs to a client that went away (its conditional requests). */
 void agent_forget_client(struct agent *a, struct agent_client *c);
-void agent_csr_free(struct agent_csr *csr);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */
