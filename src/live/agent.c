@@ -420,6 +420,11 @@ static int agent_open(struct agent *a, const struct agent_options *o)
     a->clock_ticks = (double)sysconf(_SC_CLK_TCK);
     pidmap_init(&a->procs, sizeof(struct agent_proc));
     proc_scan_init(&a->scan);
+    a->registry = csr_registry_new();
+    if (!a->registry) {
+        tally_error("agent: out of memory");
+        return -1;
+    }
     if (o->socket_path)
         snprintf(a->socket_path, sizeof a->socket_path, "%s", o->socket_path);
     else if (agent_socket_default_path(a->socket_path, sizeof a->socket_path) < 0) {
@@ -484,10 +489,8 @@ static void agent_close(struct agent *a)
     for (size_t i = 0; i < a->task_count; i++)
         agent_task_free(a->tasks[i]);
     free(a->tasks);
-    for (size_t i = 0; i < a->csr_count; i++)
-        agent_csr_free(a->csrs[i]);
-    free(a->csrs);
-    free(a->counters);
+    csr_registry_free(a->registry);
+    free(a->owners);
     for (size_t i = 0; i < a->procs.capacity; i++)
         if (a->procs.keys[i])
             free(((struct agent_proc *)pidmap_at(&a->procs, i))->ring);

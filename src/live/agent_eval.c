@@ -1,11 +1,13 @@
 /* Evaluation of OMIS-style requests in the agent (seed 001, sections 5-7).
  * An unconditional request runs its actions at once: one reply line per
  * object and service, then {"request": "r_N", "done": true, "errors": [...]}.
- * A conditional request becomes csr_N (enabled at once; csr_disable /
- * csr_enable switch it): each time its event happens here, in the agent,
- * its actions run and their lines go to the connection that defined it,
- * with "request": "csr_N" and the event that fired. Nothing is shipped to
- * the tool but the actions' results.
+ * A conditional request becomes csr_N, disabled until csr_enable (as in the
+ * seed): each time its event happens here, in the agent, its actions run and
+ * their lines go to the connection that defined it, with "request": "csr_N"
+ * and the event that fired. Nothing is shipped to the tool but the actions'
+ * results. Counters, csrs, event matching and timers are the registry's
+ * (csr.h); this file runs the information and manipulation services it
+ * dispatches and turns its reports into lines.
  *
  * Processes are reachable only when they are the agent's user's AND part of
  * a registered application; every refusal says which of the two failed.
@@ -33,7 +35,6 @@ struct eval {
     json_t *errors;
     json_t *event;      /* conditional: the event's description, else NULL */
     double len;         /* $len */
-    double times;       /* how many times the event happened (probe hits, calls); 0 taken as 1 */
 };
 
 static void add_error(struct eval *e, int pos, const char *fmt, ...)
@@ -500,211 +501,143 @@ static void manipulation(struct eval *e, const struct request_call *call)
     free(pids);
 }
 
-/* ---- counters and csrs ---- */
+/* ---- counters and conditional requests: the registry (csr.h) ---- */
 
-static struct agent_counter *counter_find(struct agent *a, unsigned id)
+/* Who gets the lines of csr_N: the connection that defined it. */
+static struct agent_client *csr_owner(const struct agent *a, unsigned csr)
 {
-    for (size_t i = 0; i < a->counter_count; i++)
-        if (a->counters[i].id == id)
-            return &a->counters[i];
+    for (size_t i = 0; i < a->owner_count; i++)
+        if (a->owners[i].csr == csr)
+            return a->owners[i].client;
     return NULL;
 }
 
-static struct agent_csr *csr_find(struct agent *a, unsigned id)
+static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
 {
-    for (size_t i = 0; i < a->csr_count; i++)
-        if (a->csrs[i]->id == id)
-            return a->csrs[i];
-    return NULL;
-}
-
-void agent_csr_free(struct agent_csr *csr)
-{
-    if (!csr)
-        return;
-    request_free(&csr->request);
-    free(csr->text);
-    free(csr);
-}
-
-static void csr_remove(struct agent *a, unsigned id)
-{
-    for (size_t i = 0; i < a->csr_count; i++)
-        if (a->csrs[i]->id == id) {
-            agent_csr_free(a->csrs[i]);
-            a->csrs[i] = a->csrs[--a->csr_count];
+    if (a->owner_count == a->owner_cap) {
+        size_t cap = a->owner_cap ? 2 * a->owner_cap : 16;
+        struct csr_owner *o = realloc(a->owners, cap * sizeof *o);
+        if (!o)
             return;
-        }
+        a->owners = o;
+        a->owner_cap = cap;
+    }
+    a->owners[a->owner_count++] = (struct csr_owner){csr, c};
+}
+
+/* Forgets owners of csrs the registry no longer has. */
+static void sweep_owners(struct agent *a)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < a->owner_count; i++)
+        if (csr_state_of(a->registry, a->owners[i].csr) != CSR_DELETED)
+            a->owners[k++] = a->owners[i];
+    a->owner_count = k;
 }
 
 void agent_forget_client(struct agent *a, struct agent_client *c)
 {
-    for (size_t i = 0; i < a->csr_count;) {
-        if (a->csrs[i]->owner == c) {
-            agent_csr_free(a->csrs[i]);
-            a->csrs[i] = a->csrs[--a->csr_count];
-        } else {
-            i++;
-        }
-    }
+    for (size_t i = 0; i < a->owner_count; i++)
+        if (a->owners[i].client == c)
+            csr_delete(a->registry, a->owners[i].csr);
+    sweep_owners(a);
 }
 
-static void counters_and_csrs(struct eval *e, const struct request_call *call)
+static const char *const event_names[] = {
+    [EVENT_PROC_CREATED] = "proc_created",       [EVENT_PROC_TERMINATED] = "proc_terminated",
+    [EVENT_LIMIT_EXCEEDED] = "limit_exceeded",   [EVENT_TIMER] = "timer",
+    [EVENT_PROBE] = "thread_executes_probe",     [EVENT_LIB_CALL_STARTED] = "lib_call_started",
+    [EVENT_LIB_CALL_ENDED] = "lib_call_ended",
+};
+
+/* The "event" member of a conditional request's lines. */
+static json_t *event_json(const struct agent *a, const struct event_occurrence *ev)
 {
-    struct agent *a = e->a;
-    const char *svc = call->service;
+    json_t *o = json_pack("{s:s}", "service", event_names[ev->kind]);
+    if (ev->name)
+        json_object_set_new(o, ev->kind == EVENT_PROBE ? "probe" : "function", json_string(ev->name));
+    if (ev->kind != EVENT_TIMER) {
+        char token[300];
+        proc_token(a, ev->pid, token, sizeof token);
+        json_object_set_new(o, "object", json_string(token));
+        if (ev->app)
+            json_object_set_new(o, "app", json_string(ev->app));
+    }
+    return o;
+}
+
+/* What the registry reports, as reply lines. */
+static void on_report(void *context, const struct csr_report *r)
+{
+    struct eval *outer = context;
+    struct eval e = *outer;
+    if (r->csr) { /* a conditional request fired: its lines go to its owner */
+        e.to = csr_owner(outer->a, r->csr);
+        snprintf(e.request, sizeof e.request, "csr_%u", r->csr);
+        e.errors = NULL;
+        e.event = r->event ? event_json(outer->a, r->event) : NULL;
+        e.len = r->event ? r->event->len : 1;
+        if (!e.to) {
+            json_decref(e.event);
+            return;
+        }
+    }
+    const char *svc = r->action ? r->action->service : "";
     char token[64];
-    if (!strcmp(svc, "pa_counter_create")) {
-        if (a->counter_count == a->counter_cap) {
-            size_t cap = a->counter_cap ? 2 * a->counter_cap : 16;
-            struct agent_counter *c = realloc(a->counters, cap * sizeof *c);
-            if (!c) {
-                add_error(e, call->pos, "pa_counter_create: out of memory");
-                return;
-            }
-            a->counters = c;
-            a->counter_cap = cap;
-        }
-        struct agent_counter *c = &a->counters[a->counter_count++];
-        c->id = ++a->next_counter_id;
-        c->value = 0;
-        snprintf(token, sizeof token, "c_%u", c->id);
-        reply(e, token, svc, json_pack("{s:s}", "counter", token));
-        return;
+    switch (r->kind) {
+    case CSR_REPORT_DISPATCH:
+        if (service_kind_of(svc) == SERVICE_INFORMATION)
+            information(&e, r->action);
+        else
+            manipulation(&e, r->action);
+        break;
+    case CSR_REPORT_COUNTER_VALUE:
+        snprintf(token, sizeof token, "c_%u", r->object);
+        reply(&e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", r->value));
+        break;
+    case CSR_REPORT_COUNTER_DELETED:
+        snprintf(token, sizeof token, "c_%u", r->object);
+        reply(&e, token, svc, json_pack("{s:s, s:b}", "counter", token, "deleted", 1));
+        break;
+    case CSR_REPORT_CSR_STATE: {
+        static const char *const states[] = {"disabled", "enabled", "deleted"};
+        snprintf(token, sizeof token, "csr_%u", r->object);
+        reply(&e, token, svc, json_pack("{s:s, s:s}", "csr", token, "state", states[r->state]));
+        break;
     }
-    const struct request_arg *arg = objects_arg(e, call);
-    if (!arg)
-        return;
-    bool counters = !strncmp(svc, "pa_counter_", 11);
-    for (size_t k = 0; k < arg->object_count; k++) {
-        const struct object_token *tok = &arg->objects[k];
-        if (tok->kind != (counters ? OBJECT_COUNTER : OBJECT_CSR)) {
-            add_error(e, tok->pos, "%s: expects %s", svc,
-                      counters ? "counters (c_N)" : "conditional requests (csr_N)");
-            continue;
-        }
-        snprintf(token, sizeof token, "%s_%u", counters ? "c" : "csr", tok->number);
-        if (counters) {
-            struct agent_counter *c = counter_find(a, tok->number);
-            if (!c) {
-                add_error(e, tok->pos, "%s: no such counter", token);
-                continue;
-            }
-            if (!strcmp(svc, "pa_counter_increment")) {
-                const struct request_arg *by = arg_at(call, 1);
-                double times = e->times > 0 ? e->times : 1;
-                double amount = times;
-                if (by && by->kind == ARG_NUMBER)
-                    amount = by->number * times;
-                else if (by && by->kind == ARG_VARIABLE && !strcmp(by->text, "len"))
-                    amount = e->len;
-                else if (by) {
-                    add_error(e, by->pos, "pa_counter_increment: the amount is a number or $len");
-                    continue;
+    case CSR_REPORT_ERROR: {
+        /* The column of the token it is about, else of the action. */
+        int pos = r->action ? r->action->pos : 0;
+        for (size_t i = 0; r->action && i < r->action->arg_count; i++) {
+            const struct request_arg *arg = &r->action->args[i];
+            for (size_t k = 0; arg->kind == ARG_OBJECTS && k < arg->object_count; k++) {
+                const struct object_token *t = &arg->objects[k];
+                double ignored;
+                bool missing = (t->kind == OBJECT_COUNTER &&
+                                counter_read(outer->a->registry, t->number, false, &ignored) < 0) ||
+                               (t->kind == OBJECT_CSR &&
+                                csr_state_of(outer->a->registry, t->number) == CSR_DELETED);
+                if ((r->object && t->number == r->object) || (!r->object && missing)) {
+                    pos = t->pos;
+                    i = r->action->arg_count; /* the first one */
+                    break;
                 }
-                c->value += amount;
-                if (!e->event) /* at event time, increments are silent (the seed's G-PM) */
-                    reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", c->value));
-            } else if (!strcmp(svc, "pa_counter_read")) {
-                const struct request_arg *r = arg_at(call, 1);
-                bool reset = r && ((r->kind == ARG_NUMBER && r->number != 0) ||
-                                   (r->kind == ARG_STRING && !strcmp(r->text, "reset")));
-                reply(e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", c->value));
-                if (reset)
-                    c->value = 0;
-            } else { /* pa_counter_delete */
-                *c = a->counters[--a->counter_count];
-                reply(e, token, svc, json_pack("{s:s, s:b}", "counter", token, "deleted", 1));
             }
-            continue;
         }
-        struct agent_csr *csr = csr_find(a, tok->number);
-        if (!csr) {
-            add_error(e, tok->pos, "%s: no such conditional request", token);
-            continue;
-        }
-        const char *state;
-        if (!strcmp(svc, "csr_delete")) {
-            csr_remove(a, tok->number);
-            state = "deleted";
-        } else {
-            csr->enabled = !strcmp(svc, "csr_enable");
-            if (csr->enabled && csr->period > 0)
-                csr->next_fire = clock_monotonic_seconds() + csr->period;
-            state = csr->enabled ? "enabled" : "disabled";
-        }
-        reply(e, token, svc, json_pack("{s:s, s:s}", "csr", token, "state", state));
+        add_error(&e, pos, "%s", r->error ? r->error : "error");
+        break;
     }
-}
-
-static void run_action(struct eval *e, const struct request_call *call)
-{
-    int kind = service_kind_of(call->service);
-    if (kind == SERVICE_INFORMATION)
-        information(e, call);
-    else if (kind == SERVICE_MANIPULATION)
-        manipulation(e, call);
-    else if (kind == SERVICE_ACTION)
-        counters_and_csrs(e, call);
-    else
-        add_error(e, call->pos, "%s cannot be an action", call->service);
+    }
+    if (r->csr)
+        json_decref(e.event);
 }
 
 /* ---- requests ---- */
 
-bool agent_is_probe_event(const char *svc)
+static bool is_probe_event(const char *svc)
 {
     return !strcmp(svc, "thread_executes_probe") || !strcmp(svc, "lib_call_started") ||
            !strcmp(svc, "lib_call_ended");
-}
-
-static void define_csr(struct eval *e, struct request *req, const char *text)
-{
-    struct agent *a = e->a;
-    const struct request_call *ev = &req->event;
-    double period = 0;
-    if (!strcmp(ev->service, "timer")) {
-        if ((period = request_timer_period(ev)) <= 0) {
-            add_error(e, ev->pos, "timer: needs a period, e.g. timer(500ms)");
-            return;
-        }
-    } else if (!agent_is_probe_event(ev->service) && !objects_arg(e, ev)) {
-        return;
-    }
-    if (a->csr_count == a->csr_cap) {
-        size_t cap = a->csr_cap ? 2 * a->csr_cap : 16;
-        struct agent_csr **csrs = realloc(a->csrs, cap * sizeof *csrs);
-        if (!csrs) {
-            add_error(e, ev->pos, "out of memory");
-            return;
-        }
-        a->csrs = csrs;
-        a->csr_cap = cap;
-    }
-    struct agent_csr *csr = calloc(1, sizeof *csr);
-    if (!csr) {
-        add_error(e, ev->pos, "out of memory");
-        return;
-    }
-    csr->id = ++a->next_csr_id;
-    csr->request = *req;
-    memset(req, 0, sizeof *req); /* now the csr's */
-    ev = &csr->request.event;
-    csr->text = strdup(text);
-    csr->owner = e->to;
-    csr->enabled = false; /* as in the seed: csr_enable starts it */
-    csr->period = period;
-    csr->next_fire = clock_monotonic_seconds() + period;
-    a->csrs[a->csr_count++] = csr;
-    snprintf(e->request, sizeof e->request, "csr_%u", csr->id);
-    reply(e, e->request, ev->service, json_pack("{s:s, s:s}", "csr", e->request, "state", "disabled"));
-    if (agent_is_probe_event(ev->service) && !agent_probes_match(a, ev)) {
-        json_array_append_new(e->errors,
-                              json_pack("{s:i, s:s}", "pos", ev->pos, "message",
-                                        "no instrumented process matches yet (none of its processes "
-                                        "was started by tally run --agent with --probes or --mpi); "
-                                        "the request is kept"));
-    }
 }
 
 void agent_request(struct agent *a, struct agent_client *c, const char *text)
@@ -714,137 +647,97 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
     struct request req;
     struct request_error err;
     memset(&req, 0, sizeof req);
+    double now = clock_monotonic_seconds();
     if (request_parse(text, &req, &err) < 0 || request_check(&req, &err) < 0) {
         json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", err.pos, "message",
                                                   err.message));
     } else if (req.conditional) {
-        define_csr(&e, &req, text);
+        /* As in the seed, defined disabled: csr_enable starts it. */
+        char *service = strdup(req.event.service);
+        int pos = req.event.pos;
+        bool instrumented = agent_probes_match(a, &req.event);
+        unsigned number = 0;
+        if (csr_define(a->registry, &req, false, now, &number, &err) < 0) {
+            json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", err.pos, "message",
+                                                      err.message));
+        } else {
+            set_owner(a, number, c);
+            snprintf(e.request, sizeof e.request, "csr_%u", number);
+            reply(&e, e.request, service ? service : "",
+                  json_pack("{s:s, s:s}", "csr", e.request, "state", "disabled"));
+            if (service && is_probe_event(service) && !instrumented)
+                json_array_append_new(
+                    e.errors,
+                    json_pack("{s:i, s:s}", "pos", pos, "message",
+                              "no instrumented process matches yet (none of its processes was "
+                              "started by tally run --agent with --probes or --mpi); the request "
+                              "is kept"));
+        }
+        free(service);
     } else {
-        for (size_t i = 0; i < req.action_count; i++)
-            run_action(&e, &req.actions[i]);
+        csr_run(a->registry, &req, now, on_report, &e);
     }
     request_free(&req);
+    sweep_owners(a);
     agent_send(a, c, json_pack("{s:s, s:s, s:s, s:b, s:o}", "request", e.request, "site", a->site,
                                "node", a->host, "done", 1, "errors", e.errors));
 }
 
 /* ---- events ---- */
 
-/* Does the event's object list take in this task's process pid? */
-bool agent_event_matches(const struct agent *a, const struct request_call *ev,
-                         const struct agent_task *t, pid_t pid)
-{
-    const struct request_arg *arg = arg_at(ev, 0);
-    if (!arg || arg->kind != ARG_OBJECTS)
-        return false;
-    for (size_t k = 0; k < arg->object_count; k++) {
-        const struct object_token *tok = &arg->objects[k];
-        switch (tok->kind) {
-        case OBJECT_APP:
-            if (!strcmp(tok->name, t->app))
-                return true;
-            break;
-        case OBJECT_PROC:
-            if (is_this_node(a, tok->name) && (tok->pid == pid || tok->pid == t->root))
-                return true;
-            break;
-        case OBJECT_NODE:
-            if (is_this_node(a, tok->name))
-                return true;
-            break;
-        case OBJECT_SITE:
-            if (is_this_site(a, tok->name))
-                return true;
-            break;
-        default:
-            break;
-        }
-    }
-    return false;
-}
-
-static void fire_times(struct agent *a, struct agent_csr *csr, json_t *event, double len,
-                       double times)
-{
-    struct eval e = {.a = a, .to = csr->owner, .event = event, .len = len, .times = times};
-    snprintf(e.request, sizeof e.request, "csr_%u", csr->id);
-    unsigned id = csr->id;
-    for (size_t i = 0; i < csr->request.action_count; i++) {
-        run_action(&e, &csr->request.actions[i]);
-        if (!csr_find(a, id)) /* an action deleted its own request */
-            break;
-    }
-}
-
-static void fire(struct agent *a, struct agent_csr *csr, json_t *event, double len)
-{
-    fire_times(a, csr, event, len, 1);
-}
-
-void agent_fire_instrumented(struct agent *a, struct agent_csr *csr, json_t *event, double times,
-                             double len)
-{
-    fire_times(a, csr, event, len, times);
-}
-
 void agent_event(struct agent *a, enum agent_event kind, const struct agent_task *t, pid_t pid,
                  json_t *detail)
 {
-    static const char *const names[] = {"proc_created", "proc_terminated", "limit_exceeded"};
-    const char *name = names[kind];
-    json_t *event = NULL;
-    /* Collect first: actions may define or delete requests. */
-    unsigned ids[256];
-    size_t n = 0;
-    for (size_t i = 0; i < a->csr_count && n < 256; i++) {
-        struct agent_csr *csr = a->csrs[i];
-        if (csr->enabled && !strcmp(csr->request.event.service, name) &&
-            agent_event_matches(a, &csr->request.event, t, pid))
-            ids[n++] = csr->id;
-    }
-    if (n) {
-        char token[300];
-        proc_token(a, pid, token, sizeof token);
-        event = json_pack("{s:s, s:s, s:s, s:i}", "service", name, "object", token, "app", t->app,
-                          "task", (int)t->id);
-        if (detail)
-            json_object_set(event, "fields", detail);
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct agent_csr *csr = csr_find(a, ids[i]);
-        if (csr)
-            fire(a, csr, event, 1);
-    }
-    json_decref(event);
+    static const enum event_kind kinds[] = {EVENT_PROC_CREATED, EVENT_PROC_TERMINATED,
+                                            EVENT_LIMIT_EXCEEDED};
     json_decref(detail);
+    if (csr_count(a->registry) == 0)
+        return;
+    /* proc_created on p_PID matches its descendants: the parent chain. */
+    pid_t ancestors[64];
+    size_t n = 0;
+    const struct scan_proc *e = proc_scan_get(&a->scan, pid);
+    for (pid_t p = e ? e->stat.ppid : 0; p > 1 && n < 64;) {
+        ancestors[n++] = p;
+        const struct scan_proc *pe = proc_scan_get(&a->scan, p);
+        p = pe ? pe->stat.ppid : 0;
+    }
+    if (n == 0 && t->root > 0)
+        ancestors[n++] = t->root;
+    struct event_occurrence ev = {
+        .kind = kinds[kind], .pid = pid, .host = a->host, .app = t->app, .site = a->site,
+        .ancestors = ancestors, .ancestor_count = n, .len = 1,
+    };
+    struct eval ctx = {.a = a, .len = 1};
+    csr_event(a->registry, &ev, clock_monotonic_seconds(), on_report, &ctx);
+    sweep_owners(a);
 }
 
 double agent_fire_timers(struct agent *a, double now)
 {
-    double next = agent_probes_poll(a, now); /* probe and MPI events: polled while wanted */
-    unsigned ids[256];
-    size_t n = 0;
-    for (size_t i = 0; i < a->csr_count && n < 256; i++) {
-        struct agent_csr *csr = a->csrs[i];
-        if (!csr->enabled || csr->period <= 0)
-            continue;
-        if (now >= csr->next_fire)
-            ids[n++] = csr->id;
-        else
-            next = fmin(next, csr->next_fire);
+    double probes = agent_probes_poll(a, now); /* probe and MPI events, while wanted */
+    struct eval ctx = {.a = a, .len = 1};
+    if (csr_timers_run(a->registry, now, on_report, &ctx) > 0)
+        sweep_owners(a);
+    double due;
+    return fmin(probes, csr_next_timer(a->registry, &due) ? due : INFINITY);
+}
+
+void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t pid,
+                              enum event_kind kind, const char *name, double times,
+                              double len_sum)
+{
+    struct event_occurrence ev = {.kind = kind, .pid = pid, .host = a->host, .app = t->app,
+                                  .site = a->site, .name = name, .len = len_sum / times};
+    struct eval ctx = {.a = a, .len = ev.len};
+    if (times > 1) { /* increments take every occurrence; the event below brings the last one */
+        struct csr_pushdown pd[256];
+        size_t n = csr_pushdowns(a->registry, pd, 256);
+        for (size_t i = 0; i < n && i < 256; i++)
+            if (pd[i].event == kind && !strcmp(pd[i].name, name) && csr_scope_matches(pd[i].scope, &ev))
+                csr_apply_batch(a->registry, pd[i].csr, times - 1, len_sum - ev.len, 0, on_report,
+                                &ctx);
     }
-    for (size_t i = 0; i < n; i++) {
-        struct agent_csr *csr = csr_find(a, ids[i]);
-        if (!csr)
-            continue;
-        /* Keep the phase; skip ticks missed while busy. */
-        csr->next_fire += csr->period * fmax(1, floor((now - csr->next_fire) / csr->period) + 1);
-        json_t *event = json_pack("{s:s, s:f}", "service", "timer", "period", csr->period);
-        fire(a, csr, event, 1);
-        json_decref(event);
-        csr = csr_find(a, ids[i]);
-        if (csr && csr->enabled)
-            next = fmin(next, csr->next_fire);
-    }
-    return next;
+    csr_event(a->registry, &ev, clock_monotonic_seconds(), on_report, &ctx);
+    sweep_owners(a);
 }

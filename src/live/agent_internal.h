@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "live/agent.h"
+#include "live/csr.h"
 #include "live/request.h"
 #include "monitor/follower.h"
 #include "monitor/limits.h"
@@ -59,19 +60,10 @@ struct agent_task {
     bool ended;
 };
 
-struct agent_counter {
-    unsigned id;
-    double value;
-};
-
-/* A conditional service request (csr_N). */
-struct agent_csr {
-    unsigned id;
-    struct request request;
-    char *text;
-    struct agent_client *owner;    /* results go there; deleted with it */
-    bool enabled;
-    double period, next_fire;      /* timer(PERIOD) */
+/* Which connection defined csr_N (its lines go there; deleted with it). */
+struct csr_owner {
+    unsigned csr;
+    struct agent_client *client;
 };
 
 struct agent_client {
@@ -97,10 +89,8 @@ struct agent {
     unsigned next_task_id;
     struct pidmap procs;           /* pid -> struct agent_proc, processes of live tasks */
     struct proc_scan scan;
-    struct agent_counter *counters; size_t counter_count, counter_cap;
-    unsigned next_counter_id;
-    struct agent_csr **csrs; size_t csr_count, csr_cap;
-    unsigned next_csr_id;
+    struct csr_registry *registry; /* counters and conditional requests (csr.h) */
+    struct csr_owner *owners; size_t owner_count, owner_cap;
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */
@@ -155,24 +145,22 @@ void agent_event(struct agent *a, enum agent_event kind, const struct agent_task
 double agent_fire_timers(struct agent *a, double now);
 /* Drops what belongs to a client that went away (its conditional requests). */
 void agent_forget_client(struct agent *a, struct agent_client *c);
-void agent_csr_free(struct agent_csr *csr);
-/* Does the event's object list take in this task's process pid? */
-bool agent_event_matches(const struct agent *a, const struct request_call *ev,
-                         const struct agent_task *t, pid_t pid);
-bool agent_is_probe_event(const char *service);
-/* Runs a csr's actions for an event that happened 'times' times (counter
- * increments by a number are multiplied; $len is the sum over them). */
-void agent_fire_instrumented(struct agent *a, struct agent_csr *csr, json_t *event, double times,
-                             double len);
 
 /* ---- probe and MPI events (agent_probes.c) ---- */
-/* Polls the segments of instrumented tasks for the enabled probe and MPI
- * csrs when due; returns the next due time (monotonic), INFINITY when none
- * is enabled. */
+/* Polls the segments of instrumented tasks while a csr on a probe or MPI
+ * event is enabled; returns the next due time (monotonic), INFINITY when
+ * none is. */
 double agent_probes_poll(struct agent *a, double now);
-/* Is some process that the event names instrumented (a task with segments)? */
+/* Is some process of a task with segments inside the event's objects? */
 bool agent_probes_match(const struct agent *a, const struct request_call *event);
 void agent_probes_free(struct agent *a);
+/* 'times' occurrences of a probe or MPI event (kind, name) in process pid
+ * of task t, their $len adding up to len_sum, through the registry
+ * (agent_eval.c): csrs whose actions are only increments take all of them
+ * exactly (csr_apply_batch); the others fire once. */
+void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t pid,
+                              enum event_kind kind, const char *name, double times,
+                              double len_sum);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */

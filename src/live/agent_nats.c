@@ -133,8 +133,8 @@ static struct agent_client *inbox_client(struct agent *a, const char *reply)
 
 static bool owns_csrs(const struct agent *a, const struct agent_client *c)
 {
-    for (size_t i = 0; i < a->csr_count; i++)
-        if (a->csrs[i]->owner == c)
+    for (size_t i = 0; i < a->owner_count; i++)
+        if (a->owners[i].client == c)
             return true;
     return false;
 }

@@ -6,10 +6,11 @@
  * shared-memory segment and sends nothing per event. 'tally run --agent
  * --probes|--mpi' tells the agent where its processes' segments are; while a
  * csr on such an event is enabled, the agent maps those segments read-only
- * and polls them every PROBE_POLL: the hits of a probe (or the marker,
- * named "marker"), or the calls and bytes of an MPI function, that appeared
- * since the last poll are one occurrence of the event 'times' times, with
- * $len the bytes of those calls. So counter increments are exact
+ * and polls them every PROBE_POLL for each (probe or function) the enabled
+ * csrs name: the hits of a probe (or the marker, named "marker"), or the
+ * calls and bytes of an MPI function, that appeared since the last poll go
+ * to the registry as 'times' occurrences whose $len add up to the bytes of
+ * those calls (agent_instrumented_event). So counter increments are exact
  * (c_1 += $len sums every MPI_Send's bytes) and a read at a probe reads once
  * per poll in which the probe was hit (once per iteration for iterations
  * longer than PROBE_POLL). Nothing is polled while no such csr is enabled.
@@ -36,15 +37,18 @@ struct mapped {
     const struct tally_segment *seg;
 };
 
-struct seen {                /* what one csr last saw in one process */
-    unsigned csr;
+struct seen {                /* what one process last showed for one (event, name) */
     pid_t pid;
+    enum event_kind kind;
+    char name[TALLY_SEG_NAME];
     uint64_t count, bytes;
 };
 
-struct watching {            /* an enabled csr, watched since (monotonic seconds) */
-    unsigned csr;
+struct watching {            /* an (event, name) wanted since (monotonic seconds) */
+    enum event_kind kind;
+    char name[TALLY_SEG_NAME];
     double since;
+    bool wanted;             /* by an enabled csr at this poll */
 };
 
 struct agent_probes {
@@ -69,14 +73,6 @@ static int mpi_function_index(const char *name)
         if (!strcmp(mpi_names[i], name))
             return i;
     return -1;
-}
-
-static const char *event_name(const struct request_call *ev)
-{
-    for (size_t i = 1; i < ev->arg_count; i++)
-        if (ev->args[i].kind == ARG_STRING)
-            return ev->args[i].text;
-    return NULL;
 }
 
 static bool is_mapped(const struct agent_probes *p, unsigned task, pid_t pid)
@@ -151,11 +147,12 @@ static void rescan(struct agent *a, struct agent_probes *p)
     }
 }
 
-static struct seen *seen_of(struct agent_probes *p, unsigned csr, pid_t pid, bool *is_new)
+static struct seen *seen_of(struct agent_probes *p, pid_t pid, enum event_kind kind,
+                            const char *name, bool *is_new)
 {
     *is_new = false;
     for (size_t i = 0; i < p->seen_count; i++)
-        if (p->seen[i].csr == csr && p->seen[i].pid == pid)
+        if (p->seen[i].pid == pid && p->seen[i].kind == kind && !strcmp(p->seen[i].name, name))
             return &p->seen[i];
     if (p->seen_count == p->seen_cap) {
         size_t cap = p->seen_cap ? 2 * p->seen_cap : 16;
@@ -166,19 +163,18 @@ static struct seen *seen_of(struct agent_probes *p, unsigned csr, pid_t pid, boo
         p->seen_cap = cap;
     }
     *is_new = true;
-    p->seen[p->seen_count] = (struct seen){.csr = csr, .pid = pid};
-    return &p->seen[p->seen_count++];
+    struct seen *s = &p->seen[p->seen_count++];
+    *s = (struct seen){.pid = pid, .kind = kind};
+    snprintf(s->name, sizeof s->name, "%s", name);
+    return s;
 }
 
 /* What the event counts in one segment now: hits, or calls and bytes. */
-static bool reading(const struct request_call *ev, const struct tally_seg_data *d, uint64_t *count,
-                    uint64_t *bytes)
+static bool reading(enum event_kind kind, const char *name, const struct tally_seg_data *d,
+                    uint64_t *count, uint64_t *bytes)
 {
-    const char *name = event_name(ev);
-    if (!name)
-        return false;
     *bytes = 0;
-    if (!strcmp(ev->service, "thread_executes_probe")) {
+    if (kind == EVENT_PROBE) {
         if (!strcmp(name, "marker")) {
             *count = d->marker_hits;
             return true;
@@ -199,12 +195,14 @@ static bool reading(const struct request_call *ev, const struct tally_seg_data *
     return true;
 }
 
-/* Since when csr id is watched (its first poll, monotonic seconds). */
-static double watched_since(struct agent_probes *p, unsigned id, double now)
+/* Marks (kind, name) wanted now; returns since when it is watched. */
+static double want(struct agent_probes *p, enum event_kind kind, const char *name, double now)
 {
     for (size_t i = 0; i < p->watching_count; i++)
-        if (p->watching[i].csr == id)
+        if (p->watching[i].kind == kind && !strcmp(p->watching[i].name, name)) {
+            p->watching[i].wanted = true;
             return p->watching[i].since;
+        }
     if (p->watching_count == p->watching_cap) {
         size_t cap = p->watching_cap ? 2 * p->watching_cap : 16;
         struct watching *grown = realloc(p->watching, cap * sizeof *grown);
@@ -213,95 +211,88 @@ static double watched_since(struct agent_probes *p, unsigned id, double now)
         p->watching = grown;
         p->watching_cap = cap;
     }
-    p->watching[p->watching_count++] = (struct watching){.csr = id, .since = now};
+    struct watching *w = &p->watching[p->watching_count++];
+    *w = (struct watching){.kind = kind, .since = now, .wanted = true};
+    snprintf(w->name, sizeof w->name, "%s", name);
     return now;
 }
 
-static void poll_csr(struct agent *a, struct agent_probes *p, unsigned id, double now)
+static void poll_one(struct agent *a, struct agent_probes *p, enum event_kind kind, const char *name,
+                     double since)
 {
-    double since = watched_since(p, id, now);
     for (size_t m = 0; m < p->map_count; m++) {
-        struct agent_csr *csr = NULL;
-        for (size_t i = 0; i < a->csr_count && !csr; i++)
-            if (a->csrs[i]->id == id)
-                csr = a->csrs[i];
-        if (!csr || !csr->enabled)
-            return; /* deleted or disabled by an action */
-        const struct request_call *ev = &csr->request.event;
         const struct agent_task *t = agent_task_find(a, p->maps[m].task);
-        if (!t || !agent_event_matches(a, ev, t, p->maps[m].pid))
-            continue;
         uint64_t count, bytes;
-        if (!reading(ev, &p->maps[m].seg->d, &count, &bytes))
+        if (!t || !reading(kind, name, &p->maps[m].seg->d, &count, &bytes))
             continue;
         bool is_new;
-        struct seen *s = seen_of(p, id, p->maps[m].pid, &is_new);
-        /* A process that registered after the csr was watched counts from its
-         * start; one already there, from now (its past is not the csr's). */
-        if (s && is_new && (double)p->maps[m].seg->d.t_register / 1e9 > since)
-            is_new = false;
-        if (!s || is_new || count <= s->count) { /* a first look is the baseline */
-            if (s) {
-                s->count = count;
-                s->bytes = bytes;
-            }
+        struct seen *s = seen_of(p, p->maps[m].pid, kind, name, &is_new);
+        if (!s)
+            continue;
+        /* A process that registered after the event was wanted counts from
+         * its start; one already there, from now (its past is not the csr's). */
+        if (is_new && (double)p->maps[m].seg->d.t_register / 1e9 <= since) {
+            s->count = count;
+            s->bytes = bytes;
             continue;
         }
+        if (count <= s->count)
+            continue;
         uint64_t times = count - s->count, len = bytes - s->bytes;
         s->count = count;
         s->bytes = bytes;
-        char object[320];
-        snprintf(object, sizeof object, "p_%d@%s", (int)p->maps[m].pid, a->host);
-        bool probe = !strcmp(ev->service, "thread_executes_probe");
-        json_t *event = json_pack("{s:s, s:s, s:s, s:i, s:s, s:I}", "service", ev->service, "object",
-                                  object, "app", t->app, "task", (int)t->id, probe ? "probe" : "function",
-                                  event_name(ev), probe ? "hits" : "calls", (json_int_t)times);
-        if (!probe)
-            json_object_set_new(event, "bytes", json_integer((json_int_t)len));
-        agent_fire_instrumented(a, csr, event, (double)times, (double)len);
-        json_decref(event);
+        agent_instrumented_event(a, t, p->maps[m].pid, kind, name, (double)times, (double)len);
     }
 }
 
 double agent_probes_poll(struct agent *a, double now)
 {
-    unsigned ids[256];
-    size_t n = 0;
-    for (size_t i = 0; i < a->csr_count && n < 256; i++)
-        if (a->csrs[i]->enabled && agent_is_probe_event(a->csrs[i]->request.event.service))
-            ids[n++] = a->csrs[i]->id;
+    struct csr_pushdown wanted[256];
+    size_t n = csr_instrumented(a->registry, wanted, 256);
     if (n == 0)
         return INFINITY;
+    if (n > 256)
+        n = 256;
     if (!a->probes && !(a->probes = calloc(1, sizeof *a->probes)))
         return INFINITY;
     struct agent_probes *p = a->probes;
     if (now < p->next_poll)
         return p->next_poll;
+    /* Distinct (event, name) pairs, copied: firing may delete csrs. */
+    struct { enum event_kind kind; char name[TALLY_SEG_NAME]; double since; } pairs[256];
+    size_t pair_count = 0;
+    for (size_t i = 0; i < p->watching_count; i++)
+        p->watching[i].wanted = false;
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < pair_count && !dup; k++)
+            dup = pairs[k].kind == wanted[i].event && !strcmp(pairs[k].name, wanted[i].name);
+        if (dup)
+            continue;
+        pairs[pair_count].kind = wanted[i].event;
+        snprintf(pairs[pair_count].name, sizeof pairs[pair_count].name, "%s", wanted[i].name);
+        pairs[pair_count].since = want(p, wanted[i].event, wanted[i].name, now);
+        pair_count++;
+    }
     /* Poll before the rescan: a task that just ended is read a last time
      * before its segments are unmapped. */
-    for (size_t i = 0; i < n; i++)
-        poll_csr(a, p, ids[i], now);
+    for (size_t i = 0; i < pair_count; i++)
+        poll_one(a, p, pairs[i].kind, pairs[i].name, pairs[i].since);
     if (now >= p->next_rescan) {
         rescan(a, p);
         p->next_rescan = now + RESCAN;
     }
-    for (size_t i = 0; i < p->seen_count;) { /* forget what deleted csrs saw */
-        bool live = false;
-        for (size_t k = 0; k < a->csr_count && !live; k++)
-            live = a->csrs[k]->id == p->seen[i].csr;
-        if (live)
+    for (size_t i = 0; i < p->watching_count;) { /* pairs no csr wants any more */
+        if (p->watching[i].wanted) {
             i++;
-        else
-            p->seen[i] = p->seen[--p->seen_count];
-    }
-    for (size_t i = 0; i < p->watching_count;) { /* and when deleted csrs started */
-        bool live = false;
-        for (size_t k = 0; k < a->csr_count && !live; k++)
-            live = a->csrs[k]->id == p->watching[i].csr && a->csrs[k]->enabled;
-        if (live)
-            i++;
-        else
-            p->watching[i] = p->watching[--p->watching_count];
+            continue;
+        }
+        for (size_t k = 0; k < p->seen_count;)
+            if (p->seen[k].kind == p->watching[i].kind && !strcmp(p->seen[k].name, p->watching[i].name))
+                p->seen[k] = p->seen[--p->seen_count];
+            else
+                k++;
+        p->watching[i] = p->watching[--p->watching_count];
     }
     p->next_poll = now + PROBE_POLL;
     return p->next_poll;
@@ -309,9 +300,13 @@ double agent_probes_poll(struct agent *a, double now)
 
 bool agent_probes_match(const struct agent *a, const struct request_call *ev)
 {
+    if (ev->arg_count < 1 || ev->args[0].kind != ARG_OBJECTS)
+        return false;
     for (size_t i = 0; i < a->task_count; i++) {
         const struct agent_task *t = a->tasks[i];
-        if (!t->ended && t->segment_dir && agent_event_matches(a, ev, t, t->root))
+        struct event_occurrence occ = {.kind = EVENT_PROBE, .pid = t->root, .host = a->host,
+                                       .app = t->app, .site = a->site};
+        if (!t->ended && t->segment_dir && csr_scope_matches(&ev->args[0], &occ))
             return true;
     }
     return false;

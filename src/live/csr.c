@@ -670,6 +670,32 @@ static bool pushable(const struct csr *c)
     return true;
 }
 
+bool csr_scope_matches(const struct request_arg *scope, const struct event_occurrence *event)
+{
+    for (size_t i = 0; scope && i < scope->object_count; i++)
+        if (object_matches(&scope->objects[i], event))
+            return true;
+    return false;
+}
+
+size_t csr_instrumented(const struct csr_registry *registry, struct csr_pushdown *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < registry->csr_total; i++) {
+        const struct csr *c = &registry->csrs[i];
+        if (c->state != CSR_ENABLED ||
+            (c->event != EVENT_PROBE && c->event != EVENT_LIB_CALL_STARTED &&
+             c->event != EVENT_LIB_CALL_ENDED) ||
+            c->request.event.arg_count < 2 || c->request.event.args[1].kind != ARG_STRING)
+            continue;
+        if (n < max)
+            out[n] = (struct csr_pushdown){c->number, c->event, c->request.event.args[1].text,
+                                           &c->request.event.args[0]};
+        n++;
+    }
+    return n;
+}
+
 size_t csr_pushdowns(const struct csr_registry *registry, struct csr_pushdown *out, size_t max)
 {
     size_t n = 0;

@@ -153,6 +153,11 @@ struct csr_pushdown {
     const struct request_arg *scope; /* the event's object list */
 };
 
+/* Every enabled csr on thread_executes_probe or lib_call_* (pushed down or
+ * not), as csr_pushdowns lists them: what an agent must watch for. */
+size_t csr_instrumented(const struct csr_registry *registry, struct csr_pushdown *out, size_t max);
+/* Is the occurrence inside the object list (the event's first argument)? */
+bool csr_scope_matches(const struct request_arg *scope, const struct event_occurrence *event);
 /* Fills out[0..max) and returns how many csrs qualify (which may be more
  * than max). Pointers stay valid until the csr is deleted. */
 size_t csr_pushdowns(const struct csr_registry *registry, struct csr_pushdown *out, size_t max);

@@ -38,6 +38,7 @@ static void setup(void)
     agent.client_count = agent.client_cap = 1;
     pidmap_init(&agent.procs, sizeof(struct agent_proc));
     proc_scan_init(&agent.scan);
+    agent.registry = csr_registry_new();
 }
 
 /* Reads and drops what the client was sent; returns how many bytes. */
@@ -75,8 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < agent.task_count; i++)
         agent_task_free(agent.tasks[i]);
     agent.task_count = 0;
-    agent_forget_client(&agent, &client);
-    agent.counter_count = 0;
+    csr_registry_free(agent.registry);
+    agent.registry = csr_registry_new();
+    agent.owner_count = 0;
     for (size_t i = 0; i < agent.procs.capacity; i++)
         if (agent.procs.keys[i])
             free(((struct agent_proc *)pidmap_at(&agent.procs, i))->ring);

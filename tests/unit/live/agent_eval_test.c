@@ -63,6 +63,7 @@ int main(void)
     agent.clock_ticks = 100;
     pidmap_init(&agent.procs, sizeof(struct agent_proc));
     proc_scan_init(&agent.scan);
+    agent.registry = csr_registry_new();
 
     /* counters */
     json_t *r = ask(":pa_counter_create()");
@@ -95,7 +96,9 @@ int main(void)
     r = ask(":csr_enable([csr_1])");
     CHECK_STR(str(json_array_get(r, 0), "result", "state"), "enabled");
     json_decref(r);
-    agent_fire_timers(&agent, agent.csrs[0]->next_fire + 0.001);
+    double due;
+    CHECK(csr_next_timer(agent.registry, &due));
+    agent_fire_timers(&agent, due + 0.001);
     r = lines();
     CHECK_INT(json_array_size(r), 1); /* the increment is silent, the read replies */
     CHECK_STR(str(json_array_get(r, 0), "request", NULL), "csr_1");
@@ -106,7 +109,7 @@ int main(void)
     CHECK_STR(str(json_array_get(r, 0), "result", "state"), "deleted");
     CHECK_INT(json_array_size(json_object_get(json_array_get(r, 1), "errors")), 1);
     json_decref(r);
-    CHECK_INT(agent.csr_count, 0);
+    CHECK_INT(csr_count(agent.registry), 0);
 
     /* probe events are accepted, with a note that nothing matches */
     r = ask("thread_executes_probe([p_1], \"nextstep\"): pa_counter_read([c_1])");
@@ -157,10 +160,8 @@ int main(void)
     agent_tick(&agent);
     CHECK(agent_task_of(&agent, child) == NULL);
 
-    for (size_t i = 0; i < agent.csr_count; i++)
-        agent_csr_free(agent.csrs[i]);
-    free(agent.csrs);
-    free(agent.counters);
+    csr_registry_free(agent.registry);
+    free(agent.owners);
     for (size_t i = 0; i < agent.task_count; i++)
         agent_task_free(agent.tasks[i]);
     free(agent.tasks);
