@@ -143,21 +143,29 @@ static int read_task(struct builder *b, const char *prefix)
         snprintf(b->err, b->errlen, "%s: %s (run with --time-series)", path, strerror(errno));
         return -1;
     }
-    char line[8192], header[8192] = "";
+    char *line = NULL, *header = NULL; /* whole lines, however long (getline) */
+    size_t line_cap = 0;
     char *words[64];
     int n_words = 0, c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
     size_t cap = 0, n = 0, lineno = 0;
     double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL;
     int rc = -1;
-    while (fgets(line, sizeof line, f)) {
+    while (getline(&line, &line_cap, f) >= 0) {
         lineno++;
         if (line[0] == '#') {
-            memcpy(header, line, sizeof header);
+            if (n_words == 0) { /* comments after the data do not change the columns */
+                free(header);
+                if (!(header = strdup(line))) {
+                    snprintf(b->err, b->errlen, "out of memory");
+                    goto out;
+                }
+            }
             continue;
         }
         if (n_words == 0) { /* the last comment before data is the header */
             char *save = NULL;
-            for (char *w = strtok_r(header + 1, " \t\n", &save); w && n_words < 64;
+            for (char *w = strtok_r(header ? header + 1 : line + strlen(line), " \t\n", &save);
+                 w && n_words < 64;
                  w = strtok_r(NULL, " \t\n", &save))
                 words[n_words++] = w;
             c_wall = column(words, n_words, "wall_clock");
@@ -243,6 +251,8 @@ static int read_task(struct builder *b, const char *prefix)
     rc = 0;
 out:
     fclose(f);
+    free(line);
+    free(header);
     free(wall);
     free(cores);
     free(cpu);

@@ -74,6 +74,11 @@ cp r1.summary huge.summary && { head -3 r1.series; sed -n 4p r1.series | awk '{ 
 "$TALLY" trace from-runs huge -o x.paje 2>err.txt; st=$?
 check_eq "a value out of range exits 125" "$st" 125
 check_contains "a value out of range names the line" "$(cat err.txt)" "huge.series:4: bad number '1e999'"
+# a comment longer than any buffer stays one line (its end was read as data)
+cp r1.summary longcomment.summary
+{ printf '# '; head -c 9000 /dev/zero | tr '\0' x; echo; cat r1.series; } >longcomment.series
+"$TALLY" trace from-runs longcomment -o longcomment.paje 2>err.txt; st=$?
+check_eq "a 9000-byte comment in a series is skipped (exit 0)" "$st" 0
 # a run too short for any sample: its series holds only the header (found by
 # tests/fuzz/from_runs_fuzz.c: sorting no steps passed NULL to qsort, UB)
 cp r1.summary nosample.summary && head -3 r1.series >nosample.series
