@@ -400,6 +400,22 @@ static int build_signals(struct builder *b)
     return 0;
 }
 
+/* The first container with a signal value that is not finite (finite inputs
+ * can give one: a rate over samples 1e-300 s apart, sums near 1e308), or -1. */
+static int container_with_infinite_value(const struct trace *t)
+{
+    for (size_t r = 0; r < t->n_resources; r++) {
+        const struct trace_resource *res = &t->resources[r];
+        for (size_t c = 0; c <= t->n_categories; c++) {
+            const struct trace_signal *s = c == t->n_categories ? &res->capacity : &res->usage[c];
+            for (size_t i = 0; i < s->n; i++)
+                if (!isfinite(s->v[i]))
+                    return res->container;
+        }
+    }
+    return -1;
+}
+
 int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy_file,
                     struct trace *out, char *err, size_t errlen)
 {
@@ -416,6 +432,14 @@ int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy
             goto fail;
     if (build_signals(&b) < 0) {
         snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    int bad = container_with_infinite_value(out);
+    if (bad >= 0) {
+        snprintf(err, errlen,
+                 "host %s: its series give a value too large to represent (samples too close "
+                 "together, or values out of range)",
+                 out->containers[bad].name);
         goto fail;
     }
     out->containers[0].start = out->start;

@@ -74,6 +74,14 @@ cp r1.summary huge.summary && { head -3 r1.series; sed -n 4p r1.series | awk '{ 
 "$TALLY" trace from-runs huge -o x.paje 2>err.txt; st=$?
 check_eq "a value out of range exits 125" "$st" 125
 check_contains "a value out of range names the line" "$(cat err.txt)" "huge.series:4: bad number '1e999'"
+# finite values, infinite rate: samples 1e-300 s apart (found by
+# tests/fuzz/from_runs_fuzz.c: the trace written could not be read back)
+jq '.start = [0, "s"]' r1.summary >close.summary
+printf '#wall_clock cpu_time memory bytes_read bytes_written\n1e-300 0 1 0 0\n2e-300 1e10 1 0 0\n' >close.series
+"$TALLY" trace from-runs close -o x.paje 2>err.txt; st=$?
+check_eq "samples too close together exit 125" "$st" 125
+check_contains "samples too close together: the host is named" "$(cat err.txt)" \
+  "host $(jq -r .host r1.summary): its series give a value too large to represent"
 # a comment longer than any buffer stays one line (its end was read as data)
 cp r1.summary longcomment.summary
 { printf '# '; head -c 9000 /dev/zero | tr '\0' x; echo; cat r1.series; } >longcomment.series
