@@ -44,6 +44,8 @@ FUZZ_CFLAGS  := $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,u
 FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out src/view/web_assets.c,$(LIB_SRC)))
 FUZZ_SRC     := $(shell find tests/fuzz -name '*_fuzz.c' 2>/dev/null | sort)
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+# make check builds them when clang is there (else its fuzz test fails, saying so)
+FUZZ_CHECK_BIN := $(if $(shell command -v $(FUZZ_CC)),$(FUZZ_BIN))
 
 .PHONY: all check bench demo deps clean test-programs fuzz fuzz-build install uninstall
 all: build/tally
@@ -108,7 +110,7 @@ fuzz: $(FUZZ_BIN)
 
 test-programs: $(PROG_BIN)
 
-check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN) $(FUZZ_BIN)
+check: build/tally build/asan/tally $(UNIT_BIN) $(PROG_BIN) $(FUZZ_CHECK_BIN)
 	TALLY=$(CURDIR)/build/asan/tally TALLY_RELEASE=$(CURDIR)/build/tally \
 	  PROGS=$(CURDIR)/build/progs FUZZ=$(CURDIR)/build/fuzz tests/run-tests.sh $(TESTS)
 

@@ -25,6 +25,7 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_erro
 
 shopt -s nullglob
 harnesses=("$FUZZ"/*_fuzz)
+command -v "${FUZZ_CC:-clang}" >/dev/null || echo "# no clang: scripts/install-deps.sh installs it"
 check_cmp "fuzz harnesses built (one per tests/fuzz/*_fuzz.c)" "${#harnesses[@]}" ">=" \
   "$(ls "$ROOT"/tests/fuzz/*_fuzz.c | wc -l)"
 for bin in "${harnesses[@]}"; do
