@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,10 @@ static int read_numeric_field(const struct summary_field *field, json_t *value, 
     if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_len) < 0)
         return -1;
     *out = json_number_value(json_array_get(value, 0)) * factor;
+    if (!isfinite(*out)) { /* [1e308, "TB"]: an infinity would spoil the task's statistics */
+        snprintf(why, why_len, "field '%s': value too large in %s", field->name, field->unit);
+        return -1;
+    }
     return 0;
 }
 

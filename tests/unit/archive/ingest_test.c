@@ -91,6 +91,9 @@ int main(void)
     CHECK_STR(why, "field 'memory': unit \"parsecs\" is not a unit of bytes (want \"MB\")");
     CHECK_INT(parse("{\"name\":\"x\",\"wall_time\":[5,\"MB\"]}", &none, &r), -1);
     CHECK_STR(why, "field 'wall_time': unit \"MB\" is not a unit of time (want \"s\")");
+    /* found by tests/fuzz/summary_fuzz.c: a finite number, an infinite quantity */
+    CHECK_INT(parse("{\"name\":\"x\",\"memory\":[1e308,\"TB\"]}", &none, &r), -1);
+    CHECK_STR(why, "field 'memory': value too large in MB");
     CHECK_INT(parse("{\"name\":\"x\",\"memory\":\"lots\"}", &none, &r), -1);
     CHECK_STR(why, "field 'memory': want [number, \"unit\"]");
     CHECK_INT(parse("{\"memory\":[5,\"MB\"]}", &none, &r), -1);
