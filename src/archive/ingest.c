@@ -70,7 +70,10 @@ static int integer_member(json_t *root, const char *key, long long *out)
         return 1;
     }
     if (json_is_real(v)) {
-        *out = (long long)json_real_value(v);
+        double d = json_real_value(v);
+        if (!(d >= -9e18 && d <= 9e18) || d != floor(d))
+            return -1; /* 1e300 would not fit (converting it is undefined), 2.5 is no status */
+        *out = (long long)d;
         return 1;
     }
     return 0;
@@ -163,8 +166,14 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     r->tool = json_object_get(root, "tally_version")    ? "tally"
               : json_object_get(root, "monitor_version") ? "resource_monitor"
                                                           : "unknown";
-    r->has_level = integer_member(root, "level", &r->level);
-    r->has_exit_status = integer_member(root, "exit_status", &r->exit_status);
+    int has_level = integer_member(root, "level", &r->level);
+    int has_exit_status = integer_member(root, "exit_status", &r->exit_status);
+    if (has_level < 0 || has_exit_status < 0) {
+        snprintf(why, why_len, "field '%s': want an integer", has_level < 0 ? "level" : "exit_status");
+        goto fail;
+    }
+    r->has_level = has_level;
+    r->has_exit_status = has_exit_status;
     json_t *taskid = json_object_get(root, "taskid");
     if (json_is_string(taskid))
         r->taskid = json_string_value(taskid);
