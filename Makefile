@@ -159,7 +159,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,$(notdir $(INSTALL_LIBS)))
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tally/,$(notdir $(INSTALL_HEADERS)))
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(INSTALL_PKGCONFIG:.in=)))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/tally 2>/dev/null
+	rmdir $(DESTDIR)$(INCLUDEDIR)/tally 2>/dev/null || true
 
 deps:
 	scripts/install-deps.sh
