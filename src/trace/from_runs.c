@@ -111,9 +111,10 @@ static int read_task(struct builder *b, const char *prefix)
         return -1;
     }
     struct trace *t = b->t;
+    int host_type = trace_find_type(t, "host");
     int h = trace_find_container(t, host);
-    if (h < 0)
-        h = trace_add_container(t, host, NULL, trace_find_type(t, "host"), 0, start);
+    if (h < 0 || t->containers[h].type != host_type) /* a host named "root" or "0" is no root */
+        h = trace_add_container(t, host, NULL, host_type, 0, start);
     int cat = trace_add_category(t, category);
     json_decref(sum);
     if (h < 0 || cat < 0) {

@@ -82,6 +82,14 @@ printf '#wall_clock cpu_time memory bytes_read bytes_written\n1e-300 0 1 0 0\n2e
 check_eq "samples too close together exit 125" "$st" 125
 check_contains "samples too close together: the host is named" "$(cat err.txt)" \
   "host $(jq -r .host r1.summary): its series give a value too large to represent"
+# a host named like the root (found by tests/fuzz/from_runs_fuzz.c: host "0",
+# the root's alias, was merged into the root, and the export held no event)
+for name in 0 root; do
+  jq --arg h "$name" '.host = $h' r1.summary >rootname.summary && cp r1.series rootname.series
+  "$TALLY" trace from-runs rootname -o rootname.paje 2>err.txt
+  check_eq "a host named '$name' is a host" \
+    "$("$TALLY" trace aggregate rootname.paje --level host --format json | jq -r '[.groups[].name] | unique | join(",")')" "$name"
+done
 # a comment longer than any buffer stays one line (its end was read as data)
 cp r1.summary longcomment.summary
 { printf '# '; head -c 9000 /dev/zero | tr '\0' x; echo; cat r1.series; } >longcomment.series
