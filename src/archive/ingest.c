@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,10 @@ static int read_numeric_field(const struct summary_field *field, json_t *value, 
     if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_len) < 0)
         return -1;
     *out = json_number_value(json_array_get(value, 0)) * factor;
+    if (!isfinite(*out)) { /* [1e308, "TB"]: an infinity would spoil the task's statistics */
+        snprintf(why, why_len, "field '%s': value too large in %s", field->name, field->unit);
+        return -1;
+    }
     return 0;
 }
 
@@ -65,7 +70,10 @@ static int integer_member(json_t *root, const char *key, long long *out)
         return 1;
     }
     if (json_is_real(v)) {
-        *out = (long long)json_real_value(v);
+        double d = json_real_value(v);
+        if (!(d >= -9e18 && d <= 9e18) || d != floor(d))
+            return -1; /* 1e300 would not fit (converting it is undefined), 2.5 is no status */
+        *out = (long long)d;
         return 1;
     }
     return 0;
@@ -158,8 +166,14 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     r->tool = json_object_get(root, "tally_version")    ? "tally"
               : json_object_get(root, "monitor_version") ? "resource_monitor"
                                                           : "unknown";
-    r->has_level = integer_member(root, "level", &r->level);
-    r->has_exit_status = integer_member(root, "exit_status", &r->exit_status);
+    int has_level = integer_member(root, "level", &r->level);
+    int has_exit_status = integer_member(root, "exit_status", &r->exit_status);
+    if (has_level < 0 || has_exit_status < 0) {
+        snprintf(why, why_len, "field '%s': want an integer", has_level < 0 ? "level" : "exit_status");
+        goto fail;
+    }
+    r->has_level = has_level;
+    r->has_exit_status = has_exit_status;
     json_t *taskid = json_object_get(root, "taskid");
     if (json_is_string(taskid))
         r->taskid = json_string_value(taskid);

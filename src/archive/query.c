@@ -33,7 +33,13 @@ struct parser {
     char *why;
     size_t why_len;
     int failed;
+    int depth;    /* nested '(' and 'not' being parsed */
 };
+
+/* Deeper nesting is refused: the parser recurses once per level (a query of
+ * 100,000 '(' overflowed the stack) and SQLite refuses expressions deeper
+ * than 1000. No real query comes close. */
+#define QUERY_MAX_DEPTH 100
 
 static void fail_at(struct parser *p, int position, const char *fmt, ...)
 {
@@ -285,10 +291,24 @@ static void parse_comparison(struct parser *p)
 
 static void parse_or(struct parser *p);
 
+static void parse_factor_nested(struct parser *p);
+
 static void parse_factor(struct parser *p)
 {
     if (p->failed)
         return;
+    bool nests = token_is(&p->tok, "not") || p->tok.kind == TOK_LPAREN;
+    if (nests && p->depth >= QUERY_MAX_DEPTH) {
+        fail_at(p, p->tok.position, "more than %d nested '(' or 'not'", QUERY_MAX_DEPTH);
+        return;
+    }
+    p->depth += nests;
+    parse_factor_nested(p);
+    p->depth -= nests;
+}
+
+static void parse_factor_nested(struct parser *p)
+{
     if (token_is(&p->tok, "not")) {
         next_token(p);
         fputs("NOT (", p->sql);

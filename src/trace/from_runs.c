@@ -111,9 +111,10 @@ static int read_task(struct builder *b, const char *prefix)
         return -1;
     }
     struct trace *t = b->t;
+    int host_type = trace_find_type(t, "host");
     int h = trace_find_container(t, host);
-    if (h < 0)
-        h = trace_add_container(t, host, NULL, trace_find_type(t, "host"), 0, start);
+    if (h < 0 || t->containers[h].type != host_type) /* a host named "root" or "0" is no root */
+        h = trace_add_container(t, host, NULL, host_type, 0, start);
     int cat = trace_add_category(t, category);
     json_decref(sum);
     if (h < 0 || cat < 0) {
@@ -143,21 +144,29 @@ static int read_task(struct builder *b, const char *prefix)
         snprintf(b->err, b->errlen, "%s: %s (run with --time-series)", path, strerror(errno));
         return -1;
     }
-    char line[8192], header[8192] = "";
+    char *line = NULL, *header = NULL; /* whole lines, however long (getline) */
+    size_t line_cap = 0;
     char *words[64];
     int n_words = 0, c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
     size_t cap = 0, n = 0, lineno = 0;
     double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL;
     int rc = -1;
-    while (fgets(line, sizeof line, f)) {
+    while (getline(&line, &line_cap, f) >= 0) {
         lineno++;
         if (line[0] == '#') {
-            memcpy(header, line, sizeof header);
+            if (n_words == 0) { /* comments after the data do not change the columns */
+                free(header);
+                if (!(header = strdup(line))) {
+                    snprintf(b->err, b->errlen, "out of memory");
+                    goto out;
+                }
+            }
             continue;
         }
         if (n_words == 0) { /* the last comment before data is the header */
             char *save = NULL;
-            for (char *w = strtok_r(header + 1, " \t\n", &save); w && n_words < 64;
+            for (char *w = strtok_r(header ? header + 1 : line + strlen(line), " \t\n", &save);
+                 w && n_words < 64;
                  w = strtok_r(NULL, " \t\n", &save))
                 words[n_words++] = w;
             c_wall = column(words, n_words, "wall_clock");
@@ -243,6 +252,8 @@ static int read_task(struct builder *b, const char *prefix)
     rc = 0;
 out:
     fclose(f);
+    free(line);
+    free(header);
     free(wall);
     free(cores);
     free(cpu);
@@ -390,6 +401,22 @@ static int build_signals(struct builder *b)
     return 0;
 }
 
+/* The first container with a signal value that is not finite (finite inputs
+ * can give one: a rate over samples 1e-300 s apart, sums near 1e308), or -1. */
+static int container_with_infinite_value(const struct trace *t)
+{
+    for (size_t r = 0; r < t->n_resources; r++) {
+        const struct trace_resource *res = &t->resources[r];
+        for (size_t c = 0; c <= t->n_categories; c++) {
+            const struct trace_signal *s = c == t->n_categories ? &res->capacity : &res->usage[c];
+            for (size_t i = 0; i < s->n; i++)
+                if (!isfinite(s->v[i]))
+                    return res->container;
+        }
+    }
+    return -1;
+}
+
 int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy_file,
                     struct trace *out, char *err, size_t errlen)
 {
@@ -406,6 +433,14 @@ int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy
             goto fail;
     if (build_signals(&b) < 0) {
         snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    int bad = container_with_infinite_value(out);
+    if (bad >= 0) {
+        snprintf(err, errlen,
+                 "host %s: its series give a value too large to represent (samples too close "
+                 "together, or values out of range)",
+                 out->containers[bad].name);
         goto fail;
     }
     out->containers[0].start = out->start;

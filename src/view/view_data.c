@@ -41,7 +41,12 @@ json_t *view_signal_json(const struct trace_signal *s, double start, double quan
     json_t *ticks = json_array(), *values = json_array();
     long long previous = 0;
     for (size_t i = 0; i < s->n; i++) {
-        long long tick = llround((s->t[i] - start) / quantum);
+        /* A breakpoint far outside the trace's span (from-runs puts capacities
+         * at time 0, a series may run past its summary's end) is moved to
+         * +-2^53 ticks, still outside the span and in order: llround would
+         * overflow, and so would the difference of two ticks. */
+        double exact = round((s->t[i] - start) / quantum);
+        long long tick = (long long)fmax(-0x1p53, fmin(0x1p53, exact));
         json_array_append_new(ticks, json_integer(tick - previous));
         json_array_append_new(values, view_number(s->v[i]));
         previous = tick;

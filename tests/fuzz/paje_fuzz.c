@@ -1,8 +1,8 @@
 /* Fuzzes the Paje reader (src/trace/paje_reader.c): the bytes are a trace
  * file given to 'tally trace aggregate|anomalies|stats' or 'tally view'.
- * A trace that is read must satisfy the model's invariants, aggregate at
- * every level, and survive a round trip through tally's Paje writer
- * (fuzz_trace.h). */
+ * A trace that is read must satisfy the model's invariants, and go through
+ * what the commands do with it: aggregation at every level, anomalies, the
+ * view's data, and a round trip through tally's Paje writer (fuzz_trace.h). */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -10,6 +10,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-300}
+# the trace harnesses write (and fsync, through atomic_file) a file per
+# input: in memory when /dev/shm is there, not on the disk other builds share
+[ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
 mkdir -p build/fuzz/logs build/fuzz/artifacts
 failed=0
 for bin in "$@"; do

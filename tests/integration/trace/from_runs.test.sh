@@ -74,6 +74,27 @@ cp r1.summary huge.summary && { head -3 r1.series; sed -n 4p r1.series | awk '{ 
 "$TALLY" trace from-runs huge -o x.paje 2>err.txt; st=$?
 check_eq "a value out of range exits 125" "$st" 125
 check_contains "a value out of range names the line" "$(cat err.txt)" "huge.series:4: bad number '1e999'"
+# finite values, infinite rate: samples 1e-300 s apart (found by
+# tests/fuzz/from_runs_fuzz.c: the trace written could not be read back)
+jq '.start = [0, "s"]' r1.summary >close.summary
+printf '#wall_clock cpu_time memory bytes_read bytes_written\n1e-300 0 1 0 0\n2e-300 1e10 1 0 0\n' >close.series
+"$TALLY" trace from-runs close -o x.paje 2>err.txt; st=$?
+check_eq "samples too close together exit 125" "$st" 125
+check_contains "samples too close together: the host is named" "$(cat err.txt)" \
+  "host $(jq -r .host r1.summary): its series give a value too large to represent"
+# a host named like the root (found by tests/fuzz/from_runs_fuzz.c: host "0",
+# the root's alias, was merged into the root, and the export held no event)
+for name in 0 root; do
+  jq --arg h "$name" '.host = $h' r1.summary >rootname.summary && cp r1.series rootname.series
+  "$TALLY" trace from-runs rootname -o rootname.paje 2>err.txt
+  check_eq "a host named '$name' is a host" \
+    "$("$TALLY" trace aggregate rootname.paje --level host --format json | jq -r '[.groups[].name] | unique | join(",")')" "$name"
+done
+# a comment longer than any buffer stays one line (its end was read as data)
+cp r1.summary longcomment.summary
+{ printf '# '; head -c 9000 /dev/zero | tr '\0' x; echo; cat r1.series; } >longcomment.series
+"$TALLY" trace from-runs longcomment -o longcomment.paje 2>err.txt; st=$?
+check_eq "a 9000-byte comment in a series is skipped (exit 0)" "$st" 0
 # a run too short for any sample: its series holds only the header (found by
 # tests/fuzz/from_runs_fuzz.c: sorting no steps passed NULL to qsort, UB)
 cp r1.summary nosample.summary && head -3 r1.series >nosample.series

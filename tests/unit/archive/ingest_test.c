@@ -91,6 +91,18 @@ int main(void)
     CHECK_STR(why, "field 'memory': unit \"parsecs\" is not a unit of bytes (want \"MB\")");
     CHECK_INT(parse("{\"name\":\"x\",\"wall_time\":[5,\"MB\"]}", &none, &r), -1);
     CHECK_STR(why, "field 'wall_time': unit \"MB\" is not a unit of time (want \"s\")");
+    /* read while writing tests/fuzz/summary_fuzz.c: converting 1e300 to an
+     * integer was undefined behaviour */
+    CHECK_INT(parse("{\"name\":\"x\",\"exit_status\":1e300}", &none, &r), -1);
+    CHECK_STR(why, "field 'exit_status': want an integer");
+    CHECK_INT(parse("{\"name\":\"x\",\"level\":2.5}", &none, &r), -1);
+    CHECK_STR(why, "field 'level': want an integer");
+    CHECK_INT(parse("{\"name\":\"x\",\"exit_status\":3.0}", &none, &r), 0);
+    CHECK_INT(r.exit_status, 3);
+    summary_record_free(&r);
+    /* found by tests/fuzz/summary_fuzz.c: a finite number, an infinite quantity */
+    CHECK_INT(parse("{\"name\":\"x\",\"memory\":[1e308,\"TB\"]}", &none, &r), -1);
+    CHECK_STR(why, "field 'memory': value too large in MB");
     CHECK_INT(parse("{\"name\":\"x\",\"memory\":\"lots\"}", &none, &r), -1);
     CHECK_STR(why, "field 'memory': want [number, \"unit\"]");
     CHECK_INT(parse("{\"memory\":[5,\"MB\"]}", &none, &r), -1);

@@ -54,6 +54,26 @@ int main(void)
     CHECK_STR(q.params[0].text, "x'; DROP TABLE summaries; --");
     CHECK_STR(compile(""), "1 = 1");
 
+    /* nesting is bounded: 100,000 '(' overflowed the stack (found while
+     * writing tests/fuzz/query_fuzz.c, whose inputs stop at 4 KB) */
+    {
+        static char deep[200001];
+        memset(deep, '(', 100000);
+        strcpy(deep + 100000, "id = 1");
+        CHECK_STR(error_of(deep), "position 101: more than 100 nested '(' or 'not'");
+        char *nots = deep;
+        for (int i = 0; i < 150; i++)
+            memcpy(nots + 4 * i, "not ", 4);
+        strcpy(nots + 600, "id = 1");
+        CHECK_STR(error_of(nots), "position 401: more than 100 nested '(' or 'not'");
+        char nested[512] = "";
+        for (int i = 0; i < 100; i++)
+            strcat(nested, "(");
+        strcat(nested, "id = 1");
+        for (int i = 0; i < 100; i++)
+            strcat(nested, ")");
+        CHECK(compile(nested) != NULL); /* 100 levels are fine */
+    }
     CHECK_STR(error_of("category = rmapper and memry > 500 MB"),
               "position 24: unknown field 'memry'");
     CHECK_STR(error_of("memory > 5 parsecs"),

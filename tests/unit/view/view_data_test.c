@@ -86,6 +86,21 @@ static void test_quantum(void)
     CHECK_NEAR(view_time_quantum(&t), 1e-3, 1e-15);
     t.end = 0;
     CHECK_NEAR(view_time_quantum(&t), 1, 0);
+
+    /* breakpoints far outside a short trace (found by tests/fuzz/from_runs_fuzz.c:
+     * the tick overflowed, then the difference of two ticks) stay in order,
+     * and those inside stay exact */
+    double times[] = {0, 1795430695.3, 1e12}, values[] = {2, 1, 0};
+    struct trace_signal far = {.n = 3, .t = times, .v = values};
+    double start = 1795430695.2, quantum = 1e-10;
+    json_t *sig = view_signal_json(&far, start, quantum);
+    json_t *ticks = json_array_get(sig, 0);
+    long long t0 = json_integer_value(json_array_get(ticks, 0));
+    long long t1 = t0 + json_integer_value(json_array_get(ticks, 1));
+    long long t2 = t1 + json_integer_value(json_array_get(ticks, 2));
+    CHECK(t0 < 0 && t0 < t1 && t1 < t2);
+    CHECK_NEAR(start + (double)t1 * quantum, 1795430695.3, 1e-6);
+    json_decref(sig);
 }
 
 static void test_signals(const struct trace *t)
