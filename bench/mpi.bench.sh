@@ -83,12 +83,12 @@ for k in 1 2 3 4 5; do up[$k]=$(median_col $k "$WORK/uprobe_cost" $UP_N); done
 hand_share() { cat "$1".* | awk -v t="$2" -v c="$3" '{ for (i = 1; i < NF; i++) { if ($i == t) T += $(i+1); if ($i == c) C += $(i+1) } } END { printf "%.4f", 100 * C / T }'; }
 acc_rows=""
 for variant in blocking nonblocking; do
-  "$TALLY" run --mpi -o "$WORK/full" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 256 40 100 100 "$WORK/hf" >/dev/null 2>&1
+  "$TALLY" run --mpi -o "$WORK/full" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 128 40 100 100 "$WORK/hf" >/dev/null 2>&1
   full=$(jq '.mpi.comm_fraction * 100' "$WORK/full.summary"); hfull=$(hand_share "$WORK/hf" total comm)
   tprog=$(jq '.wall_time[0]' "$WORK/full.summary")
   row="| $variant, 4 ranks ($ACC_ITS it.) | $tprog | $hfull | $(printf %.4f "$full") |"
   for m in 100 10; do
-    "$TALLY" run --mpi --window "start=100,iterations=$m" -o "$WORK/w$m" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 256 40 100 $m "$WORK/hw$m" >/dev/null 2>&1
+    "$TALLY" run --mpi --window "start=100,iterations=$m" -o "$WORK/w$m" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 128 40 100 $m "$WORK/hw$m" >/dev/null 2>&1
     w=$(jq '.mpi.comm_fraction * 100' "$WORK/w$m.summary"); hw=$(hand_share "$WORK/hw$m" window_total window_comm)
     row="$row $(printf %.4f "$w") / $hw ($(awk -v a="$w" -v b="$hw" 'BEGIN { printf "%+.3f", a - b }')) | $(awk -v a="$w" -v b="$full" 'BEGIN { printf "%+.3f", a - b }') |"
   done
@@ -165,7 +165,7 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
   echo
   echo "## 5. Accuracy (ScoPro Tables 1 and 2): % of time in communication"
   echo
-  echo "Stencil, Open MPI, 4 ranks oversubscribed, halo 256 doubles; windows start after"
+  echo "Stencil, Open MPI, 4 ranks oversubscribed, halo 128 doubles; windows start after"
   echo "100 iterations. Hand = MPI_Wtime inside the program, same run."
   echo
   echo "| program | T_program (s) | %T_comm hand, full | tally, full | window 100: tally / hand (diff) | window 100 vs full | window 10: tally / hand (diff) | window 10 vs full |"
