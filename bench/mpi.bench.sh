@@ -112,7 +112,7 @@ Ta1=$(wall A1) Tb1=$(wall B1) Ta2=$(wall A2) Tb2=$(wall B2)
 Sb_real=$(awk -v a="$Tb2" -v b="$Tb1" 'BEGIN { printf "%.3f", a / b }')
 Sb_meas=$(awk -v a="$(tpi B2)" -v b="$(tpi B1)" 'BEGIN { printf "%.3f", a / b }')
 Sa_meas=$(awk -v a="$(tpi A3)" -v b="$(tpi A1)" 'BEGIN { printf "%.3f", a / b }')
-pred=$("$TALLY" mpi predict --alone "$Ta1" --slowdown "$Sa_meas" --other-end "$Tb2" | awk '/eq. \(6\)/ { e6 = $(NF-1) } /eq. \(7\)/ { e7 = $(NF-1) } END { print e6, e7 }')
+pred=$("$TALLY" mpi predict --alone "$Ta1" --slowdown "$Sa_meas" --other-end "$Tb2" | awk '/eq. \(6\)/ { e6 = $(NF-1) } /eq. \(7\)/ { e7 = $(NF-1) } END { print e6, e7 }' || echo "- -")
 read -r Ta6 Ta7 <<<"$pred"
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
