@@ -28,7 +28,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 PROBE_FLAGS="-I$ROOT/include -L$ROOT/build/lib -ltally-probe -Wl,-rpath,$ROOT/build/lib"
 LIB_OMPI=$ROOT/build/lib/libtally-mpi-openmpi.so
 LIB_MPICH=$ROOT/build/lib/libtally-mpi-mpich.so
-if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=20000 UP_N=20000 ACC_ITS=600 CO_A=200 CO_B=80; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000 CO_A=2000 CO_B=800; fi
+if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=100000 UP_N=20000 ACC_ITS=600 CO_A=1000 CO_B=400; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000 CO_A=2000 CO_B=800; fi
 
 declare -A pp
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -105,7 +105,7 @@ tpi() { jq '.mpi.window.time_per_iteration[0]' "$WORK/$1.summary"; }
 co A1 $CO_A; co B1 $CO_B
 co A2 $CO_A & a_pid=$!; co B2 $CO_B; wait $a_pid
 # A's window while B runs: its first iterations (B ends first), measured in a second run together
-"$TALLY" run --mpi --window "start=10,iterations=20" -o "$WORK/A3" -- \
+"$TALLY" run --mpi --window "start=50,iterations=100" -o "$WORK/A3" -- \
   mpirun.openmpi --mca mpi_yield_when_idle 1 -np 2 "$WORK/stencil" blocking $CO_A 64 60 0 1 "$WORK/hA3" >/dev/null 2>&1 &
 a_pid=$!; co B3 $CO_B; wait $a_pid
 Ta1=$(wall A1) Tb1=$(wall B1) Ta2=$(wall A2) Tb2=$(wall B2)
