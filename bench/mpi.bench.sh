@@ -52,9 +52,9 @@ done
 rm -rf "$WORK/seg"/*
 
 # 2. ping-pong: ns per round trip, then per call (2 calls per rank per round trip)
-pingpong() { # FLAVOUR MODE
-  local flavour=$1 mode=$2 lib; lib=$LIB_OMPI; [ "$flavour" = mpich ] && lib=$LIB_MPICH
-  local launch="mpirun.openmpi -np 2"; [ "$flavour" = mpich ] && launch="mpirun.mpich -np 2"
+pingpong() { # FLAVOUR MODE [NP]
+  local flavour=$1 mode=$2 np=${3:-2} lib; lib=$LIB_OMPI; [ "$flavour" = mpich ] && lib=$LIB_MPICH
+  local launch="mpirun.openmpi -np $np"; [ "$flavour" = mpich ] && launch="mpirun.mpich -np $np"
   rm -rf "$WORK/pp" && mkdir -p "$WORK/pp"
   case $mode in
     none) $launch "$WORK/pp.$flavour" $PP_N ;;
@@ -65,6 +65,7 @@ pingpong() { # FLAVOUR MODE
 for flavour in openmpi mpich; do
   for mode in none off on; do
     pp[$flavour.$mode]=$(for _ in $(seq "$RUNS"); do pingpong $flavour $mode; done | median)
+    pp[self.$flavour.$mode]=$(for _ in $(seq "$RUNS"); do pingpong $flavour $mode 1; done | median)
   done
 done
 
@@ -142,7 +143,16 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
     echo "| $flavour | ${pp[$flavour.none]} | ${pp[$flavour.off]} | ${pp[$flavour.on]} | $(per_call "${pp[$flavour.off]}" "${pp[$flavour.none]}") | $(per_call "${pp[$flavour.on]}" "${pp[$flavour.none]}") |"
   done
   echo
-  echo "Per call = difference per round trip / 2 (each rank makes one send and one receive"
+  echo
+  echo "One rank, 0-byte MPI_Sendrecv to itself (ns per call, best of 3 loops, median of $RUNS runs):"
+  echo
+  echo "| MPI | no preload | preload, off | preload, on | off - none | on - none |"
+  echo "|---|---|---|---|---|---|"
+  for flavour in openmpi mpich; do
+    echo "| $flavour | ${pp[self.$flavour.none]} | ${pp[self.$flavour.off]} | ${pp[self.$flavour.on]} | $(awk -v a="${pp[self.$flavour.off]}" -v b="${pp[self.$flavour.none]}" 'BEGIN { printf "%.1f", a - b }') | $(awk -v a="${pp[self.$flavour.on]}" -v b="${pp[self.$flavour.none]}" 'BEGIN { printf "%.1f", a - b }') |"
+  done
+  echo
+  echo "Per call (ping-pong) = difference per round trip / 2 (each rank makes one send and one receive"
   echo "per round trip). ScoPro: 385-500 ns per instrumented call (Dyninst). mpiP is not"
   echo "packaged in Debian 12; not compared."
   echo
