@@ -9,6 +9,9 @@
 #   5. ScoPro-style accuracy (its Tables 1 and 2): the stencil's communication
 #      share by hand (MPI_Wtime) against tally for the full run and windows of
 #      100 and 10 iterations
+#   6. co-scheduling (its Tables 6 and 7): two stencils alone and together on
+#      the same cores; slowdown measured in a window against the real one, and
+#      A's finishing time by eq. (6) and eq. (7) against the real one
 # Medians of RUNS runs. BENCH_SMALL=1 (default here) keeps sizes small: the
 # machine is shared, so these are not final figures. Writes bench/results/mpi.md.
 set -euo pipefail
@@ -25,7 +28,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 PROBE_FLAGS="-I$ROOT/include -L$ROOT/build/lib -ltally-probe -Wl,-rpath,$ROOT/build/lib"
 LIB_OMPI=$ROOT/build/lib/libtally-mpi-openmpi.so
 LIB_MPICH=$ROOT/build/lib/libtally-mpi-mpich.so
-if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=20000 UP_N=20000 ACC_ITS=600; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000; fi
+if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=100000 UP_N=20000 ACC_ITS=600 CO_A=1000 CO_B=400; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000 CO_A=2000 CO_B=800; fi
 
 declare -A pp
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -49,9 +52,9 @@ done
 rm -rf "$WORK/seg"/*
 
 # 2. ping-pong: ns per round trip, then per call (2 calls per rank per round trip)
-pingpong() { # FLAVOUR MODE
-  local flavour=$1 mode=$2 lib; lib=$LIB_OMPI; [ "$flavour" = mpich ] && lib=$LIB_MPICH
-  local launch="mpirun.openmpi -np 2"; [ "$flavour" = mpich ] && launch="mpirun.mpich -np 2"
+pingpong() { # FLAVOUR MODE [NP]
+  local flavour=$1 mode=$2 np=${3:-2} lib; lib=$LIB_OMPI; [ "$flavour" = mpich ] && lib=$LIB_MPICH
+  local launch="mpirun.openmpi -np $np"; [ "$flavour" = mpich ] && launch="mpirun.mpich -np $np"
   rm -rf "$WORK/pp" && mkdir -p "$WORK/pp"
   case $mode in
     none) $launch "$WORK/pp.$flavour" $PP_N ;;
@@ -62,6 +65,7 @@ pingpong() { # FLAVOUR MODE
 for flavour in openmpi mpich; do
   for mode in none off on; do
     pp[$flavour.$mode]=$(for _ in $(seq "$RUNS"); do pingpong $flavour $mode; done | median)
+    pp[self.$flavour.$mode]=$(for _ in $(seq "$RUNS"); do pingpong $flavour $mode 1; done | median)
   done
 done
 
@@ -80,17 +84,37 @@ for k in 1 2 3 4 5; do up[$k]=$(median_col $k "$WORK/uprobe_cost" $UP_N); done
 hand_share() { cat "$1".* | awk -v t="$2" -v c="$3" '{ for (i = 1; i < NF; i++) { if ($i == t) T += $(i+1); if ($i == c) C += $(i+1) } } END { printf "%.4f", 100 * C / T }'; }
 acc_rows=""
 for variant in blocking nonblocking; do
-  "$TALLY" run --mpi -o "$WORK/full" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 256 40 100 100 "$WORK/hf" >/dev/null 2>&1
+  "$TALLY" run --mpi -o "$WORK/full" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 128 40 100 100 "$WORK/hf" >/dev/null 2>&1
   full=$(jq '.mpi.comm_fraction * 100' "$WORK/full.summary"); hfull=$(hand_share "$WORK/hf" total comm)
   tprog=$(jq '.wall_time[0]' "$WORK/full.summary")
   row="| $variant, 4 ranks ($ACC_ITS it.) | $tprog | $hfull | $(printf %.4f "$full") |"
   for m in 100 10; do
-    "$TALLY" run --mpi --window "start=100,iterations=$m" -o "$WORK/w$m" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 256 40 100 $m "$WORK/hw$m" >/dev/null 2>&1
+    "$TALLY" run --mpi --window "start=100,iterations=$m" -o "$WORK/w$m" -- mpirun.openmpi -np 4 "$WORK/stencil" $variant $ACC_ITS 128 40 100 $m "$WORK/hw$m" >/dev/null 2>&1
     w=$(jq '.mpi.comm_fraction * 100' "$WORK/w$m.summary"); hw=$(hand_share "$WORK/hw$m" window_total window_comm)
     row="$row $(printf %.4f "$w") / $hw ($(awk -v a="$w" -v b="$hw" 'BEGIN { printf "%+.3f", a - b }')) | $(awk -v a="$w" -v b="$full" 'BEGIN { printf "%+.3f", a - b }') |"
   done
   acc_rows="$acc_rows$row"$'\n'
 done
+
+# 6. co-scheduling: A (longer) and B (shorter), 2 ranks each, yielding when idle
+co() { # NAME ITERATIONS -> runs with a window of the marker from iteration 10 to 10 before the end
+  "$TALLY" run --mpi --window "start=10,iterations=$(($2 - 20))" -o "$WORK/$1" -- \
+    mpirun.openmpi --mca mpi_yield_when_idle 1 -np 2 "$WORK/stencil" blocking "$2" 64 60 0 1 "$WORK/h$1" >/dev/null 2>&1
+}
+wall() { jq '.wall_time[0]' "$WORK/$1.summary"; }
+tpi() { jq '.mpi.window.time_per_iteration[0]' "$WORK/$1.summary"; }
+co A1 $CO_A; co B1 $CO_B
+co A2 $CO_A & a_pid=$!; co B2 $CO_B; wait $a_pid
+# A's window while B runs: its first iterations (B ends first), measured in a second run together
+"$TALLY" run --mpi --window "start=50,iterations=100" -o "$WORK/A3" -- \
+  mpirun.openmpi --mca mpi_yield_when_idle 1 -np 2 "$WORK/stencil" blocking $CO_A 64 60 0 1 "$WORK/hA3" >/dev/null 2>&1 &
+a_pid=$!; co B3 $CO_B; wait $a_pid
+Ta1=$(wall A1) Tb1=$(wall B1) Ta2=$(wall A2) Tb2=$(wall B2)
+Sb_real=$(awk -v a="$Tb2" -v b="$Tb1" 'BEGIN { printf "%.3f", a / b }')
+Sb_meas=$(awk -v a="$(tpi B2)" -v b="$(tpi B1)" 'BEGIN { printf "%.3f", a / b }')
+Sa_meas=$(awk -v a="$(tpi A3)" -v b="$(tpi A1)" 'BEGIN { printf "%.3f", a / b }')
+pred=$("$TALLY" mpi predict --alone "$Ta1" --slowdown "$Sa_meas" --other-end "$Tb2" | awk '/eq. \(6\)/ { e6 = $(NF-1) } /eq. \(7\)/ { e7 = $(NF-1) } END { print e6, e7 }' || echo "- -")
+read -r Ta6 Ta7 <<<"$pred"
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
@@ -119,7 +143,16 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
     echo "| $flavour | ${pp[$flavour.none]} | ${pp[$flavour.off]} | ${pp[$flavour.on]} | $(per_call "${pp[$flavour.off]}" "${pp[$flavour.none]}") | $(per_call "${pp[$flavour.on]}" "${pp[$flavour.none]}") |"
   done
   echo
-  echo "Per call = difference per round trip / 2 (each rank makes one send and one receive"
+  echo
+  echo "One rank, 0-byte MPI_Sendrecv to itself (ns per call, best of 3 loops, median of $RUNS runs):"
+  echo
+  echo "| MPI | no preload | preload, off | preload, on | off - none | on - none |"
+  echo "|---|---|---|---|---|---|"
+  for flavour in openmpi mpich; do
+    echo "| $flavour | ${pp[self.$flavour.none]} | ${pp[self.$flavour.off]} | ${pp[self.$flavour.on]} | $(awk -v a="${pp[self.$flavour.off]}" -v b="${pp[self.$flavour.none]}" 'BEGIN { printf "%.1f", a - b }') | $(awk -v a="${pp[self.$flavour.on]}" -v b="${pp[self.$flavour.none]}" 'BEGIN { printf "%.1f", a - b }') |"
+  done
+  echo
+  echo "Per call (ping-pong) = difference per round trip / 2 (each rank makes one send and one receive"
   echo "per round trip). ScoPro: 385-500 ns per instrumented call (Dyninst). mpiP is not"
   echo "packaged in Debian 12; not compared."
   echo
@@ -142,7 +175,7 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
   echo
   echo "## 5. Accuracy (ScoPro Tables 1 and 2): % of time in communication"
   echo
-  echo "Stencil, Open MPI, 4 ranks oversubscribed, halo 256 doubles; windows start after"
+  echo "Stencil, Open MPI, 4 ranks oversubscribed, halo 128 doubles; windows start after"
   echo "100 iterations. Hand = MPI_Wtime inside the program, same run."
   echo
   echo "| program | T_program (s) | %T_comm hand, full | tally, full | window 100: tally / hand (diff) | window 100 vs full | window 10: tally / hand (diff) | window 10 vs full |"
@@ -150,5 +183,21 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
   printf '%s' "$acc_rows"
   echo
   echo "Target: |tally - hand| <= 1 % absolute (ScoPro ~3 %)."
+  echo
+  echo "## 6. Co-scheduling (ScoPro Tables 6 and 7)"
+  echo
+  echo "Two blocking stencils of 2 ranks each (A: $CO_A iterations, B: $CO_B) on the same $(nproc) cores,"
+  echo "Open MPI yielding when idle. Slowdown measured = time per iteration in a window"
+  echo "together / alone; real = wall time together / alone."
+  echo
+  echo "| | alone (s) | together (s) | S real | S measured (window) | error |"
+  echo "|---|---|---|---|---|---|"
+  echo "| B (ends first) | $Tb1 | $Tb2 | $Sb_real | $Sb_meas | $(awk -v m="$Sb_meas" -v r="$Sb_real" 'BEGIN { printf "%.1f %%", 100 * (m - r) / r }') |"
+  echo
+  echo "| T_a1 (s) | S_a (window of A while B runs) | T_b (s) | T_a eq. (6) / error | T_a eq. (7) / error | T_real (s) |"
+  echo "|---|---|---|---|---|---|"
+  echo "| $Ta1 | $Sa_meas | $Tb2 | $Ta6 / $(awk -v p="$Ta6" -v r="$Ta2" 'BEGIN { printf "%.1f %%", 100 * (p - r) / r }') | $Ta7 / $(awk -v p="$Ta7" -v r="$Ta2" 'BEGIN { printf "%.1f %%", 100 * (p - r) / r }') | $Ta2 |"
+  echo
+  echo "Target: eq. (6) within 2 % of the real finishing time (ScoPro: 0.0-3.7 %)."
 } >"$OUT"
 cat "$OUT"

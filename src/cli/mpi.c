@@ -281,8 +281,8 @@ static int cmd_mpi_predict(int argc, char **argv)
             break;
         case 's':
             s_a = strtod(optarg, &end);
-            if (end == optarg || *end || !(s_a >= 1) || !isfinite(s_a)) {
-                tally_error("mpi predict: --slowdown '%s' is not a number >= 1", optarg);
+            if (end == optarg || *end || !(s_a > 0) || !isfinite(s_a)) {
+                tally_error("mpi predict: --slowdown '%s' is not a positive number", optarg);
                 return TALLY_EXIT_ERROR;
             }
             break;

@@ -1,0 +1,111 @@
+/* Unit tests for the instrumentation analyses and summaries: eq. (6)/(7) and
+ * formula (2) on ScoPro's published numbers, imbalance naming, the --window
+ * parser, and the mpi object built from hand-made segments (ratio, links,
+ * iterations of a window closed by the program's end). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "instrument/analysis.h"
+#include "instrument/mpi_summary.h"
+#include "instrument/window_spec.h"
+#include "test.h"
+
+static struct tally_segment *rank_segment(int rank, int ranks, double comm_s, double span_s, double wait_s)
+{
+    struct tally_segment *s = calloc(1, sizeof *s);
+    s->control.c.magic = TALLY_SEG_MAGIC;
+    s->d.rank = rank;
+    s->d.ranks = ranks;
+    s->d.flags = TALLY_SEG_MPI | TALLY_SEG_FINISHED;
+    strcpy(s->d.host, "h");
+    strcpy(s->d.library, "Open MPI 4.1.4");
+    s->d.window.state = TALLY_WINDOW_CLOSED;
+    s->d.window.t_on = 1000000000ull;
+    s->d.window.t_off = s->d.window.t_on + (uint64_t)(span_s * 1e9);
+    s->d.window.hits_on = 11;
+    s->d.window.hits_off = 111;
+    s->d.window.how = TALLY_WINDOW_OPENED_AT_HIT;
+    s->d.comm_ns = (uint64_t)(comm_s * 1e9);
+    s->d.wait_ns = (uint64_t)(wait_s * 1e9);
+    s->d.functions[TALLY_MPI_Send].calls = 100;
+    s->d.functions[TALLY_MPI_Send].bytes = 80000;
+    s->d.links[(rank + 1) % ranks] = (struct tally_seg_link){80000, 100};
+    return s;
+}
+
+int main(void)
+{
+    /* ScoPro Table 7a, IS(A)/EP(B) 4 nodes: T_a1 226.22, S_a 1.12, T_b 148 */
+    CHECK_NEAR(predict_eq6(226.22, 1.12, 148), 226.22 + 148 - 148 / 1.12, 1e-9);
+    CHECK_NEAR(predict_eq7(226.22, 1.12), 253.3664, 1e-9);
+    CHECK_NEAR(predict_eq6(10, 2, 30), 20, 1e-12); /* B outlasts A: A slowed all along */
+    CHECK_NEAR(coscheduling_increase(3, 1), 0.5, 1e-12);
+    CHECK_NEAR(coscheduling_increase(1, 3), 0, 1e-12);
+
+    struct window_spec w;
+    char why[256];
+    memset(&w, 0, sizeof w);
+    CHECK_INT(window_spec_parse("start=500, iterations=100,time=2 min,calls=7", &w, why, sizeof why), 0);
+    CHECK_INT(w.start, 500);
+    CHECK_INT(w.iterations, 100);
+    CHECK_NEAR(w.time_limit, 120, 1e-9);
+    CHECK_INT(w.call_limit, 7);
+    CHECK_INT(window_spec_parse("start=5,stop=6", &w, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "unknown key 'stop'");
+    CHECK_INT(window_spec_parse("iterations=-3", &w, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "iterations='-3'");
+    CHECK_INT(window_spec_parse("start", &w, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "not key=value");
+
+    /* four ranks: 0 and 1 wait twice as long as 2 and 3 */
+    struct tally_segment *segs[4] = {rank_segment(0, 4, 0.4, 1.0, 0.4), rank_segment(1, 4, 0.4, 1.0, 0.4),
+                                     rank_segment(2, 4, 0.2, 1.0, 0.2), rank_segment(3, 4, 0.2, 1.0, 0.2)};
+    struct segment_set set = {segs, 4};
+    struct window_spec spec = {.set = true, .start = 10, .iterations = 100};
+    json_t *mpi = mpi_summary_json(&set, &spec);
+    CHECK(mpi != NULL);
+    CHECK_INT(json_integer_value(json_object_get(mpi, "ranks")), 4);
+    CHECK_STR(json_string_value(json_object_get(mpi, "library")), "Open MPI 4.1.4");
+    CHECK_NEAR(json_real_value(json_object_get(mpi, "comm_ratio")), 1.2 / (4 - 1.2), 1e-9);
+    CHECK_NEAR(json_real_value(json_object_get(mpi, "comm_fraction")), 0.3, 1e-9);
+    CHECK_INT(json_array_size(json_object_get(mpi, "links")), 4);
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(mpi, "functions"), "MPI_Send"),
+                                                 "calls")), 400);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(mpi, "per_rank"), 0), "iterations")),
+              100);
+    CHECK(json_object_get(mpi, "warnings") == NULL);
+
+    struct mpi_analysis a;
+    CHECK_INT(mpi_analysis_from_json(mpi, &a, why, sizeof why), 0);
+    int ranks[4];
+    size_t n = mpi_imbalanced_ranks(&a, +1, 0.1, ranks, 4);
+    CHECK_INT(n, 2);
+    CHECK_INT(ranks[0], 0);
+    CHECK_INT(ranks[1], 1);
+    n = mpi_imbalanced_ranks(&a, -1, 0.1, ranks, 4);
+    CHECK_INT(n, 2);
+    CHECK_INT(ranks[0], 2);
+    CHECK_NEAR(a.busy, 4 - 1.2, 1e-9);
+    CHECK_NEAR(a.idle, 1.2, 1e-9);
+    CHECK_INT(a.matrix[0][1], 80000);
+    CHECK_INT(a.matrix[3][0], 80000);
+    mpi_analysis_free(&a);
+    json_decref(mpi);
+
+    /* a window the program's end closed counts its last iteration; one never opened is named */
+    segs[0]->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
+    segs[1]->d.window.state = TALLY_WINDOW_WAITING;
+    segs[1]->d.marker_hits = 7;
+    mpi = mpi_summary_json(&set, &spec);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(mpi, "per_rank"), 0), "iterations")),
+              101);
+    json_t *warnings = json_object_get(mpi, "warnings");
+    CHECK_CONTAINS(json_string_value(json_array_get(warnings, 0)), "the window never opened on rank 1 (7 marker hits");
+    json_t *not_mpi = json_string("x");
+    CHECK(mpi_analysis_from_json(not_mpi, &a, why, sizeof why) < 0);
+    json_decref(not_mpi);
+    json_decref(mpi);
+    for (int i = 0; i < 4; i++)
+        free(segs[i]);
+    return test_done();
+}
