@@ -2,7 +2,7 @@
 # Detection figures of 'tally contract' on the seed 003 §6.1 scenarios, run
 # REPS times each (default 3) with the master/worker fixture:
 #   fewer   workers 6..11 get jobs with half the FLOPs (intrinsic; injected from the start)
-#   load    three spinners on worker 3's CPU from the 2nd period for LOAD_S seconds (execution)
+#   load    a SCHED_FIFO spinner on worker 3's CPU from the 2nd period for LOAD_S seconds (execution)
 #   clean   a rerun (both spaces)
 # Per scenario and dimension: true-positive rate (cells process x period that
 # should be violated and are: level >= threshold) and false-positive rate
@@ -10,7 +10,7 @@
 # and clean runs checked with --live-factors) and, beside it, a plain rule per
 # metric: |value - baseline mean of that process| > 3 baseline standard
 # deviations of that process. Latency: from the injected change to the first
-# reported violation on the right process. Cost: wall time of 'check' per
+# reported violation on the right process. Cost: CPU time of 'check' per
 # sample (release build, CPU time: includes reading JSON and writing a JSON
 # line per level), on a file of all runs' samples repeated to >= 20000 samples.
 # Writes bench/results/contract.md. REPS, SECONDS_RUN, LOAD_S override.
@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TALLY=${TALLY:-$PWD/build/tally}
 MW=$PWD/build/progs/contract_master_worker
+LOAD=$PWD/build/progs/contract_cpu_load
 REPS=${REPS:-3}
 SECONDS_RUN=${SECONDS_RUN:-8}
 LOAD_S=${LOAD_S:-4}
@@ -26,9 +27,9 @@ out=bench/results/contract.md
 tmp=$(mktemp -d /dev/shm/tally-contract-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [ -x "$TALLY" ] || make -s build/tally
-[ -x "$MW" ] || make -s build/progs/contract_master_worker
+[ -x "$MW" ] && [ -x "$LOAD" ] || make -s build/progs/contract_master_worker build/progs/contract_cpu_load
 last=$(( $(nproc) - 1 ))
-run() { "$MW" --pin 3 --pinned-latency-ms 1 "$@"; }
+run() { "$MW" --pin 3 "$@"; }
 
 run --out "$tmp/base1.jsonl" --seconds 5
 run --out "$tmp/base2.jsonl" --seconds 5
@@ -57,8 +58,7 @@ for rep in $(seq "$REPS"); do
   mw=$!
   for _ in $(seq 400); do [ "$(grep -c . "$tmp/load$rep.jsonl" 2>/dev/null || echo 0)" -ge 26 ] && break; sleep 0.05; done
   ls0=$(date +%s.%N)
-  sp=(); for _ in 1 2 3; do taskset -c "$last" sh -c 'while :; do :; done' & sp+=($!); done
-  sleep "$LOAD_S"; kill "${sp[@]}"; wait "${sp[@]}" 2>/dev/null || true
+  taskset -c "$last" "$LOAD" "$LOAD_S" --fifo
   ls1=$(date +%s.%N)
   wait $mw
   "$TALLY" contract check --live-factors "$tmp/mw.contract" "$tmp/load$rep.jsonl" >"$tmp/load$rep.out" || true
@@ -115,12 +115,18 @@ for rep in $(seq "$REPS"); do
 done
 
 # cost per sample
-cat "$tmp"/fewer*.jsonl "$tmp"/load*.jsonl "$tmp"/clean*.jsonl >"$tmp/all.jsonl"
-n_one=$("$TALLY" contract samples "$tmp/all.jsonl" 2>/dev/null | wc -l || true)
-# repeat the file with shifted process names so every copy is its own process
-: >"$tmp/big.jsonl"
+# every run file, repeated with renamed processes, so each copy is a process of its own
+n_one=0
+for f in "$tmp"/fewer*.jsonl "$tmp"/load*.jsonl "$tmp"/clean*.jsonl; do
+  n_one=$((n_one + $("$TALLY" contract samples "$f" | wc -l)))
+done
 copies=$(( 20000 / (n_one > 0 ? n_one : 1) + 1 ))
-for c in $(seq "$copies"); do sed "s/\"process\":\"\\([^\"]*\\)\"/\"process\":\"\\1-$c\"/" "$tmp/all.jsonl" >>"$tmp/big.jsonl"; done
+: >"$tmp/big.jsonl"
+i=0
+for f in "$tmp"/fewer*.jsonl "$tmp"/load*.jsonl "$tmp"/clean*.jsonl; do
+  i=$((i + 1))
+  for c in $(seq "$copies"); do sed "s/\"process\":\"\([^\"]*\)\"/\"process\":\"\1-$i-$c\"/" "$f" >>"$tmp/big.jsonl"; done
+done
 n_big=$("$TALLY" contract samples "$tmp/big.jsonl" | wc -l)
 # CPU seconds (user + sys) of the best of 3: wall time on a shared machine measures the others
 cpu_best() {
