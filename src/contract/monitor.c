@@ -323,7 +323,9 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
         if (isnan(x[d]))
             continue;
         const struct contract_rulebase *rb = m->rb[space][d];
-        double dist = fabs(x[d] - cc->centroid[d]) / cc->tolerance[d];
+        /* live factors replace the projection factor's spread in the tolerance */
+        double tol = m->live && cc->tolerance_live[d] > 0 ? cc->tolerance_live[d] : cc->tolerance[d];
+        double dist = fabs(x[d] - cc->centroid[d]) / tol;
         double level = rb ? fuzzy_evaluate1(rb->parsed, rb->in_var, dist, rb->out_var) : NAN;
         if (isnan(level))
             level = 0; /* no rule fired: the rulebase does not cover this distance */
