@@ -11,7 +11,7 @@ mkdir -p "$artifacts"
 user=$(id -un)
 nats_sites_start "$user" || { not_ok "nats-servers start"; finish; }
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release"; wait 2>/dev/null; _nats_stop; rm -rf "$WORK"' EXIT
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release"; _nats_stop; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 
 for h in n1 n2; do
   mkdir -m 700 "$WORK/$h"

@@ -76,7 +76,7 @@ nats_restart_alpha() {
   nats_start_alpha
 }
 
-_nats_stop() {
+_nats_stop() { # stops the servers (before any "wait" for the rest: they would never end)
   local p
   for p in "${_nats_pids[@]}"; do kill "$p" 2>/dev/null; done
   for p in "${_nats_pids[@]}"; do wait "$p" 2>/dev/null; done
