@@ -13,13 +13,16 @@ if [ "$(id -u)" = 0 ]; then
   A=tallytest_a B=tallytest_b
   # setpriv execs the command itself (runuser would stay in between and keep
   # signals such as the SIGINT that ends a --follow from reaching it)
-  as_a() { setpriv --reuid="$A" --regid="$A" --init-groups "$@"; }
-  as_b() { setpriv --reuid="$B" --regid="$B" --init-groups "$@"; }
+  AS_A=(setpriv --reuid="$A" --regid="$A" --init-groups)
+  AS_B=(setpriv --reuid="$B" --regid="$B" --init-groups)
 else
   A=$(id -un) B=$(id -un)
-  as_a() { "$@"; }
-  as_b() { "$@"; }
+  AS_A=() AS_B=()
 fi
+# Not functions: "func &" runs in a subshell that ignores SIGINT and whose
+# death leaves the program running; "${AS_A[@]}" prog & makes $! the program.
+as_a() { "${AS_A[@]}" "$@"; }
+as_b() { "${AS_B[@]}" "$@"; }
 chmod 755 "$WORK"
 nats_sites_start "$A" "$B" || { not_ok "nats-servers start"; finish; }
 ok "two sites: alpha $NATS_ALPHA, beta $NATS_BETA (leaf node)"
@@ -31,7 +34,7 @@ trap 'for p in "${agents[@]}"; do kill "$p" 2>/dev/null; done; touch "$A_DIR/rel
 
 start_agent_on() { # HOST SITE URL
   as_a mkdir -m 700 -p "$A_DIR/$1"
-  as_a "$TALLY" agent --foreground --no-archive --socket "$A_DIR/$1/agent.sock" --nats "$3" \
+  "${AS_A[@]}" "$TALLY" agent --foreground --no-archive --socket "$A_DIR/$1/agent.sock" --nats "$3" \
     --creds "$WORK/creds/$A" --user "$A" --site "$2" --host "$1" 2>>"$A_DIR/agent-$1.err" &
   agents+=($!)
   for _ in $(seq 400); do
@@ -47,7 +50,7 @@ check "agent n3 (site beta)" start_agent_on n3 beta "$NATS_BETA"
 # The application: one process per host holding a known amount of memory.
 declare -A mb=([n1]=40 [n2]=60 [n3]=80) pid
 for h in n1 n2 n3; do
-  as_a "$TALLY" run --agent "$A_DIR/$h/agent.sock" --app sim -o "$A_DIR/run-$h" -- \
+  "${AS_A[@]}" "$TALLY" run --agent "$A_DIR/$h/agent.sock" --app sim -o "$A_DIR/run-$h" -- \
     "$PROGS/hold_memory" "${mb[$h]}" 0 "$A_DIR/ready-$h" "$A_DIR/release" 2>>"$A_DIR/run.err" &
 done
 for h in n1 n2 n3; do
@@ -99,7 +102,7 @@ st=$(sed 's/.*) //' /proc/${pid[n2]}/stat | cut -c1)
 check "thread_continue over NATS: process running again ($st)" test "$st" != T -a "$st" != t
 
 # A conditional request streams from every agent until interrupted, then is deleted.
-as_a "$TALLY" request --nats "$NATS_ALPHA" --creds "$WORK/creds/$A" --user "$A" --follow \
+"${AS_A[@]}" "$TALLY" request --nats "$NATS_ALPHA" --creds "$WORK/creds/$A" --user "$A" --follow \
   'timer(300ms): proc_get_info([app_sim], 0x1)' > "$A_DIR/follow.out" 2>&1 &
 fpid=$!
 for _ in $(seq 200); do
