@@ -36,6 +36,8 @@ struct contract_cluster {
     double centroid[CONTRACT_MAX_DIMS];
     double stddev[CONTRACT_MAX_DIMS];
     double tolerance[CONTRACT_MAX_DIMS]; /* distance from the centroid that is a total violation */
+    double tolerance_live[CONTRACT_MAX_DIMS]; /* the same without the projection factor's spread,
+                                                 which live factors replace (0: as tolerance) */
 };
 
 struct contract_space_model {
@@ -63,7 +65,7 @@ struct contract_process {
 /* A process is compared with the clusters that hold at least this share of
  * its baseline points in a space (its regular classes); rarer visits are
  * taken as noise of the baseline, not as expected behaviour. */
-#define CONTRACT_REGULAR_SHARE 0.1
+#define CONTRACT_REGULAR_SHARE 0.25
 
 /* A rulebase for one dimension name (or for all: name ""). */
 struct contract_rulebase {

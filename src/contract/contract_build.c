@@ -459,6 +459,8 @@ static int build_space(const struct sample_set *b, const struct build_options *o
             double cen = cc->centroid[d], sd = cc->stddev[d];
             double width = prediction_sigmas(o->confidence, cl.count[k]);
             double tol = fmax(width * sd, o->min_tolerance[space] * fabs(cen));
+            double floor = fmax(TOLERANCE_FLOOR * scale[d], metric_info(sm->dims[d].metric)->min_tolerance);
+            cc->tolerance_live[d] = fmax(tol, floor);
             if (space == SPACE_EXECUTION) {
                 enum contract_capability cap = metric_info(sm->dims[d].metric)->capability;
                 if (cap != CAP_NONE) /* the spread of the projection factor */

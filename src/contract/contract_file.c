@@ -7,7 +7,7 @@
  *   space intrinsic|execution
  *     dimension NAME METRIC scale S
  *     cluster ID points N
- *       DIMENSION centroid C tolerance T [stddev S]
+ *       DIMENSION centroid C tolerance T [live-tolerance T2] [stddev S]
  *   process NAME host HOST [intrinsic ID[:POINTS],...] [execution ID[:POINTS],...]
  *   rulebase [DIMENSION]
  *     ...Fig. 4 language...
@@ -49,9 +49,12 @@ static void write_contract(FILE *f, const struct contract *c)
         for (size_t k = 0; k < sm->n_clusters; k++) {
             const struct contract_cluster *cc = &sm->clusters[k];
             fprintf(f, "  cluster %zu points %zu\n", k, cc->points);
-            for (int d = 0; d < sm->n_dims; d++)
-                fprintf(f, "    %s centroid %.9g tolerance %.9g stddev %.9g\n", sm->dims[d].name, cc->centroid[d],
-                        cc->tolerance[d], cc->stddev[d]);
+            for (int d = 0; d < sm->n_dims; d++) {
+                fprintf(f, "    %s centroid %.9g tolerance %.9g", sm->dims[d].name, cc->centroid[d], cc->tolerance[d]);
+                if (cc->tolerance_live[d] > 0 && cc->tolerance_live[d] != cc->tolerance[d])
+                    fprintf(f, " live-tolerance %.9g", cc->tolerance_live[d]);
+                fprintf(f, " stddev %.9g\n", cc->stddev[d]);
+            }
         }
     }
     fprintf(f, "\n# baseline processes and the clusters they visited\n");
@@ -357,10 +360,14 @@ static int statement(struct reader *r, char **w, int n)
                     return fail(r, "tolerance '%s' must be positive%s", w[i + 1], "");
                 cc->tolerance[d] = v;
                 have_t = 1;
+            } else if (!strcmp(w[i], "live-tolerance")) {
+                if (!(v > 0))
+                    return fail(r, "live-tolerance '%s' must be positive%s", w[i + 1], "");
+                cc->tolerance_live[d] = v;
             } else if (!strcmp(w[i], "stddev")) {
                 cc->stddev[d] = v;
             } else {
-                return fail(r, "unexpected '%s' (centroid, tolerance or stddev)%s", w[i], "");
+                return fail(r, "unexpected '%s' (centroid, tolerance, live-tolerance or stddev)%s", w[i], "");
             }
         }
         if (!have_c || !have_t)

@@ -2,7 +2,10 @@
 # (plain processes, 12 workers, per-period counters written by the fixture as
 # contract samples: the stand-in for libtally-probe) → two baseline runs →
 # contract; a run where workers 6..11 get jobs with half the FLOPs; a run
-# with a CPU load placed with taskset on worker 3's CPU; a clean rerun.
+# with a CPU load placed with taskset on worker 3's CPU (a SCHED_FIFO
+# spinner that stops itself: on this machine other users' cgroups get their
+# share first, so an ordinary spinner in ours takes too little from worker 3
+# to tell from their load); a clean rerun.
 # Samples go to /dev/shm: with the load pinned on one CPU, the file system's
 # journal threads on that CPU would stall every process's write (an artifact
 # of the shared file, not of the application; probe counters live in shared
@@ -17,8 +20,8 @@ keep() { mkdir -p "$TALLY_TEST_ROOT/build/test-logs/contract" && cp -f mw.contra
 trap 'keep; rm -rf "$WORK" "$SHM"' EXIT
 ncpu=$(nproc)
 
-"$MW" --out "$SHM/base1.jsonl" --seconds 5 --pin 3 --pinned-latency-ms 1
-"$MW" --out "$SHM/base2.jsonl" --seconds 5 --pin 3 --pinned-latency-ms 1
+"$MW" --out "$SHM/base1.jsonl" --seconds 5 --pin 3
+"$MW" --out "$SHM/base2.jsonl" --seconds 5 --pin 3
 "$TALLY" contract build "$SHM/base1.jsonl" "$SHM/base2.jsonl" --name master_worker -o mw.contract 2>build.err
 check_eq "build exits 0" "$?" 0
 check_eq "13 baseline processes in the contract" "$(grep -c '^process ' mw.contract)" 13
@@ -29,7 +32,7 @@ check_eq "all workers in one intrinsic cluster" "$(echo $worker_cls | wc -w)" 1
 check "the master in another" test -n "$master_cl" -a "$master_cl " != "$worker_cls"
 
 # --- fewer FLOPs per job on workers 6..11: intrinsic violations on exactly those
-"$MW" --out "$SHM/fewer.jsonl" --seconds 4 --pin 3 --pinned-latency-ms 1 --fewer 6-11
+"$MW" --out "$SHM/fewer.jsonl" --seconds 4 --pin 3 --fewer 6-11
 "$TALLY" contract check mw.contract "$SHM/fewer.jsonl" \
     --on-violation 'echo "$TALLY_CONTRACT_PROCESS $TALLY_CONTRACT_SPACE" >> actions' >fewer.out
 check_eq "check exits 1 when a level reaches the threshold" "$?" 1
@@ -53,7 +56,7 @@ check_contains "explanation keeps the satisfied dimension" "$text" "; communicat
 # --- a CPU load on worker 3's CPU, placed shortly after start, for a while
 if [ "$ncpu" -ge 2 ]; then
   last=$((ncpu - 1))
-  "$MW" --out "$SHM/load.jsonl" --seconds 9 --pin 3 --pinned-latency-ms 1 &
+  "$MW" --out "$SHM/load.jsonl" --seconds 9 --pin 3 &
   mw=$!
   # wait until every process wrote its second snapshot (a full period ran)
   for _ in $(seq 200); do
@@ -61,10 +64,8 @@ if [ "$ncpu" -ge 2 ]; then
     sleep 0.05
   done
   load_start=$(date +%s.%N)
-  spinners=()
-  for _ in 1 2 3; do taskset -c "$last" sh -c 'while :; do :; done' & spinners+=($!); done
-  sleep 3.5
-  kill "${spinners[@]}"; wait "${spinners[@]}" 2>/dev/null
+  # a real-time spinner (it stops itself) on worker 3's CPU
+  taskset -c "$last" "$PROGS/contract_cpu_load" 3.5 --fifo
   load_end=$(date +%s.%N)
   wait $mw
   check_eq "the loaded run completes" "$?" 0
@@ -89,7 +90,7 @@ else
 fi
 
 # --- a clean rerun: no level reaches the threshold
-"$MW" --out "$SHM/clean.jsonl" --seconds 5 --pin 3 --pinned-latency-ms 1
+"$MW" --out "$SHM/clean.jsonl" --seconds 5 --pin 3
 "$TALLY" contract check --live-factors mw.contract "$SHM/clean.jsonl" >clean.out
 status=$?
 check_eq "clean rerun: check exits 0" "$status" 0
