@@ -111,6 +111,7 @@ struct agent {
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
     struct agent_metrics *metrics; /* NULL: no --metrics (agent_metrics.c) */
     struct agent_probes *probes;   /* mapped segments and what csrs saw (agent_probes.c) */
+    struct agent_levels *levels;   /* contract levels from tally contract watch (agent_levels.c) */
     char nats_user_name[128];      /* the user's name on NATS ("" without NATS) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
@@ -168,11 +169,16 @@ double agent_probes_poll(struct agent *a, double now);
 /* Is some process that the event names instrumented (a task with segments)? */
 bool agent_probes_match(const struct agent *a, const struct request_call *event);
 void agent_probes_free(struct agent *a);
+struct tally_seg_data;
+/* The segment data of process pid of an instrumented task, mapped read-only
+ * on demand and kept while its task lives; NULL when it has none (not
+ * instrumented, not registered yet, or not this user's). */
+const struct tally_seg_data *agent_probes_segment(struct agent *a, pid_t pid);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */
 /* The readings of pid selected by flags, or NULL with why (vanished). */
-json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
+json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len);
 /* When the machine booted, epoch seconds. */
 double proc_boot_epoch(void);

@@ -2,7 +2,8 @@
  * (application, category) on this host: the sum over the application's live
  * tasks of each summary field, in Prometheus' base units (bytes, seconds).
  * Quantities that only grow (CPU time, bytes moved, processes started) are
- * counters with a _total suffix; the others are gauges. */
+ * counters with a _total suffix; the others are gauges. The contract
+ * violation levels that tally contract watch sends come last (agent_levels.c). */
 #include "live/agent_metrics.h"
 
 #include <arpa/inet.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "live/agent_internal.h"
+#include "live/agent_levels.h"
 #include "util/error.h"
 
 struct exported {
@@ -51,7 +53,7 @@ struct agent_metrics {
 };
 
 /* A label value with \, " and newlines escaped, as the format asks. */
-static void put_label(FILE *out, const char *name, const char *value, bool last)
+void agent_metrics_label(FILE *out, const char *name, const char *value, bool last)
 {
     fprintf(out, "%s=\"", name);
     for (const char *p = value ? value : ""; *p; p++) {
@@ -80,17 +82,17 @@ void agent_metrics_write(const struct agent *a, FILE *out)
     const char *user = a->metrics ? a->metrics->user : "";
     fprintf(out, "# TYPE tally_agent info\n# HELP tally_agent the agent serving these metrics\n");
     fprintf(out, "tally_agent_info{");
-    put_label(out, "host", a->host, false);
-    put_label(out, "site", a->site, false);
-    put_label(out, "user", user, true);
+    agent_metrics_label(out, "host", a->host, false);
+    agent_metrics_label(out, "site", a->site, false);
+    agent_metrics_label(out, "user", user, true);
     fprintf(out, "} 1\n");
     size_t live = 0;
     for (size_t i = 0; i < a->task_count; i++)
         live += !a->tasks[i]->ended;
     fprintf(out, "# TYPE tally_agent_tasks gauge\n# HELP tally_agent_tasks tasks followed now\n");
     fprintf(out, "tally_agent_tasks{");
-    put_label(out, "host", a->host, false);
-    put_label(out, "user", user, true);
+    agent_metrics_label(out, "host", a->host, false);
+    agent_metrics_label(out, "user", user, true);
     fprintf(out, "} %zu\n", live);
     for (size_t e = 0; e < sizeof exported / sizeof exported[0]; e++) {
         const struct exported *x = &exported[e];
@@ -121,14 +123,15 @@ void agent_metrics_write(const struct agent *a, FILE *out)
                     sum += u->current[x->field];
             }
             fprintf(out, "tally_%s%s{", x->name, x->counter ? "_total" : "");
-            put_label(out, "app", t->app, false);
-            put_label(out, "category", category_of(t), false);
-            put_label(out, "host", a->host, false);
-            put_label(out, "site", a->site, false);
-            put_label(out, "user", user, true);
+            agent_metrics_label(out, "app", t->app, false);
+            agent_metrics_label(out, "category", category_of(t), false);
+            agent_metrics_label(out, "host", a->host, false);
+            agent_metrics_label(out, "site", a->site, false);
+            agent_metrics_label(out, "user", user, true);
             fprintf(out, "} %.17g\n", in_base_units(x->field, sum));
         }
     }
+    agent_levels_write(a->levels, user, out);
     fprintf(out, "# EOF\n");
 }
 

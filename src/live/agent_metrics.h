@@ -5,6 +5,7 @@
 #ifndef TALLY_LIVE_AGENT_METRICS_H
 #define TALLY_LIVE_AGENT_METRICS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct agent;
@@ -18,5 +19,8 @@ int agent_metrics_fd(const struct agent *a);
 void agent_metrics_run(struct agent *a);
 /* Writes the exposition (OpenMetrics text format, ending in "# EOF"). */
 void agent_metrics_write(const struct agent *a, FILE *out);
+/* One label name="value" (\\, " and newlines escaped, as the format asks),
+ * followed by ',' unless last. */
+void agent_metrics_label(FILE *out, const char *name, const char *value, bool last);
 
 #endif
