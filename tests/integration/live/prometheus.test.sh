@@ -55,4 +55,12 @@ check_eq "PromQL: the target is up" "$(q 'up{job="tally"}')" 1
 check_eq "PromQL: one application on the host" "$(q 'count(tally_memory_bytes{host="n1"})')" 1
 check_eq "PromQL: the agent's info series" "$(q 'tally_agent_info{host="n1",site="alpha"}')" 1
 check_eq "PromQL: tasks followed" "$(q 'tally_agent_tasks{host="n1"}')" 1
+# contract levels, as tally contract watch sends them (docs/contracts.md)
+ans=$(echo '{"op":"levels","app":"mw","levels":[{"process":"7","host":"n1","space":"intrinsic","dimension":"compute","level":0.92},{"process":"3","host":"n1","space":"intrinsic","dimension":"compute","level":0}]}' |
+  timeout 5 socat -t 2 - "UNIX-CONNECT:$WORK/a/agent.sock" 2>&1)
+check_eq "the agent keeps the levels sent" "$(echo "$ans" | jq -r .count)" 2
+lvl=
+for _ in $(seq 300); do lvl=$(q 'tally_contract_violation{app="mw",process="7",space="intrinsic",dimension="compute"}'); [ -n "$lvl" ] && break; sleep 0.1; done
+check_eq "PromQL: a process's contract violation level" "$lvl" 0.92
+check_eq "PromQL: one gauge per process and dimension" "$(q 'count(tally_contract_violation{app="mw"})')" 2
 finish
