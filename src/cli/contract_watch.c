@@ -6,7 +6,9 @@
  * counters named like the contract's (flops, jobs or iterations, messages,
  * bytes, io_bytes, io_ops, instructions), messages and bytes sent from its
  * libtally-mpi segment when no probe counter gives them, and cpu_seconds
- * from its CPU time. Those snapshots become the period's samples exactly as
+ * from its threads' exact CPU time (probes.cpu_seconds, from schedstat: a
+ * process busy 0.5 % of the time is 0 or 1 tick of /proc's 10 ms in a 1 s
+ * period, noise as large as the contract's tolerance). Those snapshots become the period's samples exactly as
  * a "counters" file would (counter_history → samples_derive), go through
  * contract_monitor_feed, and every level is printed by the function 'check'
  * uses. Levels are also sent to the local agent ({"op":"levels"}) for its
@@ -76,6 +78,7 @@ struct watch {
     struct sample_set batch;
     struct counter_history *history;
     int failed;                     /* an answer could not be used */
+    int told_duplicate;
     char why[512];
 };
 
@@ -138,7 +141,9 @@ static void take_answer(void *ctx, json_t *line)
         counter[COUNTER_MESSAGES] = (double)json_integer_value(json_object_get(mpi, "messages"));
         counter[COUNTER_BYTES] = (double)json_integer_value(json_object_get(mpi, "bytes"));
     }
-    counter[COUNTER_CPU_SECONDS] = pair_value(result, "cpu_time");
+    /* exact CPU time of its threads (schedstat); /proc's ticks otherwise */
+    json_t *cpu = json_object_get(probes, "cpu_seconds");
+    counter[COUNTER_CPU_SECONDS] = json_is_number(cpu) ? json_number_value(cpu) : pair_value(result, "cpu_time");
     /* when the agent read the process: its start plus its age then */
     double t = pair_value(result, "start") + pair_value(result, "wall_time");
     const char *host = json_string_value(json_object_get(result, "host"));
@@ -149,6 +154,15 @@ static void take_answer(void *ctx, json_t *line)
     }
     char name[SAMPLE_NAME_MAX];
     process_name(probes, result, name, sizeof name);
+    for (size_t i = 0; i < w->seen_n; i++)
+        if (!strcmp(w->seen[i].name, name)) { /* e.g. two tasks' rank 0: one is kept */
+            if (!w->told_duplicate)
+                fprintf(stderr, "tally: contract watch: %s and %s are both process %s; the second is "
+                                "left out (name processes uniquely: docs/contracts.md)\n",
+                        w->seen[i].token, json_string_value(json_object_get(line, "object")), name);
+            w->told_duplicate = 1;
+            return;
+        }
     remember(w, name, json_string_value(json_object_get(line, "object")));
     if (counter_history_add(w->history, name, host, t, counter, &w->batch, w->why, sizeof w->why) < 0)
         w->failed = 1;

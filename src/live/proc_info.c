@@ -215,8 +215,12 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
     }
     if (flags & PROC_INFO_PROBES) {
         const struct tally_seg_data *d = agent_probes_segment(a, pid);
-        if (d)
-            json_object_set_new(o, "probes", segment_json(d));
+        json_t *probes = d ? segment_json(d) : NULL;
+        uint64_t ns;
+        if (probes && proc_read_cpu_ns(pid, &ns) == 0) /* exact, for contract rates */
+            json_object_set_new(probes, "cpu_seconds", json_real((double)ns / 1e9));
+        if (probes)
+            json_object_set_new(o, "probes", probes);
     }
     return o;
 }
