@@ -8,7 +8,7 @@
 # inside). What 'tally contract watch' takes messages and bytes from.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
-ITS=4000 HALO=64 NP=4
+ITS=1000 HALO=64 NP=4
 build openmpi stencil -DWITH_PROBE || { not_ok "build the stencil"; finish; }
 mkdir -m 700 "$WORK/a"
 S=$WORK/a/agent.sock
