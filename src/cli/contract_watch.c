@@ -344,7 +344,7 @@ int cmd_contract_watch(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     char request[300];
     snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x83)", w.app);
-    bool told = false, exported = false;
+    bool told = false, exported = false, told_waiting = false;
     status = TALLY_EXIT_OK;
     for (double next = clock_monotonic_seconds(); !stop_requested;) {
         w.batch.n = 0;
@@ -352,9 +352,16 @@ int cmd_contract_watch(int argc, char **argv)
         if (live_client_ask(w.client, request, take_answer, &w, why, sizeof why) < 0) {
             if (stop_requested)
                 break;
-            tally_error("contract watch: %s", why);
-            status = TALLY_EXIT_ERROR;
-            break;
+            if (!co.nats_url) { /* the local agent is gone */
+                tally_error("contract watch: %s", why);
+                status = TALLY_EXIT_ERROR;
+                break;
+            }
+            /* over NATS only agents that have the application answer: none
+             * yet (not started) or any more (ended) is not an error */
+            if (!told_waiting)
+                fprintf(stderr, "tally: contract watch: %s; waiting for app_%s\n", why, w.app);
+            told_waiting = true;
         }
         if (w.failed) {
             tally_error("contract watch: %s", w.why);
