@@ -4,7 +4,7 @@
  *   build BASELINE... -o APP.contract   signatures, clusters, tolerances
  *   check APP.contract RUN...           levels per process, dimension, period
  *   samples RUN...                      the samples a run yields (JSON lines)
- *   watch APP.contract --app NAME       online, through the agent (not yet) */
+ *   watch APP.contract --app NAME       online, through the agent (contract_watch.c) */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/contract_output.h"
 #include "contract/contract.h"
 #include "contract/monitor.h"
 #include "contract/samples.h"
@@ -29,13 +30,17 @@ static void usage(FILE *out)
             "       tally contract check APP.contract RUN... [--threshold L] [--capabilities FILE]\n"
             "                            [--format json|text] [--on-violation CMD] [--live-factors]\n"
             "       tally contract samples RUN...\n"
-            "       tally contract watch APP.contract --app NAME\n"
+            "       tally contract watch [APP.contract] --app NAME [--agent SOCKET | --nats URL [--creds FILE]\n"
+            "                            [--user NAME]] [--period TIME] [--threshold L] [--on-violation CMD]\n"
+            "                            [--request REQUEST] [--live-factors] [--record FILE] [--format json|text]\n"
             "\n"
             "BASELINE and RUN are contract samples: JSON-lines files (per process and period,\n"
             "metrics or cumulative counters), or 'tally run --time-series -o PREFIX' outputs\n"
             "(PREFIX or PREFIX.summary). 'check' prints one JSON line per process, space,\n"
             "dimension and period (level 0..1, the cluster compared to, the distance) and\n"
-            "exits 1 when some level reached the threshold. See man tally-contract.\n");
+            "exits 1 when some level reached the threshold. 'watch' does the same online: every\n"
+            "period it reads the application's probe counters through the agent, until SIGINT\n"
+            "or SIGTERM. See man tally-contract.\n");
 }
 
 static int load_all(char **paths, int n, struct sample_set *set)
@@ -179,13 +184,6 @@ out:
     return status;
 }
 
-struct check_output {
-    int json;
-    double threshold;
-    const char *on_violation;
-    long actions_failed;
-};
-
 static void set_env_number(const char *name, double v)
 {
     char buf[64];
@@ -200,7 +198,7 @@ static void run_action(struct check_output *out, const struct contract_level *l)
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0) {
-        tally_error_errno("contract check: --on-violation: fork");
+        tally_error_errno("%s: --on-violation: fork", out->command);
         out->actions_failed++;
         return;
     }
@@ -218,12 +216,13 @@ static void run_action(struct check_output *out, const struct contract_level *l)
     while (waitpid(pid, &st, 0) < 0)
         ;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        tally_error("contract check: --on-violation command failed (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+        tally_error("%s: --on-violation command failed (status %d)", out->command,
+                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
         out->actions_failed++;
     }
 }
 
-static void print_level(void *ctx, const struct contract_level *l)
+void contract_print_level(void *ctx, const struct contract_level *l)
 {
     struct check_output *out = ctx;
     if (out->json) {
@@ -260,7 +259,7 @@ static int cmd_check(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"on-violation", required_argument, NULL, 'a'},
         {"live-factors", no_argument, NULL, 'L'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
-    struct check_output out = {.json = 1, .threshold = NAN};
+    struct check_output out = {.command = "contract check", .json = 1, .threshold = NAN};
     int live = 0;
     struct contract_factor *caps = NULL;
     size_t n_caps = 0;
@@ -316,7 +315,7 @@ static int cmd_check(int argc, char **argv)
         size_t j = i + 1;
         while (j < run.n && run.v[j].time < run.v[i].time + 0.5 * run.v[i].period)
             j++;
-        long v = contract_monitor_feed(m, run.v + i, j - i, print_level, &out);
+        long v = contract_monitor_feed(m, run.v + i, j - i, contract_print_level, &out);
         if (v < 0) {
             tally_error("contract check: out of memory");
             goto done;
@@ -351,17 +350,6 @@ static int cmd_samples(int argc, char **argv)
     return rc ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }
 
-static int cmd_watch(int argc, char **argv)
-{
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        usage(stdout);
-        return TALLY_EXIT_OK;
-    }
-    tally_error("contract watch: needs the live agent ('tally agent'), which this build does not have yet; "
-                "record samples and use 'tally contract check'");
-    return TALLY_EXIT_ERROR;
-}
-
 int cmd_contract(int argc, char **argv)
 {
     if (argc < 2) {
@@ -380,7 +368,7 @@ int cmd_contract(int argc, char **argv)
     if (!strcmp(sub, "samples"))
         return cmd_samples(argc - 1, argv + 1);
     if (!strcmp(sub, "watch"))
-        return cmd_watch(argc - 1, argv + 1);
+        return cmd_contract_watch(argc - 1, argv + 1);
     tally_error("contract: unknown subcommand '%s' (see 'tally contract --help')", sub);
     return TALLY_EXIT_ERROR;
 }

@@ -447,3 +447,38 @@ void samples_write_jsonl(FILE *f, const struct contract_sample *s)
     free(text);
     json_decref(o);
 }
+
+/* ---- live snapshots (tally contract watch) ---- */
+
+struct counter_history {
+    struct snapshots snaps;
+};
+
+int sample_counter_by_name(const char *name)
+{
+    return counter_by_name(name);
+}
+
+struct counter_history *counter_history_new(void)
+{
+    return calloc(1, sizeof(struct counter_history));
+}
+
+int counter_history_add(struct counter_history *h, const char *process, const char *host, double t,
+                        const double *counter, struct sample_set *set, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (add_counters(&h->snaps, process, host, t, counter, set, &why) < 0) {
+        snprintf(err, errlen, "process %s (host %s): %s", process, host, why);
+        return -1;
+    }
+    return 0;
+}
+
+void counter_history_free(struct counter_history *h)
+{
+    if (!h)
+        return;
+    free(h->snaps.v);
+    free(h);
+}

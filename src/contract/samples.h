@@ -69,6 +69,21 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
  * "-" → standard input, anything else → JSON lines. */
 int samples_load(const char *path, struct sample_set *set, char *err, size_t errlen);
 
+/* The counter a name stands for ("iterations" is jobs), -1 for none. */
+int sample_counter_by_name(const char *name);
+
+/* Cumulative snapshots arriving one at a time (tally contract watch): each
+ * process's previous snapshot, so that the next one yields the period's
+ * sample by samples_derive, exactly as the "counters" form of a file does.
+ * counter[SAMPLE_N_COUNTERS], NAN where not measured. A process's first
+ * snapshot is its reference and pushes nothing. -1 with err when t does not
+ * increase for the process, or out of memory. */
+struct counter_history;
+struct counter_history *counter_history_new(void);
+int counter_history_add(struct counter_history *h, const char *process, const char *host, double t,
+                        const double *counter, struct sample_set *set, char *err, size_t errlen);
+void counter_history_free(struct counter_history *h);
+
 /* Writes one sample as a JSON line in the "metrics" form. */
 void samples_write_jsonl(FILE *f, const struct contract_sample *s);
 

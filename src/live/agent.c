@@ -2,7 +2,7 @@
  * listening socket, a timerfd for the sampling tick, the caller's stop fd
  * and every client. Lines in, lines out: a line that starts with '{' is a
  * protocol message ("op": register, sample, finished, limit_exceeded,
- * attach, request, ping, shutdown); any other line is a request text.
+ * attach, request, levels, ping, shutdown); any other line is a request text.
  * Writes never block the loop: what a slow client does not take is kept
  * (up to OUT_MAX, then the client is dropped). A client's bad line gets an
  * error line; nothing a client sends can stop the loop. */
@@ -21,6 +21,7 @@
 
 #include "archive/store.h"
 #include "live/agent_internal.h"
+#include "live/agent_levels.h"
 #include "live/agent_nats.h"
 #include "live/agent_socket.h"
 #include "live/metrics.h"
@@ -293,6 +294,13 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
     } else if (!strcmp(op, "finished") && t) {
         json_t *summary = json_object_get(msg, "summary");
         agent_task_end(a, t, json_is_object(summary) ? summary : NULL);
+    } else if (!strcmp(op, "levels")) {
+        char why[300];
+        long kept = agent_levels_apply(&a->levels, msg, why, sizeof why);
+        if (kept < 0)
+            send_error(a, c, why);
+        else
+            agent_send(a, c, json_pack("{s:s, s:I}", "op", "levels_kept", "count", (json_int_t)kept));
     } else if (!strcmp(op, "ping")) {
         agent_send(a, c, json_pack("{s:s, s:i, s:s, s:s}", "op", "pong", "pid", (int)getpid(),
                                    "node", a->host, "site", a->site));
@@ -485,6 +493,8 @@ static void agent_close(struct agent *a)
     reap_clients(a);
     agent_nats_close(a);
     agent_probes_free(a);
+    agent_levels_free(a->levels);
+    a->levels = NULL;
     free(a->clients);
     for (size_t i = 0; i < a->task_count; i++)
         agent_task_free(a->tasks[i]);

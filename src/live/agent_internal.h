@@ -100,6 +100,7 @@ struct agent {
     bool stop_requested;           /* a client asked for shutdown */
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
     struct agent_probes *probes;   /* mapped segments and what csrs saw (agent_probes.c) */
+    struct agent_levels *levels;   /* contract levels from tally contract watch (agent_levels.c) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
     char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds
@@ -161,11 +162,16 @@ void agent_probes_free(struct agent *a);
 void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t pid,
                               enum event_kind kind, const char *name, double times,
                               double len_sum);
+struct tally_seg_data;
+/* The segment data of process pid of an instrumented task, mapped read-only
+ * on demand and kept while its task lives; NULL when it has none (not
+ * instrumented, not registered yet, or not this user's). */
+const struct tally_seg_data *agent_probes_segment(struct agent *a, pid_t pid);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */
 /* The readings of pid selected by flags, or NULL with why (vanished). */
-json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
+json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len);
 /* When the machine booted, epoch seconds. */
 double proc_boot_epoch(void);

@@ -14,7 +14,9 @@
  * (c_1 += $len sums every MPI_Send's bytes) and a read at a probe reads once
  * per poll in which the probe was hit (once per iteration for iterations
  * longer than PROBE_POLL). Nothing is polled while no such csr is enabled.
- * lib_call_started and lib_call_ended both see completed calls. */
+ * lib_call_started and lib_call_ended both see completed calls.
+ * proc_get_info(..., 0x80) reads a process's counters, rank and MPI sends
+ * from its segment (agent_probes_segment), which it maps on demand. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
@@ -118,7 +120,7 @@ static void map_segment(struct agent *a, struct agent_probes *p, const struct ag
     p->maps[p->map_count++] = (struct mapped){.task = t->id, .pid = pid, .seg = seg};
 }
 
-static void rescan(struct agent *a, struct agent_probes *p)
+static void unmap_ended(struct agent *a, struct agent_probes *p)
 {
     for (size_t i = 0; i < p->map_count;) { /* segments of tasks that ended */
         const struct agent_task *t = agent_task_find(a, p->maps[i].task);
@@ -129,6 +131,11 @@ static void rescan(struct agent *a, struct agent_probes *p)
         munmap((void *)p->maps[i].seg, TALLY_SEG_SIZE);
         p->maps[i] = p->maps[--p->map_count];
     }
+}
+
+static void rescan(struct agent *a, struct agent_probes *p)
+{
+    unmap_ended(a, p);
     for (size_t i = 0; i < a->task_count; i++) {
         const struct agent_task *t = a->tasks[i];
         if (t->ended || !t->segment_dir)
@@ -296,6 +303,28 @@ double agent_probes_poll(struct agent *a, double now)
     }
     p->next_poll = now + PROBE_POLL;
     return p->next_poll;
+}
+
+const struct tally_seg_data *agent_probes_segment(struct agent *a, pid_t pid)
+{
+    const struct agent_task *t = agent_task_of(a, pid);
+    if (!t || t->ended || !t->segment_dir)
+        return NULL;
+    if (!a->probes && !(a->probes = calloc(1, sizeof *a->probes)))
+        return NULL;
+    struct agent_probes *p = a->probes;
+    unmap_ended(a, p);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        for (size_t i = 0; i < p->map_count; i++)
+            if (p->maps[i].task == t->id && p->maps[i].pid == pid)
+                return &p->maps[i].seg->d;
+        if (attempt == 0) { /* not mapped yet: on demand (no csr needs to poll) */
+            char file[32];
+            snprintf(file, sizeof file, "%d.seg", (int)pid);
+            map_segment(a, p, t, file, pid);
+        }
+    }
+    return NULL;
 }
 
 bool agent_probes_match(const struct agent *a, const struct request_call *ev)

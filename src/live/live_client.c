@@ -173,6 +173,23 @@ int live_client_ask(struct live_client *c, const char *text,
     return socket_ask(&c->ask_link, text, c->options.timeout, on_line, ctx, NULL, why, why_size);
 }
 
+json_t *live_client_send(struct live_client *c, json_t *message, char *why, size_t why_size)
+{
+    if (c->ask_nats) {
+        json_decref(message);
+        snprintf(why, why_size, "protocol messages go to the local agent's socket, not over NATS");
+        return NULL;
+    }
+    if (agent_link_send(&c->ask_link, message) < 0) {
+        snprintf(why, why_size, "the agent closed the connection");
+        return NULL;
+    }
+    json_t *line = agent_link_read(&c->ask_link, c->options.timeout);
+    if (!line)
+        snprintf(why, why_size, "no answer from the agent");
+    return line;
+}
+
 int live_client_follow(struct live_client *c, const char *text, char *why, size_t why_size)
 {
     if (c->options.nats_url) {

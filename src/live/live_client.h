@@ -32,6 +32,10 @@ void live_client_close(struct live_client *client);
 int live_client_ask(struct live_client *client, const char *text,
                     void (*on_line)(void *ctx, json_t *line), void *ctx, char *why,
                     size_t why_size);
+/* A protocol message to the local agent (e.g. {"op":"levels",...}; the
+ * reference is stolen) and its one answer line (a new reference): over the
+ * socket only; -1 with why over NATS or when the agent does not answer. */
+json_t *live_client_send(struct live_client *client, json_t *message, char *why, size_t why_size);
 int live_client_follow(struct live_client *client, const char *text, char *why, size_t why_size);
 /* Readable when followed lines may have arrived; -1 when nothing is followed. */
 int live_client_stream_fd(const struct live_client *client);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "live/agent_internal.h"
+#include "live/agent_levels.h"
 #include "util/units.h"
 
 struct metrics_server {
@@ -49,8 +50,8 @@ static bool is_skipped(int f)
            f == FIELD_MACHINE_LOAD || f == FIELD_CORES_AVG;
 }
 
-/* A label value with \, " and newline escaped. */
-static void put_label(FILE *out, const char *name, const char *value, bool comma)
+/* A label value with \, " and newline escaped (metrics.h). */
+void metrics_label(FILE *out, const char *name, const char *value, bool comma)
 {
     fprintf(out, "%s%s=\"", comma ? "," : "", name);
     for (const char *p = value; *p; p++) {
@@ -126,22 +127,23 @@ char *metrics_render(const struct agent *a, size_t *len)
                 name, summary_field_by_id(f)->name);
         for (size_t k = 0; k < n; k++) {
             fprintf(out, "%s%s{", name, counter ? "_total" : "");
-            put_label(out, "app", apps[k]->app, false);
-            put_label(out, "host", a->host, true);
-            put_label(out, "user", user, true);
-            put_label(out, "category", apps[k]->category ? apps[k]->category : "", true);
+            metrics_label(out, "app", apps[k]->app, false);
+            metrics_label(out, "host", a->host, true);
+            metrics_label(out, "user", user, true);
+            metrics_label(out, "category", apps[k]->category ? apps[k]->category : "", true);
             fprintf(out, "} %.17g\n", sums[k][f] * scale);
         }
     }
     fprintf(out, "# TYPE tally_processes gauge\n# HELP tally_processes live processes of the application\n");
     for (size_t k = 0; apps && procs && k < n; k++) {
         fputs("tally_processes{", out);
-        put_label(out, "app", apps[k]->app, false);
-        put_label(out, "host", a->host, true);
-        put_label(out, "user", user, true);
-        put_label(out, "category", apps[k]->category ? apps[k]->category : "", true);
+        metrics_label(out, "app", apps[k]->app, false);
+        metrics_label(out, "host", a->host, true);
+        metrics_label(out, "user", user, true);
+        metrics_label(out, "category", apps[k]->category ? apps[k]->category : "", true);
         fprintf(out, "} %.0f\n", procs[k]);
     }
+    agent_levels_write(a->levels, user, out); /* tally contract watch's levels */
     fputs("# EOF\n", out);
     free(apps);
     free(sums);

@@ -8,10 +8,15 @@
 #ifndef TALLY_LIVE_METRICS_H
 #define TALLY_LIVE_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct agent;
 
+/* Writes label NAME="VALUE" (escaped as the format asks), preceded by a
+ * comma when comma is set. */
+void metrics_label(FILE *out, const char *name, const char *value, bool comma);
 /* The exposition text (malloc'd, ends with "# EOF\n"); NULL when out of memory. */
 char *metrics_render(const struct agent *agent, size_t *len);
 

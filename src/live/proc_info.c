@@ -1,7 +1,8 @@
 /* proc_get_info's readings of one process, read from /proc at the moment of
  * the request (the process's own truth, not the last sample), in the
  * summary's units ([value, "unit"] pairs, MB = 2^20 bytes), selected by the
- * flag bits of agent_internal.h. */
+ * flag bits of request.h. PROC_INFO_PROBES reads the process's shared-memory
+ * segment (libtally-probe, libtally-mpi) instead of /proc. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "live/agent_internal.h"
 #include "monitor/network.h"
+#include "tally/segment.h"
 #include "util/clock.h"
 #include "util/units.h"
 
@@ -88,7 +90,44 @@ static void count_file(void *ctx, const char *path)
     (*(int *)ctx)++;
 }
 
-json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *why,
+/* What a segment holds now, as a tool reads it: {"rank": R (-1 outside
+ * MPI), "counters": {NAME: value...}, "hits": {PROBE: hits...},
+ * "mpi": {"messages": N, "bytes": N}} (mpi: what the rank sent to every
+ * rank, collectives by the link rule of docs/instrumentation.md; only with
+ * libtally-mpi). Values are cumulative since the process started. */
+static json_t *segment_json(const struct tally_seg_data *d)
+{
+    json_t *counters = json_object(), *hits = json_object();
+    uint32_t n = __atomic_load_n(&d->counter_count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < TALLY_SEG_MAX_COUNTERS; i++) {
+        char name[TALLY_SEG_NAME];
+        snprintf(name, sizeof name, "%.*s", TALLY_SEG_NAME - 1, d->counters[i].name);
+        int64_t v = __atomic_load_n(&d->counters[i].value, __ATOMIC_RELAXED);
+        json_object_set_new(counters, name, json_integer((json_int_t)v));
+    }
+    n = __atomic_load_n(&d->probe_count, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < TALLY_SEG_MAX_PROBES; i++) {
+        char name[TALLY_SEG_NAME];
+        snprintf(name, sizeof name, "%.*s", TALLY_SEG_NAME - 1, d->probes[i].name);
+        uint64_t v = __atomic_load_n(&d->probes[i].hits, __ATOMIC_RELAXED);
+        json_object_set_new(hits, name, json_integer((json_int_t)v));
+    }
+    json_t *o = json_pack("{s:i, s:o, s:o, s:I}", "rank", (int)d->rank, "counters", counters,
+                          "hits", hits, "marker_hits", (json_int_t)d->marker_hits);
+    if (d->flags & TALLY_SEG_MPI) {
+        uint64_t messages = 0, bytes = 0;
+        int32_t ranks = d->ranks < TALLY_SEG_MAX_RANKS ? d->ranks : TALLY_SEG_MAX_RANKS;
+        for (int32_t r = 0; r < ranks; r++) {
+            messages += d->links[r].messages;
+            bytes += d->links[r].bytes;
+        }
+        json_object_set_new(o, "mpi", json_pack("{s:I, s:I}", "messages", (json_int_t)messages,
+                                                "bytes", (json_int_t)bytes));
+    }
+    return o;
+}
+
+json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len)
 {
     if (flags == 0)
@@ -173,6 +212,15 @@ json_t *proc_info_json(const struct agent *a, pid_t pid, unsigned flags, char *w
         json_object_set_new(o, "series_columns",
                             json_pack("[s, s, s, s]", "time", "cpu_time", "memory", "state"));
         json_object_set_new(o, "series", rows);
+    }
+    if (flags & PROC_INFO_PROBES) {
+        const struct tally_seg_data *d = agent_probes_segment(a, pid);
+        json_t *probes = d ? segment_json(d) : NULL;
+        uint64_t ns;
+        if (probes && proc_read_cpu_ns(pid, &ns) == 0) /* exact, for contract rates */
+            json_object_set_new(probes, "cpu_seconds", json_real((double)ns / 1e9));
+        if (probes)
+            json_object_set_new(o, "probes", probes);
     }
     return o;
 }

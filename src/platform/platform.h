@@ -45,6 +45,11 @@ int proc_read_statm(pid_t pid, struct proc_statm *out);
 int proc_read_io(pid_t pid, struct proc_io *out);
 /* Proportional set size (smaps_rollup Pss), bytes. */
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
+/* CPU time of the process's live threads in nanoseconds (the sum of
+ * /proc/PID/task/TID/schedstat's first field): exact, where stat's times
+ * are in clock ticks (10 ms), so rates over short periods stay exact too.
+ * Reaped children are not in it. */
+int proc_read_cpu_ns(pid_t pid, uint64_t *ns);
 /* I/O of the children this process has reaped so far (with their own
  * reaped descendants): the kernel adds a reaped child's counters to its
  * parent's; tally's own reads are subtracted. Exact. */

@@ -195,6 +195,32 @@ int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
     return 0;
 }
 
+int proc_read_cpu_ns(pid_t pid, uint64_t *ns)
+{
+    char path[96], buf[128];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return -1;
+    uint64_t total = 0;
+    int threads = 0;
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, atoi(de->d_name));
+        if (read_small(path, buf, sizeof buf) < 0)
+            continue; /* a thread that just ended */
+        total += strtoull(buf, NULL, 10);
+        threads++;
+    }
+    closedir(dir);
+    if (threads == 0)
+        return -1;
+    *ns = total;
+    return 0;
+}
+
 int proc_reaped_children_io(struct proc_io *out)
 {
     /* /proc/self/io counts tally's own threads plus everything its reaped

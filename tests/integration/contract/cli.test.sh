@@ -79,9 +79,9 @@ check_eq "build without baselines: 125" "$?" 125
 err=$("$TALLY" contract build mw.jsonl -o x.contract --min-tolerance bogus=1 2>&1); st=$?
 check_eq "bad --min-tolerance: 125" "$st" 125
 check_contains "names the option" "$err" "--min-tolerance 'bogus=1'"
-err=$("$TALLY" contract watch mw.contract --app x 2>&1); st=$?
+err=$("$TALLY" contract watch mw.contract --app x --agent "$WORK/no-agent.sock" 2>&1); st=$?
 check_eq "watch without the agent: 125" "$st" 125
-check_contains "watch says what is missing" "$err" "needs the live agent"
+check_contains "watch says what is missing" "$err" "cannot connect to the agent"
 check "--help exits 0" "$TALLY" contract --help
 check_contains "tally --help lists contract" "$("$TALLY" --help)" "contract"
 finish

@@ -75,6 +75,8 @@ static void test_accepted(void)
 {
     /* the seed's and the requests */
     CHECK_ACCEPTED(":proc_get_info([p_1,p_2], 0x1)");
+    CHECK_ACCEPTED(":proc_get_info([app_mw], 0x83)"); /* state, CPU, probe segment */
+    CHECK_ACCEPTED(":proc_get_info([app_mw], 0xff)");
     CHECK_ACCEPTED("thread_executes_probe([p_1], \"nextstep\"): pa_counter_read([c_1])");
     CHECK_ACCEPTED("thread_executes_probe([p_1], \"probe1\"): pa_counter_increment([c_1])");
     CHECK_ACCEPTED("lib_call_started([app_a1], \"MPI_Send\"): pa_counter_increment([c_1], $len)");
@@ -151,9 +153,8 @@ static void test_refused(void)
     CHECK_REFUSED(":pa_counter_read(csr_1)", 18, "takes c_ tokens, found 'csr_1'");
     CHECK_REFUSED(":csr_enable([csr_1, c_2])", 21, "takes csr_ tokens, found 'c_2'");
     /* values */
-    CHECK_REFUSED(":proc_get_info(p_1, 0)", 21,
-                  "flags must be a non-zero combination of 0x1 to 0x40");
-    CHECK_REFUSED(":proc_get_info(p_1, 0x80)", 21, "flags must be");
+    CHECK_REFUSED(":proc_get_info(p_1, 0)", 21, "flags must be a non-zero combination of 0x1 to 0x80");
+    CHECK_REFUSED(":proc_get_info(p_1, 0x100)", 21, "flags must be");
     CHECK_REFUSED(":proc_get_info(p_1, 1.5)", 21, "flags must be");
     CHECK_REFUSED(":proc_get_info(p_1, 3ms)", 21,
                   "proc_get_info: argument 2 takes no unit, found 'ms'");

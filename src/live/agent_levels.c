@@ -1,0 +1,134 @@
+/* The agent's kept contract levels (agent_levels.h): a flat list, replaced
+ * per application. Bounded: at most LEVELS_MAX levels in all, names at most
+ * LEVEL_NAME_MAX bytes, so no client can make the agent grow without end. */
+#include "live/agent_levels.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live/metrics.h"
+
+#define LEVELS_MAX 100000
+#define LEVEL_NAME_MAX 128
+
+struct kept_level {
+    char *app, *process, *host, *space, *dimension;
+    double level;
+};
+
+struct agent_levels {
+    struct kept_level *v;
+    size_t n, cap;
+};
+
+static void level_free(struct kept_level *l)
+{
+    free(l->app);
+    free(l->process);
+    free(l->host);
+    free(l->space);
+    free(l->dimension);
+}
+
+static const char *name_in(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && *s && strlen(s) <= LEVEL_NAME_MAX ? s : NULL;
+}
+
+long agent_levels_apply(struct agent_levels **levels, const json_t *message, char *why, size_t why_len)
+{
+    const char *app = name_in(message, "app");
+    const json_t *list = json_object_get(message, "levels");
+    if (!app || !json_is_array(list)) {
+        snprintf(why, why_len, "levels: needs \"app\" (a name of 1 to %d bytes) and \"levels\" (a list)",
+                 LEVEL_NAME_MAX);
+        return -1;
+    }
+    size_t count = json_array_size(list);
+    for (size_t i = 0; i < count; i++) { /* all checked before anything changes */
+        const json_t *l = json_array_get(list, i);
+        double v = json_number_value(json_object_get(l, "level"));
+        if (!name_in(l, "process") || !name_in(l, "host") || !name_in(l, "space") ||
+            !name_in(l, "dimension") || !json_is_number(json_object_get(l, "level")) || !isfinite(v)) {
+            snprintf(why, why_len,
+                     "levels: entry %zu needs \"process\", \"host\", \"space\", \"dimension\" "
+                     "(names of 1 to %d bytes) and \"level\" (a number)",
+                     i + 1, LEVEL_NAME_MAX);
+            return -1;
+        }
+    }
+    struct agent_levels *k = *levels;
+    if (!k && !(k = *levels = calloc(1, sizeof *k))) {
+        snprintf(why, why_len, "levels: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < k->n;) { /* the application's previous levels */
+        if (strcmp(k->v[i].app, app)) {
+            i++;
+            continue;
+        }
+        level_free(&k->v[i]);
+        k->v[i] = k->v[--k->n];
+    }
+    if (k->n + count > LEVELS_MAX) {
+        snprintf(why, why_len, "levels: more than %d levels kept in all", LEVELS_MAX);
+        return -1;
+    }
+    if (k->n + count > k->cap) {
+        size_t cap = k->n + count + 64;
+        struct kept_level *grown = realloc(k->v, cap * sizeof *grown);
+        if (!grown) {
+            snprintf(why, why_len, "levels: out of memory");
+            return -1;
+        }
+        k->v = grown;
+        k->cap = cap;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const json_t *l = json_array_get(list, i);
+        struct kept_level kl = {
+            .app = strdup(app), .process = strdup(name_in(l, "process")),
+            .host = strdup(name_in(l, "host")), .space = strdup(name_in(l, "space")),
+            .dimension = strdup(name_in(l, "dimension")),
+            .level = json_number_value(json_object_get(l, "level")),
+        };
+        if (!kl.app || !kl.process || !kl.host || !kl.space || !kl.dimension) {
+            level_free(&kl);
+            snprintf(why, why_len, "levels: out of memory");
+            return -1;
+        }
+        k->v[k->n++] = kl;
+    }
+    return (long)count;
+}
+
+void agent_levels_write(const struct agent_levels *levels, const char *user, FILE *out)
+{
+    fprintf(out, "# TYPE tally_contract_violation gauge\n"
+                 "# HELP tally_contract_violation contract violation level (0 none .. 1 total) of a "
+                 "process in a dimension, latest period (tally contract watch)\n");
+    for (size_t i = 0; levels && i < levels->n; i++) {
+        const struct kept_level *l = &levels->v[i];
+        fprintf(out, "tally_contract_violation{");
+        metrics_label(out, "app", l->app, false);
+        metrics_label(out, "process", l->process, true);
+        metrics_label(out, "host", l->host, true);
+        metrics_label(out, "space", l->space, true);
+        metrics_label(out, "dimension", l->dimension, true);
+        metrics_label(out, "user", user, true);
+        fprintf(out, "} %.17g\n", l->level);
+    }
+}
+
+void agent_levels_free(struct agent_levels *levels)
+{
+    if (!levels)
+        return;
+    for (size_t i = 0; i < levels->n; i++)
+        level_free(&levels->v[i]);
+    free(levels->v);
+    free(levels);
+}
