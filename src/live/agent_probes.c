@@ -31,7 +31,8 @@
 #include "tally/segment.h"
 
 #define PROBE_POLL 0.01 /* seconds between polls while a probe or MPI csr is enabled */
-#define RESCAN 0.25     /* seconds between looks for new segment files */
+#define RESCAN 0.02     /* seconds between looks for new segment files (a short MPI run must
+                         * be mapped while it lives; one opendir per instrumented task) */
 
 struct mapped {
     unsigned task;
