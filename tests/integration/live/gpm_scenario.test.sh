@@ -32,7 +32,7 @@ check_contains "defined before the application: 'no instrumented process matches
   "$(cat "$WORK/follow.out")" "no instrumented process matches yet"
 
 $TALLY run --agent "$S" --app st --mpi -o "$WORK/run" -- $(launcher openmpi $NP) \
-  "$WORK/stencil.openmpi" blocking $ITS $HALO 300 0 1 "$WORK/hand" > /dev/null 2> "$WORK/run.err"
+  "$WORK/stencil.openmpi" blocking $ITS $HALO 3000 0 1 "$WORK/hand" > /dev/null 2> "$WORK/run.err"
 check_eq "the MPI run: exit status" "$?" 0
 truth=$(jq -r '.mpi.functions.MPI_Send.bytes[0]' "$WORK/run.summary")
 pattern=$(expected_stencil_links $NP $ITS $HALO | awk '{ b += $3 } END { print b }')
