@@ -82,6 +82,10 @@ gather:;
             continue;
         struct nats_link_msg m;
         while (nats_link_next(link, &m) == 1) {
+            if (strcmp(m.subject, r->inbox)) { /* a late answer to an earlier request */
+                nats_link_msg_free(&m);
+                continue;
+            }
             last = clock_monotonic_seconds();
             r->lines++;
             if (line_is_done(m.data, m.length))
@@ -92,6 +96,8 @@ gather:;
         }
     }
     refusal(link, route, r);
+    if (!o->inbox && !o->follow) /* a fresh inbox of this request only: late answers go nowhere */
+        nats_link_unsubscribe(link, r->inbox);
     if (r->refused)
         return -1;
     if (r->answers == 0 && !o->follow) {
