@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define TALLY_SEG_MAGIC 0x31474553594c4154ULL /* "TALLYSEG1" little-endian, 8 bytes */
-#define TALLY_SEG_VERSION 1
+#define TALLY_SEG_VERSION 2
 #define TALLY_SEG_PAGE 4096
 #define TALLY_SEG_MAX_PROBES 64
 #define TALLY_SEG_MAX_COUNTERS 64
@@ -72,6 +72,27 @@ struct tally_seg_window {
     uint64_t calls;                 /* recorded MPI calls while open */
 };
 
+/* The process's own counters (perf_event_open on the thread that registered,
+ * lib/probe/perf_counters.c), in this order. Hardware first; the software
+ * events exist on every Linux. */
+enum tally_seg_perf_event {
+    TALLY_PERF_INSTRUCTIONS, TALLY_PERF_CYCLES,
+    TALLY_PERF_TASK_CLOCK,          /* ns on a CPU */
+    TALLY_PERF_PAGE_FAULTS, TALLY_PERF_CONTEXT_SWITCHES,
+    TALLY_PERF_EVENT_COUNT
+};
+#define TALLY_PERF_HARDWARE_MASK ((1u << TALLY_PERF_INSTRUCTIONS) | (1u << TALLY_PERF_CYCLES))
+
+struct tally_seg_perf {
+    int32_t hardware_errno;         /* 0: hardware events counted, else perf_event_open's errno */
+    int32_t software_errno;         /* the same for the software events */
+    uint32_t opened;                /* bit per tally_seg_perf_event counted */
+    uint32_t user_only;             /* the kernel refused kernel-mode counting (perf_event_paranoid) */
+    uint32_t window_read, run_read; /* 1 once window[] / run[] hold values */
+    uint64_t window[TALLY_PERF_EVENT_COUNT]; /* while the window was open */
+    uint64_t run[TALLY_PERF_EVENT_COUNT];    /* registration to MPI_Finalize's entry (or exit) */
+};
+
 struct tally_seg_probe {
     char name[TALLY_SEG_NAME];
     uint64_t hits;
@@ -108,6 +129,7 @@ struct tally_seg_data {             /* from page 1 */
     struct tally_seg_window window;
     uint64_t comm_ns;               /* time in MPI calls while recording (not Init/Finalize) */
     uint64_t wait_ns;               /* of which in blocking calls */
+    struct tally_seg_perf perf;
     uint32_t probe_count, counter_count;
     struct tally_seg_probe probes[TALLY_SEG_MAX_PROBES];
     struct tally_seg_counter counters[TALLY_SEG_MAX_COUNTERS];

@@ -6,6 +6,8 @@
  * increment under a race, never corrupt the segment. */
 #include "record.h"
 
+#include "../probe/perf_counters.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -145,4 +147,5 @@ void record_finalize(uint64_t now, int aborted)
         s->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
         tally__window_close(s, now);
     }
+    tally__perf_finish(s); /* the whole run ends at MPI_Finalize's entry */
 }

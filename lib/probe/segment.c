@@ -1,10 +1,11 @@
 /* The process side of the segment: creating DIR/PID.seg at registration,
  * mapping its control page over each library's own control page (so that
- * the off path is one load of a fixed address), the window's transitions,
- * and the one-file notifications the monitor waits for with inotify.
+ * the off path is one load of a fixed address), the window's transitions
+ * (which also switch the process's counters, perf_counters.c), and the one-file notifications the monitor waits for with inotify.
  * Process-global state is the nature of a library loaded into an
  * application: one segment per process; a forked child starts unregistered. */
 #include "segment_client.h"
+#include "perf_counters.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +74,7 @@ static void on_exit_mark(void)
         s->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
         tally__window_close(s, now);
     }
+    tally__perf_finish(s);
     s->d.t_exit = now;
     __atomic_or_fetch(&s->d.flags, TALLY_SEG_FINISHED, __ATOMIC_RELEASE);
 }
@@ -83,6 +85,7 @@ static void forget_in_child(void)
     for (int i = 0; i < control_page_count; i++)
         mmap(control_pages[i], TALLY_SEG_PAGE, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    tally__perf_forget();
     segment = NULL;
     state = UNREGISTERED;
     pthread_mutex_init(&lock, NULL);
@@ -125,6 +128,7 @@ static void register_now(void)
         s->d.exe[0] = '\0';
     s->d.t_register = tally__now_ns();
     configure_window(s);
+    tally__perf_open(s);
     for (int i = 0; i < control_page_count; i++)
         overlay(fd, control_pages[i]);
     close(fd);
@@ -194,6 +198,7 @@ void tally__window_open(struct tally_segment *s, uint64_t now)
     w->t_on = now;
     w->hits_on = s->d.marker_hits;
     w->state = TALLY_WINDOW_OPEN;
+    tally__perf_window_on();
     __atomic_or_fetch(&s->control.c.on, w->mask, __ATOMIC_RELEASE);
 }
 
@@ -201,6 +206,7 @@ void tally__window_close(struct tally_segment *s, uint64_t now)
 {
     struct tally_seg_window *w = &s->d.window;
     __atomic_and_fetch(&s->control.c.on, ~w->mask, __ATOMIC_RELEASE);
+    tally__perf_window_off(s);
     w->t_off = now;
     w->hits_off = s->d.marker_hits;
     w->state = TALLY_WINDOW_CLOSED;

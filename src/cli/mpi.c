@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,23 @@ static json_t *report_json(const struct mpi_analysis *a, const json_t *summary, 
         json_array_append_new(matrix, row);
     }
     json_object_set_new(o, "link_matrix", matrix);
+    json_t *counters = json_object_get(mpi, "counters");
+    if (counters) { /* the run's, and each rank's over its window and run */
+        json_t *c = json_deep_copy(counters);
+        json_t *ranks = json_array();
+        const json_t *per_rank = json_object_get(mpi, "per_rank");
+        for (size_t i = 0; i < json_array_size(per_rank); i++) {
+            const json_t *r = json_array_get(per_rank, i);
+            const json_t *rc = json_object_get(r, "counters");
+            if (rc) {
+                json_t *e = json_deep_copy(rc);
+                json_object_set(e, "rank", json_object_get(r, "rank"));
+                json_array_append_new(ranks, e);
+            }
+        }
+        json_object_set_new(c, "per_rank", ranks);
+        json_object_set_new(o, "counters", c);
+    }
     return o;
 }
 
@@ -112,6 +130,47 @@ static void print_ranks(const char *label, const int *ranks, size_t n)
     for (size_t i = 0; i < n; i++)
         printf(" %d", ranks[i]);
     printf("\n");
+}
+
+static void print_count(long long v, int width)
+{
+    if (v < 0)
+        printf(" %*s", width, "-");
+    else
+        printf(" %*lld", width, v);
+}
+
+/* The window's counters per rank; the hardware ones only where counted. */
+static void print_counters(const struct mpi_analysis *a)
+{
+    if (!a->hardware[0])
+        return;
+    bool hardware = !strcmp(a->hardware, "counted");
+    printf("counters in the window (hardware counters %s):\n", a->hardware);
+    printf("%6s %14s %12s %12s", "rank", "task-clock s", "page faults", "ctx switches");
+    if (hardware)
+        printf(" %16s %16s %6s", "instructions", "cycles", "IPC");
+    printf("\n");
+    for (size_t i = 0; i < a->measured; i++) {
+        const struct rank_times *t = &a->per_rank[i];
+        const struct rank_counters *c = &t->counters;
+        printf("%6d", t->rank);
+        if (c->task_clock < 0)
+            printf(" %14s", "-");
+        else
+            printf(" %14.6f", c->task_clock);
+        print_count(c->page_faults, 12);
+        print_count(c->context_switches, 12);
+        if (hardware) {
+            print_count(c->instructions, 16);
+            print_count(c->cycles, 16);
+            if (c->instructions >= 0 && c->cycles > 0)
+                printf(" %6.2f", (double)c->instructions / (double)c->cycles);
+            else
+                printf(" %6s", "-");
+        }
+        printf("\n");
+    }
 }
 
 static void report_text(const char *name, const struct mpi_analysis *a, const json_t *summary,
@@ -134,6 +193,7 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
         printf("%6d %-16s %12.6f %12.6f %12.6f %12.6f %10lld\n", t->rank, t->host, t->comm, t->wait, t->compute,
                t->span, t->iterations);
     }
+    print_counters(a);
     int more[4096], less[4096];
     size_t nm = mpi_imbalanced_ranks(a, +1, 0.1, more, 4096), nl = mpi_imbalanced_ranks(a, -1, 0.1, less, 4096);
     printf("imbalance (time in blocking calls%s, 10 %% from the mean):\n",

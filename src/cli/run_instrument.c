@@ -16,6 +16,7 @@
 #include "cli/run.h"
 #include "instrument/launch.h"
 #include "instrument/link_series.h"
+#include "instrument/perf_summary.h"
 #include "instrument/segments.h"
 #include "instrument/session.h"
 #include "instrument/window_spec.h"
@@ -172,6 +173,9 @@ void run_instrument_collect(struct run_config *cfg)
         json_t *warnings = json_object_get(mpi, "warnings");
         for (size_t i = 0; i < json_array_size(warnings); i++)
             tally_error("mpi: %s", json_string_value(json_array_get(warnings, i)));
+        char note[512];
+        if (perf_summary_note(json_object_get(mpi, "counters"), note, sizeof note))
+            tally_error("mpi: %s", note);
         json_object_set_new(o->summary_extra, "mpi", mpi);
     } else if (o->mpi) {
         tally_error("mpi: no rank registered (did the program call MPI_Init? is it an MPI program?)");

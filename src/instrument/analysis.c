@@ -13,6 +13,23 @@ static double pair_value(const json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+static long long count_value(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+/* The window's counters of per_rank entry R. */
+static void counters_from_json(const json_t *r, struct rank_counters *c)
+{
+    const json_t *w = json_object_get(json_object_get(r, "counters"), "window");
+    c->task_clock = pair_value(w, "task_clock");
+    c->page_faults = count_value(w, "page_faults");
+    c->context_switches = count_value(w, "context_switches");
+    c->instructions = count_value(w, "instructions");
+    c->cycles = count_value(w, "cycles");
+}
+
 int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t whylen)
 {
     memset(a, 0, sizeof *a);
@@ -50,6 +67,7 @@ int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why,
         t->span = pair_value(r, "span");
         t->iterations = json_integer_value(json_object_get(r, "iterations"));
         t->time_per_iteration = pair_value(r, "time_per_iteration");
+        counters_from_json(r, &t->counters);
         a->comm += t->comm;
         a->wait += t->wait;
         a->compute += t->compute;
@@ -72,6 +90,8 @@ int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why,
         a->time_per_iteration = tpi_sum / (double)tpi_n;
     const char *kind = json_string_value(json_object_get(json_object_get(mpi, "window"), "kind"));
     snprintf(a->window_kind, sizeof a->window_kind, "%s", kind ? kind : "?");
+    const char *hardware = json_string_value(json_object_get(json_object_get(mpi, "counters"), "hardware"));
+    snprintf(a->hardware, sizeof a->hardware, "%s", hardware ? hardware : "");
     const json_t *links = json_object_get(mpi, "links");
     for (size_t i = 0; i < json_array_size(links); i++) {
         const json_t *l = json_array_get(links, i);

@@ -16,11 +16,18 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* A rank's counters over its window (perf_summary.h); -1 when not counted. */
+struct rank_counters {
+    double task_clock;
+    long long page_faults, context_switches, instructions, cycles;
+};
+
 struct rank_times {
     int rank;
     char host[64];
     double comm, wait, compute, span, time_per_iteration;
     long long iterations;
+    struct rank_counters counters;
 };
 
 struct mpi_analysis {
@@ -33,6 +40,7 @@ struct mpi_analysis {
     double time_per_iteration;      /* mean over ranks, -1 when no marker */
     double mean_wait;
     char window_kind[32];
+    char hardware[256];             /* mpi.counters.hardware: "counted", "absent: ..."; "" when none */
     long long **matrix;             /* bytes [from][to], ranks x ranks (ranks <= 4096) */
 };
 

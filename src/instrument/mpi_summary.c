@@ -1,6 +1,8 @@
 /* Building the summary's `mpi` and `probes` objects (mpi_summary.h). */
 #include "instrument/mpi_summary.h"
 
+#include "instrument/perf_summary.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,6 +136,9 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
         json_object_set_new(r, "wait_time", seconds(ns_to_s(s->d.wait_ns)));
         json_object_set_new(r, "compute_time", seconds(span > comm ? span - comm : 0));
         json_object_set_new(r, "span", seconds(span));
+        json_t *counters = perf_rank_json(&s->d.perf);
+        if (counters)
+            json_object_set_new(r, "counters", counters);
         uint64_t its = iterations_of(s);
         json_object_set_new(r, "iterations", json_integer((json_int_t)its));
         if (its) {
@@ -186,6 +191,9 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     if (tpi_ranks) /* the progress rate */
         json_object_set_new(w, "time_per_iteration", seconds(sum_tpi / (double)tpi_ranks));
     json_object_set_new(o, "window", w);
+    json_t *counters = perf_summary_json(&ranks);
+    if (counters)
+        json_object_set_new(o, "counters", counters);
     if (json_array_size(warnings))
         json_object_set_new(o, "warnings", warnings);
     else

@@ -6,7 +6,7 @@
  *    "per_rank": [{"rank": 0, "host": h, "pid": p, "comm_time": [s, "s"],
  *                  "wait_time": [s, "s"], "compute_time": [s, "s"], ...}, ...],
  *    "comm_ratio": T_c / (t2 - t1 - T_c), "comm_fraction": T_c / (t2 - t1),
- *    "window": {...}, "warnings": ["..."]}
+ *    "window": {...}, "counters": {...} (perf_summary.h), "warnings": ["..."]}
  * Sums over ranks; t1, t2 per rank are the window's opening and closing (the
  * whole run: MPI_Init's return and MPI_Finalize's entry). */
 #ifndef TALLY_INSTRUMENT_MPI_SUMMARY_H
