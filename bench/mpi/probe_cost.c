@@ -1,4 +1,5 @@
 /* Cost of a libtally-probe call: N calls of tally_probe_hit, tally_counter_add
+ * (inline paths of tally/probe.h: a call into the library only when on)
  * and tally_mark, timed with CLOCK_MONOTONIC, against an empty noinline
  * function. Whether probes are on is decided by the environment the bench
  * script gives (no TALLY_PROBE_DIR: off; a directory and no window: on).

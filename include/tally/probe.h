@@ -11,8 +11,12 @@
  *          call tally_probe_id('nextstep', id); call tally_probe_hit(id)
  *          call tally_counter_id('bytes', id); call tally_counter_add(id, n)  (n: integer*8)
  *
- * Cost: while recording is off, one load and one branch; on, a CLOCK_MONOTONIC
- * read (vDSO, no system call) and a counter update. Thread-safe. */
+ * Cost: while recording is off, tally_probe_hit, tally_counter_add and
+ * tally_probe_active are inline here: one load of the library's control word
+ * and one predictable branch, no call. On, a call into the library: a
+ * CLOCK_MONOTONIC read (vDSO, no system call) and a counter update.
+ * Thread-safe. Define TALLY_PROBE_NO_INLINE before including this header to
+ * call the functions instead (the same functions, always exported). */
 #ifndef TALLY_PROBE_H
 #define TALLY_PROBE_H
 
@@ -38,6 +42,39 @@ TALLY_PROBE_API void tally_counter_add(int id, int64_t delta);
 TALLY_PROBE_API void tally_mark(void);
 /* Non-zero while probes are being recorded. */
 TALLY_PROBE_API int tally_probe_active(void);
+
+/* Not API: the library's control page, whose first word has bit
+ * TALLY__PROBES_ON set while probes are recorded (the library maps the
+ * monitor's control page over it at registration). Read by the inline fast
+ * paths below. */
+#define TALLY__PROBES_ON 1u
+#define TALLY__CONTROL_WORDS 1024
+extern TALLY_PROBE_API volatile uint32_t tally__probe_control[TALLY__CONTROL_WORDS];
+
+#ifndef TALLY_PROBE_NO_INLINE
+static inline __attribute__((always_inline)) int tally__probes_on(void)
+{
+    return __builtin_expect((tally__probe_control[0] & TALLY__PROBES_ON) != 0, 0);
+}
+
+static inline __attribute__((always_inline)) void tally__probe_hit_inline(int id)
+{
+    if (tally__probes_on())
+        tally_probe_hit(id);
+}
+
+static inline __attribute__((always_inline)) void tally__counter_add_inline(int id, int64_t delta)
+{
+    if (tally__probes_on())
+        tally_counter_add(id, delta);
+}
+
+/* The API's names use the inline paths; (tally_probe_hit)(id) or
+ * &tally_probe_hit still reach the exported functions. */
+#define tally_probe_hit(id) tally__probe_hit_inline(id)
+#define tally_counter_add(id, delta) tally__counter_add_inline(id, delta)
+#define tally_probe_active() tally__probes_on()
+#endif
 
 #ifdef __cplusplus
 }

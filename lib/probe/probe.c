@@ -1,18 +1,31 @@
 /* libtally-probe's API (include/tally/probe.h): probes, counters and the
- * iteration marker. The off path reads `control.c.on`, a page of this
- * library's own data that becomes a view of the segment's control page at
- * registration: one load from a fixed address and one branch. */
+ * iteration marker. The off path reads the first word of
+ * `tally__probe_control`, a page of this library's data that becomes a view
+ * of the segment's control page at registration. It is exported so that the
+ * header's inline fast paths read it in the application: one load and one
+ * branch, no call. The library reaches it through its GOT entry, so that
+ * when the application's link made a copy of it (a copy relocation: same
+ * size, same page alignment), the page mapped and read is that copy. The
+ * functions here are the API's exported entry points (and the on path). */
+#define TALLY_PROBE_NO_INLINE /* define the functions, not the inline wrappers */
 #include "tally/probe.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "segment_client.h"
 
-static union {
-    struct tally_seg_control c;
-    char page[TALLY_SEG_PAGE];
-} control __attribute__((aligned(TALLY_SEG_PAGE)));
+_Static_assert(offsetof(struct tally_seg_control, on) == 0, "the control word is the page's first");
+_Static_assert(TALLY__PROBES_ON == TALLY_ON_PROBES, "probe.h and segment.h agree on the probes bit");
+_Static_assert(TALLY__CONTROL_WORDS * sizeof(uint32_t) == TALLY_SEG_PAGE, "the control page is one page");
+
+TALLY_PROBE_API volatile uint32_t tally__probe_control[TALLY__CONTROL_WORDS] __attribute__((aligned(TALLY_SEG_PAGE)));
+
+static inline int probes_on(void)
+{
+    return (tally__probe_control[0] & TALLY_ON_PROBES) != 0;
+}
 
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tally_segment *cached;
@@ -24,7 +37,7 @@ static void forget_in_child(void)
 
 __attribute__((constructor)) static void probe_library_loaded(void)
 {
-    tally__segment_map_control(&control);
+    tally__segment_map_control((void *)tally__probe_control);
     pthread_atfork(NULL, NULL, forget_in_child);
 }
 
@@ -93,14 +106,14 @@ __attribute__((noinline)) static void probe_hit_recorded(int id)
 
 void tally_probe_hit(int id)
 {
-    if (__builtin_expect(!(control.c.on & TALLY_ON_PROBES), 1))
+    if (__builtin_expect(!probes_on(), 1))
         return;
     probe_hit_recorded(id);
 }
 
 void tally_counter_add(int id, int64_t delta)
 {
-    if (__builtin_expect(!(control.c.on & TALLY_ON_PROBES), 1))
+    if (__builtin_expect(!probes_on(), 1))
         return;
     struct tally_segment *s = segment();
     if (s && id >= 0 && id < TALLY_SEG_MAX_COUNTERS)
@@ -109,7 +122,7 @@ void tally_counter_add(int id, int64_t delta)
 
 int tally_probe_active(void)
 {
-    return (control.c.on & TALLY_ON_PROBES) != 0;
+    return probes_on();
 }
 
 void tally_mark(void)
