@@ -173,9 +173,9 @@ void run_instrument_collect(struct run_config *cfg)
         json_t *warnings = json_object_get(mpi, "warnings");
         for (size_t i = 0; i < json_array_size(warnings); i++)
             tally_error("mpi: %s", json_string_value(json_array_get(warnings, i)));
-        char note[512];
-        if (perf_summary_note(json_object_get(mpi, "counters"), note, sizeof note))
-            tally_error("mpi: %s", note);
+        char line[512];
+        if (perf_summary_note(json_object_get(mpi, "counters"), line, sizeof line))
+            tally_error("mpi: %s", line);
         json_object_set_new(o->summary_extra, "mpi", mpi);
     } else if (o->mpi) {
         tally_error("mpi: no rank registered (did the program call MPI_Init? is it an MPI program?)");
@@ -190,6 +190,9 @@ void run_instrument_collect(struct run_config *cfg)
         o->series = link_series_new(); /* a --retry attempt starts again */
     }
     json_t *probes = probes_summary_json(&set);
+    char note[512];
+    if (probes && !mpi && perf_summary_note(json_object_get(probes, "perf_counters"), note, sizeof note))
+        tally_error("probes: %s", note); /* an MPI run said it already */
     if (probes)
         json_object_set_new(o->summary_extra, "probes", probes);
     segment_set_free(&set);

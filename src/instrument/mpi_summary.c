@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const function_names[TALLY_MPI_FUNCTION_COUNT] = {
@@ -204,6 +205,10 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
 json_t *probes_summary_json(const struct segment_set *set)
 {
     json_t *a = json_array();
+    struct tally_segment **probing = calloc(set->count + 1, sizeof *probing);
+    size_t probing_count = 0;
+    if (!probing)
+        return NULL;
     for (size_t i = 0; i < set->count; i++) {
         const struct tally_segment *s = set->items[i];
         if (!s->d.probe_count && !s->d.counter_count && !s->d.marker_hits)
@@ -228,11 +233,22 @@ json_t *probes_summary_json(const struct segment_set *set)
         for (uint32_t k = 0; k < s->d.counter_count; k++)
             json_object_set_new(counters, s->d.counters[k].name, json_integer(s->d.counters[k].value));
         json_object_set_new(p, "counters", counters);
+        json_t *perf = perf_rank_json(&s->d.perf);
+        if (perf)
+            json_object_set_new(p, "perf_counters", perf);
         json_array_append_new(a, p);
+        probing[probing_count++] = set->items[i];
     }
+    struct segment_set probing_set = {probing, probing_count};
+    json_t *perf = perf_summary_json(&probing_set);
+    free(probing);
     if (!json_array_size(a)) {
         json_decref(a);
+        json_decref(perf);
         return NULL;
     }
-    return json_pack("{s:o}", "processes", a);
+    json_t *o = json_pack("{s:o}", "processes", a);
+    if (perf)
+        json_object_set_new(o, "perf_counters", perf);
+    return o;
 }

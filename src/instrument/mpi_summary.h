@@ -31,8 +31,10 @@ struct window_spec {
  * Problems (a window that never opened, a rank that aborted or vanished)
  * are strings in its "warnings" array. */
 json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *w);
-/* The `probes` object (per process: marker, probes, counters), or NULL when
- * no process used libtally-probe's API. */
+/* The `probes` object (per process: marker, probes, counters, and the
+ * process's perf counters as "perf_counters", perf_summary.h; the same
+ * status and sums for the run), or NULL when no process used
+ * libtally-probe's API. */
 json_t *probes_summary_json(const struct segment_set *set);
 
 #endif

@@ -7,6 +7,8 @@
  *   VALUES = {"task_clock": [s, "s"], "page_faults": n, "context_switches": n,
  *             and where hardware counted: "instructions": n, "cycles": n,
  *             "instructions_per_cycle": x}
+ * The same objects are the probes object's "perf_counters" (per process and
+ * for the run) in a --probes run.
  * "window" is absent when the window was not counted (never opened, or
  * switched by the monitor: --marker); "run" is registration (MPI_Init's
  * return) to MPI_Finalize's entry, or to exit. */

@@ -6,7 +6,8 @@
 # M iterations, and nothing is counted outside the window; without a monitor
 # nothing is active. Built as a PIE (the distribution's default, where the
 # control page is a copy made at link time) and as a non-PIE, and with
-# TALLY_PROBE_NO_INLINE (the functions only).
+# TALLY_PROBE_NO_INLINE (the functions only). The process's perf counters
+# (perf_counters) cover the window within the run.
 . "$(dirname "$0")/../lib.sh"
 ROOT=$TALLY_TEST_ROOT
 PROBE_FLAGS="-I$ROOT/include -L$ROOT/build/lib -ltally-probe -Wl,-rpath,$ROOT/build/lib"
@@ -43,7 +44,14 @@ for variant in pie nopie noinline; do
   check_eq "$variant: counters inline / called: exactly 20 x 3 each" \
     "$(jq -c "[$p.counters.inline, $p.counters.call]" "w.$variant.summary")" "[60,60]"
   check_eq "$variant: 50 marker hits" "$(jq "$p.marker.hits" "w.$variant.summary")" 50
+  check_eq "$variant: the process's window task-clock > 0 and <= its run's" \
+    "$(jq "$p.perf_counters | .window.task_clock[0] > 0 and .window.task_clock[0] <= .run.task_clock[0]" "w.$variant.summary")" true
 done
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+  check_contains "no hardware PMU: the probes object says the hardware counters are absent" \
+    "$(jq -r .probes.perf_counters.hardware w.pie.summary)" "absent: no hardware PMU on this machine"
+  check_eq "no hardware PMU: one line on stderr" "$(grep -c '^tally: probes: hardware counters absent' err.pie)" 1
+fi
 # a window that never opens: everything stays zero
 $TALLY run --probes --window 'start=100,iterations=5' -o never -- "$WORK/probe_counts.pie" 50 >out.never 2>/dev/null
 check_contains "window never open: never active" "$(cat out.never)" "active 0 "
