@@ -1,8 +1,10 @@
 /* Fuzz harness (libFuzzer) for reading a segment another process wrote
- * (src/instrument/segments.c) and summarizing it (mpi_summary.c): the input,
+ * (src/instrument/segments.c) and summarizing it (mpi_summary.c, with its
+ * counters: perf_summary.c): the input,
  * padded or cut to a segment's size, is one DIR/PID.seg. Build:
  *   clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Isrc -Iinclude \
  *     tests/fuzz/segment_fuzz.c src/instrument/segments.c src/instrument/mpi_summary.c \
+ *     src/instrument/perf_summary.c \
  *     src/util/error.c $(pkg-config --cflags --libs jansson) -lm -o build/fuzz/segment_fuzz */
 #include <stdint.h>
 #include <stdio.h>
