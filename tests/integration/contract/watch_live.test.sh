@@ -161,7 +161,7 @@ check_eq "... with no contract levels" "$(jq -r 'select(.result.contract != null
 "$TALLY" top --app mw "${BOB[@]}" --once --interval 0.3 > "$WORK/bobtop.out" 2>&1
 check_contains "bob's top: his one process" "$(head -1 "$WORK/bobtop.out")" "1 process on 1 host"
 check_eq "bob's top: no CONTRACT column" "$(grep -c 'CONTRACT\|violating' "$WORK/bobtop.out")" 0
-out=$("$TALLY" request --nats "$NATS_ALPHA" --creds "$WORK/creds/bob" --user "$user" ':proc_get_info([app_mw], 0x100)' 2>&1)
+out=$(timeout 20 "$TALLY" request --nats "$NATS_ALPHA" --creds "$WORK/creds/bob" --user "$user" ':proc_get_info([app_mw], 0x100)' 2>&1)
 check_contains "bob addressing this user's agents: refused by the server" "$out" "refused by the NATS server"
 
 # --- the watch stops: the levels are forgotten on n1
