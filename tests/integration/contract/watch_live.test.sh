@@ -56,7 +56,7 @@ pids+=($!)
 wpid=$!
 pids+=($wpid)
 "$TALLY" run --agent "$S" --app mw --probes -o "$WORK/fewer" -- \
-  "$MW" --probe-lib "$LIB" --pin 3 --seconds 20 --fewer 6-11 >/dev/null 2>"$WORK/fewer.run.err" &
+  "$MW" --probe-lib "$LIB" --pin 3 --seconds 16 --fewer 6-11 >/dev/null 2>"$WORK/fewer.run.err" &
 rpid=$!
 pids+=($rpid)
 
@@ -168,5 +168,5 @@ check_contains "bob addressing this user's agents: refused by the server" "$out"
 kill -INT $wpid; wait $wpid
 "$TALLY" request "${NATS[@]}" ':proc_get_info([app_mw], 0x100)' > "$WORK/after.out" 2>/dev/null
 check_eq "after the watch stops: no levels kept" "$(jq -r 'select(.result.contract != null) | .result.pid' "$WORK/after.out" | wc -l)" 0
-kill $rpid 2>/dev/null
+wait $rpid # the run ends by itself: nothing of it outlives the test
 finish
