@@ -11,8 +11,11 @@
  * period, noise as large as the contract's tolerance). Those snapshots become the period's samples exactly as
  * a "counters" file would (counter_history → samples_derive), go through
  * contract_monitor_feed, and every level is printed by the function 'check'
- * uses. Levels are also sent to the local agent ({"op":"levels"}) for its
- * Prometheus exposition.
+ * uses. Levels are also sent to the agents ({"op":"levels"}, with each
+ * process's pid): the local agent over the socket; over NATS the agent of
+ * every host the levels name (each keeps its own processes'), which export
+ * them to Prometheus and answer them to the live tools (proc_get_info 0x100:
+ * tally top, tally view --live).
  *
  * Process names (they must be the contract's): the MPI rank ("3") when the
  * process has one, else the value of its probe counter "rank" (a program
@@ -65,6 +68,7 @@ static const char usage_text[] =
 /* The process a snapshot belongs to this period (for --request's %p). */
 struct seen_process {
     char name[SAMPLE_NAME_MAX], token[128];
+    long long pid;
 };
 
 struct watch {
@@ -72,7 +76,9 @@ struct watch {
     struct live_client *client;
     const char *app, *request;
     long violations;
-    json_t *levels;                 /* of this period, for the agent */
+    json_t *levels;                 /* of this period, for the agents */
+    double levels_time;             /* the period's end (epoch s) */
+    json_t *hosts;                  /* every host levels were sent for (object used as a set) */
     struct seen_process *seen;
     size_t seen_n, seen_cap;
     struct sample_set batch;
@@ -103,7 +109,7 @@ static void process_name(json_t *probes, json_t *result, char *out, size_t size)
         snprintf(out, size, "pid%lld", (long long)json_integer_value(json_object_get(result, "pid")));
 }
 
-static void remember(struct watch *w, const char *name, const char *token)
+static void remember(struct watch *w, const char *name, const char *token, long long pid)
 {
     if (w->seen_n == w->seen_cap) {
         size_t cap = w->seen_cap ? 2 * w->seen_cap : 32;
@@ -116,6 +122,15 @@ static void remember(struct watch *w, const char *name, const char *token)
     struct seen_process *s = &w->seen[w->seen_n++];
     snprintf(s->name, sizeof s->name, "%s", name);
     snprintf(s->token, sizeof s->token, "%s", token ? token : "");
+    s->pid = pid;
+}
+
+static const struct seen_process *seen_by_name(const struct watch *w, const char *name)
+{
+    for (size_t i = 0; i < w->seen_n; i++)
+        if (!strcmp(w->seen[i].name, name))
+            return &w->seen[i];
+    return NULL;
 }
 
 /* One answer line of proc_get_info: an instrumented process's snapshot. */
@@ -154,16 +169,17 @@ static void take_answer(void *ctx, json_t *line)
     }
     char name[SAMPLE_NAME_MAX];
     process_name(probes, result, name, sizeof name);
-    for (size_t i = 0; i < w->seen_n; i++)
-        if (!strcmp(w->seen[i].name, name)) { /* e.g. two tasks' rank 0: one is kept */
-            if (!w->told_duplicate)
-                fprintf(stderr, "tally: contract watch: %s and %s are both process %s; the second is "
-                                "left out (name processes uniquely: docs/contracts.md)\n",
-                        w->seen[i].token, json_string_value(json_object_get(line, "object")), name);
-            w->told_duplicate = 1;
-            return;
-        }
-    remember(w, name, json_string_value(json_object_get(line, "object")));
+    const struct seen_process *twin = seen_by_name(w, name);
+    if (twin) { /* e.g. two tasks' rank 0: one is kept */
+        if (!w->told_duplicate)
+            fprintf(stderr, "tally: contract watch: %s and %s are both process %s; the second is "
+                            "left out (name processes uniquely: docs/contracts.md)\n",
+                    twin->token, json_string_value(json_object_get(line, "object")), name);
+        w->told_duplicate = 1;
+        return;
+    }
+    remember(w, name, json_string_value(json_object_get(line, "object")),
+             (long long)json_integer_value(json_object_get(result, "pid")));
     if (counter_history_add(w->history, name, host, t, counter, &w->batch, w->why, sizeof w->why) < 0)
         w->failed = 1;
 }
@@ -171,10 +187,8 @@ static void take_answer(void *ctx, json_t *line)
 /* --request at an onset: %p becomes the process's token. */
 static void send_request(struct watch *w, const struct contract_level *l)
 {
-    const char *token = "";
-    for (size_t i = 0; i < w->seen_n; i++)
-        if (!strcmp(w->seen[i].name, l->process))
-            token = w->seen[i].token;
+    const struct seen_process *p = seen_by_name(w, l->process);
+    const char *token = p ? p->token : "";
     char text[4096];
     size_t n = 0;
     for (const char *p = w->request; *p && n + 1 < sizeof text; p++) {
@@ -203,27 +217,42 @@ static void take_level(void *ctx, const struct contract_level *l)
         w->violations++;
     if (l->overall && l->onset && w->request)
         send_request(w, l);
-    json_array_append_new(w->levels,
-                          json_pack("{s:s, s:s, s:s, s:s, s:f}", "process", l->process, "host", l->host,
-                                    "space", space_name(l->space), "dimension", l->dimension, "level",
-                                    l->level));
+    json_t *entry = json_pack("{s:s, s:s, s:s, s:s, s:f}", "process", l->process, "host", l->host,
+                              "space", space_name(l->space), "dimension", l->dimension, "level",
+                              l->level);
+    const struct seen_process *p = seen_by_name(w, l->process);
+    if (p && p->pid > 0) /* the live tools find a process's levels by pid */
+        json_object_set_new(entry, "pid", json_integer(p->pid));
+    json_array_append_new(w->levels, entry);
+    json_object_set_new(w->hosts, l->host, json_true());
+    if (!(l->time <= w->levels_time))
+        w->levels_time = l->time;
 }
 
-/* The period's levels to the local agent (its /metrics); over NATS there is
- * no socket to send them to: said once. */
+/* The period's levels to the agents: the local one over the socket; over
+ * NATS every host's agent named so far (one whose processes are gone gets
+ * none, and forgets them). A failure is said once; the watch goes on. */
 static void export_levels(struct watch *w, json_t *levels, bool *told)
 {
     char why[512];
-    json_t *answer = live_client_send(w->client,
-                                      json_pack("{s:s, s:s, s:O}", "op", "levels", "app", w->app,
-                                                "levels", levels),
-                                      why, sizeof why);
-    const char *error = answer ? json_string_value(json_object_get(answer, "error")) : why;
-    if (error && !*told) {
-        fprintf(stderr, "tally: contract watch: levels not exported to the agent: %s\n", error);
+    const char **hosts = calloc(json_object_size(w->hosts) + 1, sizeof *hosts);
+    size_t n = 0;
+    const char *host;
+    json_t *value;
+    json_object_foreach(w->hosts, host, value)
+        if (hosts)
+            hosts[n++] = host;
+    json_t *message = json_pack("{s:s, s:s, s:f, s:O}", "op", "levels", "app", w->app, "threshold",
+                                w->out.threshold, "levels", levels);
+    if (isfinite(w->levels_time))
+        json_object_set_new(message, "time", json_real(w->levels_time));
+    int rc = hosts ? live_client_tell(w->client, message, hosts, n, why, sizeof why)
+                   : (json_decref(message), snprintf(why, sizeof why, "out of memory"), -1);
+    if (rc < 0 && !*told) {
+        fprintf(stderr, "tally: contract watch: levels not exported to the agents: %s\n", why);
         *told = true;
     }
-    json_decref(answer);
+    free(hosts);
 }
 
 static int parse_level(const char *opt, const char *arg, double *out)
@@ -331,7 +360,7 @@ int cmd_contract_watch(int argc, char **argv)
         tally_error_errno("contract watch: --record %s", record_path);
         goto done;
     }
-    if (!(w.history = counter_history_new())) {
+    if (!(w.history = counter_history_new()) || !(w.hosts = json_object())) {
         tally_error("contract watch: out of memory");
         goto done;
     }
@@ -375,6 +404,7 @@ int cmd_contract_watch(int argc, char **argv)
         if (m && w.batch.n) {
             sample_set_sort(&w.batch);
             w.levels = json_array();
+            w.levels_time = NAN;
             if (contract_monitor_feed(m, w.batch.v, w.batch.n, take_level, &w) < 0) {
                 json_decref(w.levels);
                 tally_error("contract watch: out of memory");
@@ -404,6 +434,7 @@ done:
     counter_history_free(w.history);
     sample_set_free(&w.batch);
     free(w.seen);
+    json_decref(w.hosts);
     if (record && fclose(record) != 0) {
         tally_error_errno("contract watch: --record %s", record_path);
         status = TALLY_EXIT_ERROR;

@@ -5,7 +5,10 @@
  * successive answers for the same process; the screen is top_render's.
  * Plain text and ANSI clear-screen, no curses: it works over ssh and in
  * tmux. Keys: c m r w R s (sort by cpu, memory, read, write, recv, sent),
- * p h n (pid, host, command), v (reverse), q (quit). See man/tally-top.1. */
+ * p h n l (pid, host, command, contract level), v (reverse), q (quit).
+ * The request asks for each process's contract levels too (0x100): when
+ * 'tally contract watch' sends them, a CONTRACT column shows them.
+ * See man/tally-top.1. */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -32,7 +35,9 @@ static const char usage_text[] =
     "\n"
     "A live view of application NAME's processes on every host that runs it (without\n"
     "--app: every task the local agent follows): per host and per process, CPU, memory,\n"
-    "I/O and network rates and state, refreshed every interval.\n"
+    "I/O and network rates and state, refreshed every interval; with 'tally contract watch'\n"
+    "running, each process's contract violation level and worst dimension ('!' and red at\n"
+    "or above the threshold; no colour when NO_COLOR is set or the output is not a terminal).\n"
     "\n"
     "      --app NAME          the application (over NATS: required)\n"
     "      --agent SOCKET      the local agent (default: the user's)\n"
@@ -40,13 +45,13 @@ static const char usage_text[] =
     "      --creds FILE        NATS credentials (a .creds file or one line user:password)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
     "      --sort COLUMN       cpu (default), mem, read, write, recv, sent, pid, host,\n"
-    "                          state, command\n"
+    "                          state, command, level\n"
     "      --interval TIME     between refreshes (default 1 s)\n"
     "      --once              print one screen (after two samples) and exit\n"
     "  -h, --help              this help\n"
     "\n"
     "Keys: c cpu, m memory, r read, w write, R recv, s sent, p pid, h host, n command,\n"
-    "v reverse, q quit.\n"
+    "l contract level, v reverse, q quit.\n"
     "Exit status: 0; 125 on an error (no agent, bad option).\n";
 
 enum { OPT_APP_NAME = 256, OPT_AGENT_SOCK, OPT_NATS_URL, OPT_CREDS_FILE, OPT_USER_NAME, OPT_SORT,
@@ -132,6 +137,8 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
         const struct previous *b = find_previous(old, old_n, p->key);
         double dt = b ? t - b->t : 0;
         const char *state = json_string_value(json_object_get(r, "state"));
+        json_t *contract = json_object_get(r, "contract"); /* proc_get_info 0x100 */
+        json_t *worst = json_object_get(contract, "worst");
         rows[n] = (struct top_row){
             .host = json_string_value(json_object_get(line, "node")),
             .pid = (pid_t)value_of(r, "pid"),
@@ -143,6 +150,11 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
             .recv_bytes_per_s = b ? rate(p->received, b->received, dt) : NAN,
             .sent_bytes_per_s = b ? rate(p->sent, b->sent, dt) : NAN,
             .command = json_string_value(json_object_get(r, "command")),
+            .has_contract = json_is_number(json_object_get(contract, "overall")),
+            .contract_level = json_number_value(json_object_get(contract, "overall")),
+            .contract_threshold = value_of(contract, "threshold"),
+            .contract_space = json_string_value(json_object_get(worst, "space")),
+            .contract_dimension = json_string_value(json_object_get(worst, "dimension")),
         };
         n++;
     }
@@ -163,9 +175,9 @@ static void terminal_size(int *width, int *height)
 /* A key: changes the order, or asks to quit. */
 static void take_key(int key, struct top_options *o)
 {
-    static const char keys[] = "cmrwRsphn";
+    static const char keys[] = "cmrwRsphnl";
     static const enum top_column columns[] = {TOP_CPU, TOP_MEMORY, TOP_READ, TOP_WRITE, TOP_RECV,
-                                              TOP_SENT, TOP_PID, TOP_HOST, TOP_COMMAND};
+                                              TOP_SENT, TOP_PID, TOP_HOST, TOP_COMMAND, TOP_LEVEL};
     const char *k = key ? strchr(keys, key) : NULL;
     if (k) {
         o->sort = columns[k - keys];
@@ -209,7 +221,7 @@ int cmd_top(int argc, char **argv)
             int col = top_column_parse(optarg);
             if (col < 0) {
                 tally_error("top: --sort '%s': not a column (cpu, mem, read, write, recv, sent, pid, "
-                            "host, state, command)", optarg);
+                            "host, state, command, level)", optarg);
                 return TALLY_EXIT_ERROR;
             }
             to.sort = (enum top_column)col;
@@ -236,7 +248,7 @@ int cmd_top(int argc, char **argv)
     }
     char request[600];
     if (app)
-        snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x1f)", app);
+        snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x11f)", app);
     struct live_client *client;
     if (live_client_open(&co, &client, why, sizeof why) < 0) {
         tally_error("top: %s", why);
@@ -252,6 +264,8 @@ int cmd_top(int argc, char **argv)
         t.c_lflag &= ~(ICANON | ECHO);
         tcsetattr(STDIN_FILENO, TCSANOW, &t);
     }
+    const char *term = getenv("TERM");
+    to.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
     struct previous *old = NULL, *now = NULL;
     size_t old_n = 0;
     int status = TALLY_EXIT_OK;
@@ -268,7 +282,7 @@ int cmd_top(int argc, char **argv)
             json_array_foreach(apps, k, token)
                 len += snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "%s%s",
                                 k ? ", " : "", json_string_value(token));
-            snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "], 0x1f)");
+            snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "], 0x11f)");
             bool none = json_array_size(apps) == 0;
             json_decref(apps);
             if (rc == 0 && !none && len < sizeof request)

@@ -296,7 +296,7 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
         agent_task_end(a, t, json_is_object(summary) ? summary : NULL);
     } else if (!strcmp(op, "levels")) {
         char why[300];
-        long kept = agent_levels_apply(&a->levels, msg, why, sizeof why);
+        long kept = agent_levels_apply(&a->levels, msg, NULL, why, sizeof why);
         if (kept < 0)
             send_error(a, c, why);
         else

@@ -4,6 +4,7 @@
 #include "live/agent_levels.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 struct kept_level {
     char *app, *process, *host, *space, *dimension;
     double level;
+    double threshold, time;     /* of the message; NAN when not said */
+    pid_t pid;                  /* 0 when not said */
 };
 
 struct agent_levels {
@@ -38,7 +41,14 @@ static const char *name_in(const json_t *o, const char *key)
     return s && *s && strlen(s) <= LEVEL_NAME_MAX ? s : NULL;
 }
 
-long agent_levels_apply(struct agent_levels **levels, const json_t *message, char *why, size_t why_len)
+static double number_or_nan(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) && isfinite(json_number_value(v)) ? json_number_value(v) : NAN;
+}
+
+long agent_levels_apply(struct agent_levels **levels, const json_t *message, const char *only_host,
+                        char *why, size_t why_len)
 {
     const char *app = name_in(message, "app");
     const json_t *list = json_object_get(message, "levels");
@@ -51,15 +61,19 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, cha
     for (size_t i = 0; i < count; i++) { /* all checked before anything changes */
         const json_t *l = json_array_get(list, i);
         double v = json_number_value(json_object_get(l, "level"));
+        const json_t *pid = json_object_get(l, "pid");
         if (!name_in(l, "process") || !name_in(l, "host") || !name_in(l, "space") ||
-            !name_in(l, "dimension") || !json_is_number(json_object_get(l, "level")) || !isfinite(v)) {
+            !name_in(l, "dimension") || !json_is_number(json_object_get(l, "level")) || !isfinite(v) ||
+            (pid && (!json_is_integer(pid) || json_integer_value(pid) < 1 ||
+                     json_integer_value(pid) > INT32_MAX))) {
             snprintf(why, why_len,
                      "levels: entry %zu needs \"process\", \"host\", \"space\", \"dimension\" "
-                     "(names of 1 to %d bytes) and \"level\" (a number)",
+                     "(names of 1 to %d bytes), \"level\" (a number) and, if any, \"pid\" (a pid)",
                      i + 1, LEVEL_NAME_MAX);
             return -1;
         }
     }
+    double threshold = number_or_nan(message, "threshold"), time = number_or_nan(message, "time");
     struct agent_levels *k = *levels;
     if (!k && !(k = *levels = calloc(1, sizeof *k))) {
         snprintf(why, why_len, "levels: out of memory");
@@ -87,13 +101,18 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, cha
         k->v = grown;
         k->cap = cap;
     }
+    size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
         const json_t *l = json_array_get(list, i);
+        if (only_host && strcmp(name_in(l, "host"), only_host))
+            continue; /* another host's process: its own agent keeps it */
         struct kept_level kl = {
             .app = strdup(app), .process = strdup(name_in(l, "process")),
             .host = strdup(name_in(l, "host")), .space = strdup(name_in(l, "space")),
             .dimension = strdup(name_in(l, "dimension")),
             .level = json_number_value(json_object_get(l, "level")),
+            .threshold = threshold, .time = time,
+            .pid = (pid_t)json_integer_value(json_object_get(l, "pid")),
         };
         if (!kl.app || !kl.process || !kl.host || !kl.space || !kl.dimension) {
             level_free(&kl);
@@ -101,8 +120,43 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, cha
             return -1;
         }
         k->v[k->n++] = kl;
+        kept++;
     }
-    return (long)count;
+    return (long)kept;
+}
+
+json_t *agent_levels_of_process(const struct agent_levels *levels, pid_t pid)
+{
+    json_t *out = NULL, *list = NULL;
+    const struct kept_level *overall = NULL, *worst = NULL;
+    for (size_t i = 0; levels && pid > 0 && i < levels->n; i++) {
+        const struct kept_level *l = &levels->v[i];
+        if (l->pid != pid)
+            continue;
+        if (!out) {
+            list = json_array();
+            out = json_pack("{s:s, s:s}", "app", l->app, "process", l->process);
+            if (!isnan(l->threshold))
+                json_object_set_new(out, "threshold", json_real(l->threshold));
+            if (!isnan(l->time))
+                json_object_set_new(out, "time", json_real(l->time));
+        }
+        json_array_append_new(list, json_pack("{s:s, s:s, s:f}", "space", l->space, "dimension",
+                                              l->dimension, "level", l->level));
+        const struct kept_level **best = strcmp(l->dimension, "overall") ? &worst : &overall;
+        if (!*best || l->level > (*best)->level)
+            *best = l;
+    }
+    if (!out)
+        return NULL;
+    /* a watch always sends the overall; without one, the worst dimension is it */
+    json_object_set_new(out, "overall", json_real((overall ? overall : worst)->level));
+    if (worst)
+        json_object_set_new(out, "worst", json_pack("{s:s, s:s, s:f}", "space", worst->space,
+                                                    "dimension", worst->dimension, "level",
+                                                    worst->level));
+    json_object_set_new(out, "levels", list);
+    return out;
 }
 
 void agent_levels_write(const struct agent_levels *levels, const char *user, FILE *out)

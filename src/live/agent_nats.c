@@ -1,7 +1,11 @@
 /* The agent's NATS side (agent_nats.h). Requests arrive as JSON envelopes
  * {"id": "...", "request": "text"}; an agent that receives one request on
  * several subjects (it hosts app_x and is named by n_host too) evaluates it
- * once: the id of the last requests seen is remembered. */
+ * once: the id of the last requests seen is remembered. One protocol
+ * message is taken over NATS, as {"id", "message": {"op": "levels", ...}}
+ * from tally contract watch --nats: the agent keeps the levels of its own
+ * host's processes (the others' agents keep theirs). Only the user's tools
+ * can publish on the user's subjects, so this is as private as the socket. */
 #include "live/agent_nats.h"
 
 #include <jansson.h>
@@ -12,6 +16,7 @@
 #include <unistd.h>
 
 #include "live/agent_internal.h"
+#include "live/agent_levels.h"
 #include "live/nats_link.h"
 #include "live/subjects.h"
 #include "util/error.h"
@@ -150,6 +155,29 @@ static void answer_error(struct agent *a, const char *reply, const char *message
     free(text);
 }
 
+/* {"op": "levels", ...} over NATS: this host's part kept; one done line back. */
+static void take_message(struct agent *a, const char *reply, const json_t *message)
+{
+    const char *op = json_string_value(json_object_get(message, "op"));
+    if (!op || strcmp(op, "levels")) {
+        answer_error(a, reply, "over NATS an agent takes only {\"op\": \"levels\"} messages");
+        return;
+    }
+    char why[300];
+    long kept = agent_levels_apply(&a->levels, message, a->host, why, sizeof why);
+    if (kept < 0) {
+        answer_error(a, reply, why);
+        return;
+    }
+    json_t *line = json_pack("{s:s, s:s, s:s, s:I, s:b}", "site", a->site, "node", a->host, "op",
+                             "levels_kept", "count", (json_int_t)kept, "done", 1);
+    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(line);
+    if (text)
+        nats_link_publish(a->nats->link, reply, NULL, text, strlen(text));
+    free(text);
+}
+
 void agent_nats_drain(struct agent *a)
 {
     struct nats_link_msg m;
@@ -162,8 +190,12 @@ void agent_nats_drain(struct agent *a)
         json_t *env = json_loadb(m.data, m.length, 0, &jerr);
         const char *id = json_string_value(json_object_get(env, "id"));
         const char *text = json_string_value(json_object_get(env, "request"));
-        if (!id || !text) {
+        const json_t *message = json_object_get(env, "message");
+        if (!id || (!text && !json_is_object(message))) {
             answer_error(a, m.reply, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
+        } else if (!text) {
+            if (!seen_before(a->nats, id))
+                take_message(a, m.reply, message);
         } else if (!seen_before(a->nats, id)) {
             struct agent_client *c = inbox_client(a, m.reply);
             if (c) {

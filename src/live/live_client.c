@@ -173,21 +173,89 @@ int live_client_ask(struct live_client *c, const char *text,
     return socket_ask(&c->ask_link, text, c->options.timeout, on_line, ctx, NULL, why, why_size);
 }
 
-json_t *live_client_send(struct live_client *c, json_t *message, char *why, size_t why_size)
+/* An agent's answer to a message: its error, if any (socket: {"error"};
+ * NATS: {"errors": [...]} on the done line). */
+static const char *answer_error(json_t *line)
+{
+    const char *error = json_string_value(json_object_get(line, "error"));
+    return error ? error : json_string_value(json_array_get(json_object_get(line, "errors"), 0));
+}
+
+struct told {
+    size_t taken;
+    char error[256];
+};
+
+static void on_told(void *ctx, const char *data, size_t length)
+{
+    struct told *t = ctx;
+    json_t *line = json_loadb(data, length, 0, NULL);
+    const char *error = answer_error(line);
+    if (error)
+        snprintf(t->error, sizeof t->error, "%s: %s",
+                 json_string_value(json_object_get(line, "node")) ?: "an agent", error);
+    else if (json_is_true(json_object_get(line, "done")))
+        t->taken++;
+    json_decref(line);
+}
+
+static int nats_tell(struct live_client *c, json_t *message, const char *const *hosts,
+                     size_t host_count, char *why, size_t why_size)
+{
+    struct subject_route route = {.subjects = calloc(host_count ? host_count : 1, sizeof(char *)),
+                                  .exact_answers = host_count};
+    int rc = route.subjects ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < host_count; i++) {
+        char subject[1024];
+        if (subject_for(c->user, SUBJECT_NODE, hosts[i], subject, sizeof subject) < 0 ||
+            !(route.subjects[route.count++] = strdup(subject)))
+            rc = -1;
+    }
+    if (rc < 0) {
+        subject_route_free(&route);
+        snprintf(why, why_size, "a host name is too long for a NATS subject");
+        return -1;
+    }
+    struct told t = {0};
+    struct gather_options g = {.timeout = c->options.timeout, .on_line = on_told, .ctx = &t,
+                               .serial = ++c->serial, .message = message};
+    struct gather_result r;
+    rc = host_count ? nats_gather(c->ask_nats, &route, NULL, &g, &r) : 0;
+    subject_route_free(&route);
+    if (rc < 0) {
+        snprintf(why, why_size, "%s", r.error);
+        return -1;
+    }
+    if (*t.error) {
+        snprintf(why, why_size, "%s", t.error);
+        return -1;
+    }
+    if (t.taken < host_count) {
+        snprintf(why, why_size, "%zu of the %zu agents did not answer", host_count - t.taken,
+                 host_count);
+        return -1;
+    }
+    return (int)t.taken;
+}
+
+int live_client_tell(struct live_client *c, json_t *message, const char *const *hosts,
+                     size_t host_count, char *why, size_t why_size)
 {
     if (c->ask_nats) {
+        int rc = nats_tell(c, message, hosts, host_count, why, why_size);
         json_decref(message);
-        snprintf(why, why_size, "protocol messages go to the local agent's socket, not over NATS");
-        return NULL;
+        return rc;
     }
     if (agent_link_send(&c->ask_link, message) < 0) {
         snprintf(why, why_size, "the agent closed the connection");
-        return NULL;
+        return -1;
     }
     json_t *line = agent_link_read(&c->ask_link, c->options.timeout);
-    if (!line)
-        snprintf(why, why_size, "no answer from the agent");
-    return line;
+    const char *error = line ? answer_error(line) : "no answer from the agent";
+    if (error)
+        snprintf(why, why_size, "%s", error);
+    json_decref(line);
+    return error ? -1 : 1;
 }
 
 int live_client_follow(struct live_client *c, const char *text, char *why, size_t why_size)

@@ -32,10 +32,13 @@ void live_client_close(struct live_client *client);
 int live_client_ask(struct live_client *client, const char *text,
                     void (*on_line)(void *ctx, json_t *line), void *ctx, char *why,
                     size_t why_size);
-/* A protocol message to the local agent (e.g. {"op":"levels",...}; the
- * reference is stolen) and its one answer line (a new reference): over the
- * socket only; -1 with why over NATS or when the agent does not answer. */
-json_t *live_client_send(struct live_client *client, json_t *message, char *why, size_t why_size);
+/* A protocol message for the agents that keep it (e.g. {"op":"levels",...};
+ * the reference is stolen): over the socket, the local agent; over NATS,
+ * the agent of each of the hosts named (on tally.<user>.req.node.<host>;
+ * each keeps its own host's part). Returns how many agents took it, or -1
+ * with why (an agent refused it or did not answer). */
+int live_client_tell(struct live_client *client, json_t *message, const char *const *hosts,
+                     size_t host_count, char *why, size_t why_size);
 int live_client_follow(struct live_client *client, const char *text, char *why, size_t why_size);
 /* Readable when followed lines may have arrived; -1 when nothing is followed. */
 int live_client_stream_fd(const struct live_client *client);

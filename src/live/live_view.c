@@ -3,7 +3,9 @@
  * point per host per interval, the followed bar values, and libmicrohttpd
  * (its own thread) answering / and /data?since=T from that state under a
  * mutex. Rates (I/O, network) are differences of the processes' cumulative
- * counters between two polls of the same process. */
+ * counters between two polls of the same process. Each point also holds the
+ * processes' contract violation levels when 'tally contract watch' sends
+ * them (proc_get_info 0x100), drawn over time with the threshold. */
 #include "live/live_view.h"
 
 #include <errno.h>
@@ -47,9 +49,43 @@ static double field(json_t *result, const char *name)
 struct poll_ctx {
     struct live_state *s;
     json_t *hosts;        /* being built */
+    json_t *contract;     /* "process@host" -> its levels, being built */
     json_t *seen;         /* "pid@host" of this poll */
     double now;
 };
+
+/* A process's contract levels (proc_get_info 0x100) into the point:
+ * {"process", "host", "overall", "threshold", "worst", "levels": {"SPACE DIMENSION": level}}. */
+static void take_contract(struct poll_ctx *p, const char *node, json_t *contract)
+{
+    const char *process = json_string_value(json_object_get(contract, "process"));
+    if (!process || !json_is_number(json_object_get(contract, "overall")))
+        return;
+    json_t *levels = json_object();
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(contract, "levels"), i, l) {
+        char name[300];
+        snprintf(name, sizeof name, "%s %s", json_string_value(json_object_get(l, "space")) ?: "?",
+                 json_string_value(json_object_get(l, "dimension")) ?: "?");
+        json_object_set(levels, name, json_object_get(l, "level"));
+    }
+    json_t *worst = json_object_get(contract, "worst");
+    char key[400], worst_name[300] = "";
+    snprintf(key, sizeof key, "%s@%s", process, node);
+    if (worst)
+        snprintf(worst_name, sizeof worst_name, "%s %s",
+                 json_string_value(json_object_get(worst, "space")) ?: "?",
+                 json_string_value(json_object_get(worst, "dimension")) ?: "?");
+    json_t *entry = json_pack("{s:s, s:s, s:O, s:o}", "process", process, "host", node, "overall",
+                              json_object_get(contract, "overall"), "levels", levels);
+    if (json_is_number(json_object_get(contract, "threshold")))
+        json_object_set(entry, "threshold", json_object_get(contract, "threshold"));
+    if (*worst_name)
+        json_object_set_new(entry, "worst", json_string(worst_name));
+    if (entry)
+        json_object_set_new(p->contract, key, entry);
+}
 
 /* Adds one process's answer to its host's point. */
 static void on_process(void *ctx, json_t *line)
@@ -89,6 +125,7 @@ static void on_process(void *ctx, json_t *line)
         }
     }
     json_object_set_new(p->seen, object, now);
+    take_contract(p, node, json_object_get(r, "contract"));
 }
 
 static void trim(json_t *array, size_t keep)
@@ -100,16 +137,20 @@ static void trim(json_t *array, size_t keep)
 static void poll_agents(struct live_state *s, struct live_client *client)
 {
     char text[600], why[400];
-    snprintf(text, sizeof text, ":proc_get_info([app_%s], 0x1f)", s->options->app);
-    struct poll_ctx p = {.s = s, .hosts = json_object(), .seen = json_object(),
-                         .now = clock_epoch_seconds()};
+    snprintf(text, sizeof text, ":proc_get_info([app_%s], 0x11f)", s->options->app);
+    struct poll_ctx p = {.s = s, .hosts = json_object(), .contract = json_object(),
+                         .seen = json_object(), .now = clock_epoch_seconds()};
     int rc = live_client_ask(client, text, on_process, &p, why, sizeof why);
     pthread_mutex_lock(&s->lock);
     if (rc < 0)
         snprintf(s->status, sizeof s->status, "%s", why);
     else
         snprintf(s->status, sizeof s->status, "%zu hosts", json_object_size(p.hosts));
-    json_array_append_new(s->points, json_pack("{s:f, s:o}", "t", p.now, "hosts", p.hosts));
+    json_t *point = json_pack("{s:f, s:o}", "t", p.now, "hosts", p.hosts);
+    if (json_object_size(p.contract))
+        json_object_set(point, "contract", p.contract);
+    json_decref(p.contract);
+    json_array_append_new(s->points, point);
     trim(s->points, s->options->keep);
     json_decref(s->previous);
     s->previous = p.seen;

@@ -43,18 +43,19 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
         snprintf(r->error, sizeof r->error, "cannot make a reply inbox on the NATS connection");
         return -1;
     }
-    if (!text)
+    if (!text && !o->message)
         goto gather; /* follow: only more of what was asked before */
     char id[300];
     snprintf(id, sizeof id, "%s#%u", r->inbox, o->serial);
-    json_t *envelope = json_pack("{s:s, s:s}", "id", id, "request", text);
+    json_t *envelope = text ? json_pack("{s:s, s:s}", "id", id, "request", text)
+                            : json_pack("{s:s, s:O}", "id", id, "message", (json_t *)o->message);
     char *payload = envelope ? json_dumps(envelope, JSON_COMPACT) : NULL;
     json_decref(envelope);
     if (!payload) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
     }
-    for (size_t i = 0; text && i < route->count; i++)
+    for (size_t i = 0; i < route->count; i++)
         if (nats_link_publish(link, route->subjects[i], r->inbox, payload, strlen(payload)) < 0) {
             nats_link_error(link, r->error, sizeof r->error);
             free(payload);

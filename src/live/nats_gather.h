@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "live/nats_link.h"
 #include "live/subjects.h"
 
@@ -21,6 +23,7 @@ struct gather_options {
     volatile int *stop;/* follow: set (e.g. by SIGINT) to end */
     const char *inbox; /* reply subject to use again (a follow's later requests); NULL: a new one */
     unsigned serial;   /* makes the request's id unique on that inbox */
+    const json_t *message; /* set (text NULL): a protocol message (e.g. levels) instead of a request */
     void (*on_line)(void *ctx, const char *line, size_t length);
     void *ctx;
 };
@@ -33,9 +36,11 @@ struct gather_result {
     char error[320];   /* one line when the gathering failed */
 };
 
-/* text NULL: publish nothing, only read what comes to the inbox (follow).
- * The request goes out as {"id": "<inbox>#<serial>", "request": text}: an
- * agent reached on several subjects answers once per id.
+/* text NULL and no options->message: publish nothing, only read what comes
+ * to the inbox (follow). The request goes out as
+ * {"id": "<inbox>#<serial>", "request": text} (a message as
+ * {"id", "message": {...}}): an agent reached on several subjects answers
+ * once per id.
  * Returns 0 when at least one agent answered, else -1 with result->error set. */
 int nats_gather(struct nats_link *link, const struct subject_route *route, const char *text,
                 const struct gather_options *options, struct gather_result *result);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "live/agent_internal.h"
+#include "live/agent_levels.h"
 #include "monitor/network.h"
 #include "tally/segment.h"
 #include "util/clock.h"
@@ -221,6 +222,11 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
             json_object_set_new(probes, "cpu_seconds", json_real((double)ns / 1e9));
         if (probes)
             json_object_set_new(o, "probes", probes);
+    }
+    if (flags & PROC_INFO_CONTRACT) {
+        json_t *levels = agent_levels_of_process(a->levels, pid);
+        if (levels)
+            json_object_set_new(o, "contract", levels);
     }
     return o;
 }

@@ -3,7 +3,8 @@
  * pid, so the screen does not jitter between refreshes), fixed-width columns,
  * lines cut to the terminal's width at a UTF-8 boundary, control characters
  * of commands and host names replaced so that a process cannot send escape
- * sequences to the viewer's terminal. */
+ * sequences to the viewer's terminal. The CONTRACT column and the hosts'
+ * VIOL counts appear only when some process has a contract level. */
 #include "live/top_render.h"
 
 #include <math.h>
@@ -17,7 +18,7 @@
 static const char *const column_names[TOP_COLUMN_COUNT] = {
     [TOP_HOST] = "host",  [TOP_PID] = "pid",         [TOP_STATE] = "state", [TOP_CPU] = "cpu",
     [TOP_MEMORY] = "mem", [TOP_READ] = "read",       [TOP_WRITE] = "write", [TOP_RECV] = "recv",
-    [TOP_SENT] = "sent",  [TOP_COMMAND] = "command",
+    [TOP_SENT] = "sent",  [TOP_COMMAND] = "command", [TOP_LEVEL] = "level",
 };
 
 int top_column_parse(const char *name)
@@ -65,10 +66,17 @@ void top_format_bytes(double bytes, char *buf, size_t size)
 
 /* ---- hosts ---- */
 
+bool top_row_violating(const struct top_row *row)
+{
+    return row->has_contract && !isnan(row->contract_threshold) &&
+           row->contract_level >= row->contract_threshold;
+}
+
 struct host_total {
     const char *host;
     size_t processes;
     double cpu, memory_mb, read, write, recv, sent;
+    size_t violating;
 };
 
 /* Adds value into *sum, where NaN means unknown: unknown + x = x. */
@@ -96,7 +104,7 @@ static struct host_total *host_totals(const struct top_snapshot *s, size_t *coun
         while (h < n && strcmp(hosts[h].host, host_of(row)) != 0)
             h++;
         if (h == n) {
-            hosts[n++] = (struct host_total){host_of(row), 0, NAN, NAN, NAN, NAN, NAN, NAN};
+            hosts[n++] = (struct host_total){host_of(row), 0, NAN, NAN, NAN, NAN, NAN, NAN, 0};
         }
         struct host_total *t = &hosts[h];
         t->processes++;
@@ -106,6 +114,7 @@ static struct host_total *host_totals(const struct top_snapshot *s, size_t *coun
         add_known(&t->write, row->write_bytes_per_s);
         add_known(&t->recv, row->recv_bytes_per_s);
         add_known(&t->sent, row->sent_bytes_per_s);
+        t->violating += top_row_violating(row);
     }
     *count = n;
     return hosts;
@@ -141,6 +150,7 @@ static double row_quantity(const struct top_row *row, enum top_column column)
     case TOP_WRITE: return row->write_bytes_per_s;
     case TOP_RECV: return row->recv_bytes_per_s;
     case TOP_SENT: return row->sent_bytes_per_s;
+    case TOP_LEVEL: return row->has_contract ? row->contract_level : NAN;
     default: return NAN;
     }
 }
@@ -179,6 +189,7 @@ static double host_quantity(const struct host_total *h, enum top_column column)
     case TOP_RECV: return h->recv;
     case TOP_SENT: return h->sent;
     case TOP_PID: return (double)h->processes; /* hosts have no pid: by number of processes */
+    case TOP_LEVEL: return (double)h->violating;
     default: return NAN;
     }
 }
@@ -201,6 +212,8 @@ struct screen {
     FILE *out;
     int width, height, lines;
     int host_width; /* the longest host name, between 4 and HOST_MAX_WIDTH */
+    bool color;     /* the highlight's escape sequences allowed */
+    bool highlight; /* the line being built is drawn highlighted */
     char line[4096];
     size_t len;
 };
@@ -236,11 +249,14 @@ static void end_line(struct screen *s)
     while (len > 0 && s->line[len - 1] == ' ')
         len--;
     if (s->lines < s->height) {
+        bool colored = s->color && s->highlight;
+        fputs(colored ? "\033[1;31m" : "", s->out);
         fwrite(s->line, 1, len, s->out);
-        fputc('\n', s->out);
+        fputs(colored ? "\033[0m\n" : "\n", s->out);
         s->lines++;
     }
     s->len = 0;
+    s->highlight = false;
 }
 
 static int lines_left(const struct screen *s)
@@ -272,6 +288,35 @@ static void put_quantities(struct screen *s, double cpu, double memory_mb, doubl
     putf(s, " %7s %8s %8s %8s %8s", mem, r, w, rx, tx);
 }
 
+#define WORST_WIDTH 21 /* "execution communicate" */
+
+/* The CONTRACT cell: "1.00! intrinsic compute", "0.12  intrinsic compute" or "-". */
+static void put_contract(struct screen *s, const struct top_row *row)
+{
+    if (!row->has_contract) {
+        putf(s, " %-*s", 6 + WORST_WIDTH, "-");
+        return;
+    }
+    char worst[64] = "";
+    if (row->contract_dimension)
+        snprintf(worst, sizeof worst, "%s%s%s", row->contract_space ? row->contract_space : "",
+                 row->contract_space ? " " : "", row->contract_dimension);
+    putf(s, " %4.2f%c %-*.*s", row->contract_level, top_row_violating(row) ? '!' : ' ', WORST_WIDTH,
+         WORST_WIDTH, worst);
+    s->highlight = top_row_violating(row);
+}
+
+static size_t count_violating(const struct top_snapshot *snap, bool *any_level)
+{
+    size_t n = 0;
+    *any_level = false;
+    for (size_t i = 0; i < snap->row_count; i++) {
+        *any_level |= snap->rows[i].has_contract;
+        n += top_row_violating(&snap->rows[i]);
+    }
+    return n;
+}
+
 static void put_title(struct screen *s, const struct top_snapshot *snap, size_t hosts,
                       const struct top_options *o)
 {
@@ -290,6 +335,10 @@ static void put_title(struct screen *s, const struct top_snapshot *snap, size_t 
     putf(s, " - %s UTC - %zu process%s on %zu host%s - sorted by %s%s", clock, snap->row_count,
          snap->row_count == 1 ? "" : "es", hosts, hosts == 1 ? "" : "s", top_column_name(o->sort),
          o->reverse ? " (reversed)" : "");
+    bool contract;
+    size_t violating = count_violating(snap, &contract);
+    if (contract)
+        putf(s, " - %zu violating", violating);
     end_line(s);
 }
 
@@ -303,7 +352,9 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
     const struct top_row **rows = malloc((snap->row_count ? snap->row_count : 1) * sizeof *rows);
     char *text = NULL;
     size_t text_len = 0;
-    struct screen s = {.width = o.width, .height = o.height > 0 ? o.height : 0};
+    struct screen s = {.width = o.width, .height = o.height > 0 ? o.height : 0, .color = o.color};
+    bool contract;
+    count_violating(snap, &contract);
     s.out = hosts && rows ? open_memstream(&text, &text_len) : NULL;
     if (!s.out) {
         free(hosts);
@@ -323,6 +374,8 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
     put_title(&s, snap, host_count, &o);
     putf(&s, "%-*s %6s %6s %7s %8s %8s %8s %8s", s.host_width, "HOST", "PROCS", "CPU%", "MEM",
          "READ/s", "WRITE/s", "RECV/s", "SENT/s");
+    if (contract)
+        putf(&s, " %5s", "VIOL");
     end_line(&s);
     for (size_t i = 0; i < host_count; i++) {
         if (lines_left(&s) == 1 && i + 1 < host_count) {
@@ -334,11 +387,17 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
         putf(&s, " %6zu", hosts[i].processes);
         put_quantities(&s, hosts[i].cpu, hosts[i].memory_mb, hosts[i].read, hosts[i].write,
                        hosts[i].recv, hosts[i].sent);
+        if (contract)
+            putf(&s, " %5zu", hosts[i].violating);
+        s.highlight = hosts[i].violating > 0;
         end_line(&s);
     }
     end_line(&s); /* blank */
-    putf(&s, "%-*s %7s %c %6s %7s %8s %8s %8s %8s %s", s.host_width, "HOST", "PID", 'S', "CPU%",
-         "MEM", "READ/s", "WRITE/s", "RECV/s", "SENT/s", "COMMAND");
+    putf(&s, "%-*s %7s %c %6s %7s %8s %8s %8s %8s", s.host_width, "HOST", "PID", 'S', "CPU%",
+         "MEM", "READ/s", "WRITE/s", "RECV/s", "SENT/s");
+    if (contract)
+        putf(&s, " %-*s", 6 + WORST_WIDTH, "CONTRACT");
+    put(&s, " COMMAND");
     end_line(&s);
     for (size_t i = 0; i < snap->row_count; i++) {
         if (lines_left(&s) == 1 && i + 1 < snap->row_count) {
@@ -351,6 +410,8 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
         putf(&s, " %7d %c", (int)row->pid, row->state ? row->state : '?');
         put_quantities(&s, row->cpu_percent, row->memory_mb, row->read_bytes_per_s,
                        row->write_bytes_per_s, row->recv_bytes_per_s, row->sent_bytes_per_s);
+        if (contract)
+            put_contract(&s, row);
         put(&s, " ");
         put(&s, row->command ? row->command : "");
         end_line(&s);

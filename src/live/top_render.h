@@ -1,7 +1,10 @@
 /* The screen of `tally top`, as a pure function: from a snapshot of an
  * application's processes on all its hosts to the text of one terminal
  * screen (a title, one line per host with its totals, one line per process),
- * sorted by a chosen column and cut to the terminal's width and height. No
+ * sorted by a chosen column and cut to the terminal's width and height.
+ * When a contract is watched (tally contract watch), a CONTRACT column shows
+ * each process's overall violation level and its worst dimension, marked
+ * '!' (and, with colour, in bold red) at or above the threshold. No
  * terminal I/O here: the command clears the screen and prints the string,
  * which keeps the layout unit-testable and lets `tally top` work over plain
  * ssh (no curses needed). */
@@ -25,6 +28,10 @@ struct top_row {
     double recv_bytes_per_s;
     double sent_bytes_per_s;
     const char *command;
+    bool has_contract;         /* a contract watch sends levels for this process */
+    double contract_level;     /* its overall violation level, 0..1 */
+    double contract_threshold; /* violating at or above it (NaN: unknown) */
+    const char *contract_space, *contract_dimension; /* the worst dimension (NULL: unknown) */
 };
 
 struct top_snapshot {
@@ -45,6 +52,7 @@ enum top_column {
     TOP_RECV,
     TOP_SENT,
     TOP_COMMAND,
+    TOP_LEVEL,         /* the contract violation level */
     TOP_COLUMN_COUNT
 };
 
@@ -53,10 +61,11 @@ struct top_options {
     bool reverse;      /* flips the natural order: largest first for
                                   quantities, A to Z for names, pids ascending */
     int width, height; /* the terminal's size in columns and lines */
+    bool color;        /* ANSI bold red for violating lines (outside the width count) */
 };
 
 /* The column named by a --sort value or key ("cpu", "mem", "memory",
- * "read", "write", "recv", "sent", "pid", "host", "state", "command"),
+ * "read", "write", "recv", "sent", "pid", "host", "state", "command", "level"),
  * case-insensitive; -1 when unknown. */
 int top_column_parse(const char *name);
 /* The column's name as top_column_parse accepts it. */
@@ -66,6 +75,9 @@ const char *top_column_name(enum top_column column);
  * each ending in '\n'. When the processes do not fit, the last line says
  * how many were left out. malloc'd; NULL when out of memory. */
 char *top_render(const struct top_snapshot *snapshot, const struct top_options *options);
+
+/* A row violates its contract: its level is at or above its threshold. */
+bool top_row_violating(const struct top_row *row);
 
 /* Formats a quantity of bytes in at most 7 characters: "512B", "1.5K",
  * "20.0M", "3.1G", "-" for NaN. */

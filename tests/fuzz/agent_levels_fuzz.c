@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!msg)
             continue;
         char why[300] = "";
-        long kept = agent_levels_apply(&levels, msg, why, sizeof why);
+        long kept = agent_levels_apply(&levels, msg, NULL, why, sizeof why);
         if (kept < 0 && !why[0])
             abort();
         if (kept >= 0 && (size_t)kept != json_array_size(json_object_get(msg, "levels")))

@@ -1,7 +1,9 @@
 // Drives the live page (tally view --live) in headless Chromium and prints
 // what it saw as JSON: the hosts charted, the last value of each host's
 // memory line, how many updates arrived without a reload, the bar values,
-// and a screenshot.   node live_check.js URL SCREENSHOT MIN_BARS
+// the contract panels (levels per process, threshold, heat-strip cells),
+// and a screenshot.   node live_check.js URL SCREENSHOT MIN_BARS [MIN_CONTRACT]
+// (MIN_CONTRACT: wait until that many processes have contract levels)
 'use strict';
 const { Browser } = require('../view/cdp.js');
 
@@ -18,10 +20,21 @@ const SNAPSHOT = `(() => ({
   bars: Array.from(document.querySelectorAll('#bars rect[data-value]')).map((r) => Number(r.dataset.value)),
   barsShown: !document.getElementById('bars-panel').hidden,
   navigations: performance.getEntriesByType('navigation').length,
+  contractShown: !document.getElementById('contract-panel').hidden,
+  threshold: document.getElementById('chart-contract').dataset.threshold || null,
+  thresholdLines: document.querySelectorAll('#chart-contract line.threshold').length,
+  contractLines: Object.fromEntries(Array.from(document.querySelectorAll('#chart-contract path[data-process]'))
+    .map((p) => [p.dataset.process, Number(p.dataset.last)])),
+  contract: Object.fromEntries(Array.from(document.querySelectorAll('#contract-now tr[data-process]'))
+    .map((r) => [r.dataset.process, { overall: Number(r.dataset.overall), violating: r.dataset.violating === 'true',
+                                      worst: r.children[3].textContent, red: r.classList.contains('violating') }])),
+  strip: Object.fromEntries(Array.from(document.querySelectorAll('#contract-strip g[data-process]'))
+    .map((g) => [g.dataset.process + ' ' + g.dataset.dimension, { cells: g.querySelectorAll('rect').length,
+                                                                   last: Number(g.dataset.last) }])),
 }))()`;
 
 (async () => {
-  const [url, shot, minBars] = process.argv.slice(2);
+  const [url, shot, minBars, minContract] = process.argv.slice(2);
   const browser = await Browser.launch();
   try {
     const page = await browser.newPage();
@@ -29,7 +42,8 @@ const SNAPSHOT = `(() => ({
     await page.waitFor('Number(document.body.dataset.points) >= 2');
     const first = await page.eval(SNAPSHOT);
     await page.waitFor(`Number(document.body.dataset.updates) >= ${first.updates + 3} &&
-                        document.querySelectorAll('#bars rect[data-value]').length >= ${Number(minBars)}`, 30000);
+                        document.querySelectorAll('#bars rect[data-value]').length >= ${Number(minBars)} &&
+                        document.querySelectorAll('#contract-now tr[data-process]').length >= ${Number(minContract || 0)}`, 30000);
     const later = await page.eval(SNAPSHOT);
     await page.screenshot(shot, true);
     console.log(JSON.stringify({ first, later }));

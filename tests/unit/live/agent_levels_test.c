@@ -1,7 +1,9 @@
 /* The agent's kept contract levels (src/live/agent_levels.c): a message
  * replaces its application's levels and no other's, an empty list forgets
  * them, a malformed message is refused whole (what was kept stays), and the
- * exposition is one escaped gauge line per level. */
+ * exposition is one escaped gauge line per level; a process's levels are
+ * found by pid with their overall and worst dimension; an agent reached over
+ * NATS keeps only its own host's levels. */
 #include <jansson.h>
 #include <stdlib.h>
 
@@ -22,10 +24,30 @@ static const char MSG5[] = "{\"op\":\"levels\",\"levels\":[]}";
 static const char MSG6[] = "{\"op\":\"levels\",\"app\":\"mw\",\"levels\":{}}";
 static const char MSG7[] = "{\"op\":\"levels\",\"app\":\"mw\",\"levels\":[]}";
 
+/* a period of two processes on two hosts, with pids, threshold and time */
+static const char MSG8[] = "{\"op\":\"levels\",\"app\":\"mw\",\"threshold\":0.4,\"time\":1700000000.5,\"levels\":["
+                        "{\"process\":\"7\",\"host\":\"n1\",\"pid\":4242,\"space\":\"intrinsic\",\"dimension\":\"compute\",\"level\":0.75},"
+                        "{\"process\":\"7\",\"host\":\"n1\",\"pid\":4242,\"space\":\"intrinsic\",\"dimension\":\"communicate\",\"level\":0.25},"
+                        "{\"process\":\"7\",\"host\":\"n1\",\"pid\":4242,\"space\":\"intrinsic\",\"dimension\":\"overall\",\"level\":0.75},"
+                        "{\"process\":\"7\",\"host\":\"n1\",\"pid\":4242,\"space\":\"execution\",\"dimension\":\"compute\",\"level\":0.5},"
+                        "{\"process\":\"7\",\"host\":\"n1\",\"pid\":4242,\"space\":\"execution\",\"dimension\":\"overall\",\"level\":0.5},"
+                        "{\"process\":\"3\",\"host\":\"n2\",\"pid\":99,\"space\":\"intrinsic\",\"dimension\":\"overall\",\"level\":0}]}";
+static const char MSG9[] = "{\"op\":\"levels\",\"app\":\"mw\",\"levels\":["
+                        "{\"process\":\"7\",\"host\":\"n1\",\"pid\":-3,\"space\":\"intrinsic\",\"dimension\":\"overall\",\"level\":0}]}";
+
+static long apply_on(struct agent_levels **k, const char *text, const char *only_host, char *why,
+                     size_t len)
+{
+    json_t *msg = json_loads(text, 0, NULL);
+    long n = agent_levels_apply(k, msg, only_host, why, len);
+    json_decref(msg);
+    return n;
+}
+
 static long apply(struct agent_levels **k, const char *text, char *why, size_t len)
 {
     json_t *msg = json_loads(text, 0, NULL);
-    long n = agent_levels_apply(k, msg, why, len);
+    long n = agent_levels_apply(k, msg, NULL, why, len);
     json_decref(msg);
     return n;
 }
@@ -89,6 +111,51 @@ int main(void)
     text = exposition(NULL);
     CHECK_INT(count_lines(text, "tally_contract_violation{"), 0);
     free(text);
+    agent_levels_free(k);
+
+    /* a process's levels by pid: overall the largest overall, worst the
+     * largest other dimension */
+    k = NULL;
+    CHECK_INT(apply(&k, MSG8, why, sizeof why), 6);
+    json_t *p = agent_levels_of_process(k, 4242);
+    CHECK(p != NULL);
+    CHECK_STR(json_string_value(json_object_get(p, "process")), "7");
+    CHECK_STR(json_string_value(json_object_get(p, "app")), "mw");
+    CHECK_NEAR(json_number_value(json_object_get(p, "overall")), 0.75, 1e-12);
+    CHECK_NEAR(json_number_value(json_object_get(p, "threshold")), 0.4, 1e-12);
+    CHECK_NEAR(json_number_value(json_object_get(p, "time")), 1700000000.5, 1e-6);
+    json_t *worst = json_object_get(p, "worst");
+    CHECK_STR(json_string_value(json_object_get(worst, "space")), "intrinsic");
+    CHECK_STR(json_string_value(json_object_get(worst, "dimension")), "compute");
+    CHECK_NEAR(json_number_value(json_object_get(worst, "level")), 0.75, 1e-12);
+    CHECK_INT(json_array_size(json_object_get(p, "levels")), 5);
+    json_decref(p);
+    p = agent_levels_of_process(k, 99);
+    CHECK_NEAR(json_number_value(json_object_get(p, "overall")), 0, 1e-12);
+    CHECK(!json_object_get(p, "worst")); /* only an overall was sent */
+    json_decref(p);
+    CHECK(agent_levels_of_process(k, 4243) == NULL);
+    CHECK(agent_levels_of_process(k, 0) == NULL);
+    CHECK(agent_levels_of_process(NULL, 4242) == NULL);
+    /* a bad pid refuses the message */
+    CHECK_INT(apply(&k, MSG9, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "\"pid\" (a pid)");
+    agent_levels_free(k);
+
+    /* the agent of n2 keeps only n2's levels */
+    k = NULL;
+    CHECK_INT(apply_on(&k, MSG8, "n2", why, sizeof why), 1);
+    CHECK(agent_levels_of_process(k, 4242) == NULL);
+    p = agent_levels_of_process(k, 99);
+    CHECK_STR(json_string_value(json_object_get(p, "process")), "3");
+    json_decref(p);
+    text = exposition(k);
+    CHECK_INT(count_lines(text, "\ntally_contract_violation{"), 1);
+    CHECK_CONTAINS(text, "host=\"n2\"");
+    free(text);
+    /* its empty list (the watch stopping) forgets them */
+    CHECK_INT(apply_on(&k, MSG7, "n2", why, sizeof why), 0);
+    CHECK(agent_levels_of_process(k, 99) == NULL);
     agent_levels_free(k);
     return test_done();
 }

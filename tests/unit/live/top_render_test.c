@@ -2,7 +2,8 @@
  * exact screen of a small application on three hosts, host totals, sorting
  * by every column (reversed, unknown values last, stable ties), the cut to
  * the terminal's width and height, and escape sequences kept out of the
- * viewer's terminal. */
+ * viewer's terminal; the CONTRACT column (only when levels are known), its
+ * '!' and colour at the threshold, and sorting by level. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,17 +11,17 @@
 #include "test.h"
 
 static const struct top_row rows[] = {
-    {"n1", 4242, 'R', 99.5, 256, 1024, 0, 5e6, 6e6, "./ring --size 100"},
-    {"n1", 4243, 'S', 0.5, 12.25, 0, 2048, NAN, NAN, "bash -c x"},
-    {"node-two", 77, 'R', 150, 1500, 3e9, 1e3, 100, 200, "./ring"},
-    {"n3", 9, 'T', NAN, NAN, NAN, NAN, NAN, NAN, NULL},
+    {"n1", 4242, 'R', 99.5, 256, 1024, 0, 5e6, 6e6, "./ring --size 100", false, 0, 0, NULL, NULL},
+    {"n1", 4243, 'S', 0.5, 12.25, 0, 2048, NAN, NAN, "bash -c x", false, 0, 0, NULL, NULL},
+    {"node-two", 77, 'R', 150, 1500, 3e9, 1e3, 100, 200, "./ring", false, 0, 0, NULL, NULL},
+    {"n3", 9, 'T', NAN, NAN, NAN, NAN, NAN, NAN, NULL, false, 0, 0, NULL, NULL},
 };
 
 static char *render(const struct top_row *r, size_t n, enum top_column sort, bool reverse,
                     int width, int height)
 {
     struct top_snapshot snap = {"ring", 1700000000.0, r, n};
-    struct top_options o = {sort, reverse, width, height};
+    struct top_options o = {sort, reverse, width, height, false};
     return top_render(&snap, &o);
 }
 
@@ -108,7 +109,7 @@ static void test_screen(void)
 
     /* no application, one process, no time */
     struct top_snapshot one = {NULL, NAN, rows, 1};
-    struct top_options o = {TOP_CPU, false, 200, 40};
+    struct top_options o = {TOP_CPU, false, 200, 40, false};
     screen = top_render(&one, &o);
     CHECK_CONTAINS(
         screen,
@@ -216,6 +217,60 @@ static void test_cuts(void)
     free(screen);
 }
 
+static void test_contract(void)
+{
+    struct top_row r[3] = {rows[0], rows[1], rows[2]};
+    r[0].has_contract = r[1].has_contract = true; /* node-two's process has no levels */
+    r[0].contract_level = 1;
+    r[0].contract_threshold = 0.5;
+    r[0].contract_space = "intrinsic";
+    r[0].contract_dimension = "compute";
+    r[1].contract_level = 0.25;
+    r[1].contract_threshold = 0.5;
+    r[1].contract_space = "execution";
+    r[1].contract_dimension = "communicate";
+    struct top_snapshot snap = {"ring", 1700000000.0, r, 3};
+    struct top_options o = {TOP_CPU, false, 200, 40, false};
+    char *screen = top_render(&snap, &o);
+    CHECK_CONTAINS(screen, " - sorted by cpu - 1 violating\n");
+    CHECK_CONTAINS(screen, "HOST      PROCS   CPU%     MEM   READ/s  WRITE/s   RECV/s   SENT/s  VIOL\n");
+    CHECK_CONTAINS(screen, "\nn1            2  100.0  268.2M     1.0K     2.0K     4.8M     5.7M     1\n");
+    CHECK_CONTAINS(screen, "   SENT/s CONTRACT                    COMMAND\n");
+    CHECK_CONTAINS(screen, "     5.7M 1.00! intrinsic compute     ./ring --size 100\n");
+    CHECK_CONTAINS(screen, "        - 0.25  execution communicate bash -c x\n");
+    CHECK_CONTAINS(screen, "     200B -                           ./ring\n");
+    CHECK(strchr(screen, 0x1b) == NULL); /* no colour asked */
+    free(screen);
+    /* with colour: the violating process and its host in bold red, nothing else */
+    o.color = true;
+    screen = top_render(&snap, &o);
+    CHECK_CONTAINS(screen, "\n\033[1;31mn1          4242 R");
+    CHECK_CONTAINS(screen, "./ring --size 100\033[0m\n");
+    CHECK_CONTAINS(screen, "\n\033[1;31mn1            2 ");
+    CHECK_CONTAINS(screen, "\nn1          4243 S");
+    size_t escapes = 0;
+    for (const char *p = screen; (p = strstr(p, "\033[1;31m")); p++)
+        escapes++;
+    CHECK_INT(escapes, 2);
+    free(screen);
+    /* the escapes are not counted in the width */
+    o.width = 60;
+    screen = top_render(&snap, &o);
+    CHECK_CONTAINS(screen, "\n\033[1;31mn1          4242 R   99.5  256.0M     1.0K       0B     4.8M\033[0m\n");
+    free(screen);
+    /* by level: largest first, processes without levels last */
+    o = (struct top_options){TOP_LEVEL, false, 200, 40, false};
+    screen = top_render(&snap, &o);
+    CHECK_STR(pid_order(screen), "4242 4243 77");
+    free(screen);
+    /* without any levels: the layout of before, no CONTRACT column */
+    screen = render(rows, 3, TOP_CPU, false, 200, 40);
+    CHECK(strstr(screen, "CONTRACT") == NULL);
+    CHECK(strstr(screen, "VIOL") == NULL);
+    CHECK(strstr(screen, "violating") == NULL);
+    free(screen);
+}
+
 static void test_names_and_bytes(void)
 {
     CHECK_INT(top_column_parse("cpu"), TOP_CPU);
@@ -224,6 +279,7 @@ static void test_names_and_bytes(void)
     CHECK_INT(top_column_parse("received"), TOP_RECV);
     CHECK_INT(top_column_parse("command"), TOP_COMMAND);
     CHECK_INT(top_column_parse("pid"), TOP_PID);
+    CHECK_INT(top_column_parse("level"), TOP_LEVEL);
     CHECK_INT(top_column_parse("nope"), -1);
     CHECK_INT(top_column_parse(NULL), -1);
     for (int c = 0; c < TOP_COLUMN_COUNT; c++)
@@ -258,6 +314,7 @@ int main(void)
     test_screen();
     test_sorting();
     test_cuts();
+    test_contract();
     test_names_and_bytes();
     return test_done();
 }
