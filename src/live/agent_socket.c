@@ -37,7 +37,7 @@ static void directory_of(const char *path, char *dir, size_t size)
         snprintf(dir, size, ".");
 }
 
-/* mkdir 0700, or check that the existing directory is safe to use. */
+/* mkdir 0700, or check that the existing directory is the user's and closed to others. */
 static int prepare_directory(const char *dir, char *why, size_t why_len)
 {
     if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
@@ -54,9 +54,13 @@ static int prepare_directory(const char *dir, char *why, size_t why_len)
                  (unsigned)st.st_uid, (unsigned)getuid());
         return -1;
     }
-    if ((st.st_mode & 077) && chmod(dir, 0700) < 0) {
-        snprintf(why, why_len, "%s is open to other users and cannot be made 0700: %s", dir,
-                 strerror(errno));
+    /* An existing directory is never changed (--socket /tmp/x.sock must not
+     * close /tmp to everyone else): one open to others is refused. */
+    if (st.st_mode & 077) {
+        snprintf(why, why_len,
+                 "%s is open to other users (mode %04o): put the socket in a directory of "
+                 "your own with mode 0700",
+                 dir, (unsigned)(st.st_mode & 07777));
         return -1;
     }
     return 0;

@@ -83,6 +83,15 @@ check_contains "A: root's process belongs to another user" "$out" "process $$ be
 out=$(as_a "$TALLY" request --agent "$SA" ":proc_get_info([p_$APP], 0x1)" 2>&1)
 check_eq "A reads its own process" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.uid')" "$UA"
 
+# A socket in a directory open to others (here a 1777 one, like /tmp) is
+# refused, and the directory keeps its mode: the agent never closes it.
+shared=$(mktemp -d); chmod 1777 "$shared"
+out=$("$TALLY" agent --foreground --socket "$shared/agent.sock" 2>&1); rc=$?
+check_eq "agent in a shared directory: refused, exit 125" "$rc" 125
+check_contains "... saying why" "$out" "$shared is open to other users (mode 1777)"
+check_eq "... and the directory keeps its mode" "$(stat -c %a "$shared")" 1777
+rmdir "$shared"
+
 touch "$BASE/a/release"
 wait $RUN; rc=$?
 check_eq "A's application ends normally" "$rc" 0
