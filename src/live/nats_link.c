@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct queued {
@@ -19,9 +20,16 @@ struct queued {
     struct nats_link_msg msg;
 };
 
+/* Told by libnats when a subscription's handler has run for the last time. */
+struct handler_end {
+    struct nats_link *link;
+    bool done;
+};
+
 struct subscription {
     char *subject;
     natsSubscription *sub;
+    struct handler_end *end;       /* NULL when libnats would not tell */
 };
 
 struct nats_link {
@@ -29,6 +37,9 @@ struct nats_link {
     natsOptions *opts;
     int event_fd;
     pthread_mutex_t lock;          /* guards the queue, error, counters */
+    pthread_cond_t quiet;          /* signalled as libnats lets go of this link */
+    unsigned handlers_live;        /* subscriptions whose handler may still run */
+    bool closed;                   /* the closed callback has run: no callback follows */
     struct queued *head, *tail;
     char error[256];
     unsigned reconnects;
@@ -97,6 +108,53 @@ static void on_error(natsConnection *nc, natsSubscription *sub, natsStatus statu
     snprintf(text, sizeof text, "%s%s%s", natsStatus_GetText(status), detail && *detail ? ": " : "",
              detail ? detail : "");
     set_error(link, text);
+}
+
+/* libnats calls back from its own threads, also after Close and Destroy
+ * return; the link is freed only once these two say nothing more comes. */
+static void on_closed(natsConnection *nc, void *ctx)
+{
+    (void)nc;
+    struct nats_link *link = ctx;
+    pthread_mutex_lock(&link->lock);
+    link->closed = true;
+    pthread_cond_broadcast(&link->quiet);
+    pthread_mutex_unlock(&link->lock);
+}
+
+static void on_handler_done(void *ctx)
+{
+    struct handler_end *end = ctx;
+    struct nats_link *link = end->link;
+    pthread_mutex_lock(&link->lock);
+    end->done = true;
+    link->handlers_live--;
+    pthread_cond_broadcast(&link->quiet);
+    pthread_mutex_unlock(&link->lock);
+}
+
+/* Until libnats can no longer call back into the link: the connection's
+ * callbacks (closed) and every handler (all), or one subscription's handler
+ * (one). Bounded: a library that never says so leaves the wait after 5 s. */
+static bool wait_for_callbacks(struct nats_link *link, bool all, const struct handler_end *one)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&link->lock);
+    int r = 0;
+    bool pending;
+    while ((pending = all ? link->handlers_live > 0 || !link->closed : one && !one->done) && r == 0)
+        r = pthread_cond_timedwait(&link->quiet, &link->lock, &until);
+    pthread_mutex_unlock(&link->lock);
+    return !pending;
+}
+
+/* A subscription's end marker is freed only once its handler is known to be over. */
+static void free_handler_end(struct handler_end *end, bool over)
+{
+    if (over)
+        free(end);
 }
 
 static void on_disconnected(natsConnection *nc, void *ctx)
@@ -170,6 +228,7 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
         return -1;
     }
     pthread_mutex_init(&link->lock, NULL);
+    pthread_cond_init(&link->quiet, NULL);
     link->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     snprintf(link->inbox_prefix, sizeof link->inbox_prefix, "_INBOX.%s", o->user ? o->user : "anyone");
     if (link->event_fd < 0 || natsOptions_Create(&link->opts) != NATS_OK) {
@@ -190,6 +249,7 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
     natsOptions_SetReconnectBufSize(opts, 8 * 1024 * 1024);
     natsOptions_SetCustomInboxPrefix(opts, link->inbox_prefix);
     natsOptions_SetErrorHandler(opts, on_error, link);
+    natsOptions_SetClosedCB(opts, on_closed, link);
     natsOptions_SetDisconnectedCB(opts, on_disconnected, link);
     natsOptions_SetReconnectedCB(opts, on_reconnected, link);
     natsOptions_SetMaxPendingMsgs(opts, 1 << 20);
@@ -223,22 +283,29 @@ void nats_link_close(struct nats_link *link)
 {
     if (!link)
         return;
+    bool over = true;
+    if (link->conn) {
+        natsConnection_Close(link->conn);
+        over = wait_for_callbacks(link, true, NULL);
+    }
     for (size_t i = 0; i < link->sub_count; i++) {
         natsSubscription_Destroy(link->subs[i].sub);
         free(link->subs[i].subject);
+        free_handler_end(link->subs[i].end, over);
     }
     free(link->subs);
-    if (link->conn) {
-        natsConnection_Close(link->conn);
+    if (link->conn)
         natsConnection_Destroy(link->conn);
-    }
     natsOptions_Destroy(link->opts);
     struct nats_link_msg m;
     while (nats_link_next(link, &m) == 1)
         nats_link_msg_free(&m);
     if (link->event_fd >= 0)
         close(link->event_fd);
+    if (!over)
+        return; /* a callback may still come: the link is left, not freed */
     pthread_mutex_destroy(&link->lock);
+    pthread_cond_destroy(&link->quiet);
     free(link);
 }
 
@@ -264,6 +331,20 @@ int nats_link_subscribe(struct nats_link *link, const char *subject)
         return -1;
     }
     natsSubscription_SetPendingLimits(s->sub, -1, -1);
+    s->end = calloc(1, sizeof *s->end);
+    if (s->end) {
+        s->end->link = link;
+        pthread_mutex_lock(&link->lock);
+        link->handlers_live++;
+        pthread_mutex_unlock(&link->lock);
+        if (natsSubscription_SetOnCompleteCB(s->sub, on_handler_done, s->end) != NATS_OK) {
+            pthread_mutex_lock(&link->lock);
+            link->handlers_live--;
+            pthread_mutex_unlock(&link->lock);
+            free(s->end);
+            s->end = NULL;
+        }
+    }
     link->sub_count++;
     return 0;
 }
@@ -274,7 +355,9 @@ int nats_link_unsubscribe(struct nats_link *link, const char *subject)
         if (strcmp(link->subs[i].subject, subject))
             continue;
         natsSubscription_Unsubscribe(link->subs[i].sub);
+        bool over = wait_for_callbacks(link, false, link->subs[i].end); /* its handler may be running now */
         natsSubscription_Destroy(link->subs[i].sub);
+        free_handler_end(link->subs[i].end, over);
         free(link->subs[i].subject);
         link->subs[i] = link->subs[--link->sub_count];
         return 0;
