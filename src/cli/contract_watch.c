@@ -364,6 +364,10 @@ int cmd_contract_watch(int argc, char **argv)
         tally_error("contract watch: out of memory");
         goto done;
     }
+    /* A period's request waits at most a period (within 0.5..5 s): over NATS,
+     * before the application starts, no agent answers, and a longer wait
+     * would miss the first periods of a run. */
+    co.timeout = fmin(5, fmax(0.5, period));
     if (live_client_open(&co, &w.client, why, sizeof why) < 0) {
         tally_error("contract watch: %s", why);
         goto done;
