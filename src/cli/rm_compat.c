@@ -16,6 +16,7 @@
  * signal, or a bad option or limit (the command is not run); 2 a limit was
  * broken and the command stopped; 4 the monitor failed (the command cannot
  * be started, a report cannot be written). See man/tally-rm.1. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include "report/rm_summary.h"
 #include "util/directories.h"
 #include "util/error.h"
+#include "util/text_file.h"
 #include "version.h"
 
 enum rm_exit {
@@ -186,23 +188,11 @@ static int add_limits(struct rm_config *cfg, const char *option, const char *tex
 /* The whole file (malloc'd, NUL-terminated), or NULL after a message. */
 static char *read_whole_file(const char *option, const char *path)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        tally_error_errno("rm: %s %s", option, path);
-        return NULL;
-    }
-    char *text = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&text, &size);
-    int c;
-    while (mem && (c = fgetc(f)) != EOF)
-        fputc(c, mem);
-    fclose(f);
-    if (!mem || fclose(mem) != 0 || !text) {
-        free(text);
+    char *text = text_file_read(path, NULL);
+    if (!text && errno == ENOMEM)
         tally_error("rm: %s %s: out of memory", option, path);
-        return NULL;
-    }
+    else if (!text)
+        tally_error_errno("rm: %s %s", option, path);
     return text;
 }
 
