@@ -34,6 +34,7 @@
 #include "util/directories.h"
 #include "util/error.h"
 #include "util/text_file.h"
+#include "util/trim.h"
 #include "version.h"
 
 enum rm_exit {
@@ -142,16 +143,6 @@ bool rm_compat_invoked_as(const char *argv0)
            !strcmp(name, "cctools-monitor");
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
-        *--end = '\0';
-    return s;
-}
-
 /* -V 'name: value' (resource_monitor writes value as a string). */
 static int add_verbatim(struct rm_config *cfg, const char *text)
 {
@@ -162,13 +153,13 @@ static int add_verbatim(struct rm_config *cfg, const char *text)
     }
     cfg->verbatim[cfg->verbatim_count] = copy;
     char *colon = strchr(copy, ':');
-    char *key = colon ? (*colon = '\0', trim(copy)) : copy;
+    char *key = colon ? (*colon = '\0', trim_space(copy)) : copy;
     if (!colon || !*key) {
         tally_error("rm: -V '%s': not 'name: value'", text);
         return -1;
     }
     cfg->verbatim_keys[cfg->verbatim_count] = key;
-    cfg->verbatim_values[cfg->verbatim_count] = trim(colon + 1);
+    cfg->verbatim_values[cfg->verbatim_count] = trim_space(colon + 1);
     cfg->verbatim_count++;
     return 0;
 }
