@@ -10,6 +10,7 @@
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/text_file.h"
 
 static const char usage[] =
     "usage: tally archive add [options] FILE...|DIR...|-\n"
@@ -20,29 +21,6 @@ static const char usage[] =
     "  --set-description FILE   describe the set (e.g. the workflow's DAG), stored once per set\n"
     "  --host HOST              host (default: the summary's)\n"
     "  -q, --quiet              do not print the counts\n";
-
-static char *read_whole_file(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    char chunk[65536];
-    size_t n;
-    while (mem && (n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        fwrite(chunk, 1, n, mem);
-    int failed = ferror(fp);
-    fclose(fp);
-    if (mem)
-        fclose(mem);
-    if (failed) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
 
 int archive_add_main(int argc, char **argv, const char *db)
 {
@@ -93,7 +71,7 @@ int archive_add_main(int argc, char **argv, const char *db)
         return TALLY_EXIT_ERROR;
     }
     char *description = NULL;
-    if (description_file && !(description = read_whole_file(description_file))) {
+    if (description_file && !(description = text_file_read(description_file, NULL))) {
         tally_error_errno("archive add: --set-description %s", description_file);
         return TALLY_EXIT_ERROR;
     }

@@ -20,6 +20,7 @@
 #include "contract/monitor.h"
 #include "contract/samples.h"
 #include "util/error.h"
+#include "util/text_file.h"
 
 static void usage(FILE *out)
 {
@@ -65,24 +66,6 @@ static int parse_double(const char *opt, const char *arg, double lo, double hi, 
     }
     *out = v;
     return 0;
-}
-
-static char *read_text_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    char chunk[4096];
-    size_t got;
-    while (mem && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, got, mem);
-    fclose(f);
-    if (mem)
-        fclose(mem);
-    return buf;
 }
 
 static int cmd_build(int argc, char **argv)
@@ -154,7 +137,7 @@ static int cmd_build(int argc, char **argv)
         goto out;
     }
     if (rulebase_file) { /* replaces the generated default */
-        char *text = read_text_file(rulebase_file);
+        char *text = text_file_read(rulebase_file, NULL);
         if (!text) {
             tally_error_errno("contract build: --rulebase %s", rulebase_file);
             goto free_contract;

@@ -36,12 +36,12 @@
 
 #include "cli/commands.h"
 #include "cli/contract_output.h"
+#include "cli/live_options.h"
 #include "contract/contract.h"
 #include "contract/samples.h"
 #include "live/live_client.h"
 #include "util/clock.h"
 #include "util/error.h"
-#include "util/units.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -267,15 +267,13 @@ static int parse_level(const char *opt, const char *arg, double *out)
     return 0;
 }
 
-enum { OPT_APP = 1000, OPT_AGENT, OPT_NATS, OPT_CREDS, OPT_USER, OPT_PERIOD, OPT_THRESHOLD,
+enum { OPT_APP = 1000, OPT_PERIOD, OPT_THRESHOLD,
        OPT_ACTION, OPT_REQUEST, OPT_LIVE, OPT_CAPS, OPT_RECORD, OPT_FORMAT };
 
 int cmd_contract_watch(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"app", required_argument, 0, OPT_APP}, {"agent", required_argument, 0, OPT_AGENT},
-        {"nats", required_argument, 0, OPT_NATS}, {"creds", required_argument, 0, OPT_CREDS},
-        {"user", required_argument, 0, OPT_USER}, {"period", required_argument, 0, OPT_PERIOD},
+        {"app", required_argument, 0, OPT_APP}, LIVE_CLIENT_LONG_OPTIONS, {"period", required_argument, 0, OPT_PERIOD},
         {"threshold", required_argument, 0, OPT_THRESHOLD}, {"on-violation", required_argument, 0, OPT_ACTION},
         {"request", required_argument, 0, OPT_REQUEST}, {"live-factors", no_argument, 0, OPT_LIVE},
         {"capabilities", required_argument, 0, OPT_CAPS}, {"record", required_argument, 0, OPT_RECORD},
@@ -295,15 +293,9 @@ int cmd_contract_watch(int argc, char **argv)
         switch (opt) {
         case 'h': fputs(usage_text, stdout); return TALLY_EXIT_OK;
         case OPT_APP: w.app = optarg; break;
-        case OPT_AGENT: co.socket = optarg; break;
-        case OPT_NATS: co.nats_url = optarg; break;
-        case OPT_CREDS: co.creds = optarg; break;
-        case OPT_USER: co.user = optarg; break;
         case OPT_PERIOD:
-            if (units_parse(optarg, DIM_TIME, NULL, &period, why, sizeof why) < 0 || period < 0.1) {
-                tally_error("contract watch: --period '%s': %s", optarg, period < 0.1 ? "at least 0.1 s" : why);
+            if (live_period_option("contract watch", "--period", optarg, &period) < 0)
                 goto out;
-            }
             break;
         case OPT_THRESHOLD: if (parse_level("--threshold", optarg, &w.out.threshold) < 0) goto out; break;
         case OPT_ACTION: w.out.on_violation = optarg; break;
@@ -324,6 +316,8 @@ int cmd_contract_watch(int argc, char **argv)
             w.out.json = !strcmp(optarg, "json");
             break;
         default:
+            if (live_client_option(opt, optarg, &co) == 0)
+                break;
             tally_error("contract watch: unknown or incomplete option '%s' (see 'tally contract watch --help')",
                         argv[optind - 1]);
             goto out;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/live_options.h"
 #include "cli/request_nats.h"
 #include "live/agent_link.h"
 #include "util/error.h"
@@ -46,16 +47,12 @@ static const char usage_text[] =
     "Exit status: 0; 1 when a reply carried errors; 125 on tally's own error\n"
     "(no agent, bad option).\n";
 
-enum { OPT_AGENT_SOCKET = 256, OPT_FOLLOW, OPT_TIMEOUT, OPT_NATS, OPT_CREDS, OPT_USER, OPT_NODE,
-       OPT_QUIET, OPT_EXPECT, OPT_REPEAT };
+enum { OPT_FOLLOW = 256, OPT_TIMEOUT, OPT_NODE, OPT_QUIET, OPT_EXPECT, OPT_REPEAT };
 
 static const struct option long_options[] = {
-    {"agent", required_argument, 0, OPT_AGENT_SOCKET},
+    LIVE_CLIENT_LONG_OPTIONS,
     {"follow", no_argument, 0, OPT_FOLLOW},
     {"timeout", required_argument, 0, OPT_TIMEOUT},
-    {"nats", required_argument, 0, OPT_NATS},
-    {"creds", required_argument, 0, OPT_CREDS},
-    {"user", required_argument, 0, OPT_USER},
     {"node", required_argument, 0, OPT_NODE},
     {"quiet", required_argument, 0, OPT_QUIET},
     {"expect", required_argument, 0, OPT_EXPECT},
@@ -114,7 +111,7 @@ static char *until_done(struct agent_link *link, double timeout, int *errors)
 
 int cmd_request(int argc, char **argv)
 {
-    const char *socket_path = NULL;
+    struct live_client_options co = {0}; /* --agent, --nats, --creds, --user */
     bool follow = false;
     double timeout = 30;
     bool timeout_given = false;
@@ -128,9 +125,6 @@ int cmd_request(int argc, char **argv)
         case 'h':
             fputs(usage_text, stdout);
             return TALLY_EXIT_OK;
-        case OPT_AGENT_SOCKET:
-            socket_path = optarg;
-            break;
         case OPT_FOLLOW:
             follow = true;
             break;
@@ -140,15 +134,6 @@ int cmd_request(int argc, char **argv)
                 return TALLY_EXIT_ERROR;
             }
             timeout_given = true;
-            break;
-        case OPT_NATS:
-            nats.url = optarg;
-            break;
-        case OPT_CREDS:
-            nats.creds = optarg;
-            break;
-        case OPT_USER:
-            nats.user = optarg;
             break;
         case OPT_NODE:
             nats.node = optarg;
@@ -172,6 +157,8 @@ int cmd_request(int argc, char **argv)
             }
             break;
         default:
+            if (live_client_option(c, optarg, &co) == 0)
+                break;
             tally_error("request: unknown or incomplete option '%s' (see 'tally request --help')",
                         argv[optind - 1]);
             return TALLY_EXIT_ERROR;
@@ -181,6 +168,10 @@ int cmd_request(int argc, char **argv)
         tally_error("request: give a REQUEST (see 'tally request --help')");
         return TALLY_EXIT_ERROR;
     }
+    const char *socket_path = co.socket;
+    nats.url = co.nats_url;
+    nats.creds = co.creds;
+    nats.user = co.user;
     if (!nats.url && (nats.expect || nats.repeat || nats.node || nats.creds)) {
         tally_error("request: --expect, --repeat, --node and --creds go with --nats URL");
         return TALLY_EXIT_ERROR;

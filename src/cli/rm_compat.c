@@ -18,23 +18,23 @@
  * be started, a report cannot be written). See man/tally-rm.1. */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/rm_limits.h"
 #include "cli/rm_sampling.h"
 #include "cli/rm_snapshots.h"
-#include "cli/run.h"
+#include "cli/run_common.h"
 #include "report/rm_files.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"
 #include "util/directories.h"
 #include "util/error.h"
+#include "util/text_file.h"
+#include "util/trim.h"
 #include "version.h"
 
 enum rm_exit {
@@ -143,16 +143,6 @@ bool rm_compat_invoked_as(const char *argv0)
            !strcmp(name, "cctools-monitor");
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n'))
-        *--end = '\0';
-    return s;
-}
-
 /* -V 'name: value' (resource_monitor writes value as a string). */
 static int add_verbatim(struct rm_config *cfg, const char *text)
 {
@@ -163,13 +153,13 @@ static int add_verbatim(struct rm_config *cfg, const char *text)
     }
     cfg->verbatim[cfg->verbatim_count] = copy;
     char *colon = strchr(copy, ':');
-    char *key = colon ? (*colon = '\0', trim(copy)) : copy;
+    char *key = colon ? (*colon = '\0', trim_space(copy)) : copy;
     if (!colon || !*key) {
         tally_error("rm: -V '%s': not 'name: value'", text);
         return -1;
     }
     cfg->verbatim_keys[cfg->verbatim_count] = key;
-    cfg->verbatim_values[cfg->verbatim_count] = trim(colon + 1);
+    cfg->verbatim_values[cfg->verbatim_count] = trim_space(colon + 1);
     cfg->verbatim_count++;
     return 0;
 }
@@ -189,23 +179,11 @@ static int add_limits(struct rm_config *cfg, const char *option, const char *tex
 /* The whole file (malloc'd, NUL-terminated), or NULL after a message. */
 static char *read_whole_file(const char *option, const char *path)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        tally_error_errno("rm: %s %s", option, path);
-        return NULL;
-    }
-    char *text = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&text, &size);
-    int c;
-    while (mem && (c = fgetc(f)) != EOF)
-        fputc(c, mem);
-    fclose(f);
-    if (!mem || fclose(mem) != 0 || !text) {
-        free(text);
+    char *text = text_file_read(path, NULL);
+    if (!text && errno == ENOMEM)
         tally_error("rm: %s %s: out of memory", option, path);
-        return NULL;
-    }
+    else if (!text)
+        tally_error_errno("rm: %s %s", option, path);
     return text;
 }
 
@@ -240,35 +218,6 @@ static int set_snapshot_events(struct rm_config *cfg, const char *path)
 static void warn_ignored(const char *option, const char *why)
 {
     fprintf(stderr, "tally: rm: %s: %s; ignored\n", option, why);
-}
-
-static int add_measure_dir(struct rm_config *cfg, const char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st) < 0) {
-        tally_error_errno("rm: --measure-dir %s", dir);
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        tally_error("rm: --measure-dir %s: not a directory", dir);
-        return -1;
-    }
-    cfg->measure_dirs[cfg->measure_dir_count++] = dir;
-    return 0;
-}
-
-static int parse_pid(struct rm_config *cfg, const char *text)
-{
-    char *end;
-    errno = 0;
-    long pid = strtol(text, &end, 10);
-    if (errno || *end || pid <= 0 || kill((pid_t)pid, 0) < 0) {
-        tally_error("rm: --pid: '%s' is not a running process", text);
-        return -1;
-    }
-    cfg->task.follow_pid = (pid_t)pid;
-    cfg->task.level = 1;
-    return 0;
 }
 
 /* Returns -1 when the command should run, else the exit status. */
@@ -312,8 +261,9 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
                 return RM_EXIT_USAGE;
             break;
         case OPT_PID:
-            if (parse_pid(cfg, optarg) < 0)
+            if (run_parse_pid("rm: --pid", optarg, &cfg->task.follow_pid) < 0)
                 return RM_EXIT_USAGE;
+            cfg->task.level = 1;
             break;
         case OPT_ACCURATE: /* tally follows every process at level 2 anyway */
         case 'f':          /* the task keeps tally's terminal and process group */
@@ -346,8 +296,9 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
                 return RM_EXIT_USAGE;
             break;
         case OPT_MEASURE_DIR:
-            if (add_measure_dir(cfg, optarg) < 0)
+            if (run_check_measure_dir("rm: --measure-dir", optarg) < 0)
                 return RM_EXIT_USAGE;
+            cfg->measure_dirs[cfg->measure_dir_count++] = optarg;
             break;
         case OPT_FOLLOW_CHDIR:
             warn_ignored("--follow-chdir",
@@ -372,35 +323,16 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
                 return RM_EXIT_USAGE;
             break;
         default:
-            if (optopt && optopt < 256)
-                tally_error("rm: unknown or incomplete option '-%c' (see 'tally rm --help')", optopt);
-            else
-                tally_error("rm: unknown or incomplete option '%s' (see 'tally rm --help')",
-                            argv[optind - 1]);
+            run_unknown_option("rm", argv);
             return RM_EXIT_USAGE;
         }
     }
-    char **command = argv + optind;
-    int sources = (shell_line != NULL) + (*command != NULL) + (cfg->task.follow_pid > 0);
-    if (sources != 1) {
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    if (rc == -1) {
         tally_error("rm: give exactly one of -- COMMAND, --sh LINE or --pid PID (see 'tally rm --help')");
         return RM_EXIT_USAGE;
     }
-    if (shell_line) {
-        cfg->shell_argv[0] = "/bin/sh";
-        cfg->shell_argv[1] = "-c";
-        cfg->shell_argv[2] = (char *)shell_line;
-        cfg->task.argv = cfg->shell_argv;
-        cfg->command_text = strdup(shell_line);
-    } else if (*command) {
-        cfg->task.argv = command;
-        cfg->command_text = run_join_words(command);
-    } else {
-        char text[64];
-        snprintf(text, sizeof text, "--pid %d", (int)cfg->task.follow_pid);
-        cfg->command_text = strdup(text);
-    }
-    if (!cfg->command_text) {
+    if (rc < 0) {
         tally_error("rm: out of memory");
         return RM_EXIT_MONITOR_ERROR;
     }
@@ -487,12 +419,8 @@ static int write_reports(const struct rm_config *cfg, const struct task_result *
     if (!path || rm_summary_write(path, &info, r, &extra, cfg->pretty) < 0)
         rc = -1;
     free(path);
-    if (cfg->inotify) {
-        path = run_report_path(cfg->prefix, ".files");
-        if (!path || rm_files_write(path, r) < 0)
-            rc = -1;
-        free(path);
-    }
+    if (cfg->inotify && run_write_files_report(cfg->prefix, rm_files_write, r) < 0)
+        rc = -1;
     return rc;
 }
 
@@ -573,9 +501,7 @@ int cmd_rm(int argc, char **argv)
         free_config(&cfg);
         return RM_EXIT_MONITOR_ERROR;
     }
-    if (result.launch_errno)
-        tally_error("rm: %s: %s", cfg.task.argv[0],
-                    result.launch_errno == ENOENT ? "command not found" : strerror(result.launch_errno));
+    run_say_launch_error("rm", &cfg.task, &result);
     status = status_of(&result);
     if (sampling.series_on && series_commit(&sampling.series) < 0)
         status = RM_EXIT_MONITOR_ERROR;

@@ -1,10 +1,11 @@
 /* resource_monitor's limits onto tally's (see rm_limits.h). */
 #include "cli/rm_limits.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/trim.h"
 
 /* Names resource_monitor's man page still lists, and what they are now. */
 static const struct {
@@ -21,16 +22,6 @@ static const char *const skipped_fields[] = {
     "start", "end", "bandwidth", "cores_avg", "machine_cpus", "machine_load",
     "context_switches", "fs_nodes", "workers",
 };
-
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
 
 static bool is_skipped(const char *name)
 {
@@ -66,7 +57,7 @@ static int parse_item(struct limit_set *limits, char *item, char *why, size_t wh
         return -1;
     }
     *sep = '\0';
-    const char *name = current_name(trim(item));
+    const char *name = current_name(trim_space(item));
     if (is_skipped(name)) {
         note_skipped(skipped, skipped_len, name);
         return 0;
@@ -98,7 +89,7 @@ int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_
         size_t len = strcspn(p, ",;\n#");
         char delim = p[len];
         p[len] = '\0';
-        char *item = trim(p);
+        char *item = trim_space(p);
         if (*item)
             rc = parse_item(&parsed, item, why, why_len, skipped, skipped_len);
         p += len;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "cli/run.h"
+#include "cli/run_common.h"
 #include "platform/platform.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"

@@ -7,11 +7,9 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -20,7 +18,6 @@
 #include "report/series.h"
 #include "report/summary.h"
 #include "util/error.h"
-#include "util/units.h"
 
 static const char usage_text[] =
     "usage: tally run [options] -- COMMAND [ARGS...]\n"
@@ -86,20 +83,6 @@ static const struct option long_options[] = {
     {0, 0, 0, 0},
 };
 
-int run_parse_seconds(const char *option, const char *text, double min, double *out)
-{
-    char why[160];
-    if (units_parse(text, DIM_TIME, NULL, out, why, sizeof why) < 0) {
-        tally_error("%s: %s", option, why);
-        return -1;
-    }
-    if (*out < min) {
-        tally_error("%s: '%s' is too short (at least %g s)", option, text, min);
-        return -1;
-    }
-    return 0;
-}
-
 /* TALLY_SPIN_US: how long the level-2 tracer may poll for the next event
  * (see event_wait.c); microseconds, 0 to 10000. */
 static int parse_spin_env(double *out)
@@ -116,39 +99,6 @@ static int parse_spin_env(double *out)
     }
     *out = us * 1e-6;
     return 0;
-}
-
-char *run_join_words(char *const *words)
-{
-    size_t len = 1;
-    for (char *const *w = words; *w; w++)
-        len += strlen(*w) + 1;
-    char *text = malloc(len);
-    if (!text)
-        return NULL;
-    text[0] = '\0';
-    for (char *const *w = words; *w; w++) {
-        if (w != words)
-            strcat(text, " ");
-        strcat(text, *w);
-    }
-    return text;
-}
-
-int run_check_report_dir(const char *option, const char *prefix)
-{
-    char *copy = strdup(prefix);
-    if (!copy) {
-        tally_error("run: out of memory");
-        return -1;
-    }
-    char *slash = strrchr(copy, '/');
-    const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
-    int rc = access(dir, W_OK | X_OK);
-    if (rc < 0)
-        tally_error_errno("%s %s: cannot write reports in '%s'", option, prefix, dir);
-    free(copy);
-    return rc;
 }
 
 /* The optional DB operand of --archive / --limits-from-archive written as a
@@ -231,36 +181,21 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             }
             cfg->task.level = optarg[0] - '0';
             break;
-        case OPT_MEASURE_DIR: {
-            struct stat st;
-            if (stat(optarg, &st) < 0) {
-                tally_error_errno("--measure-dir %s", optarg);
+        case OPT_MEASURE_DIR:
+            if (run_check_measure_dir("--measure-dir", optarg) < 0)
                 return TALLY_EXIT_ERROR;
-            }
-            if (!S_ISDIR(st.st_mode)) {
-                tally_error("--measure-dir %s: not a directory", optarg);
-                return TALLY_EXIT_ERROR;
-            }
             cfg->measure_dirs[dirs++] = optarg;
             break;
-        }
         case OPT_NAME:
             cfg->name = optarg;
             break;
         case OPT_CATEGORY:
             cfg->category = optarg;
             break;
-        case OPT_PID: {
-            char *end;
-            errno = 0;
-            long pid = strtol(optarg, &end, 10);
-            if (errno || *end || pid <= 0 || kill((pid_t)pid, 0) < 0) {
-                tally_error("--pid: '%s' is not a running process", optarg);
+        case OPT_PID:
+            if (run_parse_pid("--pid", optarg, &cfg->task.follow_pid) < 0)
                 return TALLY_EXIT_ERROR;
-            }
-            cfg->task.follow_pid = (pid_t)pid;
             break;
-        }
         default:
             if ((c == OPT_ARCHIVE || c == OPT_LIMITS_FROM_ARCHIVE || c == OPT_AGENT) && !optarg)
                 optarg = (char *)separate_optional_operand(argc, argv);
@@ -272,37 +207,18 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
                 break;
             if (handled < 0)
                 return TALLY_EXIT_ERROR;
-            if (optopt && optopt < 256)
-                tally_error("run: unknown or incomplete option '-%c' (see 'tally run --help')", optopt);
-            else
-                tally_error("run: unknown or incomplete option '%s' (see 'tally run --help')",
-                            argv[optind - 1]);
+            run_unknown_option("run", argv);
             return TALLY_EXIT_ERROR;
         }
     }
     if (parse_spin_env(&cfg->task.event_poll) < 0)
         return TALLY_EXIT_ERROR;
-    char **command = argv + optind;
-    int sources = (shell_line != NULL) + (*command != NULL) + (cfg->task.follow_pid > 0);
-    if (sources != 1) {
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    if (rc == -1) {
         tally_error("run: give exactly one of COMMAND, -c LINE or --pid PID (see 'tally run --help')");
         return TALLY_EXIT_ERROR;
     }
-    if (shell_line) {
-        cfg->shell_argv[0] = "/bin/sh";
-        cfg->shell_argv[1] = "-c";
-        cfg->shell_argv[2] = (char *)shell_line;
-        cfg->task.argv = cfg->shell_argv;
-        cfg->command_text = strdup(shell_line);
-    } else if (*command) {
-        cfg->task.argv = command;
-        cfg->command_text = run_join_words(command);
-    } else {
-        char text[64];
-        snprintf(text, sizeof text, "--pid %d", (int)cfg->task.follow_pid);
-        cfg->command_text = strdup(text);
-    }
-    if (!cfg->command_text) {
+    if (rc < 0) {
         tally_error("run: out of memory");
         return TALLY_EXIT_ERROR;
     }
@@ -317,15 +233,6 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
     cfg->task.limits = limits_any(&cfg->limits) ? &cfg->limits : NULL;
     cfg->task.track_files = cfg->files_report;
     return -1;
-}
-
-char *run_report_path(const char *prefix, const char *suffix)
-{
-    size_t len = strlen(prefix) + strlen(suffix) + 1;
-    char *path = malloc(len);
-    if (path)
-        snprintf(path, len, "%s%s", prefix, suffix);
-    return path;
 }
 
 int run_write_reports(const struct run_config *cfg, const struct task_result *result,
@@ -345,12 +252,8 @@ int run_write_reports(const struct run_config *cfg, const struct task_result *re
     if (!path || summary_write(path, &info, result) < 0)
         rc = -1;
     free(path);
-    if (cfg->files_report) {
-        path = run_report_path(cfg->prefix, ".files");
-        if (!path || files_report_write(path, result) < 0)
-            rc = -1;
-        free(path);
-    }
+    if (cfg->files_report && run_write_files_report(cfg->prefix, files_report_write, result) < 0)
+        rc = -1;
     return rc;
 }
 
@@ -360,32 +263,6 @@ void run_config_free(struct run_config *cfg)
     free(cfg->measure_dirs);
     cfg->command_text = NULL;
     cfg->measure_dirs = NULL;
-}
-
-/* SIGINT, SIGTERM, SIGHUP: end the task, still write the reports; counted,
- * so that a second one ends it at once. */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    if (interrupted < 100)
-        interrupted = interrupted + 1;
-}
-
-volatile sig_atomic_t *run_install_interrupt_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt; /* no SA_RESTART: waits return at once */
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: the count stays right */
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaddset(&sa.sa_mask, SIGHUP);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    return &interrupted;
 }
 
 static void append_sample(void *ctx, const struct task_sample *sample)
@@ -416,9 +293,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     }
     run_instrument_collect(cfg);
     int status = result->status;
-    if (result->launch_errno) /* the summary says it too; the user sees it now */
-        tally_error("run: %s: %s", cfg->task.argv[0],
-                    result->launch_errno == ENOENT ? "command not found" : strerror(result->launch_errno));
+    run_say_launch_error("run", &cfg->task, result);
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
         status = TALLY_EXIT_ERROR;
     run_agent_after_attempt(cfg, result);
@@ -448,7 +323,7 @@ int cmd_run(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
-        bool again = run_archive_after_attempt(&cfg, &result, attempt) && !interrupted;
+        bool again = run_archive_after_attempt(&cfg, &result, attempt) && !*cfg.task.interrupt;
         task_result_free(&result);
         if (!again)
             break;

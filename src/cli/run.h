@@ -4,11 +4,11 @@
 #ifndef TALLY_CLI_RUN_H
 #define TALLY_CLI_RUN_H
 
-#include <signal.h>
 #include <stdbool.h>
 
 #include "cli/run_agent.h"
 #include "cli/run_archive.h"
+#include "cli/run_common.h"
 #include "cli/run_instrument.h"
 #include "monitor/limits.h"
 #include "monitor/task.h"
@@ -37,19 +37,5 @@ struct series_writer;
 int run_write_reports(const struct run_config *cfg, const struct task_result *result,
                       struct series_writer *series);
 void run_config_free(struct run_config *cfg);
-
-/* Helpers shared with the resource_monitor front end (rm_compat.c). */
-/* TEXT as seconds (units_parse), at least min; -1 after a message naming OPTION. */
-int run_parse_seconds(const char *option, const char *text, double min, double *out);
-/* The directory of PREFIX must be writable before the task runs, not found
- * out after; -1 after a message naming OPTION. */
-int run_check_report_dir(const char *option, const char *prefix);
-/* The words joined by single spaces (malloc'd), or NULL when out of memory. */
-char *run_join_words(char *const *words);
-/* PREFIX followed by SUFFIX (malloc'd), or NULL when out of memory. */
-char *run_report_path(const char *prefix, const char *suffix);
-/* Handlers for SIGINT, SIGTERM, SIGHUP that count into the returned
- * counter (for task_options.interrupt); without SA_RESTART. */
-volatile sig_atomic_t *run_install_interrupt_handlers(void);
 
 #endif

@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/live_options.h"
 #include "live/live_client.h"
 #include "live/top_render.h"
 #include "util/clock.h"
 #include "util/error.h"
-#include "util/units.h"
 
 static const char usage_text[] =
     "usage: tally top [--app NAME] [--agent SOCKET | --nats URL [--creds FILE] [--user NAME]]\n"
@@ -40,10 +40,7 @@ static const char usage_text[] =
     "or above the threshold; no colour when NO_COLOR is set or the output is not a terminal).\n"
     "\n"
     "      --app NAME          the application (over NATS: required)\n"
-    "      --agent SOCKET      the local agent (default: the user's)\n"
-    "      --nats URL          the agents of every host and site, through NATS\n"
-    "      --creds FILE        NATS credentials (a .creds file or one line user:password)\n"
-    "      --user NAME         NATS subjects of this user (default: your login name)\n"
+    LIVE_CLIENT_USAGE
     "      --sort COLUMN       cpu (default), mem, read, write, recv, sent, pid, host,\n"
     "                          state, command, level\n"
     "      --interval TIME     between refreshes (default 1 s)\n"
@@ -54,7 +51,7 @@ static const char usage_text[] =
     "l contract level, v reverse, q quit.\n"
     "Exit status: 0; 125 on an error (no agent, bad option).\n";
 
-enum { OPT_APP_NAME = 256, OPT_AGENT_SOCK, OPT_NATS_URL, OPT_CREDS_FILE, OPT_USER_NAME, OPT_SORT,
+enum { OPT_APP_NAME = 256, OPT_SORT,
        OPT_EVERY, OPT_ONCE };
 
 static volatile sig_atomic_t stop_requested;
@@ -192,9 +189,7 @@ static void take_key(int key, struct top_options *o)
 int cmd_top(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"app", required_argument, 0, OPT_APP_NAME}, {"agent", required_argument, 0, OPT_AGENT_SOCK},
-        {"nats", required_argument, 0, OPT_NATS_URL}, {"creds", required_argument, 0, OPT_CREDS_FILE},
-        {"user", required_argument, 0, OPT_USER_NAME}, {"sort", required_argument, 0, OPT_SORT},
+        {"app", required_argument, 0, OPT_APP_NAME}, LIVE_CLIENT_LONG_OPTIONS, {"sort", required_argument, 0, OPT_SORT},
         {"interval", required_argument, 0, OPT_EVERY}, {"once", no_argument, 0, OPT_ONCE},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     struct live_client_options co = {0};
@@ -212,10 +207,6 @@ int cmd_top(int argc, char **argv)
             fputs(usage_text, stdout);
             return TALLY_EXIT_OK;
         case OPT_APP_NAME: app = optarg; break;
-        case OPT_AGENT_SOCK: co.socket = optarg; break;
-        case OPT_NATS_URL: co.nats_url = optarg; break;
-        case OPT_CREDS_FILE: co.creds = optarg; break;
-        case OPT_USER_NAME: co.user = optarg; break;
         case OPT_ONCE: once = true; break;
         case OPT_SORT: {
             int col = top_column_parse(optarg);
@@ -228,12 +219,12 @@ int cmd_top(int argc, char **argv)
             break;
         }
         case OPT_EVERY:
-            if (units_parse(optarg, DIM_TIME, NULL, &interval, why, sizeof why) < 0 || interval < 0.1) {
-                tally_error("top: --interval '%s': %s", optarg, interval < 0.1 ? "at least 0.1 s" : why);
+            if (live_period_option("top", "--interval", optarg, &interval) < 0)
                 return TALLY_EXIT_ERROR;
-            }
             break;
         default:
+            if (live_client_option(c, optarg, &co) == 0)
+                break;
             tally_error("top: unknown or incomplete option '%s' (see 'tally top --help')", argv[optind - 1]);
             return TALLY_EXIT_ERROR;
         }

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/live_options.h"
 #include "live/live_view.h"
 #include "util/error.h"
-#include "util/units.h"
 
 static const char usage_text[] =
     "usage: tally view --live APP [--serve [PORT]] [--agent SOCKET | --nats URL [--creds FILE]\n"
@@ -22,10 +22,7 @@ static const char usage_text[] =
     "bar per value of a conditional request (G-PM's chart of a counter per step), e.g.\n"
     "  --bars 'thread_executes_probe([app_sim], \"nextstep\"): pa_counter_read([c_1], 1)'\n"
     "\n"
-    "      --agent SOCKET      the local agent (default: the user's)\n"
-    "      --nats URL          the agents of every host and site, through NATS\n"
-    "      --creds FILE        NATS credentials (a .creds file or one line user:password)\n"
-    "      --user NAME         NATS subjects of this user (default: your login name)\n"
+    LIVE_CLIENT_USAGE
     "      --interval TIME     between two samples (default 1 s)\n"
     "      --bars REQUEST      a conditional request whose answers are drawn as bars\n"
     "      --bars-field NAME   the answers' result field drawn (default value)\n"
@@ -33,8 +30,7 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 after SIGINT/SIGTERM; 125 on an error (no agent, port in use).\n";
 
-enum { OPT_LIVE = 256, OPT_SERVE, OPT_AGENT_SOCK, OPT_NATS_URL, OPT_CREDS_FILE, OPT_USER_NAME,
-       OPT_EVERY, OPT_BARS, OPT_BARS_FIELD };
+enum { OPT_LIVE = 256, OPT_SERVE, OPT_EVERY, OPT_BARS, OPT_BARS_FIELD };
 
 bool view_live_requested(int argc, char **argv)
 {
@@ -48,8 +44,7 @@ int cmd_view_live(int argc, char **argv)
 {
     static const struct option options[] = {
         {"live", required_argument, 0, OPT_LIVE},      {"serve", optional_argument, 0, OPT_SERVE},
-        {"agent", required_argument, 0, OPT_AGENT_SOCK}, {"nats", required_argument, 0, OPT_NATS_URL},
-        {"creds", required_argument, 0, OPT_CREDS_FILE}, {"user", required_argument, 0, OPT_USER_NAME},
+        LIVE_CLIENT_LONG_OPTIONS,
         {"interval", required_argument, 0, OPT_EVERY}, {"bars", required_argument, 0, OPT_BARS},
         {"bars-field", required_argument, 0, OPT_BARS_FIELD}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
@@ -81,24 +76,9 @@ int cmd_view_live(int argc, char **argv)
             }
             break;
         }
-        case OPT_AGENT_SOCK:
-            o.client.socket = optarg;
-            break;
-        case OPT_NATS_URL:
-            o.client.nats_url = optarg;
-            break;
-        case OPT_CREDS_FILE:
-            o.client.creds = optarg;
-            break;
-        case OPT_USER_NAME:
-            o.client.user = optarg;
-            break;
         case OPT_EVERY:
-            if (units_parse(optarg, DIM_TIME, NULL, &o.interval, why, sizeof why) < 0 || o.interval < 0.1) {
-                tally_error("view: --interval '%s': %s", optarg,
-                            o.interval < 0.1 ? "at least 0.1 s" : why);
+            if (live_period_option("view", "--interval", optarg, &o.interval) < 0)
                 return TALLY_EXIT_ERROR;
-            }
             break;
         case OPT_BARS:
             o.bars = optarg;
@@ -107,6 +87,8 @@ int cmd_view_live(int argc, char **argv)
             o.bars_field = optarg;
             break;
         default:
+            if (live_client_option(c, optarg, &o.client) == 0)
+                break;
             tally_error("view: unknown or incomplete option '%s' (see 'tally view --live APP --help')",
                         argv[optind - 1]);
             return TALLY_EXIT_ERROR;

@@ -23,6 +23,7 @@
 
 #include "contract/contract.h"
 #include "util/atomic_file.h"
+#include "util/text_file.h"
 
 static void write_contract(FILE *f, const struct contract *c)
 {
@@ -514,38 +515,13 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
 
 int contract_read(const char *path, struct contract *out, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    size_t len;
+    char *buf = text_file_read(path, &len);
+    if (!buf) {
+        snprintf(err, errlen, "%s: %s", path, errno == ENOMEM ? "out of memory" : strerror(errno));
         return -1;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + got > cap) {
-            cap = (len + got) * 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                snprintf(err, errlen, "%s: out of memory", path);
-                return -1;
-            }
-            buf = nb;
-        }
-        memcpy(buf + len, chunk, got);
-        len += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err, errlen, "%s: read error", path);
-        return -1;
-    }
-    int rc = contract_parse(buf ? buf : "", len, path, out, err, errlen);
+    int rc = contract_parse(buf, len, path, out, err, errlen);
     free(buf);
     return rc;
 }

@@ -678,15 +678,15 @@ bool csr_scope_matches(const struct request_arg *scope, const struct event_occur
     return false;
 }
 
-size_t csr_instrumented(const struct csr_registry *registry, struct csr_pushdown *out, size_t max)
+/* The enabled csrs KEEP chooses, as pushdowns, into out[0..max); how many
+ * there are (which may be more than max). */
+static size_t list_pushdowns(const struct csr_registry *registry, bool (*keep)(const struct csr *),
+                             struct csr_pushdown *out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < registry->csr_total; i++) {
         const struct csr *c = &registry->csrs[i];
-        if (c->state != CSR_ENABLED ||
-            (c->event != EVENT_PROBE && c->event != EVENT_LIB_CALL_STARTED &&
-             c->event != EVENT_LIB_CALL_ENDED) ||
-            c->request.event.arg_count < 2 || c->request.event.args[1].kind != ARG_STRING)
+        if (c->state != CSR_ENABLED || !keep(c))
             continue;
         if (n < max)
             out[n] = (struct csr_pushdown){c->number, c->event, c->request.event.args[1].text,
@@ -696,19 +696,22 @@ size_t csr_instrumented(const struct csr_registry *registry, struct csr_pushdown
     return n;
 }
 
+/* On thread_executes_probe or lib_call_*, with the probe's or function's name. */
+static bool instrumented(const struct csr *c)
+{
+    return (c->event == EVENT_PROBE || c->event == EVENT_LIB_CALL_STARTED ||
+            c->event == EVENT_LIB_CALL_ENDED) &&
+           c->request.event.arg_count >= 2 && c->request.event.args[1].kind == ARG_STRING;
+}
+
+size_t csr_instrumented(const struct csr_registry *registry, struct csr_pushdown *out, size_t max)
+{
+    return list_pushdowns(registry, instrumented, out, max);
+}
+
 size_t csr_pushdowns(const struct csr_registry *registry, struct csr_pushdown *out, size_t max)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < registry->csr_total; i++) {
-        const struct csr *c = &registry->csrs[i];
-        if (c->state != CSR_ENABLED || !pushable(c))
-            continue;
-        if (n < max)
-            out[n] = (struct csr_pushdown){c->number, c->event, c->request.event.args[1].text,
-                                           &c->request.event.args[0]};
-        n++;
-    }
-    return n;
+    return list_pushdowns(registry, pushable, out, max);
 }
 
 int csr_apply_batch(struct csr_registry *registry, unsigned number, double count, double len_sum,

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
-#include "util/loopback.h"
+#include "util/http_server.h"
 
 static const char live_page[] =
 #include "live/web/live_page.html.inc" /* build/gen/, from src/live/web/live_page.html */
@@ -180,19 +180,6 @@ static void take_bars(struct live_state *s, struct live_client *client)
     }
 }
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
-                               const char *body, size_t len, enum MHD_ResponseMemoryMode mode)
-{
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    enum MHD_Result ret = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
 static json_t *since(json_t *array, double t)
 {
     json_t *out = json_array();
@@ -221,17 +208,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 {
     struct live_state *s = cls;
     if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-        return respond(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET\n", 9,
+        return http_respond(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET\n", 9,
                        MHD_RESPMEM_PERSISTENT);
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
-        return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", live_page,
+        return http_respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", live_page,
                        sizeof live_page - 1, MHD_RESPMEM_PERSISTENT);
     if (strcmp(url, "/data"))
-        return respond(conn, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", 10,
+        return http_respond(conn, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", 10,
                        MHD_RESPMEM_PERSISTENT);
     double t = 0, bt = 0;
     if (time_argument(conn, "since", &t) < 0 || time_argument(conn, "bars_since", &bt) < 0)
-        return respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "since: not a number\n", 20,
+        return http_respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "since: not a number\n", 20,
                        MHD_RESPMEM_PERSISTENT);
     pthread_mutex_lock(&s->lock);
     json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:o, s:o}", "app", s->options->app, "interval",
@@ -242,7 +229,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     json_decref(doc);
     if (!body)
         return MHD_NO;
-    return respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+    return http_respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
 }
 
 int live_view_serve(const struct live_view_options *o, char *why, size_t why_size)
@@ -263,25 +250,20 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
                            .previous = json_object()};
     pthread_mutex_init(&s.lock, NULL);
     unsigned port = 0;
-    int fd = loopback_listen(opts.port, &port, why, why_size);
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     sigset_t previous;
     pthread_sigmask(SIG_BLOCK, &stop, &previous); /* before MHD's thread starts */
-    int sfd = fd >= 0 ? signalfd(-1, &stop, SFD_CLOEXEC) : -1;
+    int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
     struct MHD_Daemon *d = NULL;
-    if (fd >= 0 && sfd >= 0)
-        d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY, 0, NULL,
-                             NULL, handle, &s, MHD_OPTION_LISTEN_SOCKET, fd,
-                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    if (sfd < 0)
+        snprintf(why, why_size, "signalfd: %s", strerror(errno));
+    else
+        d = http_server_start(opts.port, &port, handle, &s, why, why_size);
     int rc = 0;
     if (!d) {
-        if (fd >= 0) {
-            snprintf(why, why_size, "127.0.0.1:%u: cannot start the HTTP server", port);
-            close(fd);
-        }
         rc = -1;
     } else {
         printf("serving http://127.0.0.1:%u/ (application %s)\n", port, opts.app);

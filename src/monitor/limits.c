@@ -1,12 +1,12 @@
 /* Limit strings and files (see limits.h). */
 #include "monitor/limits.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/trim.h"
 #include "util/units.h"
 
 void limits_clear(struct limit_set *limits)
@@ -22,16 +22,6 @@ bool limits_any(const struct limit_set *limits)
     return false;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
-
 /* One "field: value" item (already cut out and trimmed). */
 static int parse_item(struct limit_set *out, char *item, char *why, size_t why_len)
 {
@@ -41,7 +31,7 @@ static int parse_item(struct limit_set *out, char *item, char *why, size_t why_l
         return -1;
     }
     *sep = '\0';
-    char *name = trim(item), *value_text = trim(sep + 1);
+    char *name = trim_space(item), *value_text = trim_space(sep + 1);
     int id = summary_field_id(name);
     if (id < 0 || !summary_field_by_id(id)->limitable) {
         snprintf(why, why_len, "%s field '%s'", id < 0 ? "unknown" : "not a limitable", name);
@@ -77,7 +67,7 @@ int limits_parse(struct limit_set *limits, const char *text, char *why, size_t w
         size_t len = strcspn(p, ",;\n#");
         char delim = p[len];
         p[len] = '\0';
-        char *item = trim(p);
+        char *item = trim_space(p);
         if (*item) {
             status = parse_item(&parsed, item, why, why_len);
             items++;
@@ -111,7 +101,7 @@ int limits_parse_file(struct limit_set *limits, const char *path, char *why, siz
     while (status == 0 && getline(&line, &cap, fp) >= 0) {
         number++;
         line[strcspn(line, "#\n")] = '\0';
-        char *item = trim(line);
+        char *item = trim_space(line);
         if (!*item)
             continue;
         items++;

@@ -1,25 +1,21 @@
-/* The --serve HTTP server; see server.h. We open the listening socket
- * ourselves so that "port in use" is reported precisely, hand it to
- * libmicrohttpd (one internal polling thread: the trace is only read), and
- * wait for SIGINT/SIGTERM with sigwait() in the main thread. */
+/* The --serve HTTP server; see server.h. util/http_server.c opens the
+ * listening socket itself, so that "port in use" is reported precisely, and
+ * hands it to libmicrohttpd (one internal polling thread: the trace is only
+ * read); we wait for SIGINT/SIGTERM with sigwait() in the main thread. */
 #include "view/server.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "trace/aggregate.h"
 #include "view/html_report.h"
 #include "view/timeline.h"
-#include "util/loopback.h"
+#include "util/http_server.h"
 
 struct server_context {
     const struct trace *trace;
@@ -27,25 +23,12 @@ struct server_context {
     size_t page_len;
 };
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, const char *type,
-                               const char *body, size_t len, enum MHD_ResponseMemoryMode mode)
-{
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, mode);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    enum MHD_Result ret = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
 static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status, const char *why)
 {
     char *body = NULL;
     if (asprintf(&body, "%s\n", why) < 0)
         return MHD_NO;
-    return respond(conn, status, "text/plain; charset=utf-8", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+    return http_respond(conn, status, "text/plain; charset=utf-8", body, strlen(body), MHD_RESPMEM_MUST_FREE);
 }
 
 static int parse_time(const char *text, double *out)
@@ -69,7 +52,7 @@ static enum MHD_Result respond_json(struct MHD_Connection *conn, json_t *doc)
     json_decref(doc);
     if (!body)
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-    return respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+    return http_respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
 }
 
 static enum MHD_Result serve_slice(struct server_context *ctx, struct MHD_Connection *conn)
@@ -134,7 +117,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
     if (strcmp(method, "GET") && strcmp(method, "HEAD"))
         return respond_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET");
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
-        return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", ctx->page, ctx->page_len,
+        return http_respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", ctx->page, ctx->page_len,
                        MHD_RESPMEM_PERSISTENT);
     if (!strcmp(url, "/slice"))
         return serve_slice(ctx, conn);
@@ -159,11 +142,6 @@ int view_server_run(const struct trace *t, const struct view_page_options *page,
     }
     fclose(mem);
     unsigned bound_port = 0;
-    int fd = loopback_listen(port, &bound_port, err, errlen);
-    if (fd < 0) {
-        free(ctx.page);
-        return -1;
-    }
     /* Block the stop signals before MHD starts its thread, so only sigwait sees them. */
     sigset_t stop;
     sigemptyset(&stop);
@@ -171,22 +149,17 @@ int view_server_run(const struct trace *t, const struct view_page_options *page,
     sigaddset(&stop, SIGTERM);
     sigset_t previous;
     pthread_sigmask(SIG_BLOCK, &stop, &previous);
-    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY,
-                                            0, NULL, NULL, handle_request, &ctx,
-                                            MHD_OPTION_LISTEN_SOCKET, fd,
-                                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    struct MHD_Daemon *d = http_server_start(port, &bound_port, handle_request, &ctx, err, errlen);
     if (!d) {
         pthread_sigmask(SIG_SETMASK, &previous, NULL);
-        close(fd);
         free(ctx.page);
-        snprintf(err, errlen, "127.0.0.1:%u: cannot start the HTTP server", bound_port);
         return -1;
     }
     printf("serving http://127.0.0.1:%u/\n", bound_port);
     fflush(stdout);
     int sig = 0;
     sigwait(&stop, &sig);
-    MHD_stop_daemon(d); /* closes fd too */
+    MHD_stop_daemon(d);
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     free(ctx.page);
     return 0;

@@ -82,6 +82,9 @@ out=$("$TALLY" view --live sim --serve 0 --agent "$WORK/none.sock" 2>&1)
 check_eq "no agent there: exit status" "$?" 125
 check_contains "no agent there: said in one line" "$out" "tally: view: --live sim:"
 out=$("$TALLY" view --live sim --interval 0.01 2>&1); check_eq "--interval too short: exit status" "$?" 125
+check_contains "--interval too short: says so" "$out" "at least 0.1 s"
+out=$("$TALLY" view --live sim --interval soon 2>&1); check_eq "--interval not a time: exit status" "$?" 125
+check_contains "--interval not a time: says why (not 'at least 0.1 s')" "$out" "'soon' is not a number"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/data?since=x")
 check_eq "a bad 'since' is a 400" "$code" 400
 finish

@@ -99,6 +99,10 @@ printf '# old names from the man page\nresident_memory: 15\nbandwidth: 1\n' > li
 check_eq "--limits-file with resident_memory: broken, status 2" "$rc_t" 2
 check_eq "  limits_exceeded.memory" "$(jq -c '.limits_exceeded.memory[0]' lf.summary)" 15
 check_contains "  bandwidth skipped with a warning" "$(cat lf.err)" "ignored: bandwidth"
+mkdir -p limits.d
+"$RM_TALLY" -O lfd -l limits.d -- true 2>lfd.err; rc_t=$?
+check_eq "--limits-file naming a directory: status 1, one line, the command not run" \
+  "$rc_t/$(grep -c 'limits.d: Is a directory' lfd.err)/$(wc -l < lfd.err)/$(test -e lfd.summary && echo ran)" "1/1/1/"
 
 "$RM_TALLY" -O x -L 'memry: 5' -- true 2>memry.err; rc_t=$?
 check_eq "-L unknown field: status 1, one line naming it" "$rc_t/$(grep -c "'memry'" memry.err)/$(wc -l < memry.err)" "1/1/1"
