@@ -69,7 +69,7 @@ build/lib/libtally-probe.so: $(PROBE_LIB_SRC) $(wildcard lib/probe/*.h) include/
 
 build/lib/libtally-mpi-openmpi.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
 	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(OMPI_PC)) -shared -o $@ $(MPI_LIB_SRC) \
-	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' $(shell pkg-config --libs $(OMPI_PC)) -lmpi_mpifh
+	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' $(shell pkg-config --libs $(OMPI_PC))
 
 build/lib/libtally-mpi-mpich.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
 	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(MPICH_PC)) -shared -o $@ $(MPI_LIB_SRC) \

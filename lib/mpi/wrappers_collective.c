@@ -107,20 +107,11 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                root_to_others(comm, root, type_bytes(sendtype, sendcount)));
 }
 
-static uint64_t scatterv_links(MPI_Comm comm, int root, const int counts[], MPI_Datatype type)
+uint64_t root_per_rank_links(MPI_Comm comm, int root, const int counts[], MPI_Datatype type)
 {
     int me, size;
     comm_position(comm, &me, &size);
-    if (me != root)
-        return 0;
-    uint64_t total = 0;
-    for (int r = 0; r < size; r++)
-        if (r != me) {
-            uint64_t b = type_bytes(type, counts[r]);
-            record_link(comm, r, b);
-            total += b;
-        }
-    return total;
+    return me == root ? per_rank_links(comm, counts, type) : 0;
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -130,7 +121,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     COLLECTIVE(Scatterv,
                PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                              root, comm),
-               scatterv_links(comm, root, sendcounts, sendtype));
+               root_per_rank_links(comm, root, sendcounts, sendtype));
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -158,7 +149,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                to_all_others(comm, type_bytes(sendtype, sendcount)));
 }
 
-static uint64_t per_rank_links(MPI_Comm comm, const int counts[], MPI_Datatype type)
+uint64_t per_rank_links(MPI_Comm comm, const int counts[], MPI_Datatype type)
 {
     int me, size;
     comm_position(comm, &me, &size);
@@ -189,7 +180,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
                per_rank_links(comm, recvcounts, type));
 }
 
-static uint64_t to_higher_ranks(MPI_Comm comm, uint64_t bytes)
+uint64_t to_higher_ranks(MPI_Comm comm, uint64_t bytes)
 {
     int me, size;
     comm_position(comm, &me, &size);

@@ -31,14 +31,25 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
+int record_before_finalize(uint64_t t0)
+{
+    int recording = MPI_RECORDING();
+    record_finalize(t0, 0);
+    return recording;
+}
+
+void record_after_finalize(uint64_t t0, int recording)
+{
+    if (recording)
+        record_call(TALLY_MPI_Finalize, t0, tally__now_ns(), 0, CALL_SETUP);
+}
+
 int MPI_Finalize(void)
 {
     uint64_t t0 = tally__now_ns();
-    int recording = MPI_RECORDING();
-    record_finalize(t0, 0);
+    int recording = record_before_finalize(t0);
     int rc = PMPI_Finalize();
-    if (recording)
-        record_call(TALLY_MPI_Finalize, t0, tally__now_ns(), 0, CALL_SETUP);
+    record_after_finalize(t0, recording);
     return rc;
 }
 

@@ -1,10 +1,12 @@
-/* PMPI wrappers for point-to-point calls and the Wait/Test families. Off:
- * one load and a branch, then the PMPI call. On: two clock reads around it,
- * the call's bytes, and for sends one message on the link to the
- * destination (links are counted on the sending side only). */
+/* PMPI wrappers for point-to-point calls and the Wait/Test families, and
+ * their accounting (account_*, which the Fortran wrappers share). Off: one
+ * load and a branch, then the PMPI call. On: two clock reads around it, the
+ * call's bytes, and for sends one message on the link to the destination
+ * (links are counted on the sending side only). */
 #include "record.h"
 
 #pragma GCC visibility push(default) /* the MPI_ names this library interposes */
+
 
 #define OFF_RETURN(call) \
     if (!MPI_RECORDING()) \
@@ -18,39 +20,56 @@ static uint64_t received_bytes(const MPI_Status *status, MPI_Datatype type)
     return type_bytes(type, count);
 }
 
-#define SEND_WRAPPER(NAME)                                                                   \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
-                   MPI_Comm comm)                                                            \
+void account_send(enum tally_mpi_function fn, enum call_kind kind, uint64_t t0, uint64_t t1,
+                  MPI_Datatype type, int count, MPI_Comm comm, int dest)
+{
+    uint64_t bytes = type_bytes(type, count);
+    record_call(fn, t0, t1, bytes, kind);
+    record_link(comm, dest, bytes);
+}
+
+void account_recv(uint64_t t0, uint64_t t1, int rc, const MPI_Status *status, MPI_Datatype type)
+{
+    record_call(TALLY_MPI_Recv, t0, t1, rc == MPI_SUCCESS ? received_bytes(status, type) : 0, CALL_BLOCKING);
+}
+
+void account_sendrecv(uint64_t t0, uint64_t t1, int rc, MPI_Datatype stype, int scount, int dest,
+                      const MPI_Status *status, MPI_Datatype rtype, int source, MPI_Comm comm)
+{
+    uint64_t sent = dest == MPI_PROC_NULL ? 0 : type_bytes(stype, scount);
+    uint64_t got = (rc == MPI_SUCCESS && source != MPI_PROC_NULL) ? received_bytes(status, rtype) : 0;
+    record_call(TALLY_MPI_Sendrecv, t0, t1, sent + got, CALL_BLOCKING);
+    record_link(comm, dest, sent);
+}
+
+void account_sendrecv_replace(uint64_t t0, uint64_t t1, MPI_Datatype type, int count, int dest,
+                              int source, MPI_Comm comm)
+{
+    uint64_t bytes = type_bytes(type, count);
+    uint64_t sent = dest == MPI_PROC_NULL ? 0 : bytes, got = source == MPI_PROC_NULL ? 0 : bytes;
+    record_call(TALLY_MPI_Sendrecv_replace, t0, t1, sent + got, CALL_BLOCKING);
+    record_link(comm, dest, sent);
+}
+
+#define SEND_WRAPPER(NAME, KIND, PARAMS, ARGS)                                               \
+    int MPI_##NAME PARAMS                                                                    \
     {                                                                                        \
-        OFF_RETURN(PMPI_##NAME(buf, count, type, dest, tag, comm));                          \
+        OFF_RETURN(PMPI_##NAME ARGS);                                                        \
         uint64_t t0 = tally__now_ns();                                                       \
-        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
-        uint64_t bytes = type_bytes(type, count);                                            \
-        record_call(TALLY_MPI_##NAME, t0, tally__now_ns(), bytes, CALL_BLOCKING);            \
-        record_link(comm, dest, bytes);                                                      \
+        int rc = PMPI_##NAME ARGS;                                                           \
+        account_send(TALLY_MPI_##NAME, KIND, t0, tally__now_ns(), type, count, comm, dest);  \
         return rc;                                                                           \
     }
+#define SEND_PARAMS (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+#define ISEND_PARAMS                                                                         \
+    (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 
-SEND_WRAPPER(Send)
-SEND_WRAPPER(Ssend)
-SEND_WRAPPER(Bsend)
-SEND_WRAPPER(Rsend)
-
-#define ISEND_WRAPPER(NAME)                                                                  \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,          \
-                   MPI_Comm comm, MPI_Request *request)                                      \
-    {                                                                                        \
-        OFF_RETURN(PMPI_##NAME(buf, count, type, dest, tag, comm, request));                 \
-        uint64_t t0 = tally__now_ns();                                                       \
-        int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, request);                    \
-        uint64_t bytes = type_bytes(type, count);                                            \
-        record_call(TALLY_MPI_##NAME, t0, tally__now_ns(), bytes, CALL_NONBLOCKING);         \
-        record_link(comm, dest, bytes);                                                      \
-        return rc;                                                                           \
-    }
-
-ISEND_WRAPPER(Isend)
-ISEND_WRAPPER(Issend)
+SEND_WRAPPER(Send, CALL_BLOCKING, SEND_PARAMS, (buf, count, type, dest, tag, comm))
+SEND_WRAPPER(Ssend, CALL_BLOCKING, SEND_PARAMS, (buf, count, type, dest, tag, comm))
+SEND_WRAPPER(Bsend, CALL_BLOCKING, SEND_PARAMS, (buf, count, type, dest, tag, comm))
+SEND_WRAPPER(Rsend, CALL_BLOCKING, SEND_PARAMS, (buf, count, type, dest, tag, comm))
+SEND_WRAPPER(Isend, CALL_NONBLOCKING, ISEND_PARAMS, (buf, count, type, dest, tag, comm, request))
+SEND_WRAPPER(Issend, CALL_NONBLOCKING, ISEND_PARAMS, (buf, count, type, dest, tag, comm, request))
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
@@ -60,8 +79,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    uint64_t t1 = tally__now_ns();
-    record_call(TALLY_MPI_Recv, t0, t1, rc == MPI_SUCCESS ? received_bytes(st, type) : 0, CALL_BLOCKING);
+    account_recv(t0, tally__now_ns(), rc, st, type);
     return rc;
 }
 
@@ -88,11 +106,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                            recvtype, source, recvtag, comm, st);
-    uint64_t t1 = tally__now_ns();
-    uint64_t sent = dest == MPI_PROC_NULL ? 0 : type_bytes(sendtype, sendcount);
-    uint64_t got = (rc == MPI_SUCCESS && source != MPI_PROC_NULL) ? received_bytes(st, recvtype) : 0;
-    record_call(TALLY_MPI_Sendrecv, t0, t1, sent + got, CALL_BLOCKING);
-    record_link(comm, dest, sent);
+    account_sendrecv(t0, tally__now_ns(), rc, sendtype, sendcount, dest, st, recvtype, source, comm);
     return rc;
 }
 
@@ -102,10 +116,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     OFF_RETURN(PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status));
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
-    uint64_t bytes = type_bytes(type, count);
-    uint64_t sent = dest == MPI_PROC_NULL ? 0 : bytes, got = source == MPI_PROC_NULL ? 0 : bytes;
-    record_call(TALLY_MPI_Sendrecv_replace, t0, tally__now_ns(), sent + got, CALL_BLOCKING);
-    record_link(comm, dest, sent);
+    account_sendrecv_replace(t0, tally__now_ns(), type, count, dest, source, comm);
     return rc;
 }
 

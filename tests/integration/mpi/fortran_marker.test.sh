@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # A Fortran MPI program with ScoPro's `call measuremark()` (libtally-probe's
 # Fortran entry point), windowed: start=5, iterations=10 of 40. With MPICH
-# the Fortran MPI_SEND reaches the C wrapper (libmpichfort calls MPI_Send),
-# so the window's links are exact; with Open MPI the Fortran bindings call
-# PMPI_ directly (docs/instrumentation.md), so only the marker and the
-# window are checked there (lib/mpi/fortran_openmpi.c interposes the
-# Fortran names for Open MPI).
+# the Fortran MPI_SEND reaches the C wrapper (libmpichfort calls MPI_Send);
+# with Open MPI the Fortran bindings call PMPI_ directly and
+# lib/mpi/fortran_openmpi_*.c interpose the Fortran names
+# (docs/instrumentation.md): the window's links are exact with both.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 N=50
