@@ -138,3 +138,9 @@ double predict_eq7(double t_a1, double s_a)
 {
     return t_a1 * s_a;
 }
+
+double coscheduled_time(double a_start, double b_start, double b_end)
+{
+    double from = a_start > b_start ? a_start : b_start;
+    return b_end > from ? b_end - from : 0;
+}

@@ -95,7 +95,7 @@ static uint64_t iterations_of(const struct tally_segment *s)
     return off - w->hits_on + ((w->how & both) == both ? 1 : 0);
 }
 
-json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *spec)
+json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *spec, double epoch_offset)
 {
     struct segment_set ranks = {0};
     struct tally_segment *items[TALLY_SEG_MAX_RANKS];
@@ -113,6 +113,7 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     double sum_comm = 0, sum_span = 0, sum_tpi = 0;
     size_t measured = 0, tpi_ranks = 0;
     uint64_t min_iterations = UINT64_MAX, max_iterations = 0;
+    uint64_t first_on = UINT64_MAX, last_off = 0; /* the window on any rank */
     for (size_t i = 0; i < ranks.count; i++) {
         const struct tally_segment *s = items[i];
         uint64_t t1, t2;
@@ -150,6 +151,10 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
             min_iterations = its;
         if (its > max_iterations)
             max_iterations = its;
+        if (t1 < first_on)
+            first_on = t1;
+        if (t2 > last_off)
+            last_off = t2;
         json_array_append_new(per_rank, r);
         sum_comm += comm;
         sum_span += span;
@@ -182,6 +187,10 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
         if (max_iterations != min_iterations)
             json_object_set_new(w, "measured_iterations_max", json_integer((json_int_t)max_iterations));
         json_object_set_new(w, "mean_span", seconds(sum_span / (double)measured));
+        /* when, on the summary's clock (start, end), so that it can be
+         * placed against another job's run (tally mpi predict) */
+        json_object_set_new(w, "opened", json_pack("[f, s]", round((ns_to_s(first_on) + epoch_offset) * 1e6) / 1e6, "s"));
+        json_object_set_new(w, "closed", json_pack("[f, s]", round((ns_to_s(last_off) + epoch_offset) * 1e6) / 1e6, "s"));
     }
     if (tpi_ranks) /* the progress rate */
         json_object_set_new(w, "time_per_iteration", seconds(sum_tpi / (double)tpi_ranks));
