@@ -29,7 +29,8 @@ static const char usage_text[] =
     "  --slowdown S    S_a given\n"
     "  --other-end B   B: seconds it runs beside A from A's start, or B's summary:\n"
     "                  with --together, T_b = B's end - the later start (the\n"
-    "                  summaries' clocks), and A's window must lie inside B's run;\n"
+    "                  summaries' clocks), and A's window must lie inside B's run\n"
+    "                  (MPI_Init to MPI_Finalize: mpi.started, mpi.finalizing);\n"
     "                  else B's wall_time\n"
     "\n"
     "Exit status: 0; 125 on bad options or unreadable summaries.\n";
@@ -275,20 +276,28 @@ static double other_time(const json_t *a2, const json_t *b, double b_wall, const
     return b_wall;
 }
 
-/* S_a is a slowdown beside B only when A's window lies inside B's run:
- * one line when it does not (or when the summaries cannot tell). */
+/* S_a is a slowdown beside B only when A's window lies inside B's run: from
+ * all of B's ranks past MPI_Init to the first in MPI_Finalize (mpi.started,
+ * mpi.finalizing), else B's start and end. One line when it does not, or
+ * when the summaries cannot tell. */
 static void check_window_inside(const json_t *a2, const char *a2_name, const json_t *b, const char *b_name)
 {
-    const json_t *w = json_object_get(json_object_get(a2, "mpi"), "window");
-    double opened = pair_seconds(w, "opened"), closed = pair_seconds(w, "closed");
-    double a_start = pair_seconds(a2, "start"), b_start = pair_seconds(b, "start"), b_end = pair_seconds(b, "end");
-    if (opened <= 0 || closed <= 0 || b_start <= 0 || b_end <= 0 || a_start <= 0)
+    const json_t *w = json_object_get(json_object_get(a2, "mpi"), "window"), *b_mpi = json_object_get(b, "mpi");
+    double opened = pair_seconds(w, "opened"), closed = pair_seconds(w, "closed"), a_start = pair_seconds(a2, "start");
+    double b_from = pair_seconds(b_mpi, "started"), b_to = pair_seconds(b_mpi, "finalizing");
+    const char *span = "MPI_Init to MPI_Finalize";
+    if (b_from <= 0 || b_to <= 0) {
+        b_from = pair_seconds(b, "start");
+        b_to = pair_seconds(b, "end");
+        span = "start to end";
+    }
+    if (opened <= 0 || closed <= 0 || b_from <= 0 || b_to <= 0 || a_start <= 0)
         tally_error("mpi predict: cannot tell whether %s's window was inside %s's run (no mpi.window.opened/closed "
                     "or start/end)", a2_name, b_name);
-    else if (opened < b_start || closed > b_end)
-        tally_error("mpi predict: %s's window (%.3f to %.3f s after its start) is not inside %s's run (%.3f to "
-                    "%.3f s): S_a is not the slowdown beside %s", a2_name, opened - a_start, closed - a_start, b_name,
-                    b_start - a_start, b_end - a_start, b_name);
+    else if (opened < b_from || closed > b_to)
+        tally_error("mpi predict: %s's window (%.3f to %.3f s after its start) is not inside %s's run (%s: %.3f "
+                    "to %.3f s): S_a is not the slowdown beside %s", a2_name, opened - a_start, closed - a_start,
+                    b_name, span, b_from - a_start, b_to - a_start, b_name);
 }
 
 static int cmd_mpi_predict(int argc, char **argv)

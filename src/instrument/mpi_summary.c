@@ -27,6 +27,12 @@ static double ns_to_s(uint64_t ns)
     return (double)ns * 1e-9;
 }
 
+/* A monotonic time as [epoch seconds, "s"], to the microsecond. */
+static json_t *epoch_seconds(uint64_t ns, double epoch_offset)
+{
+    return json_pack("[f, s]", round((ns_to_s(ns) + epoch_offset) * 1e6) / 1e6, "s");
+}
+
 static void warn(json_t *warnings, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(json_t *warnings, const char *fmt, ...)
 {
@@ -114,10 +120,15 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     size_t measured = 0, tpi_ranks = 0;
     uint64_t min_iterations = UINT64_MAX, max_iterations = 0;
     uint64_t first_on = UINT64_MAX, last_off = 0; /* the window on any rank */
+    uint64_t last_init = 0, first_finalize = UINT64_MAX; /* every rank between MPI_Init and MPI_Finalize */
     for (size_t i = 0; i < ranks.count; i++) {
         const struct tally_segment *s = items[i];
         uint64_t t1, t2;
         json_t *r = json_pack("{s:i, s:s, s:i}", "rank", s->d.rank, "host", s->d.host, "pid", s->d.pid);
+        if (s->d.t_init_end > last_init)
+            last_init = s->d.t_init_end;
+        if (s->d.t_finalize && s->d.t_finalize < first_finalize)
+            first_finalize = s->d.t_finalize;
         if (s->d.flags & TALLY_SEG_ABORTED)
             warn(warnings, "rank %d called MPI_Abort", s->d.rank);
         else if (!(s->d.flags & TALLY_SEG_FINISHED) && !s->d.t_finalize)
@@ -166,6 +177,12 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     json_object_set_new(o, "functions", functions_json(&ranks));
     json_object_set_new(o, "links", links_json(&ranks));
     json_object_set_new(o, "per_rank", per_rank);
+    /* when all ranks were past MPI_Init and none yet in MPI_Finalize, on the
+     * summary's clock: the program's own run, without its launch */
+    if (last_init)
+        json_object_set_new(o, "started", epoch_seconds(last_init, epoch_offset));
+    if (first_finalize != UINT64_MAX)
+        json_object_set_new(o, "finalizing", epoch_seconds(first_finalize, epoch_offset));
     bool ratio = measured && sum_span > sum_comm;
     json_object_set_new(o, "comm_ratio", ratio ? json_real(sum_comm / (sum_span - sum_comm)) : json_null());
     json_object_set_new(o, "comm_fraction", measured && sum_span > 0 ? json_real(sum_comm / sum_span) : json_null());
@@ -189,8 +206,8 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
         json_object_set_new(w, "mean_span", seconds(sum_span / (double)measured));
         /* when, on the summary's clock (start, end), so that it can be
          * placed against another job's run (tally mpi predict) */
-        json_object_set_new(w, "opened", json_pack("[f, s]", round((ns_to_s(first_on) + epoch_offset) * 1e6) / 1e6, "s"));
-        json_object_set_new(w, "closed", json_pack("[f, s]", round((ns_to_s(last_off) + epoch_offset) * 1e6) / 1e6, "s"));
+        json_object_set_new(w, "opened", epoch_seconds(first_on, epoch_offset));
+        json_object_set_new(w, "closed", epoch_seconds(last_off, epoch_offset));
     }
     if (tpi_ranks) /* the progress rate */
         json_object_set_new(w, "time_per_iteration", seconds(sum_tpi / (double)tpi_ranks));

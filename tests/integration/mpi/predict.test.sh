@@ -5,12 +5,14 @@
 # the summaries' clocks (B's end - A's start, or - B's start when B started
 # later), and a window of A outside B's run is named.
 . "$(dirname "$0")/../lib.sh"
-# summary NAME START END TIME_PER_ITERATION [OPENED CLOSED]
+# summary NAME START END TIME_PER_ITERATION [OPENED CLOSED [STARTED FINALIZING]]
 summary() {
   jq -n --argjson s "$2" --argjson e "$3" --argjson tpi "$4" --argjson o "${5:-null}" --argjson c "${6:-null}" \
+    --argjson i "${7:-null}" --argjson f "${8:-null}" \
     '{start: [$s, "s"], end: [$e, "s"], wall_time: [$e - $s, "s"],
-      mpi: {ranks: 2, per_rank: [], window: ({kind: "marker", time_per_iteration: [$tpi, "s"]}
-        + (if $o == null then {} else {opened: [$o, "s"], closed: [$c, "s"]} end))}}' >"$1.summary"
+      mpi: ({ranks: 2, per_rank: [], window: ({kind: "marker", time_per_iteration: [$tpi, "s"]}
+        + (if $o == null then {} else {opened: [$o, "s"], closed: [$c, "s"]} end))}
+        + (if $i == null then {} else {started: [$i, "s"], finalizing: [$f, "s"]} end))}' >"$1.summary"
 }
 # eq6 T_A1 S T_B and eq7 T_A1 S, to 3 decimals as predict prints them
 eq6() { awk -v t="$1" -v s="$2" -v b="$3" 'BEGIN { printf "%.3f", t + b - b / s }'; }
@@ -32,7 +34,16 @@ out=$($TALLY mpi predict --alone A1 --together A2 --other-end B 2>err)
 check_contains "B started later: T_b = 1060 - 1020" "$out" "T_b 40.000 s (B's end - B's start (B started after A))"
 check_contains "eq. (6) = $(eq6 100 1.8 40)" "$out" "T_b/S_a = 117.778 s"
 check_contains "A's window (5-15 s) outside B's run (20-60 s) is named" "$(cat err)" \
-  "tally: mpi predict: A2's window (5.000 to 15.000 s after its start) is not inside B's run (20.000 to 60.000 s)"
+  "tally: mpi predict: A2's window (5.000 to 15.000 s after its start) is not inside B's run (start to end: 20.000 to 60.000 s)"
+
+# B's ranks past MPI_Init only 8 s after A's start: A's window (5-15 s) began during B's launch
+summary B 990 1060 0.004 1000 1050 1008 1058
+$TALLY mpi predict --alone A1 --together A2 --other-end B >/dev/null 2>err
+check_contains "window during B's launch (MPI_Init at 8 s) is named" "$(cat err)" \
+  "is not inside B's run (MPI_Init to MPI_Finalize: 8.000 to 58.000 s)"
+summary B 990 1060 0.004 1000 1050 1004 1058
+$TALLY mpi predict --alone A1 --together A2 --other-end B >/dev/null 2>err
+check_eq "window inside B's MPI_Init..MPI_Finalize: nothing on stderr" "$(cat err)" ""
 
 summary B 980 1000 0.004                 # B ended when A started: never beside it
 out=$($TALLY mpi predict --alone A1 --together A2 --other-end B 2>/dev/null)

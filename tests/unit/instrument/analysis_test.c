@@ -66,6 +66,10 @@ int main(void)
                                      rank_segment(2, 4, 0.2, 1.0, 0.2), rank_segment(3, 4, 0.2, 1.0, 0.2)};
     segs[2]->d.window.t_on += 500000000ull; /* rank 2's window: 1.5 s to 2.5 s, the last to close */
     segs[2]->d.window.t_off += 500000000ull;
+    for (int i = 0; i < 4; i++) { /* MPI_Init returned at 0.5-0.8 s, MPI_Finalize entered at 3.0-2.7 s */
+        segs[i]->d.t_init_end = 500000000ull + (uint64_t)i * 100000000ull;
+        segs[i]->d.t_finalize = 3000000000ull - (uint64_t)i * 100000000ull;
+    }
     struct segment_set set = {segs, 4};
     struct window_spec spec = {.set = true, .start = 10, .iterations = 100};
     json_t *mpi = mpi_summary_json(&set, &spec, 1000);
@@ -74,6 +78,9 @@ int main(void)
     const json_t *win = json_object_get(mpi, "window");
     CHECK_NEAR(json_number_value(json_array_get(json_object_get(win, "opened"), 0)), 1001.0, 1e-6);
     CHECK_NEAR(json_number_value(json_array_get(json_object_get(win, "closed"), 0)), 1002.5, 1e-6);
+    /* all ranks past MPI_Init: the last one's return; the first MPI_Finalize entry */
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(mpi, "started"), 0)), 1000.8, 1e-6);
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(mpi, "finalizing"), 0)), 1002.7, 1e-6);
     CHECK_INT(json_integer_value(json_object_get(mpi, "ranks")), 4);
     CHECK_STR(json_string_value(json_object_get(mpi, "library")), "Open MPI 4.1.4");
     CHECK_NEAR(json_real_value(json_object_get(mpi, "comm_ratio")), 1.2 / (4 - 1.2), 1e-9);
