@@ -48,15 +48,6 @@ static json_t *load_summary(const char *name)
     return s;
 }
 
-/* A number field (or the number of a [value, "unit"] pair) of o; -1 when absent. */
-static double pair_seconds(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : -1;
-}
-
 static int load_analysis(const char *name, struct mpi_analysis *a, json_t **summary)
 {
     *summary = load_summary(name);
@@ -244,7 +235,7 @@ static int seconds_or_wall_time(const char *text, double *out, json_t **summary)
     json_t *s = load_summary(text);
     if (!s)
         return -1;
-    *out = pair_seconds(s, "wall_time");
+    *out = summary_number(s, "wall_time");
     if (*out <= 0) {
         tally_error("mpi predict: %s: no wall_time", text);
         json_decref(s);
@@ -257,7 +248,7 @@ static int seconds_or_wall_time(const char *text, double *out, json_t **summary)
 /* The progress rate (mpi.window.time_per_iteration) of a summary. */
 static double time_per_iteration_of(const json_t *s, const char *name)
 {
-    double v = pair_seconds(json_object_get(json_object_get(s, "mpi"), "window"), "time_per_iteration");
+    double v = summary_number(json_object_get(json_object_get(s, "mpi"), "window"), "time_per_iteration");
     if (v <= 0)
         tally_error("mpi predict: %s: no progress rate (mpi.window.time_per_iteration: run with a marker)", name);
     return v;
@@ -267,7 +258,7 @@ static double time_per_iteration_of(const json_t *s, const char *name)
  * summaries with start and end; else B's wall time (B assumed started with A). */
 static double other_time(const json_t *a2, const json_t *b, double b_wall, const char **how)
 {
-    double a_start = pair_seconds(a2, "start"), b_start = pair_seconds(b, "start"), b_end = pair_seconds(b, "end");
+    double a_start = summary_number(a2, "start"), b_start = summary_number(b, "start"), b_end = summary_number(b, "end");
     if (a_start > 0 && b_start > 0 && b_end > 0) {
         *how = b_start <= a_start ? "B's end - A's start" : "B's end - B's start (B started after A)";
         return coscheduled_time(a_start, b_start, b_end);
@@ -283,12 +274,12 @@ static double other_time(const json_t *a2, const json_t *b, double b_wall, const
 static void check_window_inside(const json_t *a2, const char *a2_name, const json_t *b, const char *b_name)
 {
     const json_t *w = json_object_get(json_object_get(a2, "mpi"), "window"), *b_mpi = json_object_get(b, "mpi");
-    double opened = pair_seconds(w, "opened"), closed = pair_seconds(w, "closed"), a_start = pair_seconds(a2, "start");
-    double b_from = pair_seconds(b_mpi, "started"), b_to = pair_seconds(b_mpi, "finalizing");
+    double opened = summary_number(w, "opened"), closed = summary_number(w, "closed"), a_start = summary_number(a2, "start");
+    double b_from = summary_number(b_mpi, "started"), b_to = summary_number(b_mpi, "finalizing");
     const char *span = "MPI_Init to MPI_Finalize";
     if (b_from <= 0 || b_to <= 0) {
-        b_from = pair_seconds(b, "start");
-        b_to = pair_seconds(b, "end");
+        b_from = summary_number(b, "start");
+        b_to = summary_number(b, "end");
         span = "start to end";
     }
     if (opened <= 0 || closed <= 0 || b_from <= 0 || b_to <= 0 || a_start <= 0)
