@@ -9,9 +9,7 @@
 #   5. ScoPro-style accuracy (its Tables 1 and 2): the stencil's communication
 #      share by hand (MPI_Wtime) against tally for the full run and windows of
 #      100 and 10 iterations
-#   6. co-scheduling (its Tables 6 and 7): two stencils alone and together on
-#      the same cores; slowdown measured in a window against the real one, and
-#      A's finishing time by eq. (6) and eq. (7) against the real one
+# Co-scheduling (its Tables 6 and 7) is bench/cosched.bench.sh.
 # Medians of RUNS runs. BENCH_SMALL=1 (default here) keeps sizes small: the
 # machine is shared, so these are not final figures. Writes bench/results/mpi.md.
 set -euo pipefail
@@ -28,7 +26,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 PROBE_FLAGS="-I$ROOT/include -L$ROOT/build/lib -ltally-probe -Wl,-rpath,$ROOT/build/lib"
 LIB_OMPI=$ROOT/build/lib/libtally-mpi-openmpi.so
 LIB_MPICH=$ROOT/build/lib/libtally-mpi-mpich.so
-if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=100000 UP_N=20000 ACC_ITS=600 CO_A=1000 CO_B=400; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000 CO_A=2000 CO_B=800; fi
+if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=100000 UP_N=20000 ACC_ITS=600; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000; fi
 
 declare -A pp
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -95,26 +93,6 @@ for variant in blocking nonblocking; do
   done
   acc_rows="$acc_rows$row"$'\n'
 done
-
-# 6. co-scheduling: A (longer) and B (shorter), 2 ranks each, yielding when idle
-co() { # NAME ITERATIONS -> runs with a window of the marker from iteration 10 to 10 before the end
-  "$TALLY" run --mpi --window "start=10,iterations=$(($2 - 20))" -o "$WORK/$1" -- \
-    mpirun.openmpi --mca mpi_yield_when_idle 1 -np 2 "$WORK/stencil" blocking "$2" 64 60 0 1 "$WORK/h$1" >/dev/null 2>&1
-}
-wall() { jq '.wall_time[0]' "$WORK/$1.summary"; }
-tpi() { jq '.mpi.window.time_per_iteration[0]' "$WORK/$1.summary"; }
-co A1 $CO_A; co B1 $CO_B
-co A2 $CO_A & a_pid=$!; co B2 $CO_B; wait $a_pid
-# A's window while B runs: its first iterations (B ends first), measured in a second run together
-"$TALLY" run --mpi --window "start=50,iterations=100" -o "$WORK/A3" -- \
-  mpirun.openmpi --mca mpi_yield_when_idle 1 -np 2 "$WORK/stencil" blocking $CO_A 64 60 0 1 "$WORK/hA3" >/dev/null 2>&1 &
-a_pid=$!; co B3 $CO_B; wait $a_pid
-Ta1=$(wall A1) Tb1=$(wall B1) Ta2=$(wall A2) Tb2=$(wall B2)
-Sb_real=$(awk -v a="$Tb2" -v b="$Tb1" 'BEGIN { printf "%.3f", a / b }')
-Sb_meas=$(awk -v a="$(tpi B2)" -v b="$(tpi B1)" 'BEGIN { printf "%.3f", a / b }')
-Sa_meas=$(awk -v a="$(tpi A3)" -v b="$(tpi A1)" 'BEGIN { printf "%.3f", a / b }')
-pred=$("$TALLY" mpi predict --alone "$Ta1" --slowdown "$Sa_meas" --other-end "$Tb2" | awk '/eq. \(6\)/ { e6 = $(NF-1) } /eq. \(7\)/ { e7 = $(NF-1) } END { print e6, e7 }' || echo "- -")
-read -r Ta6 Ta7 <<<"$pred"
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
@@ -186,18 +164,6 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
   echo
   echo "## 6. Co-scheduling (ScoPro Tables 6 and 7)"
   echo
-  echo "Two blocking stencils of 2 ranks each (A: $CO_A iterations, B: $CO_B) on the same $(nproc) cores,"
-  echo "Open MPI yielding when idle. Slowdown measured = time per iteration in a window"
-  echo "together / alone; real = wall time together / alone."
-  echo
-  echo "| | alone (s) | together (s) | S real | S measured (window) | error |"
-  echo "|---|---|---|---|---|---|"
-  echo "| B (ends first) | $Tb1 | $Tb2 | $Sb_real | $Sb_meas | $(awk -v m="$Sb_meas" -v r="$Sb_real" 'BEGIN { printf "%.1f %%", 100 * (m - r) / r }') |"
-  echo
-  echo "| T_a1 (s) | S_a (window of A while B runs) | T_b (s) | T_a eq. (6) / error | T_a eq. (7) / error | T_real (s) |"
-  echo "|---|---|---|---|---|---|"
-  echo "| $Ta1 | $Sa_meas | $Tb2 | $Ta6 / $(awk -v p="$Ta6" -v r="$Ta2" 'BEGIN { printf "%.1f %%", 100 * (p - r) / r }') | $Ta7 / $(awk -v p="$Ta7" -v r="$Ta2" 'BEGIN { printf "%.1f %%", 100 * (p - r) / r }') | $Ta2 |"
-  echo
-  echo "Target: eq. (6) within 2 % of the real finishing time (ScoPro: 0.0-3.7 %)."
+  echo "See [cosched.md](cosched.md) (bench/cosched.bench.sh)."
 } >"$OUT"
 cat "$OUT"

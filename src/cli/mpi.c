@@ -28,7 +28,11 @@ static const char usage_text[] =
     "  --together A2   summary of a window of A running with B: S_a = its time per\n"
     "                  iteration over A's alone\n"
     "  --slowdown S    S_a given\n"
-    "  --other-end B   when B ends: seconds, or B's summary (wall_time)\n"
+    "  --other-end B   B: seconds it runs beside A from A's start, or B's summary:\n"
+    "                  with --together, T_b = B's end - the later start (the\n"
+    "                  summaries' clocks), and A's window must lie inside B's run\n"
+    "                  (MPI_Init to MPI_Finalize: mpi.started, mpi.finalizing);\n"
+    "                  else B's wall_time\n"
     "\n"
     "Exit status: 0; 125 on bad options or unreadable summaries.\n";
 
@@ -277,40 +281,74 @@ static int cmd_mpi_report(int argc, char **argv)
     return TALLY_EXIT_OK;
 }
 
-/* A number of seconds, or a summary's wall_time. */
-static int seconds_or_wall_time(const char *text, double *out)
+/* A number of seconds (*summary stays NULL), or a summary's wall_time (the
+ * summary is kept in *summary for its other fields). */
+static int seconds_or_wall_time(const char *text, double *out, json_t **summary)
 {
+    *summary = NULL;
     char *end;
     double v = strtod(text, &end);
-    if (end != text && !*end && v > 0) {
+    if (end != text && !*end && v > 0 && isfinite(v)) {
         *out = v;
         return 0;
     }
     json_t *s = load_summary(text);
     if (!s)
         return -1;
-    const json_t *w = json_array_get(json_object_get(s, "wall_time"), 0);
-    *out = json_is_number(w) ? json_number_value(w) : -1;
-    json_decref(s);
+    *out = summary_number(s, "wall_time");
     if (*out <= 0) {
         tally_error("mpi predict: %s: no wall_time", text);
+        json_decref(s);
         return -1;
     }
+    *summary = s;
     return 0;
 }
 
-static double time_per_iteration_of(const char *name)
+/* The progress rate (mpi.window.time_per_iteration) of a summary. */
+static double time_per_iteration_of(const json_t *s, const char *name)
 {
-    json_t *s = load_summary(name);
-    if (!s)
-        return -1;
-    const json_t *tpi = json_array_get(json_object_get(json_object_get(json_object_get(s, "mpi"), "window"),
-                                                       "time_per_iteration"), 0);
-    double v = json_is_number(tpi) ? json_number_value(tpi) : -1;
-    json_decref(s);
+    double v = summary_number(json_object_get(json_object_get(s, "mpi"), "window"), "time_per_iteration");
     if (v <= 0)
         tally_error("mpi predict: %s: no progress rate (mpi.window.time_per_iteration: run with a marker)", name);
     return v;
+}
+
+/* T_b from the clocks of A's run beside B and of B's run when both are
+ * summaries with start and end; else B's wall time (B assumed started with A). */
+static double other_time(const json_t *a2, const json_t *b, double b_wall, const char **how)
+{
+    double a_start = summary_number(a2, "start"), b_start = summary_number(b, "start"), b_end = summary_number(b, "end");
+    if (a_start > 0 && b_start > 0 && b_end > 0) {
+        *how = b_start <= a_start ? "B's end - A's start" : "B's end - B's start (B started after A)";
+        return coscheduled_time(a_start, b_start, b_end);
+    }
+    *how = "B's wall time (B assumed started with A)";
+    return b_wall;
+}
+
+/* S_a is a slowdown beside B only when A's window lies inside B's run: from
+ * all of B's ranks past MPI_Init to the first in MPI_Finalize (mpi.started,
+ * mpi.finalizing), else B's start and end. One line when it does not, or
+ * when the summaries cannot tell. */
+static void check_window_inside(const json_t *a2, const char *a2_name, const json_t *b, const char *b_name)
+{
+    const json_t *w = json_object_get(json_object_get(a2, "mpi"), "window"), *b_mpi = json_object_get(b, "mpi");
+    double opened = summary_number(w, "opened"), closed = summary_number(w, "closed"), a_start = summary_number(a2, "start");
+    double b_from = summary_number(b_mpi, "started"), b_to = summary_number(b_mpi, "finalizing");
+    const char *span = "MPI_Init to MPI_Finalize";
+    if (b_from <= 0 || b_to <= 0) {
+        b_from = summary_number(b, "start");
+        b_to = summary_number(b, "end");
+        span = "start to end";
+    }
+    if (opened <= 0 || closed <= 0 || b_from <= 0 || b_to <= 0 || a_start <= 0)
+        tally_error("mpi predict: cannot tell whether %s's window was inside %s's run (no mpi.window.opened/closed "
+                    "or start/end)", a2_name, b_name);
+    else if (opened < b_from || closed > b_to)
+        tally_error("mpi predict: %s's window (%.3f to %.3f s after its start) is not inside %s's run (%s: %.3f "
+                    "to %.3f s): S_a is not the slowdown beside %s", a2_name, opened - a_start, closed - a_start,
+                    b_name, span, b_from - a_start, b_to - a_start, b_name);
 }
 
 static int cmd_mpi_predict(int argc, char **argv)
@@ -355,19 +393,39 @@ static int cmd_mpi_predict(int argc, char **argv)
         tally_error("mpi predict: give --alone, --other-end and one of --together or --slowdown");
         return TALLY_EXIT_ERROR;
     }
-    double t_a1, t_b;
-    if (seconds_or_wall_time(alone, &t_a1) < 0 || seconds_or_wall_time(other, &t_b) < 0)
-        return TALLY_EXIT_ERROR;
+    int status = TALLY_EXIT_ERROR;
+    double t_a1, b_wall;
+    json_t *a1 = NULL, *b = NULL, *a2 = NULL;
+    if (seconds_or_wall_time(alone, &t_a1, &a1) < 0 || seconds_or_wall_time(other, &b_wall, &b) < 0)
+        goto out;
+    const char *how = "given";
+    double t_b = b_wall;
     if (together) {
-        double alone_tpi = time_per_iteration_of(alone), together_tpi = time_per_iteration_of(together);
+        if (!a1) {
+            tally_error("mpi predict: --together needs --alone as a summary (its progress rate)");
+            goto out;
+        }
+        if (!(a2 = load_summary(together)))
+            goto out;
+        double alone_tpi = time_per_iteration_of(a1, alone), together_tpi = time_per_iteration_of(a2, together);
         if (alone_tpi <= 0 || together_tpi <= 0)
-            return TALLY_EXIT_ERROR;
+            goto out;
         s_a = together_tpi / alone_tpi;
-    }
-    printf("T_a1 %.3f s, S_a %.4f, T_b %.3f s\n", t_a1, s_a, t_b);
+        if (b) {
+            t_b = other_time(a2, b, b_wall, &how);
+            check_window_inside(a2, together, b, other);
+        }
+    } else if (b)
+        how = "B's wall time (B assumed started with A)";
+    printf("T_a1 %.3f s, S_a %.4f, T_b %.3f s (%s)\n", t_a1, s_a, t_b, how);
     printf("eq. (6) T_a = T_a1 + T_b - T_b/S_a = %.3f s\n", predict_eq6(t_a1, s_a, t_b));
     printf("eq. (7) T_a = T_a1 * S_a           = %.3f s\n", predict_eq7(t_a1, s_a));
-    return TALLY_EXIT_OK;
+    status = TALLY_EXIT_OK;
+out:
+    json_decref(a1);
+    json_decref(b);
+    json_decref(a2);
+    return status;
 }
 
 int cmd_mpi(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include "instrument/segments.h"
 #include "instrument/session.h"
 #include "instrument/window_spec.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 int run_instrument_option(int c, const char *arg, struct run_instrument_options *o)
@@ -168,7 +169,7 @@ void run_instrument_collect(struct run_config *cfg)
         return;
     json_decref(o->summary_extra);
     o->summary_extra = json_object();
-    json_t *mpi = o->mpi ? mpi_summary_json(&set, &o->window) : NULL;
+    json_t *mpi = o->mpi ? mpi_summary_json(&set, &o->window, clock_epoch_seconds() - clock_monotonic_seconds()) : NULL;
     if (mpi) {
         json_t *warnings = json_object_get(mpi, "warnings");
         for (size_t i = 0; i < json_array_size(warnings); i++)

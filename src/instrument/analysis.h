@@ -9,7 +9,7 @@
  *   - progress rate (§8.5): time per iteration of the marker
  *   - co-scheduling prediction (§10.6): eq. (6) T_a = T_a1 + T_b - T_b / S_a
  *     against eq. (7) T_a = T_a1 * S_a (printed T_a1 / S_a in the paper; its
- *     tables use T_a1 * S_a). */
+ *     tables use T_a1 * S_a), T_b counted from A's start. */
 #ifndef TALLY_INSTRUMENT_ANALYSIS_H
 #define TALLY_INSTRUMENT_ANALYSIS_H
 
@@ -44,6 +44,10 @@ struct mpi_analysis {
     long long **matrix;             /* bytes [from][to], ranks x ranks (ranks <= 4096) */
 };
 
+/* A number field of a summary object, or the value of a [value, "unit"]
+ * pair; -1 when absent or not a number. */
+double summary_number(const json_t *o, const char *key);
+
 /* Fills a from an `mpi` object. Returns -1 with a reason when it is not one. */
 int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t whylen);
 void mpi_analysis_free(struct mpi_analysis *a);
@@ -61,5 +65,11 @@ double coscheduling_increase(double busy_sum, double idle_sum);
  * slower; B ends after t_b (eq. 6 when B ends first, else t_a1 * s_a). */
 double predict_eq6(double t_a1, double s_a, double t_b);
 double predict_eq7(double t_a1, double s_a);
+
+/* T_b of eq. (6) from the two runs' clocks (epoch seconds): how long B runs
+ * beside A, from the later of the two starts to B's end (B's end - A's start
+ * when B started first or with A, the paper's case); 0 when B ended before
+ * A started. */
+double coscheduled_time(double a_start, double b_start, double b_end);
 
 #endif

@@ -30,6 +30,12 @@ static double ns_to_s(uint64_t ns)
     return (double)ns * 1e-9;
 }
 
+/* A monotonic time as [epoch seconds, "s"], to the microsecond. */
+static json_t *epoch_seconds(uint64_t ns, double epoch_offset)
+{
+    return json_pack("[f, s]", round((ns_to_s(ns) + epoch_offset) * 1e6) / 1e6, "s");
+}
+
 static void warn(json_t *warnings, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(json_t *warnings, const char *fmt, ...)
 {
@@ -98,7 +104,7 @@ static uint64_t iterations_of(const struct tally_segment *s)
     return off - w->hits_on + ((w->how & both) == both ? 1 : 0);
 }
 
-json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *spec)
+json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *spec, double epoch_offset)
 {
     struct segment_set ranks = {0};
     struct tally_segment *items[TALLY_SEG_MAX_RANKS];
@@ -116,10 +122,16 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     double sum_comm = 0, sum_span = 0, sum_tpi = 0;
     size_t measured = 0, tpi_ranks = 0;
     uint64_t min_iterations = UINT64_MAX, max_iterations = 0;
+    uint64_t first_on = UINT64_MAX, last_off = 0; /* the window on any rank */
+    uint64_t last_init = 0, first_finalize = UINT64_MAX; /* every rank between MPI_Init and MPI_Finalize */
     for (size_t i = 0; i < ranks.count; i++) {
         const struct tally_segment *s = items[i];
         uint64_t t1, t2;
         json_t *r = json_pack("{s:i, s:s, s:i}", "rank", s->d.rank, "host", s->d.host, "pid", s->d.pid);
+        if (s->d.t_init_end > last_init)
+            last_init = s->d.t_init_end;
+        if (s->d.t_finalize && s->d.t_finalize < first_finalize)
+            first_finalize = s->d.t_finalize;
         if (s->d.flags & TALLY_SEG_ABORTED)
             warn(warnings, "rank %d called MPI_Abort", s->d.rank);
         else if (!(s->d.flags & TALLY_SEG_FINISHED) && !s->d.t_finalize)
@@ -156,6 +168,10 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
             min_iterations = its;
         if (its > max_iterations)
             max_iterations = its;
+        if (t1 < first_on)
+            first_on = t1;
+        if (t2 > last_off)
+            last_off = t2;
         json_array_append_new(per_rank, r);
         sum_comm += comm;
         sum_span += span;
@@ -167,6 +183,12 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     json_object_set_new(o, "functions", functions_json(&ranks));
     json_object_set_new(o, "links", links_json(&ranks));
     json_object_set_new(o, "per_rank", per_rank);
+    /* when all ranks were past MPI_Init and none yet in MPI_Finalize, on the
+     * summary's clock: the program's own run, without its launch */
+    if (last_init)
+        json_object_set_new(o, "started", epoch_seconds(last_init, epoch_offset));
+    if (first_finalize != UINT64_MAX)
+        json_object_set_new(o, "finalizing", epoch_seconds(first_finalize, epoch_offset));
     bool ratio = measured && sum_span > sum_comm;
     json_object_set_new(o, "comm_ratio", ratio ? json_real(sum_comm / (sum_span - sum_comm)) : json_null());
     json_object_set_new(o, "comm_fraction", measured && sum_span > 0 ? json_real(sum_comm / sum_span) : json_null());
@@ -188,6 +210,10 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
         if (max_iterations != min_iterations)
             json_object_set_new(w, "measured_iterations_max", json_integer((json_int_t)max_iterations));
         json_object_set_new(w, "mean_span", seconds(sum_span / (double)measured));
+        /* when, on the summary's clock (start, end), so that it can be
+         * placed against another job's run (tally mpi predict) */
+        json_object_set_new(w, "opened", epoch_seconds(first_on, epoch_offset));
+        json_object_set_new(w, "closed", epoch_seconds(last_off, epoch_offset));
     }
     if (tpi_ranks) /* the progress rate */
         json_object_set_new(w, "time_per_iteration", seconds(sum_tpi / (double)tpi_ranks));

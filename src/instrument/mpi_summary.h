@@ -6,7 +6,9 @@
  *    "per_rank": [{"rank": 0, "host": h, "pid": p, "comm_time": [s, "s"],
  *                  "wait_time": [s, "s"], "compute_time": [s, "s"], ...}, ...],
  *    "comm_ratio": T_c / (t2 - t1 - T_c), "comm_fraction": T_c / (t2 - t1),
- *    "window": {...}, "counters": {...} (perf_summary.h), "warnings": ["..."]}
+ *    "started": [epoch s, "s"], "finalizing": [epoch s, "s"],
+ *    "window": {..., "opened": [epoch s, "s"], "closed": [epoch s, "s"]},
+ *    "counters": {...} (perf_summary.h), "warnings": ["..."]}
  * Sums over ranks; t1, t2 per rank are the window's opening and closing (the
  * whole run: MPI_Init's return and MPI_Finalize's entry). */
 #ifndef TALLY_INSTRUMENT_MPI_SUMMARY_H
@@ -29,8 +31,11 @@ struct window_spec {
 
 /* The `mpi` object, or NULL when no process registered as an MPI rank.
  * Problems (a window that never opened, a rank that aborted or vanished)
- * are strings in its "warnings" array. */
-json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *w);
+ * are strings in its "warnings" array. epoch_offset: seconds to add to the
+ * segments' CLOCK_MONOTONIC times to get epoch seconds (started: the last
+ * rank's MPI_Init return, finalizing: the first rank's MPI_Finalize entry,
+ * window.opened and .closed: on the clock of the summary's start and end). */
+json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *w, double epoch_offset);
 /* The `probes` object (per process: marker, probes, counters, and the
  * process's perf counters as "perf_counters", perf_summary.h; the same
  * status and sums for the run), or NULL when no process used

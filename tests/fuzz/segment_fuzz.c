@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct segment_set set;
         if (segment_set_load(dir, &set) == 0) {
             struct window_spec w = {.set = true, .start = 3, .iterations = 5};
-            json_decref(mpi_summary_json(&set, &w));
+            json_decref(mpi_summary_json(&set, &w, 0));
             json_decref(probes_summary_json(&set));
             segment_set_free(&set);
         }

@@ -41,6 +41,10 @@ int main(void)
     CHECK_NEAR(predict_eq6(10, 2, 30), 20, 1e-12); /* B outlasts A: A slowed all along */
     CHECK_NEAR(coscheduling_increase(3, 1), 0.5, 1e-12);
     CHECK_NEAR(coscheduling_increase(1, 3), 0, 1e-12);
+    /* T_b from the runs' clocks: B started 10 s before A, ends 60 s after A's start */
+    CHECK_NEAR(coscheduled_time(1000, 990, 1060), 60, 1e-9);
+    CHECK_NEAR(coscheduled_time(1000, 1020, 1060), 40, 1e-9); /* B started 20 s after A */
+    CHECK_NEAR(coscheduled_time(1000, 900, 950), 0, 1e-12);   /* B ended before A started */
 
     struct window_spec w;
     char why[256];
@@ -60,10 +64,23 @@ int main(void)
     /* four ranks: 0 and 1 wait twice as long as 2 and 3 */
     struct tally_segment *segs[4] = {rank_segment(0, 4, 0.4, 1.0, 0.4), rank_segment(1, 4, 0.4, 1.0, 0.4),
                                      rank_segment(2, 4, 0.2, 1.0, 0.2), rank_segment(3, 4, 0.2, 1.0, 0.2)};
+    segs[2]->d.window.t_on += 500000000ull; /* rank 2's window: 1.5 s to 2.5 s, the last to close */
+    segs[2]->d.window.t_off += 500000000ull;
+    for (int i = 0; i < 4; i++) { /* MPI_Init returned at 0.5-0.8 s, MPI_Finalize entered at 3.0-2.7 s */
+        segs[i]->d.t_init_end = 500000000ull + (uint64_t)i * 100000000ull;
+        segs[i]->d.t_finalize = 3000000000ull - (uint64_t)i * 100000000ull;
+    }
     struct segment_set set = {segs, 4};
     struct window_spec spec = {.set = true, .start = 10, .iterations = 100};
-    json_t *mpi = mpi_summary_json(&set, &spec);
+    json_t *mpi = mpi_summary_json(&set, &spec, 1000);
     CHECK(mpi != NULL);
+    /* the window on any rank, on the epoch clock: first opening, last closing */
+    const json_t *win = json_object_get(mpi, "window");
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(win, "opened"), 0)), 1001.0, 1e-6);
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(win, "closed"), 0)), 1002.5, 1e-6);
+    /* all ranks past MPI_Init: the last one's return; the first MPI_Finalize entry */
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(mpi, "started"), 0)), 1000.8, 1e-6);
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(mpi, "finalizing"), 0)), 1002.7, 1e-6);
     CHECK_INT(json_integer_value(json_object_get(mpi, "ranks")), 4);
     CHECK_STR(json_string_value(json_object_get(mpi, "library")), "Open MPI 4.1.4");
     CHECK_NEAR(json_real_value(json_object_get(mpi, "comm_ratio")), 1.2 / (4 - 1.2), 1e-9);
@@ -96,7 +113,7 @@ int main(void)
     segs[0]->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
     segs[1]->d.window.state = TALLY_WINDOW_WAITING;
     segs[1]->d.marker_hits = 7;
-    mpi = mpi_summary_json(&set, &spec);
+    mpi = mpi_summary_json(&set, &spec, 0);
     CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(mpi, "per_rank"), 0), "iterations")),
               101);
     json_t *warnings = json_object_get(mpi, "warnings");
