@@ -43,7 +43,7 @@ int main(void)
                                      rank_with_counters(1, 1500000000, ENOENT)};
     struct segment_set set = {segs, 2};
     struct window_spec spec = {.set = true, .start = 0, .iterations = 0};
-    json_t *mpi = mpi_summary_json(&set, &spec);
+    json_t *mpi = mpi_summary_json(&set, &spec, 0);
     json_t *counters = json_object_get(mpi, "counters");
     CHECK_CONTAINS(json_string_value(json_object_get(counters, "hardware")), "absent: no hardware PMU on this machine");
     CHECK_STR(json_string_value(json_object_get(counters, "software")), "counted");
@@ -73,7 +73,7 @@ int main(void)
         free(segs[i]);
         segs[i] = rank_with_counters(i, 1000000000, 0);
     }
-    mpi = mpi_summary_json(&set, &spec);
+    mpi = mpi_summary_json(&set, &spec, 0);
     counters = json_object_get(mpi, "counters");
     CHECK_STR(json_string_value(json_object_get(counters, "hardware")), "counted");
     CHECK_INT(json_integer_value(json_object_get(json_object_get(counters, "window"), "instructions")), 6000);
