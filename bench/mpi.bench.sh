@@ -100,7 +100,8 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
   echo "# Application instrumentation (issue 9)"
   echo
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $load, BENCH_SMALL=$SMALL, medians of $RUNS runs."
-  echo "The machine is shared with other builds: figures are indicative, not final."
+  awk -v l="${load%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }' &&
+    echo "The load was above half the cores: figures are indicative, not final."
   echo
   echo "## 1. libtally-probe call cost (ns per call, $PROBE_N calls)"
   echo
