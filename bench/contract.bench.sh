@@ -178,8 +178,10 @@ us_read=$(echo "scale=1; $t_read * 1000000 / $n_big" | bc)
   echo "| check, JSON line per level (default) | $us_check |"
   echo "| check --format text (levels computed, explanations of violations printed) | $us_text |"
   echo "| reading + deriving the samples alone ('tally contract samples', which also writes them) | $us_read |"
-  echo
-  echo "Timings and rates on this shared 2-core machine are not final figures; rerun with"
-  echo "REPS=10 on a quiet machine."
+  if [ "$REPS" -lt 10 ] || awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+    echo
+    echo "Fewer than 10 runs per scenario, or a load above half the cores: rates and timings"
+    echo "are not final figures; rerun with REPS=10 on a quiet machine."
+  fi
 } >"$out"
 cat "$out"
