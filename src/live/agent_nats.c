@@ -144,15 +144,21 @@ static bool owns_csrs(const struct agent *a, const struct agent_client *c)
     return false;
 }
 
-static void answer_error(struct agent *a, const char *reply, const char *message)
+/* One JSON line to a tool's inbox (the reference is stolen). */
+static void publish_line(struct agent *a, const char *reply, json_t *line)
 {
-    json_t *line = json_pack("{s:s, s:s, s:s, s:b, s:[s]}", "site", a->site, "node", a->host,
-                             "request", "", "done", 1, "errors", message);
     char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(line);
     if (text)
         nats_link_publish(a->nats->link, reply, NULL, text, strlen(text));
     free(text);
+}
+
+static void answer_error(struct agent *a, const char *reply, const char *message)
+{
+    publish_line(a, reply,
+                 json_pack("{s:s, s:s, s:s, s:b, s:[s]}", "site", a->site, "node", a->host,
+                           "request", "", "done", 1, "errors", message));
 }
 
 /* {"op": "levels", ...} over NATS: this host's part kept; one done line back. */
@@ -169,13 +175,9 @@ static void take_message(struct agent *a, const char *reply, const json_t *messa
         answer_error(a, reply, why);
         return;
     }
-    json_t *line = json_pack("{s:s, s:s, s:s, s:I, s:b}", "site", a->site, "node", a->host, "op",
-                             "levels_kept", "count", (json_int_t)kept, "done", 1);
-    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(line);
-    if (text)
-        nats_link_publish(a->nats->link, reply, NULL, text, strlen(text));
-    free(text);
+    publish_line(a, reply,
+                 json_pack("{s:s, s:s, s:s, s:I, s:b}", "site", a->site, "node", a->host, "op",
+                           "levels_kept", "count", (json_int_t)kept, "done", 1));
 }
 
 void agent_nats_drain(struct agent *a)
