@@ -182,28 +182,26 @@ started=$(date -u +%s)
 echo "monitor bench: ${#CASE_IDS[@]} cases x {$CONFIGS} x $RUNS runs (work files in $WORK)" >&2
 echo "monitor bench: cases: ${CASE_IDS[*]}" >&2
 [ "${#CASE_IDS[@]}" -gt 0 ] || { echo "monitor bench: no case matches BENCH_CASES" >&2; exit 2; }
-for run in $(seq "$RUNS"); do
-  for id in "${CASE_IDS[@]}"; do
-    echo "monitor bench: run $run/$RUNS $id" >&2
-    cut -d' ' -f1 /proc/loadavg >>"$WORK/loads"
-    # The order of configurations rotates each round, so that none is always
-    # first (or right after a given other one); ratios pair runs of a round.
-    read -r -a order <<<"$CONFIGS"
-    for ((k = 0; k < ${#order[@]}; k++)); do
-      run_one "$id" "${order[(k + run - 1) % ${#order[@]}]}" "$run"
-    done
+# One round of case ID: every configuration once. The order rotates each
+# round, so that none is always first (or right after a given other one);
+# ratios pair runs of a round.
+run_round() { # ID RUN OF
+  echo "monitor bench: run $2/$3 $1" >&2
+  cut -d' ' -f1 /proc/loadavg >>"$WORK/loads"
+  local order k
+  read -r -a order <<<"$CONFIGS"
+  for ((k = 0; k < ${#order[@]}; k++)); do
+    run_one "$1" "${order[(k + $2 - 1) % ${#order[@]}]}" "$2"
   done
+}
+for run in $(seq "$RUNS"); do
+  for id in "${CASE_IDS[@]}"; do run_round "$id" "$run" "$RUNS"; done
 done
 # More rounds of the short-process loop alone, up to BENCH_LOOP_RUNS.
 for ((run = RUNS + 1; run <= LOOP_RUNS; run++)); do
   for id in "${CASE_IDS[@]}"; do
     [ "$id" = loop ] || continue
-    echo "monitor bench: run $run/$LOOP_RUNS $id" >&2
-    cut -d' ' -f1 /proc/loadavg >>"$WORK/loads"
-    read -r -a order <<<"$CONFIGS"
-    for ((k = 0; k < ${#order[@]}; k++)); do
-      run_one "$id" "${order[(k + run - 1) % ${#order[@]}]}" "$run"
-    done
+    run_round "$id" "$run" "$LOOP_RUNS"
   done
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
