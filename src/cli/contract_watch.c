@@ -60,6 +60,8 @@ static const char usage_text[] =
     "Checks a running application (tally run --agent --app NAME --probes|--mpi) against its\n"
     "contract: every period (default 1 s) the agent reads each process's probe counters; one\n"
     "JSON line per process, space, dimension and period, as 'tally contract check' prints.\n"
+    "The levels also go to the agents (the local one, or over NATS each process's host's),\n"
+    "which show them in /metrics, proc_get_info 0x100, 'tally top' and 'tally view --live'.\n"
     "Until SIGINT or SIGTERM. Exit status: 0 no level reached the threshold, 1 some did,\n"
     "125 an error (options, contract, agent unreachable or lost, a failed action).\n"
     "  --request REQUEST   sent to the agent at a violation's onset (%p: the process, p_PID@HOST)\n"
