@@ -1,8 +1,8 @@
 /* Switching every rank on and off, as the monitor does: waits until NP
- * segments are registered in DIR, then ROUNDS times: sets the MPI bit of
- * each rank's control word (and bumps its request), timing (a) the writes
+ * segments are registered in DIR, then ROUNDS times: switches MPI recording
+ * on in each rank (tally_seg_monitor_switch, as the agent does), timing (a) the writes
  * for all ranks and (b) until every rank acknowledged at its next MPI call;
- * then clears the bits (writes timed). The ranks run busy.c (monitor-driven
+ * then switches it off (writes timed). The ranks run busy.c (monitor-driven
  * window: off until switched). Prints medians in microseconds:
  * "write_on_us ack_all_us write_off_us". usage: switcher DIR NP ROUNDS */
 #include <dirent.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <tally/segment.h>
+#include <tally/segment_switch.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,13 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int cmp(const void *a, const void *b)
@@ -82,10 +90,8 @@ int main(int argc, char **argv)
            *woff = calloc((size_t)rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         double t0 = now_us();
-        for (int i = 0; i < np; i++) {
-            __atomic_or_fetch(&segs[i]->control.c.on, TALLY_ON_MPI, __ATOMIC_RELEASE);
-            __atomic_add_fetch(&segs[i]->control.c.request, 1, __ATOMIC_RELEASE);
-        }
+        for (int i = 0; i < np; i++)
+            tally_seg_monitor_switch(segs[i], TALLY_ON_MPI, mono_ns());
         double t1 = now_us();
         for (int done = 0; !done;) {
             done = 1;
@@ -97,7 +103,7 @@ int main(int argc, char **argv)
         }
         double t2 = now_us();
         for (int i = 0; i < np; i++)
-            __atomic_and_fetch(&segs[i]->control.c.on, ~TALLY_ON_MPI, __ATOMIC_RELEASE);
+            tally_seg_monitor_switch(segs[i], 0, mono_ns());
         double t3 = now_us();
         won[r] = t1 - t0;
         ack[r] = t2 - t0;

@@ -13,15 +13,18 @@
 #include <stdint.h>
 
 #define TALLY_SEG_MAGIC 0x31474553594c4154ULL /* "TALLYSEG1" little-endian, 8 bytes */
-#define TALLY_SEG_VERSION 2
+#define TALLY_SEG_VERSION 3
 #define TALLY_SEG_PAGE 4096
 #define TALLY_SEG_MAX_PROBES 64
 #define TALLY_SEG_MAX_COUNTERS 64
 #define TALLY_SEG_MAX_RANKS 4096
 #define TALLY_SEG_NAME 48
 
-/* Bits of control.on: what is being recorded now. */
-enum { TALLY_ON_PROBES = 1u, TALLY_ON_MPI = 2u };
+/* Bits of control.on: what is being recorded now. PENDING: a monitor
+ * changed the others; the process acknowledges (control.ack) and switches
+ * its window counters at its next MPI call or marker hit, then clears it. */
+enum { TALLY_ON_PROBES = 1u, TALLY_ON_MPI = 2u, TALLY_ON_PENDING = 0x80000000u };
+#define TALLY_ON_ANY (TALLY_ON_PROBES | TALLY_ON_MPI)
 
 /* window.state */
 enum { TALLY_WINDOW_NONE = 0, TALLY_WINDOW_WAITING, TALLY_WINDOW_OPEN, TALLY_WINDOW_CLOSED };
@@ -31,9 +34,11 @@ enum { TALLY_WINDOW_NONE = 0, TALLY_WINDOW_WAITING, TALLY_WINDOW_OPEN, TALLY_WIN
  * measured = hits_off - hits_on, plus 1 when both. */
 enum { TALLY_WINDOW_OPENED_AT_HIT = 1u, TALLY_WINDOW_CLOSED_AT_END = 2u };
 
-/* How the window is driven: by the process's own marker hits, or by the
- * monitor (a uprobe marker, a request) writing control.on. */
-enum { TALLY_WINDOW_BY_MARKER = 0, TALLY_WINDOW_BY_MONITOR = 1 };
+/* How the window is driven: by the process's own marker hits (and limits),
+ * or by a monitor writing control.on: tally run's uprobe marker thread, or
+ * the agent on request (proc_record_start/stop, or while a csr wants the
+ * process's events), possibly over several recording periods. */
+enum { TALLY_WINDOW_BY_MARKER = 0, TALLY_WINDOW_BY_MONITOR = 1, TALLY_WINDOW_BY_REQUEST = 2 };
 
 /* The MPI functions recorded, in a fixed order shared by both sides. */
 #define TALLY_MPI_FUNCTIONS(X)                                                    \
@@ -67,9 +72,13 @@ struct tally_seg_window {
     uint32_t driver;                /* TALLY_WINDOW_BY_* */
     volatile uint32_t state;        /* TALLY_WINDOW_* */
     uint32_t how;                   /* TALLY_WINDOW_OPENED_AT_HIT | TALLY_WINDOW_CLOSED_AT_END */
-    uint64_t t_on, t_off;           /* CLOCK_MONOTONIC ns */
-    uint64_t hits_on, hits_off;     /* marker hits at opening and closing */
+    uint64_t t_on, t_off;           /* CLOCK_MONOTONIC ns: the last period's opening and closing */
+    uint64_t hits_on, hits_off;     /* marker hits at the last period's opening and closing */
     uint64_t calls;                 /* recorded MPI calls while open */
+    uint64_t periods;               /* recording periods opened (1 but for BY_REQUEST) */
+    uint64_t t_first_on;            /* the first period's opening */
+    uint64_t on_ns;                 /* the closed periods' total length */
+    uint64_t hits_in;               /* marker hits inside the closed periods */
 };
 
 /* The process's own counters (perf_event_open on the thread that registered,

@@ -1,6 +1,6 @@
 /* Recording for the MPI wrappers (record.h): per-function calls, time and
  * bytes, per-link bytes and messages, communication and blocking time, the
- * window's call and time limits, and the monitor's switch acknowledgement.
+ * window's call and time limits, and a monitor's switch taken at the next call.
  * Single-threaded updates: MPI calls of one rank come from one thread in the
  * common MPI_THREAD_SINGLE/FUNNELED programs; a MULTIPLE program may lose an
  * increment under a race, never corrupt the segment. */
@@ -48,11 +48,15 @@ void record_call(enum tally_mpi_function fn, uint64_t t0, uint64_t t1, uint64_t 
             s->d.wait_ns += dt;
         s->d.window.calls++;
     }
-    if (tally_mpi_control.c.ack != tally_mpi_control.c.request) {
-        tally_mpi_control.c.ack_ns = t1;
-        tally_mpi_control.c.ack = tally_mpi_control.c.request;
-    }
     close_window_if_over(s, t1);
+}
+
+uint32_t record_switched(void)
+{
+    struct tally_segment *s = segment ? segment : (segment = tally__segment());
+    if (!s) /* not registered: no monitor can have switched it */
+        return tally_mpi_control.c.on & ~TALLY_ON_PENDING;
+    return tally__acknowledge(s);
 }
 
 void comm_position(MPI_Comm comm, int *rank, int *size)
@@ -132,7 +136,7 @@ void record_register(void)
         return;
     segment->d.t_init_end = tally__now_ns();
     if (segment->d.window.start < 0 && segment->d.window.driver == TALLY_WINDOW_BY_MARKER)
-        segment->d.window.t_on = segment->d.t_init_end; /* the whole run: from MPI_Init on */
+        segment->d.window.t_on = segment->d.window.t_first_on = segment->d.t_init_end; /* the whole run: from MPI_Init on */
 }
 
 void record_finalize(uint64_t now, int aborted)
@@ -141,6 +145,8 @@ void record_finalize(uint64_t now, int aborted)
     if (!s)
         return;
     s->d.t_finalize = now;
+    if (s->control.c.on & TALLY_ON_PENDING)
+        tally__acknowledge(s);
     if (aborted)
         __atomic_or_fetch(&s->d.flags, TALLY_SEG_ABORTED, __ATOMIC_RELEASE);
     if (s->d.window.state == TALLY_WINDOW_OPEN) { /* the end, or a window cut short */

@@ -18,8 +18,23 @@ union tally_mpi_control_page {
 };
 extern HIDDEN union tally_mpi_control_page tally_mpi_control;
 
-/* True while MPI calls are recorded. */
-#define MPI_RECORDING() __builtin_expect(tally_mpi_control.c.on & TALLY_ON_MPI, 0)
+/* A monitor's switch seen (TALLY_ON_PENDING): acknowledged, the window
+ * counters switched; returns the control word now. */
+HIDDEN uint32_t record_switched(void);
+
+/* True while MPI calls are recorded. Off and nothing pending: one load of
+ * the control word and one branch; a pending switch is taken here, at the
+ * first call after it. */
+static inline int mpi_recording(void)
+{
+    uint32_t on = tally_mpi_control.c.on;
+    if (__builtin_expect(!(on & (TALLY_ON_MPI | TALLY_ON_PENDING)), 1))
+        return 0;
+    if (__builtin_expect(on & TALLY_ON_PENDING, 0))
+        on = record_switched();
+    return (on & TALLY_ON_MPI) != 0;
+}
+#define MPI_RECORDING() mpi_recording()
 
 enum call_kind { CALL_NONBLOCKING = 0, CALL_BLOCKING = 1, CALL_SETUP = 2 };
 

@@ -2,8 +2,10 @@
  * through perf_event_open on the calling thread (pid 0, any CPU, not
  * inherited: the thread that registered, i.e. the one that called MPI_Init).
  * Two sets of the same events: the run set counts from registration; the
- * window set is enabled and disabled with the window (one ioctl per group);
- * each set is read once, with one read per group, when it ends. Nothing
+ * window set is enabled and disabled with the window's periods (one ioctl
+ * per group; a monitor's switch takes effect when the process acknowledges
+ * it) and read, one read per group, at each period's end, so that it holds
+ * the sum over the periods; the run set is read once, when it ends. Nothing
  * happens per probe hit or MPI call.
  *
  * Two groups per set: hardware (instructions, cycles) and software
@@ -48,7 +50,7 @@ struct counter_set {
 };
 
 static struct counter_set run_set, window_set;
-static bool run_open, window_open;
+static bool run_open, window_open, window_enabled;
 
 static int open_event(int event, int group_fd, bool disabled, bool user_only)
 {
@@ -140,33 +142,34 @@ void tally__perf_open(struct tally_segment *s)
     struct tally_seg_perf *p = &s->d.perf;
     open_set(&run_set, false, p);
     run_open = true;
-    if (s->d.window.driver != TALLY_WINDOW_BY_MARKER)
-        return; /* the monitor switches that window from outside: not counted */
     struct tally_seg_perf window_status = *p;
-    open_set(&window_set, s->d.window.state != TALLY_WINDOW_OPEN, &window_status);
+    window_enabled = s->d.window.state == TALLY_WINDOW_OPEN;
+    open_set(&window_set, !window_enabled, &window_status);
     window_open = true;
 }
 
 void tally__perf_window_on(void)
 {
-    if (window_open)
+    if (window_open && !window_enabled) {
         switch_set(&window_set, PERF_EVENT_IOC_ENABLE);
+        window_enabled = true;
+    }
 }
 
 void tally__perf_window_off(struct tally_segment *s)
 {
-    if (!window_open)
+    if (!window_open || !window_enabled)
         return;
     switch_set(&window_set, PERF_EVENT_IOC_DISABLE);
-    read_set(&window_set, s->d.perf.window);
+    window_enabled = false;
+    read_set(&window_set, s->d.perf.window); /* not reset: the sum of the periods so far */
     s->d.perf.window_read = 1;
-    close_set(&window_set);
-    window_open = false;
 }
 
 void tally__perf_finish(struct tally_segment *s)
 {
-    if (window_open) { /* not closed by a window transition: its values mean nothing */
+    if (window_open) { /* a period still open is read (it ends here) */
+        tally__perf_window_off(s);
         close_set(&window_set);
         window_open = false;
     }
@@ -183,5 +186,5 @@ void tally__perf_forget(void)
 {
     close_set(&run_set);
     close_set(&window_set);
-    run_open = window_open = false;
+    run_open = window_open = window_enabled = false;
 }

@@ -7,12 +7,12 @@
 #include "segment_client.h"
 
 /* At registration (the window configured): opens the run's counters, running
- * from now, and, for a window the process switches itself, the window's,
- * running from now when the window is already open. Records in S what was
- * refused and why. */
+ * from now, and the window's, running from now when the window is already
+ * open. Records in S what was refused and why. */
 void tally__perf_open(struct tally_segment *s);
-/* The window opened / closed in this process: one ioctl per group; at the
- * closing the window's values are read into S. */
+/* A window period opened / closed in this process (or a monitor's switch
+ * was acknowledged): one ioctl per group; at the closing the window's
+ * values, summed over its periods, are read into S. Both are idempotent. */
 void tally__perf_window_on(void);
 void tally__perf_window_off(struct tally_segment *s);
 /* The measurement ends (MPI_Finalize's entry, or exit): the run's values

@@ -83,12 +83,15 @@ int tally_counter_id(const char *name)
 }
 
 /* The segment once registered (recording implies it is): saves the call to
- * tally__segment on the recording path. */
+ * tally__segment on the recording path. A monitor's pending switch is
+ * taken here (the probe and counter paths when on, every marker hit). */
 static struct tally_segment *segment(void)
 {
     struct tally_segment *s = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
     if (!s && (s = tally__segment()))
         __atomic_store_n(&cached, s, __ATOMIC_RELEASE);
+    if (s && __builtin_expect(tally__probe_control[0] & TALLY_ON_PENDING, 0))
+        tally__acknowledge(s);
     return s;
 }
 

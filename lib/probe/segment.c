@@ -6,6 +6,7 @@
  * application: one segment per process; a forked child starts unregistered. */
 #include "segment_client.h"
 #include "perf_counters.h"
+#include "tally/segment_switch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,14 +53,15 @@ static void configure_window(struct tally_segment *s)
     w->iterations = env_int("TALLY_WINDOW_ITERATIONS", 0);
     w->time_limit_ns = env_int("TALLY_WINDOW_TIME_NS", 0);
     w->call_limit = env_int("TALLY_WINDOW_CALLS", 0);
-    w->driver = env_int("TALLY_WINDOW_BY_MONITOR", 0) ? TALLY_WINDOW_BY_MONITOR : TALLY_WINDOW_BY_MARKER;
-    w->mask = TALLY_ON_PROBES | TALLY_ON_MPI;
-    if (w->start >= 0 || w->driver == TALLY_WINDOW_BY_MONITOR) {
+    int64_t driver = env_int("TALLY_WINDOW_BY_MONITOR", TALLY_WINDOW_BY_MARKER);
+    w->driver = driver == TALLY_WINDOW_BY_MONITOR || driver == TALLY_WINDOW_BY_REQUEST ? (uint32_t)driver
+                                                                                      : TALLY_WINDOW_BY_MARKER;
+    w->mask = TALLY_ON_ANY;
+    if (w->start >= 0 || w->driver != TALLY_WINDOW_BY_MARKER) {
         w->state = TALLY_WINDOW_WAITING;
         s->control.c.on = 0;
     } else { /* no window: recording from registration (MPI: from MPI_Init) to the end */
-        w->state = TALLY_WINDOW_OPEN;
-        w->t_on = s->d.t_register;
+        tally_seg_period_open(w, 0, s->d.t_register);
         s->control.c.on = w->mask;
     }
 }
@@ -70,6 +72,8 @@ static void on_exit_mark(void)
     if (!s)
         return;
     uint64_t now = tally__now_ns();
+    if (s->control.c.on & TALLY_ON_PENDING)
+        tally__acknowledge(s);
     if (s->d.window.state == TALLY_WINDOW_OPEN) {
         s->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
         tally__window_close(s, now);
@@ -195,9 +199,7 @@ void tally__segment_map_control(void *page)
 void tally__window_open(struct tally_segment *s, uint64_t now)
 {
     struct tally_seg_window *w = &s->d.window;
-    w->t_on = now;
-    w->hits_on = s->d.marker_hits;
-    w->state = TALLY_WINDOW_OPEN;
+    tally_seg_period_open(w, s->d.marker_hits, now);
     tally__perf_window_on();
     __atomic_or_fetch(&s->control.c.on, w->mask, __ATOMIC_RELEASE);
 }
@@ -207,10 +209,22 @@ void tally__window_close(struct tally_segment *s, uint64_t now)
     struct tally_seg_window *w = &s->d.window;
     __atomic_and_fetch(&s->control.c.on, ~w->mask, __ATOMIC_RELEASE);
     tally__perf_window_off(s);
-    w->t_off = now;
-    w->hits_off = s->d.marker_hits;
-    w->state = TALLY_WINDOW_CLOSED;
+    tally_seg_period_close(w, s->d.marker_hits, now);
     tally__notify("closed");
+}
+
+uint32_t tally__acknowledge(struct tally_segment *s)
+{
+    struct tally_seg_control *c = &s->control.c;
+    uint32_t on = __atomic_and_fetch(&c->on, ~TALLY_ON_PENDING, __ATOMIC_ACQ_REL);
+    uint64_t request = __atomic_load_n(&c->request, __ATOMIC_ACQUIRE);
+    c->ack_ns = tally__now_ns();
+    __atomic_store_n(&c->ack, request, __ATOMIC_RELEASE);
+    if (on & TALLY_ON_ANY)
+        tally__perf_window_on();
+    else
+        tally__perf_window_off(s);
+    return on;
 }
 
 void tally__notify(const char *what)

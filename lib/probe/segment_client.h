@@ -30,6 +30,10 @@ TALLY_EXPORT void tally__segment_map_control(void *page);
 /* Window transitions, at marker hit `hits` and time `now`. */
 TALLY_EXPORT void tally__window_open(struct tally_segment *s, uint64_t now);
 TALLY_EXPORT void tally__window_close(struct tally_segment *s, uint64_t now);
+/* A monitor switched recording (TALLY_ON_PENDING was set): clears PENDING,
+ * acknowledges the request and switches the window counters to match.
+ * Returns the control word now (without PENDING). */
+TALLY_EXPORT uint32_t tally__acknowledge(struct tally_segment *s);
 /* Tells the monitor something happened: creates DIR/PID.WHAT (one open). */
 TALLY_EXPORT void tally__notify(const char *what);
 

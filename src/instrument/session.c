@@ -20,6 +20,7 @@
 #include "instrument/link_series.h"
 #include "instrument/segments.h"
 #include "platform/platform.h"
+#include "tally/segment_switch.h"
 
 struct watched {
     pid_t pid;
@@ -108,20 +109,12 @@ static bool step(struct instrument_session *s, struct watched *w)
     if (hits >= 1 && !d->marker_t_first)
         d->marker_t_first = now;
     if (win->state == TALLY_WINDOW_WAITING && hits >= s->window.start + 1) {
-        win->hits_on = (uint64_t)hits;
         win->how |= TALLY_WINDOW_OPENED_AT_HIT;
-        win->t_on = now;
-        win->state = TALLY_WINDOW_OPEN;
-        __atomic_or_fetch(&w->seg->control.c.on, win->mask, __ATOMIC_RELEASE);
-        __atomic_add_fetch(&w->seg->control.c.request, 1, __ATOMIC_RELEASE);
+        tally_seg_monitor_switch(w->seg, win->mask, now);
     } else if (win->state == TALLY_WINDOW_OPEN &&
                ((s->window.iterations > 0 && (uint64_t)hits >= win->hits_on + (uint64_t)s->window.iterations) ||
                 (s->window.time_limit > 0 && (double)(now - win->t_on) >= s->window.time_limit * 1e9))) {
-        __atomic_and_fetch(&w->seg->control.c.on, ~win->mask, __ATOMIC_RELEASE);
-        __atomic_add_fetch(&w->seg->control.c.request, 1, __ATOMIC_RELEASE);
-        win->t_off = now;
-        win->hits_off = (uint64_t)hits;
-        win->state = TALLY_WINDOW_CLOSED;
+        tally_seg_monitor_switch(w->seg, 0, now);
     }
     d->marker_t_last = now;
     if (win->state == TALLY_WINDOW_CLOSED || (d->flags & TALLY_SEG_FINISHED)) {

@@ -9,6 +9,7 @@
 #include "instrument/analysis.h"
 #include "instrument/mpi_summary.h"
 #include "instrument/perf_summary.h"
+#include "tally/segment_switch.h"
 #include "test.h"
 
 static const uint32_t software = (1u << TALLY_PERF_TASK_CLOCK) | (1u << TALLY_PERF_PAGE_FAULTS) |
@@ -20,9 +21,8 @@ static struct tally_segment *rank_with_counters(int rank, uint64_t task_clock_ns
     s->d.rank = rank;
     s->d.ranks = 2;
     s->d.flags = TALLY_SEG_MPI | TALLY_SEG_FINISHED;
-    s->d.window.state = TALLY_WINDOW_CLOSED;
-    s->d.window.t_on = 1000000000ull;
-    s->d.window.t_off = 3000000000ull;
+    tally_seg_period_open(&s->d.window, 0, 1000000000ull);
+    tally_seg_period_close(&s->d.window, 0, 3000000000ull);
     struct tally_seg_perf *p = &s->d.perf;
     p->hardware_errno = hardware_errno;
     p->opened = software | (hardware_errno ? 0 : TALLY_PERF_HARDWARE_MASK);
