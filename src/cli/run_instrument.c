@@ -106,6 +106,14 @@ int run_instrument_prepare(struct run_config *cfg)
     }
     if (!o->mpi)
         o->probes = true;
+    if (o->window.by_request && o->window.marker) {
+        tally_error("--window request: the agent switches it; --marker %s would too", o->window.marker);
+        return -1;
+    }
+    if (o->window.by_request && !cfg->agent.enabled) {
+        tally_error("--window request: needs --agent (requests reach the processes through the agent)");
+        return -1;
+    }
     if (cfg->task.follow_pid > 0) {
         tally_error("--mpi, --probes, --window: need a command to start, not --pid");
         return -1;
@@ -127,7 +135,9 @@ int run_instrument_prepare(struct run_config *cfg)
         if (o->window.call_limit > 0)
             set_env_number("TALLY_WINDOW_CALLS", o->window.call_limit);
         if (o->window.marker)
-            setenv("TALLY_WINDOW_BY_MONITOR", "1", 1);
+            set_env_number("TALLY_WINDOW_BY_MONITOR", TALLY_WINDOW_BY_MONITOR);
+        else if (o->window.by_request)
+            set_env_number("TALLY_WINDOW_BY_MONITOR", TALLY_WINDOW_BY_REQUEST);
     }
     if (o->mpi && preload_mpi_library(cfg) < 0)
         return -1;

@@ -47,17 +47,22 @@ static void warn(json_t *warnings, const char *fmt, ...)
     json_array_append_new(warnings, json_string(line));
 }
 
-/* The measured interval of one rank: [t1, t2] in ns, false when the window never opened. */
-static bool measured_span(const struct tally_segment *s, uint64_t *t1, uint64_t *t2)
+/* The measured time of one rank: from t1, the first period's opening, to
+ * t2, the last one's closing, in ns, of which span in its periods (one
+ * period but for --window request); false when no period opened. */
+static bool measured_span(const struct tally_segment *s, uint64_t *t1, uint64_t *t2, uint64_t *span)
 {
     const struct tally_seg_window *w = &s->d.window;
-    if (w->state == TALLY_WINDOW_WAITING || w->state == TALLY_WINDOW_NONE)
+    if (w->state == TALLY_WINDOW_WAITING || w->state == TALLY_WINDOW_NONE || !w->periods)
         return false;
-    *t1 = w->t_on;
-    if (w->state == TALLY_WINDOW_CLOSED)
+    *t1 = w->t_first_on;
+    *span = w->on_ns;
+    if (w->state == TALLY_WINDOW_CLOSED) {
         *t2 = w->t_off;
-    else /* the process vanished with the window open: up to its last sign of life */
+    } else { /* the process vanished with a period open: up to its last sign of life */
         *t2 = s->d.marker_t_last > w->t_on ? s->d.marker_t_last : w->t_on;
+        *span += *t2 - w->t_on;
+    }
     return *t2 >= *t1;
 }
 
@@ -97,11 +102,11 @@ static json_t *links_json(const struct segment_set *set)
 static uint64_t iterations_of(const struct tally_segment *s)
 {
     const struct tally_seg_window *w = &s->d.window;
-    uint64_t off = w->state == TALLY_WINDOW_CLOSED ? w->hits_off : s->d.marker_hits;
-    if (off < w->hits_on)
-        return 0;
+    uint64_t its = w->hits_in;
+    if (w->state == TALLY_WINDOW_OPEN && s->d.marker_hits > w->hits_on)
+        its += s->d.marker_hits - w->hits_on;
     uint64_t both = TALLY_WINDOW_OPENED_AT_HIT | TALLY_WINDOW_CLOSED_AT_END;
-    return off - w->hits_on + ((w->how & both) == both ? 1 : 0);
+    return its + ((w->how & both) == both ? 1 : 0);
 }
 
 json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec *spec, double epoch_offset)
@@ -126,7 +131,7 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     uint64_t last_init = 0, first_finalize = UINT64_MAX; /* every rank between MPI_Init and MPI_Finalize */
     for (size_t i = 0; i < ranks.count; i++) {
         const struct tally_segment *s = items[i];
-        uint64_t t1, t2;
+        uint64_t t1, t2, span_ns;
         json_t *r = json_pack("{s:i, s:s, s:i}", "rank", s->d.rank, "host", s->d.host, "pid", s->d.pid);
         if (s->d.t_init_end > last_init)
             last_init = s->d.t_init_end;
@@ -136,19 +141,25 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
             warn(warnings, "rank %d called MPI_Abort", s->d.rank);
         else if (!(s->d.flags & TALLY_SEG_FINISHED) && !s->d.t_finalize)
             warn(warnings, "rank %d (pid %d) ended without MPI_Finalize or exit (killed?)", s->d.rank, s->d.pid);
-        if (!measured_span(s, &t1, &t2)) {
-            warn(warnings, "the window never opened on rank %d (%llu marker hits%s)", s->d.rank,
-                 (unsigned long long)s->d.marker_hits,
-                 spec->set && spec->start >= 0 ? ", fewer than start + 1" : "");
+        if (!measured_span(s, &t1, &t2, &span_ns)) {
+            if (spec->by_request)
+                warn(warnings, "recording was never switched on for rank %d (no proc_record_start, "
+                               "no csr on its events)", s->d.rank);
+            else
+                warn(warnings, "the window never opened on rank %d (%llu marker hits%s)", s->d.rank,
+                     (unsigned long long)s->d.marker_hits,
+                     spec->set && spec->start >= 0 ? ", fewer than start + 1" : "");
             json_object_set_new(r, "window", json_string("never opened"));
             json_array_append_new(per_rank, r);
             continue;
         }
-        double span = ns_to_s(t2 - t1), comm = ns_to_s(s->d.comm_ns);
+        double span = ns_to_s(span_ns), comm = ns_to_s(s->d.comm_ns);
         json_object_set_new(r, "comm_time", seconds(comm));
         json_object_set_new(r, "wait_time", seconds(ns_to_s(s->d.wait_ns)));
         json_object_set_new(r, "compute_time", seconds(span > comm ? span - comm : 0));
         json_object_set_new(r, "span", seconds(span));
+        if (spec->by_request)
+            json_object_set_new(r, "periods", json_integer((json_int_t)s->d.window.periods));
         json_t *counters = perf_rank_json(&s->d.perf);
         if (counters)
             json_object_set_new(r, "counters", counters);
@@ -193,8 +204,11 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     json_object_set_new(o, "comm_ratio", ratio ? json_real(sum_comm / (sum_span - sum_comm)) : json_null());
     json_object_set_new(o, "comm_fraction", measured && sum_span > 0 ? json_real(sum_comm / sum_span) : json_null());
     json_t *w = json_object();
-    json_object_set_new(w, "kind", json_string(!spec->set ? "whole run" : spec->marker ? "uprobe marker" : "marker"));
-    if (spec->set) {
+    json_object_set_new(w, "kind", json_string(!spec->set          ? "whole run"
+                                               : spec->by_request ? "request"
+                                               : spec->marker     ? "uprobe marker"
+                                                                  : "marker"));
+    if (spec->set && !spec->by_request) {
         json_object_set_new(w, "start", json_integer(spec->start));
         json_object_set_new(w, "iterations", json_integer(spec->iterations));
         if (spec->time_limit > 0)

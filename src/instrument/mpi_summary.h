@@ -27,6 +27,7 @@ struct window_spec {
     double time_limit;        /* seconds, 0: none */
     long long call_limit;     /* recorded MPI calls, 0: none */
     const char *marker;       /* uprobe marker symbol, or NULL (tally_mark) */
+    bool by_request;          /* --window request: off until the agent switches it (periods) */
 };
 
 /* The `mpi` object, or NULL when no process registered as an MPI rank.

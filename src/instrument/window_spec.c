@@ -1,5 +1,5 @@
 /* Parsing --window 'start=N,iterations=M,time=T,calls=C' (any subset, any
- * order) into a window_spec (mpi_summary.h). */
+ * order), or --window request, into a window_spec (mpi_summary.h). */
 #include "instrument/window_spec.h"
 
 #include <errno.h>
@@ -31,17 +31,22 @@ int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t
     }
     w->set = true;
     w->start = 0;
-    int rc = 0;
+    int rc = 0, keys = 0;
     for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
         item += strspn(item, " ");
         char *eq = strchr(item, '=');
+        if (!strcmp(item, "request")) {
+            w->by_request = true;
+            continue;
+        }
         if (!eq) {
-            snprintf(why, whylen, "'%.60s' is not key=value (keys: start, iterations, time, calls)", item);
+            snprintf(why, whylen, "'%.60s' is not key=value (keys: start, iterations, time, calls; or 'request')", item);
             rc = -1;
             break;
         }
         *eq = '\0';
         const char *value = eq + 1;
+        keys++;
         if (!strcmp(item, "start"))
             rc = parse_count(item, value, &w->start, why, whylen);
         else if (!strcmp(item, "iterations"))
@@ -63,5 +68,11 @@ int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t
         }
     }
     free(copy);
+    if (rc == 0 && w->by_request && keys) {
+        snprintf(why, whylen, "'request' stands alone: the agent's requests open and close its periods");
+        rc = -1;
+    }
+    if (rc == 0 && w->by_request)
+        w->start = -1; /* no marker hit opens it */
     return rc;
 }

@@ -493,6 +493,7 @@ static void agent_close(struct agent *a)
     reap_clients(a);
     agent_nats_close(a);
     agent_probes_free(a);
+    agent_segments_free(a);
     agent_levels_free(a->levels);
     a->levels = NULL;
     free(a->clients);

@@ -415,6 +415,43 @@ static const char *wait_stopped(pid_t pid)
     return "stopping";
 }
 
+static bool named_process(const struct request_arg *arg, pid_t pid)
+{
+    for (size_t k = 0; k < arg->object_count; k++)
+        if (arg->objects[k].kind == OBJECT_PROC && arg->objects[k].pid == pid)
+            return true;
+    return false;
+}
+
+/* proc_record_start/stop (agent_recording.c): an application's processes
+ * without a segment (mpirun, its daemons) are passed over; one named by
+ * p_ is an error, as is an application with no instrumented process here. */
+static void record_switch(struct eval *e, const struct request_call *call, const struct request_arg *arg)
+{
+    struct agent *a = e->a;
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids), switched = 0;
+    bool on = !strcmp(call->service, "proc_record_start");
+    unsigned kinds = request_recording_kinds(arg_at(call, 1));
+    for (size_t i = 0; i < n; i++) {
+        char token[300], why[300];
+        proc_token(a, pids[i], token, sizeof token);
+        if (!named_process(arg, pids[i]) && !agent_segments_find(a, pids[i]))
+            continue;
+        json_t *state = agent_record_switch(a, pids[i], kinds, on, why, sizeof why);
+        if (state) {
+            reply(e, token, call->service, state);
+            switched++;
+        } else {
+            add_error(e, arg->pos, "%s: %s: %s", token, call->service, why);
+        }
+    }
+    if (n && !switched && !json_array_size(e->errors) && !answered_elsewhere(e))
+        add_error(e, arg->pos, "%s: no instrumented process here (tally run --agent --mpi|--probes "
+                               "--window request; a rank registers at MPI_Init)", call->service);
+    free(pids);
+}
+
 static void manipulation(struct eval *e, const struct request_call *call)
 {
     struct agent *a = e->a;
@@ -422,6 +459,10 @@ static void manipulation(struct eval *e, const struct request_call *call)
     const struct request_arg *arg = objects_arg(e, call);
     if (!arg)
         return;
+    if (!strncmp(svc, "proc_record_", 12)) {
+        record_switch(e, call, arg);
+        return;
+    }
     struct limit_set limits;
     const char *limits_text = NULL;
     if (!strcmp(svc, "proc_set_limits")) {

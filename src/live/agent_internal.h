@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "live/agent.h"
@@ -99,7 +100,8 @@ struct agent {
     size_t archived;               /* summaries written */
     bool stop_requested;           /* a client asked for shutdown */
     struct agent_nats *nats;       /* NULL: no NATS (agent_nats.c) */
-    struct agent_probes *probes;   /* mapped segments and what csrs saw (agent_probes.c) */
+    struct agent_segments *segments; /* instrumented processes' segments (agent_segments.c) */
+    struct agent_probes *probes;   /* what csrs saw in the segments (agent_probes.c) */
     struct agent_levels *levels;   /* contract levels from tally contract watch (agent_levels.c) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
@@ -162,11 +164,39 @@ void agent_probes_free(struct agent *a);
 void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t pid,
                               enum event_kind kind, const char *name, double times,
                               double len_sum);
-struct tally_seg_data;
-/* The segment data of process pid of an instrumented task, mapped read-only
- * on demand and kept while its task lives; NULL when it has none (not
- * instrumented, not registered yet, or not this user's). */
-const struct tally_seg_data *agent_probes_segment(struct agent *a, pid_t pid);
+
+/* ---- instrumented processes' segments (agent_segments.c) ---- */
+struct tally_segment;
+struct agent_segment {
+    unsigned task;                 /* the agent task it belongs to */
+    pid_t pid;
+    struct tally_segment *seg;     /* mapped read-write, this user's file */
+    uint32_t held;                 /* TALLY_ON_* kinds proc_record_start holds on */
+    uint32_t by_csr;               /* TALLY_ON_* kinds enabled csrs want (agent_recording.c) */
+};
+/* Unmaps the segments of ended tasks and maps those registered since;
+ * *out is every mapped one (valid until the next call of these). */
+size_t agent_segments_rescan(struct agent *a, struct agent_segment **out);
+/* The mapped ones, without looking for new ones. */
+size_t agent_segments_mapped(struct agent *a, struct agent_segment **out);
+/* The segment of process pid of an instrumented task, mapped on demand and
+ * kept while its task lives; NULL when it has none (not instrumented, not
+ * registered yet, or not this user's). Valid until the next call of these. */
+struct agent_segment *agent_segments_find(struct agent *a, pid_t pid);
+void agent_segments_free(struct agent *a);
+
+/* ---- switching recording (agent_recording.c) ---- */
+/* proc_record_start/stop on pid: KINDS (TALLY_ON_* bits) held on or
+ * released. Returns the process's answer, or NULL with why (not
+ * instrumented, not started with --window request, finished). */
+json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, char *why,
+                            size_t why_len);
+/* At each probe poll: processes started with --window request record what
+ * a request holds on or an enabled csr on their events (wanted[0..n))
+ * wants, and nothing else. */
+void agent_recording_follow(struct agent *a, const struct csr_pushdown *wanted, size_t n);
+/* {"on": ["mpi", ...], "driver", "periods", "request", "ack", "ack_ms"} of a segment. */
+json_t *agent_recording_json(const struct tally_segment *seg);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */

@@ -5,8 +5,9 @@
  * An instrumented process (libtally-probe, libtally-mpi) records into its
  * shared-memory segment and sends nothing per event. 'tally run --agent
  * --probes|--mpi' tells the agent where its processes' segments are; while a
- * csr on such an event is enabled, the agent maps those segments read-only
- * and polls them every PROBE_POLL for each (probe or function) the enabled
+ * csr on such an event is enabled, the agent maps those segments
+ * (agent_segments.c) and polls them every PROBE_POLL for each (probe or
+ * function) the enabled
  * csrs name: the hits of a probe (or the marker, named "marker"), or the
  * calls and bytes of an MPI function, that appeared since the last poll go
  * to the registry as 'times' occurrences whose $len add up to the bytes of
@@ -14,18 +15,13 @@
  * (c_1 += $len sums every MPI_Send's bytes) and a read at a probe reads once
  * per poll in which the probe was hit (once per iteration for iterations
  * longer than PROBE_POLL). Nothing is polled while no such csr is enabled.
- * lib_call_started and lib_call_ended both see completed calls.
- * proc_get_info(..., 0x80) reads a process's counters, rank and MPI sends
- * from its segment (agent_probes_segment), which it maps on demand. */
-#include <dirent.h>
-#include <fcntl.h>
+ * lib_call_started and lib_call_ended both see completed calls. A process
+ * started with --window request records only while a request or such a csr
+ * wants it (agent_recording.c, called at each poll). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "live/agent_internal.h"
 #include "tally/segment.h"
@@ -33,12 +29,6 @@
 #define PROBE_POLL 0.01 /* seconds between polls while a probe or MPI csr is enabled */
 #define RESCAN 0.02     /* seconds between looks for new segment files (a short MPI run must
                          * be mapped while it lives; one opendir per instrumented task) */
-
-struct mapped {
-    unsigned task;
-    pid_t pid;
-    const struct tally_segment *seg;
-};
 
 struct seen {                /* what one process last showed for one (event, name) */
     pid_t pid;
@@ -55,8 +45,6 @@ struct watching {            /* an (event, name) wanted since (monotonic seconds
 };
 
 struct agent_probes {
-    struct mapped *maps;
-    size_t map_count, map_cap;
     struct seen *seen;
     size_t seen_count, seen_cap;
     struct watching *watching;
@@ -76,83 +64,6 @@ static int mpi_function_index(const char *name)
         if (!strcmp(mpi_names[i], name))
             return i;
     return -1;
-}
-
-static bool is_mapped(const struct agent_probes *p, unsigned task, pid_t pid)
-{
-    for (size_t i = 0; i < p->map_count; i++)
-        if (p->maps[i].task == task && p->maps[i].pid == pid)
-            return true;
-    return false;
-}
-
-/* Maps DIR/PID.seg when it is this user's and registered. */
-static void map_segment(struct agent *a, struct agent_probes *p, const struct agent_task *t,
-                        const char *file, pid_t pid)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", t->segment_dir, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return;
-    struct stat st;
-    void *m = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && st.st_uid == a->uid && S_ISREG(st.st_mode) &&
-        (size_t)st.st_size >= TALLY_SEG_SIZE)
-        m = mmap(NULL, TALLY_SEG_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
-        return;
-    const struct tally_segment *seg = m;
-    if (seg->control.c.magic != TALLY_SEG_MAGIC) { /* not registered yet: next rescan */
-        munmap(m, TALLY_SEG_SIZE);
-        return;
-    }
-    if (p->map_count == p->map_cap) {
-        size_t cap = p->map_cap ? 2 * p->map_cap : 16;
-        struct mapped *grown = realloc(p->maps, cap * sizeof *grown);
-        if (!grown) {
-            munmap(m, TALLY_SEG_SIZE);
-            return;
-        }
-        p->maps = grown;
-        p->map_cap = cap;
-    }
-    p->maps[p->map_count++] = (struct mapped){.task = t->id, .pid = pid, .seg = seg};
-}
-
-static void unmap_ended(struct agent *a, struct agent_probes *p)
-{
-    for (size_t i = 0; i < p->map_count;) { /* segments of tasks that ended */
-        const struct agent_task *t = agent_task_find(a, p->maps[i].task);
-        if (t && !t->ended) {
-            i++;
-            continue;
-        }
-        munmap((void *)p->maps[i].seg, TALLY_SEG_SIZE);
-        p->maps[i] = p->maps[--p->map_count];
-    }
-}
-
-static void rescan(struct agent *a, struct agent_probes *p)
-{
-    unmap_ended(a, p);
-    for (size_t i = 0; i < a->task_count; i++) {
-        const struct agent_task *t = a->tasks[i];
-        if (t->ended || !t->segment_dir)
-            continue;
-        DIR *d = opendir(t->segment_dir);
-        if (!d)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            char *end;
-            long pid = strtol(e->d_name, &end, 10);
-            if (pid > 0 && !strcmp(end, ".seg") && !is_mapped(p, t->id, (pid_t)pid))
-                map_segment(a, p, t, e->d_name, (pid_t)pid);
-        }
-        closedir(d);
-    }
 }
 
 static struct seen *seen_of(struct agent_probes *p, pid_t pid, enum event_kind kind,
@@ -228,18 +139,20 @@ static double want(struct agent_probes *p, enum event_kind kind, const char *nam
 static void poll_one(struct agent *a, struct agent_probes *p, enum event_kind kind, const char *name,
                      double since)
 {
-    for (size_t m = 0; m < p->map_count; m++) {
-        const struct agent_task *t = agent_task_find(a, p->maps[m].task);
+    struct agent_segment *maps;
+    size_t map_count = agent_segments_mapped(a, &maps);
+    for (size_t m = 0; m < map_count; m++) {
+        const struct agent_task *t = agent_task_find(a, maps[m].task);
         uint64_t count, bytes;
-        if (!t || !reading(kind, name, &p->maps[m].seg->d, &count, &bytes))
+        if (!t || !reading(kind, name, &maps[m].seg->d, &count, &bytes))
             continue;
         bool is_new;
-        struct seen *s = seen_of(p, p->maps[m].pid, kind, name, &is_new);
+        struct seen *s = seen_of(p, maps[m].pid, kind, name, &is_new);
         if (!s)
             continue;
         /* A process that registered after the event was wanted counts from
          * its start; one already there, from now (its past is not the csr's). */
-        if (is_new && (double)p->maps[m].seg->d.t_register / 1e9 <= since) {
+        if (is_new && (double)maps[m].seg->d.t_register / 1e9 <= since) {
             s->count = count;
             s->bytes = bytes;
             continue;
@@ -249,7 +162,8 @@ static void poll_one(struct agent *a, struct agent_probes *p, enum event_kind ki
         uint64_t times = count - s->count, len = bytes - s->bytes;
         s->count = count;
         s->bytes = bytes;
-        agent_instrumented_event(a, t, p->maps[m].pid, kind, name, (double)times, (double)len);
+        agent_instrumented_event(a, t, maps[m].pid, kind, name, (double)times, (double)len);
+        map_count = agent_segments_mapped(a, &maps); /* its actions may have mapped one */
     }
 }
 
@@ -257,10 +171,12 @@ double agent_probes_poll(struct agent *a, double now)
 {
     struct csr_pushdown wanted[256];
     size_t n = csr_instrumented(a->registry, wanted, 256);
-    if (n == 0)
-        return INFINITY;
     if (n > 256)
         n = 256;
+    if (n == 0) { /* recording the csrs held on is released */
+        agent_recording_follow(a, wanted, 0);
+        return INFINITY;
+    }
     if (!a->probes && !(a->probes = calloc(1, sizeof *a->probes)))
         return INFINITY;
     struct agent_probes *p = a->probes;
@@ -287,9 +203,11 @@ double agent_probes_poll(struct agent *a, double now)
     for (size_t i = 0; i < pair_count; i++)
         poll_one(a, p, pairs[i].kind, pairs[i].name, pairs[i].since);
     if (now >= p->next_rescan) {
-        rescan(a, p);
+        struct agent_segment *all;
+        agent_segments_rescan(a, &all);
         p->next_rescan = now + RESCAN;
     }
+    agent_recording_follow(a, wanted, n);
     for (size_t i = 0; i < p->watching_count;) { /* pairs no csr wants any more */
         if (p->watching[i].wanted) {
             i++;
@@ -304,28 +222,6 @@ double agent_probes_poll(struct agent *a, double now)
     }
     p->next_poll = now + PROBE_POLL;
     return p->next_poll;
-}
-
-const struct tally_seg_data *agent_probes_segment(struct agent *a, pid_t pid)
-{
-    const struct agent_task *t = agent_task_of(a, pid);
-    if (!t || t->ended || !t->segment_dir)
-        return NULL;
-    if (!a->probes && !(a->probes = calloc(1, sizeof *a->probes)))
-        return NULL;
-    struct agent_probes *p = a->probes;
-    unmap_ended(a, p);
-    for (int attempt = 0; attempt < 2; attempt++) {
-        for (size_t i = 0; i < p->map_count; i++)
-            if (p->maps[i].task == t->id && p->maps[i].pid == pid)
-                return &p->maps[i].seg->d;
-        if (attempt == 0) { /* not mapped yet: on demand (no csr needs to poll) */
-            char file[32];
-            snprintf(file, sizeof file, "%d.seg", (int)pid);
-            map_segment(a, p, t, file, pid);
-        }
-    }
-    return NULL;
 }
 
 bool agent_probes_match(const struct agent *a, const struct request_call *ev)
@@ -347,9 +243,6 @@ void agent_probes_free(struct agent *a)
     struct agent_probes *p = a->probes;
     if (!p)
         return;
-    for (size_t i = 0; i < p->map_count; i++)
-        munmap((void *)p->maps[i].seg, TALLY_SEG_SIZE);
-    free(p->maps);
     free(p->seen);
     free(p->watching);
     free(p);

@@ -215,8 +215,10 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
         json_object_set_new(o, "series", rows);
     }
     if (flags & PROC_INFO_PROBES) {
-        const struct tally_seg_data *d = agent_probes_segment(a, pid);
-        json_t *probes = d ? segment_json(d) : NULL;
+        const struct agent_segment *m = agent_segments_find(a, pid);
+        json_t *probes = m ? segment_json(&m->seg->d) : NULL;
+        if (probes) /* what it records now, and whether it took the last switch */
+            json_object_set_new(probes, "recording", agent_recording_json(m->seg));
         uint64_t ns;
         if (probes && proc_read_cpu_ns(pid, &ns) == 0) /* exact, for contract rates */
             json_object_set_new(probes, "cpu_seconds", json_real((double)ns / 1e9));

@@ -143,5 +143,8 @@ double request_timer_period(const struct request_call *timer);
 int request_signal(const struct request_arg *arg);
 /* proc_get_info's flags (PROC_INFO_ALL when omitted). */
 unsigned request_info_flags(const struct request_call *proc_get_info);
+/* proc_record_start/stop's kinds as TALLY_ON_* bits (include/tally/segment.h):
+ * "mpi", "probes", "all" (also when arg is NULL); 0 when unknown. */
+unsigned request_recording_kinds(const struct request_arg *arg);
 
 #endif

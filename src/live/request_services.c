@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "monitor/limits.h"
+#include "tally/segment.h"
 #include "util/units.h"
 
 #define K(kind) (1u << (kind))
@@ -34,6 +35,7 @@ enum param_type {
     PARAM_FUNCTION,  /* a function name string (a C identifier) */
     PARAM_AMOUNT,    /* a number or a variable the event defines */
     PARAM_BOOLEAN,   /* 0 or 1 */
+    PARAM_RECORDING, /* what to record: "mpi", "probes" or "all" */
 };
 
 struct service_param {
@@ -80,6 +82,12 @@ static const struct service_spec services[] = {
      {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_SIGNAL)}, 0, false},
     {"proc_set_limits", SERVICE_MANIPULATION, "proc_set_limits(p_|app_ objects, \"LIMITS\")",
      {OBJECTS(PROCS_OR_APPS), PARAM(PARAM_LIMITS)}, 0, false},
+    {"proc_record_start", SERVICE_MANIPULATION,
+     "proc_record_start(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\"])",
+     {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING)}, 0, false},
+    {"proc_record_stop", SERVICE_MANIPULATION,
+     "proc_record_stop(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\"])",
+     {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING)}, 0, false},
     /* events */
     {"proc_created", SERVICE_EVENT, "proc_created(p_|app_|n_|site_ objects)",
      {OBJECTS(ANY_PLACE)}, 0, false},
@@ -184,6 +192,7 @@ static const char *param_name(enum param_type type)
     case PARAM_FUNCTION: return "a function name string (\"MPI_Send\")";
     case PARAM_AMOUNT: return "an amount (a number or $variable)";
     case PARAM_BOOLEAN: return "0 or 1";
+    case PARAM_RECORDING: return "\"mpi\", \"probes\" or \"all\"";
     }
     return "?";
 }
@@ -283,6 +292,18 @@ unsigned request_info_flags(const struct request_call *call)
     return (unsigned)call->args[1].number;
 }
 
+unsigned request_recording_kinds(const struct request_arg *arg)
+{
+    if (!arg)
+        return TALLY_ON_ANY;
+    if (arg->kind != ARG_STRING)
+        return 0;
+    return !strcmp(arg->text, "mpi")      ? TALLY_ON_MPI
+           : !strcmp(arg->text, "probes") ? TALLY_ON_PROBES
+           : !strcmp(arg->text, "all")    ? TALLY_ON_ANY
+                                          : 0;
+}
+
 static bool is_c_identifier(const char *s)
 {
     if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -310,7 +331,8 @@ static int check_arg(const struct service_param *param, const struct request_arg
     case PARAM_OBJECTS: want = ARG_OBJECTS; break;
     case PARAM_LIMITS:
     case PARAM_PROBE:
-    case PARAM_FUNCTION: want = ARG_STRING; break;
+    case PARAM_FUNCTION:
+    case PARAM_RECORDING: want = ARG_STRING; break;
     case PARAM_SIGNAL: want = arg->kind == ARG_STRING ? ARG_STRING : ARG_NUMBER; break;
     case PARAM_AMOUNT: want = arg->kind == ARG_VARIABLE ? ARG_VARIABLE : ARG_NUMBER; break;
     default: want = ARG_NUMBER; break;
@@ -394,6 +416,11 @@ static int check_arg(const struct service_param *param, const struct request_arg
             return -1;
         if (arg->number != 0 && arg->number != 1)
             return fail(err, arg->pos, "%s: argument %d must be 0 or 1", service, index);
+        return 0;
+    case PARAM_RECORDING:
+        if (!request_recording_kinds(arg))
+            return fail(err, arg->pos, "%s: \"%.40s\" is not what can be recorded (\"mpi\", \"probes\" "
+                        "or \"all\")", service, arg->text);
         return 0;
     }
     return -1;

@@ -8,6 +8,7 @@
 #include "instrument/analysis.h"
 #include "instrument/mpi_summary.h"
 #include "instrument/window_spec.h"
+#include "tally/segment_switch.h"
 #include "test.h"
 
 static struct tally_segment *rank_segment(int rank, int ranks, double comm_s, double span_s, double wait_s)
@@ -19,11 +20,8 @@ static struct tally_segment *rank_segment(int rank, int ranks, double comm_s, do
     s->d.flags = TALLY_SEG_MPI | TALLY_SEG_FINISHED;
     strcpy(s->d.host, "h");
     strcpy(s->d.library, "Open MPI 4.1.4");
-    s->d.window.state = TALLY_WINDOW_CLOSED;
-    s->d.window.t_on = 1000000000ull;
-    s->d.window.t_off = s->d.window.t_on + (uint64_t)(span_s * 1e9);
-    s->d.window.hits_on = 11;
-    s->d.window.hits_off = 111;
+    tally_seg_period_open(&s->d.window, 11, 1000000000ull); /* marker hits 11 to 111 */
+    tally_seg_period_close(&s->d.window, 111, 1000000000ull + (uint64_t)(span_s * 1e9));
     s->d.window.how = TALLY_WINDOW_OPENED_AT_HIT;
     s->d.comm_ns = (uint64_t)(comm_s * 1e9);
     s->d.wait_ns = (uint64_t)(wait_s * 1e9);
@@ -60,11 +58,18 @@ int main(void)
     CHECK_CONTAINS(why, "iterations='-3'");
     CHECK_INT(window_spec_parse("start", &w, why, sizeof why), -1);
     CHECK_CONTAINS(why, "not key=value");
+    memset(&w, 0, sizeof w);
+    CHECK_INT(window_spec_parse("request", &w, why, sizeof why), 0);
+    CHECK(w.set && w.by_request && w.start == -1);
+    memset(&w, 0, sizeof w);
+    CHECK_INT(window_spec_parse("request,start=0", &w, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "'request' stands alone");
 
     /* four ranks: 0 and 1 wait twice as long as 2 and 3 */
     struct tally_segment *segs[4] = {rank_segment(0, 4, 0.4, 1.0, 0.4), rank_segment(1, 4, 0.4, 1.0, 0.4),
                                      rank_segment(2, 4, 0.2, 1.0, 0.2), rank_segment(3, 4, 0.2, 1.0, 0.2)};
-    segs[2]->d.window.t_on += 500000000ull; /* rank 2's window: 1.5 s to 2.5 s, the last to close */
+    segs[2]->d.window.t_first_on += 500000000ull; /* rank 2's window: 1.5 s to 2.5 s, the last to close */
+    segs[2]->d.window.t_on += 500000000ull;
     segs[2]->d.window.t_off += 500000000ull;
     for (int i = 0; i < 4; i++) { /* MPI_Init returned at 0.5-0.8 s, MPI_Finalize entered at 3.0-2.7 s */
         segs[i]->d.t_init_end = 500000000ull + (uint64_t)i * 100000000ull;
@@ -118,6 +123,27 @@ int main(void)
               101);
     json_t *warnings = json_object_get(mpi, "warnings");
     CHECK_CONTAINS(json_string_value(json_array_get(warnings, 0)), "the window never opened on rank 1 (7 marker hits");
+    json_decref(mpi);
+
+    /* --window request: two periods on rank 0 (1 s with hits 11-111, then
+     * 0.5 s from 3 s with hits 200-250); rank 1 never switched on */
+    struct tally_seg_window *w0 = &segs[0]->d.window;
+    w0->how = 0;
+    tally_seg_period_open(w0, 200, 3000000000ull);
+    tally_seg_period_close(w0, 250, 3500000000ull);
+    struct window_spec by_request = {.set = true, .start = -1, .by_request = true};
+    mpi = mpi_summary_json(&set, &by_request, 0);
+    const json_t *r0 = json_array_get(json_object_get(mpi, "per_rank"), 0);
+    CHECK_INT(json_integer_value(json_object_get(r0, "periods")), 2);
+    CHECK_INT(json_integer_value(json_object_get(r0, "iterations")), 150);
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(r0, "span"), 0)), 1.5, 1e-9);
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(r0, "compute_time"), 0)), 1.5 - 0.4, 1e-9);
+    win = json_object_get(mpi, "window");
+    CHECK_STR(json_string_value(json_object_get(win, "kind")), "request");
+    CHECK(json_object_get(win, "start") == NULL);
+    CHECK_NEAR(json_number_value(json_array_get(json_object_get(win, "closed"), 0)), 3.5, 1e-6);
+    CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(mpi, "warnings"), 0)),
+                   "recording was never switched on for rank 1");
     json_t *not_mpi = json_string("x");
     CHECK(mpi_analysis_from_json(not_mpi, &a, why, sizeof why) < 0);
     json_decref(not_mpi);

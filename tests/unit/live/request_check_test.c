@@ -96,6 +96,8 @@ static void test_accepted(void)
     CHECK_ACCEPTED(":proc_kill(app_x)");
     CHECK_ACCEPTED(":proc_kill(p_3, 9), proc_kill(p_4, \"KILL\"), proc_kill(p_5, \"sigusr1\")");
     CHECK_ACCEPTED(":proc_set_limits(app_x, \"memory: 2 GB, wall_time: 10 min\")");
+    CHECK_ACCEPTED(":proc_record_start(app_x), proc_record_stop(p_3, \"mpi\")");
+    CHECK_ACCEPTED("thread_executes_probe(app_x, \"marker\"): proc_record_start(app_x, \"probes\")");
     CHECK_ACCEPTED("proc_created(app_x): proc_get_info(app_x, 0x1)");
     CHECK_ACCEPTED("proc_terminated([p_1, n_a]): csr_disable(csr_2)");
     CHECK_ACCEPTED("limit_exceeded(app_x): thread_stop(app_x), proc_get_info(app_x)");
@@ -182,6 +184,10 @@ static void test_refused(void)
                   "proc_set_limits: unknown field 'memry'");
     CHECK_REFUSED(":proc_set_limits(p_1, \"\")", 23, "proc_set_limits: no 'field: value' given");
     CHECK_REFUSED(":proc_set_limits(p_1, 5)", 23, "argument 2 must be a limits string");
+    CHECK_REFUSED(":proc_record_start(p_1, \"gpu\")", 25,
+                  "proc_record_start: \"gpu\" is not what can be recorded");
+    CHECK_REFUSED(":proc_record_stop(n_a)", 19, "proc_record_stop: argument 1");
+    CHECK_REFUSED(":proc_record_stop(p_1, 1)", 24, "argument 2 must be \"mpi\", \"probes\" or \"all\"");
     CHECK_REFUSED("thread_executes_probe(p_1, \"\"): pa_counter_read(c_1)", 28,
                   "a probe name has 1 to 255 bytes");
     CHECK_REFUSED("lib_call_started(p_1, \"MPI Send\"): pa_counter_read(c_1)", 23,
