@@ -7,10 +7,11 @@
 # functions; `use mpi_f08`: the calls with a buffer reach the C functions
 # through MPICH's MPIR_*_cdesc, MPI_Init, MPI_Waitall and MPI_Finalize call
 # PMPI_ and lib/mpi/fortran_mpich_f08_*.c interpose their Fortran names;
-# docs/instrumentation.md). Every link's bytes and messages and every
-# function's calls and bytes are exact; the communication fraction is within
-# 1 % (absolute) of the program's MPI_Wtime hand timing, as in
-# comm_ratio.test.sh.
+# f08large: the counts INTEGER(KIND=MPI_COUNT_KIND), through the large-count
+# C wrappers, MPI_Send_c, ...; docs/instrumentation.md). Every link's bytes
+# and messages and every function's calls and bytes are exact; the
+# communication fraction is within 1 % (absolute) of the program's MPI_Wtime
+# hand timing, as in comm_ratio.test.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 NP=4 IT=200 N=100 M=50 R=30 K=10 WORK_LOOP=1000000
@@ -42,9 +43,9 @@ summary_functions() {
   jq -r '.mpi.functions | to_entries[] | "\(.key) \(.value.calls) \(.value.bytes[0])"' "$1" | sort
 }
 
-for variant in f08.openmpi mpi.openmpi f08.mpich mpi.mpich; do
+for variant in f08.openmpi mpi.openmpi f08.mpich f08large.mpich mpi.mpich; do
   flavour=${variant#*.} binding=${variant%.*}
-  flags=; [ "$binding" = f08 ] && flags=-DF08
+  case $binding in f08) flags=-DF08 ;; f08large) flags='-DF08 -DLARGE' ;; *) flags= ;; esac
   mpif90.$flavour -O2 -cpp $flags -o "$WORK/ring.$variant" "$FIX/ring.F90" ||
     { not_ok "build ring.F90 ($binding) with $flavour"; continue; }
   $TALLY run --mpi -o "ring.$variant" -- $(launcher $flavour $NP) \
