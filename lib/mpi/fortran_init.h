@@ -11,7 +11,7 @@ static void f_init(init_fn *real, F *ierr)
     uint64_t t0 = tally__now_ns();
     real(ierr);
     if (*ierr == MPI_SUCCESS)
-        record_after_init(t0);
+        record_after_init(TALLY_MPI_Init, t0);
 }
 
 ENTRIES(init_thread, INIT_THREAD, (F *required, F *provided, F *ierr), (required, provided, ierr))
@@ -20,7 +20,7 @@ static void f_init_thread(init_thread_fn *real, F *required, F *provided, F *ier
     uint64_t t0 = tally__now_ns();
     real(required, provided, ierr);
     if (*ierr == MPI_SUCCESS)
-        record_after_init(t0);
+        record_after_init(TALLY_MPI_Init_thread, t0);
 }
 
 ENTRIES(finalize, FINALIZE, (F *ierr), (ierr))

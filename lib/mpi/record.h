@@ -53,8 +53,8 @@ HIDDEN void account_sendrecv(uint64_t t0, uint64_t t1, int rc, MPI_Datatype styp
                              const MPI_Status *status, MPI_Datatype rtype, int source, MPI_Comm comm);
 HIDDEN void account_sendrecv_replace(uint64_t t0, uint64_t t1, MPI_Datatype type, MPI_Count count, int dest,
                                      int source, MPI_Comm comm);
-/* After a successful MPI_Init (C or Fortran) that began at t0. */
-HIDDEN void record_after_init(uint64_t t0);
+/* After a successful MPI_Init or MPI_Init_thread (FN; C or Fortran) that began at t0. */
+HIDDEN void record_after_init(enum tally_mpi_function fn, uint64_t t0);
 /* Around MPI_Finalize (C or Fortran) entered at t0: before returns whether
  * calls were recorded, which after takes. */
 HIDDEN int record_before_finalize(uint64_t t0);
