@@ -11,17 +11,27 @@
     if (!MPI_RECORDING()) \
         return call
 
+#if MPI_VERSION >= 4 /* counts beyond INT_MAX */
+typedef MPI_Count status_count;
+#define GET_COUNT PMPI_Get_count_c
+#else
+typedef int status_count;
+#define GET_COUNT PMPI_Get_count
+#endif
+
+/* The bytes a receive into TYPE got: whole TYPEs, or when the message ended
+ * inside one (a short message into a derived type, such as the strided type
+ * MPICH's mpi_f08 makes for an array section), the message's bytes. */
 static uint64_t received_bytes(const MPI_Status *status, MPI_Datatype type)
 {
-#if MPI_VERSION >= 4
-    MPI_Count count = 0;
-    if (PMPI_Get_count_c(status, type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED)
-#else
-    int count = 0;
-    if (PMPI_Get_count(status, type, &count) != MPI_SUCCESS || count == MPI_UNDEFINED)
-#endif
+    status_count count = 0;
+    if (GET_COUNT(status, type, &count) != MPI_SUCCESS)
         return 0;
-    return type_bytes(type, count);
+    if (count != MPI_UNDEFINED)
+        return type_bytes(type, count);
+    if (GET_COUNT(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED || count < 0)
+        return 0;
+    return (uint64_t)count;
 }
 
 void account_send(enum tally_mpi_function fn, enum call_kind kind, uint64_t t0, uint64_t t1,
