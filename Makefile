@@ -56,7 +56,11 @@ all: build/tally libs
 # are installed; docs/instrumentation.md.
 LIB_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -O2 -g -fPIC -fvisibility=hidden
 PROBE_LIB_SRC := $(sort $(wildcard lib/probe/*.c))
-MPI_LIB_SRC := $(sort $(wildcard lib/mpi/*.c))
+# lib/mpi/fortran_openmpi_*.c and fortran_mpich_*.c wrap one MPI's Fortran
+# bindings each and are built only into that MPI's library; the rest into both.
+MPI_LIB_SRC := $(filter-out lib/mpi/fortran_%,$(sort $(wildcard lib/mpi/*.c)))
+OMPI_LIB_SRC := $(MPI_LIB_SRC) $(sort $(wildcard lib/mpi/fortran_openmpi_*.c))
+MPICH_LIB_SRC := $(MPI_LIB_SRC) $(sort $(wildcard lib/mpi/fortran_mpich_*.c))
 OMPI_PC := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
 MPICH_PC := $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 MPI_LIBS := $(if $(OMPI_PC),build/lib/libtally-mpi-openmpi.so) $(if $(MPICH_PC),build/lib/libtally-mpi-mpich.so)
@@ -67,12 +71,12 @@ build/lib/libtally-probe.so: $(PROBE_LIB_SRC) $(wildcard lib/probe/*.h) include/
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,libtally-probe.so -o $@ $(PROBE_LIB_SRC) -lpthread
 
-build/lib/libtally-mpi-openmpi.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
-	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(OMPI_PC)) -shared -o $@ $(MPI_LIB_SRC) \
+build/lib/libtally-mpi-openmpi.so: $(OMPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
+	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(OMPI_PC)) -shared -o $@ $(OMPI_LIB_SRC) \
 	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' $(shell pkg-config --libs $(OMPI_PC))
 
-build/lib/libtally-mpi-mpich.so: $(MPI_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
-	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(MPICH_PC)) -shared -o $@ $(MPI_LIB_SRC) \
+build/lib/libtally-mpi-mpich.so: $(MPICH_LIB_SRC) $(wildcard lib/mpi/*.h) build/lib/libtally-probe.so
+	$(CC) $(LIB_CFLAGS) $(shell pkg-config --cflags $(MPICH_PC)) -shared -o $@ $(MPICH_LIB_SRC) \
 	  -Lbuild/lib -ltally-probe -Wl,-rpath,'$$ORIGIN' -lmpich
 
 build/lib/pkgconfig/tally-probe.pc: lib/probe/tally-probe.pc.in

@@ -1,16 +1,13 @@
-/* Open MPI's Fortran collectives (mpif.h, `use mpi`, `use mpi_f08`), counted
- * by the collective link rule of wrappers_collective.c (its functions, on the
- * converted handles); fortran_openmpi.h makes the names. */
+/* Open MPI's Fortran collectives with a buffer (mpif.h, `use mpi`, `use
+ * mpi_f08`), counted by the collective link rule of wrappers_collective.c
+ * (its functions, on the converted handles); fortran_openmpi.h makes the
+ * names. Barrier: fortran_openmpi_nobuf.c. */
 #include "fortran_openmpi.h"
-
-#ifdef OPEN_MPI /* mpi.h says which MPI */
 
 #pragma GCC visibility push(default) /* the Fortran names this library interposes */
 
 #define DONE(FN, links) record_call(TALLY_MPI_##FN, t0, t1, (links), CALL_BLOCKING)
 #define FBYTES(type, count) type_bytes(DT(type), *(count))
-
-FORTRAN_WRAPPER(barrier, BARRIER, (F *comm, F *ierr), (comm, ierr), (void)0, DONE(Barrier, 0))
 
 FORTRAN_WRAPPER(bcast, BCAST, (void *buf, F *count, F *type, F *root, F *comm, F *ierr),
                 (buf, count, type, root, comm, ierr), (void)0,
@@ -71,5 +68,3 @@ FORTRAN_WRAPPER(alltoallv, ALLTOALLV,
                  F *comm, F *ierr),
                 (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, ierr), (void)0,
                 DONE(Alltoallv, per_rank_links(COMM(comm), scounts, DT(stype))))
-
-#endif

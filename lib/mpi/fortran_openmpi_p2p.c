@@ -1,10 +1,8 @@
-/* Open MPI's Fortran point-to-point calls and the Wait/Test families (mpif.h,
- * `use mpi`, `use mpi_f08`), recorded as their C wrappers record them
- * (wrappers_p2p.c's accounting; fortran_openmpi.h makes the names). MPICH's
- * Fortran bindings call the C MPI_ functions, so this file is empty there. */
+/* Open MPI's Fortran point-to-point calls with a buffer (mpif.h, `use mpi`,
+ * `use mpi_f08`), recorded as their C wrappers record them (wrappers_p2p.c's
+ * accounting; fortran_openmpi.h makes the names). Probe, Iprobe and the
+ * Wait/Test families: fortran_openmpi_nobuf.c. */
 #include "fortran_openmpi.h"
-
-#ifdef OPEN_MPI /* mpi.h says which MPI */
 
 #pragma GCC visibility push(default) /* the Fortran names this library interposes */
 
@@ -43,30 +41,3 @@ FORTRAN_WRAPPER(sendrecv_replace, SENDRECV_REPLACE,
                  F *ierr),
                 (buf, count, type, dest, stag, source, rtag, comm, status, ierr), (void)0,
                 account_sendrecv_replace(t0, t1, DT(type), *count, *dest, *source, COMM(comm)))
-
-#define TIMED(FN, KIND) record_call(TALLY_MPI_##FN, t0, t1, 0, KIND)
-
-FORTRAN_WRAPPER(probe, PROBE, (F *source, F *tag, F *comm, F *status, F *ierr),
-                (source, tag, comm, status, ierr), (void)0, TIMED(Probe, CALL_BLOCKING))
-FORTRAN_WRAPPER(iprobe, IPROBE, (F *source, F *tag, F *comm, F *flag, F *status, F *ierr),
-                (source, tag, comm, flag, status, ierr), (void)0, TIMED(Iprobe, CALL_NONBLOCKING))
-
-/* The Wait family blocks (its time is waiting time); the Test family does not. */
-FORTRAN_WRAPPER(wait, WAIT, (F *request, F *status, F *ierr), (request, status, ierr), (void)0,
-                TIMED(Wait, CALL_BLOCKING))
-FORTRAN_WRAPPER(waitall, WAITALL, (F *count, F *requests, F *statuses, F *ierr),
-                (count, requests, statuses, ierr), (void)0, TIMED(Waitall, CALL_BLOCKING))
-FORTRAN_WRAPPER(waitany, WAITANY, (F *count, F *requests, F *index, F *status, F *ierr),
-                (count, requests, index, status, ierr), (void)0, TIMED(Waitany, CALL_BLOCKING))
-FORTRAN_WRAPPER(waitsome, WAITSOME, (F *incount, F *requests, F *outcount, F *indices, F *statuses, F *ierr),
-                (incount, requests, outcount, indices, statuses, ierr), (void)0, TIMED(Waitsome, CALL_BLOCKING))
-FORTRAN_WRAPPER(test, TEST, (F *request, F *flag, F *status, F *ierr), (request, flag, status, ierr), (void)0,
-                TIMED(Test, CALL_NONBLOCKING))
-FORTRAN_WRAPPER(testall, TESTALL, (F *count, F *requests, F *flag, F *statuses, F *ierr),
-                (count, requests, flag, statuses, ierr), (void)0, TIMED(Testall, CALL_NONBLOCKING))
-FORTRAN_WRAPPER(testany, TESTANY, (F *count, F *requests, F *index, F *flag, F *status, F *ierr),
-                (count, requests, index, flag, status, ierr), (void)0, TIMED(Testany, CALL_NONBLOCKING))
-FORTRAN_WRAPPER(testsome, TESTSOME, (F *incount, F *requests, F *outcount, F *indices, F *statuses, F *ierr),
-                (incount, requests, outcount, indices, statuses, ierr), (void)0, TIMED(Testsome, CALL_NONBLOCKING))
-
-#endif

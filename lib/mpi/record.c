@@ -94,7 +94,7 @@ void record_link(MPI_Comm comm, int dest, uint64_t bytes)
     s->d.links[world].messages++;
 }
 
-uint64_t type_bytes(MPI_Datatype type, int count)
+uint64_t type_bytes(MPI_Datatype type, MPI_Count count)
 {
     int size = 0;
     if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)

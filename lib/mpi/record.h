@@ -53,25 +53,29 @@ HIDDEN uint64_t to_root(MPI_Comm comm, int root, uint64_t bytes);
 HIDDEN uint64_t to_higher_ranks(MPI_Comm comm, uint64_t bytes);
 HIDDEN uint64_t per_rank_links(MPI_Comm comm, const int counts[], MPI_Datatype type);
 HIDDEN uint64_t root_per_rank_links(MPI_Comm comm, int root, const int counts[], MPI_Datatype type);
+#if MPI_VERSION >= 4 /* the same with the large-count bindings' MPI_Count counts */
+HIDDEN uint64_t per_rank_links_c(MPI_Comm comm, const MPI_Count counts[], MPI_Datatype type);
+HIDDEN uint64_t root_per_rank_links_c(MPI_Comm comm, int root, const MPI_Count counts[], MPI_Datatype type);
+#endif
 /* The point-to-point accounting (wrappers_p2p.c) of a call that ran from t0
  * to t1 and returned RC, shared by the C and the Fortran wrappers: a send of
  * COUNT x TYPE to DEST (one message on the link); a receive of what STATUS
  * says; a Sendrecv(_replace) (bytes sent plus received, the send's link). */
 HIDDEN void account_send(enum tally_mpi_function fn, enum call_kind kind, uint64_t t0, uint64_t t1,
-                         MPI_Datatype type, int count, MPI_Comm comm, int dest);
+                         MPI_Datatype type, MPI_Count count, MPI_Comm comm, int dest);
 HIDDEN void account_recv(uint64_t t0, uint64_t t1, int rc, const MPI_Status *status, MPI_Datatype type);
-HIDDEN void account_sendrecv(uint64_t t0, uint64_t t1, int rc, MPI_Datatype stype, int scount, int dest,
+HIDDEN void account_sendrecv(uint64_t t0, uint64_t t1, int rc, MPI_Datatype stype, MPI_Count scount, int dest,
                              const MPI_Status *status, MPI_Datatype rtype, int source, MPI_Comm comm);
-HIDDEN void account_sendrecv_replace(uint64_t t0, uint64_t t1, MPI_Datatype type, int count, int dest,
+HIDDEN void account_sendrecv_replace(uint64_t t0, uint64_t t1, MPI_Datatype type, MPI_Count count, int dest,
                                      int source, MPI_Comm comm);
-/* After a successful MPI_Init (C or Fortran) that began at t0. */
-HIDDEN void record_after_init(uint64_t t0);
+/* After a successful MPI_Init or MPI_Init_thread (FN; C or Fortran) that began at t0. */
+HIDDEN void record_after_init(enum tally_mpi_function fn, uint64_t t0);
 /* Around MPI_Finalize (C or Fortran) entered at t0: before returns whether
  * calls were recorded, which after takes. */
 HIDDEN int record_before_finalize(uint64_t t0);
 HIDDEN void record_after_finalize(uint64_t t0, int recording);
 /* COUNT elements of TYPE in bytes (0 for an invalid type). */
-HIDDEN uint64_t type_bytes(MPI_Datatype type, int count);
+HIDDEN uint64_t type_bytes(MPI_Datatype type, MPI_Count count);
 /* This rank's rank in COMM and COMM's size. */
 HIDDEN void comm_position(MPI_Comm comm, int *rank, int *size);
 /* After MPI_Init: registers the process with its rank. */

@@ -6,11 +6,11 @@
 
 #pragma GCC visibility push(default) /* the MPI_ names this library interposes */
 
-void record_after_init(uint64_t t0)
+void record_after_init(enum tally_mpi_function fn, uint64_t t0)
 {
     record_register();
     if (MPI_RECORDING())
-        record_call(TALLY_MPI_Init, t0, tally__now_ns(), 0, CALL_SETUP);
+        record_call(fn, t0, tally__now_ns(), 0, CALL_SETUP);
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -18,7 +18,7 @@ int MPI_Init(int *argc, char ***argv)
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        record_after_init(t0);
+        record_after_init(TALLY_MPI_Init, t0);
     return rc;
 }
 
@@ -27,7 +27,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     uint64_t t0 = tally__now_ns();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        record_after_init(t0);
+        record_after_init(TALLY_MPI_Init_thread, t0);
     return rc;
 }
 

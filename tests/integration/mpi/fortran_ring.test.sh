@@ -3,11 +3,15 @@
 # ring.F90: Isend/Irecv/Waitall, Sendrecv, Send/Recv, Allreduce, Bcast,
 # Alltoall) under tally run --mpi: built with `use mpi_f08` and with `use
 # mpi` by Open MPI's mpif90 (lib/mpi/fortran_openmpi_*.c interpose the
-# Fortran names), and with `use mpi` by MPICH's (libmpichfort calls the C
-# MPI_ functions). Every link's bytes and messages and every function's calls
-# and bytes are exact; the communication fraction is within 1 % (absolute)
-# of the program's MPI_Wtime hand timing, as in comm_ratio.test.sh. MPICH
-# 4.0's mpi_f08 calls PMPI_ directly and is not seen (docs/instrumentation.md).
+# Fortran names) and by MPICH's (`use mpi`: libmpichfort calls the C MPI_
+# functions; `use mpi_f08`: the calls with a buffer reach the C functions
+# through MPICH's MPIR_*_cdesc, MPI_Init, MPI_Waitall and MPI_Finalize call
+# PMPI_ and lib/mpi/fortran_mpich_f08_*.c interpose their Fortran names;
+# f08large: the counts INTEGER(KIND=MPI_COUNT_KIND), through the large-count
+# C wrappers, MPI_Send_c, ...; docs/instrumentation.md). Every link's bytes
+# and messages and every function's calls and bytes are exact; the
+# communication fraction is within 1 % (absolute) of the program's MPI_Wtime
+# hand timing, as in comm_ratio.test.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 NP=4 IT=200 N=100 M=50 R=30 K=10 WORK_LOOP=1000000
@@ -39,9 +43,9 @@ summary_functions() {
   jq -r '.mpi.functions | to_entries[] | "\(.key) \(.value.calls) \(.value.bytes[0])"' "$1" | sort
 }
 
-for variant in f08.openmpi mpi.openmpi mpi.mpich; do
+for variant in f08.openmpi mpi.openmpi f08.mpich f08large.mpich mpi.mpich; do
   flavour=${variant#*.} binding=${variant%.*}
-  flags=; [ "$binding" = f08 ] && flags=-DF08
+  case $binding in f08) flags=-DF08 ;; f08large) flags='-DF08 -DLARGE' ;; *) flags= ;; esac
   mpif90.$flavour -O2 -cpp $flags -o "$WORK/ring.$variant" "$FIX/ring.F90" ||
     { not_ok "build ring.F90 ($binding) with $flavour"; continue; }
   $TALLY run --mpi -o "ring.$variant" -- $(launcher $flavour $NP) \
