@@ -4,7 +4,8 @@
 #   2. cost per MPI call on a 0-byte ping-pong (2 ranks): no preload,
 #      libtally-mpi preloaded but off, preloaded and on (ScoPro: 385-500 ns)
 #   3. switching all ranks (16) on and off through their control words:
-#      time of the writes, and until every rank acknowledged (ScoPro: 0.22 s)
+#      time of the writes, and until every rank acknowledged (ScoPro: 0.22 s);
+#      and end to end by request (proc_record_start/stop through the agent)
 #   4. a uprobe on a function: attach, detach, cost per hit, hits counted
 #   5. ScoPro-style accuracy (its Tables 1 and 2): the stencil's communication
 #      share by hand (MPI_Wtime) against tally for the full run and windows of
@@ -38,6 +39,7 @@ mpicc.openmpi -O2 -o "$WORK/pp.openmpi" bench/mpi/pingpong.c
 mpicc.mpich -O2 -o "$WORK/pp.mpich" bench/mpi/pingpong.c
 mpicc.openmpi -O2 -o "$WORK/busy" bench/mpi/busy.c
 cc -O2 -I"$ROOT/include" -o "$WORK/switcher" bench/mpi/switcher.c
+cc -O2 -o "$WORK/request_switch" bench/mpi/request_switch.c -ljansson
 cc -O2 -Isrc -o "$WORK/uprobe_cost" bench/mpi/uprobe_cost.c build/obj/src/platform/linux/elf.o build/obj/src/platform/linux/uprobe.o
 mpicc.openmpi -O2 -Wno-stringop-overflow -DWITH_PROBE -o "$WORK/stencil" tests/fixtures/mpi/stencil.c $PROBE_FLAGS
 
@@ -74,6 +76,17 @@ TALLY_PROBE_DIR=$WORK/sw TALLY_WINDOW_BY_MONITOR=1 LD_PRELOAD=$LIB_OMPI \
 busy_pid=$!
 sw=$("$WORK/switcher" "$WORK/sw" 16 21 || echo "- - -")
 kill "$busy_pid" 2>/dev/null || true; wait "$busy_pid" 2>/dev/null || true
+# 3b. the same ranks switched by request through the agent
+mkdir -m 700 "$WORK/agent"
+"$TALLY" agent --foreground --no-archive --socket "$WORK/agent/s" 2>/dev/null &
+agent_pid=$!
+for _ in $(seq 100); do "$TALLY" agent --socket "$WORK/agent/s" status >/dev/null 2>&1 && break; sleep 0.05; done
+"$TALLY" run --agent "$WORK/agent/s" --app sw --mpi --window request -o "$WORK/sw_req" -- \
+  mpirun.openmpi --mca mpi_yield_when_idle 1 -np 16 "$WORK/busy" 30 >/dev/null 2>&1 &
+busy_pid=$!
+swr=$("$WORK/request_switch" "$WORK/agent/s" sw 16 21 || echo "- - - -")
+kill "$busy_pid" 2>/dev/null || true; wait "$busy_pid" 2>/dev/null || true
+kill "$agent_pid" 2>/dev/null || true; wait "$agent_pid" 2>/dev/null || true
 
 # 4. uprobe
 for k in 1 2 3 4 5; do up[$k]=$(median_col $k "$WORK/uprobe_cost" $UP_N); done
@@ -141,6 +154,16 @@ per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
   echo "| writes, on (us) | until all 16 acknowledged (us) | writes, off (us) |"
   echo "|---|---|---|"
   echo "| $w_on | $w_ack | $w_off |"
+  echo
+  read -r r_on r_ack_on r_off r_ack_off <<<"$swr"
+  echo "By request, end to end: one connection to the agent sends"
+  echo "\`proc_record_start([app_sw], \"mpi\")\` (16 ranks of \`tally run --agent --mpi --window request\`),"
+  echo "then asks \`proc_get_info(..., 0x80)\` until all 16 show ack == request; the same for"
+  echo "\`proc_record_stop\` (medians of 21 rounds, bench/mpi/request_switch.c):"
+  echo
+  echo "| on: answered (us) | on: all 16 acknowledged (us) | off: answered (us) | off: all 16 acknowledged (us) |"
+  echo "|---|---|---|---|"
+  echo "| $r_on | $r_ack_on | $r_off | $r_ack_off |"
   echo
   echo "A switch is one store per rank into its shared control page; the acknowledgement"
   echo "is each rank's next MPI call (bounded by the scheduler when 16 ranks share"
