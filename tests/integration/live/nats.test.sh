@@ -29,8 +29,21 @@ ok "two sites: alpha $NATS_ALPHA, beta $NATS_BETA (leaf node)"
 
 A_DIR=$(mktemp -d /tmp/tally-nats-a.XXXXXX)
 [ "$(id -u)" = 0 ] && chown "$A" "$A_DIR"
-agents=()
-trap 'for p in "${agents[@]}"; do kill "$p" 2>/dev/null; done; touch "$A_DIR/release"; [ -n "${NATS_TEST_DEBUG:-}" ] && cat "$A_DIR"/*.err >&2; _nats_stop; rm -rf "$WORK" "$A_DIR"' EXIT
+agents=() runs=()
+# The application's processes end when "release" exists: they must see it
+# (they look every 20 ms) before the directory goes, or they outlive the test.
+release_runs() {
+  touch "$A_DIR/release"
+  for _ in $(seq 100); do
+    local alive=0
+    for p in "${runs[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break
+    sleep 0.05
+  done
+  for p in "${runs[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  wait "${runs[@]}" 2>/dev/null
+}
+trap 'for p in "${agents[@]}"; do kill "$p" 2>/dev/null; done; release_runs; [ -n "${NATS_TEST_DEBUG:-}" ] && cat "$A_DIR"/*.err >&2; _nats_stop; rm -rf "$WORK" "$A_DIR"' EXIT
 
 start_agent_on() { # HOST SITE URL
   as_a mkdir -m 700 -p "$A_DIR/$1"
@@ -52,6 +65,7 @@ declare -A mb=([n1]=40 [n2]=60 [n3]=80) pid
 for h in n1 n2 n3; do
   "${AS_A[@]}" "$TALLY" run --agent "$A_DIR/$h/agent.sock" --app sim -o "$A_DIR/run-$h" -- \
     "$PROGS/hold_memory" "${mb[$h]}" 0 "$A_DIR/ready-$h" "$A_DIR/release" 2>>"$A_DIR/run.err" &
+  runs+=($!)
 done
 for h in n1 n2 n3; do
   for _ in $(seq 600); do [ -s "$A_DIR/ready-$h" ] && break; sleep 0.05; done
@@ -152,5 +166,5 @@ out=$("$TALLY" request --nats nats://127.0.0.1:1 ':app_get_list()' 2>&1)
 check_eq "no server there: exit status" "$?" 125
 check_contains "no server there: said in words" "$out" "cannot connect"
 
-touch "$A_DIR/release"
+release_runs
 finish
