@@ -716,6 +716,9 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
         }
         free(service);
     } else {
+        for (size_t i = 0; i < req.action_count; i++)
+            if (!strcmp(req.actions[i].service, "csr_disable") || !strcmp(req.actions[i].service, "csr_delete"))
+                agent_probes_flush(a, now);
         csr_run(a->registry, &req, now, on_report, &e);
     }
     request_free(&req);

@@ -154,6 +154,10 @@ void agent_forget_client(struct agent *a, struct agent_client *c);
  * event is enabled; returns the next due time (monotonic), INFINITY when
  * none is. */
 double agent_probes_poll(struct agent *a, double now);
+/* Before csrs are disabled or deleted: their events so far are read now
+ * (not lost with the last poll interval), and the next loop turn polls
+ * again, switching off what they held on (agent_recording.c). */
+void agent_probes_flush(struct agent *a, double now);
 /* Is some process of a task with segments inside the event's objects? */
 bool agent_probes_match(const struct agent *a, const struct request_call *event);
 void agent_probes_free(struct agent *a);

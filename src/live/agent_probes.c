@@ -50,6 +50,7 @@ struct agent_probes {
     struct watching *watching;
     size_t watching_count, watching_cap;
     double next_poll, next_rescan;
+    bool polling;            /* inside agent_probes_poll (a csr's action may call back) */
 };
 
 static const char *const mpi_names[] = {
@@ -180,8 +181,9 @@ double agent_probes_poll(struct agent *a, double now)
     if (!a->probes && !(a->probes = calloc(1, sizeof *a->probes)))
         return INFINITY;
     struct agent_probes *p = a->probes;
-    if (now < p->next_poll)
+    if (now < p->next_poll || p->polling)
         return p->next_poll;
+    p->polling = true;
     /* Distinct (event, name) pairs, copied: firing may delete csrs. */
     struct { enum event_kind kind; char name[TALLY_SEG_NAME]; double since; } pairs[256];
     size_t pair_count = 0;
@@ -207,7 +209,9 @@ double agent_probes_poll(struct agent *a, double now)
         agent_segments_rescan(a, &all);
         p->next_rescan = now + RESCAN;
     }
-    agent_recording_follow(a, wanted, n);
+    /* Listed again: a csr's action may have deleted one (its pointers with it). */
+    n = csr_instrumented(a->registry, wanted, 256);
+    agent_recording_follow(a, wanted, n > 256 ? 256 : n);
     for (size_t i = 0; i < p->watching_count;) { /* pairs no csr wants any more */
         if (p->watching[i].wanted) {
             i++;
@@ -221,7 +225,18 @@ double agent_probes_poll(struct agent *a, double now)
         p->watching[i] = p->watching[--p->watching_count];
     }
     p->next_poll = now + PROBE_POLL;
+    p->polling = false;
     return p->next_poll;
+}
+
+void agent_probes_flush(struct agent *a, double now)
+{
+    struct agent_probes *p = a->probes;
+    if (!p || p->polling)
+        return;
+    p->next_poll = 0;
+    agent_probes_poll(a, now);
+    p->next_poll = 0; /* the loop's next turn polls again: what the change releases stops at once */
 }
 
 bool agent_probes_match(const struct agent *a, const struct request_call *ev)
