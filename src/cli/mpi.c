@@ -181,8 +181,25 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
                         const struct mpi_analysis *with, const char *with_name)
 {
     const json_t *mpi = json_object_get(summary, "mpi");
-    printf("%s: %s, %d ranks, %zu measured, window: %s\n", name,
+    printf("%s: %s, %d ranks, %zu measured, window: %s", name,
            json_string_value(json_object_get(mpi, "library")), a->ranks, a->measured, a->window_kind);
+    json_int_t min_periods = -1, max_periods = -1; /* --window request: t2-t1 is the periods' sum */
+    const json_t *rank;
+    size_t k;
+    json_array_foreach(json_object_get(mpi, "per_rank"), k, rank) {
+        const json_t *p = json_object_get(rank, "periods");
+        if (!json_is_integer(p))
+            continue;
+        if (min_periods < 0 || json_integer_value(p) < min_periods)
+            min_periods = json_integer_value(p);
+        if (json_integer_value(p) > max_periods)
+            max_periods = json_integer_value(p);
+    }
+    if (min_periods == max_periods && min_periods >= 0)
+        printf(", %lld period%s per rank (t2-t1: their sum)", (long long)min_periods, min_periods == 1 ? "" : "s");
+    else if (min_periods >= 0)
+        printf(", %lld to %lld periods per rank (t2-t1: their sum)", (long long)min_periods, (long long)max_periods);
+    printf("\n");
     if (a->comm_ratio >= 0)
         printf("computation/communication: T_c %.6f s, computation %.6f s, T_c/(t2-t1-T_c) %.4f "
                "(communication %.2f %% of t2-t1)\n", a->comm, a->compute, a->comm_ratio, 100 * a->comm_fraction);

@@ -85,6 +85,8 @@ check "the periods' CPU time: some, less than the run's, at most their length" j
   [.mpi.per_rank[] | .counters as $c | ($c.window.task_clock[0] > 0) and
    ($c.window.task_clock[0] < $c.run.task_clock[0]) and ($c.window.task_clock[0] <= .span[0] + 0.02)] | all' "$f"
 check "a communication ratio over the periods" jq -e '.mpi.comm_ratio > 0' "$f"
+check_contains "tally mpi report says so" "$("$TALLY" mpi report "$WORK/st" | head -1)" \
+  "window: request, 2 periods per rank (t2-t1: their sum)"
 
 # ---- 2. switched while a csr wants the ranks' MPI_Send ----
 req ':pa_counter_create()' >/dev/null
