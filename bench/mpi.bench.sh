@@ -20,6 +20,7 @@ TALLY=${TALLY_RELEASE:-$ROOT/build/tally}
 SMALL=${BENCH_SMALL:-1}
 RUNS=${MPI_BENCH_RUNS:-5}
 OUT=$ROOT/bench/results/mpi.md
+load=$(cut -d' ' -f1-3 /proc/loadavg) # before the bench's own work (its ranks load both cores)
 make -s build/tally libs >/dev/null
 WORK=$(mktemp -d /tmp/tally-mpi-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -107,12 +108,11 @@ for variant in blocking nonblocking; do
   acc_rows="$acc_rows$row"$'\n'
 done
 
-load=$(cut -d' ' -f1-3 /proc/loadavg)
 per_call() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a - b) / 2 }'; }
 {
   echo "# Application instrumentation (issue 9)"
   echo
-  echo "Run: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $load, BENCH_SMALL=$SMALL, medians of $RUNS runs."
+  echo "Run: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load before the run $load, BENCH_SMALL=$SMALL, medians of $RUNS runs."
   awk -v l="${load%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }' &&
     echo "The load was above half the cores: figures are indicative, not final."
   echo
