@@ -55,4 +55,10 @@ handles_term() {
   return 1
 }
 
+# wait_agent SOCKET: until the agent listening there answers (at most 20 s)
+wait_agent() {
+  for _ in $(seq 400); do "$TALLY" agent --socket "$1" status >/dev/null 2>&1 && return 0; sleep 0.05; done
+  return 1
+}
+
 finish() { echo "1..$_checks"; [ "$_failures" -eq 0 ]; exit $?; }

@@ -1,20 +1,12 @@
 # Helpers for the agent's integration tests (sourced after lib.sh).
 # start_agent SOCKET [ARGS...]: starts 'tally agent --foreground' on SOCKET
-# in the background (AGENT_PID) and waits (bounded) until it answers.
+# in the background (AGENT_PID) and waits (bounded, lib.sh's wait_agent)
+# until it answers.
 start_agent() {
   local sock=$1; shift
   "$TALLY" agent --foreground --socket "$sock" "$@" 2>>"$WORK/agent.err" &
   AGENT_PID=$!
   wait_agent "$sock"
-}
-
-# wait_agent SOCKET: until 'tally agent status' answers (up to 20 s)
-wait_agent() {
-  for _ in $(seq 400); do
-    "$TALLY" agent --socket "$1" status >/dev/null 2>&1 && return 0
-    sleep 0.05
-  done
-  return 1
 }
 
 # wait_file FILE: until it exists (up to 30 s)

@@ -22,7 +22,7 @@ mkdir -m 700 "$WORK/a"
 S=$WORK/a/agent.sock
 "$TALLY" agent --foreground --no-archive --socket "$S" --metrics "127.0.0.1:$mport" 2>"$WORK/agent.err" &
 apid=$!
-for _ in $(seq 400); do "$TALLY" agent --socket "$S" status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_agent "$S"
 
 # watched NAME WATCH-ARGS... -- FIXTURE-ARGS...: the fixture under tally run
 # while 'tally contract watch' runs; the watch is stopped with SIGINT once

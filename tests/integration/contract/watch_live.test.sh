@@ -33,7 +33,7 @@ pids+=($!)
   2>>"$WORK/agent-bob.err" &
 pids+=($!)
 for s in n1 bob; do
-  for _ in $(seq 400); do "$TALLY" agent --socket "$WORK/$s/agent.sock" status >/dev/null 2>&1 && break; sleep 0.05; done
+  wait_agent "$WORK/$s/agent.sock"
 done
 S=$WORK/n1/agent.sock
 

@@ -18,7 +18,7 @@ S=$WORK/n1/agent.sock
 "$TALLY" agent --foreground --no-archive --socket "$S" --host n1 \
   --nats "$NATS_ALPHA" --creds "$WORK/creds/$user" 2>"$WORK/agent.err" &
 apid=$!
-for _ in $(seq 400); do "$TALLY" agent --socket "$S" status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_agent "$S"
 
 watched() { # NAME WATCH-ARGS... -- FIXTURE-ARGS...
   local name=$1; shift

@@ -17,7 +17,7 @@ S=$WORK/a/agent.sock
 "$TALLY" agent --foreground --no-archive --socket "$S" 2>"$WORK/agent.err" &
 apid=$!
 trap 'kill $apid $fpid 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 400); do "$TALLY" agent --socket "$S" status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_agent "$S"
 "$TALLY" request --agent "$S" ':pa_counter_create()' ':pa_counter_create()' ':pa_counter_create()' > "$WORK/create.out"
 check_eq "three counters" "$(jq -r 'select(.service == "pa_counter_create") | .object' "$WORK/create.out" | tr '\n' ' ')" "c_1 c_2 c_3 "
 "$TALLY" request --agent "$S" --follow \

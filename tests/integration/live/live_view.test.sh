@@ -20,7 +20,7 @@ for h in n1 n2; do
   pids+=($!)
 done
 for h in n1 n2; do
-  for _ in $(seq 400); do "$TALLY" agent --socket "$WORK/$h/agent.sock" status >/dev/null 2>&1 && break; sleep 0.05; done
+  wait_agent "$WORK/$h/agent.sock"
 done
 declare -A mb=([n1]=30 [n2]=70)
 for h in n1 n2; do

@@ -15,7 +15,7 @@ S=$WORK/a/agent.sock
 "$TALLY" agent --foreground --no-archive --socket "$S" 2>"$WORK/agent.err" &
 apid=$!
 trap 'kill $apid $rpid 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 400); do "$TALLY" agent --socket "$S" status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_agent "$S"
 $TALLY run --agent "$S" --app st --mpi -o "$WORK/run" -- $(launcher openmpi $NP) \
   "$WORK/stencil.openmpi" blocking $ITS $HALO 2000 0 1 "$WORK/hand" > /dev/null 2> "$WORK/run.err" &
 rpid=$!

@@ -20,7 +20,7 @@ S=$WORK/a/agent.sock
 "$TALLY" agent --foreground --no-archive --socket "$S" 2>"$WORK/agent.err" &
 apid=$!
 trap 'kill $apid $fpid $rpid 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
-for _ in $(seq 400); do "$TALLY" agent --socket "$S" status >/dev/null 2>&1 && break; sleep 0.05; done
+wait_agent "$S"
 req() { "$TALLY" request --agent "$S" "$@"; }
 # state APP: one line per registered rank: "on-kinds request ack messages marker_hits"
 state() {

@@ -16,7 +16,7 @@ for h in n1 n2; do
   "$TALLY" agent --foreground --no-archive --socket "$WORK/$h/agent.sock" --host "$h" \
     --nats "$NATS_ALPHA" --creds "$WORK/creds/$user" 2>>"$WORK/agent.err" &
   pids+=($!)
-  for _ in $(seq 400); do "$TALLY" agent --socket "$WORK/$h/agent.sock" status >/dev/null 2>&1 && break; sleep 0.05; done
+  wait_agent "$WORK/$h/agent.sock"
 done
 "$TALLY" run --agent "$WORK/n1/agent.sock" --app sim -o "$WORK/hold" -- \
   "$PROGS/hold_memory" 60 0 "$WORK/ready" "$WORK/release" 2>>"$WORK/run.err" &
