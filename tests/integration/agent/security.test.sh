@@ -65,7 +65,7 @@ check_contains "B cannot connect to A's socket" "$out" "Permission denied"
 check_eq "... exit status 125" "$rc" 125
 
 # B's own agent refuses A's processes.
-for r in ":proc_get_info([p_$APP])" ":thread_stop([p_$APP])" ":proc_kill([p_$APP], \"KILL\")"; do
+for r in ":proc_get_info([p_$APP])" ":thread_stop([p_$APP])" ":proc_kill([p_$APP], \"KILL\")" ":proc_record_start([p_$APP])"; do
   out=$(as_b "$TALLY" request --agent "$SB" "$r" 2>&1)
   check_contains "B: $r refused" "$out" "process $APP belongs to another user"
 done
