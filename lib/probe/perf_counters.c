@@ -1,6 +1,9 @@
 /* Counters of this process over the window and the run (perf_counters.h),
- * through perf_event_open on the calling thread (pid 0, any CPU, not
- * inherited: the thread that registered, i.e. the one that called MPI_Init).
+ * through perf_event_open on the calling thread (pid 0, any CPU), inherited:
+ * the thread that registered (the one that called MPI_Init) and every
+ * thread or process it starts afterwards (OpenMP teams, helper threads);
+ * the kernel sums them into the parent's counts, and the group's ioctls
+ * switch them all. Threads started before registration are not counted.
  * Two sets of the same events: the run set counts from registration; the
  * window set is enabled and disabled with the window's periods (one ioctl
  * per group; a monitor's switch takes effect when the process acknowledges
@@ -60,6 +63,7 @@ static int open_event(int event, int group_fd, bool disabled, bool user_only)
     a.type = events[event].type;
     a.config = events[event].config;
     a.disabled = disabled;
+    a.inherit = 1;
     a.exclude_kernel = a.exclude_hv = user_only;
     a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     return (int)syscall(SYS_perf_event_open, &a, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
