@@ -7,7 +7,8 @@
  * tmux. Keys: c m r w R s (sort by cpu, memory, read, write, recv, sent),
  * p h n l (pid, host, command, contract level), v (reverse), q (quit).
  * The request asks for each process's contract levels too (0x100): when
- * 'tally contract watch' sends them, a CONTRACT column shows them.
+ * 'tally contract watch' sends them, a CONTRACT column shows them; and for
+ * its segment (0x80): a REC column shows what instrumented processes record.
  * See man/tally-top.1. */
 #include <errno.h>
 #include <getopt.h>
@@ -115,6 +116,26 @@ static double rate(double now, double before, double dt)
 }
 
 /* One refresh: the rows (their strings point into lines) and the new previous values. */
+/* proc_get_info 0x80's "recording" as REC shows it: the kinds joined by
+ * '+' or "off", with '*' while the process has not taken the last switch;
+ * "" for a process that is not instrumented. */
+static void recording_text(json_t *recording, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!json_is_object(recording))
+        return;
+    size_t used = 0, i;
+    json_t *kind;
+    json_array_foreach(json_object_get(recording, "on"), i, kind)
+        if (json_is_string(kind) && used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "+" : "", json_string_value(kind));
+    if (!used)
+        used = (size_t)snprintf(out, len, "off");
+    if (used < len && json_integer_value(json_object_get(recording, "ack")) !=
+                          json_integer_value(json_object_get(recording, "request")))
+        snprintf(out + used, len - used, "*");
+}
+
 static size_t build_rows(json_t *lines, double t, const struct previous *old, size_t old_n,
                          struct top_row *rows, struct previous *now)
 {
@@ -136,6 +157,7 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
         const char *state = json_string_value(json_object_get(r, "state"));
         json_t *contract = json_object_get(r, "contract"); /* proc_get_info 0x100 */
         json_t *worst = json_object_get(contract, "worst");
+        json_t *recording = json_object_get(json_object_get(r, "probes"), "recording"); /* 0x80 */
         rows[n] = (struct top_row){
             .host = json_string_value(json_object_get(line, "node")),
             .pid = (pid_t)value_of(r, "pid"),
@@ -153,6 +175,7 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
             .contract_space = json_string_value(json_object_get(worst, "space")),
             .contract_dimension = json_string_value(json_object_get(worst, "dimension")),
         };
+        recording_text(recording, rows[n].recording, sizeof rows[n].recording);
         n++;
     }
     return n;
@@ -239,7 +262,7 @@ int cmd_top(int argc, char **argv)
     }
     char request[600];
     if (app)
-        snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x11f)", app);
+        snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x19f)", app);
     struct live_client *client;
     if (live_client_open(&co, &client, why, sizeof why) < 0) {
         tally_error("top: %s", why);
@@ -273,7 +296,7 @@ int cmd_top(int argc, char **argv)
             json_array_foreach(apps, k, token)
                 len += snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "%s%s",
                                 k ? ", " : "", json_string_value(token));
-            snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "], 0x11f)");
+            snprintf(request + len, len < sizeof request ? sizeof request - len : 0, "], 0x19f)");
             bool none = json_array_size(apps) == 0;
             json_decref(apps);
             if (rc == 0 && !none && len < sizeof request)

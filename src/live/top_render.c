@@ -4,7 +4,8 @@
  * lines cut to the terminal's width at a UTF-8 boundary, control characters
  * of commands and host names replaced so that a process cannot send escape
  * sequences to the viewer's terminal. The CONTRACT column and the hosts'
- * VIOL counts appear only when some process has a contract level. */
+ * VIOL counts appear only when some process has a contract level, the REC
+ * column only when some process is instrumented. */
 #include "live/top_render.h"
 
 #include <math.h>
@@ -317,6 +318,16 @@ static size_t count_violating(const struct top_snapshot *snap, bool *any_level)
     return n;
 }
 
+#define RECORDING_WIDTH 11
+
+static bool any_instrumented(const struct top_snapshot *snap)
+{
+    for (size_t i = 0; i < snap->row_count; i++)
+        if (snap->rows[i].recording[0])
+            return true;
+    return false;
+}
+
 static void put_title(struct screen *s, const struct top_snapshot *snap, size_t hosts,
                       const struct top_options *o)
 {
@@ -353,7 +364,7 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
     char *text = NULL;
     size_t text_len = 0;
     struct screen s = {.width = o.width, .height = o.height > 0 ? o.height : 0, .color = o.color};
-    bool contract;
+    bool contract, recording = any_instrumented(snap);
     count_violating(snap, &contract);
     s.out = hosts && rows ? open_memstream(&text, &text_len) : NULL;
     if (!s.out) {
@@ -397,6 +408,8 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
          "MEM", "READ/s", "WRITE/s", "RECV/s", "SENT/s");
     if (contract)
         putf(&s, " %-*s", 6 + WORST_WIDTH, "CONTRACT");
+    if (recording)
+        putf(&s, " %-*s", RECORDING_WIDTH, "REC");
     put(&s, " COMMAND");
     end_line(&s);
     for (size_t i = 0; i < snap->row_count; i++) {
@@ -412,6 +425,8 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
                        row->write_bytes_per_s, row->recv_bytes_per_s, row->sent_bytes_per_s);
         if (contract)
             put_contract(&s, row);
+        if (recording)
+            putf(&s, " %-*.*s", RECORDING_WIDTH, RECORDING_WIDTH, row->recording[0] ? row->recording : "-");
         put(&s, " ");
         put(&s, row->command ? row->command : "");
         end_line(&s);

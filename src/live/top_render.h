@@ -4,7 +4,10 @@
  * sorted by a chosen column and cut to the terminal's width and height.
  * When a contract is watched (tally contract watch), a CONTRACT column shows
  * each process's overall violation level and its worst dimension, marked
- * '!' (and, with colour, in bold red) at or above the threshold. No
+ * '!' (and, with colour, in bold red) at or above the threshold. When
+ * some process is instrumented (tally run --mpi|--probes), a REC column
+ * shows what it records now ("mpi", "probes", "mpi+probes", "off"; a '*'
+ * while a switch is not yet taken by the process). No
  * terminal I/O here: the command clears the screen and prints the string,
  * which keeps the layout unit-testable and lets `tally top` work over plain
  * ssh (no curses needed). */
@@ -32,6 +35,7 @@ struct top_row {
     double contract_level;     /* its overall violation level, 0..1 */
     double contract_threshold; /* violating at or above it (NaN: unknown) */
     const char *contract_space, *contract_dimension; /* the worst dimension (NULL: unknown) */
+    char recording[24];        /* what it records ("mpi+probes", "off", "mpi*"); "": not instrumented */
 };
 
 struct top_snapshot {

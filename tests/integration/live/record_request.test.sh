@@ -49,6 +49,9 @@ check_eq "proc_record_start: one answer per rank, each on [mpi]" \
 check_eq "... no error (mpirun and its daemons, without a segment, are passed over)" \
   "$(jq -c 'select(.done) | .errors' "$WORK/start1.out")" "[]"
 check "every rank acknowledged the switch on" wait_for 10 all_acked st
+top=$("$TALLY" top --once --app st --agent "$S" 2>&1)
+check_eq "tally top: REC shows mpi for the 4 ranks" "$(printf '%s\n' "$top" | grep -c ' mpi  .*stencil')" "$NP"
+check_contains "... and - for mpirun, which records nothing" "$(printf '%s\n' "$top" | grep 'mpirun')" " -  "
 sleep 0.5
 req ':proc_record_stop([app_st])' >"$WORK/stop1.out"
 check_eq "proc_record_stop: each rank off" \

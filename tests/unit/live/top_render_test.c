@@ -5,16 +5,17 @@
  * viewer's terminal; the CONTRACT column (only when levels are known), its
  * '!' and colour at the threshold, and sorting by level. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "live/top_render.h"
 #include "test.h"
 
 static const struct top_row rows[] = {
-    {"n1", 4242, 'R', 99.5, 256, 1024, 0, 5e6, 6e6, "./ring --size 100", false, 0, 0, NULL, NULL},
-    {"n1", 4243, 'S', 0.5, 12.25, 0, 2048, NAN, NAN, "bash -c x", false, 0, 0, NULL, NULL},
-    {"node-two", 77, 'R', 150, 1500, 3e9, 1e3, 100, 200, "./ring", false, 0, 0, NULL, NULL},
-    {"n3", 9, 'T', NAN, NAN, NAN, NAN, NAN, NAN, NULL, false, 0, 0, NULL, NULL},
+    {"n1", 4242, 'R', 99.5, 256, 1024, 0, 5e6, 6e6, "./ring --size 100", false, 0, 0, NULL, NULL, ""},
+    {"n1", 4243, 'S', 0.5, 12.25, 0, 2048, NAN, NAN, "bash -c x", false, 0, 0, NULL, NULL, ""},
+    {"node-two", 77, 'R', 150, 1500, 3e9, 1e3, 100, 200, "./ring", false, 0, 0, NULL, NULL, ""},
+    {"n3", 9, 'T', NAN, NAN, NAN, NAN, NAN, NAN, NULL, false, 0, 0, NULL, NULL, ""},
 };
 
 static char *render(const struct top_row *r, size_t n, enum top_column sort, bool reverse,
@@ -271,6 +272,25 @@ static void test_contract(void)
     free(screen);
 }
 
+static void test_recording(void)
+{
+    struct top_row r[3] = {rows[0], rows[1], rows[2]};
+    snprintf(r[0].recording, sizeof r[0].recording, "mpi");
+    snprintf(r[1].recording, sizeof r[1].recording, "off*"); /* switched off, not yet taken */
+    struct top_snapshot snap = {"ring", 1700000000.0, r, 3};
+    struct top_options o = {TOP_CPU, false, 200, 40, false};
+    char *screen = top_render(&snap, &o);
+    CHECK_CONTAINS(screen, "   SENT/s REC         COMMAND\n");
+    CHECK_CONTAINS(screen, "     5.7M mpi         ./ring --size 100\n");
+    CHECK_CONTAINS(screen, "        - off*        bash -c x\n");
+    CHECK_CONTAINS(screen, "     200B -           ./ring\n"); /* not instrumented */
+    free(screen);
+    /* nothing instrumented: no REC column */
+    screen = render(rows, 3, TOP_CPU, false, 200, 40);
+    CHECK(strstr(screen, " REC ") == NULL);
+    free(screen);
+}
+
 static void test_names_and_bytes(void)
 {
     CHECK_INT(top_column_parse("cpu"), TOP_CPU);
@@ -315,6 +335,7 @@ int main(void)
     test_sorting();
     test_cuts();
     test_contract();
+    test_recording();
     test_names_and_bytes();
     return test_done();
 }
