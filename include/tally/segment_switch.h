@@ -34,6 +34,12 @@ static inline void tally_seg_period_close(struct tally_seg_window *w, uint64_t h
     w->state = TALLY_WINDOW_CLOSED;
 }
 
+/* The periods' total length up to NOW (an open period counts to NOW). */
+static inline uint64_t tally_seg_recorded_ns(const struct tally_seg_window *w, uint64_t now)
+{
+    return w->on_ns + (w->state == TALLY_WINDOW_OPEN && now > w->t_on ? now - w->t_on : 0);
+}
+
 /* A monitor sets the recorded kinds of S to MASK (TALLY_ON_ANY bits) at
  * NOW: a period opens when recording goes from nothing to something and
  * closes when it goes back. `request` is bumped before `on` is stored with

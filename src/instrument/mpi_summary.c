@@ -2,6 +2,7 @@
 #include "instrument/mpi_summary.h"
 
 #include "instrument/perf_summary.h"
+#include "tally/segment_switch.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -56,13 +57,11 @@ static bool measured_span(const struct tally_segment *s, uint64_t *t1, uint64_t 
     if (w->state == TALLY_WINDOW_WAITING || w->state == TALLY_WINDOW_NONE || !w->periods)
         return false;
     *t1 = w->t_first_on;
-    *span = w->on_ns;
-    if (w->state == TALLY_WINDOW_CLOSED) {
-        *t2 = w->t_off;
-    } else { /* the process vanished with a period open: up to its last sign of life */
+    if (w->state == TALLY_WINDOW_CLOSED) /* else the process vanished with a period open: */
+        *t2 = w->t_off;                  /* up to its last sign of life */
+    else
         *t2 = s->d.marker_t_last > w->t_on ? s->d.marker_t_last : w->t_on;
-        *span += *t2 - w->t_on;
-    }
+    *span = tally_seg_recorded_ns(w, *t2);
     return *t2 >= *t1;
 }
 

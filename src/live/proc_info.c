@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live/agent_internal.h"
 #include "live/agent_levels.h"
 #include "monitor/network.h"
 #include "tally/segment.h"
+#include "tally/segment_switch.h"
 #include "util/clock.h"
 #include "util/units.h"
 
@@ -93,9 +95,10 @@ static void count_file(void *ctx, const char *path)
 
 /* What a segment holds now, as a tool reads it: {"rank": R (-1 outside
  * MPI), "counters": {NAME: value...}, "hits": {PROBE: hits...},
- * "mpi": {"messages": N, "bytes": N}} (mpi: what the rank sent to every
- * rank, collectives by the link rule of docs/instrumentation.md; only with
- * libtally-mpi). Values are cumulative since the process started. */
+ * "mpi": {"messages": N, "bytes": N, "recorded_time", "comm_time",
+ * "wait_time", "comm_ratio"}} (mpi: what the rank sent to every rank,
+ * collectives by the link rule of docs/instrumentation.md, and its
+ * communication share over what it recorded so far; only with libtally-mpi). Values are cumulative since the process started. */
 static json_t *segment_json(const struct tally_seg_data *d)
 {
     json_t *counters = json_object(), *hits = json_object();
@@ -122,8 +125,18 @@ static json_t *segment_json(const struct tally_seg_data *d)
             messages += d->links[r].messages;
             bytes += d->links[r].bytes;
         }
-        json_object_set_new(o, "mpi", json_pack("{s:I, s:I}", "messages", (json_int_t)messages,
-                                                "bytes", (json_int_t)bytes));
+        /* the window so far, live: ScoPro's ratio T_c / (t2 - t1 - T_c) over
+         * the periods recorded up to now (as the summary will have it) */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        double recorded = (double)tally_seg_recorded_ns(&d->window, now) / 1e9;
+        double comm = (double)d->comm_ns / 1e9;
+        json_object_set_new(o, "mpi", json_pack("{s:I, s:I, s:f, s:f, s:f, s:o}", "messages", (json_int_t)messages,
+                                                "bytes", (json_int_t)bytes, "recorded_time", recorded,
+                                                "comm_time", comm, "wait_time", (double)d->wait_ns / 1e9,
+                                                "comm_ratio", recorded > comm ? json_real(comm / (recorded - comm))
+                                                                              : json_null()));
     }
     return o;
 }

@@ -35,6 +35,7 @@ recording() { [ "$(state "$1" | awk -v k="$2" '$1 == k' | grep -c .)" = "$NP" ];
 
 # ---- 1. switched by proc_record_start / proc_record_stop ----
 ITS=300
+t_run=$(date +%s.%N)
 $TALLY run --agent "$S" --app st --mpi --window request -o "$WORK/st" -- $(launcher openmpi $NP) \
   "$WORK/stencil.openmpi" blocking $ITS $HALO $WORK_UNITS 0 1 "$WORK/hand" >/dev/null 2>"$WORK/st.err" &
 rpid=$!
@@ -59,6 +60,13 @@ check_eq "proc_record_stop: each rank off" \
 check "every rank acknowledged the switch off" wait_for 10 all_acked st
 m1=$(state st | awk '{ print $4 }' | tr '\n' ' ')
 check "messages were recorded while on ($m1)" bash -c "for m in $m1; do [ \$m -gt 0 ] || exit 1; done"
+req ':proc_get_info([app_st], 0x80)' | jq -c 'select(.result.probes) | .result.probes.mpi' >"$WORK/live.json"
+check "live: each rank recorded at least the 0.5 s between the switches, less than the run so far" \
+  jq -se --argjson up "$(awk -v s="$t_run" -v n="$(date +%s.%N)" 'BEGIN { print n - s }')" \
+  'length == 4 and all(.recorded_time >= 0.5 and .recorded_time < $up)' "$WORK/live.json"
+check "live: comm_time within it, comm_ratio = comm / (recorded - comm)" jq -se \
+  'all(.comm_time > 0 and .comm_time < .recorded_time and
+       ((.comm_ratio - .comm_time / (.recorded_time - .comm_time)) | fabs) < 1e-9)' "$WORK/live.json"
 sleep 0.4
 check_eq "nothing recorded while off" "$(state st | awk '{ print $4 }' | tr '\n' ' ')" "$m1"
 req ':proc_record_start([app_st], "gpu")' >"$WORK/bad_kind.out"
