@@ -433,12 +433,13 @@ static void record_switch(struct eval *e, const struct request_call *call, const
     size_t n = expand_processes(e, arg, &pids), switched = 0;
     bool on = !strcmp(call->service, "proc_record_start");
     unsigned kinds = request_recording_kinds(arg_at(call, 1));
+    double duration = on ? request_period(arg_at(call, 2)) : -1, now = clock_monotonic_seconds();
     for (size_t i = 0; i < n; i++) {
         char token[300], why[300];
         proc_token(a, pids[i], token, sizeof token);
         if (!named_process(arg, pids[i]) && !agent_segments_find(a, pids[i]))
             continue;
-        json_t *state = agent_record_switch(a, pids[i], kinds, on, why, sizeof why);
+        json_t *state = agent_record_switch(a, pids[i], kinds, on, duration, now, why, sizeof why);
         if (state) {
             reply(e, token, call->service, state);
             switched++;
@@ -760,6 +761,7 @@ void agent_event(struct agent *a, enum agent_event kind, const struct agent_task
 double agent_fire_timers(struct agent *a, double now)
 {
     double probes = agent_probes_poll(a, now); /* probe and MPI events, while wanted */
+    probes = fmin(probes, agent_recording_expire(a, now)); /* timed proc_record_start */
     struct eval ctx = {.a = a, .len = 1};
     if (csr_timers_run(a->registry, now, on_report, &ctx) > 0)
         sweep_owners(a);

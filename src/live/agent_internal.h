@@ -177,6 +177,7 @@ struct agent_segment {
     struct tally_segment *seg;     /* mapped read-write, this user's file */
     uint32_t held;                 /* TALLY_ON_* kinds proc_record_start holds on */
     uint32_t by_csr;               /* TALLY_ON_* kinds enabled csrs want (agent_recording.c) */
+    double held_until;             /* monotonic s when `held` is released; 0: at proc_record_stop */
 };
 /* Unmaps the segments of ended tasks and maps those registered since;
  * *out is every mapped one (valid until the next call of these). */
@@ -191,10 +192,14 @@ void agent_segments_free(struct agent *a);
 
 /* ---- switching recording (agent_recording.c) ---- */
 /* proc_record_start/stop on pid: KINDS (TALLY_ON_* bits) held on or
- * released. Returns the process's answer, or NULL with why (not
+ * released; a start with a DURATION > 0 (seconds) releases what is held
+ * when it has passed. Returns the process's answer, or NULL with why (not
  * instrumented, not started with --window request, finished). */
-json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, char *why,
-                            size_t why_len);
+json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, double duration,
+                            double now, char *why, size_t why_len);
+/* Releases what timed starts held once their duration has passed; returns
+ * the next such deadline (monotonic s), INFINITY when there is none. */
+double agent_recording_expire(struct agent *a, double now);
 /* At each probe poll: processes started with --window request record what
  * a request holds on or an enabled csr on their events (wanted[0..n))
  * wants, and nothing else. */

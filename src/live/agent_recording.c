@@ -3,8 +3,9 @@
  * 004 §5: switched on for a window and off again). A process started with
  * 'tally run --agent --mpi|--probes --window request' records nothing until
  * the agent switches it on, in periods:
- *  - proc_record_start(OBJECTS [, "mpi"|"probes"|"all"]) holds the kinds on
- *    until proc_record_stop releases them;
+ *  - proc_record_start(OBJECTS [, "mpi"|"probes"|"all" [, DURATION]]) holds
+ *    the kinds on until proc_record_stop releases them, or for DURATION
+ *    (ScoPro's short window, asked in one request);
  *  - an enabled csr on lib_call_started/ended holds MPI on, one on
  *    thread_executes_probe holds probes on, in the processes of its scope,
  *    until it is disabled or deleted.
@@ -12,6 +13,7 @@
  * one store per process, taken by the process at its next MPI call or
  * marker hit (its acknowledgement). Processes of other windows (their own
  * marker, a uprobe) are never switched: a request is refused. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -64,8 +66,8 @@ json_t *agent_recording_json(const struct tally_segment *seg)
     return o;
 }
 
-json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, char *why,
-                            size_t why_len)
+json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, double duration,
+                            double now, char *why, size_t why_len)
 {
     struct agent_segment *m = agent_segments_find(a, pid);
     if (!m) {
@@ -83,12 +85,38 @@ json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on,
         snprintf(why, why_len, "it has finished (MPI_Finalize or exit): nothing left to record");
         return NULL;
     }
-    if (on)
+    if (on) {
         m->held |= kinds;
-    else
+        m->held_until = duration > 0 ? now + duration : 0;
+    } else {
         m->held &= ~kinds;
+        if (!m->held)
+            m->held_until = 0;
+    }
     apply(m);
-    return agent_recording_json(m->seg);
+    json_t *answer = agent_recording_json(m->seg);
+    if (m->held_until)
+        json_object_set_new(answer, "for", json_pack("[f, s]", duration, "s"));
+    return answer;
+}
+
+double agent_recording_expire(struct agent *a, double now)
+{
+    struct agent_segment *maps;
+    size_t count = agent_segments_mapped(a, &maps);
+    double next = INFINITY;
+    for (size_t i = 0; i < count; i++) {
+        if (!maps[i].held_until)
+            continue;
+        if (now < maps[i].held_until) {
+            next = fmin(next, maps[i].held_until);
+            continue;
+        }
+        maps[i].held = 0;
+        maps[i].held_until = 0;
+        apply(&maps[i]);
+    }
+    return next;
 }
 
 /* The kinds the enabled csrs want of process m. */

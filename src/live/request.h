@@ -138,6 +138,8 @@ enum proc_info_flag {
 /* Helpers for the evaluator, valid on a call that passed request_check. */
 /* The period of timer(PERIOD) in seconds. */
 double request_timer_period(const struct request_call *timer);
+/* A PERIOD argument in seconds; -1 when arg is NULL or not a period. */
+double request_period(const struct request_arg *arg);
 /* The signal of proc_kill's optional SIGNAL argument (number or name such
  * as "KILL" or "SIGKILL"); SIGTERM when arg is NULL; -1 when unknown. */
 int request_signal(const struct request_arg *arg);

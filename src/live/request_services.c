@@ -83,8 +83,8 @@ static const struct service_spec services[] = {
     {"proc_set_limits", SERVICE_MANIPULATION, "proc_set_limits(p_|app_ objects, \"LIMITS\")",
      {OBJECTS(PROCS_OR_APPS), PARAM(PARAM_LIMITS)}, 0, false},
     {"proc_record_start", SERVICE_MANIPULATION,
-     "proc_record_start(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\"])",
-     {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING)}, 0, false},
+     "proc_record_start(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\" [, DURATION]])",
+     {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING), OPTIONAL(PARAM_PERIOD)}, 0, false},
     {"proc_record_stop", SERVICE_MANIPULATION,
      "proc_record_stop(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\"])",
      {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING)}, 0, false},
@@ -277,12 +277,17 @@ static double period_seconds(const struct request_arg *arg, char *why, size_t wh
     return seconds;
 }
 
-double request_timer_period(const struct request_call *timer)
+double request_period(const struct request_arg *arg)
 {
     char why[128];
-    if (!timer || timer->arg_count < 1 || timer->args[0].kind != ARG_NUMBER)
+    if (!arg || arg->kind != ARG_NUMBER)
         return -1;
-    return period_seconds(&timer->args[0], why, sizeof why);
+    return period_seconds(arg, why, sizeof why);
+}
+
+double request_timer_period(const struct request_call *timer)
+{
+    return timer && timer->arg_count >= 1 ? request_period(&timer->args[0]) : -1;
 }
 
 unsigned request_info_flags(const struct request_call *call)

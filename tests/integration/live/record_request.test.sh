@@ -3,10 +3,11 @@
 # seed 004 §5): the 2-D stencil (4 ranks, Open MPI) runs under 'tally run
 # --agent --mpi --window request', so its ranks record nothing until the
 # agent switches them.
-#  1. proc_record_start/stop twice: every rank acknowledges each switch;
-#     nothing is recorded while off; the summary has 2 periods per rank
-#     whose links carry the periods' iterations (a switch is taken at the
-#     next MPI call: one partial iteration per boundary at most).
+#  1. proc_record_start/stop twice, then a start for 300 ms that the agent
+#     ends itself: every rank acknowledges each switch; nothing is recorded
+#     while off; the live ratio is consistent; the summary has 3 periods per
+#     rank whose links carry the periods' iterations (a switch is taken at
+#     the next MPI call: one partial iteration per period at most).
 #  2. A csr on lib_call_started(MPI_Send) switches MPI recording on in the
 #     ranks of its scope while it is enabled, off when it is disabled.
 #  3. Refusals: a rank of a run whose window is not request-driven, an
@@ -34,7 +35,7 @@ all_acked() { state "$1" | awk '$2 != $3 { bad = 1 } END { exit bad }'; }
 recording() { [ "$(state "$1" | awk -v k="$2" '$1 == k' | grep -c .)" = "$NP" ]; }
 
 # ---- 1. switched by proc_record_start / proc_record_stop ----
-ITS=300
+ITS=500
 t_run=$(date +%s.%N)
 $TALLY run --agent "$S" --app st --mpi --window request -o "$WORK/st" -- $(launcher openmpi $NP) \
   "$WORK/stencil.openmpi" blocking $ITS $HALO $WORK_UNITS 0 1 "$WORK/hand" >/dev/null 2>"$WORK/st.err" &
@@ -77,19 +78,31 @@ check "a second period: every rank records MPI and probes" wait_for 10 recording
 sleep 0.3
 req ':proc_record_stop([app_st], "all")' >/dev/null
 check "... and is off again" wait_for 10 recording st off
+# a third period asked in one request: on for 300 ms, off by the agent itself
+recorded() { req ':proc_get_info([app_st], 0x80)' | jq -s '[.[] | select(.result.probes) | .result.probes.mpi.recorded_time] | min'; }
+before=$(recorded)
+req ':proc_record_start([app_st], "mpi", 300ms)' >"$WORK/timed.out"
+check_eq "a timed start: each rank answers for 0.3 s" \
+  "$(jq -c 'select(.service == "proc_record_start") | .result.for' "$WORK/timed.out" | sort | uniq -c | awk '{ print $1, $2 }')" \
+  "$NP [0.3,\"s\"]"
+check "... and is switched off without a stop request" wait_for 10 recording st off
+check "... acknowledged by every rank" wait_for 10 all_acked st
+after=$(recorded)
+check "... having recorded 0.3 s more, give or take the agent's wake-up ($before -> $after)" \
+  awk -v a="$after" -v b="$before" 'BEGIN { d = a - b; exit !(d >= 0.3 && d < 0.6) }'
 wait $rpid
 check_eq "the run: exit status" "$?" 0
 rpid=
 f=$WORK/st.summary
 check_eq "window kind" "$(jq -r .mpi.window.kind "$f")" request
-check_eq "two periods on every rank" "$(jq -c '[.mpi.per_rank[].periods] | unique' "$f")" "[2]"
+check_eq "three periods on every rank" "$(jq -c '[.mpi.per_rank[].periods] | unique' "$f")" "[3]"
 its=$(jq -c '[.mpi.per_rank[].iterations]' "$f")
 check "each rank measured some of the $ITS iterations, not all ($its)" \
   jq -e --argjson n $ITS '[.mpi.per_rank[].iterations] | all(. >= 1 and . < $n)' "$f"
 check_eq "neighbour links only (2x2 grid)" "$(jq '.mpi.links | length' "$f")" 8
-check "each link's messages are its rank's measured iterations, within one per period boundary" jq -e '
+check "each link's messages are its rank's measured iterations, within one per period" jq -e '
   . as $s | ([$s.mpi.per_rank[] | {(.rank|tostring): .iterations}] | add) as $it
-  | [$s.mpi.links[] | (.messages - $it[(.from|tostring)]) | fabs <= 2] | all' "$f"
+  | [$s.mpi.links[] | (.messages - $it[(.from|tostring)]) | fabs <= 3] | all' "$f"
 check "each message is one halo ($((HALO * 8)) bytes)" \
   jq -e --argjson b $((HALO * 8)) '[.mpi.links[] | .bytes == .messages * $b] | all' "$f"
 check "the periods' CPU time: some, less than the run's, at most their length" jq -e '
@@ -97,7 +110,7 @@ check "the periods' CPU time: some, less than the run's, at most their length" j
    ($c.window.task_clock[0] < $c.run.task_clock[0]) and ($c.window.task_clock[0] <= .span[0] + 0.02)] | all' "$f"
 check "a communication ratio over the periods" jq -e '.mpi.comm_ratio > 0' "$f"
 check_contains "tally mpi report says so" "$("$TALLY" mpi report "$WORK/st" | head -1)" \
-  "window: request, 2 periods per rank (t2-t1: their sum)"
+  "window: request, 3 periods per rank (t2-t1: their sum)"
 
 # ---- 2. switched while a csr wants the ranks' MPI_Send ----
 req ':pa_counter_create()' >/dev/null

@@ -97,6 +97,7 @@ static void test_accepted(void)
     CHECK_ACCEPTED(":proc_kill(p_3, 9), proc_kill(p_4, \"KILL\"), proc_kill(p_5, \"sigusr1\")");
     CHECK_ACCEPTED(":proc_set_limits(app_x, \"memory: 2 GB, wall_time: 10 min\")");
     CHECK_ACCEPTED(":proc_record_start(app_x), proc_record_stop(p_3, \"mpi\")");
+    CHECK_ACCEPTED(":proc_record_start(app_x, \"mpi\", 5s)");
     CHECK_ACCEPTED("thread_executes_probe(app_x, \"marker\"): proc_record_start(app_x, \"probes\")");
     CHECK_ACCEPTED("proc_created(app_x): proc_get_info(app_x, 0x1)");
     CHECK_ACCEPTED("proc_terminated([p_1, n_a]): csr_disable(csr_2)");
@@ -187,6 +188,8 @@ static void test_refused(void)
     CHECK_REFUSED(":proc_record_start(p_1, \"gpu\")", 25,
                   "proc_record_start: \"gpu\" is not what can be recorded");
     CHECK_REFUSED(":proc_record_stop(n_a)", 19, "proc_record_stop: argument 1");
+    CHECK_REFUSED(":proc_record_start(p_1, \"mpi\", -2s)", 32, "proc_record_start: argument 3 is not a period");
+    CHECK_REFUSED(":proc_record_stop(p_1, \"mpi\", 5s)", 31, "proc_record_stop takes at most 2 arguments");
     CHECK_REFUSED(":proc_record_stop(p_1, 1)", 24, "argument 2 must be \"mpi\", \"probes\" or \"all\"");
     CHECK_REFUSED("thread_executes_probe(p_1, \"\"): pa_counter_read(c_1)", 28,
                   "a probe name has 1 to 255 bytes");
