@@ -2,7 +2,8 @@
 # `make demo`: runs the bundled sample workload (demo/workload.sh) under
 # `tally run`, one report per task, then prints a short summary of each report
 # and where the reports are; then archives them (query, prediction), builds a
-# categorized trace (aggregation, anomalies) and the visual page.
+# categorized trace (aggregation, anomalies) and the visual page; then the
+# online half: an MPI job steered through the user's agent.
 # One function per step; to add a step, write a function and add it to STEPS.
 #   DEMO_OUT   where the reports go (default build/demo)
 set -euo pipefail
@@ -14,7 +15,7 @@ DEMO_BIN=$ROOT/build/bench
 DEMO_WORK=$DEMO_OUT/work          # the tasks' working directory
 DEMO_INTERVAL=0.2                 # sampling interval: a few points per short task
 STEPS=(build_programs run_workload summarize_reports show_memory_series archive_reports
-       trace_reports view_report show_reports)
+       trace_reports view_report steer_mpi show_reports)
 
 build_programs() {
   echo "== tally demo: $("$TALLY" --version)"
@@ -97,6 +98,47 @@ trace_reports() {
 view_report() {
   echo "== tally view: $DEMO_OUT/report.html (open it in a browser; works offline)"
   "$TALLY" view "$DEMO_OUT/workload.paje" -o "$DEMO_OUT/report.html"
+}
+
+# The online half: a 4-rank MPI stencil (Open MPI) started with nothing
+# recorded (--window request); the user's agent switches MPI recording on
+# for 3 s by one request, its communication ratio is read live while it
+# runs, top shows what each process records, and the report follows.
+steer_mpi() {
+  if ! command -v mpicc.openmpi >/dev/null || ! command -v mpirun.openmpi >/dev/null; then
+    echo "== (Open MPI is not installed: no MPI steering step)"
+    return 0
+  fi
+  echo "== tally agent: an MPI job switched on for 3 s by request, read live"
+  [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+  local dir=$DEMO_OUT/agent sock=$DEMO_OUT/agent/agent.sock rc=0
+  rm -rf "$dir" && mkdir -m 700 "$dir"
+  make -s --no-print-directory libs
+  mpicc.openmpi -O2 -DWITH_PROBE -o "$DEMO_OUT/agent/stencil" tests/fixtures/mpi/stencil.c \
+    -Iinclude -Lbuild/lib -ltally-probe -Wl,-rpath,"$ROOT/build/lib"
+  "$TALLY" agent --foreground --no-archive --socket "$sock" 2>"$dir/agent.err" &
+  local agent=$!
+  for _ in $(seq 200); do "$TALLY" agent --socket "$sock" status >/dev/null 2>&1 && break; sleep 0.05; done
+  "$TALLY" run --agent "$sock" --app stencil --mpi --window request -o "$DEMO_OUT/stencil" -- \
+    mpirun.openmpi -np 4 "$DEMO_OUT/agent/stencil" blocking 400 64 3000 0 1 "$DEMO_OUT/agent/hand" \
+    >/dev/null 2>"$dir/run.err" &
+  local run=$!
+  ranks() { "$TALLY" request --agent "$sock" ':proc_get_info([app_stencil], 0x80)' 2>/dev/null |
+              jq -s '[.[] | select(.result.probes)] | length'; }
+  for _ in $(seq 300); do [ "$(ranks)" = 4 ] && break; sleep 0.05; done
+  echo "\$ tally request ':proc_record_start([app_stencil], \"mpi\", 3s)'"
+  "$TALLY" request --agent "$sock" ':proc_record_start([app_stencil], "mpi", 3s)' |
+    jq -r 'select(.result) | "  \(.object): on \(.result.on), for \(.result.for[0]) s"'
+  sleep 0.6
+  echo "\$ tally request ':proc_get_info([app_stencil], 0x80)'   # the window so far, live"
+  "$TALLY" request --agent "$sock" ':proc_get_info([app_stencil], 0x80)' |
+    jq -r 'select(.result.probes) | .result.probes | "  rank \(.rank): recorded \(.mpi.recorded_time * 1000 | round) ms, comm ratio \(.mpi.comm_ratio * 1000 | round / 1000)"'
+  "$TALLY" top --once --app stencil --agent "$sock" | sed 's/^/  /'
+  wait "$run" || rc=$?
+  kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null || true
+  [ "$rc" = 0 ] || { echo "the MPI run failed (status $rc): $(tail -n 3 "$dir/run.err")"; return 0; }
+  "$TALLY" mpi report "$DEMO_OUT/stencil" | head -n 9
 }
 
 show_reports() {
