@@ -14,9 +14,12 @@
 
 #include "tally/segment.h"
 
-/* A period opens at NOW (the marker's hit count read from the segment). */
+/* A period opens at NOW (the marker's hit count read from the segment);
+ * nothing when one is open. */
 static inline void tally_seg_period_open(struct tally_seg_window *w, uint64_t hits, uint64_t now)
 {
+    if (w->state == TALLY_WINDOW_OPEN)
+        return;
     w->t_on = now;
     w->hits_on = hits;
     if (!w->periods++)
@@ -24,9 +27,13 @@ static inline void tally_seg_period_open(struct tally_seg_window *w, uint64_t hi
     w->state = TALLY_WINDOW_OPEN;
 }
 
-/* The open period closes at NOW after HITS marker hits in all. */
+/* The open period closes at NOW after HITS marker hits in all; nothing
+ * when none is open (the process's end and a monitor's switch-off may
+ * both come to close it). */
 static inline void tally_seg_period_close(struct tally_seg_window *w, uint64_t hits, uint64_t now)
 {
+    if (w->state != TALLY_WINDOW_OPEN)
+        return;
     w->t_off = now;
     w->hits_off = hits;
     w->on_ns += now > w->t_on ? now - w->t_on : 0;
