@@ -5,19 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/commands.h"
 #include "cli/trace_common.h"
 #include "trace/aggregate.h"
+#include "util/clock.h"
 #include "util/error.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void usage(FILE *out)
 {
@@ -72,10 +65,10 @@ int trace_cmd_stats(int argc, char **argv)
         return TALLY_EXIT_ERROR;
     }
     struct trace t;
-    double t0 = now();
+    double t0 = clock_monotonic_seconds();
     if (trace_load_operand(argc, argv, &ropts, "trace stats: expected one TRACE file", NULL, &t) < 0)
         return TALLY_EXIT_ERROR;
-    double read_seconds = now() - t0;
+    double read_seconds = clock_monotonic_seconds() - t0;
     size_t breakpoints = 0;
     for (size_t r = 0; r < t.n_resources; r++) {
         breakpoints += t.resources[r].capacity.n;
@@ -90,13 +83,13 @@ int trace_cmd_stats(int argc, char **argv)
         double from = t.start + (span - width) * (double)q / (double)(queries > 1 ? queries - 1 : 1);
         struct trace_aggregate_options o = {.from = from, .to = from + width, .level = level};
         struct trace_aggregation a;
-        double q0 = now();
+        double q0 = clock_monotonic_seconds();
         if (trace_aggregate(&t, &o, &a, err, sizeof err) < 0) {
             tally_error("trace stats: --level: %s", err);
             trace_free(&t);
             return TALLY_EXIT_ERROR;
         }
-        query_seconds += now() - q0;
+        query_seconds += clock_monotonic_seconds() - q0;
         groups = a.n_groups;
         trace_aggregation_free(&a);
     }

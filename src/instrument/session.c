@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "instrument/launch.h"
@@ -21,6 +20,7 @@
 #include "instrument/segments.h"
 #include "platform/platform.h"
 #include "tally/segment_switch.h"
+#include "util/clock.h"
 
 struct watched {
     pid_t pid;
@@ -43,13 +43,6 @@ struct instrument_session {
     uint64_t next_sample;
     char problem[512];
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void note_problem(struct instrument_session *s, const char *why)
 {
@@ -104,7 +97,7 @@ static bool step(struct instrument_session *s, struct watched *w)
         detach(w);
         return false;
     }
-    uint64_t now = now_ns();
+    uint64_t now = clock_monotonic_ns();
     d->marker_hits = (uint64_t)hits;
     if (hits >= 1 && !d->marker_t_first)
         d->marker_t_first = now;
@@ -157,7 +150,7 @@ static void *session_main(void *arg)
                 active = true;
         int timeout = active ? 1 : -1;
         if (s->series) {
-            uint64_t now = now_ns();
+            uint64_t now = clock_monotonic_ns();
             if (now >= s->next_sample) {
                 sample_links(s, now);
                 s->next_sample = now + (uint64_t)(s->series_interval * 1e9);
@@ -179,7 +172,7 @@ static void *session_main(void *arg)
     for (size_t i = 0; i < s->count; i++)
         step(s, &s->procs[i]); /* last counts */
     if (s->series)
-        sample_links(s, now_ns()); /* the end: every rank's final volumes */
+        sample_links(s, clock_monotonic_ns()); /* the end: every rank's final volumes */
     return NULL;
 }
 
@@ -217,7 +210,7 @@ struct instrument_session *instrument_session_start(const struct session_options
     s->series = o->series;
     s->series_interval = o->series_interval > 0 ? o->series_interval : 1;
     if (s->series)
-        link_series_begin(s->series, (double)now_ns() * 1e-9);
+        link_series_begin(s->series, (double)clock_monotonic_ns() * 1e-9);
     if (s->window.marker && find_program(s, o->argv, why, whylen) < 0) {
         free(s);
         return NULL;

@@ -16,17 +16,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "live/agent_internal.h"
 #include "tally/segment_switch.h"
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "util/clock.h"
 
 static bool finished(const struct tally_segment *seg)
 {
@@ -39,7 +32,7 @@ static void apply(struct agent_segment *m)
     struct tally_segment *seg = m->seg;
     if (seg->d.window.driver != TALLY_WINDOW_BY_REQUEST || finished(seg))
         return;
-    tally_seg_monitor_switch(seg, (m->held | m->by_csr) & TALLY_ON_ANY, monotonic_ns());
+    tally_seg_monitor_switch(seg, (m->held | m->by_csr) & TALLY_ON_ANY, clock_monotonic_ns());
 }
 
 json_t *agent_recording_json(const struct tally_segment *seg)

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "live/agent_internal.h"
@@ -127,10 +126,7 @@ static json_t *segment_json(const struct tally_seg_data *d)
         }
         /* the window so far, live: ScoPro's ratio T_c / (t2 - t1 - T_c) over
          * the periods recorded up to now (as the summary will have it) */
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        double recorded = (double)tally_seg_recorded_ns(&d->window, now) / 1e9;
+        double recorded = (double)tally_seg_recorded_ns(&d->window, clock_monotonic_ns()) / 1e9;
         double comm = (double)d->comm_ns / 1e9;
         json_object_set_new(o, "mpi", json_pack("{s:I, s:I, s:f, s:f, s:f, s:o}", "messages", (json_int_t)messages,
                                                 "bytes", (json_int_t)bytes, "recorded_time", recorded,

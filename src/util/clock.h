@@ -4,6 +4,9 @@
 #define TALLY_UTIL_CLOCK_H
 
 double clock_monotonic_seconds(void);
+/* CLOCK_MONOTONIC in whole nanoseconds: the clock of the instrumentation
+ * segments (include/tally/segment.h). */
+unsigned long long clock_monotonic_ns(void);
 double clock_epoch_seconds(void);
 
 #endif
