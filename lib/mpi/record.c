@@ -31,10 +31,16 @@ static void close_window_if_over(struct tally_segment *s, uint64_t now)
         tally__window_close(s, now);
 }
 
+/* The segment, registered at MPI_Init (looked up once if a call came first). */
+static struct tally_segment *current_segment(void)
+{
+    return segment ? segment : (segment = tally__segment());
+}
+
 void record_call(enum tally_mpi_function fn, uint64_t t0, uint64_t t1, uint64_t bytes,
                  enum call_kind kind)
 {
-    struct tally_segment *s = segment ? segment : (segment = tally__segment());
+    struct tally_segment *s = current_segment();
     if (!s)
         return;
     struct tally_seg_function *f = &s->d.functions[fn];
@@ -53,7 +59,7 @@ void record_call(enum tally_mpi_function fn, uint64_t t0, uint64_t t1, uint64_t 
 
 uint32_t record_switched(void)
 {
-    struct tally_segment *s = segment ? segment : (segment = tally__segment());
+    struct tally_segment *s = current_segment();
     if (!s) /* not registered: no monitor can have switched it */
         return tally_mpi_control.c.on & ~TALLY_ON_PENDING;
     return tally__acknowledge(s);

@@ -179,9 +179,8 @@ struct agent_segment {
     uint32_t by_csr;               /* TALLY_ON_* kinds enabled csrs want (agent_recording.c) */
     double held_until;             /* monotonic s when `held` is released; 0: at proc_record_stop */
 };
-/* Unmaps the segments of ended tasks and maps those registered since;
- * *out is every mapped one (valid until the next call of these). */
-size_t agent_segments_rescan(struct agent *a, struct agent_segment **out);
+/* Unmaps the segments of ended tasks and maps those registered since. */
+void agent_segments_rescan(struct agent *a);
 /* The mapped ones, without looking for new ones. */
 size_t agent_segments_mapped(struct agent *a, struct agent_segment **out);
 /* The segment of process pid of an instrumented task, mapped on demand and

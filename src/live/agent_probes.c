@@ -205,8 +205,7 @@ double agent_probes_poll(struct agent *a, double now)
     for (size_t i = 0; i < pair_count; i++)
         poll_one(a, p, pairs[i].kind, pairs[i].name, pairs[i].since);
     if (now >= p->next_rescan) {
-        struct agent_segment *all;
-        agent_segments_rescan(a, &all);
+        agent_segments_rescan(a);
         p->next_rescan = now + RESCAN;
     }
     /* Listed again: a csr's action may have deleted one (its pointers with it). */

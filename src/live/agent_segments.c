@@ -88,12 +88,11 @@ static void unmap_ended(struct agent *a, struct agent_segments *s)
     }
 }
 
-size_t agent_segments_rescan(struct agent *a, struct agent_segment **out)
+void agent_segments_rescan(struct agent *a)
 {
     struct agent_segments *s = segments_of(a);
-    *out = NULL;
     if (!s)
-        return 0;
+        return;
     unmap_ended(a, s);
     for (size_t i = 0; i < a->task_count; i++) {
         const struct agent_task *t = a->tasks[i];
@@ -111,8 +110,6 @@ size_t agent_segments_rescan(struct agent *a, struct agent_segment **out)
         }
         closedir(d);
     }
-    *out = s->items;
-    return s->count;
 }
 
 size_t agent_segments_mapped(struct agent *a, struct agent_segment **out)
