@@ -55,6 +55,13 @@ handles_term() {
   return 1
 }
 
+# wait_until SECONDS COMMAND...: polls COMMAND every 50 ms until it succeeds
+wait_until() {
+  local n=$(( $1 * 20 )); shift
+  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.05; done
+  return 1
+}
+
 # wait_agent SOCKET: until the agent listening there answers (at most 20 s)
 wait_agent() {
   for _ in $(seq 400); do "$TALLY" agent --socket "$1" status >/dev/null 2>&1 && return 0; sleep 0.05; done

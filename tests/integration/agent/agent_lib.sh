@@ -15,13 +15,6 @@ wait_file() {
   return 1
 }
 
-# wait_until SECONDS COMMAND...: until COMMAND succeeds
-wait_until() {
-  local n=$(( $1 * 20 )); shift
-  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.05; done
-  return 1
-}
-
 # req SOCKET REQUEST...: the JSON lines (stdout) of tally request
 req() { local s=$1; shift; "$TALLY" request --agent "$s" "$@" 2>&1; }
 

@@ -35,10 +35,9 @@ state() {
   nreq ':proc_get_info([app_md], 0x80)' 2>/dev/null | jq -r 'select(.result.probes) |
     "\(.node) \(.result.probes.recording.on | join("+") | if . == "" then "off" else . end) \(.result.probes.recording.request) \(.result.probes.recording.ack)"' | sort
 }
-wait_for() { local n=$(($1 * 10)); shift; for _ in $(seq $n); do "$@" && return 0; sleep 0.1; done; return 1; }
 ranks_on_both() { [ "$(state | awk '{ print $1 }' | uniq -c | awk '$1 == 2' | wc -l)" = 2 ]; }
 all_acked_as() { [ "$(state | awk -v k="$1" '$2 == k && $3 == $4' | wc -l)" = 4 ]; }
-check "the 4 ranks registered, 2 on each site" wait_for 30 ranks_on_both
+check "the 4 ranks registered, 2 on each site" wait_until 30 ranks_on_both
 check_eq "before any request: every rank off" "$(state | awk '{ print $2 }' | sort -u)" off
 
 nreq ':proc_record_start([app_md], "mpi")' >"$WORK/start.out" 2>&1
@@ -46,11 +45,11 @@ check_eq "proc_record_start over NATS: the ranks of both sites answer on [mpi]" 
   "$(jq -r 'select(.service == "proc_record_start") | "\(.node) \(.result.on | join("+"))"' "$WORK/start.out" | sort | uniq -c | awk '{ print $1, $2, $3 }' | tr '\n' ';')" \
   "2 n1 mpi;2 n3 mpi;"
 check_eq "... with no error" "$(jq -c 'select(.done) | .errors' "$WORK/start.out" | sort -u)" "[]"
-check "every rank on both sites acknowledged" wait_for 10 all_acked_as mpi
+check "every rank on both sites acknowledged" wait_until 10 all_acked_as mpi
 sleep 0.5
 nreq ':proc_record_stop([app_md])' >"$WORK/stop.out" 2>&1
 check_eq "proc_record_stop over NATS: 4 answers" "$(jq -r 'select(.service == "proc_record_stop") | .node' "$WORK/stop.out" | wc -l)" 4
-check "every rank acknowledged the stop" wait_for 10 all_acked_as off
+check "every rank acknowledged the stop" wait_until 10 all_acked_as off
 
 # another NATS user cannot even address these agents
 out=$("$TALLY" request --nats "$NATS_ALPHA" --creds "$WORK/creds/intruder" --user "$user" --timeout 1 \

@@ -28,8 +28,6 @@ state() {
   req ":proc_get_info([app_$1], 0x80)" | jq -r 'select(.result.probes) | .result.probes
     | "\(.recording.on | join("+") | if . == "" then "off" else . end) \(.recording.request) \(.recording.ack) \(.mpi.messages) \(.marker_hits)"' | sort
 }
-# wait_for SECONDS COMMAND...: until COMMAND succeeds
-wait_for() { local n=$(($1 * 20)); shift; for _ in $(seq $n); do "$@" && return 0; sleep 0.05; done; return 1; }
 registered() { [ "$(state "$1" | grep -c .)" = "$NP" ]; }
 all_acked() { state "$1" | awk '$2 != $3 { bad = 1 } END { exit bad }'; }
 recording() { [ "$(state "$1" | awk -v k="$2" '$1 == k' | grep -c .)" = "$NP" ]; }
@@ -40,7 +38,7 @@ t_run=$(date +%s.%N)
 $TALLY run --agent "$S" --app st --mpi --window request -o "$WORK/st" -- $(launcher openmpi $NP) \
   "$WORK/stencil.openmpi" blocking $ITS $HALO $WORK_UNITS 0 1 "$WORK/hand" >/dev/null 2>"$WORK/st.err" &
 rpid=$!
-check "the $NP ranks registered with the agent" wait_for 30 registered st
+check "the $NP ranks registered with the agent" wait_until 30 registered st
 s0=$(state st)
 check_eq "before any request: off, nothing recorded" "$(echo "$s0" | awk '{ print $1, $4 }' | sort -u)" "off 0"
 check "... while the marker counts ($(echo "$s0" | awk '{ print $5 }' | tr '\n' ' '))" \
@@ -50,7 +48,7 @@ check_eq "proc_record_start: one answer per rank, each on [mpi]" \
   "$(jq -c 'select(.service == "proc_record_start") | .result.on' "$WORK/start1.out" | sort | uniq -c | awk '{ print $1, $2 }')" "$NP [\"mpi\"]"
 check_eq "... no error (mpirun and its daemons, without a segment, are passed over)" \
   "$(jq -c 'select(.done) | .errors' "$WORK/start1.out")" "[]"
-check "every rank acknowledged the switch on" wait_for 10 all_acked st
+check "every rank acknowledged the switch on" wait_until 10 all_acked st
 top=$("$TALLY" top --once --app st --agent "$S" 2>&1)
 check_eq "tally top: REC shows mpi for the 4 ranks" "$(printf '%s\n' "$top" | grep -c ' mpi  .*stencil')" "$NP"
 check_contains "... and - for mpirun, which records nothing" "$(printf '%s\n' "$top" | grep 'mpirun')" " -  "
@@ -58,7 +56,7 @@ sleep 0.5
 req ':proc_record_stop([app_st])' >"$WORK/stop1.out"
 check_eq "proc_record_stop: each rank off" \
   "$(jq -c 'select(.service == "proc_record_stop") | .result.on' "$WORK/stop1.out" | sort -u)" "[]"
-check "every rank acknowledged the switch off" wait_for 10 all_acked st
+check "every rank acknowledged the switch off" wait_until 10 all_acked st
 m1=$(state st | awk '{ print $4 }' | tr '\n' ' ')
 check "messages were recorded while on ($m1)" bash -c "for m in $m1; do [ \$m -gt 0 ] || exit 1; done"
 req ':proc_get_info([app_st], 0x80)' | jq -c 'select(.result.probes) | .result.probes.mpi' >"$WORK/live.json"
@@ -74,10 +72,10 @@ req ':proc_record_start([app_st], "gpu")' >"$WORK/bad_kind.out"
 check_eq "an unknown kind: exit status 1" "$?" 1
 check_contains "... the error names it" "$(cat "$WORK/bad_kind.out")" '\"gpu\" is not what can be recorded'
 req ':proc_record_start([app_st])' >/dev/null
-check "a second period: every rank records MPI and probes" wait_for 10 recording st mpi+probes
+check "a second period: every rank records MPI and probes" wait_until 10 recording st mpi+probes
 sleep 0.3
 req ':proc_record_stop([app_st], "all")' >/dev/null
-check "... and is off again" wait_for 10 recording st off
+check "... and is off again" wait_until 10 recording st off
 # a third period asked in one request: on for 300 ms, off by the agent itself
 recorded() { req ':proc_get_info([app_st], 0x80)' | jq -s '[.[] | select(.result.probes) | .result.probes.mpi.recorded_time] | min'; }
 before=$(recorded)
@@ -85,8 +83,8 @@ req ':proc_record_start([app_st], "mpi", 300ms)' >"$WORK/timed.out"
 check_eq "a timed start: each rank answers for 0.3 s" \
   "$(jq -c 'select(.service == "proc_record_start") | .result.for' "$WORK/timed.out" | sort | uniq -c | awk '{ print $1, $2 }')" \
   "$NP [0.3,\"s\"]"
-check "... and is switched off without a stop request" wait_for 10 recording st off
-check "... acknowledged by every rank" wait_for 10 all_acked st
+check "... and is switched off without a stop request" wait_until 10 recording st off
+check "... acknowledged by every rank" wait_until 10 all_acked st
 after=$(recorded)
 check "... having recorded 0.3 s more, give or take the agent's wake-up ($before -> $after)" \
   awk -v a="$after" -v b="$before" 'BEGIN { d = a - b; exit !(d >= 0.3 && d < 0.6) }'
@@ -117,19 +115,19 @@ req ':pa_counter_create()' >/dev/null
 "$TALLY" request --agent "$S" --follow 'lib_call_started([app_cs], "MPI_Send"): pa_counter_increment([c_1], $len)' \
   >"$WORK/follow.out" 2>&1 &
 fpid=$!
-wait_for 10 grep -q '"state":"enabled"' "$WORK/follow.out"
+wait_until 10 grep -q '"state":"enabled"' "$WORK/follow.out"
 csr=$(jq -r 'select(.result.state == "enabled") | .result.csr // .object' "$WORK/follow.out" | head -1)
 ITS=400
 $TALLY run --agent "$S" --app cs --mpi --window request -o "$WORK/cs" -- $(launcher openmpi $NP) \
   "$WORK/stencil.openmpi" blocking $ITS $HALO $WORK_UNITS 0 1 "$WORK/hand" >/dev/null 2>"$WORK/cs.err" &
 rpid=$!
-check "the enabled csr switched MPI recording on in every rank" wait_for 30 recording cs mpi
+check "the enabled csr switched MPI recording on in every rank" wait_until 30 recording cs mpi
 read_c1() { req ':pa_counter_read([c_1])' | jq -r 'select(.service == "pa_counter_read") | .result.value'; }
 sleep 0.5
 check_cmp "... and counts their MPI_Send bytes" "$(read_c1)" ">" 0
 req ":csr_disable([$csr])" >/dev/null
-check "disabling it switched recording off" wait_for 10 recording cs off
-check "... acknowledged by every rank" wait_for 10 all_acked cs
+check "disabling it switched recording off" wait_until 10 recording cs off
+check "... acknowledged by every rank" wait_until 10 all_acked cs
 c1=$(read_c1)
 wait $rpid
 check_eq "the run: exit status" "$?" 0
@@ -147,7 +145,7 @@ kill -INT $fpid; wait $fpid; fpid=
 $TALLY run --agent "$S" --app whole --mpi -o "$WORK/whole" -- $(launcher openmpi $NP) \
   "$WORK/stencil.openmpi" blocking 300 $HALO $WORK_UNITS 0 1 "$WORK/hand" >/dev/null 2>&1 &
 rpid=$!
-wait_for 30 registered whole
+wait_until 30 registered whole
 req ':proc_record_start([app_whole])' >"$WORK/whole.out"
 check_contains "a rank whose window is its own is not switched" "$(jq -c 'select(.done) | .errors[0].message' "$WORK/whole.out")" \
   "its recording is switched by its own window, not by requests"

@@ -9,12 +9,6 @@
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" | cut -c1)" != Z ]; }
 ppid_of() { ps -o ppid= -p "$1" 2>/dev/null | tr -d ' '; }
-# wait_for SECONDS COMMAND...: polls COMMAND every 50 ms until it succeeds.
-wait_for() {
-  local n=$(( $1 * 20 )); shift
-  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.05; done
-  return 1
-}
 pids_of() { pgrep -f "^sleep $1\$"; }
 none_alive() { for p in "$@"; do alive "$p" && return 1; done; return 0; }
 # guardian_of TALLY_PID: the pid of the guardian whose socket (its fd 3) is
@@ -37,7 +31,7 @@ guardian_of() {
 sleep 400.$$ &
 bystander=$!
 setsid sleep 401.$$ </dev/null >/dev/null 2>&1 &
-wait_for 10 pgrep -f "^sleep 401.$$\$" >/dev/null
+wait_until 10 pgrep -f "^sleep 401.$$\$" >/dev/null
 bystander_session=$(pgrep -f "^sleep 401.$$\$")
 
 for level in 1 2; do
@@ -45,26 +39,26 @@ for level in 1 2; do
   $TALLY run --level $level --interval 0.1 -o out$level -- \
     sh -c "sleep $bg & $PROGS/escape gc$level 300; sleep $fg" >/dev/null 2>&1 &
   tally_pid=$!
-  wait_for 10 pids_of "$fg" >/dev/null
+  wait_until 10 pids_of "$fg" >/dev/null
   gc=$(cat gc$level 2>/dev/null)
   pids="$(pids_of "$bg") $(pids_of "$fg") $gc"
   check_eq "level $level: the tree is running (3 processes)" "$(echo $pids | wc -w)" 3
   if [ "$level" = 1 ]; then
     # The double-forked grandchild is re-parented to tally; level 1 knows it
     # once a /proc scan has seen it (every --interval, 0.1 s here): 1 s is ten scans.
-    check "level 1: grandchild re-parented to tally" wait_for 10 eval '[ "$(ppid_of $gc)" = $tally_pid ]'
+    check "level 1: grandchild re-parented to tally" wait_until 10 eval '[ "$(ppid_of $gc)" = $tally_pid ]'
     sleep 1
     guardian=$(guardian_of $tally_pid)
     check "level 1: a guardian watches the run" test -n "$guardian"
   fi
   kill -KILL $tally_pid
   wait $tally_pid 2>/dev/null
-  check "level $level: no process of the tree left after SIGKILL to tally" wait_for 10 none_alive $pids
+  check "level $level: no process of the tree left after SIGKILL to tally" wait_until 10 none_alive $pids
   check "level $level: the grandchild that escaped with setsid is gone" eval "! alive $gc"
   check "level $level: bystander child of the same user still alive" alive $bystander
   check "level $level: bystander in its own session still alive" alive "$bystander_session"
   [ "$level" = 1 ] && check "level 1: the guardian exits once done" \
-    eval '[ -n "$guardian" ] && wait_for 10 eval "! alive $guardian"'
+    eval '[ -n "$guardian" ] && wait_until 10 eval "! alive $guardian"'
   kill -KILL $pids 2>/dev/null # what a failed check left
 done
 
@@ -72,14 +66,14 @@ done
 # tally (the task ends when the test creates 'go').
 $TALLY run --level 1 -o normal -- sh -c "while [ ! -e go ]; do sleep 0.05; done" &
 tally_pid=$!
-wait_for 10 guardian_of $tally_pid >/dev/null
+wait_until 10 guardian_of $tally_pid >/dev/null
 guardian=$(guardian_of $tally_pid)
 check "level 1: guardian found for a normal run" test -n "$guardian"
 touch go
 wait $tally_pid
 check_eq "level 1: normal run exits 0" "$?" 0
 check "level 1: the guardian exits after a normal run" \
-  eval '[ -n "$guardian" ] && wait_for 10 eval "! alive $guardian"'
+  eval '[ -n "$guardian" ] && wait_until 10 eval "! alive $guardian"'
 
 kill $bystander "$bystander_session" 2>/dev/null
 finish
