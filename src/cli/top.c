@@ -115,7 +115,6 @@ static double rate(double now, double before, double dt)
     return isnan(now) || isnan(before) || dt <= 0 || now < before ? NAN : (now - before) / dt;
 }
 
-/* One refresh: the rows (their strings point into lines) and the new previous values. */
 /* proc_get_info 0x80's "recording" as REC shows it: the kinds joined by
  * '+' or "off", with '*' while the process has not taken the last switch;
  * "" for a process that is not instrumented. */
@@ -136,6 +135,7 @@ static void recording_text(json_t *recording, char *out, size_t len)
         snprintf(out + used, len - used, "*");
 }
 
+/* One refresh: the rows (their strings point into lines) and the new previous values. */
 static size_t build_rows(json_t *lines, double t, const struct previous *old, size_t old_n,
                          struct top_row *rows, struct previous *now)
 {
