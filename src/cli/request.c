@@ -24,6 +24,7 @@ static const char usage_text[] =
     "lines it answers, one per object and service, then {\"done\": true, \"errors\": [...]}.\n"
     "  ':proc_get_info([app_sim], 0x7)'          unconditional\n"
     "  'proc_created([app_sim]): app_get_proclist([app_sim])'   conditional: csr_N\n"
+    "  ':proc_record_start([app_md], \"mpi\", 10s)'   MPI recording on for 10 s (--window request)\n"
     "\n"
     "      --agent SOCKET      the agent's socket (default: the user's agent)\n"
     "      --follow            keep printing what conditional requests produce until\n"

@@ -31,7 +31,8 @@ enum { OPT_MPI = 0x1200, OPT_PROBES, OPT_WINDOW, OPT_MARKER }; /* apart from run
     "                          MPICH): libtally-mpi in every rank; summary 'mpi'\n"          \
     "      --probes            collect libtally-probe probes, counters and markers\n"       \
     "      --window SPEC       'start=N,iterations=M[,time=T][,calls=C]': measure M\n"      \
-    "                          iterations after N hits of the iteration marker\n"           \
+    "                          iterations after N hits of the iteration marker;\n"          \
+    "                          'request' (with --agent): off until proc_record_start\n"      \
     "      --marker SYMBOL     the marker is function SYMBOL of the program (uprobe)\n"
 
 struct instrument_session;

@@ -38,7 +38,8 @@ static const char usage_text[] =
     "--app: every task the local agent follows): per host and per process, CPU, memory,\n"
     "I/O and network rates and state, refreshed every interval; with 'tally contract watch'\n"
     "running, each process's contract violation level and worst dimension ('!' and red at\n"
-    "or above the threshold; no colour when NO_COLOR is set or the output is not a terminal).\n"
+    "or above the threshold; no colour when NO_COLOR is set or the output is not a terminal);\n"
+    "for instrumented processes (tally run --mpi|--probes), what each records now (REC).\n"
     "\n"
     "      --app NAME          the application (over NATS: required)\n"
     LIVE_CLIENT_USAGE
