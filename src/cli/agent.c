@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "live/agent.h"
 #include "live/agent_link.h"
 #include "live/agent_socket.h"
+#include "live/metrics.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -46,7 +48,9 @@ static const char usage_text[] =
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
-    "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
+    "      --metrics [ADDR:]PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics;\n"
+    "                          ADDR defaults to 127.0.0.1. No authentication: any user\n"
+    "                          of this host can read them (anyone who can reach ADDR)\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
@@ -151,8 +155,15 @@ static int serve(struct agent_options *o, bool foreground)
             tally_error("agent: could not start (see agent.log beside %s)", o->socket_path);
             return TALLY_EXIT_ERROR;
         }
-        if (d == 0)
+        if (d == 0) {
+            struct sockaddr_in sa;
+            char where[256];
+            if (o->metrics && metrics_parse_address(o->metrics, &sa, where, sizeof where) == 0) {
+                metrics_describe(&sa, where, sizeof where);
+                fprintf(stderr, "tally: agent: %s\n", where);
+            }
             return TALLY_EXIT_OK;
+        }
     }
     sigset_t stop;
     sigemptyset(&stop);
@@ -260,9 +271,15 @@ int cmd_agent(int argc, char **argv)
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
-        case OPT_METRICS:
+        case OPT_METRICS: {
+            struct sockaddr_in sa;
+            if (metrics_parse_address(optarg, &sa, why, sizeof why) < 0) {
+                tally_error("agent: --metrics %s", why);
+                return TALLY_EXIT_ERROR;
+            }
             o.metrics = optarg;
             break;
+        }
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",
                         argv[optind - 1]);

@@ -471,11 +471,13 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
     }
     if (o->metrics) {
-        a->metrics = metrics_server_start(a, o->metrics, why, sizeof why);
+        char where[256];
+        a->metrics = metrics_server_start(a, o->metrics, where, sizeof where, why, sizeof why);
         if (!a->metrics) {
             tally_error("agent: --metrics %s", why);
             return -1;
         }
+        fprintf(stderr, "tally: agent: %s\n", where);
         ev.data.ptr = &a->tag_metrics;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, metrics_server_fd(a->metrics), &ev);
     }
