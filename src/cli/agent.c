@@ -51,13 +51,15 @@ static const char usage_text[] =
     "      --metrics [ADDR:]PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics;\n"
     "                          ADDR defaults to 127.0.0.1. No authentication: any user\n"
     "                          of this host can read them (anyone who can reach ADDR)\n"
+    "      --client-output SIZE  output kept for clients that do not read, all together\n"
+    "                          (default 64 MB); past it, the one holding most is dropped\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS, OPT_CLIENT_OUTPUT };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -73,6 +75,7 @@ static const struct option long_options[] = {
     {"creds", required_argument, 0, OPT_CREDS},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
+    {"client-output", required_argument, 0, OPT_CLIENT_OUTPUT},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -271,6 +274,17 @@ int cmd_agent(int argc, char **argv)
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
+        case OPT_CLIENT_OUTPUT: {
+            double mb = 0;
+            int bad = units_parse(optarg, DIM_BYTES, NULL, &mb, why, sizeof why);
+            if (bad < 0 || mb < 1.0 / 16 || mb > 65536) {
+                tally_error("agent: --client-output: %s",
+                            bad < 0 ? why : "give a size from 64 KB to 64 GB");
+                return TALLY_EXIT_ERROR;
+            }
+            o.client_output = (size_t)(mb * BYTES_PER_MB);
+            break;
+        }
         case OPT_METRICS: {
             struct sockaddr_in sa;
             if (metrics_parse_address(optarg, &sa, why, sizeof why) < 0) {
