@@ -80,27 +80,58 @@ static const struct option long_options[] = {
     {0, 0, 0, 0},
 };
 
-/* Detaches: the caller returns (exit 0) once the agent listens; the agent
- * goes on in a grandchild with its log in the socket's directory. Returns
- * 1 in the agent, 0 in the caller after success, -1 on failure. */
-static int detach(struct agent_options *o, const char *socket_path)
+/* Copies what the starting agent wrote on its stderr (its error, or where
+ * it serves metrics) to ours, until it switched to its log. Returns whether
+ * there was anything. */
+static bool relay(int fd)
 {
-    int ready[2];
+    char buf[4096];
+    ssize_t n;
+    bool any = false;
+    while ((n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        any = true;
+        (void)!write(2, buf, (size_t)n);
+    }
+    return any;
+}
+
+/* Detaches: the caller returns (exit 0) once the agent listens; the agent
+ * goes on in a grandchild with its log in the socket's directory. Until it
+ * listens, the agent's stderr is a pipe to the caller, which prints it: an
+ * agent that cannot start says why on the terminal that started it, not in
+ * a log. Returns 1 in the agent, 0 in the caller after success, -1 on
+ * failure (*said: the agent's own message was printed). */
+static int detach(struct agent_options *o, const char *socket_path, bool *said)
+{
+    int ready[2], err[2];
     if (pipe2(ready, O_CLOEXEC) < 0)
         return -1;
+    if (pipe2(err, O_CLOEXEC) < 0) {
+        close(ready[0]);
+        close(ready[1]);
+        return -1;
+    }
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid > 0) {
         close(ready[1]);
+        close(err[1]);
         char byte;
         ssize_t n;
         while ((n = read(ready[0], &byte, 1)) < 0 && errno == EINTR)
             ;
         close(ready[0]);
+        *said = relay(err[0]);
+        close(err[0]);
         return n == 1 ? 0 : -1;
     }
     close(ready[0]);
+    close(err[0]);
     setsid();
     if (fork() > 0)
         _exit(0); /* the agent is not a session leader: no terminal can take it */
@@ -116,10 +147,9 @@ static int detach(struct agent_options *o, const char *socket_path)
         dup2(null, 1);
         close(null);
     }
-    if (logfd >= 0) {
-        dup2(logfd, 2);
-        close(logfd);
-    }
+    dup2(err[1], 2); /* to the caller until the agent listens, then to the log */
+    close(err[1]);
+    o->log_fd = logfd >= 0 ? logfd : open("/dev/null", O_WRONLY | O_CLOEXEC);
     (void)!chdir("/");
     o->ready_fd = ready[1];
     return 1;
@@ -153,20 +183,15 @@ static int serve(struct agent_options *o, bool foreground)
             *slash = '\0';
             mkdir(dir, 0700);
         }
-        int d = detach(o, o->socket_path);
+        bool said = false;
+        int d = detach(o, o->socket_path, &said);
         if (d < 0) {
-            tally_error("agent: could not start (see agent.log beside %s)", o->socket_path);
+            if (!said)
+                tally_error("agent: could not start: it ended without a message");
             return TALLY_EXIT_ERROR;
         }
-        if (d == 0) {
-            struct sockaddr_in sa;
-            char where[256];
-            if (o->metrics && metrics_parse_address(o->metrics, &sa, where, sizeof where) == 0) {
-                metrics_describe(&sa, where, sizeof where);
-                fprintf(stderr, "tally: agent: %s\n", where);
-            }
+        if (d == 0)
             return TALLY_EXIT_OK;
-        }
     }
     sigset_t stop;
     sigemptyset(&stop);

@@ -1,13 +1,19 @@
 /* 'tally run --agent' (see run_agent.h). */
 #include "cli/run_agent.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "cli/run.h"
+#include "live/agent_socket.h"
 #include "report/summary.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 int run_agent_option(int c, const char *arg, struct run_agent_options *o)
@@ -123,6 +129,35 @@ void run_agent_hook_samples(struct run_config *cfg)
         o->pending_processes = json_array();
 }
 
+/* The agent is gone (killed, crashed, stopped): the summary is kept in the
+ * spool beside its socket, which the next agent started there archives. */
+static void spool_summary(const struct run_agent_options *o, json_t *summary)
+{
+    char socket[4096], dir[4200], file[4400];
+    const char *why = NULL;
+    char *text = json_dumps(summary, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
+    if (o->socket)
+        snprintf(socket, sizeof socket, "%s", o->socket);
+    if ((!o->socket && agent_socket_default_path(socket, sizeof socket) < 0) ||
+        agent_socket_spool_dir(socket, dir, sizeof dir) < 0)
+        why = "the path is too long";
+    else if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        why = strerror(errno);
+    else if (!text)
+        why = "out of memory";
+    snprintf(file, sizeof file, "%s/%lld-%d.summary", dir, (long long)time(NULL), (int)getpid());
+    if (!why && atomic_write_file(file, text, strlen(text)) < 0)
+        why = strerror(errno);
+    if (why)
+        tally_error("run: --agent: the agent is gone, and the summary could not be kept for the "
+                    "next one: %s: %s", dir, why);
+    else
+        tally_error("run: --agent: the agent at %s is gone: the summary waits in %s for the next "
+                    "agent started there to archive it",
+                    socket, file);
+    free(text);
+}
+
 void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result)
 {
     struct run_agent_options *o = &cfg->agent;
@@ -143,8 +178,11 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
         .category = cfg->category,
         .limits = &cfg->limits,
     };
-    agent_link_send(&o->link,
-                    json_pack("{s:s, s:o}", "op", "finished", "summary", summary_to_json(&info, result)));
+    json_t *summary = summary_to_json(&info, result);
+    agent_link_send(&o->link, json_pack("{s:s, s:O}", "op", "finished", "summary", summary));
+    if (o->link.broken)
+        spool_summary(o, summary);
+    json_decref(summary);
 }
 
 void run_agent_close(struct run_config *cfg)

@@ -42,6 +42,7 @@ void agent_options_init(struct agent_options *o)
     o->series_points = 120;
     o->stop_fd = -1;
     o->ready_fd = -1;
+    o->log_fd = -1;
     o->client_output = 64u << 20;
 }
 
@@ -497,6 +498,7 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         tally_error("agent: %s", why);
         return -1;
     }
+    agent_archive_spool(a); /* summaries kept while no agent ran (run_agent.c) */
     a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     a->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (a->epoll_fd < 0 || a->tick_fd < 0 || arm_tick(a) < 0) {
@@ -582,6 +584,10 @@ int agent_run(const struct agent_options *o)
         agent_close(a);
         free(a);
         return -1;
+    }
+    if (o->log_fd >= 0) { /* until now stderr went to whoever started the agent */
+        dup2(o->log_fd, 2);
+        close(o->log_fd);
     }
     if (o->ready_fd >= 0) {
         (void)!write(o->ready_fd, "1", 1);

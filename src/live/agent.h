@@ -25,6 +25,7 @@ struct agent_options {
     size_t client_output;      /* bytes of output kept for all clients together (default 64 MiB) */
     int stop_fd;               /* readable: shut down cleanly (the caller's signalfd); -1: none */
     int ready_fd;              /* written one byte and closed once listening; -1: none */
+    int log_fd;                /* made stderr once listening (detached agents); -1: none */
     const char *nats_url;      /* NULL: this host only; else the site's nats-server (agent_nats.h) */
     const char *nats_creds;    /* NATS credentials file (NULL: none) */
     const char *nats_user;     /* the user whose subjects to serve (default: the login name) */

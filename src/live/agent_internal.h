@@ -134,6 +134,9 @@ void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool s
 void agent_tick(struct agent *a);
 /* A task has ended: its summary to the archive, its processes dropped. */
 void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary);
+/* Archives the summaries a 'tally run --agent' kept in the spool while no
+ * agent ran (agent_socket_spool_dir), removing each one archived. */
+void agent_archive_spool(struct agent *a);
 void agent_task_free(struct agent_task *t);
 /* The task of a live process, or NULL when pid belongs to no followed tree. */
 struct agent_task *agent_task_of(const struct agent *a, pid_t pid);

@@ -41,7 +41,7 @@ static int start_agent(const char *path, char *why, size_t why_len)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(why, why_len, "the agent it started failed (see %s's directory, agent.log)", path);
+        snprintf(why, why_len, "the agent it started at %s failed (its reason is above)", path);
         return -1;
     }
     return 0;

@@ -179,3 +179,11 @@ int agent_socket_check_peer(int fd, char *why, size_t why_len)
     }
     return 0;
 }
+
+int agent_socket_spool_dir(const char *path, char *dir, size_t size)
+{
+    char socket_dir[4096];
+    directory_of(path, socket_dir, sizeof socket_dir);
+    int n = snprintf(dir, size, "%s/spool", socket_dir);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}

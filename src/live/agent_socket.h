@@ -29,4 +29,9 @@ int agent_socket_check_peer(int fd, char *why, size_t why_len);
 /* The pid written in the lock file of the agent whose socket is path, or 0. */
 pid_t agent_socket_owner(const char *path);
 
+/* Where a 'tally run --agent' whose agent is gone keeps its summary
+ * (DIR/spool beside the socket, one NAME.summary file each), for the next
+ * agent started on that socket to archive. 0, or -1 when it does not fit. */
+int agent_socket_spool_dir(const char *path, char *dir, size_t size);
+
 #endif

@@ -6,9 +6,11 @@
  * processes here and takes the samples it streams. A tree attached by pid
  * is measured here by a level-1 follower fed from the same scan. Every
  * process of every tree keeps a bounded series (a ring of series_points). */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,9 +18,11 @@
 #include "archive/ingest_files.h"
 #include "archive/store.h"
 #include "live/agent_internal.h"
+#include "live/agent_socket.h"
 #include "report/summary.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/text_file.h"
 
 static long clock_ticks_per_second(void)
 {
@@ -310,6 +314,39 @@ static void store_summary(struct agent *a, json_t *summary)
     else
         a->archived++;
     free(text);
+}
+
+void agent_archive_spool(struct agent *a)
+{
+    char dir[4200];
+    if (a->options.no_archive || agent_socket_spool_dir(a->socket_path, dir, sizeof dir) < 0)
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t archived = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n <= 8 || strcmp(e->d_name + n - 8, ".summary"))
+            continue;
+        char path[4500], why[160] = "not a JSON summary";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *text = text_file_read(path, TEXT_FILE_LARGE, NULL, why, sizeof why);
+        json_t *summary = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        size_t before = a->archived;
+        store_summary(a, summary);
+        if (a->archived > before && unlink(path) == 0)
+            archived++;
+        else if (!summary)
+            tally_error("agent: %s: %s (left in the spool)", path, why);
+        json_decref(summary);
+    }
+    closedir(d);
+    if (archived)
+        fprintf(stderr, "tally: agent: archived %zu summar%s that tally run kept while no agent "
+                "ran (%s)\n", archived, archived == 1 ? "y" : "ies", dir);
 }
 
 void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary)

@@ -28,7 +28,7 @@ enum param_type {
     PARAM_NONE,      /* end of the parameter list */
     PARAM_OBJECTS,   /* a non-empty list of the kinds in `objects` */
     PARAM_PERIOD,    /* a positive duration: a number with a time unit (bare: seconds) */
-    PARAM_FLAGS,     /* proc_get_info's flags: a non-zero subset of PROC_INFO_ALL */
+    PARAM_FLAGS,     /* proc_get_info's flags: a non-zero subset of PROC_INFO_KNOWN */
     PARAM_SIGNAL,    /* a signal number or name */
     PARAM_LIMITS,    /* a string in --limits syntax */
     PARAM_PROBE,     /* a probe name string */
@@ -368,7 +368,7 @@ static int check_arg(const struct service_param *param, const struct request_arg
         if (require_no_unit(arg, service, index, err) < 0)
             return -1;
         if (!is_integer(arg->number) || arg->number < 1 ||
-            arg->number > (PROC_INFO_ALL | PROC_INFO_SERIES | PROC_INFO_PROBES | PROC_INFO_CONTRACT))
+            arg->number > PROC_INFO_KNOWN) /* every bit up to 0x100 is a flag */
             return fail(err, arg->pos, "%s: flags must be a non-zero combination of 0x1 to 0x%x",
                         service, PROC_INFO_CONTRACT);
         return 0;

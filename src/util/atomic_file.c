@@ -3,10 +3,49 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* fp writes through this sink (fopencookie), which keeps the errno of the
+ * first failed write: stdio only keeps a flag, and by the time the file is
+ * committed errno says something else (waitpid's ECHILD: "No child
+ * processes" was reported for a full disk). */
+struct atomic_sink {
+    int fd;
+    int error;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+    struct atomic_sink *sink = cookie;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(sink->fd, buf + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!sink->error)
+                sink->error = n < 0 ? errno : EIO;
+            errno = sink->error;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+    struct atomic_sink *sink = cookie;
+    int rc = close(sink->fd);
+    if (rc < 0 && !sink->error)
+        sink->error = errno;
+    sink->fd = -1;
+    return rc;
+}
 
 int atomic_file_open(struct atomic_file *af, const char *path)
 {
@@ -21,9 +60,14 @@ int atomic_file_open(struct atomic_file *af, const char *path)
     if (fd < 0)
         goto fail;
     (void)fchmod(fd, 0644);
-    af->fp = fdopen(fd, "w");
+    af->sink = malloc(sizeof *af->sink);
+    if (af->sink) {
+        *af->sink = (struct atomic_sink){.fd = fd};
+        af->fp = fopencookie(af->sink, "w",
+                             (cookie_io_functions_t){.write = sink_write, .close = sink_close});
+    }
     if (!af->fp) {
-        int saved = errno;
+        int saved = af->sink ? errno : ENOMEM;
         close(fd);
         unlink(af->temp_path);
         errno = saved;
@@ -32,6 +76,7 @@ int atomic_file_open(struct atomic_file *af, const char *path)
     return 0;
 fail: {
     int saved = errno;
+    free(af->sink);
     free(af->final_path);
     free(af->temp_path);
     memset(af, 0, sizeof *af);
@@ -42,6 +87,7 @@ fail: {
 
 static void atomic_file_free(struct atomic_file *af)
 {
+    free(af->sink);
     free(af->final_path);
     free(af->temp_path);
     memset(af, 0, sizeof *af);
@@ -49,12 +95,14 @@ static void atomic_file_free(struct atomic_file *af)
 
 int atomic_file_commit(struct atomic_file *af)
 {
-    int failed = ferror(af->fp) || fflush(af->fp) != 0 || fsync(fileno(af->fp)) != 0;
-    int saved = errno;
+    int failed = ferror(af->fp) || fflush(af->fp) != 0 || fsync(af->sink->fd) != 0;
+    int saved = af->sink->error ? af->sink->error : errno;
     if (fclose(af->fp) != 0 && !failed) {
         failed = 1;
-        saved = errno;
+        saved = af->sink->error ? af->sink->error : errno;
     }
+    if (failed && !saved)
+        saved = EIO;
     if (!failed && rename(af->temp_path, af->final_path) != 0) {
         failed = 1;
         saved = errno;

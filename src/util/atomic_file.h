@@ -6,16 +6,21 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct atomic_sink;
+
 struct atomic_file {
     FILE *fp;          /* write here */
     char *final_path;
     char *temp_path;
+    struct atomic_sink *sink; /* the descriptor under fp and the first write error */
 };
 
 /* Opens PATH.tmp-XXXXXX for writing. Returns -1 (errno set) on failure. */
 int atomic_file_open(struct atomic_file *af, const char *path);
 /* Flushes, fsyncs and renames into place; frees af. Returns -1 on failure
- * (the temporary file is removed and the target left as it was). */
+ * (the temporary file is removed and the target left as it was) with errno
+ * the error of the first write that failed (ENOSPC for a full disk, even
+ * when it happened long before and errno has been overwritten since). */
 int atomic_file_commit(struct atomic_file *af);
 /* Discards the temporary file; frees af. */
 void atomic_file_abort(struct atomic_file *af);

@@ -98,8 +98,13 @@ static enum MHD_Result serve_timeline(struct server_context *ctx, struct MHD_Con
     if (to_text && parse_time(to_text, &rq.to) < 0)
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "to: not a number");
     double steps = 0;
-    if (parse_time(steps_text, &steps) < 0 || steps != (double)(size_t)steps)
+    if (parse_time(steps_text, &steps) < 0 || steps != floor(steps))
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "steps: not a whole number");
+    if (!(steps >= 1 && steps <= VIEW_TIMELINE_MAX_STEPS)) { /* checked before the cast */
+        char why[64];
+        snprintf(why, sizeof why, "steps: expected 1 to %d", VIEW_TIMELINE_MAX_STEPS);
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, why);
+    }
     rq.steps = (size_t)steps;
     char err[512];
     json_t *doc = view_timeline_json(ctx->trace, &rq, err, sizeof err);

@@ -60,6 +60,12 @@ check_contains "/timeline unknown group: says why" "$(curl -s "$base/timeline?le
 check_eq "/timeline without kind: 400" "$(code '/timeline?level=root&steps=4')" 400
 check_eq "/timeline bad steps: 400" "$(code '/timeline?level=root&kind=cpu&steps=2.5')" 400
 check_eq "/timeline too many steps: 400" "$(code '/timeline?level=root&kind=cpu&steps=100000')" 400
+# out of size_t's range: refused before the conversion (it was undefined behaviour)
+for s in -1 1e20 0; do
+  check_eq "/timeline steps=$s: 400" "$(code "/timeline?level=root&kind=cpu&steps=$s")" 400
+  check_contains "/timeline steps=$s: says the range" \
+    "$(curl -s "$base/timeline?level=root&kind=cpu&steps=$s")" "steps: expected 1 to 10000"
+done
 check_eq "unknown level: 400" "$(code '/slice?from=0&to=10&level=nope')" 400
 check_contains "unknown level: says why" "$(curl -s "$base/slice?from=0&to=10&level=nope")" "unknown level"
 check_eq "bad from: 400" "$(code '/slice?from=abc&to=10&level=HOST')" 400
