@@ -84,6 +84,19 @@ check_contains "A: root's process belongs to another user" "$out" "process $$ be
 out=$(as_a "$TALLY" request --agent "$SA" ":proc_get_info([p_$APP], 0x1)" 2>&1)
 check_eq "A reads its own process" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.uid')" "$UA"
 
+# Pids that wrap when cast to pid_t (4294967297 is 1) are refused by the
+# command line and by the agent's attach and register messages.
+out=$(as_a "$TALLY" agent --socket "$SA" attach 4294967297 --app wrap 2>&1); rc=$?
+check_eq "attach 4294967297: exit 125" "$rc" 125
+check_contains "... refused as not a pid" "$out" "'4294967297' is not a pid"
+for op in '{"op":"attach","pid":4294967297,"app":"wrap"}' '{"op":"register","runner":4294967297,"app":"wrap"}'; do
+  out=$(printf '%s\n' "$op" | as_a timeout 5 socat -t 2 - "UNIX-CONNECT:$SA" 2>&1)
+  check_contains "raw $op: refused" "$out" "from 1 to pid_max"
+done
+out=$(as_a "$TALLY" request --agent "$SA" ':app_get_list()' 2>&1)
+check_contains "... and nothing was attached or registered" "$(printf '%s' "$out" | jq -c '.result.apps')" '"secret"'
+case "$out" in *wrap*) not_ok "... no application 'wrap'";; *) ok "... no application 'wrap'";; esac
+
 # A socket in a directory open to others (here a 1777 one, like /tmp) is
 # refused, and the directory keeps its mode: the agent never closes it.
 shared=$(mktemp -d); chmod 1777 "$shared"
