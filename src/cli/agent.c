@@ -46,6 +46,9 @@ static const char usage_text[] =
     "      --nats URL          also serve requests from other hosts through the site's\n"
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
+    "      --nats-insecure     join a nats-server that admits clients without credentials\n"
+    "                          (refused by default: anyone reaching it could command\n"
+    "                          this agent, e.g. kill your tasks)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
     "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
@@ -54,7 +57,8 @@ static const char usage_text[] =
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
+       OPT_NATS_INSECURE };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -68,6 +72,7 @@ static const struct option long_options[] = {
     {"app", required_argument, 0, OPT_APP_NAME},
     {"nats", required_argument, 0, OPT_NATS},
     {"creds", required_argument, 0, OPT_CREDS},
+    {"nats-insecure", no_argument, 0, OPT_NATS_INSECURE},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
     {"help", no_argument, 0, 'h'},
@@ -257,6 +262,9 @@ int cmd_agent(int argc, char **argv)
             break;
         case OPT_CREDS:
             o.nats_creds = optarg;
+            break;
+        case OPT_NATS_INSECURE:
+            o.nats_insecure = true;
             break;
         case OPT_NATS_USER:
             o.nats_user = optarg;

@@ -469,7 +469,8 @@ static int agent_open(struct agent *a, const struct agent_options *o)
         if (agent_nats_open(a) < 0)
             return -1;
         ev.data.ptr = &a->tag_nats;
-        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
+        if (agent_nats_fd(a) >= 0)
+            epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
     }
     if (o->metrics) {
         a->metrics = metrics_server_start(a, o->metrics, why, sizeof why);
@@ -560,6 +561,10 @@ int agent_run(const struct agent_options *o)
                 uint64_t expirations;
                 (void)!read(a->tick_fd, &expirations, sizeof expirations);
                 agent_tick(a);
+                if (agent_nats_tick(a)) {
+                    struct epoll_event nev = {.events = EPOLLIN, .data.ptr = &a->tag_nats};
+                    epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &nev);
+                }
                 agent_nats_sync_apps(a);
                 if (a->metrics)
                     metrics_server_run(a->metrics); /* its connection timeouts */

@@ -27,6 +27,7 @@ struct agent_options {
     const char *nats_url;      /* NULL: this host only; else the site's nats-server (agent_nats.h) */
     const char *nats_creds;    /* NATS credentials file (NULL: none) */
     const char *nats_user;     /* the user whose subjects to serve (default: the login name) */
+    bool nats_insecure;        /* join a server that admits clients without credentials */
 };
 
 void agent_options_init(struct agent_options *options);

@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live/agent_internal.h"
 #include "live/agent_levels.h"
 #include "live/nats_link.h"
 #include "live/subjects.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #define SEEN_IDS 256
@@ -30,6 +32,7 @@ struct agent_nats {
     size_t app_count;
     char *seen[SEEN_IDS];          /* ids of the last requests evaluated */
     size_t seen_next;
+    double next_probe;             /* while no server answered the probe: when to ask again */
 };
 
 static int subscribe(struct agent *a, enum subject_scope scope, const char *name)
@@ -38,6 +41,49 @@ static int subscribe(struct agent *a, enum subject_scope scope, const char *name
     if (subject_for(a->nats->user, scope, name, subject, sizeof subject) < 0)
         return -1;
     return nats_link_subscribe(a->nats->link, subject);
+}
+
+/* Connects and subscribes; 0, or -1 after a message. */
+static int join(struct agent *a)
+{
+    const struct agent_options *o = &a->options;
+    struct agent_nats *n = a->nats;
+    char name[700], err[512];
+    snprintf(name, sizeof name, "tally-agent %s@%s/%s", n->user, a->host, a->site);
+    struct nats_link_options lo = {.url = o->nats_url, .creds = o->nats_creds, .user = n->user,
+                                   .name = name, .retry_first_connect = true};
+    if (nats_link_open(&lo, &n->link, err, sizeof err) < 0) {
+        tally_error("agent: %s", err);
+        return -1;
+    }
+    if (subscribe(a, SUBJECT_ALL, NULL) < 0 || subscribe(a, SUBJECT_SITE, a->site) < 0 ||
+        subscribe(a, SUBJECT_NODE, a->host) < 0) {
+        tally_error("agent: cannot subscribe on %s", o->nats_url);
+        return -1;
+    }
+    agent_nats_sync_apps(a);
+    return 0;
+}
+
+/* Asks the server whether it admits clients without credentials: 1 it
+ * requires them (join), 0 not yet known (no server answers), -1 refused
+ * (it admits anyone: any local user could command this agent through it). */
+static int check_server(struct agent *a, double timeout)
+{
+    const struct agent_options *o = &a->options;
+    if (o->nats_insecure)
+        return 1;
+    char err[512];
+    int admits = nats_link_admits_anonymous(o->nats_url, timeout, err, sizeof err);
+    if (admits == 1) {
+        tally_error("agent: refusing to join %s: the server admits clients without credentials, "
+                    "so any local user could command this agent through it; give the server "
+                    "authorization with per-user permissions (docs/agent-nats.md), or pass "
+                    "--nats-insecure to join it all the same",
+                    o->nats_url);
+        return -1;
+    }
+    return admits == 0 ? 1 : 0;
 }
 
 int agent_nats_open(struct agent *a)
@@ -55,21 +101,38 @@ int agent_nats_open(struct agent *a)
         struct passwd *pw = getpwuid(a->uid);
         snprintf(n->user, sizeof n->user, "%s", pw ? pw->pw_name : "unknown");
     }
-    char name[700], err[512];
-    snprintf(name, sizeof name, "tally-agent %s@%s/%s", n->user, a->host, a->site);
-    struct nats_link_options lo = {.url = o->nats_url, .creds = o->nats_creds, .user = n->user,
-                                   .name = name, .retry_first_connect = true};
-    if (nats_link_open(&lo, &n->link, err, sizeof err) < 0) {
-        tally_error("agent: %s", err);
+    if (o->nats_insecure)
+        tally_error("agent: --nats-insecure: joining %s without checking that it requires "
+                    "authentication: anyone who can reach that server can command this agent",
+                    o->nats_url);
+    int verdict = check_server(a, 2.0);
+    if (verdict < 0)
         return -1;
+    if (verdict == 0) { /* the server is not up yet: joined once it answers (agent_nats_tick) */
+        tally_error("agent: no NATS server answers at %s yet: joining once one does and "
+                    "requires authentication", o->nats_url);
+        n->next_probe = clock_monotonic_seconds() + 1;
+        return 0;
     }
-    if (subscribe(a, SUBJECT_ALL, NULL) < 0 || subscribe(a, SUBJECT_SITE, a->site) < 0 ||
-        subscribe(a, SUBJECT_NODE, a->host) < 0) {
-        tally_error("agent: cannot subscribe on %s", o->nats_url);
-        return -1;
+    return join(a);
+}
+
+int agent_nats_tick(struct agent *a)
+{
+    struct agent_nats *n = a->nats;
+    if (!n || n->link || n->next_probe == 0 || clock_monotonic_seconds() < n->next_probe)
+        return 0;
+    int verdict = check_server(a, 0.2);
+    if (verdict == 0) {
+        n->next_probe = clock_monotonic_seconds() + 1;
+        return 0;
     }
-    agent_nats_sync_apps(a);
-    return 0;
+    n->next_probe = 0;
+    if (verdict < 0 || join(a) < 0) {
+        tally_error("agent: serving this host only (no NATS)");
+        return 0;
+    }
+    return 1;
 }
 
 void agent_nats_close(struct agent *a)
@@ -89,7 +152,7 @@ void agent_nats_close(struct agent *a)
 
 int agent_nats_fd(const struct agent *a)
 {
-    return a->nats ? nats_link_fd(a->nats->link) : -1;
+    return a->nats && a->nats->link ? nats_link_fd(a->nats->link) : -1;
 }
 
 static bool seen_before(struct agent_nats *n, const char *id)
@@ -180,20 +243,70 @@ static void take_message(struct agent *a, const char *reply, const json_t *messa
                            "levels_kept", "count", (json_int_t)kept, "done", 1));
 }
 
+#define REQUEST_MAX_AGE 300 /* seconds: clocks of hosts may differ this much */
+
+/* The request inside a tool's envelope (nats_gather.c), once it is known to
+ * come from this agent's user: signed with the user's credentials when the
+ * agent holds them (then an unsigned or wrongly signed one is refused), for
+ * this user, recent, and answered only in the user's inbox (_INBOX.<user>.,
+ * which the server lets only that user read). NULL with why otherwise. */
+static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_msg *m, char *why,
+                             size_t why_len)
+{
+    json_t *outer = json_loadb(m->data, m->length, 0, NULL);
+    const char *signed_text = json_string_value(json_object_get(outer, "signed"));
+    const char *sig = json_string_value(json_object_get(outer, "sig"));
+    json_t *env = NULL;
+    if (nats_link_can_sign(n->link)) {
+        if (!signed_text || !nats_link_signed_by_user(n->link, signed_text, strlen(signed_text), sig)) {
+            snprintf(why, why_len, "refused: the request is not signed with the NATS credentials "
+                     "of user '%s'", n->user);
+            goto out;
+        }
+    }
+    env = signed_text ? json_loads(signed_text, 0, NULL) : json_incref(outer);
+    const char *user = json_string_value(json_object_get(env, "user"));
+    json_int_t sent = json_integer_value(json_object_get(env, "time"));
+    long long age = (long long)time(NULL) - (long long)sent;
+    size_t len = strlen(n->user);
+    if (!json_is_object(env) || !json_string_value(json_object_get(env, "id"))) {
+        snprintf(why, why_len, "expected {\"id\": ..., \"user\": ..., \"request\": \"...\"} from the tool");
+    } else if (!user || strcmp(user, n->user)) {
+        snprintf(why, why_len, "refused: a request of user '%.100s'; this agent serves '%s'",
+                 user ? user : "(none)", n->user);
+    } else if (age > REQUEST_MAX_AGE || age < -REQUEST_MAX_AGE) {
+        snprintf(why, why_len, "refused: the request was made %lld s from this host's time "
+                 "(at most %d: replayed, or a clock far off)", age, REQUEST_MAX_AGE);
+    } else if (strncmp(m->reply, "_INBOX.", 7) || strncmp(m->reply + 7, n->user, len) ||
+               m->reply[7 + len] != '.') {
+        snprintf(why, why_len, "refused: answers go only to _INBOX.%s.*, not to '%.200s'", n->user,
+                 m->reply);
+    } else {
+        json_decref(outer);
+        return env;
+    }
+out:
+    json_decref(env);
+    json_decref(outer);
+    return NULL;
+}
+
 void agent_nats_drain(struct agent *a)
 {
     struct nats_link_msg m;
-    while (a->nats && nats_link_next(a->nats->link, &m) == 1) {
+    while (a->nats && a->nats->link && nats_link_next(a->nats->link, &m) == 1) {
         if (!m.reply) { /* nobody to answer */
             nats_link_msg_free(&m);
             continue;
         }
-        json_error_t jerr;
-        json_t *env = json_loadb(m.data, m.length, 0, &jerr);
+        char why[600];
+        json_t *env = take_envelope(a->nats, &m, why, sizeof why);
         const char *id = json_string_value(json_object_get(env, "id"));
         const char *text = json_string_value(json_object_get(env, "request"));
         const json_t *message = json_object_get(env, "message");
-        if (!id || (!text && !json_is_object(message))) {
+        if (!env) {
+            answer_error(a, m.reply, why);
+        } else if (!text && !json_is_object(message)) {
             answer_error(a, m.reply, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
         } else if (!text) {
             if (!seen_before(a->nats, id))
@@ -213,7 +326,8 @@ void agent_nats_drain(struct agent *a)
 
 void agent_nats_publish(struct agent *a, struct agent_client *c, const char *line, size_t length)
 {
-    if (a->nats && nats_link_publish(a->nats->link, c->reply_subject, NULL, line, length) < 0)
+    if (a->nats && a->nats->link &&
+        nats_link_publish(a->nats->link, c->reply_subject, NULL, line, length) < 0)
         c->closing = true;
 }
 
@@ -228,7 +342,7 @@ static bool hosted(const struct agent *a, const char *app)
 void agent_nats_sync_apps(struct agent *a)
 {
     struct agent_nats *n = a->nats;
-    if (!n)
+    if (!n || !n->link)
         return;
     char subject[1024];
     for (size_t i = 0; i < n->app_count;) { /* applications gone from this host */

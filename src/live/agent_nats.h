@@ -12,8 +12,15 @@
 struct agent;
 struct agent_client;
 
-/* Connects and subscribes (options.nats_url set). 0, or -1 after a message. */
+/* Connects and subscribes (options.nats_url set), once the server is known
+ * to require authentication (unless options.nats_insecure): one that admits
+ * clients without credentials is refused (-1 after a message). When no
+ * server answers yet, returns 0 unjoined and agent_nats_tick joins later.
+ * 0, or -1 after a message. */
 int agent_nats_open(struct agent *a);
+/* Called each tick: joins a server that was not up at start. 1 when it
+ * joined just now (agent_nats_fd is new), else 0. */
+int agent_nats_tick(struct agent *a);
 void agent_nats_close(struct agent *a);
 /* The descriptor to watch (readable: requests queued); -1 without NATS. */
 int agent_nats_fd(const struct agent *a);

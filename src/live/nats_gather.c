@@ -5,7 +5,9 @@
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/clock.h"
 
@@ -31,6 +33,31 @@ static void refusal(struct nats_link *link, const struct subject_route *route, s
     }
 }
 
+/* The request as agents take it: {"id", "user", "time", "request"|"message"},
+ * wrapped as {"signed": that text, "sig": HMAC} when the link holds the
+ * user's credentials (nats_link.h). NULL when out of memory. */
+static char *envelope_text(struct nats_link *link, const char *id, const char *text,
+                           const json_t *message)
+{
+    json_t *inner = json_pack("{s:s, s:s, s:I}", "id", id, "user", nats_link_user(link), "time",
+                              (json_int_t)time(NULL));
+    if (inner)
+        json_object_set_new(inner, text ? "request" : "message",
+                            text ? json_string(text) : json_deep_copy(message));
+    char *signed_text = inner ? json_dumps(inner, JSON_COMPACT) : NULL;
+    json_decref(inner);
+    if (!signed_text || !nats_link_can_sign(link))
+        return signed_text;
+    char sig[65];
+    json_t *outer = nats_link_sign(link, signed_text, strlen(signed_text), sig) == 0
+                        ? json_pack("{s:s, s:s}", "signed", signed_text, "sig", sig)
+                        : NULL;
+    free(signed_text);
+    char *payload = outer ? json_dumps(outer, JSON_COMPACT) : NULL;
+    json_decref(outer);
+    return payload;
+}
+
 int nats_gather(struct nats_link *link, const struct subject_route *route, const char *text,
                 const struct gather_options *o, struct gather_result *r)
 {
@@ -47,10 +74,7 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
         goto gather; /* follow: only more of what was asked before */
     char id[300];
     snprintf(id, sizeof id, "%s#%u", r->inbox, o->serial);
-    json_t *envelope = text ? json_pack("{s:s, s:s}", "id", id, "request", text)
-                            : json_pack("{s:s, s:O}", "id", id, "message", (json_t *)o->message);
-    char *payload = envelope ? json_dumps(envelope, JSON_COMPACT) : NULL;
-    json_decref(envelope);
+    char *payload = envelope_text(link, id, text, o->message);
     if (!payload) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/sha256.h"
+
 struct queued {
     struct queued *next;
     struct nats_link_msg msg;
@@ -47,6 +49,9 @@ struct nats_link {
     struct subscription *subs;
     size_t sub_count;
     char inbox_prefix[128];
+    char user[128];                /* the Unix user the link speaks for */
+    char *secret;                  /* the credentials (file or URL user:password), signing key */
+    size_t secret_len;
     unsigned long inbox_serial;
 };
 
@@ -178,7 +183,8 @@ static void on_reconnected(natsConnection *nc, void *ctx)
 
 /* A "user:password" (or "user password") file, readable by its owner only,
  * or a NATS .creds file (JWT + NKey seed). */
-static int apply_creds(natsOptions *opts, const char *path, char *err, size_t err_size)
+static int apply_creds(struct nats_link *link, natsOptions *opts, const char *path, char *err,
+                       size_t err_size)
 {
     struct stat st;
     if (stat(path, &st) < 0) {
@@ -198,7 +204,17 @@ static int apply_creds(natsOptions *opts, const char *path, char *err, size_t er
     }
     char line[1024] = "";
     bool got = fgets(line, sizeof line, f) != NULL;
+    /* The whole file (a few lines) is the key that signs requests. */
+    char whole[16384];
+    rewind(f);
+    size_t whole_len = fread(whole, 1, sizeof whole, f);
     fclose(f);
+    free(link->secret);
+    link->secret = malloc(whole_len ? whole_len : 1);
+    if (link->secret) {
+        memcpy(link->secret, whole, whole_len);
+        link->secret_len = whole_len;
+    }
     if (got && strstr(line, "BEGIN NATS USER JWT")) {
         if (natsOptions_SetUserCredentialsFromFiles(opts, path, NULL) != NATS_OK) {
             snprintf(err, err_size, "--creds: '%s': %s", path, nats_GetLastError(NULL));
@@ -218,6 +234,47 @@ static int apply_creds(natsOptions *opts, const char *path, char *err, size_t er
     return 0;
 }
 
+/* Credentials given in the URL (nats://user:password@host): their text is
+ * the signing key when there is no creds file. */
+static void secret_from_url(struct nats_link *link, const char *url)
+{
+    const char *scheme = strstr(url, "://");
+    const char *host = scheme ? scheme + 3 : url;
+    const char *end = host + strcspn(host, ",/");
+    const char *at = memchr(host, '@', (size_t)(end - host));
+    if (!at || at == host)
+        return;
+    link->secret = malloc((size_t)(at - host));
+    if (link->secret) {
+        memcpy(link->secret, host, (size_t)(at - host));
+        link->secret_len = (size_t)(at - host);
+    }
+}
+
+bool nats_link_can_sign(const struct nats_link *link)
+{
+    return link->secret != NULL;
+}
+
+int nats_link_sign(const struct nats_link *link, const char *text, size_t len, char *hex)
+{
+    if (!link->secret)
+        return -1;
+    return hmac_sha256_hex(link->secret, link->secret_len, text, len, hex);
+}
+
+bool nats_link_signed_by_user(const struct nats_link *link, const char *text, size_t len,
+                              const char *sig)
+{
+    char expected[SHA256_HEX_LEN + 1];
+    if (!sig || strlen(sig) != SHA256_HEX_LEN || nats_link_sign(link, text, len, expected) < 0)
+        return false;
+    unsigned diff = 0; /* constant time: no early exit on the first wrong digit */
+    for (size_t i = 0; i < SHA256_HEX_LEN; i++)
+        diff |= (unsigned)(expected[i] ^ sig[i]);
+    return diff == 0;
+}
+
 int nats_link_open(const struct nats_link_options *o, struct nats_link **out, char *err,
                    size_t err_size)
 {
@@ -231,6 +288,7 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
     pthread_cond_init(&link->quiet, NULL);
     link->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     snprintf(link->inbox_prefix, sizeof link->inbox_prefix, "_INBOX.%s", o->user ? o->user : "anyone");
+    snprintf(link->user, sizeof link->user, "%s", o->user ? o->user : "anyone");
     if (link->event_fd < 0 || natsOptions_Create(&link->opts) != NATS_OK) {
         snprintf(err, err_size, "cannot set up a NATS connection: %s", strerror(errno));
         nats_link_close(link);
@@ -257,7 +315,9 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
         natsOptions_SetName(opts, o->name);
     if (o->retry_first_connect)
         natsOptions_SetRetryOnFailedConnect(opts, true, on_reconnected, link);
-    if (o->creds && apply_creds(opts, o->creds, err, err_size) < 0) {
+    if (!o->creds)
+        secret_from_url(link, o->url);
+    if (o->creds && apply_creds(link, opts, o->creds, err, err_size) < 0) {
         nats_link_close(link);
         return -1;
     }
@@ -279,6 +339,71 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
     return 0;
 }
 
+/* url without the user:password@ of each comma-separated server, so that
+ * the probe below connects with no credentials at all. */
+static int strip_userinfo(const char *url, char *out, size_t size)
+{
+    size_t o = 0;
+    for (const char *p = url; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *scheme = memmem(p, len, "://", 3);
+        const char *host = scheme ? scheme + 3 : p;
+        const char *at = memchr(host, '@', len - (size_t)(host - p));
+        size_t head = (size_t)(host - p), tail = len - (size_t)((at ? at + 1 : host) - p);
+        if (o + head + tail + 2 > size)
+            return -1;
+        memcpy(out + o, p, head);
+        memcpy(out + o + head, at ? at + 1 : host, tail);
+        o += head + tail;
+        if (!end)
+            break;
+        out[o++] = ',';
+        p = end + 1;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_t err_size)
+{
+    char bare[2048];
+    if (strip_userinfo(url, bare, sizeof bare) < 0) {
+        snprintf(err, err_size, "--nats: server URL too long");
+        return -1;
+    }
+    natsOptions *opts = NULL;
+    natsConnection *conn = NULL;
+    int verdict = -1;
+    if (natsOptions_Create(&opts) != NATS_OK || natsOptions_SetURL(opts, bare) != NATS_OK) {
+        snprintf(err, err_size, "--nats: bad server URL '%s'", url);
+        goto out;
+    }
+    natsOptions_SetNoRandomize(opts, true);
+    natsOptions_SetAllowReconnect(opts, false);
+    natsOptions_SetTimeout(opts, (int64_t)(timeout * 1000));
+    natsOptions_SetName(opts, "tally anonymous probe");
+    natsStatus s = natsConnection_Connect(&conn, opts);
+    if (s == NATS_OK) {
+        /* Connected with no credentials; a server may still refuse at the
+         * first round trip (authorization violation): ask it once. */
+        s = natsConnection_FlushTimeout(conn, (int64_t)(timeout * 1000));
+        verdict = s == NATS_OK ? 1 : 0;
+    } else if (s == NATS_CONNECTION_AUTH_FAILED || s == NATS_NOT_PERMITTED ||
+               strstr(nats_GetLastError(NULL), "uthoriz")) {
+        verdict = 0;
+    } else {
+        snprintf(err, err_size, "no server answers at %s", bare);
+    }
+out:
+    if (conn) {
+        natsConnection_Close(conn);
+        natsConnection_Destroy(conn);
+    }
+    natsOptions_Destroy(opts);
+    return verdict;
+}
+
 void nats_link_close(struct nats_link *link)
 {
     if (!link)
@@ -297,6 +422,7 @@ void nats_link_close(struct nats_link *link)
     if (link->conn)
         natsConnection_Destroy(link->conn);
     natsOptions_Destroy(link->opts);
+    free(link->secret);
     struct nats_link_msg m;
     while (nats_link_next(link, &m) == 1)
         nats_link_msg_free(&m);
@@ -363,6 +489,11 @@ int nats_link_unsubscribe(struct nats_link *link, const char *subject)
         return 0;
     }
     return -1;
+}
+
+const char *nats_link_user(const struct nats_link *link)
+{
+    return link->user;
 }
 
 int nats_link_fd(const struct nats_link *link)

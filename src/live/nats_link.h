@@ -43,9 +43,30 @@ int nats_link_open(const struct nats_link_options *options, struct nats_link **o
                    size_t err_size);
 void nats_link_close(struct nats_link *link);
 
+/* Whether the server at url lets a client in with no credentials (a probe
+ * connection without the URL's user:password and without a creds file):
+ * 1 yes, 0 no (it requires authentication), -1 when it cannot tell (no
+ * server answers; err says so). An agent joins only a server that answers 0:
+ * on one that admits anyone, any local user could command it. */
+int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_t err_size);
+
 /* Subscribes; messages go to the queue. Returns 0 or -1 (reason: nats_link_error). */
 int nats_link_subscribe(struct nats_link *link, const char *subject);
 int nats_link_unsubscribe(struct nats_link *link, const char *subject);
+
+/* Requests over NATS are signed (HMAC-SHA256) with the user's credentials:
+ * the --creds file's content, or the URL's user:password. Tools sign; an
+ * agent holding the same credentials checks, so a request it obeys comes
+ * from someone who holds them, whatever the server's permissions. */
+bool nats_link_can_sign(const struct nats_link *link);
+/* 64 hex digits into hex (at least 65 bytes); -1 without credentials. */
+int nats_link_sign(const struct nats_link *link, const char *text, size_t len, char *hex);
+bool nats_link_signed_by_user(const struct nats_link *link, const char *text, size_t len,
+                              const char *sig);
+
+/* The user the link speaks for (options.user): tools put it in their
+ * requests, agents check it against their own. */
+const char *nats_link_user(const struct nats_link *link);
 
 /* Readable when messages are queued (level-triggered until drained). */
 int nats_link_fd(const struct nats_link *link);

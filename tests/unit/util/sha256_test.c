@@ -1,6 +1,6 @@
 /* Unit tests for the archive's content hash (src/archive/sha256.c) against
  * the FIPS 180-4 example vectors. */
-#include "archive/sha256.h"
+#include "util/sha256.h"
 #include "test.h"
 
 int main(void)
@@ -31,5 +31,17 @@ int main(void)
         agree &= !strcmp(hex, portable);
     }
     CHECK(agree);
+    /* HMAC-SHA256, RFC 4231 test cases 1, 2 and 6 (a key longer than a block) */
+    unsigned char key1[20];
+    memset(key1, 0x0b, sizeof key1);
+    CHECK(hmac_sha256_hex(key1, sizeof key1, "Hi There", 8, hex) == 0);
+    CHECK_STR(hex, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    hmac_sha256_hex("Jefe", 4, "what do ya want for nothing?", 28, hex);
+    CHECK_STR(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    unsigned char key6[131];
+    memset(key6, 0xaa, sizeof key6);
+    const char *m6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+    hmac_sha256_hex(key6, sizeof key6, m6, strlen(m6), hex);
+    CHECK_STR(hex, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
     return test_done();
 }
