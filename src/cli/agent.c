@@ -1,4 +1,4 @@
-/* 'tally agent': the user's local monitor (src/live/agent.c does the work).
+/* 'tally agent': the user's local monitor (src/agent/agent.c does the work).
  *   tally agent [--foreground] [options]     start it (detached by default)
  *   tally agent attach PID --app NAME        follow a running tree
  *   tally agent stop | status                ask the running agent
@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "live/agent.h"
-#include "live/agent_link.h"
-#include "live/agent_socket.h"
+#include "agent/agent.h"
+#include "client/agent_link.h"
+#include "client/agent_socket.h"
 #include "platform/platform.h"
 #include "util/error.h"
 #include "util/units.h"
