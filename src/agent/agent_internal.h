@@ -70,8 +70,8 @@ struct csr_owner {
 struct agent_client {
     int fd;
     unsigned id;
-    char *in;   size_t in_len, in_cap;
-    char *out;  size_t out_len, out_cap;
+    char *in;   size_t in_len, in_cap, in_scanned; /* in[0..in_scanned) holds no newline */
+    char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
     bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
@@ -85,13 +85,15 @@ struct agent {
     uid_t uid;
     int epoll_fd, listen_fd, lock_fd, tick_fd;
     struct agent_client **clients; size_t client_count, client_cap;
+    size_t out_total;              /* output pending for all clients (bounded: client_output) */
     unsigned next_client_id;
     struct agent_task **tasks; size_t task_count, task_cap;
     unsigned next_task_id;
     struct pidmap procs;           /* pid -> struct agent_proc, processes of live tasks */
     struct proc_scan scan;
     struct csr_registry *registry; /* counters and conditional requests (csr.h) */
-    struct csr_owner *owners; size_t owner_count, owner_cap;
+    struct csr_owner *owners; size_t owner_count, owner_cap; /* sorted by csr */
+    unsigned long long owner_deletions; /* csr_deletions at the last sweep of owners */
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "client/agent_link.h"
 #include "client/agent_socket.h"
 #include "platform/platform.h"
+#include "agent/metrics.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -50,7 +52,11 @@ static const char usage_text[] =
     "                          (refused by default: anyone reaching it could command\n"
     "                          this agent, e.g. kill your tasks)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
-    "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
+    "      --metrics [ADDR:]PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics;\n"
+    "                          ADDR defaults to 127.0.0.1. No authentication: any user\n"
+    "                          of this host can read them (anyone who can reach ADDR)\n"
+    "      --client-output SIZE  output kept for clients that do not read, all together\n"
+    "                          (default 64 MB); past it, the one holding most is dropped\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
     "  -h, --help              this help\n"
     "\n"
@@ -58,7 +64,7 @@ static const char usage_text[] =
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
        OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
-       OPT_NATS_INSECURE };
+       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -75,6 +81,7 @@ static const struct option long_options[] = {
     {"nats-insecure", no_argument, 0, OPT_NATS_INSECURE},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
+    {"client-output", required_argument, 0, OPT_CLIENT_OUTPUT},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -157,8 +164,15 @@ static int serve(struct agent_options *o, bool foreground)
             tally_error("agent: could not start (see agent.log beside %s)", o->socket_path);
             return TALLY_EXIT_ERROR;
         }
-        if (d == 0)
+        if (d == 0) {
+            struct sockaddr_in sa;
+            char where[256];
+            if (o->metrics && metrics_parse_address(o->metrics, &sa, where, sizeof where) == 0) {
+                metrics_describe(&sa, where, sizeof where);
+                fprintf(stderr, "tally: agent: %s\n", where);
+            }
             return TALLY_EXIT_OK;
+        }
     }
     sigset_t stop;
     sigemptyset(&stop);
@@ -269,9 +283,26 @@ int cmd_agent(int argc, char **argv)
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
-        case OPT_METRICS:
+        case OPT_CLIENT_OUTPUT: {
+            double mb = 0;
+            int bad = units_parse(optarg, DIM_BYTES, NULL, &mb, why, sizeof why);
+            if (bad < 0 || mb < 1.0 / 16 || mb > 65536) {
+                tally_error("agent: --client-output: %s",
+                            bad < 0 ? why : "give a size from 64 KB to 64 GB");
+                return TALLY_EXIT_ERROR;
+            }
+            o.client_output = (size_t)(mb * BYTES_PER_MB);
+            break;
+        }
+        case OPT_METRICS: {
+            struct sockaddr_in sa;
+            if (metrics_parse_address(optarg, &sa, why, sizeof why) < 0) {
+                tally_error("agent: --metrics %s", why);
+                return TALLY_EXIT_ERROR;
+            }
             o.metrics = optarg;
             break;
+        }
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",
                         argv[optind - 1]);
