@@ -45,5 +45,15 @@ void run_unknown_option(const char *who, char **argv);
 /* When the command could not be started, says so now (the summary says it too). */
 void run_say_launch_error(const char *who, const struct task_options *task,
                           const struct task_result *result);
+/* The limits RESULT broke, as one phrase ("memory limit 100 MB exceeded
+ * (peak 301 MB at t+0.4 s)", several joined by ", ") in OUT; its length, 0
+ * when none was broken. */
+size_t run_describe_limits_broken(char *out, size_t len, const struct limit_set *limits,
+                                  const struct task_result *result);
+/* When a limit was broken, says which, by how much and what was done, on one
+ * line ("run: memory limit 100 MB exceeded (peak 301 MB at t+0.4 s): task
+ * stopped"); the exit status stays the caller's. Nothing when none was. */
+void run_say_limits_broken(const char *who, const struct limit_set *limits,
+                           const struct task_result *result, bool measure_only);
 
 #endif
