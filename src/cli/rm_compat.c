@@ -327,7 +327,7 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
             return RM_EXIT_USAGE;
         }
     }
-    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, false, &cfg->command_text);
     if (rc == -1) {
         tally_error("rm: give exactly one of -- COMMAND, --sh LINE or --pid PID (see 'tally rm --help')");
         return RM_EXIT_USAGE;

@@ -214,7 +214,7 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
     }
     if (parse_spin_env(&cfg->task.event_poll) < 0)
         return TALLY_EXIT_ERROR;
-    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, true, &cfg->command_text);
     if (rc == -1) {
         tally_error("run: give exactly one of COMMAND, -c LINE or --pid PID (see 'tally run --help')");
         return TALLY_EXIT_ERROR;

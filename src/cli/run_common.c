@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/command_line.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -73,7 +74,7 @@ int run_check_report_dir(const char *option, const char *prefix)
 }
 
 int run_set_command(struct task_options *task, char *shell_argv[4], const char *shell_line,
-                    char **command, char **command_text)
+                    char **command, bool quote_words, char **command_text)
 {
     int sources = (shell_line != NULL) + (*command != NULL) + (task->follow_pid > 0);
     if (sources != 1)
@@ -83,10 +84,15 @@ int run_set_command(struct task_options *task, char *shell_argv[4], const char *
         shell_argv[1] = "-c";
         shell_argv[2] = (char *)shell_line;
         task->argv = shell_argv;
-        *command_text = strdup(shell_line);
+        /* the line as written (JSON keeps its newlines), unless it is not text */
+        *command_text = command_line_is_utf8(shell_line) ? strdup(shell_line) : command_line_quote(shell_argv);
     } else if (*command) {
         task->argv = command;
-        *command_text = run_join_words(command);
+        *command_text = quote_words ? command_line_quote(command) : run_join_words(command);
+        if (*command_text && !command_line_is_utf8(*command_text)) {
+            free(*command_text);
+            *command_text = command_line_quote(command);
+        }
     } else {
         char text[64];
         snprintf(text, sizeof text, "--pid %d", (int)task->follow_pid);

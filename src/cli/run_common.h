@@ -7,6 +7,7 @@
 #define TALLY_CLI_RUN_COMMON_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "monitor/task.h"
@@ -24,10 +25,14 @@ int run_check_report_dir(const char *option, const char *prefix);
 /* What the task runs: exactly one of SHELL_LINE (run with /bin/sh -c, whose
  * argv is kept in SHELL_ARGV), the words of COMMAND, or task->follow_pid.
  * Sets task->argv and *command_text (the command as one line for the
- * reports, malloc'd). Returns 0; -1 when not exactly one was given; -2 when
- * out of memory. Prints nothing: the caller's message names its options. */
+ * reports, malloc'd): with QUOTE_WORDS the words quoted as a shell reads them
+ * (command_line_quote), else joined by spaces as resource_monitor writes them
+ * (quoted all the same when they are not UTF-8); a shell line as written,
+ * quoted when it is not UTF-8. Returns 0; -1 when not exactly one was given;
+ * -2 when out of memory. Prints nothing: the caller's message names its
+ * options. */
 int run_set_command(struct task_options *task, char *shell_argv[4], const char *shell_line,
-                    char **command, char **command_text);
+                    char **command, bool quote_words, char **command_text);
 /* The words joined by single spaces (malloc'd), or NULL when out of memory. */
 char *run_join_words(char *const *words);
 /* PREFIX followed by SUFFIX (malloc'd), or NULL when out of memory. */
