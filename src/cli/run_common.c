@@ -36,7 +36,10 @@ int run_parse_pid(const char *option, const char *text, pid_t *out)
     errno = 0;
     long pid = strtol(text, &end, 10);
     if (errno || *end || pid <= 0 || kill((pid_t)pid, 0) < 0) {
-        tally_error("%s: '%s' is not a running process", option, text);
+        if (errno == EPERM) /* it runs, but as another user: say so, as the agent does */
+            tally_error("%s: process %s belongs to another user", option, text);
+        else
+            tally_error("%s: '%s' is not a running process", option, text);
         return -1;
     }
     *out = (pid_t)pid;
