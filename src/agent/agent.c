@@ -279,6 +279,44 @@ static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
                                "app", t->app, "pid", (int)pid));
 }
 
+/* The reply to ping ('tally agent status'): who serves, and what it
+ * follows: each application's live tasks and processes, the csrs defined,
+ * the NATS link. */
+static json_t *agent_status(struct agent *a)
+{
+    json_t *apps = json_object();
+    size_t live = 0;
+    for (size_t i = 0; i < a->task_count; i++) {
+        struct agent_task *t = a->tasks[i];
+        if (t->ended)
+            continue;
+        live++;
+        json_t *app = json_object_get(apps, t->app);
+        if (!app) {
+            app = json_pack("{s:i, s:i}", "tasks", 0, "processes", 0);
+            json_object_set_new(apps, t->app, app);
+        }
+        json_object_set_new(app, "tasks", json_integer(json_integer_value(json_object_get(app, "tasks")) + 1));
+    }
+    for (size_t slot = 0; slot < a->procs.capacity; slot++) {
+        if (!a->procs.keys[slot])
+            continue;
+        const struct agent_proc *p = pidmap_at(&a->procs, slot);
+        for (size_t i = 0; i < a->task_count; i++)
+            if (a->tasks[i]->id == p->task && !a->tasks[i]->ended) {
+                json_t *app = json_object_get(apps, a->tasks[i]->app);
+                json_object_set_new(app, "processes",
+                                    json_integer(json_integer_value(json_object_get(app, "processes")) + 1));
+                break;
+            }
+    }
+    return json_pack("{s:s, s:i, s:s, s:s, s:s, s:f, s:I, s:I, s:o, s:I, s:I, s:o}", "op", "pong", "pid",
+                     (int)getpid(), "node", a->host, "site", a->site, "socket", a->socket_path, "uptime_s",
+                     clock_epoch_seconds() - a->started, "tasks", (json_int_t)live, "processes",
+                     (json_int_t)a->procs.count, "apps", apps, "csrs", (json_int_t)csr_count(a->registry),
+                     "archived", (json_int_t)a->archived, "nats", agent_nats_status(a));
+}
+
 static void handle_message(struct agent *a, struct agent_client *c, const char *line)
 {
     json_error_t jerr;
@@ -343,8 +381,7 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
         else
             agent_send(a, c, json_pack("{s:s, s:I}", "op", "levels_kept", "count", (json_int_t)kept));
     } else if (!strcmp(op, "ping")) {
-        agent_send(a, c, json_pack("{s:s, s:i, s:s, s:s}", "op", "pong", "pid", (int)getpid(),
-                                   "node", a->host, "site", a->site));
+        agent_send(a, c, agent_status(a));
     } else if (!strcmp(op, "shutdown")) {
         a->stop_requested = true;
         agent_send(a, c, json_pack("{s:s}", "op", "bye"));

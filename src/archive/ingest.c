@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "report/fields.h"
+#include "util/command_line.h"
 #include "util/units.h"
 
 /* The factor converting `unit` into the unit of `field` (e.g. "GB" → 1024
@@ -80,11 +81,16 @@ static int integer_member(json_t *root, const char *key, long long *out)
 }
 
 /* The program of a command line, for a summary that has neither name nor
- * category: "/usr/bin/rmapper -x" → "rmapper". */
+ * category: "/usr/bin/rmapper -x" → "rmapper", "'/opt/my tools/x' -y" → "x".
+ * A line that does not split as tally quotes it: its first blank-separated
+ * word. */
 static char *program_name(const char *command)
 {
-    size_t len = strcspn(command, " \t");
-    char *word = strndup(command, len);
+    char **words = NULL, why[64];
+    char *word = command_line_split(command, &words, why, sizeof why) > 0
+                     ? strdup(words[0])
+                     : strndup(command, strcspn(command, " \t"));
+    command_line_free(words);
     if (!word)
         return NULL;
     char *base = strdup(basename(word));

@@ -26,9 +26,12 @@
 
 static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"
-    "       tally agent attach PID --app NAME    follow a running process tree\n"
-    "       tally agent status                   is it running, what does it follow\n"
+    "       tally agent attach PID --app NAME    follow a running process tree (the\n"
+    "                                            agent is started when none runs)\n"
+    "       tally agent status                   is it running, what does it follow:\n"
+    "                                            apps, tasks, processes, csrs, NATS\n"
     "       tally agent stop                     shut it down\n"
+    "Options may come before or after the command (status --socket PATH).\n"
     "\n"
     "The local monitor of one user on one host: follows the tasks registered with\n"
     "it ('tally run --agent --app NAME -- CMD', or attach), keeps their processes'\n"
@@ -187,12 +190,13 @@ static int serve(struct agent_options *o, bool foreground)
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }
 
-/* One message to the running agent and its reply printed (status, stop, attach). */
-static int ask(const char *socket_path, json_t *message, bool print)
+/* One message to the running agent and its reply printed (status, stop,
+ * attach); START: start the agent first when none serves the socket. */
+static int ask(const char *socket_path, json_t *message, bool print, bool start)
 {
     struct agent_link link;
     char why[512];
-    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
+    if (agent_link_open(&link, socket_path, start, why, sizeof why) < 0) {
         json_decref(message);
         tally_error("agent: %s", why);
         return TALLY_EXIT_ERROR;
@@ -228,7 +232,22 @@ int cmd_agent(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+fh", long_options, NULL)) != -1) {
+    /* options may come before or after the command and its PID
+     * ('tally agent stop --socket S', as the man page writes it) */
+    const char *words[3] = {NULL, NULL, NULL};
+    int n_words = 0;
+    for (;;) {
+        c = optind < argc ? getopt_long(argc, argv, "+fh", long_options, NULL) : -1;
+        if (c == -1) {
+            if (optind >= argc)
+                break;
+            if (n_words == 3) {
+                tally_error("agent: unexpected '%s' (see 'tally agent --help')", argv[optind]);
+                return TALLY_EXIT_ERROR;
+            }
+            words[n_words++] = argv[optind++];
+            continue;
+        }
         switch (c) {
         case 'f':
             foreground = true;
@@ -309,36 +328,37 @@ int cmd_agent(int argc, char **argv)
             return TALLY_EXIT_ERROR;
         }
     }
-    const char *verb = optind < argc ? argv[optind] : NULL;
+    const char *verb = words[0];
     if (!verb)
         return serve(&o, foreground);
+    if (strcmp(verb, "attach") && n_words > 1) {
+        tally_error("agent: %s: unexpected '%s' (see 'tally agent --help')", verb, words[1]);
+        return TALLY_EXIT_ERROR;
+    }
     if (!strcmp(verb, "status"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true, false);
     if (!strcmp(verb, "stop"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
     if (!strcmp(verb, "attach")) {
-        /* options may also follow PID */
-        for (int i = optind + 2; i + 1 < argc; i++)
-            if (!strcmp(argv[i], "--app"))
-                app = argv[i + 1];
-        if (optind + 1 >= argc) {
+        if (!words[1] || n_words > 2) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
             return TALLY_EXIT_ERROR;
         }
         char *end = NULL;
         errno = 0;
-        long long pid = strtoll(argv[optind + 1], &end, 10);
-        if (errno || end == argv[optind + 1] || *end || !proc_pid_in_range(pid)) {
-            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)",
-                        argv[optind + 1], proc_pid_max());
+        long long pid = strtoll(words[1], &end, 10);
+        if (errno || end == words[1] || *end || !proc_pid_in_range(pid)) {
+            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)", words[1],
+                        proc_pid_max());
             return TALLY_EXIT_ERROR;
         }
         if (!app || !*app) {
             tally_error("agent: attach needs --app NAME");
             return TALLY_EXIT_ERROR;
         }
+        /* as tally run --agent: the agent is started when none runs */
         return ask(o.socket_path,
-                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true);
+                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true, true);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;

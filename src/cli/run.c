@@ -53,7 +53,8 @@ static const char usage_text[] =
     "Killed with SIGKILL, tally leaves nothing of the task running (level 2: the\n"
     "kernel ends traced processes; level 1: a 'tally-guardian' process does).\n\n"
     "Exit status: the command's; 128+N if it died of signal N; 124 if a limit was\n"
-    "broken; 125 tally error; 126 cannot execute; 127 not found.\n";
+    "broken (one line on stderr says which, and the value reached); 125 tally\n"
+    "error; 126 cannot execute; 127 not found.\n";
 
 enum {
     OPT_TIME_SERIES = 256, OPT_FILES, OPT_LIMITS, OPT_LIMITS_FILE, OPT_MEASURE_ONLY,
@@ -213,7 +214,7 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
     }
     if (parse_spin_env(&cfg->task.event_poll) < 0)
         return TALLY_EXIT_ERROR;
-    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, true, &cfg->command_text);
     if (rc == -1) {
         tally_error("run: give exactly one of COMMAND, -c LINE or --pid PID (see 'tally run --help')");
         return TALLY_EXIT_ERROR;
@@ -294,6 +295,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     run_instrument_collect(cfg);
     int status = result->status;
     run_say_launch_error("run", &cfg->task, result);
+    run_say_limits_broken("run", cfg->task.limits, result, cfg->task.measure_only);
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
         status = TALLY_EXIT_ERROR;
     run_agent_after_attempt(cfg, result);
