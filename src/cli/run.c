@@ -41,6 +41,8 @@ static const char usage_text[] =
     "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
     "      --name NAME         task name recorded in the summary\n"
     "      --category CAT      task category recorded in the summary\n"
+    "      --annotate JSON     a JSON object whose members are added to the summary\n"
+    "                          (e.g. '{\"slurm\": {\"job_id\": 12}}'; tally-slurm(7))\n"
     "  -c LINE                 run LINE with /bin/sh -c\n"
     "      --pid PID           follow a running process tree (level 1)\n"
     RUN_ARCHIVE_USAGE
@@ -58,7 +60,7 @@ static const char usage_text[] =
 enum {
     OPT_TIME_SERIES = 256, OPT_FILES, OPT_LIMITS, OPT_LIMITS_FILE, OPT_MEASURE_ONLY,
     OPT_WAIT_FOR_ALL, OPT_INTERVAL, OPT_LEVEL, OPT_MEASURE_DIR, OPT_NAME, OPT_CATEGORY,
-    OPT_PID, OPT_KILL_GRACE,
+    OPT_PID, OPT_KILL_GRACE, OPT_ANNOTATE,
 };
 
 static const struct option long_options[] = {
@@ -76,6 +78,7 @@ static const struct option long_options[] = {
     {"name", required_argument, 0, OPT_NAME},
     {"category", required_argument, 0, OPT_CATEGORY},
     {"pid", required_argument, 0, OPT_PID},
+    {"annotate", required_argument, 0, OPT_ANNOTATE},
     {"help", no_argument, 0, 'h'},
     RUN_ARCHIVE_LONG_OPTIONS,
     RUN_AGENT_LONG_OPTIONS,
@@ -113,6 +116,25 @@ static const char *separate_optional_operand(int argc, char **argv)
         if (!strcmp(argv[i], "--"))
             return argv[optind++];
     return NULL;
+}
+
+/* --annotate JSON: an object; members of later --annotate replace earlier
+ * ones. The summary's own members cannot be replaced (they come first and
+ * the annotation is added after them only where the name is new). */
+static int parse_annotate(const char *text, struct run_config *cfg)
+{
+    json_error_t error;
+    json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &error);
+    if (!o || !json_is_object(o)) {
+        tally_error("--annotate: %s", o ? "not a JSON object" : error.text);
+        json_decref(o);
+        return -1;
+    }
+    if (!cfg->annotate)
+        cfg->annotate = json_object();
+    json_object_update(cfg->annotate, o);
+    json_decref(o);
+    return 0;
 }
 
 int run_parse_options(int argc, char **argv, struct run_config *cfg)
@@ -196,6 +218,10 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             if (run_parse_pid("--pid", optarg, &cfg->task.follow_pid) < 0)
                 return TALLY_EXIT_ERROR;
             break;
+        case OPT_ANNOTATE:
+            if (parse_annotate(optarg, cfg) < 0)
+                return TALLY_EXIT_ERROR;
+            break;
         default:
             if ((c == OPT_ARCHIVE || c == OPT_LIMITS_FROM_ARCHIVE || c == OPT_AGENT) && !optarg)
                 optarg = (char *)separate_optional_operand(argc, argv);
@@ -241,24 +267,38 @@ int run_write_reports(const struct run_config *cfg, const struct task_result *re
     int rc = 0;
     if (series && series_commit(series) < 0)
         rc = -1;
+    json_t *extra = run_summary_extra(cfg);
     struct summary_info info = {
         .command = cfg->command_text,
         .name = cfg->name,
         .category = cfg->category,
         .limits = &cfg->limits,
-        .extra = cfg->instrument.summary_extra,
+        .extra = extra,
     };
     char *path = run_report_path(cfg->prefix, ".summary");
     if (!path || summary_write(path, &info, result) < 0)
         rc = -1;
     free(path);
+    json_decref(extra);
     if (cfg->files_report && run_write_files_report(cfg->prefix, files_report_write, result) < 0)
         rc = -1;
     return rc;
 }
 
+json_t *run_summary_extra(const struct run_config *cfg)
+{
+    json_t *extra = json_object();
+    if (cfg->instrument.summary_extra)
+        json_object_update(extra, cfg->instrument.summary_extra);
+    if (cfg->annotate)
+        json_object_update_missing(extra, cfg->annotate);
+    return extra;
+}
+
 void run_config_free(struct run_config *cfg)
 {
+    json_decref(cfg->annotate);
+    cfg->annotate = NULL;
     free(cfg->command_text);
     free(cfg->measure_dirs);
     cfg->command_text = NULL;

@@ -137,14 +137,17 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
         agent_link_send(&o->link, json_pack("{s:s, s:o}", "op", "limit_exceeded", "fields", broken));
     else
         json_decref(broken);
+    json_t *extra = run_summary_extra(cfg);
     struct summary_info info = {
         .command = cfg->command_text,
         .name = cfg->name ? cfg->name : o->app,
         .category = cfg->category,
         .limits = &cfg->limits,
+        .extra = extra,
     };
     agent_link_send(&o->link,
                     json_pack("{s:s, s:o}", "op", "finished", "summary", summary_to_json(&info, result)));
+    json_decref(extra);
 }
 
 void run_agent_close(struct run_config *cfg)
