@@ -141,6 +141,20 @@ static void read_time_limit(uint32_t job_id)
     slurm_free_job_info_msg(msg);
 }
 
+/* True when a file can be created in DIR (access() would say yes to root
+ * on a directory where nothing can be created, /proc for one). */
+static int can_create_in(const char *where)
+{
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.tally-probe-XXXXXX", where);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    unlink(probe);
+    return 1;
+}
+
 /* Once per step on each node, in slurmstepd as the user: is tally usable? */
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
@@ -149,7 +163,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     problem[0] = '\0';
     if (access(program, X_OK) < 0)
         return set_problem("%s: %s", program, strerror(errno));
-    if (dir[0] && access(dir, W_OK | X_OK) < 0)
+    if (dir[0] && !can_create_in(dir))
         return set_problem("--tally=%s: %s", dir, strerror(errno));
     uint32_t job_id = 0;
     if (spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS)
@@ -227,8 +241,14 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         gethostname(node, sizeof node - 1);
     json_text(node, node_json, sizeof node_json);
     const char *where = dir;
-    if (!where[0])
+    if (!where[0]) {
         where = getcwd(cwd, sizeof cwd) ? cwd : ".";
+        if (!can_create_in(where)) {
+            set_problem("the working directory %s: %s (give --tally=DIR)", where, strerror(errno));
+            say_problem_once(sp);
+            return 0;
+        }
+    }
 
     char prefix[PATH_MAX + 64], app[64], level_text[4], annotate[2048], requested[512];
     snprintf(prefix, sizeof prefix, "%s/slurm-%u.%s.%u", where, job, stepname, task);
@@ -247,9 +267,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
              job, stepname, task, node_json, requested);
 
     /* tally run's options, then -- and the task's own argv. */
-    const char *head[] = {program, "run", "--level", level_text, "-o", prefix, "--agent", "--app",
-                          app, "--annotate", annotate, with_mpi ? "--mpi" : NULL};
-    size_t nhead = sizeof head / sizeof head[0] - (with_mpi ? 0 : 1);
+    /* The batch script is measured too, but it is no MPI rank: the ranks
+     * are the tasks of the steps it starts. */
+    int mpi = with_mpi && step != SLURM_BATCH_SCRIPT;
+    const char *head[] = {program, "run", "--unmeasured-on-error", "--level", level_text, "-o",
+                          prefix, "--agent", "--app", app, "--annotate", annotate,
+                          mpi ? "--mpi" : NULL};
+    size_t nhead = sizeof head / sizeof head[0] - (mpi ? 0 : 1);
     char **args = calloc(nhead + 1 + (size_t)argc + 1, sizeof *args);
     if (!args) {
         set_problem("out of memory");
@@ -265,7 +289,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     args[k] = NULL;
     /* A hook for the MPI side: TALLY_SLURM_MPI=1 in the task tells
      * libtally-mpi (and tally run) that Slurm started the ranks. */
-    if (with_mpi)
+    if (mpi)
         spank_setenv(sp, "TALLY_SLURM_MPI", "1", 1);
     spank_get_item(sp, S_JOB_ENV, &env);
     execve(program, args, env);

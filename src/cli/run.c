@@ -41,6 +41,11 @@ static const char usage_text[] =
     "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
     "      --name NAME         task name recorded in the summary\n"
     "      --category CAT      task category recorded in the summary\n"
+    "      --unmeasured-on-error  tally's errors never change the command's fate: when\n"
+    "                          it cannot measure (no MPI library, ...) it says why and\n"
+    "                          runs the command unmeasured; when a report cannot be\n"
+    "                          written the exit status is still the command's\n"
+    "                          (batch systems: tally-slurm(7))\n"
     "      --annotate JSON     a JSON object whose members are added to the summary\n"
     "                          (e.g. '{\"slurm\": {\"job_id\": 12}}'; tally-slurm(7))\n"
     "  -c LINE                 run LINE with /bin/sh -c\n"
@@ -60,7 +65,7 @@ static const char usage_text[] =
 enum {
     OPT_TIME_SERIES = 256, OPT_FILES, OPT_LIMITS, OPT_LIMITS_FILE, OPT_MEASURE_ONLY,
     OPT_WAIT_FOR_ALL, OPT_INTERVAL, OPT_LEVEL, OPT_MEASURE_DIR, OPT_NAME, OPT_CATEGORY,
-    OPT_PID, OPT_KILL_GRACE, OPT_ANNOTATE,
+    OPT_PID, OPT_KILL_GRACE, OPT_ANNOTATE, OPT_UNMEASURED_ON_ERROR,
 };
 
 static const struct option long_options[] = {
@@ -79,6 +84,7 @@ static const struct option long_options[] = {
     {"category", required_argument, 0, OPT_CATEGORY},
     {"pid", required_argument, 0, OPT_PID},
     {"annotate", required_argument, 0, OPT_ANNOTATE},
+    {"unmeasured-on-error", no_argument, 0, OPT_UNMEASURED_ON_ERROR},
     {"help", no_argument, 0, 'h'},
     RUN_ARCHIVE_LONG_OPTIONS,
     RUN_AGENT_LONG_OPTIONS,
@@ -218,6 +224,9 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             if (run_parse_pid("--pid", optarg, &cfg->task.follow_pid) < 0)
                 return TALLY_EXIT_ERROR;
             break;
+        case OPT_UNMEASURED_ON_ERROR:
+            cfg->unmeasured_on_error = true;
+            break;
         case OPT_ANNOTATE:
             if (parse_annotate(optarg, cfg) < 0)
                 return TALLY_EXIT_ERROR;
@@ -334,10 +343,23 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     run_instrument_collect(cfg);
     int status = result->status;
     run_say_launch_error("run", &cfg->task, result);
-    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
+    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0 &&
+        !cfg->unmeasured_on_error) /* then the task's status stands */
         status = TALLY_EXIT_ERROR;
     run_agent_after_attempt(cfg, result);
     return status;
+}
+
+/* --unmeasured-on-error after tally's own error: the command replaces
+ * tally run, with the status it would have had without tally. */
+static void run_unmeasured(const struct run_config *cfg)
+{
+    tally_error("run: running %s unmeasured", cfg->task.argv[0]);
+    fflush(stderr);
+    execvp(cfg->task.argv[0], cfg->task.argv);
+    int status = errno == ENOENT ? TALLY_EXIT_NOT_FOUND : TALLY_EXIT_CANNOT_EXEC;
+    tally_error_errno("run: %s", cfg->task.argv[0]);
+    exit(status);
 }
 
 int cmd_run(int argc, char **argv)
@@ -351,7 +373,10 @@ int cmd_run(int argc, char **argv)
     if (status < 0)
         run_agent_announce_segments(&cfg);
     if (status >= 0) {
+        run_agent_close(&cfg);
         run_instrument_end(&cfg);
+        if (status == TALLY_EXIT_ERROR && cfg.unmeasured_on_error && cfg.task.argv)
+            run_unmeasured(&cfg); /* does not return */
         run_config_free(&cfg);
         return status;
     }

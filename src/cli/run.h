@@ -21,6 +21,7 @@ struct run_config {
     char default_prefix[64];
     const char *name, *category;
     bool time_series, files_report;
+    bool unmeasured_on_error;  /* run the command anyway when tally cannot measure it */
     char *command_text;        /* the command as one line, for the reports */
     char *shell_argv[4];       /* -c LINE → /bin/sh -c LINE */
     const char **measure_dirs;
