@@ -194,9 +194,12 @@ INSTALL_HEADERS := include/tally/probe.h
 # pkg-config files NAME.pc.in, installed as NAME.pc with @PREFIX@, @LIBDIR@ and
 # @INCLUDEDIR@ replaced:
 INSTALL_PKGCONFIG := lib/probe/tally-probe.pc.in
-# Slurm's PluginDir (where a plugstack.conf line 'optional spank_tally.so' is
-# looked up); Debian's by default: 'scontrol show config | grep PluginDir'.
-SLURM_PLUGINDIR ?= /usr/lib/$(shell $(CC) -print-multiarch)/slurm-wlm
+# Where the SPANK plugin goes: for a system install (PREFIX /usr or
+# /usr/local) Slurm's PluginDir, where a plugstack.conf line 'optional
+# spank_tally.so' is looked up (Debian's; 'scontrol show config | grep
+# PluginDir' says yours); for any other PREFIX, LIBDIR/slurm (then give
+# plugstack.conf the full path). man/tally-slurm.7.
+SLURM_PLUGINDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/usr/lib/$(shell $(CC) -print-multiarch)/slurm-wlm,$(LIBDIR)/slurm)
 
 install: build/tally $(INSTALL_LIBS) $(SPANK_LIB)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
