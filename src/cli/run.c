@@ -340,6 +340,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
             series_abort(&series);
         return -1;
     }
+    run_agent_take_followed(cfg, result);
     run_instrument_collect(cfg);
     int status = result->status;
     run_say_launch_error("run", &cfg->task, result);
