@@ -4,9 +4,9 @@
 # the plugin in every task: each task's summary carries its rank's MPI
 # figures, exact for a known program (alltoall: ROUNDS calls of COUNT ints
 # to every other rank). The batch script itself is measured, without MPI.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/slurm_lib.sh"
-. "$(dirname "$0")/../mpi/mpi_lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/slurm/slurm_lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 
 build mpich alltoall || { not_ok "build alltoall with MPICH"; finish; }
 slurm_start || { not_ok "Slurm starts"; finish; }

@@ -4,8 +4,8 @@
 # memory footprint; the job, step, task, node and what the job asked for
 # in each; every task registered with the node's agent as slurm_JOB while
 # it runs (seen by tally request); the task's exit status kept.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/slurm_lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/slurm/slurm_lib.sh"
 
 slurm_start || { not_ok "Slurm starts"; finish; }
 ok "Slurm starts (munged, slurmctld, slurmd)"

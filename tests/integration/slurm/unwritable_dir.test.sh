@@ -3,8 +3,8 @@
 # --tally=DIR where nothing can be created, even by root; or a tally program
 # that is not there) the job runs as it would without the plugin, with its
 # own output and exit status, and the reason is said once on its stderr.
-. "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/slurm_lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/slurm/slurm_lib.sh"
 
 slurm_start || { not_ok "Slurm starts"; finish; }
 
