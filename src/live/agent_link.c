@@ -81,28 +81,38 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
         path = def;
     }
     bool start_failed = false;
-    link->fd = agent_socket_connect(path);
+    char start_why[512] = "";
+    link->fd = agent_socket_connect(path, why, why_len);
+    if (link->fd == -2)
+        goto refused;
     if (link->fd < 0 && start && (errno == ENOENT || errno == ECONNREFUSED)) {
         /* Tasks started together (srun -n 4) race to start the agent: the
          * lock lets one win and the others' agents exit with an error, so a
          * failed start is only final when nothing answers afterwards. */
-        start_failed = start_agent(path, why, why_len) < 0;
+        start_failed = start_agent(path, start_why, sizeof start_why) < 0;
         for (int i = 0; i < 100 && link->fd < 0; i++) {
-            link->fd = agent_socket_connect(path);
+            link->fd = agent_socket_connect(path, why, why_len);
+            if (link->fd == -2)
+                goto refused;
             if (link->fd < 0) {
                 struct timespec ts = {0, 10000000};
                 nanosleep(&ts, NULL);
             }
         }
     }
-    if (link->fd < 0 && start_failed)
-        return -1; /* why says why the agent did not start */
+    if (link->fd < 0 && start_failed) {
+        snprintf(why, why_len, "%s", start_why); /* why the agent did not start */
+        return -1;
+    }
     if (link->fd < 0) {
         snprintf(why, why_len, "cannot connect to the agent at %s: %s%s", path, strerror(errno),
                  errno == ENOENT || errno == ECONNREFUSED ? " (is 'tally agent' running?)" : "");
         return -1;
     }
     return 0;
+refused:
+    link->fd = -1;
+    return -1;
 }
 
 void agent_link_close(struct agent_link *link)
