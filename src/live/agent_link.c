@@ -81,7 +81,7 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
         path = def;
     }
     bool start_failed = false;
-    char start_why[512] = "";
+    char start_why[sizeof def + 128] = ""; /* room for the path */
     link->fd = agent_socket_connect(path, why, why_len);
     if (link->fd == -2)
         goto refused;
