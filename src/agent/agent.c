@@ -370,6 +370,15 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
             agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root,
                         json_incref(json_object_get(msg, "fields")));
         }
+    } else if (!strcmp(op, "follow") && t) {
+        char why[256];
+        json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
+        if (pid <= 0 || agent_task_follow(a, t, (pid_t)pid, why, sizeof why) < 0)
+            send_error(a, c, pid <= 0 ? "follow: needs \"pid\"" : why);
+    } else if (!strcmp(op, "follow_end") && t) {
+        json_t *summary = agent_task_follow_end(a, t);
+        agent_send(a, c, json_pack("{s:s, s:o}", "op", "followed", "summary",
+                                   summary ? summary : json_null()));
     } else if (!strcmp(op, "finished") && t) {
         json_t *summary = json_object_get(msg, "summary");
         agent_task_end(a, t, json_is_object(summary) ? summary : NULL);
@@ -386,7 +395,7 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
         a->stop_requested = true;
         agent_send(a, c, json_pack("{s:s}", "op", "bye"));
     } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded") ||
-               !strcmp(op, "processes")) {
+               !strcmp(op, "processes") || !strcmp(op, "follow") || !strcmp(op, "follow_end")) {
         send_error(a, c, "this connection registered no task");
     } else {
         char why[200];

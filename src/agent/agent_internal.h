@@ -127,6 +127,15 @@ struct agent_task *agent_task_find(const struct agent *a, unsigned id);
 /* Attaches a running tree by pid (level-1 follower). NULL with why. */
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_len);
+/* A task registered by 'tally run --agent' at level 1: the agent follows
+ * its command's tree (pid, a child of the runner) with a level-1 follower
+ * fed by the shared scan, and its tally run only waits. -1 with why. */
+int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_len);
+/* The runner saw its command end: the follower's final values as a summary
+ * (new reference), for the runner to merge with the kernel's exact totals;
+ * NULL when the agent does not follow the task. The task stays until the
+ * runner's "finished". */
+json_t *agent_task_follow_end(struct agent *a, struct agent_task *t);
 /* A process joined (started) or left the task, as its tally run saw it at
  * level 2 (every process, however short, at once). */
 void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);

@@ -75,6 +75,13 @@ int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, ui
                   void *ctx);
 /* Calls visit(ctx, pid, &stat) for every process on the machine. */
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
+/* Calls visit(ctx, pid, &stat) for root (when running) and every process
+ * below it, found through /proc/PID/task/TID/children: what it reads is the
+ * tree, whatever else runs on the machine. Zombies are visited (their own
+ * children were re-parented). -1 with errno ENOSYS when the kernel has no
+ * children files (CONFIG_PROC_CHILDREN): scan the machine instead. */
+int proc_visit_tree(pid_t root, void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat),
+                    void *ctx);
 /* Calls visit(ctx, pid) for every process on the machine, reading nothing
  * else (one directory listing). */
 int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx);
