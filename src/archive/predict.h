@@ -20,11 +20,23 @@
  * Minimising this waste also maximises throughput: the resource·time a task
  * holds in total is w_i(a) + p_i t_i, and Σ p_i t_i does not depend on a, so
  * the a that wastes least is the a that leaves most room for other tasks.
- * Sorting the peaks and keeping prefix sums makes the search O(n log n). */
+ * Sorting the peaks and keeping prefix sums makes the search O(n log n).
+ * A waste is never negative: rounding of the prefix sums is cut to 0. */
 #ifndef TALLY_ARCHIVE_PREDICT_H
 #define TALLY_ARCHIVE_PREDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "archive/history.h"
+
+/* Below this many runs with a value, a resource has too little history for a
+ * prediction: one run in ten above the rest is then the smallest retry rate
+ * the history can show, and fewer runs give an allocation that the next
+ * slightly larger run breaks (a five-run history gave a wall-time limit of
+ * 0.215 s and two failed attempts). 'tally archive predict --min-runs' and
+ * 'tally run --limits-from-archive' use it. */
+#define PREDICT_MIN_RUNS 10
 
 struct allocation_outcome {
     double allocation;
@@ -45,5 +57,11 @@ struct prediction {
  * -1 when n == 0 or on allocation failure. */
 int predict_first_allocation(const double *peaks, const double *weights, size_t n,
                              double quantile, struct prediction *out);
+
+/* The prediction for resource k of a task's history: the runs with a value,
+ * weighed by their wall_time when the resource is not a time and every such
+ * run has one (*time_weighted says which). -1 when no run has a value. */
+int predict_history_resource(const struct history *h, size_t k, double quantile,
+                             struct prediction *out, bool *time_weighted);
 
 #endif

@@ -90,22 +90,61 @@ int archive_parse_number(const struct archive_command *cmd, const char *option, 
     return 0;
 }
 
-int archive_load_history(const struct archive_command *cmd, const char *name,
+int archive_parse_by(const struct archive_command *cmd, const char *arg, const char **out)
+{
+    if (strcmp(arg, "name") && strcmp(arg, "category")) {
+        tally_error("archive %s: --by: '%s' is not name or category", cmd->name, arg);
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
+/* 1 when some summary has category `value`, 0 when none, -1 on error. */
+static int category_exists(struct store *store, const char *value, char *why, size_t why_len)
+{
+    int found = 0;
+    struct sql_value param = sql_text(value);
+    if (store_query(store, "SELECT 1 FROM summaries WHERE category = ? LIMIT 1", &param, 1,
+                    archive_found_row, &found, why, why_len) < 0)
+        return -1;
+    return found;
+}
+
+int archive_found_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    (void)ncols;
+    (void)row;
+    *(int *)ctx = 1;
+    return 1;
+}
+
+int archive_load_history(struct archive_command *cmd, const char *name,
                          const char *group_column, bool with_identity, struct history *h)
 {
     struct store *store = archive_open(cmd->db, true);
     if (!store)
         return TALLY_EXIT_ERROR;
     char why[512];
-    int loaded = history_load(store, name, group_column, with_identity, h, why, sizeof why);
+    if (name && !cmd->by) {
+        int is_category = category_exists(store, name, why, sizeof why);
+        if (is_category < 0) {
+            tally_error("archive %s: %s: %s", cmd->name, store->location, why);
+            store_close(store);
+            return TALLY_EXIT_ERROR;
+        }
+        cmd->by = is_category ? "category" : "name";
+    }
+    int loaded = history_load(store, cmd->by ? cmd->by : "name", name, group_column,
+                              with_identity, h, why, sizeof why);
     if (loaded < 0)
         tally_error("archive %s: %s: %s", cmd->name, store->location, why);
     store_close(store);
     if (loaded < 0)
         return TALLY_EXIT_ERROR;
     if (h->rows == 0) {
-        tally_error("archive %s: no summaries named '%s' in the archive", cmd->name,
-                    name ? name : "");
+        tally_error("archive %s: no summaries with %s '%s' in the archive", cmd->name,
+                    cmd->by ? cmd->by : "name", name ? name : "");
         history_free(h);
         return TALLY_EXIT_FAILURE;
     }

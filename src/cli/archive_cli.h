@@ -29,6 +29,8 @@ struct archive_command {
     const char *db;            /* --db (or the one given before the subcommand) */
     enum output_format format; /* --format */
     bool csv_allowed;
+    const char *by;            /* --by name|category: how NAME is looked up;
+                                * NULL: archive_load_history decides and sets it */
 };
 
 /* getopt_long entries of --db, --format and --help ('d', 'f', 'h'). */
@@ -42,12 +44,18 @@ enum { ARCHIVE_OPTION_OWN = -2, ARCHIVE_OPTION_DONE = -1 };
  * --help, 125 after a message); ARCHIVE_OPTION_OWN when c is the caller's. */
 int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv);
 /* A number in [min, max] for an option; -1 after a message. */
+/* store_row_fn setting *(int *)ctx to 1 at the first row. */
+int archive_found_row(void *ctx, size_t ncols, const struct sql_value *row);
+/* --by's value for predict and outliers (name or category); -1 after a message. */
+int archive_parse_by(const struct archive_command *cmd, const char *arg, const char **out);
 int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
                          double min, double max, double *out);
-/* Opens the archive and loads the history of name (see history_load).
+/* Opens the archive and loads the history of name (see history_load), looked
+ * up by cmd->by; without --by, by category when some summary has that
+ * category, else by name (cmd->by is then set to the one used).
  * Returns -1 when loaded with rows, else the exit status to return (125 on
  * errors, 1 when there are no summaries of that name), after a message. */
-int archive_load_history(const struct archive_command *cmd, const char *name,
+int archive_load_history(struct archive_command *cmd, const char *name,
                          const char *group_column, bool with_identity, struct history *h);
 
 #endif

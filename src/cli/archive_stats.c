@@ -20,9 +20,12 @@
 
 static const char usage[] =
     "usage: tally archive stats [options] NAME\n"
-    "       tally archive stats [options] --by FIELD [NAME]\n"
+    "       tally archive stats [options] --group FIELD [NAME]\n"
     "  --db PATH|URI     the archive\n"
-    "  --by FIELD        one table per value of FIELD (name, category, set, host, tool, exit_type)\n"
+    "  --by KEY          look NAME up as a task name or a category (default: category\n"
+    "                    when some run has that category, else name); --by with another\n"
+    "                    field, or without NAME, is --group\n"
+    "  --group FIELD     one table per value of FIELD (name, category, set, host, tool, exit_type)\n"
     "  --plot DIR        also write the table with its histograms as DIR/<name>.svg\n"
     "  --format FORMAT   table (default) or json\n";
 
@@ -89,6 +92,7 @@ int archive_stats_main(int argc, char **argv, const char *db)
     static const struct option options[] = {
         ARCHIVE_COMMON_OPTIONS,
         {"by", required_argument, NULL, 'b'},
+        {"group", required_argument, NULL, 'g'},
         {"plot", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
@@ -100,8 +104,12 @@ int archive_stats_main(int argc, char **argv, const char *db)
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         int outcome = archive_common_option(&cmd, c, optarg, argv);
         if (outcome == ARCHIVE_OPTION_OWN) {
-            if (c == 'b')
+            if (c == 'b' || c == 'g')
                 by = optarg;
+            if (c == 'b' && (!strcmp(optarg, "name") || !strcmp(optarg, "category")))
+                cmd.by = optarg; /* how NAME is looked up, when there is a NAME */
+            else if (c == 'b' || c == 'g')
+                cmd.by = NULL;
             else
                 plot_dir = optarg;
             outcome = ARCHIVE_OPTION_DONE;
@@ -111,14 +119,18 @@ int archive_stats_main(int argc, char **argv, const char *db)
     }
     enum output_format format = cmd.format;
     const char *name = optind < argc ? argv[optind] : NULL;
+    if (name && cmd.by && by == cmd.by)
+        by = NULL; /* --by name|category with a NAME: a lookup, not a grouping */
+    else
+        cmd.by = NULL;
     if ((!name && !by) || argc - optind > 1) {
-        tally_error("archive stats: give one task NAME, or --by FIELD");
+        tally_error("archive stats: give one task NAME, or --group FIELD");
         fputs(usage, stderr);
         return TALLY_EXIT_ERROR;
     }
     const char *group_column = NULL;
     if (by && !(group_column = history_group_column(by))) {
-        tally_error("archive stats: --by: cannot group by '%s' (name, category, set, host, tool, "
+        tally_error("archive stats: --group: cannot group by '%s' (name, category, set, host, tool, "
                     "exit_type)", by);
         return TALLY_EXIT_ERROR;
     }
@@ -146,14 +158,21 @@ int archive_stats_main(int argc, char **argv, const char *db)
         size_t ncolumns = compute_columns(&h, first, last, columns, scratch);
         char title[512];
         if (by)
-            snprintf(title, sizeof title, "%s%s%s = %s", name ? name : "", name ? ", " : "", by,
-                     group ? group : "(none)");
+            snprintf(title, sizeof title, "%s%s%s%s%s = %s", name ? cmd.by : "", name ? " " : "",
+                     name ? name : "", name ? ", " : "", by, group ? group : "(none)");
         else
-            snprintf(title, sizeof title, "%s", name);
+            snprintf(title, sizeof title, "%s %s", cmd.by, name);
         if (format == FORMAT_JSON) {
             json_t *o = stats_json(by && !strcmp(by, "name") ? group : name,
                                    by && strcmp(by, "name") ? by : NULL, group, last - first,
                                    columns, ncolumns);
+            if (name && cmd.by) { /* which lookup answered */
+                json_object_set_new(o, "by", json_string(cmd.by));
+                if (!by && strcmp(cmd.by, "name")) {
+                    json_object_del(o, "name");
+                    json_object_set_new(o, cmd.by, json_string(name));
+                }
+            }
             if (by)
                 json_array_append_new(groups, o);
             else

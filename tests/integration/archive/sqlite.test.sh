@@ -119,7 +119,7 @@ by=$("$TALLY" archive --db "$DB" stats --by host --format json rmapper)
 check_eq "--by host: one group per host" "$(echo "$by" | jq '.groups | length')" "$(sqlite3 "$DB" "select count(distinct host) from summaries where name='rmapper'")"
 check_eq "--by host: counts add up" "$(echo "$by" | jq '[.groups[].count] | add')" 300
 "$TALLY" archive --db "$DB" stats nosuchtask 2>err.txt; check_eq "stats: unknown name exits 1" "$?" 1
-check_contains "stats: unknown name said" "$(cat err.txt)" "no summaries named 'nosuchtask'"
+check_contains "stats: unknown name said" "$(cat err.txt)" "no summaries with name 'nosuchtask'"
 
 # --- a long history (read in two halves by two threads) gives the same statistics
 "$GEN" 25000 11 big > big.jsonl
