@@ -1,7 +1,6 @@
 /* First-allocation job sizing (the formula and its sources are in predict.h). */
 #include "archive/predict.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,34 +102,3 @@ int predict_first_allocation(const double *peaks, const double *weights, size_t 
     return 0;
 }
 
-int predict_history_resource(const struct history *h, size_t k, double quantile,
-                             struct prediction *out, bool *time_weighted)
-{
-    int wall = -1;
-    for (size_t j = 0; j < h->nresources; j++)
-        if (!strcmp(h->resources[j]->name, "wall_time"))
-            wall = (int)j;
-    /* weighed by runtime when every run with a value has one */
-    bool weighted = h->resources[k]->dim != DIM_TIME && wall >= 0;
-    size_t n = 0;
-    for (size_t r = 0; r < h->rows && weighted; r++)
-        if (!isnan(history_value(h, r, k)) && isnan(history_value(h, r, (size_t)wall)))
-            weighted = false;
-    double *peaks = malloc((h->rows ? h->rows : 1) * sizeof *peaks);
-    double *weights = malloc((h->rows ? h->rows : 1) * sizeof *weights);
-    int rc = -1;
-    if (peaks && weights) {
-        for (size_t r = 0; r < h->rows; r++) {
-            double v = history_value(h, r, k);
-            if (isnan(v))
-                continue;
-            peaks[n] = v;
-            weights[n++] = weighted ? history_value(h, r, (size_t)wall) : 1;
-        }
-        rc = predict_first_allocation(peaks, weighted ? weights : NULL, n, quantile, out);
-    }
-    free(peaks);
-    free(weights);
-    *time_weighted = weighted;
-    return rc;
-}

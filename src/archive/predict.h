@@ -28,8 +28,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "archive/history.h"
-
 /* Below this many runs with a value, a resource has too little history for a
  * prediction: one run in ten above the rest is then the smallest retry rate
  * the history can show, and fewer runs give an allocation that the next
@@ -57,11 +55,5 @@ struct prediction {
  * -1 when n == 0 or on allocation failure. */
 int predict_first_allocation(const double *peaks, const double *weights, size_t n,
                              double quantile, struct prediction *out);
-
-/* The prediction for resource k of a task's history: the runs with a value,
- * weighed by their wall_time when the resource is not a time and every such
- * run has one (*time_weighted says which). -1 when no run has a value. */
-int predict_history_resource(const struct history *h, size_t k, double quantile,
-                             struct prediction *out, bool *time_weighted);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "archive/aggregate.h"
 #include "archive/history.h"
 #include "archive/store.h"
 
@@ -31,7 +32,21 @@ struct archive_command {
     bool csv_allowed;
     const char *by;            /* --by name|category: how NAME is looked up;
                                 * NULL: archive_load_history decides and sets it */
+    bool windowed;             /* --since, --from or --to given */
+    long long first_day, last_day; /* the window, UTC days since 1970 (inclusive) */
+    char window_text[96];      /* "from 2026-11-01 to 2026-11-30", for answers */
 };
+
+/* --since Nd, --from DATE, --to DATE (the per-day aggregates' window). */
+#define ARCHIVE_WINDOW_OPTIONS                                                        \
+    {"since", required_argument, NULL, 'S'}, {"from", required_argument, NULL, 'F'}, \
+    {"to", required_argument, NULL, 'T'}
+#define ARCHIVE_WINDOW_USAGE                                                           \
+    "  --since Nd        only runs started in the last N days (UTC days, today included)\n" \
+    "  --from DATE       only runs started on or after DATE (YYYY-MM-DD, UTC)\n"          \
+    "  --to DATE         only runs started on or before DATE\n"
+/* Handles 'S', 'F', 'T': 0, or -1 after a message; 1 when c is not one. */
+int archive_window_option(struct archive_command *cmd, int c, const char *arg);
 
 /* getopt_long entries of --db, --format and --help ('d', 'f', 'h'). */
 #define ARCHIVE_COMMON_OPTIONS                                                      \
@@ -55,6 +70,12 @@ int archive_parse_number(const struct archive_command *cmd, const char *option, 
  * category, else by name (cmd->by is then set to the one used).
  * Returns -1 when loaded with rows, else the exit status to return (125 on
  * errors, 1 when there are no summaries of that name), after a message. */
+/* Opens the archive and merges the aggregates of NAME (looked up as
+ * archive_load_history does) over cmd's window into a. Returns -1 with the
+ * store open in *store when found, else the exit status to return (125 on
+ * errors, 1 when no run matches), after a message. */
+int archive_load_aggregate(struct archive_command *cmd, const char *name, struct aggregate *a,
+                           struct store **store);
 int archive_load_history(struct archive_command *cmd, const char *name,
                          const char *group_column, bool with_identity, struct history *h);
 

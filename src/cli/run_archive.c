@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive/history.h"
+#include "archive/aggregate_store.h"
 #include "archive/ingest_files.h"
 #include "archive/predict.h"
 #include "cli/run.h"
@@ -62,21 +62,26 @@ static double with_margin(const struct summary_field *f, double allocation)
 static int load_predictions(struct run_config *cfg, struct store *store)
 {
     struct run_archive_options *o = &cfg->archive;
-    struct history h;
+    struct aggregate h;
     char why[512];
     /* by --category when given (the group job sizing learns from, as Work
-     * Queue does), else by --name */
+     * Queue does), else by --name; from the aggregates, as 'archive predict' */
     const char *by = cfg->category ? "category" : "name";
     const char *key = cfg->category ? cfg->category : cfg->name;
-    if (history_load(store, by, key, NULL, false, &h, why, sizeof why) < 0) {
+    size_t days;
+    aggregate_init(&h);
+    if (aggregate_load(store, cfg->category ? AGGREGATE_BY_CATEGORY : AGGREGATE_BY_NAME, key,
+                       -1000000000LL, 1000000000LL, &h, &days, why, sizeof why) < 0) {
         tally_error("run: --limits-from-archive %s: %s", store->location, why);
+        aggregate_free(&h);
         return -1;
     }
-    if (h.rows < PREDICT_MIN_RUNS) {
+    size_t runs = (size_t)h.runs;
+    if (runs < PREDICT_MIN_RUNS) {
         tally_error("run: --limits-from-archive: %zu summaries with %s '%s' in %s, fewer than the"
-                    " %d a prediction needs: running without limits from the archive", h.rows,
+                    " %d a prediction needs: running without limits from the archive", runs,
                     by, key, store->location, PREDICT_MIN_RUNS);
-        history_free(&h);
+        aggregate_free(&h);
         return 0;
     }
     char said[512] = "";
@@ -84,13 +89,12 @@ static int load_predictions(struct run_config *cfg, struct store *store)
     for (size_t p = 0; p < sizeof predicted_resources / sizeof predicted_resources[0]; p++) {
         enum summary_field_id id = predicted_resources[p];
         const struct summary_field *f = summary_field_by_id(id);
-        for (size_t k = 0; k < h.nresources; k++) {
-            if (h.resources[k] != f || h.present[k] < PREDICT_MIN_RUNS)
-                continue;
+        {
             /* the same prediction as 'tally archive predict' */
             struct prediction pred;
             bool weighted;
-            if (predict_history_resource(&h, k, 0.95, &pred, &weighted) < 0 ||
+            if (h.fields[id].count < PREDICT_MIN_RUNS ||
+                aggregate_predict(&h.fields[id], f, 0.95, &pred, &weighted) < 0 ||
                 !(pred.max_seen > 0))
                 continue;
             o->max_seen.set[id] = true;
@@ -106,8 +110,8 @@ static int load_predictions(struct run_config *cfg, struct store *store)
     }
     if (n)
         fprintf(stderr, "tally: run: limits from the archive (%zu runs of %s '%s', first allocation"
-                " + %g%%): %s\n", h.rows, by, key, 100 * RUN_ARCHIVE_MARGIN, said);
-    history_free(&h);
+                " + %g%%): %s\n", runs, by, key, 100 * RUN_ARCHIVE_MARGIN, said);
+    aggregate_free(&h);
     return 0;
 }
 
