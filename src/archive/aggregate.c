@@ -136,18 +136,32 @@ static int merge_field(struct aggregate_field *into, const struct aggregate_fiel
 {
     if (from->count == 0)
         return 0;
-    for (size_t k = 0; k < from->nbins; k++) {
-        const struct aggregate_bin *s = &from->bins[k];
-        struct aggregate_bin *b = bin_of(into, s->index);
-        if (!b)
-            return -1;
-        b->count += s->count;
-        if (s->max > b->max)
-            b->max = s->max;
-        b->sum += s->sum;
-        b->sum_t += s->sum_t;
-        b->sum_vt += s->sum_vt;
+    /* both bin lists are sorted by index: one linear merge into a new list */
+    struct aggregate_bin *bins = malloc((into->nbins + from->nbins) * sizeof *bins);
+    if (!bins)
+        return -1;
+    size_t i = 0, j = 0, n = 0;
+    while (i < into->nbins || j < from->nbins) {
+        if (j == from->nbins || (i < into->nbins && into->bins[i].index < from->bins[j].index)) {
+            bins[n++] = into->bins[i++];
+        } else if (i == into->nbins || from->bins[j].index < into->bins[i].index) {
+            bins[n++] = from->bins[j++];
+        } else {
+            struct aggregate_bin b = into->bins[i++];
+            const struct aggregate_bin *s = &from->bins[j++];
+            b.count += s->count;
+            if (s->max > b.max)
+                b.max = s->max;
+            b.sum += s->sum;
+            b.sum_t += s->sum_t;
+            b.sum_vt += s->sum_vt;
+            bins[n++] = b;
+        }
     }
+    free(into->bins);
+    into->bins = bins;
+    into->nbins = n;
+    into->capacity = n;
     merge_moments(into, from->count, from->mean, from->m2, from->m3, from->m4);
     if (into->count == 0 || from->min < into->min)
         into->min = from->min;
