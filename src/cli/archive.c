@@ -23,6 +23,7 @@ static const char usage[] =
     "  stats NAME             statistics and histograms of a task's resources\n"
     "  predict NAME           first allocation per resource (job sizing, Tovar et al.)\n"
     "  outliers NAME          runs far from their task's usual usage (robust z-score)\n"
+    "  import slurm [FILE]    Slurm job steps from sacct --parsable2 output (or sacct)\n"
     "\n"
     "The archive is an SQLite file ($TALLY_DB, else $XDG_DATA_HOME/tally/archive.db,\n"
     "else ~/.local/share/tally/archive.db) or a PostgreSQL database. See tally-archive(1).\n";
@@ -273,7 +274,7 @@ int cmd_archive(int argc, char **argv)
     } subcommands[] = {
         {"add", archive_add_main},         {"query", archive_query_main},
         {"stats", archive_stats_main},     {"predict", archive_predict_main},
-        {"outliers", archive_outliers_main},
+        {"outliers", archive_outliers_main}, {"import", archive_import_main},
     };
     for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++)
         if (!strcmp(argv[i], subcommands[k].name))
