@@ -35,7 +35,8 @@ static const char usage_text[] =
     "      --wait-for-all      wait for processes left when the command exits\n"
     "                          (default: terminate them)\n"
     "      --interval TIME     sampling interval (default 1 s; shorter near limits)\n"
-    "      --level 1|2         1: /proc polling; 2: process events (default)\n"
+    "      --level 1|2|3       1: /proc polling; 2: process events (default);\n"
+    "                          3: also every file's I/O (PREFIX.files.json)\n"
     "      --measure-dir DIR   directory whose footprint is 'disk' (repeatable;\n"
     "                          default: the current directory)\n"
     "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
@@ -175,8 +176,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
                 return TALLY_EXIT_ERROR;
             break;
         case OPT_LEVEL:
-            if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-                tally_error("--level: '%s' is not 1 or 2", optarg);
+            if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "3")) {
+                tally_error("--level: '%s' is not 1, 2 or 3", optarg);
                 return TALLY_EXIT_ERROR;
             }
             cfg->task.level = optarg[0] - '0';
@@ -241,17 +242,24 @@ int run_write_reports(const struct run_config *cfg, const struct task_result *re
     int rc = 0;
     if (series && series_commit(series) < 0)
         rc = -1;
+    json_t *extra = cfg->instrument.summary_extra ? json_copy(cfg->instrument.summary_extra) : NULL;
+    if (cfg->io.summary_io) {
+        if (!extra)
+            extra = json_object();
+        json_object_set(extra, "io", cfg->io.summary_io);
+    }
     struct summary_info info = {
         .command = cfg->command_text,
         .name = cfg->name,
         .category = cfg->category,
         .limits = &cfg->limits,
-        .extra = cfg->instrument.summary_extra,
+        .extra = extra,
     };
     char *path = run_report_path(cfg->prefix, ".summary");
     if (!path || summary_write(path, &info, result) < 0)
         rc = -1;
     free(path);
+    json_decref(extra);
     if (cfg->files_report && run_write_files_report(cfg->prefix, files_report_write, result) < 0)
         rc = -1;
     return rc;
@@ -293,6 +301,8 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     }
     run_instrument_collect(cfg);
     int status = result->status;
+    if (run_io_collect(cfg, result) < 0)
+        status = TALLY_EXIT_ERROR;
     run_say_launch_error("run", &cfg->task, result);
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
         status = TALLY_EXIT_ERROR;
@@ -306,12 +316,13 @@ int cmd_run(int argc, char **argv)
     int status = run_parse_options(argc, argv, &cfg);
     if (status < 0 && (run_archive_prepare(&cfg) < 0 || run_agent_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
-    if (status < 0 && run_instrument_prepare(&cfg) < 0)
+    if (status < 0 && (run_instrument_prepare(&cfg) < 0 || run_io_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
     if (status < 0)
         run_agent_announce_segments(&cfg);
     if (status >= 0) {
         run_instrument_end(&cfg);
+        run_io_end(&cfg);
         run_config_free(&cfg);
         return status;
     }
@@ -330,6 +341,7 @@ int cmd_run(int argc, char **argv)
     }
     run_agent_close(&cfg);
     run_instrument_end(&cfg);
+    run_io_end(&cfg);
     run_config_free(&cfg);
     return status;
 }
