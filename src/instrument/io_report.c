@@ -5,6 +5,7 @@
  * operations by maximum, first timestamps by minimum, last by maximum. */
 #include "instrument/io_report.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,6 +117,16 @@ static struct io_file *file_of(struct io_report *r, const char *path)
     return f;
 }
 
+/* Sums saturate: a region is another process's memory, and a damaged one
+ * must not overflow them. */
+static int64_t add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 static void merge(int64_t *into, const int64_t *from)
 {
     for (int i = 0; i < TALLY_IO_COUNTER_COUNT; i++) {
@@ -123,7 +134,7 @@ static void merge(int64_t *into, const int64_t *from)
         switch (counter_kinds[i]) {
         case TALLY_IO_S:
         case TALLY_IO_D:
-            into[i] += v;
+            into[i] = add(into[i], v);
             break;
         case TALLY_IO_T0:
             if (v && (!into[i] || v < into[i]))
@@ -351,7 +362,7 @@ static json_t *not_interposed(const struct io_image_set *set, const struct task_
 static int64_t file_bytes(const struct io_file *f)
 {
     const int64_t *c = f->counter;
-    return c[POSIX_BYTES_READ] + c[POSIX_BYTES_WRITTEN] + c[STDIO_BYTES_READ] + c[STDIO_BYTES_WRITTEN];
+    return add(add(c[POSIX_BYTES_READ], c[POSIX_BYTES_WRITTEN]), add(c[STDIO_BYTES_READ], c[STDIO_BYTES_WRITTEN]));
 }
 
 static int by_bytes_then_path(const void *a, const void *b)
@@ -449,9 +460,9 @@ json_t *io_report_summary_json(const struct io_report *r, const struct io_image_
         (json_int_t)c[POSIX_READS], "writes", (json_int_t)c[POSIX_WRITES], "bytes_read",
         (json_int_t)c[POSIX_BYTES_READ], "bytes_written", (json_int_t)c[POSIX_BYTES_WRITTEN], "seeks",
         (json_int_t)c[POSIX_SEEKS], "stats", (json_int_t)c[POSIX_STATS], "fsyncs",
-        (json_int_t)(c[POSIX_FSYNCS] + c[POSIX_FDSYNCS]), "read_time", (double)c[POSIX_F_READ_TIME] / 1e9,
+        (json_int_t)add(c[POSIX_FSYNCS], c[POSIX_FDSYNCS]), "read_time", (double)c[POSIX_F_READ_TIME] / 1e9,
         "write_time", (double)c[POSIX_F_WRITE_TIME] / 1e9, "meta_time", (double)c[POSIX_F_META_TIME] / 1e9);
-    json_t *stdio = json_pack("{s:I, s:I, s:I, s:I, s:I}", "opens", (json_int_t)(c[STDIO_OPENS] + c[STDIO_FDOPENS]),
+    json_t *stdio = json_pack("{s:I, s:I, s:I, s:I, s:I}", "opens", (json_int_t)add(c[STDIO_OPENS], c[STDIO_FDOPENS]),
                               "reads", (json_int_t)c[STDIO_READS], "writes", (json_int_t)c[STDIO_WRITES],
                               "bytes_read", (json_int_t)c[STDIO_BYTES_READ], "bytes_written",
                               (json_int_t)c[STDIO_BYTES_WRITTEN]);
@@ -462,9 +473,9 @@ json_t *io_report_summary_json(const struct io_report *r, const struct io_image_
     for (size_t i = 0; order && i < r->count && i < TOP_FILES; i++) {
         const int64_t *fc = order[i]->counter;
         json_array_append_new(top, json_pack("{s:o, s:I, s:I}", "path", io_path_json(order[i]->path),
-                                             "bytes_read", (json_int_t)(fc[POSIX_BYTES_READ] + fc[STDIO_BYTES_READ]),
+                                             "bytes_read", (json_int_t)add(fc[POSIX_BYTES_READ], fc[STDIO_BYTES_READ]),
                                              "bytes_written",
-                                             (json_int_t)(fc[POSIX_BYTES_WRITTEN] + fc[STDIO_BYTES_WRITTEN])));
+                                             (json_int_t)add(fc[POSIX_BYTES_WRITTEN], fc[STDIO_BYTES_WRITTEN])));
     }
     free(order);
     json_t *missing = not_interposed(set, result);
