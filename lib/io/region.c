@@ -160,16 +160,17 @@ static void on_fatal(int sig)
 
 static void install_fatal_handlers(void)
 {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        struct sigaction old, sa;
-        if (sigaction(fatal_signals[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
-            (old.sa_flags & SA_SIGINFO))
-            continue;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal;
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
-        sigemptyset(&sa.sa_mask);
-        sigaction(fatal_signals[i], &sa, NULL);
+        /* One system call each: installed, and put back at once when the
+         * program's own disposition (inherited SIG_IGN) was there. */
+        if (sigaction(fatal_signals[i], &sa, &old) == 0 &&
+            (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)))
+            sigaction(fatal_signals[i], &old, NULL);
     }
 }
 

@@ -53,4 +53,12 @@ check_cmp "the handler ran" "$out" ">" 0
 check_eq "main.dat: every one of the 20000 writes" "$(f sig "$D/main.dat" POSIX_WRITES)" 20000
 seen=$(f sig "$D/handler.dat" POSIX_WRITES); unseen=$(jq -r '[.processes[].unseen_calls // 0] | add' sig.files.json)
 check_eq "handler.dat: each handler write counted, or counted as unseen" "$((seen + unseen))" "$out"
+"$TALLY" run --level 3 -o crash -- "$H" segv "$D/segv.dat"
+check_eq "a process that dies of SIGSEGV still dies of it (128+11)" "$?" 139
+check_eq "its end is recorded: ended by a signal" "$(jq -r '.processes[0].ended_by' crash.files.json)" signal
+check_eq "which one" "$(jq -r '.processes[0].signal' crash.files.json)" 11
+check_eq "what it wrote before is there" "$(f crash "$D/segv.dat" POSIX_BYTES_WRITTEN)" 3
+check_cmp "its peak memory from getrusage in the handler (20 MB held)" "$(jq -r '.processes[0].max_rss' crash.files.json)" ">=" 20
+"$TALLY" run --level 3 -o killed -- "$PROGS/crash" 9 0
+check_eq "SIGKILL cannot be caught: the process is still counted" "$(jq -r '.processes[0].ended_by' killed.files.json)" unknown
 finish
