@@ -38,6 +38,7 @@ extern struct tally_io_header *io_region;
 struct io_fd {
     int32_t rec, srec;
     int64_t offset, soffset;
+    int32_t probed;     /* a descriptor found open (inherited): looked up once */
 };
 #define IO_MAX_FDS 65536
 /* NULL for a descriptor beyond the table. */
@@ -61,6 +62,10 @@ static inline uint64_t io_now(void)
 /* The record of PATH (relative to DIRFD as openat takes it), taken at its
  * first sight; the incomplete record when the table is full. 1-based. */
 int32_t io_record_for(int dirfd, const char *path);
+/* A descriptor the helper did not see opened (inherited across exec, as
+ * `prog > out.txt` gives): its file's record, looked up once through
+ * /proc/self/fd; 0 for a pipe, a socket or anything not a path. */
+int32_t io_record_of_inherited(int fd, struct io_fd *slot);
 /* The record of an absolute, already normal path. */
 int32_t io_record_for_abs(const char *abs);
 /* The record named NAME as is ("<STDOUT>"). */

@@ -1,7 +1,8 @@
 /* libtally-io's POSIX wrappers: open, open64, openat, creat (and glibc's
  * fortified __open_2 forms), close, read, write, pread, pwrite, readv,
  * writev, preadv, pwritev, lseek, fsync, fdatasync, dup, dup2, dup3, mmap
- * of files; chdir/fchdir keep relative paths resolvable. Each calls the
+ * of files, copy_file_range and sendfile (a read and a write); chdir/fchdir
+ * keep relative paths resolvable. Each calls the
  * next definition, then counts what happened (docs/io.md); errno is kept. */
 #include "io.h"
 
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@ DECLARE_REAL(__read_chk); DECLARE_REAL(__pread_chk); DECLARE_REAL(__pread64_chk)
 DECLARE_REAL(lseek); DECLARE_REAL(lseek64); DECLARE_REAL(fsync); DECLARE_REAL(fdatasync);
 DECLARE_REAL(dup); DECLARE_REAL(dup2); DECLARE_REAL(dup3); DECLARE_REAL(mmap);
 DECLARE_REAL(mmap64); DECLARE_REAL(chdir); DECLARE_REAL(fchdir);
+DECLARE_REAL(copy_file_range); DECLARE_REAL(sendfile);
 
 /* ---- what each kind of call counts ---- */
 
@@ -44,6 +47,7 @@ static void on_open(int fd, int dirfd, const char *path, uint64_t t0, uint64_t t
         s->rec = rec;
         s->srec = 0;
         s->offset = s->soffset = 0;
+        s->probed = 1;
     }
     io_count_meta(rec, false, POSIX_OPENS, IO_META_OPEN, t0, t1);
     io_leave();
@@ -55,7 +59,7 @@ static void on_rw(int fd, enum io_op op, int64_t offset, ssize_t done, uint64_t 
     if (done < 0 || !io_enter())
         return;
     struct io_fd *s = io_fd_slot(fd);
-    if (s && s->rec) {
+    if (s && (s->rec || io_record_of_inherited(fd, s))) {
         int64_t at = offset >= 0 ? offset : s->offset;
         io_count_rw(s->rec, false, op, at, done, t0, t1);
         if (offset < 0)
@@ -85,6 +89,7 @@ static void on_dup(int from, int to)
         b->rec = a ? a->rec : 0;
         b->srec = 0;
         b->offset = a ? a->offset : 0;
+        b->probed = a ? a->probed : 0;
     }
     if (a && a->rec)
         io_count_meta(a->rec, false, POSIX_DUPS, IO_META_OTHER, 0, 0);
@@ -187,7 +192,7 @@ IO_EXPORT int close(int fd)
         if (s && s->rec && rc == 0)
             io_count_meta(s->rec, false, -1, IO_META_CLOSE, t0, t1);
         if (s)
-            s->rec = s->srec = 0;
+            s->rec = s->srec = s->probed = 0;
         io_leave();
     }
     errno = saved;
@@ -282,6 +287,46 @@ IO_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int count, off_t offs
 IO_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int count, off64_t offset)
 {
     COUNTED_RW(fd, IO_WRITE, offset, pwritev64, (fd, iov, count, offset));
+}
+
+/* Copies inside the kernel (cat and cp use them between regular files):
+ * a read of the source and a write of the destination, each of the bytes
+ * copied, at the given offsets or the descriptors' own. */
+static void on_copy(int in, const off64_t *in_at, int out, const off64_t *out_at, ssize_t done,
+                    uint64_t t0, uint64_t t1)
+{
+    on_rw(in, IO_READ, in_at ? *in_at - (done > 0 ? done : 0) : -1, done, t0, t1);
+    on_rw(out, IO_WRITE, out_at ? *out_at - (done > 0 ? done : 0) : -1, done, t0, t1);
+}
+
+IO_EXPORT ssize_t copy_file_range(int in, off64_t *in_at, int out, off64_t *out_at, size_t len,
+                                  unsigned int flags)
+{
+    __typeof__(&copy_file_range) fn = REAL(copy_file_range);
+    if (!io_region)
+        return fn(in, in_at, out, out_at, len, flags);
+    uint64_t t0 = io_now();
+    ssize_t done = fn(in, in_at, out, out_at, len, flags);
+    uint64_t t1 = io_now();
+    int saved = errno;
+    on_copy(in, in_at, out, out_at, done, t0, t1);
+    errno = saved;
+    return done;
+}
+
+IO_EXPORT ssize_t sendfile(int out, int in, off_t *in_at, size_t len)
+{
+    __typeof__(&sendfile) fn = REAL(sendfile);
+    if (!io_region)
+        return fn(out, in, in_at, len);
+    uint64_t t0 = io_now();
+    ssize_t done = fn(out, in, in_at, len);
+    uint64_t t1 = io_now();
+    int saved = errno;
+    off64_t at = in_at ? *in_at : 0;
+    on_copy(in, in_at ? &at : NULL, out, NULL, done, t0, t1);
+    errno = saved;
+    return done;
 }
 
 static off64_t counted_seek(int fd, off64_t got, uint64_t t0, uint64_t t1)

@@ -136,6 +136,20 @@ static int base_of(int dirfd, char *base)
     return 0;
 }
 
+int32_t io_record_of_inherited(int fd, struct io_fd *s)
+{
+    if (s->probed)
+        return 0;
+    s->probed = 1;
+    char target[PATH_MAX];
+    if (base_of(fd, target) < 0) /* the slot has no record: its link is read */
+        return 0; /* pipe:[...], socket:[...], anon_inode:... */
+    int64_t at = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+    s->offset = at > 0 ? at : 0;
+    s->rec = io_record_for_abs(target);
+    return s->rec;
+}
+
 int32_t io_record_for(int dirfd, const char *path)
 {
     char out[PATH_MAX];

@@ -1,6 +1,8 @@
 /* libtally-io's STDIO wrappers: fopen, fopen64, fdopen, fclose, fread,
  * fwrite, fprintf, vfprintf, printf, fputs, fgets, fgetc/getc, fputc/putc,
- * fseek, fflush (and glibc's fortified forms). A stream's record is kept on
+ * fseek, fflush (and glibc's fortified forms, and the _unlocked forms of
+ * fread, fwrite, fputs, fgets, fgetc, fputc; putc_unlocked and
+ * getc_unlocked are macros that reach no function: not seen). A stream's record is kept on
  * its descriptor's slot; stdin, stdout and stderr count under <STDIN>,
  * <STDOUT> and <STDERR> as in Darshan. The writes stdio makes underneath
  * are glibc-internal calls: they are not counted again as POSIX. */
@@ -11,6 +13,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* glibc may define these as macros (bits/stdio.h) when optimizing. */
+#undef fread_unlocked
+#undef fwrite_unlocked
+#undef fputc_unlocked
+#undef fgetc_unlocked
 
 int __fprintf_chk(FILE *fp, int flag, const char *format, ...);
 int __printf_chk(int flag, const char *format, ...);
@@ -26,6 +34,8 @@ DECLARE_REAL(fputs); DECLARE_REAL(fgets); DECLARE_REAL(__fgets_chk); DECLARE_REA
 DECLARE_REAL(fgetc); DECLARE_REAL(getc); DECLARE_REAL(_IO_getc); DECLARE_REAL(fputc);
 DECLARE_REAL(putc); DECLARE_REAL(_IO_putc); DECLARE_REAL(fseek); DECLARE_REAL(fseeko);
 DECLARE_REAL(fseeko64); DECLARE_REAL(ftello64); DECLARE_REAL(fflush);
+DECLARE_REAL(fread_unlocked); DECLARE_REAL(fwrite_unlocked); DECLARE_REAL(fputs_unlocked);
+DECLARE_REAL(fgets_unlocked); DECLARE_REAL(fgetc_unlocked); DECLARE_REAL(fputc_unlocked);
 
 /* The record of the stream on FD (taking <STDIN>... at first use). */
 static int32_t stream_record(int fd, struct io_fd **slot)
@@ -35,8 +45,10 @@ static int32_t stream_record(int fd, struct io_fd **slot)
     *slot = s;
     if (!s)
         return 0;
-    if (!s->srec && fd <= 2)
-        s->srec = io_record_for_abs(std_names[fd]);
+    if (!s->srec && fd <= 2) { /* redirected to a file: that file; else <STDOUT>... */
+        int32_t file = s->rec ? s->rec : io_record_of_inherited(fd, s);
+        s->srec = file ? file : io_record_for_abs(std_names[fd]);
+    }
     return s->srec;
 }
 
@@ -116,7 +128,7 @@ IO_EXPORT int fclose(FILE *fp)
         if (s && s->srec)
             io_count_meta(s->srec, true, -1, IO_META_CLOSE, t0, t1);
         if (s)
-            s->srec = s->rec = 0; /* the descriptor is closed too */
+            s->srec = s->rec = s->probed = 0; /* the descriptor is closed too */
         io_leave();
     }
     errno = saved;
@@ -168,6 +180,37 @@ IO_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FI
 IO_EXPORT size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 {
     COUNTED_STREAM(size_t, fp, IO_WRITE, fwrite, (ptr, size, n, fp), 1, got * size);
+}
+
+/* The _unlocked forms (gnulib's unlocked-io, used by coreutils and others). */
+IO_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *fp)
+{
+    COUNTED_STREAM(size_t, fp, IO_READ, fread_unlocked, (ptr, size, n, fp), 1, got * size);
+}
+
+IO_EXPORT size_t fwrite_unlocked(const void *ptr, size_t size, size_t n, FILE *fp)
+{
+    COUNTED_STREAM(size_t, fp, IO_WRITE, fwrite_unlocked, (ptr, size, n, fp), 1, got * size);
+}
+
+IO_EXPORT int fputs_unlocked(const char *s, FILE *fp)
+{
+    COUNTED_STREAM(int, fp, IO_WRITE, fputs_unlocked, (s, fp), got >= 0, strlen(s));
+}
+
+IO_EXPORT char *fgets_unlocked(char *buf, int n, FILE *fp)
+{
+    COUNTED_STREAM(char *, fp, IO_READ, fgets_unlocked, (buf, n, fp), got != NULL, strlen(got));
+}
+
+IO_EXPORT int fgetc_unlocked(FILE *fp)
+{
+    COUNTED_STREAM(int, fp, IO_READ, fgetc_unlocked, (fp), got != EOF, 1);
+}
+
+IO_EXPORT int fputc_unlocked(int c, FILE *fp)
+{
+    COUNTED_STREAM(int, fp, IO_WRITE, fputc_unlocked, (c, fp), got != EOF, 1);
 }
 
 IO_EXPORT int vfprintf(FILE *fp, const char *format, va_list ap)

@@ -3,7 +3,8 @@
 # exact truth (tests/fixtures/progs/io_hostile.c): a process that closes
 # every descriptor or dup2s onto them, clearenv before exec, vfork + exec,
 # file names with a newline or invalid UTF-8, 100,000 distinct files (bounded
-# memory, the "incomplete" note), signals inside wrapped calls.
+# memory, the "incomplete" note), signals inside wrapped calls, a crash
+# (SIGSEGV) and SIGKILL.
 . "$(dirname "$0")/../lib.sh"
 
 H=$PROGS/io_hostile

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Level 3 through language runtimes and past the helper's reach: Python and
 # Perl doing I/O through their own layers (counted as POSIX, exact bytes),
+# descriptors inherited through shell redirections (counted on their file),
 # and a static binary: counted at the process level only, and named as not
 # interposed, with why.
 . "$(dirname "$0")/../lib.sh"
@@ -39,4 +40,12 @@ check_eq "its file has no bytes written from the helper" "$(f st "$D/static.dat"
 check_eq "cat's read of it is counted" "$(f st "$D/static.dat" POSIX_BYTES_READ)" 5000
 check_eq "all three processes counted (process level)" "$(summary_value st.summary total_processes)" 3
 check_cmp "its 5000 bytes are in the task's bytes_written (MB, /proc)" "$(summary_value st.summary bytes_written)" ">=" 0.0047
+"$TALLY" run --level 3 -o redir -- sh -c "seq 100000 > '$D/seq.txt'; wc -l < '$D/seq.txt' > /dev/null; cat '$D/seq.txt' > '$D/copy.txt'"
+check_eq "redirections: runs" "$?" 0
+size=$(stat -c %s d/seq.txt)
+check_eq "seq's stdout redirected to a file: counted on that file (STDIO, through fwrite_unlocked)" \
+  "$(f redir "$D/seq.txt" STDIO_BYTES_WRITTEN)" "$size"
+check_eq "wc's stdin from it and cat's own open: both reads counted on it (POSIX)" "$(f redir "$D/seq.txt" POSIX_BYTES_READ)" $((2 * size))
+check_eq "cat's stdout redirected to copy.txt: its writes counted there" "$(f redir "$D/copy.txt" POSIX_BYTES_WRITTEN)" "$size"
+check_eq "opens: the shell's 2 redirections and cat's own; the shell's 1" "$(f redir "$D/seq.txt" POSIX_OPENS)/$(f redir "$D/copy.txt" POSIX_OPENS)" 3/1
 finish
