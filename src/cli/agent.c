@@ -18,6 +18,7 @@
 #include "live/agent.h"
 #include "live/agent_link.h"
 #include "live/agent_socket.h"
+#include "platform/platform.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -281,10 +282,16 @@ int cmd_agent(int argc, char **argv)
         for (int i = optind + 2; i + 1 < argc; i++)
             if (!strcmp(argv[i], "--app"))
                 app = argv[i + 1];
-        char *end = NULL;
-        long pid = optind + 1 < argc ? strtol(argv[optind + 1], &end, 10) : 0;
-        if (pid <= 0 || !end || *end) {
+        if (optind + 1 >= argc) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
+            return TALLY_EXIT_ERROR;
+        }
+        char *end = NULL;
+        errno = 0;
+        long long pid = strtoll(argv[optind + 1], &end, 10);
+        if (errno || end == argv[optind + 1] || *end || !proc_pid_in_range(pid)) {
+            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)",
+                        argv[optind + 1], proc_pid_max());
             return TALLY_EXIT_ERROR;
         }
         if (!app || !*app) {

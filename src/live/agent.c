@@ -25,6 +25,7 @@
 #include "live/agent_nats.h"
 #include "live/agent_socket.h"
 #include "live/metrics.h"
+#include "platform/platform.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -195,8 +196,8 @@ static void handle_register(struct agent *a, struct agent_client *c, json_t *msg
     const char *app = json_string_value(json_object_get(msg, "app"));
     const char *command = json_string_value(json_object_get(msg, "command"));
     json_int_t runner = json_integer_value(json_object_get(msg, "runner"));
-    if (!app || !*app || runner <= 0) {
-        send_error(a, c, "register: needs \"app\" (a name) and \"runner\" (a pid)");
+    if (!app || !*app || !proc_pid_in_range(runner)) {
+        send_error(a, c, "register: needs \"app\" (a name) and \"runner\" (a pid, from 1 to pid_max)");
         return;
     }
     uid_t owner;
@@ -223,8 +224,8 @@ static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
 {
     const char *app = json_string_value(json_object_get(msg, "app"));
     json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
-    if (!app || !*app || pid <= 0) {
-        send_error(a, c, "attach: needs \"pid\" (a process) and \"app\" (a name)");
+    if (!app || !*app || !proc_pid_in_range(pid)) {
+        send_error(a, c, "attach: needs \"pid\" (a process, from 1 to pid_max) and \"app\" (a name)");
         return;
     }
     char why[256];

@@ -60,14 +60,18 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
         }
         path = def;
     }
-    link->fd = agent_socket_connect(path);
+    link->fd = agent_socket_connect(path, why, why_len);
+    if (link->fd == -2)
+        goto refused;
     if (link->fd < 0 && start && (errno == ENOENT || errno == ECONNREFUSED)) {
         if (start_agent(path, why, why_len) < 0)
             return -1;
         /* Listening before it reported ready; a race with a peer agent is
          * settled by the lock, so retry for a moment. */
         for (int i = 0; i < 100 && link->fd < 0; i++) {
-            link->fd = agent_socket_connect(path);
+            link->fd = agent_socket_connect(path, why, why_len);
+            if (link->fd == -2)
+                goto refused;
             if (link->fd < 0) {
                 struct timespec ts = {0, 10000000};
                 nanosleep(&ts, NULL);
@@ -80,6 +84,9 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
         return -1;
     }
     return 0;
+refused:
+    link->fd = -1;
+    return -1;
 }
 
 void agent_link_close(struct agent_link *link)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +38,49 @@ static void directory_of(const char *path, char *dir, size_t size)
         snprintf(dir, size, ".");
 }
 
-/* mkdir 0700, or check that the existing directory is the user's and closed to others. */
-static int prepare_directory(const char *dir, char *why, size_t why_len)
+/* "uid 1001 (bob)": a uid with its login name, for refusals. */
+static void describe_uid(uid_t uid, char *out, size_t size)
 {
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        snprintf(why, why_len, "cannot create %s: %s", dir, strerror(errno));
+    struct passwd pw, *found = NULL;
+    char buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found)
+        snprintf(out, size, "uid %u (%s)", (unsigned)uid, found->pw_name);
+    else
+        snprintf(out, size, "uid %u", (unsigned)uid);
+}
+
+/* 0 when dir is a directory (not a symlink) of this user's, closed to
+ * others; else -1 with why, or -1 with errno ENOENT and why empty when it
+ * does not exist. Both sides check it: the agent before it binds, a client
+ * before it connects, so that another local user cannot stand in for the
+ * agent by creating the directory first (/tmp/tally-UID is guessable). */
+static int check_private_directory(const char *dir, char *why, size_t why_len)
+{
+    struct stat st;
+    if (lstat(dir, &st) < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            why[0] = '\0';
+        else
+            snprintf(why, why_len, "cannot check %s: %s", dir, strerror(e));
+        errno = e;
         return -1;
     }
-    struct stat st;
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(why, why_len, "%s is not a directory", dir);
+    errno = EPERM;
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "%s is not a directory%s", dir,
+                 S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
         return -1;
     }
     if (st.st_uid != getuid()) {
-        snprintf(why, why_len, "%s belongs to uid %u, not to this user (uid %u)", dir,
-                 (unsigned)st.st_uid, (unsigned)getuid());
+        char owner[300], self[300];
+        describe_uid(st.st_uid, owner, sizeof owner);
+        describe_uid(getuid(), self, sizeof self);
+        snprintf(why, why_len,
+                 "%s belongs to %s, not to you (%s): another user may be standing in for "
+                 "your agent; use a socket in a directory of your own (--socket, or set "
+                 "XDG_RUNTIME_DIR)",
+                 dir, owner, self);
         return -1;
     }
     /* An existing directory is never changed (--socket /tmp/x.sock must not
@@ -61,6 +90,21 @@ static int prepare_directory(const char *dir, char *why, size_t why_len)
                  "%s is open to other users (mode %04o): put the socket in a directory of "
                  "your own with mode 0700",
                  dir, (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir 0700, or check that the existing directory is the user's and closed to others. */
+static int prepare_directory(const char *dir, char *why, size_t why_len)
+{
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        snprintf(why, why_len, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (check_private_directory(dir, why, why_len) < 0) {
+        if (!why[0])
+            snprintf(why, why_len, "%s vanished while it was being created", dir);
         return -1;
     }
     return 0;
@@ -147,8 +191,13 @@ int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_le
     return fd;
 }
 
-int agent_socket_connect(const char *path)
+int agent_socket_connect(const char *path, char *why, size_t why_len)
 {
+    char dir[4096];
+    why[0] = '\0';
+    directory_of(path, dir, sizeof dir);
+    if (check_private_directory(dir, why, why_len) < 0)
+        return errno == ENOENT ? -1 : -2;
     struct sockaddr_un addr;
     if (fill_address(path, &addr) < 0)
         return -1;
@@ -160,6 +209,19 @@ int agent_socket_connect(const char *path)
         close(fd);
         errno = e;
         return -1;
+    }
+    /* Who listens: the credentials the server had when it called listen(). */
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid()) {
+        char server[300], self[300];
+        describe_uid(cred.uid, server, sizeof server);
+        describe_uid(getuid(), self, sizeof self);
+        snprintf(why, why_len, "the socket %s is served by %s, not by you (%s): refusing to "
+                 "talk to it", path, server, self);
+        close(fd);
+        errno = EPERM;
+        return -2;
     }
     return fd;
 }

@@ -1,7 +1,8 @@
 /* The agent's local transport: a Unix stream socket in a directory only its
  * user can enter. Path: $XDG_RUNTIME_DIR/tally/agent.sock, or
  * /tmp/tally-UID/agent.sock without XDG_RUNTIME_DIR. Every peer is checked
- * with SO_PEERCRED: only the agent's own user is served. One agent per user
+ * with SO_PEERCRED, both ways: the agent serves only its own user, and a
+ * client talks only to an agent of its own user, in a directory of its own. One agent per user
  * and directory: an exclusive lock on agent.lock (flock), which also holds
  * the agent's pid. */
 #ifndef TALLY_LIVE_AGENT_SOCKET_H
@@ -19,8 +20,12 @@ int agent_socket_default_path(char *path, size_t size);
  * with why set (another agent holds the lock: why says so, with its pid). */
 int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_len);
 
-/* Connects (blocking, close-on-exec). -1 with errno on failure. */
-int agent_socket_connect(const char *path);
+/* Connects (blocking, close-on-exec) after checking that the socket's
+ * directory is the user's own and closed to others, and that the server
+ * runs as the user (SO_PEERCRED). Returns the fd; -1 with errno when there
+ * is nothing to connect to (ENOENT, ECONNREFUSED: an agent may be started
+ * there); -2 with why when the socket is refused (someone else's). */
+int agent_socket_connect(const char *path, char *why, size_t why_len);
 
 /* Checks the peer of an accepted connection: 0 when it runs as this user,
  * else -1 with why ("peer uid 1001 is not the agent's user (uid 0)"). */
