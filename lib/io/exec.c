@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 extern char **environ;
-const char *io_directory(void);
 
 DECLARE_REAL(execve); DECLARE_REAL(execvpe); DECLARE_REAL(fexecve); DECLARE_REAL(posix_spawn);
 DECLARE_REAL(posix_spawnp);

@@ -88,6 +88,8 @@ void io_count_meta(int32_t rec, bool stdio, int counter, enum io_meta kind, uint
 /* Bytes on a descriptor not opened under the helper. */
 void io_count_other_fd(enum io_op op, int64_t bytes);
 
+/* $TALLY_IO_DIR as it was at the start. */
+const char *io_directory(void);
 /* Process end: end time, rusage and FLAGS (async-signal-safe). */
 void io_process_end(uint32_t flags);
 /* Before an execve: the environment given to the new image, with the

@@ -107,13 +107,13 @@ static void on_dup(int from, int to)
     } while (0)
 
 /* The common body of the open family: call, time, count, keep errno. */
-#define COUNTED_OPEN(dirfd, path, name, args)                 \
+#define COUNTED_OPEN(dirfd, path, name, args)           \
     do {                                                \
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
         uint64_t t0 = io_now();                         \
-        int fd = fn args;                             \
+        int fd = fn args;                               \
         uint64_t t1 = io_now();                         \
         int saved = errno;                              \
         on_open(fd, dirfd, path, t0, t1);               \
@@ -200,13 +200,13 @@ IO_EXPORT int close(int fd)
 }
 
 /* The common body of reads and writes. */
-#define COUNTED_RW(fd, op, offset, name, args)                \
+#define COUNTED_RW(fd, op, offset, name, args)          \
     do {                                                \
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
         uint64_t t0 = io_now();                         \
-        ssize_t done = fn args;                       \
+        ssize_t done = fn args;                         \
         uint64_t t1 = io_now();                         \
         int saved = errno;                              \
         on_rw(fd, op, offset, done, t0, t1);            \
@@ -362,13 +362,13 @@ IO_EXPORT off64_t lseek64(int fd, off64_t offset, int whence)
     return counted_seek(fd, got, t0, io_now());
 }
 
-#define COUNTED_META(fd, counter, name, args)                 \
+#define COUNTED_META(fd, counter, name, args)           \
     do {                                                \
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
         uint64_t t0 = io_now();                         \
-        int rc = fn args;                             \
+        int rc = fn args;                               \
         uint64_t t1 = io_now();                         \
         int saved = errno;                              \
         if (rc == 0)                                    \

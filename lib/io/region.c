@@ -216,7 +216,6 @@ __attribute__((destructor)) static void io_stop(void)
     io_process_end(0);
 }
 
-const char *io_directory(void);
 const char *io_directory(void)
 {
     return directory;

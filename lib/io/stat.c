@@ -37,13 +37,13 @@ static void on_stat(int dirfd, const char *path, uint64_t t0, uint64_t t1)
     io_leave();
 }
 
-#define COUNTED_STAT(dirfd, path, name, args)                 \
+#define COUNTED_STAT(dirfd, path, name, args)           \
     do {                                                \
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
         uint64_t t0 = io_now();                         \
-        int rc = fn args;                             \
+        int rc = fn args;                               \
         uint64_t t1 = io_now();                         \
         int saved = errno;                              \
         if (rc == 0)                                    \

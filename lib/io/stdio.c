@@ -153,18 +153,18 @@ static void on_stdio_rw(FILE *fp, enum io_op op, int64_t bytes, uint64_t t0, uin
 /* Call, time and count a stream operation moving BYTES_EXPR bytes (computed
  * from `got`) when OK_EXPR holds. */
 #define COUNTED_STREAM(type, fp, op, name, args, ok_expr, bytes_expr) \
-    do {                                                        \
-        __typeof__(&name) fn = REAL(name);                      \
-        if (!io_region)                                         \
-            return fn args;                                     \
-        uint64_t t0 = io_now();                                 \
-        type got = fn args;                                   \
-        uint64_t t1 = io_now();                                 \
-        int saved = errno;                                      \
-        if (ok_expr)                                            \
-            on_stdio_rw(fp, op, (int64_t)(bytes_expr), t0, t1); \
-        errno = saved;                                          \
-        return got;                                             \
+    do {                                                              \
+        __typeof__(&name) fn = REAL(name);                            \
+        if (!io_region)                                               \
+            return fn args;                                           \
+        uint64_t t0 = io_now();                                       \
+        type got = fn args;                                           \
+        uint64_t t1 = io_now();                                       \
+        int saved = errno;                                            \
+        if (ok_expr)                                                  \
+            on_stdio_rw(fp, op, (int64_t)(bytes_expr), t0, t1);       \
+        errno = saved;                                                \
+        return got;                                                   \
     } while (0)
 
 IO_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *fp)
@@ -318,19 +318,19 @@ static void on_stdio_meta(FILE *fp, int counter, uint64_t t0, uint64_t t1, bool 
     io_leave();
 }
 
-#define COUNTED_STREAM_META(fp, counter, seek, name, args)    \
-    do {                                                \
-        __typeof__(&name) fn = REAL(name);              \
-        if (!io_region)                                 \
-            return fn args;                             \
-        uint64_t t0 = io_now();                         \
-        int rc = fn args;                             \
-        uint64_t t1 = io_now();                         \
-        int saved = errno;                              \
-        if (rc == 0)                                    \
-            on_stdio_meta(fp, counter, t0, t1, seek);   \
-        errno = saved;                                  \
-        return rc;                                      \
+#define COUNTED_STREAM_META(fp, counter, seek, name, args) \
+    do {                                                   \
+        __typeof__(&name) fn = REAL(name);                 \
+        if (!io_region)                                    \
+            return fn args;                                \
+        uint64_t t0 = io_now();                            \
+        int rc = fn args;                                  \
+        uint64_t t1 = io_now();                            \
+        int saved = errno;                                 \
+        if (rc == 0)                                       \
+            on_stdio_meta(fp, counter, t0, t1, seek);      \
+        errno = saved;                                     \
+        return rc;                                         \
     } while (0)
 
 IO_EXPORT int fseek(FILE *fp, long offset, int whence)
