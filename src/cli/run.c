@@ -35,7 +35,8 @@ static const char usage_text[] =
     "      --wait-for-all      wait for processes left when the command exits\n"
     "                          (default: terminate them)\n"
     "      --interval TIME     sampling interval (default 1 s; shorter near limits)\n"
-    "      --level 1|2         1: /proc polling; 2: process events (default)\n"
+    "      --level 1|2|3       1: /proc polling; 2: process events (default);\n"
+    "                          3: also every file's I/O (PREFIX.files.json)\n"
     "      --measure-dir DIR   directory whose footprint is 'disk' (repeatable;\n"
     "                          default: the current directory)\n"
     "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
@@ -204,8 +205,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
                 return TALLY_EXIT_ERROR;
             break;
         case OPT_LEVEL:
-            if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-                tally_error("--level: '%s' is not 1 or 2", optarg);
+            if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "3")) {
+                tally_error("--level: '%s' is not 1, 2 or 3", optarg);
                 return TALLY_EXIT_ERROR;
             }
             cfg->task.level = optarg[0] - '0';
@@ -300,6 +301,8 @@ json_t *run_summary_extra(const struct run_config *cfg)
     json_t *extra = json_object();
     if (cfg->instrument.summary_extra)
         json_object_update(extra, cfg->instrument.summary_extra);
+    if (cfg->io.summary_io)
+        json_object_set(extra, "io", cfg->io.summary_io);
     if (cfg->annotate)
         json_object_update_missing(extra, cfg->annotate);
     return extra;
@@ -344,6 +347,8 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     run_agent_take_followed(cfg, result);
     run_instrument_collect(cfg);
     int status = result->status;
+    if (run_io_collect(cfg, result) < 0)
+        status = TALLY_EXIT_ERROR;
     run_say_launch_error("run", &cfg->task, result);
     run_say_limits_broken("run", cfg->task.limits, result, cfg->task.measure_only);
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0 &&
@@ -371,13 +376,14 @@ int cmd_run(int argc, char **argv)
     int status = run_parse_options(argc, argv, &cfg);
     if (status < 0 && (run_archive_prepare(&cfg) < 0 || run_agent_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
-    if (status < 0 && run_instrument_prepare(&cfg) < 0)
+    if (status < 0 && (run_instrument_prepare(&cfg) < 0 || run_io_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
     if (status < 0)
         run_agent_announce_segments(&cfg);
     if (status >= 0) {
         run_agent_close(&cfg);
         run_instrument_end(&cfg);
+        run_io_end(&cfg);
         if (status == TALLY_EXIT_ERROR && cfg.unmeasured_on_error && cfg.task.argv)
             run_unmeasured(&cfg); /* does not return */
         run_config_free(&cfg);
@@ -398,6 +404,7 @@ int cmd_run(int argc, char **argv)
     }
     run_agent_close(&cfg);
     run_instrument_end(&cfg);
+    run_io_end(&cfg);
     run_config_free(&cfg);
     return status;
 }
