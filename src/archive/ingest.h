@@ -21,6 +21,8 @@ struct ingest_options {
     const char *host;
     int attempt;                 /* 0 = not a retried task */
     long long previous_attempt;  /* archive id of the attempt before, 0 = none */
+    bool taskid_from_file;       /* a summary without taskid takes its file's name:
+                                  * resource-rule-3.summary → rule-3 (Makeflow) */
 };
 
 struct summary_record {

@@ -15,6 +15,12 @@
 
 static const char usage[] =
     "usage: tally archive import slurm [options] [FILE|-]\n"
+    "       tally archive import [options] DIR\n"
+    "  DIR               a Makeflow, Work Queue or TaskVine run's resource_monitor\n"
+    "                    summaries: the workflow is the set (--set, default DIR's\n"
+    "                    full path), a summary without taskid takes its file's name\n"
+    "  --set NAME        the set (workflow) of DIR's summaries\n"
+    "  --set-description FILE  e.g. the Makeflow file, stored once per set\n"
     "  FILE, -           sacct --parsable2 output with its header (else sacct is run)\n"
     "  --db PATH|URI     the archive\n"
     "  --start TIME      running sacct: jobs from TIME (sacct -S, e.g. 2026-11-01)\n"
@@ -70,17 +76,73 @@ static char *read_all(FILE *in, size_t *len)
     return text;
 }
 
+/* A workflow's run directory: every summary under it, the workflow as the
+ * set, task ids from the file names where the summaries have none. */
+static int import_directory(const struct archive_command *cmd, const char *dir, const char *set,
+                            const char *description_path, int quiet)
+{
+    char *full = realpath(dir, NULL);
+    if (!full) {
+        tally_error_errno("archive import: %s", dir);
+        return TALLY_EXIT_ERROR;
+    }
+    char *description = NULL;
+    size_t description_len = 0;
+    if (description_path) {
+        FILE *f = fopen(description_path, "r");
+        description = f ? read_all(f, &description_len) : NULL;
+        if (f)
+            fclose(f);
+        if (!description) {
+            tally_error_errno("archive import: --set-description %s", description_path);
+            free(full);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    struct store *store = archive_open(cmd->db, false);
+    if (!store) {
+        free(full);
+        free(description);
+        return TALLY_EXIT_ERROR;
+    }
+    struct ingest_options opts = {.set = set ? set : full, .taskid_from_file = true};
+    char why[512];
+    if (description && ingest_set_description(store, opts.set, description, why, sizeof why) < 0) {
+        tally_error("archive import: %s: %s", store->location, why);
+        store_close(store);
+        free(full);
+        free(description);
+        return TALLY_EXIT_ERROR;
+    }
+    struct ingest_session session;
+    ingest_session_init(&session, store, &opts);
+    char *paths[1] = {full};
+    ingest_paths(&session, paths, 1);
+    int finished = ingest_session_finish(&session);
+    if (!quiet)
+        printf("set %s: added %zu, already archived %zu, rejected %zu\n", opts.set, session.added,
+               session.duplicates, session.rejected);
+    store_close(store);
+    free(full);
+    free(description);
+    if (finished < 0)
+        return TALLY_EXIT_ERROR;
+    return session.rejected ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
+}
+
 int archive_import_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
         ARCHIVE_COMMON_OPTIONS,
         {"start", required_argument, NULL, 's'},
         {"all-users", no_argument, NULL, 'a'},
+        {"set", required_argument, NULL, 'S'},
+        {"set-description", required_argument, NULL, 'D'},
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     struct archive_command cmd = {.name = "import", .usage = usage, .db = db};
-    const char *start = NULL;
+    const char *start = NULL, *set = NULL, *description = NULL;
     int all_users = 0, quiet = 0, c;
     optind = 1;
     opterr = 0;
@@ -91,6 +153,10 @@ int archive_import_main(int argc, char **argv, const char *db)
                 start = optarg;
             else if (c == 'a')
                 all_users = 1;
+            else if (c == 'S')
+                set = optarg;
+            else if (c == 'D')
+                description = optarg;
             else
                 quiet = 1;
             outcome = ARCHIVE_OPTION_DONE;
@@ -98,8 +164,10 @@ int archive_import_main(int argc, char **argv, const char *db)
         if (outcome != ARCHIVE_OPTION_DONE)
             return outcome;
     }
+    if (argc - optind == 1 && strcmp(argv[optind], "slurm"))
+        return import_directory(&cmd, argv[optind], set, description, quiet);
     if (optind >= argc || strcmp(argv[optind], "slurm") || argc - optind > 2) {
-        tally_error("archive import: give 'slurm' and at most one FILE");
+        tally_error("archive import: give 'slurm' [FILE], or a run directory");
         fputs(usage, stderr);
         return TALLY_EXIT_ERROR;
     }
