@@ -24,6 +24,14 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
                           size_t len, const char *label, int document_number, bool several)
 {
     char why[512];
+    if (session->options->taskid_from_file && !several && !json_object_get(root, "taskid") &&
+        json_is_object(root)) {
+        const char *base = strrchr(label, '/') ? strrchr(label, '/') + 1 : label;
+        if (!strncmp(base, "resource-", 9))
+            base += 9;
+        size_t n = strcspn(base, ".");
+        json_object_set_new(root, "taskid", json_stringn(base, n));
+    }
     struct summary_record *record = malloc(sizeof *record);
     int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
                                                sizeof why)

@@ -1,4 +1,4 @@
-/* 'tally agent': the user's local monitor (src/live/agent.c does the work).
+/* 'tally agent': the user's local monitor (src/agent/agent.c does the work).
  *   tally agent [--foreground] [options]     start it (detached by default)
  *   tally agent attach PID --app NAME        follow a running tree
  *   tally agent stop | status                ask the running agent
@@ -16,18 +16,22 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "live/agent.h"
-#include "live/agent_link.h"
-#include "live/agent_socket.h"
-#include "live/metrics.h"
+#include "agent/agent.h"
+#include "client/agent_link.h"
+#include "client/agent_socket.h"
+#include "platform/platform.h"
+#include "agent/metrics.h"
 #include "util/error.h"
 #include "util/units.h"
 
 static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"
-    "       tally agent attach PID --app NAME    follow a running process tree\n"
-    "       tally agent status                   is it running, what does it follow\n"
+    "       tally agent attach PID --app NAME    follow a running process tree (the\n"
+    "                                            agent is started when none runs)\n"
+    "       tally agent status                   is it running, what does it follow:\n"
+    "                                            apps, tasks, processes, csrs, NATS\n"
     "       tally agent stop                     shut it down\n"
+    "Options may come before or after the command (status --socket PATH).\n"
     "\n"
     "The local monitor of one user on one host: follows the tasks registered with\n"
     "it ('tally run --agent --app NAME -- CMD', or attach), keeps their processes'\n"
@@ -47,6 +51,9 @@ static const char usage_text[] =
     "      --nats URL          also serve requests from other hosts through the site's\n"
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
+    "      --nats-insecure     join a nats-server that admits clients without credentials\n"
+    "                          (refused by default: anyone reaching it could command\n"
+    "                          this agent, e.g. kill your tasks)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
     "      --metrics [ADDR:]PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics;\n"
     "                          ADDR defaults to 127.0.0.1. No authentication: any user\n"
@@ -59,7 +66,8 @@ static const char usage_text[] =
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS, OPT_CLIENT_OUTPUT };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
+       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -73,6 +81,7 @@ static const struct option long_options[] = {
     {"app", required_argument, 0, OPT_APP_NAME},
     {"nats", required_argument, 0, OPT_NATS},
     {"creds", required_argument, 0, OPT_CREDS},
+    {"nats-insecure", no_argument, 0, OPT_NATS_INSECURE},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
     {"client-output", required_argument, 0, OPT_CLIENT_OUTPUT},
@@ -206,12 +215,13 @@ static int serve(struct agent_options *o, bool foreground)
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }
 
-/* One message to the running agent and its reply printed (status, stop, attach). */
-static int ask(const char *socket_path, json_t *message, bool print)
+/* One message to the running agent and its reply printed (status, stop,
+ * attach); START: start the agent first when none serves the socket. */
+static int ask(const char *socket_path, json_t *message, bool print, bool start)
 {
     struct agent_link link;
     char why[512];
-    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
+    if (agent_link_open(&link, socket_path, start, why, sizeof why) < 0) {
         json_decref(message);
         tally_error("agent: %s", why);
         return TALLY_EXIT_ERROR;
@@ -247,7 +257,22 @@ int cmd_agent(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+fh", long_options, NULL)) != -1) {
+    /* options may come before or after the command and its PID
+     * ('tally agent stop --socket S', as the man page writes it) */
+    const char *words[3] = {NULL, NULL, NULL};
+    int n_words = 0;
+    for (;;) {
+        c = optind < argc ? getopt_long(argc, argv, "+fh", long_options, NULL) : -1;
+        if (c == -1) {
+            if (optind >= argc)
+                break;
+            if (n_words == 3) {
+                tally_error("agent: unexpected '%s' (see 'tally agent --help')", argv[optind]);
+                return TALLY_EXIT_ERROR;
+            }
+            words[n_words++] = argv[optind++];
+            continue;
+        }
         switch (c) {
         case 'f':
             foreground = true;
@@ -296,6 +321,9 @@ int cmd_agent(int argc, char **argv)
         case OPT_CREDS:
             o.nats_creds = optarg;
             break;
+        case OPT_NATS_INSECURE:
+            o.nats_insecure = true;
+            break;
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
@@ -325,30 +353,37 @@ int cmd_agent(int argc, char **argv)
             return TALLY_EXIT_ERROR;
         }
     }
-    const char *verb = optind < argc ? argv[optind] : NULL;
+    const char *verb = words[0];
     if (!verb)
         return serve(&o, foreground);
+    if (strcmp(verb, "attach") && n_words > 1) {
+        tally_error("agent: %s: unexpected '%s' (see 'tally agent --help')", verb, words[1]);
+        return TALLY_EXIT_ERROR;
+    }
     if (!strcmp(verb, "status"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true, false);
     if (!strcmp(verb, "stop"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
     if (!strcmp(verb, "attach")) {
-        /* options may also follow PID */
-        for (int i = optind + 2; i + 1 < argc; i++)
-            if (!strcmp(argv[i], "--app"))
-                app = argv[i + 1];
-        char *end = NULL;
-        long pid = optind + 1 < argc ? strtol(argv[optind + 1], &end, 10) : 0;
-        if (pid <= 0 || !end || *end) {
+        if (!words[1] || n_words > 2) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
+            return TALLY_EXIT_ERROR;
+        }
+        char *end = NULL;
+        errno = 0;
+        long long pid = strtoll(words[1], &end, 10);
+        if (errno || end == words[1] || *end || !proc_pid_in_range(pid)) {
+            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)", words[1],
+                        proc_pid_max());
             return TALLY_EXIT_ERROR;
         }
         if (!app || !*app) {
             tally_error("agent: attach needs --app NAME");
             return TALLY_EXIT_ERROR;
         }
+        /* as tally run --agent: the agent is started when none runs */
         return ask(o.socket_path,
-                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true);
+                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true, true);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;

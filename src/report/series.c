@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/command_line.h"
 #include "util/error.h"
 
 /* Columns after wall_clock, in order (the header names them). */
@@ -23,7 +24,10 @@ int series_open(struct series_writer *w, const char *path, const char *command)
         return -1;
     }
     w->open = 1;
-    fprintf(w->file.fp, "# tally time series of: %s\n", command ? command : "");
+    /* one line whatever the command holds (a -c script's newlines) */
+    char *line = command_line_one_line(command ? command : "");
+    fprintf(w->file.fp, "# tally time series of: %s\n", line ? line : "");
+    free(line);
     fprintf(w->file.fp, "# units: wall_clock s (epoch), cpu_time s, cores cores, memory, bytes and disk MB (2^20 B)\n");
     fputs("#wall_clock", w->file.fp);
     for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)

@@ -118,6 +118,20 @@ int elf_visit_needed(const char *path, void (*visit)(void *ctx, const char *name
 }
 
 /* The file offset of virtual address V (a PT_LOAD segment holds it), or -1. */
+int elf_is_dynamic(const char *path)
+{
+    struct elf_image img;
+    if (elf_map(path, &img) < 0)
+        return -1;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(img.data + img.eh->e_phoff);
+    int dynamic = 0;
+    for (size_t i = 0; i < img.eh->e_phnum; i++)
+        if (ph[i].p_type == PT_INTERP)
+            dynamic = 1;
+    elf_unmap(&img);
+    return dynamic;
+}
+
 static int64_t file_offset_of(const struct elf_image *img, uint64_t v)
 {
     Elf64_Phdr ph;
