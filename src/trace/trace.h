@@ -64,6 +64,9 @@ struct trace_resource {
     int container;              /* index into trace.containers */
     const char *kind;           /* "cpu", "bandwidth", "memory", ... (interned) */
     struct trace_signal capacity;
+    bool capacity_inferred;     /* the capacity is the peak of the usage seen, not the
+                                 * resource's own (Paje variable "K.peak-capacity"): no
+                                 * saturation of it is a finding */
     struct trace_signal *usage; /* [trace.n_categories]; a category never seen has n == 0 */
 };
 
@@ -110,7 +113,8 @@ struct trace {
  * tally itself:
  *   kind cpu:       capacity speed (or power) x core_count, usage p<cat>
  *   kind bandwidth: capacity bandwidth, usage b<cat>
- *   kind K:         capacity "K.capacity", usage "K.<cat>" (tally's own traces) */
+ *   kind K:         capacity "K.capacity", usage "K.<cat>" (tally's own traces);
+ *                   "K.peak-capacity" is a capacity inferred from the peak usage */
 struct trace_map_rule {
     char kind[64];
     char capacity[64];

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The load tally does not run is a category of its own: a task measured by
+# 'tally run' next to a CPU burner started outside tally. trace from-runs puts
+# the burner's CPU into "other-load" on the host (host-wide /proc/stat minus
+# the task's own), the host's cpu capacity is its cores (not what was seen),
+# its memory capacity MemTotal, and eq. 1 holds with other-load counted.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+RUN=${TALLY_RELEASE:-$TALLY}
+ticks=$(getconf CLK_TCK)
+cpu_of() { awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
+
+"$PROGS/spin_threads" 1 100 & burner=$!
+sleep 0.2
+b0=$(cpu_of $burner)
+"$RUN" run --category solver --time-series --interval 0.1 -o solo -- "$PROGS/spin_threads" 1 1.5
+b1=$(cpu_of $burner)
+kill $burner; wait $burner 2>/dev/null
+burned=$(awk -v a="$b0" -v b="$b1" 'BEGIN { print b - a }')
+
+"$TALLY" trace from-runs solo -o solo.paje
+check "from-runs wrote the trace" test -s solo.paje
+json=$("$TALLY" trace aggregate solo.paje --level host --format json)
+span=$(echo "$json" | jq '.to - .from')
+usage() { echo "$json" | jq --arg k "$1" ".groups[] | select(.kind == \$k) | $2"; }
+check_eq "cpu capacity = the host's cores" "$(usage cpu .capacity)" "$(nproc)"
+memtotal=$(awk '/^MemTotal:/ { printf "%.3f", $2 / 1024 }' /proc/meminfo)
+check_near "memory capacity = MemTotal" "$(usage memory .capacity)" "$memtotal" 0.001
+other=$(awk -v u="$(usage cpu '.usage["other-load"]')" -v s="$span" 'BEGIN { print u * s }')
+solver=$(awk -v u="$(usage cpu .usage.solver)" -v s="$span" 'BEGIN { print u * s }')
+# other-load holds the burner (and whatever else ran on the host): at least
+# the burner's CPU-seconds during the run, less its first interval (0.1 s),
+# before which the host had not been read yet
+check_cmp "the burner used CPU" "$burned" ">" 0.3
+check_cmp "other-load cpu-seconds >= 80 % of the burner's ($burned s)" "$other" ">=" "$(awk -v b="$burned" 'BEGIN { print 0.8 * b }')"
+check_near "the task's own cpu-seconds stay the solver's" "$solver" "$(awk '!/^#/ { c = $2 } END { print c }' solo.series)" 0.02
+check_cmp "other-load + solver <= cores" "$(usage cpu '.usage["other-load"] + .usage.solver')" "<=" "$(nproc)"
+check_eq "no eq. 1 break" "$("$TALLY" trace aggregate solo.paje --format json | jq '.violations | length')" 0
+check_cmp "other-load memory: the rest of the host's used memory" "$(usage memory '.usage["other-load"]')" ">" 0
+
+# the disk and network bandwidths given by the user
+printf '# host bandwidths\n* disk=200 network=117.5\n' >cap.txt
+"$TALLY" trace from-runs solo --capacity cap.txt -o cap.paje
+cj=$("$TALLY" trace aggregate cap.paje --level host --format json)
+check_eq "disk capacity from --capacity" "$(echo "$cj" | jq '.groups[] | select(.kind == "io") | .capacity')" 200
+check_eq "network capacity from --capacity" "$(echo "$cj" | jq '.groups[] | select(.kind == "network") | .capacity')" 117.5
+check_eq "  ... not inferred" "$(grep -c 'peak-capacity' cap.paje)" 0
+printf 'nohost disk=1\n' >bad.txt
+"$TALLY" trace from-runs solo --capacity bad.txt -o x.paje 2>err.txt; st=$?
+check_eq "a --capacity host that no run was on exits 125" "$st" 125
+check_contains "  ... named" "$(cat err.txt)" "bad.txt:1: no run was on host 'nohost'"
+printf '* disk=fast\n' >bad.txt
+"$TALLY" trace from-runs solo --capacity bad.txt -o x.paje 2>err.txt
+check_contains "a bad --capacity value is named" "$(cat err.txt)" "bad.txt:1: 'disk=fast' is not disk=MB/s or network=MB/s"
+# a category named like the other load is refused
+jq '.category = "other-load"' solo.summary >clash.summary && cp solo.series clash.series
+"$TALLY" trace from-runs clash -o x.paje 2>err.txt; st=$?
+check_eq "task category other-load exits 125" "$st" 125
+check_contains "  ... and says why" "$(cat err.txt)" 'category "other-load" is the load of what tally did not run'
+# an older series (no host columns) reads as before: cpu capacity machine_cpus, no other-load
+cp solo.summary old.summary
+awk '/^#wall_clock/ { print "#wall_clock cpu_time cores max_concurrent_processes virtual_memory memory swap_memory bytes_read bytes_written bytes_received bytes_sent total_files disk proportional_memory"; next }
+     /^#/ { print; next } { for (i = 1; i <= 14; i++) printf "%s%s", $i, i < 14 ? " " : "\n" }' solo.series >old.series
+"$TALLY" trace from-runs old -o old.paje
+oj=$("$TALLY" trace aggregate old.paje --level host --format json)
+check_eq "old series: kinds" "$(echo "$oj" | jq -c '[.groups[].kind]')" '["cpu","io","memory"]'
+check_eq "old series: no other-load" "$(echo "$oj" | jq '[.groups[].usage | has("other-load")] | any')" false
+check_eq "old series: cpu capacity machine_cpus" "$(echo "$oj" | jq '.groups[] | select(.kind == "cpu") | .capacity')" "$(jq '.machine_cpus[0]' solo.summary)"
+finish
