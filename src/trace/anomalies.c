@@ -5,9 +5,15 @@
  *              expected share by more than N percentage points, among the
  *              categories that used the unit in that slice (two at least);
  *  waste       idle fraction above a threshold while another unit of the same
- *              kind was working in that slice;
- *  saturation  used fraction >= threshold; and when the most saturated unit of
- *              a kind changes from one slice to the next, "bottleneck moved";
+ *              kind was working in that slice (a host's capacity ends with its
+ *              life, so a host whose tasks are over has no idle time);
+ * Each finding says how sure it is: 0.5 at its threshold, 1 at the end of the
+ * scale (100 % idle or used, a share gap twice the threshold or more).
+ *  saturation  used fraction >= threshold, of a capacity the trace gives (one
+ *              inferred from the peak usage, trace_resource.capacity_inferred,
+ *              is saturated by construction: never a finding); and when the
+ *              most saturated unit of a kind changes from one slice to the
+ *              next, "bottleneck moved";
  *  oscillation the dominant category flips and flips back over three
  *              consecutive slices (A, B, A: the paper's "blinking"). */
 #include <math.h>
@@ -22,7 +28,28 @@ struct unit {
     const char *name;
     const char *kind;
     int container;
+    bool inferred;   /* one of its resources' capacity was inferred from the peak */
 };
+
+/* 0.5 at the threshold, 1 at the end of the scale. */
+static double sureness(double value, double threshold, double end)
+{
+    double x = end > threshold ? (value - threshold) / (end - threshold) : 1;
+    return 0.5 + 0.5 * (x < 0 ? 0 : x > 1 ? 1 : x);
+}
+
+/* Whether a resource of kind under container c (c included) has an inferred capacity. */
+static bool inferred_under(const struct trace *t, int c, const char *kind)
+{
+    for (size_t r = 0; r < t->n_resources; r++) {
+        if (t->resources[r].kind != kind || !t->resources[r].capacity_inferred)
+            continue;
+        for (int p = t->resources[r].container; p >= 0; p = t->containers[p].parent)
+            if (p == c)
+                return true;
+    }
+    return false;
+}
 
 struct finder {
     const struct trace *t;
@@ -84,7 +111,8 @@ static int list_units(const struct trace *t, const struct anomaly_options *o, st
             return -1;
         }
         for (size_t i = 0; i < a.n_groups; i++)
-            (*units)[i] = (struct unit){a.groups[i].name, a.groups[i].kind, a.groups[i].container};
+            (*units)[i] = (struct unit){a.groups[i].name, a.groups[i].kind, a.groups[i].container,
+                                        inferred_under(t, a.groups[i].container, a.groups[i].kind)};
         *n = a.n_groups;
         trace_aggregation_free(&a);
         return 0;
@@ -94,7 +122,8 @@ static int list_units(const struct trace *t, const struct anomaly_options *o, st
         return -1;
     for (size_t r = 0; r < t->n_resources; r++)
         (*units)[r] = (struct unit){t->containers[t->resources[r].container].name,
-                                    t->resources[r].kind, t->resources[r].container};
+                                    t->resources[r].kind, t->resources[r].container,
+                                    t->resources[r].capacity_inferred};
     *n = t->n_resources;
     return 0;
 }
@@ -222,9 +251,10 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                 unit_label(units, n_units, u, label, sizeof label);
                 struct anomaly *a;
                 /* saturation */
-                if (frac >= o.saturation) {
+                if (frac >= o.saturation && !units[u].inferred) {
                     if (!(a = add(&f, ANOMALY_SATURATION, label, from, to)))
                         goto oom;
+                    a->confidence = sureness(frac, o.saturation, 1);
                     snprintf(a->detail, sizeof a->detail, "%.0f%% of its %s capacity used",
                              frac * 100, units[u].kind);
                     if (frac > most_frac) {
@@ -237,6 +267,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                     size_t others = working - (active ? 1 : 0);
                     if (!(a = add(&f, ANOMALY_WASTE, label, from, to)))
                         goto oom;
+                    a->confidence = sureness(1 - frac, o.waste_idle, 1);
                     snprintf(a->detail, sizeof a->detail,
                              "%.0f%% idle while %zu other %s resource%s worked", (1 - frac) * 100,
                              others, units[u].kind, others > 1 ? "s" : "");
@@ -271,6 +302,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                     if (worst >= 0 && fabs(worst_gap) > o.unfair_points) {
                         if (!(a = add(&f, ANOMALY_UNFAIR, label, from, to)))
                             goto oom;
+                        a->confidence = sureness(fabs(worst_gap), o.unfair_points, 2 * o.unfair_points);
                         snprintf(a->detail, sizeof a->detail,
                                  "%s got %.0f%% of the used %s, expected %.0f%% (%+.0f points)",
                                  t->categories[worst], use[u * nc + worst] / used * 100,
@@ -288,10 +320,12 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                         }
                     double start = from - 2 * width;
                     if (last && last->to >= start + width - 1e-9 * width) {
-                        last->to = to; /* still blinking: extend */
+                        last->to = to; /* still blinking: extend, surer with each flip */
+                        last->confidence = last->confidence + 0.1 > 1 ? 1 : last->confidence + 0.1;
                     } else {
                         if (!(a = add(&f, ANOMALY_OSCILLATION, label, start, to)))
                             goto oom;
+                        a->confidence = 0.5; /* one flip and back: the least that counts */
                         snprintf(a->detail, sizeof a->detail,
                                  "dominant category flips %s -> %s -> %s (blinking)",
                                  t->categories[dom], t->categories[dominant[u]], t->categories[dom]);
@@ -311,6 +345,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                 struct anomaly *a = add(&f, ANOMALY_SATURATION, label, from, to);
                 if (!a)
                     goto oom;
+                a->confidence = sureness(most_frac, o.saturation, 1);
                 snprintf(a->detail, sizeof a->detail, "bottleneck moved from %.90s to %.90s (%.30s)",
                          from_label, label, kinds[k]);
             }
@@ -341,9 +376,9 @@ json_t *anomalies_to_json(const struct anomaly *a, size_t n)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s}", "kind",
+        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s,s:f}", "kind",
                                               anomaly_kind_name(a[i].kind), "resource",
                                               a[i].resource, "from", a[i].from, "to", a[i].to,
-                                              "detail", a[i].detail));
+                                              "detail", a[i].detail, "confidence", a[i].confidence));
     return list;
 }

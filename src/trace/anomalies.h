@@ -16,6 +16,8 @@ struct anomaly {
     char resource[160];     /* container name, ":kind" added when it holds several kinds */
     double from, to;
     char detail[320];       /* one line of explanation */
+    double confidence;      /* how sure, 0.5 .. 1: how far past its threshold the
+                               slice went (1 = at the far end of the scale) */
 };
 
 struct anomaly_options {

@@ -9,7 +9,7 @@ RUN=${TALLY_RELEASE:-$TALLY}
 ticks=$(getconf CLK_TCK)
 cpu_of() { awk -v t="$ticks" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 
-"$PROGS/spin_threads" 1 100 & burner=$!
+"$PROGS/spin_threads" 2 100 & burner=$!  # two threads: more than its half of the cores
 sleep 0.2
 b0=$(cpu_of $burner)
 "$RUN" run --category solver --time-series --interval 0.1 -o solo -- "$PROGS/spin_threads" 1 1.5
@@ -36,6 +36,24 @@ check_near "the task's own cpu-seconds stay the solver's" "$solver" "$(awk '!/^#
 check_cmp "other-load + solver <= cores" "$(usage cpu '.usage["other-load"] + .usage.solver')" "<=" "$(nproc)"
 check_eq "no eq. 1 break" "$("$TALLY" trace aggregate solo.paje --format json | jq '.violations | length')" 0
 check_cmp "other-load memory: the rest of the host's used memory" "$(usage memory '.usage["other-load"]')" ">" 0
+
+# the CLI speaks the page's time: t+ seconds from the trace's start, or an ISO date
+start=$(echo "$json" | jq .from)
+sl=$("$TALLY" trace aggregate solo.paje --from 0.5 --to 1 --format json)
+check_near "--from 0.5 is t+0.5 s" "$(echo "$sl" | jq .from)" "$(awk -v s="$start" 'BEGIN { printf "%.6f", s + 0.5 }')" 0.000001
+iso=$(date -u -d "@$(awk -v s="$start" 'BEGIN { printf "%.3f", s + 1 }')" +%Y-%m-%dT%H:%M:%S.%3NZ)
+check_near "--from ISO date-time" "$("$TALLY" trace aggregate solo.paje --from "$iso" --format json | jq .from)" "$(awk -v s="$start" 'BEGIN { printf "%.3f", s + 1 }')" 0.001
+check_contains "the table gives t+ and the start as a UTC date" "$("$TALLY" trace aggregate solo.paje --from 0.5 --to 1)" "slice [0.5, 1] s from the trace's start (t+0 = $(date -u -d "@${start%.*}" +%Y-%m-%dT%H:%M:%S)"
+"$TALLY" trace aggregate solo.paje --from 100 --to 200 2>err.txt >out.txt; st=$?
+check_eq "a slice outside the trace exits 125" "$st" 125
+check_contains "  ... naming the trace's span" "$(cat err.txt)" "the slice t+100..t+200 s is outside the trace, which spans t+0..t+"
+check_eq "  ... and prints no table" "$(cat out.txt)" ""
+an=$("$TALLY" trace anomalies solo.paje --format json)
+check_eq "no saturation of a capacity inferred from the peak (io, network)" \
+  "$(echo "$an" | jq '[.[] | select(.kind == "saturation" and (.resource | test(":(io|network)$")))] | length')" 0
+check_eq "every finding says how sure (0.5 .. 1)" "$(echo "$an" | jq '[.[] | select(.confidence < 0.5 or .confidence > 1)] | length')" 0
+check_eq "unfair sharing against other-load is found" "$(echo "$an" | jq '[.[] | select(.kind == "unfair")] | length > 0')" true
+check_contains "anomalies text: the start once, as a UTC date" "$("$TALLY" trace anomalies solo.paje | head -1)" "# times are t+ seconds from the trace's start, t+0 = $(date -u -d "@${start%.*}" +%Y-%m-%d)"
 
 # the disk and network bandwidths given by the user
 printf '# host bandwidths\n* disk=200 network=117.5\n' >cap.txt
