@@ -57,11 +57,6 @@ int trace_parse_seconds(const char *option, const char *text, double *out)
     return 0;
 }
 
-static bool dated(const struct trace *t)
-{
-    return t->start >= 1e9 && t->start < 1e11; /* 2001 .. 5138: epoch seconds */
-}
-
 void trace_format_t(const struct trace *t, double time, char *buf, size_t len)
 {
     snprintf(buf, len, "t+%.6g", time - t->start);
@@ -69,16 +64,7 @@ void trace_format_t(const struct trace *t, double time, char *buf, size_t len)
 
 void trace_format_origin(const struct trace *t, char *buf, size_t len)
 {
-    if (!dated(t)) {
-        snprintf(buf, len, "%s", "");
-        return;
-    }
-    time_t whole = (time_t)floor(t->start);
-    struct tm tm;
-    gmtime_r(&whole, &tm);
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, len, "%s.%03dZ", day, (int)((t->start - (double)whole) * 1000));
+    trace_format_date(t->start, buf, len);
 }
 
 /* An ISO date-time in UTC as epoch seconds; -1 when text is not one. */

@@ -39,6 +39,9 @@ double trace_signal_integral(const struct trace_signal *s, double t1, double t2,
  * signal summed over many resources). */
 void trace_signal_add_integrals(const struct trace_signal *s, const double *edges, size_t n_edges,
                                 double end, double *out);
+/* A trace time as a UTC date "2026-11-25T15:06:55.120Z" when it is epoch
+ * seconds (2001 .. 5138: a trace from runs is dated), "" otherwise. */
+void trace_format_date(double time, char *buf, size_t len);
 /* Value at time t (0 before the first breakpoint). O(log n). */
 double trace_signal_value_at(const struct trace_signal *s, double t);
 
