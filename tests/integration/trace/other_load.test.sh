@@ -48,6 +48,12 @@ check_contains "the table gives t+ and the start as a UTC date" "$("$TALLY" trac
 check_eq "a slice outside the trace exits 125" "$st" 125
 check_contains "  ... naming the trace's span" "$(cat err.txt)" "the slice t+100..t+200 s is outside the trace, which spans t+0..t+"
 check_eq "  ... and prints no table" "$(cat out.txt)" ""
+day=$(date -u -d "@${start%.*}" +%Y-%m-%d)
+check_contains "stats: the span in t+ seconds and the start as a UTC date" "$("$TALLY" trace stats solo.paje --queries 1 | grep '^time')" "t+0 .. t+"
+check_contains "  ... dated" "$("$TALLY" trace stats solo.paje --queries 1 | grep '^time')" "; t+0 = ${day}T"
+"$TALLY" view solo.paje --svg solo.svg
+check_contains "the SVG caption: t+ seconds and the start as a UTC date" "$(cat solo.svg)" "slice t+0 s – t+"
+check_contains "  ... dated" "$(cat solo.svg)" "(t+0 = ${day}T"
 an=$("$TALLY" trace anomalies solo.paje --format json)
 check_eq "no saturation of a capacity inferred from the peak (io, network)" \
   "$(echo "$an" | jq '[.[] | select(.kind == "saturation" and (.resource | test(":(io|network)$")))] | length')" 0
