@@ -15,7 +15,13 @@
  *              most saturated unit of a kind changes from one slice to the
  *              next, "bottleneck moved";
  *  oscillation the dominant category flips and flips back over three
- *              consecutive slices (A, B, A: the paper's "blinking"). */
+ *              consecutive slices (A, B, A: the paper's "blinking");
+ *  slow start  a category whose peak share of the unit is at least the
+ *              activity threshold, active (2 % of that peak or more) over 4
+ *              slices or more, took 2 slices or more, and a quarter of its
+ *              active time or more, to reach half of its peak share of the unit (section 4.2's burst project, which
+ *              took 18 of its 26 hours to get half of the platform); never
+ *              of other-load, the load of others, which does not start. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +29,7 @@
 
 #include "trace/aggregate.h"
 #include "trace/anomalies.h"
+#include "trace/host_load.h"
 
 struct unit {
     const char *name;
@@ -60,7 +67,7 @@ struct finder {
 
 const char *anomaly_kind_name(enum anomaly_kind k)
 {
-    static const char *const names[] = {"unfair", "waste", "saturation", "oscillation"};
+    static const char *const names[] = {"unfair", "waste", "saturation", "oscillation", "slow-start"};
     return names[k];
 }
 
@@ -168,6 +175,56 @@ static int slice_values(const struct trace *t, const struct anomaly_options *o,
     return 0;
 }
 
+/* Slow start of each (unit, category) from its slice history (see the top). */
+static int slow_starts(struct finder *f, const struct unit *units, size_t n_units,
+                       const double *history, size_t n_slices, double width)
+{
+    const struct trace *t = f->t;
+    size_t nc = t->n_categories;
+    char label[160];
+    for (size_t u = 0; u < n_units; u++)
+        for (size_t c = 0; c < nc; c++) {
+#define SHARE(s) history[((s) * n_units + u) * nc + c]
+            if (!strcmp(t->categories[c], HOST_OTHER_LOAD))
+                continue; /* the load of others does not start: it is there */
+            double peak = 0;
+            for (size_t s = 0; s < n_slices; s++)
+                if (SHARE(s) > peak)
+                    peak = SHARE(s);
+            if (peak < f->o->min_activity) /* a category that never mattered here */
+                continue;
+            /* active: from the first to the last slice with 2 % of its peak or more */
+            size_t first = n_slices, last = 0;
+            for (size_t s = 0; s < n_slices; s++)
+                if (SHARE(s) >= peak * 0.02) {
+                    if (first == n_slices)
+                        first = s;
+                    last = s;
+                }
+            if (first == n_slices || last - first + 1 < 4)
+                continue;
+            size_t half = first;
+            while (SHARE(half) < peak / 2)
+                half++;
+            size_t ramp = half - first, active = last - first + 1;
+            double frac = (double)ramp / (double)active;
+            if (ramp < 2 || frac < 0.25)
+                continue;
+            unit_label(units, n_units, u, label, sizeof label);
+            double from = t->start + width * (double)first, to = t->start + width * (double)half;
+            struct anomaly *a = add(f, ANOMALY_SLOW_START, label, from, to);
+            if (!a)
+                return -1;
+            a->confidence = sureness(frac, 0.25, 0.75);
+            snprintf(a->detail, sizeof a->detail,
+                     "%s took %.3g s, %.0f%% of its active time, to reach half of its peak "
+                     "(%.0f%% of the %s capacity)",
+                     t->categories[c], to - from, frac * 100, peak * 100, units[u].kind);
+#undef SHARE
+        }
+    return 0;
+}
+
 int trace_find_anomalies(const struct trace *t, const struct anomaly_options *opts,
                          struct anomaly **out, size_t *n_out, char *err, size_t errlen)
 {
@@ -194,6 +251,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     int *dominant = malloc(2 * (n_units ? n_units : 1) * sizeof *dominant); /* [prev2|prev1] */
     int *prev_dom = dominant + (n_units ? n_units : 1);
     int *bottleneck_kind_prev = NULL;
+    double *history = NULL; /* [slice][unit][category] used share of capacity, for slow start */
     char label[160];
     int rc = -1;
     if (!expected || !cap || !use || !dominant)
@@ -218,6 +276,9 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     bottleneck_kind_prev = malloc((n_kinds ? n_kinds : 1) * sizeof *bottleneck_kind_prev);
     if (!bottleneck_kind_prev)
         goto oom;
+    size_t n_history = n_slices * n_units * nc;
+    if (n_history <= 50u * 1000 * 1000) /* else: no slow-start finding */
+        history = calloc(n_history > 0 ? n_history : 1, sizeof *history);
     for (size_t k = 0; k < n_kinds; k++)
         bottleneck_kind_prev[k] = -1;
     for (size_t s = 0; s < n_slices; s++) {
@@ -227,6 +288,10 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
             to = t->end;
         if (slice_values(t, &o, units, n_units, from, to, cap, use, err, errlen) < 0)
             goto out;
+        if (history)
+            for (size_t u = 0; u < n_units; u++)
+                for (size_t c = 0; c < nc; c++)
+                    history[(s * n_units + u) * nc + c] = cap[u] > 0 ? use[u * nc + c] / cap[u] : 0;
         for (size_t k = 0; k < n_kinds; k++) {
             int most = -1;
             double most_frac = 0;
@@ -352,6 +417,8 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
             bottleneck_kind_prev[k] = most;
         }
     }
+    if (history && slow_starts(&f, units, n_units, history, n_slices, width) < 0)
+        goto oom;
     rc = 0;
     goto out;
 oom:
@@ -363,6 +430,7 @@ out:
     free(use);
     free(dominant);
     free(bottleneck_kind_prev);
+    free(history);
     if (rc < 0) {
         free(f.list);
         return -1;
