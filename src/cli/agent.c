@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "live/agent.h"
+#include "live/agent_conf.h"
 #include "live/agent_link.h"
 #include "live/agent_socket.h"
 #include "util/error.h"
@@ -24,6 +25,8 @@
 static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"
     "       tally agent attach PID --app NAME    follow a running process tree\n"
+    "         [--launch ID --segments DIR]       ... a rank of another host's run\n"
+    "         [--start] [--quiet]                (started by the libraries)\n"
     "       tally agent status                   is it running, what does it follow\n"
     "       tally agent stop                     shut it down\n"
     "\n"
@@ -33,8 +36,9 @@ static const char usage_text[] =
     "finished task's summary to the archive. Never needs root; serves only its user.\n"
     "\n"
     "  -f, --foreground        do not detach; log to stderr\n"
-    "      --socket PATH       socket (default $XDG_RUNTIME_DIR/tally/agent.sock,\n"
-    "                          else /tmp/tally-UID/agent.sock)\n"
+    "      --socket PATH       socket (default $TALLY_AGENT, else\n"
+    "                          $XDG_RUNTIME_DIR/tally/agent.sock, else\n"
+    "                          /tmp/tally-UID/agent.sock)\n"
     "      --archive DB        archive for finished tasks (default: tally archive's;\n"
     "                          a postgresql:// URL for a site's PostgreSQL)\n"
     "      --no-archive        do not archive summaries\n"
@@ -48,6 +52,15 @@ static const char usage_text[] =
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
     "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
+    "      --launch ID         (attach) the 'tally run --mpi' on another host it belongs to\n"
+    "      --segments DIR      (attach) its processes' segments on this host\n"
+    "      --start             (attach) start the agent when none runs\n"
+    "      --quiet             (attach) print nothing on success\n"
+    "\n"
+    "Without --nats, the agent takes --nats, --creds, --site and --user from\n"
+    "$XDG_CONFIG_HOME/tally/agent.conf (else ~/.config/tally/agent.conf), lines\n"
+    "'key = value' with keys nats, creds, site, user (see tally-agent(1)).\n"
+    "TALLY_AGENT, when set, is the default socket of every tally command.\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
@@ -118,9 +131,34 @@ static int detach(struct agent_options *o, const char *socket_path)
     return 1;
 }
 
+/* Without --nats: the user's agent.conf says whether and how to join NATS. */
+static int take_conf(struct agent_options *o, struct agent_conf *conf)
+{
+    if (o->nats_url)
+        return 0;
+    char why[4400];
+    if (agent_conf_load(conf, why, sizeof why) < 0) {
+        tally_error("agent: %s", why);
+        return -1;
+    }
+    if (!conf->nats[0])
+        return 0;
+    o->nats_url = conf->nats;
+    if (!o->nats_creds && conf->creds[0])
+        o->nats_creds = conf->creds;
+    if (!o->site && conf->site[0])
+        o->site = conf->site;
+    if (!o->nats_user && conf->user[0])
+        o->nats_user = conf->user;
+    return 0;
+}
+
 static int serve(struct agent_options *o, bool foreground)
 {
     char path[4096];
+    static struct agent_conf conf; /* the options point into it for the agent's life */
+    if (take_conf(o, &conf) < 0)
+        return TALLY_EXIT_ERROR;
     if (!o->socket_path) {
         if (agent_socket_default_path(path, sizeof path) < 0) {
             tally_error("agent: the default socket path is too long");
@@ -167,12 +205,13 @@ static int serve(struct agent_options *o, bool foreground)
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }
 
-/* One message to the running agent and its reply printed (status, stop, attach). */
-static int ask(const char *socket_path, json_t *message, bool print)
+/* One message to the running agent (started first with start) and its
+ * reply printed (status, stop, attach). */
+static int ask(const char *socket_path, json_t *message, bool print, bool start)
 {
     struct agent_link link;
     char why[512];
-    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
+    if (agent_link_open(&link, socket_path, start, why, sizeof why) < 0) {
         json_decref(message);
         tally_error("agent: %s", why);
         return TALLY_EXIT_ERROR;
@@ -273,14 +312,34 @@ int cmd_agent(int argc, char **argv)
     if (!verb)
         return serve(&o, foreground);
     if (!strcmp(verb, "status"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true, false);
     if (!strcmp(verb, "stop"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
     if (!strcmp(verb, "attach")) {
         /* options may also follow PID */
-        for (int i = optind + 2; i + 1 < argc; i++)
-            if (!strcmp(argv[i], "--app"))
-                app = argv[i + 1];
+        const char *launch = NULL, *segments = NULL;
+        bool start = false, quiet = false;
+        for (int i = optind + 2; i < argc; i++) {
+            bool has_value = i + 1 < argc;
+            if (!strcmp(argv[i], "--app") && has_value)
+                app = argv[++i];
+            else if (!strcmp(argv[i], "--launch") && has_value)
+                launch = argv[++i];
+            else if (!strcmp(argv[i], "--segments") && has_value)
+                segments = argv[++i];
+            else if (!strcmp(argv[i], "--start"))
+                start = true;
+            else if (!strcmp(argv[i], "--quiet"))
+                quiet = true;
+            else {
+                tally_error("agent: attach: unknown or incomplete option '%s'", argv[i]);
+                return TALLY_EXIT_ERROR;
+            }
+        }
+        if (!launch != !segments) {
+            tally_error("agent: attach: --launch and --segments go together");
+            return TALLY_EXIT_ERROR;
+        }
         char *end = NULL;
         long pid = optind + 1 < argc ? strtol(argv[optind + 1], &end, 10) : 0;
         if (pid <= 0 || !end || *end) {
@@ -291,8 +350,12 @@ int cmd_agent(int argc, char **argv)
             tally_error("agent: attach needs --app NAME");
             return TALLY_EXIT_ERROR;
         }
-        return ask(o.socket_path,
-                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true);
+        json_t *message = json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app);
+        if (launch) {
+            json_object_set_new(message, "launch", json_string(launch));
+            json_object_set_new(message, "segments", json_string(segments));
+        }
+        return ask(o.socket_path, message, !quiet, start);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;

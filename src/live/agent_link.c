@@ -34,6 +34,7 @@ static int start_agent(const char *path, char *why, size_t why_len)
         return -1;
     }
     if (pid == 0) {
+        closefrom(3); /* the daemon keeps none of its starter's descriptors */
         execl(exe, "tally", "agent", "--socket", path, (char *)NULL);
         _exit(127);
     }
@@ -62,7 +63,9 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
     }
     link->fd = agent_socket_connect(path);
     if (link->fd < 0 && start && (errno == ENOENT || errno == ECONNREFUSED)) {
-        if (start_agent(path, why, why_len) < 0)
+        /* Another process may be starting one at the same moment (the ranks
+         * of one host): its agent then holds the lock, and is taken. */
+        if (start_agent(path, why, why_len) < 0 && agent_socket_owner(path) <= 0)
             return -1;
         /* Listening before it reported ready; a race with a peer agent is
          * settled by the lock, so retry for a moment. */

@@ -1,5 +1,6 @@
 /* The agent's local transport: a Unix stream socket in a directory only its
- * user can enter. Path: $XDG_RUNTIME_DIR/tally/agent.sock, or
+ * user can enter. Path: $TALLY_AGENT when set (every tally command takes
+ * it as its default socket), else $XDG_RUNTIME_DIR/tally/agent.sock, or
  * /tmp/tally-UID/agent.sock without XDG_RUNTIME_DIR. Every peer is checked
  * with SO_PEERCRED: only the agent's own user is served. One agent per user
  * and directory: an exclusive lock on agent.lock (flock), which also holds

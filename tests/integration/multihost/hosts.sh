@@ -1,7 +1,7 @@
 # Simulated hosts for the multi-host tests (sourced after lib.sh). Each host
 # is a set of namespaces held open by one process: its own hostname (UTS),
-# its own PID namespace and /proc, its own System V IPC, a private /dev/shm (a tmpfs in its own
-# mount namespace), its own CLOCK_MONOTONIC (a time namespace, offset by the
+# its own PID namespace and /proc, its own System V IPC, a private /dev/shm
+# and /run/user (tmpfs in its own mount namespace), its own CLOCK_MONOTONIC (a time namespace, offset by the
 # skew the test asks for: the clocks of real hosts are unrelated) and an
 # /etc/hosts that gives every simulated host its own loopback address. The
 # network and the file system are shared, as on a cluster with a shared home.
@@ -16,8 +16,9 @@
 #     (as ssh's ~/.ssh/environment);
 #   - by the test, host_run NAME CMD... (the test's own environment).
 # Each host's HOME is $HOSTS_DIR/NAME/home (so ~/.config/tally/agent.conf is
-# per host) and its XDG_RUNTIME_DIR $HOSTS_DIR/NAME/run (so is the agent's
-# default socket).
+# per host; Hydra passes the launch host's HOME on to its ranks, as it would
+# a shared home) and its XDG_RUNTIME_DIR is /run/user/UID, a tmpfs of its
+# own as on a real host (so is the agent's default socket).
 #
 #   hosts_start NAME[:SKEW_S]...  starts the hosts (SKEW_S: seconds added to
 #                                 the host's CLOCK_MONOTONIC)
@@ -30,6 +31,7 @@ HOSTS_DIR=$WORK/hosts
 HOSTS_SSH=$HOSTS_DIR/ssh
 declare -A _host_pid=()
 _hosts_sshd=
+_hosts_holders=()
 
 _hosts_write_scripts() {
   cat > "$HOSTS_DIR/enter" <<ENTER
@@ -38,7 +40,7 @@ _hosts_write_scripts() {
 dir=$HOSTS_DIR/\$1
 [ -f "\$dir/pid" ] || { echo "ssh: Could not resolve hostname \$1: Name or service not known" >&2; exit 255; }
 env=(HOME=\$dir/home PATH=/usr/local/bin:/usr/bin:/bin USER=\$(id -un) LOGNAME=\$(id -un)
-     SHELL=/bin/sh XDG_RUNTIME_DIR=\$dir/run)
+     SHELL=/bin/sh XDG_RUNTIME_DIR=/run/user/\$(id -u))
 if [ -f "\$dir/environment" ]; then
   while IFS= read -r line; do [ -n "\$line" ] && env+=("\$line"); done < "\$dir/environment"
 fi
@@ -75,13 +77,15 @@ hosts_start() {
     name=${spec%%:*}; skew=0
     [ "$name" != "$spec" ] && skew=${spec#*:}
     local dir=$HOSTS_DIR/$name
-    mkdir -p "$dir/home" "$dir/run"
-    chmod 700 "$dir/run"
+    mkdir -p "$dir/home" /run/user
     unshare --uts --ipc --pid --fork --mount-proc --time --monotonic "$skew" \
       /bin/sh -c "hostname $name && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
-                  mount --bind $HOSTS_DIR/hosts /etc/hosts && : > $dir/ready && exec sleep 1000000" \
+                  mount --bind $HOSTS_DIR/hosts /etc/hosts &&
+                  mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/$(id -u) &&
+                  : > $dir/ready && exec sleep 1000000" \
       > "$dir/holder.log" 2>&1 &
     local outer=$! inner=
+    _hosts_holders+=("$outer")
     for _ in $(seq 100); do [ -f "$dir/ready" ] && break; sleep 0.05; done
     inner=$(cat /proc/$outer/task/$outer/children 2>/dev/null)
     inner=${inner%% *}
@@ -119,6 +123,7 @@ hosts_stop_all() {
   local name
   for name in "${!_host_pid[@]}"; do host_stop "$name"; done
   [ -n "$_hosts_sshd" ] && kill "$_hosts_sshd" 2>/dev/null
-  _hosts_sshd=
-  wait 2>/dev/null
+  local p
+  for p in "${_hosts_holders[@]}" $_hosts_sshd; do wait "$p" 2>/dev/null; done
+  _hosts_sshd= _hosts_holders=()
 }
