@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli/run.h"
-#include "live/launch_gather.h"
+#include "client/launch_gather.h"
 #include "util/error.h"
 
 /* The variables a remote rank needs (those that are set). */

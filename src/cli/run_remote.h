@@ -1,7 +1,7 @@
 /* 'tally run --mpi|--probes' across hosts: what lets ranks started on other
  * hosts (by Open MPI's mpirun over ssh, MPICH's Hydra, srun) be measured
  * without changing the mpirun line, and the gathering of their figures at
- * the end (src/live/launch_gather.h). Kept apart from run_instrument.c,
+ * the end (src/client/launch_gather.h). Kept apart from run_instrument.c,
  * which calls these hooks.
  *
  * Before the run, the environment of the launch: TALLY_LAUNCH (a fresh id),

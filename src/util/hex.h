@@ -1,5 +1,5 @@
 /* Bytes as lowercase hexadecimal text and back (a segment copy in a JSON
- * line, src/live/agent_launch.c and src/instrument/gather.c). */
+ * line, src/agent/agent_launch.c and src/client/launch_gather.c). */
 #ifndef TALLY_UTIL_HEX_H
 #define TALLY_UTIL_HEX_H
 
