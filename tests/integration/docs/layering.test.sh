@@ -85,6 +85,7 @@ declare -A PROC_ALLOWED=(
   [agent/agent_tree.c]=1   # the command name of an attached pid
   [instrument/launch.c]=1  # /proc/self/exe: where tally's libraries are
   [client/agent_link.c]=1  # /proc/self/exe: the tally binary that starts the agent
+  [cli/run_remote.c]=1     # /proc/self/exe: the tally binary a remote rank runs
 )
 bad=""
 while IFS= read -r f; do
