@@ -269,9 +269,20 @@ static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
         send_error(a, c, "attach: needs \"pid\" (a process, from 1 to pid_max) and \"app\" (a name)");
         return;
     }
+    const char *launch = json_string_value(json_object_get(msg, "launch"));
+    const char *segments = json_string_value(json_object_get(msg, "segments"));
+    if (!launch != !segments) {
+        send_error(a, c, "attach: \"launch\" and \"segments\" go together (a rank of another host's run)");
+        return;
+    }
     char why[256];
     struct agent_task *t = agent_attach(a, (pid_t)pid, app, why, sizeof why);
     if (!t) {
+        send_error(a, c, why);
+        return;
+    }
+    if (launch && agent_launch_add(a, t, launch, segments, why, sizeof why) < 0) {
+        agent_task_end(a, t, NULL);
         send_error(a, c, why);
         return;
     }
@@ -316,6 +327,17 @@ static json_t *agent_status(struct agent *a)
                      clock_epoch_seconds() - a->started, "tasks", (json_int_t)live, "processes",
                      (json_int_t)a->procs.count, "apps", apps, "csrs", (json_int_t)csr_count(a->registry),
                      "archived", (json_int_t)a->archived, "nats", agent_nats_status(a));
+}
+
+struct client_ref {
+    struct agent *a;
+    struct agent_client *c;
+};
+
+static void emit_to_client(void *ctx, json_t *line)
+{
+    struct client_ref *r = ctx;
+    agent_send(r->a, r->c, line);
 }
 
 static void handle_message(struct agent *a, struct agent_client *c, const char *line)
@@ -390,6 +412,8 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
             send_error(a, c, why);
         else
             agent_send(a, c, json_pack("{s:s, s:I}", "op", "levels_kept", "count", (json_int_t)kept));
+    } else if (!strcmp(op, "launch_ranks")) {
+        agent_launch_ranks(a, msg, clock_monotonic_ns(), emit_to_client, &(struct client_ref){a, c});
     } else if (!strcmp(op, "ping")) {
         agent_send(a, c, agent_status(a));
     } else if (!strcmp(op, "shutdown")) {
@@ -593,6 +617,7 @@ static void agent_close(struct agent *a)
     agent_nats_close(a);
     agent_probes_free(a);
     agent_segments_free(a);
+    agent_launches_free(a);
     agent_levels_free(a->levels);
     a->levels = NULL;
     free(a->clients);

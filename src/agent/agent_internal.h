@@ -45,6 +45,7 @@ struct agent_task {
     unsigned id;
     char *app;
     char *segment_dir;             /* tally run --probes/--mpi: its processes' segments (agent_probes.c) */
+    char *launch;                  /* a rank of another host's tally run --mpi: that launch's id */
     char *command;
     char *category;                /* tally run --category, or NULL */
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
@@ -105,6 +106,7 @@ struct agent {
     struct agent_segments *segments; /* instrumented processes' segments (agent_segments.c) */
     struct agent_probes *probes;   /* what csrs saw in the segments (agent_probes.c) */
     struct agent_levels *levels;   /* contract levels from tally contract watch (agent_levels.c) */
+    struct agent_launches *launches; /* other hosts' launches with ranks here (agent_launch.c) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
     char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds
@@ -219,6 +221,19 @@ double agent_recording_expire(struct agent *a, double now);
 void agent_recording_follow(struct agent *a, const struct csr_pushdown *wanted, size_t n);
 /* {"on": ["mpi", ...], "driver", "periods", "request", "ack", "ack_ms"} of a segment. */
 json_t *agent_recording_json(const struct tally_segment *seg);
+
+/* ---- ranks of launches on other hosts (agent_launch.c) ---- */
+/* A rank of launch `launch` (tally run --mpi on another host) attached as
+ * task t, its segment in dir (a directory of this user): kept for
+ * agent_launch_ranks. 0, or -1 with why. */
+int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, const char *dir,
+                     char *why, size_t why_len);
+/* {"op": "launch_ranks", "launch": ID, "release": bool}: one line per
+ * segment of that launch on this host, then a done line (emit steals each
+ * line). received: this host's CLOCK_MONOTONIC ns when the message came. */
+void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
+                        void (*emit)(void *ctx, json_t *line), void *ctx);
+void agent_launches_free(struct agent *a);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */

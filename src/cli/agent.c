@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "agent/agent.h"
+#include "client/agent_conf.h"
 #include "client/agent_link.h"
 #include "client/agent_socket.h"
 #include "platform/platform.h"
@@ -28,6 +29,8 @@ static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"
     "       tally agent attach PID --app NAME    follow a running process tree (the\n"
     "                                            agent is started when none runs)\n"
+    "         [--launch ID --segments DIR]       ... a rank of another host's run\n"
+    "         [--start] [--quiet]                (started by the libraries)\n"
     "       tally agent status                   is it running, what does it follow:\n"
     "                                            apps, tasks, processes, csrs, NATS\n"
     "       tally agent stop                     shut it down\n"
@@ -39,8 +42,9 @@ static const char usage_text[] =
     "finished task's summary to the archive. Never needs root; serves only its user.\n"
     "\n"
     "  -f, --foreground        do not detach; log to stderr\n"
-    "      --socket PATH       socket (default $XDG_RUNTIME_DIR/tally/agent.sock,\n"
-    "                          else /tmp/tally-UID/agent.sock)\n"
+    "      --socket PATH       socket (default $TALLY_AGENT, else\n"
+    "                          $XDG_RUNTIME_DIR/tally/agent.sock, else\n"
+    "                          /tmp/tally-UID/agent.sock)\n"
     "      --archive DB        archive for finished tasks (default: tally archive's;\n"
     "                          a postgresql:// URL for a site's PostgreSQL)\n"
     "      --no-archive        do not archive summaries\n"
@@ -61,13 +65,22 @@ static const char usage_text[] =
     "      --client-output SIZE  output kept for clients that do not read, all together\n"
     "                          (default 64 MB); past it, the one holding most is dropped\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
+    "      --launch ID         (attach) the 'tally run --mpi' on another host it belongs to\n"
+    "      --segments DIR      (attach) its processes' segments on this host\n"
+    "      --start             (attach) start the agent when none runs\n"
+    "      --quiet             (attach) print nothing on success\n"
+    "\n"
+    "Without --nats, the agent takes --nats, --creds, --site and --user from\n"
+    "$XDG_CONFIG_HOME/tally/agent.conf (else ~/.config/tally/agent.conf), lines\n"
+    "'key = value' with keys nats, creds, site, user (see tally-agent(1)).\n"
+    "TALLY_AGENT, when set, is the default socket of every tally command.\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
        OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
-       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT };
+       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT, OPT_LAUNCH, OPT_SEGMENTS, OPT_START, OPT_QUIET };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -85,6 +98,10 @@ static const struct option long_options[] = {
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
     {"client-output", required_argument, 0, OPT_CLIENT_OUTPUT},
+    {"launch", required_argument, 0, OPT_LAUNCH},
+    {"segments", required_argument, 0, OPT_SEGMENTS},
+    {"start", no_argument, 0, OPT_START},
+    {"quiet", no_argument, 0, OPT_QUIET},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -164,9 +181,34 @@ static int detach(struct agent_options *o, const char *socket_path, bool *said)
     return 1;
 }
 
+/* Without --nats: the user's agent.conf says whether and how to join NATS. */
+static int take_conf(struct agent_options *o, struct agent_conf *conf)
+{
+    if (o->nats_url)
+        return 0;
+    char why[4400];
+    if (agent_conf_load(conf, why, sizeof why) < 0) {
+        tally_error("agent: %s", why);
+        return -1;
+    }
+    if (!conf->nats[0])
+        return 0;
+    o->nats_url = conf->nats;
+    if (!o->nats_creds && conf->creds[0])
+        o->nats_creds = conf->creds;
+    if (!o->site && conf->site[0])
+        o->site = conf->site;
+    if (!o->nats_user && conf->user[0])
+        o->nats_user = conf->user;
+    return 0;
+}
+
 static int serve(struct agent_options *o, bool foreground)
 {
     char path[4096];
+    static struct agent_conf conf; /* the options point into it for the agent's life */
+    if (take_conf(o, &conf) < 0)
+        return TALLY_EXIT_ERROR;
     if (!o->socket_path) {
         if (agent_socket_default_path(path, sizeof path) < 0) {
             tally_error("agent: the default socket path is too long");
@@ -253,6 +295,8 @@ int cmd_agent(int argc, char **argv)
     agent_options_init(&o);
     bool foreground = false;
     const char *app = NULL;
+    const char *launch = NULL, *segments = NULL; /* attach: a rank of another host's run */
+    bool quiet = false;
     char why[256];
     optind = 1;
     opterr = 0;
@@ -321,6 +365,17 @@ int cmd_agent(int argc, char **argv)
         case OPT_CREDS:
             o.nats_creds = optarg;
             break;
+        case OPT_LAUNCH:
+            launch = optarg;
+            break;
+        case OPT_SEGMENTS:
+            segments = optarg;
+            break;
+        case OPT_START: /* attach starts the agent when none runs in any case */
+            break;
+        case OPT_QUIET:
+            quiet = true;
+            break;
         case OPT_NATS_INSECURE:
             o.nats_insecure = true;
             break;
@@ -365,6 +420,10 @@ int cmd_agent(int argc, char **argv)
     if (!strcmp(verb, "stop"))
         return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
     if (!strcmp(verb, "attach")) {
+        if (!launch != !segments) {
+            tally_error("agent: attach: --launch and --segments go together");
+            return TALLY_EXIT_ERROR;
+        }
         if (!words[1] || n_words > 2) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
             return TALLY_EXIT_ERROR;
@@ -381,9 +440,13 @@ int cmd_agent(int argc, char **argv)
             tally_error("agent: attach needs --app NAME");
             return TALLY_EXIT_ERROR;
         }
+        json_t *message = json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app);
+        if (launch) {
+            json_object_set_new(message, "launch", json_string(launch));
+            json_object_set_new(message, "segments", json_string(segments));
+        }
         /* as tally run --agent: the agent is started when none runs */
-        return ask(o.socket_path,
-                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true, true);
+        return ask(o.socket_path, message, !quiet, true);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;

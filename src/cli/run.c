@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/run_archive.h"
 #include "report/files.h"
+#include "platform/platform.h"
 #include "report/series.h"
 #include "report/summary.h"
 #include "util/error.h"
@@ -320,7 +321,17 @@ void run_config_free(struct run_config *cfg)
 
 static void append_sample(void *ctx, const struct task_sample *sample)
 {
-    series_append(ctx, sample);
+    struct host_sample h;
+    if (host_read_sample(&h) < 0) {
+        series_append(ctx, sample, NULL);
+        return;
+    }
+    struct series_host host = {
+        .cores = h.cores, .memory_total = h.memory_total, .net_bandwidth = h.net_bandwidth,
+        .cpu_busy = h.cpu_busy, .memory_used = h.memory_used, .disk_read = h.disk_read,
+        .disk_written = h.disk_written, .net_received = h.net_received, .net_sent = h.net_sent,
+    };
+    series_append(ctx, sample, &host);
 }
 
 /* One run of the task with its reports; the status 'tally run' exits with,

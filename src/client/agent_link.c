@@ -44,6 +44,7 @@ static int start_agent(const char *path, char *why, size_t why_len)
     }
     if (pid == 0) {
         dup2(err[1], STDERR_FILENO);
+        closefrom(3); /* the daemon keeps none of its starter's descriptors */
         execl(exe, "tally", "agent", "--socket", path, (char *)NULL);
         _exit(127);
     }

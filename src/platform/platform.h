@@ -164,6 +164,19 @@ int machine_cpu_count(void);
  * fourth field of /proc/loadavg); -1 when unreadable. */
 int proc_runnable_tasks(void);
 double machine_load_average(void);
+/* The whole host at one moment (host.c): capacities, and cumulative
+ * counters of everything that runs on it, whoever runs it. */
+struct host_sample {
+    int cores;               /* online CPUs */
+    double cpu_busy;         /* CPU-seconds busy since boot, all users (/proc/stat) */
+    double memory_total;     /* MemTotal, MB (2^20 B) */
+    double memory_used;      /* MemTotal - MemAvailable, MB */
+    double disk_read, disk_written;   /* MB since boot, whole physical disks */
+    double net_received, net_sent;    /* MB since boot, all interfaces but lo */
+    double net_bandwidth;    /* MB/s, the interfaces' link speeds; 0 when unknown */
+};
+/* Returns -1 when /proc/stat or /proc/meminfo cannot be read. */
+int host_read_sample(struct host_sample *out);
 /* GPUs on which one of pids runs (NVML via dlopen; 0 without NVML). */
 int gpu_count_in_use(const pid_t *pids, size_t count);
 

@@ -396,7 +396,8 @@ static int define_type(struct reader *r, const struct event_def *d, int kind)
         snprintf(buf, sizeof buf, "%.*s", (int)(name.len > 255 ? 255 : name.len), name.s);
         varmap_classify(r->opts, buf, r->own_kinds, r->n_own_kinds, &pt->var);
         const char *dot = strchr(buf, '.');
-        if (pt->var.role == VAR_CAPACITY && dot && !strcmp(dot + 1, "capacity")) {
+        if (pt->var.role == VAR_CAPACITY && dot &&
+            (!strcmp(dot + 1, "capacity") || !strcmp(dot + 1, "peak-capacity"))) {
             if (grow_array((void **)&r->own_kinds, &r->cap_own_kinds, r->n_own_kinds,
                            sizeof *r->own_kinds) < 0)
                 return fail(r, "out of memory");
@@ -499,6 +500,8 @@ static int new_slot(struct reader *r, int container, int ptype)
         s->resource = trace_resource_for(r->t, container, pt->var.kind);
         if (s->resource < 0)
             return fail(r, "out of memory"), -2;
+        if (s->role == VAR_CAPACITY && pt->var.inferred)
+            r->t->resources[s->resource].capacity_inferred = true;
         s->tail = tail_for(r, s->resource, s->role == VAR_USAGE ? s->category : -1);
         if (s->tail < 0)
             return fail(r, "out of memory"), -2;
