@@ -59,6 +59,14 @@ struct task_options {
      * once; at level 1 as scans find them. Same ctx as on_sample. */
     void (*on_process)(void *ctx, pid_t pid, bool started);
     void *sample_ctx;
+    /* Level 1, a launched command: its samples are taken elsewhere (the
+     * agent follows the tree: 'tally run --agent'). tally only waits for
+     * the task and reaps it (no timer, no scan until it ends); the result
+     * holds the kernel's exact totals (CPU, I/O, the largest process's
+     * peak) and the caller merges the sampler's peaks into it. on_launched
+     * (same ctx) tells the sampler which process to follow. */
+    bool sampled_elsewhere;
+    void (*on_launched)(void *ctx, pid_t pid);
 };
 
 enum task_exit_type {
