@@ -103,8 +103,8 @@ build/asan/libtally.a: $(SAN_LIB_OBJ)
 build/gen/%.html.inc: src/%.html
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-GENERATED := build/gen/live/web/live_page.html.inc
-$(patsubst %,%/src/live/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
+GENERATED := build/gen/view/web/live_page.html.inc
+$(patsubst %,%/src/view/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "archive/sha256.h"
+#include "util/sha256.h"
 #include "archive/store.h"
 
 #define MAX_SUMMARY_FIELDS 64

@@ -1,4 +1,4 @@
-/* 'tally agent': the user's local monitor (src/live/agent.c does the work).
+/* 'tally agent': the user's local monitor (src/agent/agent.c does the work).
  *   tally agent [--foreground] [options]     start it (detached by default)
  *   tally agent attach PID --app NAME        follow a running tree
  *   tally agent stop | status                ask the running agent
@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "live/agent.h"
-#include "live/agent_link.h"
-#include "live/agent_socket.h"
+#include "agent/agent.h"
+#include "client/agent_link.h"
+#include "client/agent_socket.h"
+#include "platform/platform.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -45,6 +46,9 @@ static const char usage_text[] =
     "      --nats URL          also serve requests from other hosts through the site's\n"
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
+    "      --nats-insecure     join a nats-server that admits clients without credentials\n"
+    "                          (refused by default: anyone reaching it could command\n"
+    "                          this agent, e.g. kill your tasks)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
     "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
@@ -53,7 +57,8 @@ static const char usage_text[] =
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
+       OPT_NATS_INSECURE };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -67,6 +72,7 @@ static const struct option long_options[] = {
     {"app", required_argument, 0, OPT_APP_NAME},
     {"nats", required_argument, 0, OPT_NATS},
     {"creds", required_argument, 0, OPT_CREDS},
+    {"nats-insecure", no_argument, 0, OPT_NATS_INSECURE},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
     {"help", no_argument, 0, 'h'},
@@ -257,6 +263,9 @@ int cmd_agent(int argc, char **argv)
         case OPT_CREDS:
             o.nats_creds = optarg;
             break;
+        case OPT_NATS_INSECURE:
+            o.nats_insecure = true;
+            break;
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
@@ -281,10 +290,16 @@ int cmd_agent(int argc, char **argv)
         for (int i = optind + 2; i + 1 < argc; i++)
             if (!strcmp(argv[i], "--app"))
                 app = argv[i + 1];
-        char *end = NULL;
-        long pid = optind + 1 < argc ? strtol(argv[optind + 1], &end, 10) : 0;
-        if (pid <= 0 || !end || *end) {
+        if (optind + 1 >= argc) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
+            return TALLY_EXIT_ERROR;
+        }
+        char *end = NULL;
+        errno = 0;
+        long long pid = strtoll(argv[optind + 1], &end, 10);
+        if (errno || end == argv[optind + 1] || *end || !proc_pid_in_range(pid)) {
+            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)",
+                        argv[optind + 1], proc_pid_max());
             return TALLY_EXIT_ERROR;
         }
         if (!app || !*app) {

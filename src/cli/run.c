@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_archive.h"
+#include "platform/platform.h"
 #include "report/files.h"
 #include "report/series.h"
 #include "report/summary.h"
@@ -267,7 +268,15 @@ void run_config_free(struct run_config *cfg)
 
 static void append_sample(void *ctx, const struct task_sample *sample)
 {
-    series_append(ctx, sample);
+    struct host_sample h;
+    if (host_read_sample(&h) < 0) {
+        series_append(ctx, sample, NULL);
+        return;
+    }
+    const double host[SERIES_HOST_COLUMNS] = {h.cores, h.memory_total, h.net_bandwidth,
+                                              h.cpu_busy, h.memory_used, h.disk_read,
+                                              h.disk_written, h.net_received, h.net_sent};
+    series_append(ctx, sample, host);
 }
 
 /* One run of the task with its reports; the status 'tally run' exits with,

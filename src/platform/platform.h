@@ -43,6 +43,14 @@ int proc_read_status(pid_t pid, struct proc_status *out);
 int proc_read_statm(pid_t pid, struct proc_statm *out);
 /* Whole thread group, including the children it reaped. */
 int proc_read_io(pid_t pid, struct proc_io *out);
+/* Pids: the kernel's upper bound (/proc/sys/kernel/pid_max, at most
+ * PROC_PID_MAX_LIMIT, which is the kernel's own hard limit on 64-bit), and
+ * whether a number read from a user or a message is a pid at all: in
+ * (0, pid_max]. Every parser of a pid checks this before casting to pid_t
+ * (4294967297 cast to pid_t is 1). */
+#define PROC_PID_MAX_LIMIT 4194304
+long long proc_pid_max(void);
+bool proc_pid_in_range(long long value);
 /* Proportional set size (smaps_rollup Pss), bytes. */
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
 /* CPU time of the process's live threads in nanoseconds (the sum of

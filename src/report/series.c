@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform/platform.h"
 #include "util/error.h"
 
 /* Columns after wall_clock, in order (the header names them). */
@@ -43,7 +42,7 @@ int series_open(struct series_writer *w, const char *path, const char *command)
     return 0;
 }
 
-void series_append(struct series_writer *w, const struct task_sample *s)
+void series_append(struct series_writer *w, const struct task_sample *s, const double *host)
 {
     if (!w->open)
         return;
@@ -55,15 +54,14 @@ void series_append(struct series_writer *w, const struct task_sample *s)
         else
             fprintf(w->file.fp, " %.6f", v);
     }
-    struct host_sample h;
-    if (host_read_sample(&h) == 0) { /* unreadable: the last reading is written again */
-        w->host = h;
+    if (host) { /* none (unreadable): the last reading is written again */
+        memcpy(w->host, host, sizeof w->host);
         w->have_host = 1;
     }
-    h = w->host;
-    fprintf(w->file.fp, " %d %.3f %.3f %.2f %.3f %.6f %.6f %.6f %.6f", w->have_host ? h.cores : 0,
-            h.memory_total, h.net_bandwidth, h.cpu_busy, h.memory_used, h.disk_read, h.disk_written,
-            h.net_received, h.net_sent);
+    static const char *const formats[SERIES_HOST_COLUMNS] = {" %.0f", " %.3f", " %.3f", " %.2f", " %.3f",
+                                                             " %.6f", " %.6f", " %.6f", " %.6f"};
+    for (int i = 0; i < SERIES_HOST_COLUMNS; i++)
+        fprintf(w->file.fp, formats[i], w->host[i]);
     fputc('\n', w->file.fp);
 }
 

@@ -9,7 +9,8 @@
  * wall_clock in epoch seconds, cpu_time cumulative seconds, cores used over
  * the last interval, max_concurrent_processes the most processes alive during
  * the interval, memory, bytes and disk in MB (2^20 bytes). The host_
- * columns are the whole host at that moment (platform.h's host_sample): its
+ * columns are the whole host at that moment (platform.h's host_sample, read
+ * by the caller): its
  * capacities (cores, MemTotal, network bandwidth in MB/s, 0 when unknown) and
  * its counters, every user's processes included, from which 'tally trace
  * from-runs' draws the load tally did not run. Rows are written to
@@ -18,19 +19,25 @@
 #define TALLY_REPORT_SERIES_H
 
 #include "monitor/task.h"
-#include "platform/platform.h"
 #include "util/atomic_file.h"
+
+/* The host_ columns, in order: cores, memory_total (MB), network_bandwidth
+ * (MB/s, 0 unknown), cpu_time (s), memory_used (MB), disk_read,
+ * disk_written, received, sent (MB); the caller reads them (platform.h's
+ * host_sample). */
+#define SERIES_HOST_COLUMNS 9
 
 struct series_writer {
     struct atomic_file file;
     int open;
-    struct host_sample host; /* the last host reading */
+    double host[SERIES_HOST_COLUMNS]; /* the last host reading */
     int have_host;
 };
 
 /* Returns -1 and prints one error line when the file cannot be created. */
 int series_open(struct series_writer *writer, const char *path, const char *command);
-void series_append(struct series_writer *writer, const struct task_sample *sample);
+/* host: SERIES_HOST_COLUMNS values, or NULL to repeat the last ones. */
+void series_append(struct series_writer *writer, const struct task_sample *sample, const double *host);
 /* Returns -1 and prints one error line on failure. */
 int series_commit(struct series_writer *writer);
 void series_abort(struct series_writer *writer);

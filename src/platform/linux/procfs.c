@@ -186,6 +186,20 @@ int proc_read_io(pid_t pid, struct proc_io *out)
     return parse_io(buf, out);
 }
 
+long long proc_pid_max(void)
+{
+    char buf[32];
+    long long max = 0;
+    if (read_small("/proc/sys/kernel/pid_max", buf, sizeof buf) > 0)
+        max = strtoll(buf, NULL, 10);
+    return max > 0 && max <= PROC_PID_MAX_LIMIT ? max : PROC_PID_MAX_LIMIT;
+}
+
+bool proc_pid_in_range(long long value)
+{
+    return value > 0 && value <= proc_pid_max();
+}
+
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
 {
     char buf[2048];
