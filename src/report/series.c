@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/command_line.h"
 #include "util/error.h"
 
 /* Columns after wall_clock, in order (the header names them). */
@@ -28,7 +29,10 @@ int series_open(struct series_writer *w, const char *path, const char *command)
         return -1;
     }
     w->open = 1;
-    fprintf(w->file.fp, "# tally time series of: %s\n", command ? command : "");
+    /* one line whatever the command holds (a -c script's newlines) */
+    char *line = command_line_one_line(command ? command : "");
+    fprintf(w->file.fp, "# tally time series of: %s\n", line ? line : "");
+    free(line);
     fprintf(w->file.fp, "# units: wall_clock s (epoch), cpu_time s, cores cores, memory, bytes and disk MB (2^20 B), "
                         "host_network_bandwidth MB/s; host_ columns: the whole host, every user's processes "
                         "included (cores online, MemTotal, link speeds of /sys/class/net or 0, counters since "
@@ -42,7 +46,8 @@ int series_open(struct series_writer *w, const char *path, const char *command)
     return 0;
 }
 
-void series_append(struct series_writer *w, const struct task_sample *s, const double *host)
+void series_append(struct series_writer *w, const struct task_sample *s,
+                   const struct series_host *host)
 {
     if (!w->open)
         return;
@@ -54,14 +59,14 @@ void series_append(struct series_writer *w, const struct task_sample *s, const d
         else
             fprintf(w->file.fp, " %.6f", v);
     }
-    if (host) { /* none (unreadable): the last reading is written again */
-        memcpy(w->host, host, sizeof w->host);
+    if (host) { /* unreadable: the last reading is written again */
+        w->host = *host;
         w->have_host = 1;
     }
-    static const char *const formats[SERIES_HOST_COLUMNS] = {" %.0f", " %.3f", " %.3f", " %.2f", " %.3f",
-                                                             " %.6f", " %.6f", " %.6f", " %.6f"};
-    for (int i = 0; i < SERIES_HOST_COLUMNS; i++)
-        fprintf(w->file.fp, formats[i], w->host[i]);
+    struct series_host h = w->host;
+    fprintf(w->file.fp, " %d %.3f %.3f %.2f %.3f %.6f %.6f %.6f %.6f", w->have_host ? h.cores : 0,
+            h.memory_total, h.net_bandwidth, h.cpu_busy, h.memory_used, h.disk_read, h.disk_written,
+            h.net_received, h.net_sent);
     fputc('\n', w->file.fp);
 }
 

@@ -9,8 +9,8 @@
  * wall_clock in epoch seconds, cpu_time cumulative seconds, cores used over
  * the last interval, max_concurrent_processes the most processes alive during
  * the interval, memory, bytes and disk in MB (2^20 bytes). The host_
- * columns are the whole host at that moment (platform.h's host_sample, read
- * by the caller): its
+ * columns are the whole host at that moment (struct series_host, which the
+ * caller reads: platform.h's host_read_sample for tally run): its
  * capacities (cores, MemTotal, network bandwidth in MB/s, 0 when unknown) and
  * its counters, every user's processes included, from which 'tally trace
  * from-runs' draws the load tally did not run. Rows are written to
@@ -21,23 +21,27 @@
 #include "monitor/task.h"
 #include "util/atomic_file.h"
 
-/* The host_ columns, in order: cores, memory_total (MB), network_bandwidth
- * (MB/s, 0 unknown), cpu_time (s), memory_used (MB), disk_read,
- * disk_written, received, sent (MB); the caller reads them (platform.h's
- * host_sample). */
-#define SERIES_HOST_COLUMNS 9
+/* The whole host at one sample (the host_ columns). */
+struct series_host {
+    int cores;
+    double memory_total, net_bandwidth;           /* MB, MB/s (0: unknown) */
+    double cpu_busy, memory_used;                 /* CPU-seconds since boot, MB */
+    double disk_read, disk_written, net_received, net_sent; /* MB since boot */
+};
 
 struct series_writer {
     struct atomic_file file;
     int open;
-    double host[SERIES_HOST_COLUMNS]; /* the last host reading */
+    struct series_host host; /* the last host reading */
     int have_host;
 };
 
 /* Returns -1 and prints one error line when the file cannot be created. */
 int series_open(struct series_writer *writer, const char *path, const char *command);
-/* host: SERIES_HOST_COLUMNS values, or NULL to repeat the last ones. */
-void series_append(struct series_writer *writer, const struct task_sample *sample, const double *host);
+/* host: the host now, or NULL when it could not be read (the last reading
+ * is written again). */
+void series_append(struct series_writer *writer, const struct task_sample *sample,
+                   const struct series_host *host);
 /* Returns -1 and prints one error line on failure. */
 int series_commit(struct series_writer *writer);
 void series_abort(struct series_writer *writer);

@@ -25,6 +25,7 @@
 #include "trace/namemap.h"
 #include "trace/trace.h"
 #include "trace/varmap.h"
+#include "util/text_file.h"
 
 enum paje_event {
     EV_DEF_CONTAINER_TYPE, EV_DEF_VARIABLE_TYPE, EV_DEF_STATE_TYPE, EV_DEF_EVENT_TYPE,
@@ -762,9 +763,10 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     namemap_init(&r.link_keys);
     idmap_init(&r.edges_seen);
     idmap_init(&r.tail_of);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[160];
+    int fd = text_file_open(path, true, why, sizeof why); /* never waits on a FIFO */
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         trace_free(out);
         return -1;
     }
@@ -772,8 +774,8 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     void *map = NULL;
     size_t size = 0;
     int rc = -1;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "not a regular file");
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
         goto done;
     }
     size = (size_t)st.st_size;
