@@ -23,6 +23,7 @@ all_acked_as() { [ "$(state | awk -v k="$1" '$3 == k && $4 == $5' | wc -l)" = 4 
 check "proc_get_info([app_md], 0x80) sees ranks 0-1 on hostA and 2-3 on hostB" wait_until 40 four_ranks
 check_eq "before any request: every rank off" "$(state | awk '{ print $3 }' | sort -u)" off
 nreq ':proc_record_start([app_md], "mpi")' >start.out 2>&1
+sed "s/^/# /" start.out
 check_eq "proc_record_start: the 4 ranks answer on [mpi], 2 per host" \
   "$(jq -r 'select(.service == "proc_record_start") | "\(.node) \(.result.on | join("+"))"' start.out | sort | uniq -c | awk '{ print $1, $2, $3 }' | tr '\n' ';')" \
   "2 hostA mpi;2 hostB mpi;"
