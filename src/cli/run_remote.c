@@ -11,6 +11,7 @@
 
 #include "cli/run.h"
 #include "client/launch_gather.h"
+#include "platform/platform.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -51,10 +52,9 @@ int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour)
              bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]);
     char host[256] = "", exe[PATH_MAX];
     gethostname(host, sizeof host - 1);
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
+    bool have_exe = proc_self_exe(exe, sizeof exe) == 0;
     if (setenv("TALLY_LAUNCH", o->launch, 1) < 0 || setenv("TALLY_LAUNCH_HOST", host, 1) < 0 ||
-        (n > 0 && setenv("TALLY_EXE", exe, 1) < 0))
+        (have_exe && setenv("TALLY_EXE", exe, 1) < 0))
         return -1;
     if (cfg->agent.app)
         setenv("TALLY_APP", cfg->agent.app, 1);
