@@ -71,8 +71,8 @@ struct csr_owner {
 struct agent_client {
     int fd;
     unsigned id;
-    char *in;   size_t in_len, in_cap;
-    char *out;  size_t out_len, out_cap;
+    char *in;   size_t in_len, in_cap, in_scanned; /* in[0..in_scanned) holds no newline */
+    char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
     bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
@@ -86,13 +86,15 @@ struct agent {
     uid_t uid;
     int epoll_fd, listen_fd, lock_fd, tick_fd;
     struct agent_client **clients; size_t client_count, client_cap;
+    size_t out_total;              /* output pending for all clients (bounded: client_output) */
     unsigned next_client_id;
     struct agent_task **tasks; size_t task_count, task_cap;
     unsigned next_task_id;
     struct pidmap procs;           /* pid -> struct agent_proc, processes of live tasks */
     struct proc_scan scan;
     struct csr_registry *registry; /* counters and conditional requests (csr.h) */
-    struct csr_owner *owners; size_t owner_count, owner_cap;
+    struct csr_owner *owners; size_t owner_count, owner_cap; /* sorted by csr */
+    unsigned long long owner_deletions; /* csr_deletions at the last sweep of owners */
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */
@@ -127,6 +129,15 @@ struct agent_task *agent_task_find(const struct agent *a, unsigned id);
 /* Attaches a running tree by pid (level-1 follower). NULL with why. */
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_len);
+/* A task registered by 'tally run --agent' at level 1: the agent follows
+ * its command's tree (pid, a child of the runner) with a level-1 follower
+ * fed by the shared scan, and its tally run only waits. -1 with why. */
+int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_len);
+/* The runner saw its command end: the follower's final values as a summary
+ * (new reference), for the runner to merge with the kernel's exact totals;
+ * NULL when the agent does not follow the task. The task stays until the
+ * runner's "finished". */
+json_t *agent_task_follow_end(struct agent *a, struct agent_task *t);
 /* A process joined (started) or left the task, as its tally run saw it at
  * level 2 (every process, however short, at once). */
 void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);

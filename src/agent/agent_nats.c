@@ -398,3 +398,15 @@ void agent_nats_sync_apps(struct agent *a)
         subscribe(a, SUBJECT_APP, task->app);
     }
 }
+
+json_t *agent_nats_status(const struct agent *a)
+{
+    if (!a->nats)
+        return json_null();
+    json_t *apps = json_array();
+    for (size_t i = 0; i < a->nats->app_count; i++)
+        json_array_append_new(apps, json_string(a->nats->apps[i]));
+    return json_pack("{s:s, s:s, s:b, s:I, s:o}", "url", a->options.nats_url, "user", a->nats->user,
+                     "connected", nats_link_connected(a->nats->link), "reconnects",
+                     (json_int_t)nats_link_reconnects(a->nats->link), "apps", apps);
+}

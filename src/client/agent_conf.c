@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/text_file.h"
 
@@ -86,12 +87,13 @@ int agent_conf_load(struct agent_conf *c, char *why, size_t why_len)
     char path[4096];
     if (agent_conf_path(path, sizeof path) < 0)
         return 0;
+    if (access(path, F_OK) < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0; /* no configuration: nothing to take */
     size_t len;
-    char *text = text_file_read(path, &len);
+    char reason[256];
+    char *text = text_file_read(path, 64 * 1024, &len, reason, sizeof reason);
     if (!text) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return 0;
-        snprintf(why, why_len, "%s: %s", path, strerror(errno));
+        snprintf(why, why_len, "%s: %s", path, reason);
         return -1;
     }
     char inner[300];

@@ -30,7 +30,7 @@ declare -A ALLOWED=(
 # Headers any room may include: the public headers of include/tally/ (the
 # segment layout and the probe API, the bottom of everything), src/version.h,
 # and report/fields.h, the field vocabulary, until src/core/ holds it.
-ANYWHERE=" tally/probe.h tally/segment.h tally/segment_switch.h version.h report/fields.h "
+ANYWHERE=" version.h report/fields.h "
 # Single arrows that break the table today, each with its reason; a later
 # phase removes them. FILE:INCLUDE.
 EXCEPTIONS=(
@@ -56,6 +56,7 @@ arrows() {
       target=${inc%%/*}
       [ "$target" = "$room" ] && continue
       [[ "$ANYWHERE" == *" $inc "* ]] && continue
+      [[ "$inc" == tally/* && -f "$TALLY_TEST_ROOT/include/$inc" ]] && continue # include/tally/*.h
       [[ " ${ALLOWED[$room]} " == *" $target "* ]] && continue
       [[ " ${EXCEPTIONS[*]} " == *" $rel:$inc "* ]] && continue
       echo "  $rel includes \"$inc\" ($room → $target is not allowed)"
@@ -84,6 +85,7 @@ declare -A PROC_ALLOWED=(
   [agent/agent_tree.c]=1   # the command name of an attached pid
   [instrument/launch.c]=1  # /proc/self/exe: where tally's libraries are
   [client/agent_link.c]=1  # /proc/self/exe: the tally binary that starts the agent
+  [cli/run_remote.c]=1     # /proc/self/exe: the tally binary a remote rank runs
 )
 bad=""
 while IFS= read -r f; do
