@@ -14,8 +14,8 @@ make -s build/tally build/progs/remote_shell libs >/dev/null || exit 1
 export TALLY=$PWD/build/tally PROGS=$PWD/build/progs TALLY_TEST_ROOT=$PWD
 RESULTS=$PWD/bench/results/multihost.md
 RUNS=${BENCH_RUNS:-3}
-. tests/integration/lib.sh
-. tests/integration/multihost/multihost_lib.sh
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/multihost/multihost_lib.sh"
 export OMPI_MCA_rmaps_base_oversubscribe=1
 multihost_start hostA hostB:1000 hostC:500 hostD:2000 || exit 1
 build openmpi stencil || exit 1
