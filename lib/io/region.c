@@ -117,10 +117,8 @@ static struct tally_io_header *create_region(uint32_t flags)
     h->start_ns = io_now();
     ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = '\0';
-    struct tally_io_record *inc = tally_io_record_at(h, TALLY_IO_CAPACITY);
-    memcpy(inc->path, TALLY_IO_INCOMPLETE_NAME, sizeof TALLY_IO_INCOMPLETE_NAME);
-    inc->last_read_end = inc->last_write_end = -1;
-    inc->ready = 1;
+    /* The incomplete record is left untouched (its page is given only when a
+     * file past the bound needs it); the monitor names it. */
     __atomic_store_n(&h->magic, TALLY_IO_MAGIC, __ATOMIC_RELEASE);
     return h;
 }

@@ -76,6 +76,37 @@ static json_t *maybe(double v)
     return v < 0 ? json_null() : json_real(v);
 }
 
+/* The measured ranks grouped by host, hosts in order of their first rank:
+ * [{"name", "ranks": [...], "comm_time", "wait_time", "compute_time",
+ *   "clock_offset" (mpi.hosts', when the run spanned hosts)}]. */
+static json_t *hosts_json(const struct mpi_analysis *a, const json_t *mpi)
+{
+    json_t *hosts = json_array(), *by_name = json_object();
+    for (size_t i = 0; i < a->measured; i++) {
+        const struct rank_times *t = &a->per_rank[i];
+        json_t *h = json_object_get(by_name, t->host);
+        if (!h) {
+            h = json_pack("{s:s, s:[], s:f, s:f, s:f}", "name", t->host, "ranks", "comm_time", 0.0, "wait_time",
+                          0.0, "compute_time", 0.0);
+            size_t k;
+            json_t *known;
+            json_array_foreach(json_object_get(mpi, "hosts"), k, known)
+                if (json_equal(json_object_get(known, "name"), json_object_get(h, "name")) &&
+                    json_object_get(known, "clock_offset"))
+                    json_object_set(h, "clock_offset", json_object_get(known, "clock_offset"));
+            json_array_append_new(hosts, h);
+            json_object_set(by_name, t->host, h);
+        }
+        json_array_append_new(json_object_get(h, "ranks"), json_integer(t->rank));
+        const char *keys[] = {"comm_time", "wait_time", "compute_time"};
+        double add[] = {t->comm, t->wait, t->compute};
+        for (int k = 0; k < 3; k++)
+            json_object_set_new(h, keys[k], json_real(json_real_value(json_object_get(h, keys[k])) + add[k]));
+    }
+    json_decref(by_name);
+    return hosts;
+}
+
 static json_t *report_json(const struct mpi_analysis *a, const json_t *summary, const struct mpi_analysis *with)
 {
     const json_t *mpi = json_object_get(summary, "mpi");
@@ -88,6 +119,7 @@ static json_t *report_json(const struct mpi_analysis *a, const json_t *summary, 
     json_object_set_new(o, "comm_ratio", maybe(a->comm_ratio));
     json_object_set_new(o, "comm_fraction", maybe(a->comm_fraction));
     json_object_set_new(o, "time_per_iteration", maybe(a->time_per_iteration));
+    json_object_set_new(o, "hosts", hosts_json(a, mpi));
     int more[4096], less[4096];
     size_t nm = mpi_imbalanced_ranks(a, +1, 0.1, more, 4096), nl = mpi_imbalanced_ranks(a, -1, 0.1, less, 4096);
     json_object_set_new(o, "imbalance", json_pack("{s:f, s:o, s:o}", "mean_wait_time", a->mean_wait,
@@ -209,11 +241,32 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
         printf("progress: %.6f s per iteration\n", a->time_per_iteration);
     printf("%6s %-16s %12s %12s %12s %12s %10s\n", "rank", "host", "comm s", "wait s", "compute s", "t2-t1 s",
            "iterations");
-    for (size_t i = 0; i < a->measured; i++) {
-        const struct rank_times *t = &a->per_rank[i];
-        printf("%6d %-16s %12.6f %12.6f %12.6f %12.6f %10lld\n", t->rank, t->host, t->comm, t->wait, t->compute,
-               t->span, t->iterations);
+    json_t *hosts = hosts_json(a, mpi); /* the ranks grouped by host */
+    size_t h;
+    json_t *host;
+    json_array_foreach(hosts, h, host) {
+        const char *name = json_string_value(json_object_get(host, "name"));
+        const json_t *offset = json_object_get(host, "clock_offset");
+        if (json_array_size(hosts) > 1) {
+            printf("host %s: %zu rank%s, comm %.6f s, wait %.6f s, compute %.6f s", name,
+                   json_array_size(json_object_get(host, "ranks")),
+                   json_array_size(json_object_get(host, "ranks")) == 1 ? "" : "s",
+                   json_real_value(json_object_get(host, "comm_time")),
+                   json_real_value(json_object_get(host, "wait_time")),
+                   json_real_value(json_object_get(host, "compute_time")));
+            if (offset)
+                printf(", clock %+.6f s from the launch host's", json_number_value(json_array_get(offset, 0)));
+            printf("\n");
+        }
+        for (size_t i = 0; i < a->measured; i++) {
+            const struct rank_times *t = &a->per_rank[i];
+            if (strcmp(t->host, name))
+                continue;
+            printf("%6d %-16s %12.6f %12.6f %12.6f %12.6f %10lld\n", t->rank, t->host, t->comm, t->wait,
+                   t->compute, t->span, t->iterations);
+        }
     }
+    json_decref(hosts);
     print_counters(a);
     int more[4096], less[4096];
     size_t nm = mpi_imbalanced_ranks(a, +1, 0.1, more, 4096), nl = mpi_imbalanced_ranks(a, -1, 0.1, less, 4096);

@@ -189,6 +189,7 @@ void run_instrument_collect(struct run_config *cfg)
     if (mpi && remote) { /* the hosts that answered, and what is missing, first among the warnings */
         json_object_set(mpi, "hosts", json_object_get(remote, "hosts"));
         json_object_set(mpi, "missing_ranks", json_object_get(remote, "missing_ranks"));
+        json_object_set(mpi, "gather_time", json_object_get(remote, "gather_time"));
         const char *warning = json_string_value(json_object_get(remote, "warning"));
         if (warning) {
             if (!json_object_get(mpi, "warnings"))

@@ -2,6 +2,7 @@
 #include "cli/run_remote.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include "cli/run.h"
 #include "client/launch_gather.h"
+#include "platform/platform.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 /* The variables a remote rank needs (those that are set). */
@@ -49,10 +52,9 @@ int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour)
              bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]);
     char host[256] = "", exe[PATH_MAX];
     gethostname(host, sizeof host - 1);
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
+    bool have_exe = proc_self_exe(exe, sizeof exe) == 0;
     if (setenv("TALLY_LAUNCH", o->launch, 1) < 0 || setenv("TALLY_LAUNCH_HOST", host, 1) < 0 ||
-        (n > 0 && setenv("TALLY_EXE", exe, 1) < 0))
+        (have_exe && setenv("TALLY_EXE", exe, 1) < 0))
         return -1;
     if (cfg->agent.app)
         setenv("TALLY_APP", cfg->agent.app, 1);
@@ -91,45 +93,37 @@ static void rank_list(const bool *have, int ranks, char *out, size_t len)
     }
 }
 
-/* Every host with ranks, the launch host first: [{"name", "ranks", and for
- * the others "site", "clock_offset", "uncertainty"}]. */
+/* Every host with ranks, in the order of their first rank (set is sorted
+ * by rank): [{"name", "ranks", "clock_offset", and for the other hosts
+ * "site" and "uncertainty"}]; the launch host's clock offset is 0. */
 static json_t *hosts_json(const struct segment_set *set, const json_t *answered)
 {
     json_t *hosts = json_array(), *by_name = json_object();
     char here[256] = "";
     gethostname(here, sizeof here - 1);
-    json_t *local = json_pack("{s:s, s:i, s:[f, s]}", "name", here, "ranks", 0, "clock_offset", 0.0, "s");
-    json_array_append_new(hosts, local);
-    json_object_set(by_name, here, local);
-    size_t i;
-    json_t *h;
-    json_array_foreach(answered, i, h) {
-        const char *name = json_string_value(json_object_get(h, "name"));
-        if (name && !json_object_get(by_name, name)) {
-            json_t *copy = json_deep_copy(h);
-            json_object_set_new(copy, "ranks", json_integer(0));
-            json_array_append_new(hosts, copy);
-            json_object_set(by_name, name, copy);
-        }
-    }
-    for (i = 0; i < set->count; i++) {
+    for (size_t i = 0; i < set->count; i++) {
         const struct tally_segment *s = set->items[i];
         if (!(s->d.flags & TALLY_SEG_MPI))
             continue;
         json_t *entry = json_object_get(by_name, s->d.host);
         if (!entry) {
             entry = json_pack("{s:s, s:i}", "name", s->d.host, "ranks", 0);
+            size_t k;
+            json_t *h;
+            json_array_foreach(answered, k, h)
+                if (!strcmp(json_string_value(json_object_get(h, "name")) ?: "", s->d.host)) {
+                    json_object_set(entry, "site", json_object_get(h, "site"));
+                    json_object_set(entry, "clock_offset", json_object_get(h, "clock_offset"));
+                    json_object_set(entry, "uncertainty", json_object_get(h, "uncertainty"));
+                }
+            if (!strcmp(s->d.host, here))
+                json_object_set_new(entry, "clock_offset", json_pack("[f, s]", 0.0, "s"));
             json_array_append_new(hosts, entry);
             json_object_set(by_name, s->d.host, entry);
         }
         json_object_set_new(entry, "ranks", json_integer(json_integer_value(json_object_get(entry, "ranks")) + 1));
     }
     json_decref(by_name);
-    for (i = 0; i < json_array_size(hosts);) /* agents that had none of the ranks */
-        if (json_integer_value(json_object_get(json_array_get(hosts, i), "ranks")) == 0)
-            json_array_remove(hosts, i);
-        else
-            i++;
     return hosts;
 }
 
@@ -159,7 +153,9 @@ json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
     }
     double timeout = gather_timeout();
     struct launch_gather g;
+    double started = clock_monotonic_seconds();
     launch_gather_run(o->launch, have, ranks, timeout, &g);
+    double took = clock_monotonic_seconds() - started;
     if (g.count) {
         struct tally_segment **grown = realloc(set->items, (set->count + g.count) * sizeof *grown);
         if (grown) {
@@ -174,7 +170,8 @@ json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
             qsort(set->items, set->count, sizeof *set->items, by_rank);
         }
     }
-    json_t *out = json_pack("{s:o}", "hosts", hosts_json(set, g.hosts));
+    json_t *out = json_pack("{s:o, s:[f, s]}", "hosts", hosts_json(set, g.hosts), "gather_time",
+                            round(took * 1e6) / 1e6, "s");
     json_t *missing = json_array();
     for (int r = 0; r < ranks; r++)
         if (!have[r])

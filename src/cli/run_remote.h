@@ -26,7 +26,7 @@ struct run_config;
 int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour);
 /* After the run, with the local segments in set: when ranks are missing
  * (fewer than the application's size, or none here), gathers them from the
- * agents into set (within $TALLY_GATHER_TIMEOUT seconds, default 5).
+ * agents into set (within $TALLY_GATHER_TIMEOUT seconds, default 5; how long it took: gather_time).
  * Returns {"hosts": [...], "missing_ranks": [...], "warning": "..."} to
  * fold into the summary's mpi object, or NULL when nothing was gathered. */
 json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set);

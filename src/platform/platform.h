@@ -51,6 +51,9 @@ int proc_read_io(pid_t pid, struct proc_io *out);
 #define PROC_PID_MAX_LIMIT 4194304
 long long proc_pid_max(void);
 bool proc_pid_in_range(long long value);
+/* The path of this process's own executable (/proc/self/exe) into out.
+ * 0, or -1 when it cannot be read or does not fit. */
+int proc_self_exe(char *out, size_t size);
 /* Proportional set size (smaps_rollup Pss), bytes. */
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
 /* CPU time of the process's live threads in nanoseconds (the sum of

@@ -81,7 +81,9 @@ static struct finding *collect(const struct trace *t, double anomaly_slice, doub
         snprintf(f->resource, sizeof f->resource, "%s", found[i].resource);
         f->from = found[i].from;
         f->to = found[i].to;
-        snprintf(f->detail, sizeof f->detail, "%s", found[i].detail);
+        /* how sure it is goes with what it says (the page lists ranges with their t+ times) */
+        snprintf(f->detail, sizeof f->detail, "%.290s (%.0f%% sure)", found[i].detail,
+                 found[i].confidence * 100);
     }
     free(found);
     for (size_t i = 0; i < t->n_violations; i++) {

@@ -362,6 +362,17 @@ int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx)
     return 0;
 }
 
+int proc_self_exe(char *out, size_t size)
+{
+    if (size < 2)
+        return -1;
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    if (n <= 0 || (size_t)n >= size - 1)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
 /* Appends the pids listed in /proc/PID/task/TID/children for every thread
  * TID of pid to *queue. -1 when pid's own thread has no children file (a
  * kernel without CONFIG_PROC_CHILDREN), 0 otherwise (pid gone included). */

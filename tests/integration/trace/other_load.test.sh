@@ -54,6 +54,8 @@ check_contains "  ... dated" "$("$TALLY" trace stats solo.paje --queries 1 | gre
 "$TALLY" view solo.paje --svg solo.svg
 check_contains "the SVG caption: t+ seconds and the start as a UTC date" "$(cat solo.svg)" "slice t+0 s – t+"
 check_contains "  ... dated" "$(cat solo.svg)" "(t+0 = ${day}T"
+"$TALLY" view solo.paje -o solo.html
+check_contains "the page's findings say how sure they are" "$(grep -o '% sure)' solo.html | head -1)" "% sure)"
 an=$("$TALLY" trace anomalies solo.paje --format json)
 check_eq "no saturation of a capacity inferred from the peak (io, network)" \
   "$(echo "$an" | jq '[.[] | select(.kind == "saturation" and (.resource | test(":(io|network)$")))] | length')" 0
