@@ -70,11 +70,17 @@ MPI_LIBS := $(if $(OMPI_PC),build/lib/libtally-mpi-openmpi.so) $(if $(MPICH_PC),
 # its plugstack.conf line says tally=PATH.
 SPANK_LIB := $(if $(wildcard /usr/include/slurm/spank.h),build/lib/spank_tally.so)
 
-libs: build/lib/libtally-probe.so build/lib/pkgconfig/tally-probe.pc $(MPI_LIBS) $(SPANK_LIB)
+libs: build/lib/libtally-probe.so build/lib/libtally-io.so build/lib/pkgconfig/tally-probe.pc $(MPI_LIBS) $(SPANK_LIB)
 
 build/lib/spank_tally.so: $(wildcard lib/spank/*.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -fvisibility=default -DTALLY_DEFAULT_PROGRAM='"$(BINDIR)/tally"' -shared -o $@ $(wildcard lib/spank/*.c)
+
+# The level-3 I/O helper, preloaded into every process of a task (docs/io.md).
+IO_LIB_SRC := $(sort $(wildcard lib/io/*.c))
+build/lib/libtally-io.so: $(IO_LIB_SRC) $(wildcard lib/io/*.h) include/tally/io_segment.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,libtally-io.so -o $@ $(IO_LIB_SRC) -ldl -lpthread
 
 build/lib/libtally-probe.so: $(PROBE_LIB_SRC) $(wildcard lib/probe/*.h) include/tally/probe.h include/tally/segment.h
 	@mkdir -p $(dir $@)
@@ -112,8 +118,8 @@ build/asan/libtally.a: $(SAN_LIB_OBJ)
 build/gen/%.html.inc: src/%.html
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-GENERATED := build/gen/live/web/live_page.html.inc
-$(patsubst %,%/src/live/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
+GENERATED := build/gen/view/web/live_page.html.inc
+$(patsubst %,%/src/view/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -188,7 +194,7 @@ MAN7 := $(wildcard man/*.7)
 # Names installed in BINDIR as symlinks to tally (e.g. resource_monitor):
 INSTALL_BIN_LINKS := resource_monitor
 # Libraries, built before installing (e.g. build/lib/libtally-probe.so, lib/mpi):
-INSTALL_LIBS := build/lib/libtally-probe.so $(MPI_LIBS)
+INSTALL_LIBS := build/lib/libtally-probe.so build/lib/libtally-io.so $(MPI_LIBS)
 # Public headers, installed under INCLUDEDIR/tally/ (e.g. include/tally/probe.h):
 INSTALL_HEADERS := include/tally/probe.h
 # pkg-config files NAME.pc.in, installed as NAME.pc with @PREFIX@, @LIBDIR@ and

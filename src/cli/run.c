@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/run_archive.h"
 #include "report/files.h"
+#include "platform/platform.h"
 #include "report/series.h"
 #include "report/summary.h"
 #include "util/error.h"
@@ -35,7 +36,8 @@ static const char usage_text[] =
     "      --wait-for-all      wait for processes left when the command exits\n"
     "                          (default: terminate them)\n"
     "      --interval TIME     sampling interval (default 1 s; shorter near limits)\n"
-    "      --level 1|2         1: /proc polling; 2: process events (default)\n"
+    "      --level 1|2|3       1: /proc polling; 2: process events (default);\n"
+    "                          3: also every file's I/O (PREFIX.files.json)\n"
     "      --measure-dir DIR   directory whose footprint is 'disk' (repeatable;\n"
     "                          default: the current directory)\n"
     "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
@@ -60,7 +62,8 @@ static const char usage_text[] =
     "Killed with SIGKILL, tally leaves nothing of the task running (level 2: the\n"
     "kernel ends traced processes; level 1: a 'tally-guardian' process does).\n\n"
     "Exit status: the command's; 128+N if it died of signal N; 124 if a limit was\n"
-    "broken; 125 tally error; 126 cannot execute; 127 not found.\n";
+    "broken (one line on stderr says which, and the value reached); 125 tally\n"
+    "error; 126 cannot execute; 127 not found.\n";
 
 enum {
     OPT_TIME_SERIES = 256, OPT_FILES, OPT_LIMITS, OPT_LIMITS_FILE, OPT_MEASURE_ONLY,
@@ -203,8 +206,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
                 return TALLY_EXIT_ERROR;
             break;
         case OPT_LEVEL:
-            if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-                tally_error("--level: '%s' is not 1 or 2", optarg);
+            if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "3")) {
+                tally_error("--level: '%s' is not 1, 2 or 3", optarg);
                 return TALLY_EXIT_ERROR;
             }
             cfg->task.level = optarg[0] - '0';
@@ -248,7 +251,7 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
     }
     if (parse_spin_env(&cfg->task.event_poll) < 0)
         return TALLY_EXIT_ERROR;
-    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, true, &cfg->command_text);
     if (rc == -1) {
         tally_error("run: give exactly one of COMMAND, -c LINE or --pid PID (see 'tally run --help')");
         return TALLY_EXIT_ERROR;
@@ -299,6 +302,8 @@ json_t *run_summary_extra(const struct run_config *cfg)
     json_t *extra = json_object();
     if (cfg->instrument.summary_extra)
         json_object_update(extra, cfg->instrument.summary_extra);
+    if (cfg->io.summary_io)
+        json_object_set(extra, "io", cfg->io.summary_io);
     if (cfg->annotate)
         json_object_update_missing(extra, cfg->annotate);
     return extra;
@@ -316,7 +321,17 @@ void run_config_free(struct run_config *cfg)
 
 static void append_sample(void *ctx, const struct task_sample *sample)
 {
-    series_append(ctx, sample);
+    struct host_sample h;
+    if (host_read_sample(&h) < 0) {
+        series_append(ctx, sample, NULL);
+        return;
+    }
+    struct series_host host = {
+        .cores = h.cores, .memory_total = h.memory_total, .net_bandwidth = h.net_bandwidth,
+        .cpu_busy = h.cpu_busy, .memory_used = h.memory_used, .disk_read = h.disk_read,
+        .disk_written = h.disk_written, .net_received = h.net_received, .net_sent = h.net_sent,
+    };
+    series_append(ctx, sample, &host);
 }
 
 /* One run of the task with its reports; the status 'tally run' exits with,
@@ -343,7 +358,10 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
     run_agent_take_followed(cfg, result);
     run_instrument_collect(cfg);
     int status = result->status;
+    if (run_io_collect(cfg, result) < 0)
+        status = TALLY_EXIT_ERROR;
     run_say_launch_error("run", &cfg->task, result);
+    run_say_limits_broken("run", cfg->task.limits, result, cfg->task.measure_only);
     if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0 &&
         !cfg->unmeasured_on_error) /* then the task's status stands */
         status = TALLY_EXIT_ERROR;
@@ -369,13 +387,14 @@ int cmd_run(int argc, char **argv)
     int status = run_parse_options(argc, argv, &cfg);
     if (status < 0 && (run_archive_prepare(&cfg) < 0 || run_agent_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
-    if (status < 0 && run_instrument_prepare(&cfg) < 0)
+    if (status < 0 && (run_instrument_prepare(&cfg) < 0 || run_io_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
     if (status < 0)
         run_agent_announce_segments(&cfg);
     if (status >= 0) {
         run_agent_close(&cfg);
         run_instrument_end(&cfg);
+        run_io_end(&cfg);
         if (status == TALLY_EXIT_ERROR && cfg.unmeasured_on_error && cfg.task.argv)
             run_unmeasured(&cfg); /* does not return */
         run_config_free(&cfg);
@@ -396,6 +415,7 @@ int cmd_run(int argc, char **argv)
     }
     run_agent_close(&cfg);
     run_instrument_end(&cfg);
+    run_io_end(&cfg);
     run_config_free(&cfg);
     return status;
 }

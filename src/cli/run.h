@@ -11,6 +11,7 @@
 #include "cli/run_archive.h"
 #include "cli/run_common.h"
 #include "cli/run_instrument.h"
+#include "cli/run_io.h"
 #include "monitor/limits.h"
 #include "monitor/task.h"
 
@@ -29,6 +30,7 @@ struct run_config {
     struct run_archive_options archive; /* --archive, --limits-from-archive, --retry */
     struct run_agent_options agent;     /* --agent, --app */
     struct run_instrument_options instrument; /* --mpi, --probes, --window, --marker */
+    struct run_io_options io;           /* --level 3 */
 };
 
 /* Fills cfg from argv. Returns -1 when the command should run, else the exit

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "live/agent_link.h"
+#include "client/agent_link.h"
 #include "monitor/task.h"
 
 enum { OPT_AGENT = 0x1100, OPT_APP };
@@ -57,7 +57,7 @@ void run_agent_take_followed(struct run_config *cfg, struct task_result *result)
 void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result);
 void run_agent_close(struct run_config *cfg);
 /* --probes/--mpi: tells the agent where the task's processes' segments are,
- * so that it can evaluate probe and MPI events (live/agent_probes.c). */
+ * so that it can evaluate probe and MPI events (agent/agent_probes.c). */
 void run_agent_announce_segments(struct run_config *cfg);
 
 #endif

@@ -275,6 +275,17 @@ int proc_reaped_children_io(struct proc_io *out)
     return 0;
 }
 
+int proc_read_exe(pid_t pid, char *out, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t n = len > 0 ? readlink(path, out, len - 1) : -1;
+    if (n <= 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
 int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx)
 {
     char path[64];
