@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/text_file.h"
@@ -87,8 +88,22 @@ int agent_conf_load(struct agent_conf *c, char *why, size_t why_len)
     char path[4096];
     if (agent_conf_path(path, sizeof path) < 0)
         return 0;
-    if (access(path, F_OK) < 0 && (errno == ENOENT || errno == ENOTDIR))
-        return 0; /* no configuration: nothing to take */
+    /* Only a file of the user's own, that nobody else may change, is taken:
+     * it names the NATS server the agent obeys. One the user cannot even
+     * reach (HOME another user's, under sudo) is no configuration. */
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+            return 0;
+        snprintf(why, why_len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (st.st_uid != getuid() || (st.st_mode & 022)) {
+        snprintf(why, why_len, "%s: not read: %s", path,
+                 st.st_uid != getuid() ? "it belongs to another user"
+                                       : "others may write it (chmod go-w it)");
+        return -1;
+    }
     size_t len;
     char reason[256];
     char *text = text_file_read(path, 64 * 1024, &len, reason, sizeof reason);

@@ -46,7 +46,7 @@ check_eq "credentials in the URL do not hide an open server: exit 125" "$rc" 125
   --nats "nats://127.0.0.1:$OPEN_PORT" --user alice --nats-insecure 2>"$WORK/a2.err" &
 pids+=($!)
 check "--nats-insecure: the agent joins" wait_until 60 test -S "$WORK/sock/a2/agent.sock"
-check_contains "... and says what it risks" "$(cat "$WORK/a2.err")" "anyone who can reach that server can command this agent"
+check "... and says what it risks" wait_until 20 grep -q "anyone who can reach that server can command this agent" "$WORK/a2.err"
 out=$("$TALLY" request --nats "nats://127.0.0.1:$OPEN_PORT" --user alice --timeout 3 ':app_get_list()' 2>&1)
 check_eq "... and answers an unsigned request (no credentials anywhere)" \
   "$(printf '%s\n' "$out" | jq -r 'select(.service == "app_get_list") | .result.apps | length' | head -1)" 0
@@ -110,7 +110,7 @@ LATE_PORT=$(nats_free_port)
   --user alice --creds "$WORK/creds/alice" 2>"$WORK/a4.err" &
 pids+=($!)
 check "an agent whose server is not up yet still starts" wait_until 60 test -S "$WORK/sock/a4/agent.sock"
-check_contains "... saying it will join later" "$(cat "$WORK/a4.err")" "no NATS server answers at nats://127.0.0.1:$LATE_PORT yet"
+check "... saying it will join later" wait_until 20 grep -q "no NATS server answers at nats://127.0.0.1:$LATE_PORT yet" "$WORK/a4.err"
 start_server late "listen: 127.0.0.1:$LATE_PORT" \
   'authorization { users = [ {user: alice, password: pw-alice, permissions: {publish: ["tally.alice.>", "_INBOX.alice.>"], subscribe: ["tally.alice.>", "_INBOX.alice.>"]}} ] }' \
   || not_ok "late nats-server starts"

@@ -97,6 +97,19 @@ out=$(as_a "$TALLY" request --agent "$SA" ':app_get_list()' 2>&1)
 check_contains "... and nothing was attached or registered" "$(printf '%s' "$out" | jq -c '.result.apps')" '"secret"'
 case "$out" in *wrap*) not_ok "... no application 'wrap'";; *) ok "... no application 'wrap'";; esac
 
+# An agent.conf that is not A's own names a NATS server A's agent would
+# obey: refused, naming it; one A cannot even reach (HOME another user's,
+# as under sudo) is no configuration.
+install -d -o tallytest_b -m 755 "$BASE/bconf" "$BASE/bconf/tally"
+printf 'nats = nats://127.0.0.1:1\n' > "$BASE/bconf/tally/agent.conf"
+chown tallytest_b "$BASE/bconf/tally/agent.conf"; chmod 644 "$BASE/bconf/tally/agent.conf"
+out=$(as_a env XDG_CONFIG_HOME="$BASE/bconf" timeout 20 "$TALLY" agent --foreground --socket "$BASE/a/s2/agent.sock" 2>&1); rc=$?
+check_eq "A's agent refuses B's agent.conf: exit 125" "$rc" 125
+check_contains "... naming it" "$out" "$BASE/bconf/tally/agent.conf: not read: it belongs to another user"
+out=$(as_a env -u XDG_CONFIG_HOME HOME=/root timeout 3 "$TALLY" agent --foreground --no-archive --socket "$BASE/a/s3/agent.sock" 2>&1); rc=$?
+check_eq "an unreachable HOME's agent.conf is no configuration: the agent runs (until timeout)" "$rc" 124
+case "$out" in *agent.conf*) not_ok "... and says nothing of it ($out)";; *) ok "... and says nothing of it";; esac
+
 # A socket in a directory open to others (here a 1777 one, like /tmp) is
 # refused, and the directory keeps its mode: the agent never closes it.
 shared=$(mktemp -d); chmod 1777 "$shared"
