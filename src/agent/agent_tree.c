@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive/ingest_files.h"
 #include "archive/store.h"
+#include "archive/summary_store.h"
 #include "agent/agent_internal.h"
 #include "report/summary.h"
 #include "util/clock.h"
@@ -298,18 +298,11 @@ static void store_summary(struct agent *a, json_t *summary)
         }
         free(location);
     }
-    char *text = json_dumps(summary, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
-    if (!text)
-        return;
-    struct ingest_options options = {0};
-    struct ingest_session session;
-    ingest_session_init(&session, a->archive, &options);
-    int rc = ingest_buffer(&session, "agent", text, strlen(text));
-    if (ingest_session_finish(&session) < 0 || rc < 0)
+    /* 'tally run --agent --archive' may store the same summary: it is kept once */
+    if (archive_store_summary(a->archive, summary, "agent", NULL, NULL) < 0)
         tally_error("agent: archive %s: a summary was not stored", a->archive->location);
     else
         a->archived++;
-    free(text);
 }
 
 void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary)

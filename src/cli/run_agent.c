@@ -123,7 +123,8 @@ void run_agent_hook_samples(struct run_config *cfg)
         o->pending_processes = json_array();
 }
 
-void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result)
+void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result,
+                             json_t *summary)
 {
     struct run_agent_options *o = &cfg->agent;
     if (!o->linked)
@@ -137,14 +138,8 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
         agent_link_send(&o->link, json_pack("{s:s, s:o}", "op", "limit_exceeded", "fields", broken));
     else
         json_decref(broken);
-    struct summary_info info = {
-        .command = cfg->command_text,
-        .name = cfg->name ? cfg->name : o->app,
-        .category = cfg->category,
-        .limits = &cfg->limits,
-    };
-    agent_link_send(&o->link,
-                    json_pack("{s:s, s:o}", "op", "finished", "summary", summary_to_json(&info, result)));
+    if (summary)
+        agent_link_send(&o->link, json_pack("{s:s, s:O}", "op", "finished", "summary", summary));
 }
 
 void run_agent_close(struct run_config *cfg)

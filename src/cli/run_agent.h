@@ -47,8 +47,10 @@ int run_agent_prepare(struct run_config *cfg);
 /* Before each attempt: puts the agent's sample hook in front of the one
  * already set (the series writer). */
 void run_agent_hook_samples(struct run_config *cfg);
-/* After an attempt: hands the summary over. */
-void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result);
+/* After an attempt: hands the summary over (the one written to
+ * PREFIX.summary; NULL when there is none). */
+void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result,
+                             json_t *summary);
 void run_agent_close(struct run_config *cfg);
 /* --probes/--mpi: tells the agent where the task's processes' segments are,
  * so that it can evaluate probe and MPI events (agent/agent_probes.c). */
