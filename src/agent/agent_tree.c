@@ -101,15 +101,8 @@ struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, cha
                  errno == ESRCH ? "not running" : strerror(errno));
         return NULL;
     }
-    char command[256] = "";
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    FILE *fp = fopen(path, "r");
-    if (fp) {
-        if (fgets(command, sizeof command, fp))
-            command[strcspn(command, "\n")] = '\0';
-        fclose(fp);
-    }
+    char command[256];
+    proc_read_comm(pid, command, sizeof command);
     struct agent_task *t = agent_task_add(a, app, command, pid, true);
     if (!t) {
         follower_free(f);
