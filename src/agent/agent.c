@@ -3,8 +3,11 @@
  * and every client. Lines in, lines out: a line that starts with '{' is a
  * protocol message ("op": register, sample, finished, limit_exceeded,
  * attach, request, levels, ping, shutdown); any other line is a request text.
- * Writes never block the loop: what a slow client does not take is kept
- * (up to OUT_MAX, then the client is dropped). A client's bad line gets an
+ * Writes never block the loop: what a slow client does not take is kept,
+ * up to a bound on all clients together (--client-output, default 64 MiB):
+ * when it would be passed, the client holding the most pending output is
+ * dropped, so one that never reads cannot starve the others, which keep
+ * their share. A client's bad line gets an
  * error line; nothing a client sends can stop the loop. */
 #include "agent/agent.h"
 
@@ -30,7 +33,6 @@
 #include "util/error.h"
 
 #define IN_MAX (1u << 20)   /* longest line a client may send */
-#define OUT_MAX (64u << 20) /* most output kept for a client that does not read */
 #define FLUSH_AT (64u << 10) /* pending output written at once past this */
 
 
@@ -41,6 +43,7 @@ void agent_options_init(struct agent_options *o)
     o->series_points = 120;
     o->stop_fd = -1;
     o->ready_fd = -1;
+    o->client_output = 64u << 20;
 }
 
 static void client_close(struct agent *a, struct agent_client *c)
@@ -48,19 +51,50 @@ static void client_close(struct agent *a, struct agent_client *c)
     c->closing = true;
 }
 
-static int flush_client(struct agent_client *c)
+/* Pending output is c->out[out_off, out_off + out_len): sent from the
+ * front without moving the rest. */
+static int flush_client(struct agent *a, struct agent_client *c)
 {
     while (c->out_len > 0) {
-        ssize_t n = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
         }
-        memmove(c->out, c->out + n, c->out_len - (size_t)n);
+        c->out_off += (size_t)n;
         c->out_len -= (size_t)n;
+        a->out_total -= (size_t)n;
     }
+    c->out_off = 0;
     return 0;
+}
+
+/* Drops what is pending for c (it is being closed for not reading). */
+static void discard_output(struct agent *a, struct agent_client *c)
+{
+    a->out_total -= c->out_len;
+    c->out_len = c->out_off = 0;
+}
+
+/* Room for NEED more bytes of output for c within the bound on all clients
+ * together: while it would be passed, the client holding the most pending
+ * output is dropped (c itself when it would hold the most). False: c goes. */
+static bool output_room(struct agent *a, struct agent_client *c, size_t need)
+{
+    while (a->out_total + need > a->options.client_output) {
+        struct agent_client *big = NULL;
+        for (size_t i = 0; i < a->client_count; i++) {
+            struct agent_client *o = a->clients[i];
+            if (o != c && !o->closing && o->out_len > 0 && (!big || o->out_len > big->out_len))
+                big = o;
+        }
+        if (!big || c->out_len + need >= big->out_len)
+            return false;
+        discard_output(a, big);
+        client_close(a, big);
+    }
+    return true;
 }
 
 static void update_interest(struct agent *a, struct agent_client *c)
@@ -87,10 +121,15 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
         free(text);
         return;
     }
-    if (c->out_len + len + 1 > OUT_MAX) {
+    if (!output_room(a, c, len + 1)) {
         free(text);
+        discard_output(a, c);
         client_close(a, c); /* not reading: let it go rather than grow without bound */
         return;
+    }
+    if (c->out_off > 0 && c->out_off + c->out_len + len + 1 > c->out_cap) {
+        memmove(c->out, c->out + c->out_off, c->out_len);
+        c->out_off = 0;
     }
     if (c->out_len + len + 1 > c->out_cap) {
         size_t cap = c->out_cap ? c->out_cap : 4096;
@@ -105,13 +144,14 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
         c->out = out;
         c->out_cap = cap;
     }
-    memcpy(c->out + c->out_len, text, len);
-    c->out[c->out_len + len] = '\n';
+    memcpy(c->out + c->out_off + c->out_len, text, len);
+    c->out[c->out_off + c->out_len + len] = '\n';
     c->out_len += len + 1;
+    a->out_total += len + 1;
     free(text);
     /* Written once per loop turn (agent_flush), so that the lines of many
      * requests read together leave in one system call; early when large. */
-    if (c->out_len >= FLUSH_AT && flush_client(c) < 0)
+    if (c->out_len >= FLUSH_AT && flush_client(a, c) < 0)
         client_close(a, c);
 }
 
@@ -128,7 +168,7 @@ void agent_flush(struct agent *a)
             }
             continue;
         }
-        if (flush_client(c) < 0) {
+        if (flush_client(a, c) < 0) {
             client_close(a, c);
             continue;
         }
@@ -228,15 +268,75 @@ static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
         send_error(a, c, "attach: needs \"pid\" (a process, from 1 to pid_max) and \"app\" (a name)");
         return;
     }
+    const char *launch = json_string_value(json_object_get(msg, "launch"));
+    const char *segments = json_string_value(json_object_get(msg, "segments"));
+    if (!launch != !segments) {
+        send_error(a, c, "attach: \"launch\" and \"segments\" go together (a rank of another host's run)");
+        return;
+    }
     char why[256];
     struct agent_task *t = agent_attach(a, (pid_t)pid, app, why, sizeof why);
     if (!t) {
         send_error(a, c, why);
         return;
     }
+    if (launch && agent_launch_add(a, t, launch, segments, why, sizeof why) < 0) {
+        agent_task_end(a, t, NULL);
+        send_error(a, c, why);
+        return;
+    }
     agent_nats_sync_apps(a);
     agent_send(a, c, json_pack("{s:s, s:i, s:s, s:i}", "op", "attached", "task", (int)t->id,
                                "app", t->app, "pid", (int)pid));
+}
+
+/* The reply to ping ('tally agent status'): who serves, and what it
+ * follows: each application's live tasks and processes, the csrs defined,
+ * the NATS link. */
+static json_t *agent_status(struct agent *a)
+{
+    json_t *apps = json_object();
+    size_t live = 0;
+    for (size_t i = 0; i < a->task_count; i++) {
+        struct agent_task *t = a->tasks[i];
+        if (t->ended)
+            continue;
+        live++;
+        json_t *app = json_object_get(apps, t->app);
+        if (!app) {
+            app = json_pack("{s:i, s:i}", "tasks", 0, "processes", 0);
+            json_object_set_new(apps, t->app, app);
+        }
+        json_object_set_new(app, "tasks", json_integer(json_integer_value(json_object_get(app, "tasks")) + 1));
+    }
+    for (size_t slot = 0; slot < a->procs.capacity; slot++) {
+        if (!a->procs.keys[slot])
+            continue;
+        const struct agent_proc *p = pidmap_at(&a->procs, slot);
+        for (size_t i = 0; i < a->task_count; i++)
+            if (a->tasks[i]->id == p->task && !a->tasks[i]->ended) {
+                json_t *app = json_object_get(apps, a->tasks[i]->app);
+                json_object_set_new(app, "processes",
+                                    json_integer(json_integer_value(json_object_get(app, "processes")) + 1));
+                break;
+            }
+    }
+    return json_pack("{s:s, s:i, s:s, s:s, s:s, s:f, s:I, s:I, s:o, s:I, s:I, s:o}", "op", "pong", "pid",
+                     (int)getpid(), "node", a->host, "site", a->site, "socket", a->socket_path, "uptime_s",
+                     clock_epoch_seconds() - a->started, "tasks", (json_int_t)live, "processes",
+                     (json_int_t)a->procs.count, "apps", apps, "csrs", (json_int_t)csr_count(a->registry),
+                     "archived", (json_int_t)a->archived, "nats", agent_nats_status(a));
+}
+
+struct client_ref {
+    struct agent *a;
+    struct agent_client *c;
+};
+
+static void emit_to_client(void *ctx, json_t *line)
+{
+    struct client_ref *r = ctx;
+    agent_send(r->a, r->c, line);
 }
 
 static void handle_message(struct agent *a, struct agent_client *c, const char *line)
@@ -292,6 +392,15 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
             agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root,
                         json_incref(json_object_get(msg, "fields")));
         }
+    } else if (!strcmp(op, "follow") && t) {
+        char why[256];
+        json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
+        if (pid <= 0 || agent_task_follow(a, t, (pid_t)pid, why, sizeof why) < 0)
+            send_error(a, c, pid <= 0 ? "follow: needs \"pid\"" : why);
+    } else if (!strcmp(op, "follow_end") && t) {
+        json_t *summary = agent_task_follow_end(a, t);
+        agent_send(a, c, json_pack("{s:s, s:o}", "op", "followed", "summary",
+                                   summary ? summary : json_null()));
     } else if (!strcmp(op, "finished") && t) {
         json_t *summary = json_object_get(msg, "summary");
         agent_task_end(a, t, json_is_object(summary) ? summary : NULL);
@@ -302,14 +411,15 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
             send_error(a, c, why);
         else
             agent_send(a, c, json_pack("{s:s, s:I}", "op", "levels_kept", "count", (json_int_t)kept));
+    } else if (!strcmp(op, "launch_ranks")) {
+        agent_launch_ranks(a, msg, clock_monotonic_ns(), emit_to_client, &(struct client_ref){a, c});
     } else if (!strcmp(op, "ping")) {
-        agent_send(a, c, json_pack("{s:s, s:i, s:s, s:s}", "op", "pong", "pid", (int)getpid(),
-                                   "node", a->host, "site", a->site));
+        agent_send(a, c, agent_status(a));
     } else if (!strcmp(op, "shutdown")) {
         a->stop_requested = true;
         agent_send(a, c, json_pack("{s:s}", "op", "bye"));
     } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded") ||
-               !strcmp(op, "processes")) {
+               !strcmp(op, "processes") || !strcmp(op, "follow") || !strcmp(op, "follow_end")) {
         send_error(a, c, "this connection registered no task");
     } else {
         char why[200];
@@ -354,21 +464,27 @@ static void read_client(struct agent *a, struct agent_client *c)
             break;
         }
         c->in_len += (size_t)n;
-        /* Each complete line. */
+        /* Each complete line. The bytes before in_scanned hold no newline
+         * (scanned at an earlier recv): a line trickled a byte at a time
+         * is scanned once, not once per recv. */
         size_t start = 0;
-        for (size_t i = 0; i < c->in_len && !c->closing; i++) {
-            if (c->in[i] != '\n')
-                continue;
+        char *nl;
+        while (!c->closing &&
+               (nl = memchr(c->in + c->in_scanned, '\n', c->in_len - c->in_scanned))) {
+            size_t i = (size_t)(nl - c->in);
             c->in[i] = '\0';
             char *line = c->in + start;
             size_t len = i - start;
             if (len && line[len - 1] == '\r')
                 line[--len] = '\0';
-            start = i + 1;
+            start = c->in_scanned = i + 1;
             agent_handle_line(a, c, line);
         }
+        if (!c->closing)
+            c->in_scanned = c->in_len;
         memmove(c->in, c->in + start, c->in_len - start);
         c->in_len -= start;
+        c->in_scanned -= start; /* start <= in_scanned */
         if (c->in_len > IN_MAX) {
             send_error(a, c, "line too long (over 1 MiB)");
             client_close(a, c);
@@ -387,7 +503,8 @@ static void reap_clients(struct agent *a)
             a->clients[k++] = c;
             continue;
         }
-        flush_client(c); /* what was answered before it went (best effort) */
+        flush_client(a, c); /* what was answered before it went (best effort) */
+        discard_output(a, c);
         for (size_t t = 0; t < a->task_count; t++)
             if (a->tasks[t]->runner == c)
                 a->tasks[t]->runner = NULL;
@@ -473,11 +590,13 @@ static int agent_open(struct agent *a, const struct agent_options *o)
             epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
     }
     if (o->metrics) {
-        a->metrics = metrics_server_start(a, o->metrics, why, sizeof why);
+        char where[256];
+        a->metrics = metrics_server_start(a, o->metrics, where, sizeof where, why, sizeof why);
         if (!a->metrics) {
             tally_error("agent: --metrics %s", why);
             return -1;
         }
+        fprintf(stderr, "tally: agent: %s\n", where);
         ev.data.ptr = &a->tag_metrics;
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, metrics_server_fd(a->metrics), &ev);
     }
@@ -496,6 +615,7 @@ static void agent_close(struct agent *a)
     agent_nats_close(a);
     agent_probes_free(a);
     agent_segments_free(a);
+    agent_launches_free(a);
     agent_levels_free(a->levels);
     a->levels = NULL;
     free(a->clients);
@@ -578,7 +698,7 @@ int agent_run(const struct agent_options *o)
                 struct agent_client *c = tag;
                 if (c->closing)
                     continue;
-                if ((events[i].events & EPOLLOUT) && flush_client(c) < 0)
+                if ((events[i].events & EPOLLOUT) && flush_client(a, c) < 0)
                     client_close(a, c);
                 if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     read_client(a, c);

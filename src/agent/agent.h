@@ -22,6 +22,7 @@ struct agent_options {
     const char *site;          /* site name (default "local") */
     const char *host;          /* node name (default: the host name) */
     const char *metrics;       /* ADDR:PORT to serve OpenMetrics on, or NULL */
+    size_t client_output;      /* bytes of output kept for all clients together (default 64 MiB) */
     int stop_fd;               /* readable: shut down cleanly (the caller's signalfd); -1: none */
     int ready_fd;              /* written one byte and closed once listening; -1: none */
     const char *nats_url;      /* NULL: this host only; else the site's nats-server (agent_nats.h) */

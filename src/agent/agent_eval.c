@@ -517,13 +517,30 @@ static void manipulation(struct eval *e, const struct request_call *call)
 
 /* ---- counters and conditional requests: the registry (csr.h) ---- */
 
+/* The owners are sorted by csr number (csrs get increasing numbers, so
+ * set_owner appends): lookups are binary searches, and the list is swept
+ * only when the registry deleted csrs since the last sweep. Defining n
+ * csrs is O(n log n), not O(n^2). */
+
+/* The index of the first owner whose csr is >= csr. */
+static size_t owner_at(const struct agent *a, unsigned csr)
+{
+    size_t lo = 0, hi = a->owner_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->owners[mid].csr < csr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Who gets the lines of csr_N: the connection that defined it. */
 static struct agent_client *csr_owner(const struct agent *a, unsigned csr)
 {
-    for (size_t i = 0; i < a->owner_count; i++)
-        if (a->owners[i].csr == csr)
-            return a->owners[i].client;
-    return NULL;
+    size_t i = owner_at(a, csr);
+    return i < a->owner_count && a->owners[i].csr == csr ? a->owners[i].client : NULL;
 }
 
 static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
@@ -536,12 +553,19 @@ static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
         a->owners = o;
         a->owner_cap = cap;
     }
-    a->owners[a->owner_count++] = (struct csr_owner){csr, c};
+    size_t at = owner_at(a, csr);
+    memmove(a->owners + at + 1, a->owners + at, (a->owner_count - at) * sizeof *a->owners);
+    a->owners[at] = (struct csr_owner){csr, c};
+    a->owner_count++;
 }
 
 /* Forgets owners of csrs the registry no longer has. */
 static void sweep_owners(struct agent *a)
 {
+    unsigned long long deletions = csr_deletions(a->registry);
+    if (deletions == a->owner_deletions)
+        return;
+    a->owner_deletions = deletions;
     size_t k = 0;
     for (size_t i = 0; i < a->owner_count; i++)
         if (csr_state_of(a->registry, a->owners[i].csr) != CSR_DELETED)
@@ -551,9 +575,11 @@ static void sweep_owners(struct agent *a)
 
 void agent_forget_client(struct agent *a, struct agent_client *c)
 {
+    csr_batch_begin(a->registry);
     for (size_t i = 0; i < a->owner_count; i++)
         if (a->owners[i].client == c)
             csr_delete(a->registry, a->owners[i].csr);
+    csr_batch_end(a->registry);
     sweep_owners(a);
 }
 

@@ -46,6 +46,7 @@ struct agent_task {
     unsigned id;
     char *app;
     char *segment_dir;             /* tally run --probes/--mpi: its processes' segments (agent_probes.c) */
+    char *launch;                  /* a rank of another host's tally run --mpi: that launch's id */
     char *command;
     char *category;                /* tally run --category, or NULL */
     pid_t root;                    /* tree root: the tally run process, or the attached pid */
@@ -71,8 +72,8 @@ struct csr_owner {
 struct agent_client {
     int fd;
     unsigned id;
-    char *in;   size_t in_len, in_cap;
-    char *out;  size_t out_len, out_cap;
+    char *in;   size_t in_len, in_cap, in_scanned; /* in[0..in_scanned) holds no newline */
+    char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
     bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
@@ -86,13 +87,15 @@ struct agent {
     uid_t uid;
     int epoll_fd, listen_fd, lock_fd, tick_fd;
     struct agent_client **clients; size_t client_count, client_cap;
+    size_t out_total;              /* output pending for all clients (bounded: client_output) */
     unsigned next_client_id;
     struct agent_task **tasks; size_t task_count, task_cap;
     unsigned next_task_id;
     struct pidmap procs;           /* pid -> struct agent_proc, processes of live tasks */
     struct proc_scan scan;
     struct csr_registry *registry; /* counters and conditional requests (csr.h) */
-    struct csr_owner *owners; size_t owner_count, owner_cap;
+    struct csr_owner *owners; size_t owner_count, owner_cap; /* sorted by csr */
+    unsigned long long owner_deletions; /* csr_deletions at the last sweep of owners */
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */
@@ -104,6 +107,7 @@ struct agent {
     struct agent_segments *segments; /* instrumented processes' segments (agent_segments.c) */
     struct agent_probes *probes;   /* what csrs saw in the segments (agent_probes.c) */
     struct agent_levels *levels;   /* contract levels from tally contract watch (agent_levels.c) */
+    struct agent_launches *launches; /* other hosts' launches with ranks here (agent_launch.c) */
     double boot_epoch;             /* when the machine booted (for process start times) */
     double clock_ticks;            /* of /proc/PID/stat times */
     char tag_listen, tag_tick, tag_stop, tag_nats, tag_metrics; /* epoll data of the fixed fds
@@ -126,6 +130,15 @@ struct agent_task *agent_task_find(const struct agent *a, unsigned id);
 /* Attaches a running tree by pid (level-1 follower). NULL with why. */
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_len);
+/* A task registered by 'tally run --agent' at level 1: the agent follows
+ * its command's tree (pid, a child of the runner) with a level-1 follower
+ * fed by the shared scan, and its tally run only waits. -1 with why. */
+int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_len);
+/* The runner saw its command end: the follower's final values as a summary
+ * (new reference), for the runner to merge with the kernel's exact totals;
+ * NULL when the agent does not follow the task. The task stays until the
+ * runner's "finished". */
+json_t *agent_task_follow_end(struct agent *a, struct agent_task *t);
 /* A process joined (started) or left the task, as its tally run saw it at
  * level 2 (every process, however short, at once). */
 void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);
@@ -206,6 +219,19 @@ double agent_recording_expire(struct agent *a, double now);
 void agent_recording_follow(struct agent *a, const struct csr_pushdown *wanted, size_t n);
 /* {"on": ["mpi", ...], "driver", "periods", "request", "ack", "ack_ms"} of a segment. */
 json_t *agent_recording_json(const struct tally_segment *seg);
+
+/* ---- ranks of launches on other hosts (agent_launch.c) ---- */
+/* A rank of launch `launch` (tally run --mpi on another host) attached as
+ * task t, its segment in dir (a directory of this user): kept for
+ * agent_launch_ranks. 0, or -1 with why. */
+int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, const char *dir,
+                     char *why, size_t why_len);
+/* {"op": "launch_ranks", "launch": ID, "release": bool}: one line per
+ * segment of that launch on this host, then a done line (emit steals each
+ * line). received: this host's CLOCK_MONOTONIC ns when the message came. */
+void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
+                        void (*emit)(void *ctx, json_t *line), void *ctx);
+void agent_launches_free(struct agent *a);
 
 /* ---- per-process readings (proc_info.c) ---- */
 /* proc_get_info's flag bits are request.h's proc_info_flag. */

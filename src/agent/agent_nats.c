@@ -2,9 +2,11 @@
  * {"id": "...", "request": "text"}; an agent that receives one request on
  * several subjects (it hosts app_x and is named by n_host too) evaluates it
  * once: the id of the last requests seen is remembered. One protocol
- * message is taken over NATS, as {"id", "message": {"op": "levels", ...}}
- * from tally contract watch --nats: the agent keeps the levels of its own
- * host's processes (the others' agents keep theirs). Only the user's tools
+ * messages are taken over NATS, as {"id", "message": {"op": ...}}: "levels"
+ * from tally contract watch --nats (the agent keeps the levels of its own
+ * host's processes, the others' agents keep theirs) and "launch_ranks" from
+ * the launch host's tally run --mpi (agent_launch.c), with "clock" round
+ * trips to align this host's clock to its own. Only the user's tools
  * can publish on the user's subjects, so this is as private as the socket. */
 #include "agent/agent_nats.h"
 
@@ -224,12 +226,35 @@ static void answer_error(struct agent *a, const char *reply, const char *message
                            "request", "", "done", 1, "errors", message));
 }
 
-/* {"op": "levels", ...} over NATS: this host's part kept; one done line back. */
-static void take_message(struct agent *a, const char *reply, const json_t *message)
+struct reply_ref {
+    struct agent *a;
+    const char *reply;
+};
+
+static void emit_to_inbox(void *ctx, json_t *line)
+{
+    struct reply_ref *r = ctx;
+    publish_line(r->a, r->reply, line);
+}
+
+/* {"op": "levels", ...} over NATS: this host's part kept; one done line back.
+ * {"op": "launch_ranks", ...}: this host's ranks of another host's launch. */
+static void take_message(struct agent *a, const char *reply, const json_t *message, uint64_t received)
 {
     const char *op = json_string_value(json_object_get(message, "op"));
+    if (op && !strcmp(op, "clock")) { /* a round trip to align clocks (launch_gather.c) */
+        publish_line(a, reply, json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "op", "clock", "node", a->host, "site",
+                                         a->site, "received", (json_int_t)received, "sent",
+                                         (json_int_t)clock_monotonic_ns(), "done", 1));
+        return;
+    }
+    if (op && !strcmp(op, "launch_ranks")) {
+        agent_launch_ranks(a, message, received, emit_to_inbox, &(struct reply_ref){a, reply});
+        return;
+    }
     if (!op || strcmp(op, "levels")) {
-        answer_error(a, reply, "over NATS an agent takes only {\"op\": \"levels\"} messages");
+        answer_error(a, reply, "over NATS an agent takes only {\"op\": \"levels\"}, "
+                               "{\"op\": \"launch_ranks\"} and {\"op\": \"clock\"} messages");
         return;
     }
     char why[300];
@@ -295,6 +320,7 @@ void agent_nats_drain(struct agent *a)
 {
     struct nats_link_msg m;
     while (a->nats && a->nats->link && nats_link_next(a->nats->link, &m) == 1) {
+        uint64_t received = clock_monotonic_ns();
         if (!m.reply) { /* nobody to answer */
             nats_link_msg_free(&m);
             continue;
@@ -310,7 +336,7 @@ void agent_nats_drain(struct agent *a)
             answer_error(a, m.reply, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
         } else if (!text) {
             if (!seen_before(a->nats, id))
-                take_message(a, m.reply, message);
+                take_message(a, m.reply, message, received);
         } else if (!seen_before(a->nats, id)) {
             struct agent_client *c = inbox_client(a, m.reply);
             if (c) {
@@ -371,4 +397,16 @@ void agent_nats_sync_apps(struct agent *a)
         n->app_count++;
         subscribe(a, SUBJECT_APP, task->app);
     }
+}
+
+json_t *agent_nats_status(const struct agent *a)
+{
+    if (!a->nats)
+        return json_null();
+    json_t *apps = json_array();
+    for (size_t i = 0; i < a->nats->app_count; i++)
+        json_array_append_new(apps, json_string(a->nats->apps[i]));
+    return json_pack("{s:s, s:s, s:b, s:I, s:o}", "url", a->options.nats_url, "user", a->nats->user,
+                     "connected", nats_link_connected(a->nats->link), "reconnects",
+                     (json_int_t)nats_link_reconnects(a->nats->link), "apps", apps);
 }

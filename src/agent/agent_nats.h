@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 struct agent;
 struct agent_client;
 
@@ -28,6 +30,9 @@ int agent_nats_fd(const struct agent *a);
 void agent_nats_drain(struct agent *a);
 /* Publishes one answer line of a virtual client. */
 void agent_nats_publish(struct agent *a, struct agent_client *c, const char *line, size_t length);
+/* What 'tally agent status' says of NATS: {"url", "user", "connected",
+ * "reconnects", "apps": [subscribed]}, or JSON null without NATS. */
+json_t *agent_nats_status(const struct agent *a);
 /* Subscribes to the applications now hosted, unsubscribes from the others. */
 void agent_nats_sync_apps(struct agent *a);
 

@@ -1,10 +1,12 @@
 /* The agent's followed trees: tasks and their processes, refreshed at every
  * tick from ONE machine-wide /proc scan (proc_scan.h) whatever the number of
- * trees. A tree registered by 'tally run --agent' is measured by that tally
- * run (level 2, in its own process: a tracer must own its tracees, and a
+ * trees. A tree registered by 'tally run --agent' at level 2 is measured by
+ * that tally run (in its own process: a tracer must own its tracees, and a
  * crash there cannot take the agent down); the agent only sees its
- * processes here and takes the samples it streams. A tree attached by pid
- * is measured here by a level-1 follower fed from the same scan. Every
+ * processes here and takes the samples it streams. At level 1 its tally run
+ * only waits: the agent follows the command's tree (agent_task_follow) as
+ * it follows a tree attached by pid, with a level-1 follower fed from the
+ * same scan. Every
  * process of every tree keeps a bounded series (a ring of series_points). */
 #include <errno.h>
 #include <math.h>
@@ -67,6 +69,66 @@ struct agent_task *agent_task_of(const struct agent *a, pid_t pid)
     return p ? agent_task_find(a, p->task) : NULL;
 }
 
+static bool is_followed(void *ctx, pid_t pid);
+static bool is_tree_root(void *ctx, pid_t pid);
+
+/* A level-1 follower of the agent's kind for the tree of pid. */
+static struct follower *new_follower(const struct agent *a, pid_t pid)
+{
+    struct task_options o;
+    task_options_init(&o);
+    o.interval = a->options.interval;
+    o.skip_disk = true;
+    /* Swap, PSS, I/O, open files and sockets of followed trees every 10 s:
+     * with hundreds of trees these readings (a walk of /proc/PID/fd each)
+     * would cost the agent more than everything else together; CPU, memory
+     * and the processes come from the shared scan every interval. */
+    o.details_every = fmax(10, o.interval);
+    o.io_with_details = true; /* bytes every 10 s too (proc_get_info reads them live) */
+    return follower_new(&o, pid);
+}
+
+int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_len)
+{
+    struct proc_stat st;
+    if (t->follower || t->ended) {
+        snprintf(why, why_len, "follow: the task is already followed");
+        return -1;
+    }
+    if (proc_read_stat(pid, &st) < 0 || st.ppid != t->root) {
+        snprintf(why, why_len, "follow: process %d is not a child of the task's tally run", (int)pid);
+        return -1;
+    }
+    struct follower *f = new_follower(a, pid);
+    if (!f) {
+        snprintf(why, why_len, "follow: process %d: %s", (int)pid,
+                 errno == ESRCH ? "not running" : strerror(errno));
+        return -1;
+    }
+    /* The tree is now the command's: the runner is no part of it. */
+    t->follower = f;
+    t->root = pid;
+    t->root_start = st.starttime;
+    t->include_root = true;
+    return 0;
+}
+
+json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
+{
+    if (!t->follower)
+        return NULL;
+    if (!follower_done(t->follower)) {
+        /* One last look at what is left before the runner reaps it. */
+        proc_scan_refresh_incremental(&a->scan, is_followed, a);
+        proc_scan_assign_roots(&a->scan, is_tree_root, a);
+        follower_take_scan(t->follower, &a->scan);
+        follower_step(t->follower, clock_monotonic_seconds());
+    }
+    follower_finish(t->follower);
+    struct summary_info info = {.command = t->command, .name = t->app};
+    return summary_to_json(&info, follower_result(t->follower));
+}
+
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_len)
 {
@@ -85,17 +147,7 @@ struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, cha
                  existing->app);
         return NULL;
     }
-    struct task_options o;
-    task_options_init(&o);
-    o.interval = a->options.interval;
-    o.skip_disk = true;
-    /* Swap, PSS, I/O, open files and sockets of followed trees every 10 s:
-     * with hundreds of trees these readings (a walk of /proc/PID/fd each)
-     * would cost the agent more than everything else together; CPU, memory
-     * and the processes come from the shared scan every interval. */
-    o.details_every = fmax(10, o.interval);
-    o.io_with_details = true; /* bytes every 10 s too (proc_get_info reads them live) */
-    struct follower *f = follower_new(&o, pid);
+    struct follower *f = new_follower(a, pid);
     if (!f) {
         snprintf(why, why_len, "process %d: %s", (int)pid,
                  errno == ESRCH ? "not running" : strerror(errno));
@@ -123,6 +175,7 @@ void agent_task_free(struct agent_task *t)
     free(t->app);
     free(t->category);
     free(t->segment_dir);
+    free(t->launch);
     free(t->command);
     free(t->limits_text);
     free(t);
@@ -380,7 +433,9 @@ void agent_tick(struct agent *a)
                 t->limit_reported = true;
                 agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
             }
-            if (follower_done(t->follower))
+            /* A runner's task ends with the runner's "finished" (its
+             * summary has the exact totals); an attached one here. */
+            if (follower_done(t->follower) && !t->runner)
                 agent_task_end(a, t, NULL);
         } else if (!t->runner) {
             /* Its tally run went away without a summary (killed): the tree

@@ -14,12 +14,17 @@
 
 #include "agent/agent_internal.h"
 #include "agent/agent_levels.h"
+#include "util/http_gate.h"
 #include "util/units.h"
 
+/* At most this many scrapes at once, each within this many seconds (a new
+ * connection evicts the oldest): slow clients cannot lock scrapes out. */
+enum { METRICS_MAX_CONNECTIONS = 16 };
+#define METRICS_DEADLINE 5.0
+
 struct metrics_server {
-    struct MHD_Daemon *daemon;
+    struct http_gate *gate;
     struct agent *agent;
-    int epoll_fd;
 };
 
 /* Fields that only grow: OpenMetrics counters. */
@@ -187,15 +192,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return MHD_NO;
     }
     MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request each */
     enum MHD_Result ret = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-/* "ADDR:PORT", ":PORT" or "PORT" → a bound, listening TCP socket. */
-static int listen_on(const char *address, char *why, size_t why_len)
+int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why, size_t why_len)
 {
-    char host[256] = "0.0.0.0";
+    char host[256] = "127.0.0.1";
     const char *colon = strrchr(address, ':');
     const char *port_text = colon ? colon + 1 : address;
     if (colon && colon != address) {
@@ -208,19 +213,38 @@ static int listen_on(const char *address, char *why, size_t why_len)
     char *end;
     long port = strtol(port_text, &end, 10);
     if (!*port_text || *end || port < 1 || port > 65535) {
-        snprintf(why, why_len, "'%s' is not ADDR:PORT (a port from 1 to 65535)", address);
+        snprintf(why, why_len, "'%s' is not [ADDR]:PORT (a port from 1 to 65535)", address);
         return -1;
     }
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    if (inet_pton(AF_INET, strcmp(host, "localhost") ? host : "127.0.0.1", &sa.sin_addr) != 1) {
+    *sa = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if (inet_pton(AF_INET, strcmp(host, "localhost") ? host : "127.0.0.1", &sa->sin_addr) != 1) {
         snprintf(why, why_len, "'%s' is not an IPv4 address", host);
         return -1;
     }
+    return 0;
+}
+
+void metrics_describe(const struct sockaddr_in *sa, char *text, size_t size)
+{
+    char addr[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &sa->sin_addr, addr, sizeof addr);
+    bool loopback = (ntohl(sa->sin_addr.s_addr) >> 24) == 127;
+    snprintf(text, size, "metrics at http://%s:%u/metrics, readable by %s", addr,
+             (unsigned)ntohs(sa->sin_port),
+             loopback ? "any user of this host"
+                      : "anyone who can reach this address (every user of this host included)");
+}
+
+/* A bound, listening TCP socket on ADDRESS (see metrics_parse_address). */
+static int listen_on(const char *address, struct sockaddr_in *sa, char *why, size_t why_len)
+{
+    if (metrics_parse_address(address, sa, why, why_len) < 0)
+        return -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     int one = 1;
     if (fd >= 0)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 64) < 0) {
+    if (fd < 0 || bind(fd, (struct sockaddr *)sa, sizeof *sa) < 0 || listen(fd, 64) < 0) {
         snprintf(why, why_len, "cannot listen on %s: %s", address, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -229,10 +253,12 @@ static int listen_on(const char *address, char *why, size_t why_len)
     return fd;
 }
 
-struct metrics_server *metrics_server_start(struct agent *agent, const char *address, char *why,
+struct metrics_server *metrics_server_start(struct agent *agent, const char *address,
+                                            char *where, size_t where_len, char *why,
                                             size_t why_len)
 {
-    int fd = listen_on(address, why, why_len);
+    struct sockaddr_in sa;
+    int fd = listen_on(address, &sa, why, why_len);
     if (fd < 0)
         return NULL;
     struct metrics_server *s = calloc(1, sizeof *s);
@@ -242,38 +268,32 @@ struct metrics_server *metrics_server_start(struct agent *agent, const char *add
         return NULL;
     }
     s->agent = agent;
-    s->daemon = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handle, s, MHD_OPTION_LISTEN_SOCKET,
-                                 fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
-    const union MHD_DaemonInfo *info =
-        s->daemon ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
-    if (!info) {
-        snprintf(why, why_len, "cannot start the HTTP server on %s", address);
-        if (s->daemon)
-            MHD_stop_daemon(s->daemon);
-        else
-            close(fd);
+    char err[128];
+    s->gate = http_gate_start(fd, METRICS_MAX_CONNECTIONS, METRICS_DEADLINE, handle, s, err,
+                              sizeof err);
+    if (!s->gate) {
+        snprintf(why, why_len, "%s: %s", address, err);
         free(s);
         return NULL;
     }
-    s->epoll_fd = info->epoll_fd;
+    metrics_describe(&sa, where, where_len);
     return s;
 }
 
 int metrics_server_fd(const struct metrics_server *s)
 {
-    return s->epoll_fd;
+    return http_gate_fd(s->gate);
 }
 
 void metrics_server_run(struct metrics_server *s)
 {
-    MHD_run(s->daemon);
+    http_gate_run(s->gate);
 }
 
 void metrics_server_stop(struct metrics_server *s)
 {
     if (!s)
         return;
-    MHD_stop_daemon(s->daemon);
+    http_gate_stop(s->gate);
     free(s);
 }

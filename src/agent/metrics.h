@@ -20,9 +20,20 @@ void metrics_label(FILE *out, const char *name, const char *value, bool comma);
 /* The exposition text (malloc'd, ends with "# EOF\n"); NULL when out of memory. */
 char *metrics_render(const struct agent *agent, size_t *len);
 
+struct sockaddr_in;
+/* "ADDR:PORT", ":PORT" or "PORT" (the last two: 127.0.0.1, this host's
+ * users only; 0.0.0.0:PORT for every interface) → SA. -1 with why. */
+int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why, size_t why_len);
+/* "metrics at http://ADDR:PORT/metrics, readable by ...": where they are served and who can
+ * read them (no authentication: any local user; more on other interfaces). */
+void metrics_describe(const struct sockaddr_in *sa, char *text, size_t size);
+
 struct metrics_server;
-/* Listens on ADDR:PORT (":PORT" or "PORT": all interfaces). NULL with why. */
-struct metrics_server *metrics_server_start(struct agent *agent, const char *address, char *why,
+/* Listens on ADDRESS (metrics_parse_address); says where in WHERE
+ * (metrics_describe). At most 16 connections at once, 5 s each
+ * (util/http_gate.h). NULL with why. */
+struct metrics_server *metrics_server_start(struct agent *agent, const char *address,
+                                            char *where, size_t where_len, char *why,
                                             size_t why_len);
 /* The fd to watch for readability (then call metrics_server_run). */
 int metrics_server_fd(const struct metrics_server *server);

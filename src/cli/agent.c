@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,17 +17,24 @@
 
 #include "cli/commands.h"
 #include "agent/agent.h"
+#include "client/agent_conf.h"
 #include "client/agent_link.h"
 #include "client/agent_socket.h"
 #include "platform/platform.h"
+#include "agent/metrics.h"
 #include "util/error.h"
 #include "util/units.h"
 
 static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"
-    "       tally agent attach PID --app NAME    follow a running process tree\n"
-    "       tally agent status                   is it running, what does it follow\n"
+    "       tally agent attach PID --app NAME    follow a running process tree (the\n"
+    "                                            agent is started when none runs)\n"
+    "         [--launch ID --segments DIR]       ... a rank of another host's run\n"
+    "         [--start] [--quiet]                (started by the libraries)\n"
+    "       tally agent status                   is it running, what does it follow:\n"
+    "                                            apps, tasks, processes, csrs, NATS\n"
     "       tally agent stop                     shut it down\n"
+    "Options may come before or after the command (status --socket PATH).\n"
     "\n"
     "The local monitor of one user on one host: follows the tasks registered with\n"
     "it ('tally run --agent --app NAME -- CMD', or attach), keeps their processes'\n"
@@ -34,8 +42,9 @@ static const char usage_text[] =
     "finished task's summary to the archive. Never needs root; serves only its user.\n"
     "\n"
     "  -f, --foreground        do not detach; log to stderr\n"
-    "      --socket PATH       socket (default $XDG_RUNTIME_DIR/tally/agent.sock,\n"
-    "                          else /tmp/tally-UID/agent.sock)\n"
+    "      --socket PATH       socket (default $TALLY_AGENT, else\n"
+    "                          $XDG_RUNTIME_DIR/tally/agent.sock, else\n"
+    "                          /tmp/tally-UID/agent.sock)\n"
     "      --archive DB        archive for finished tasks (default: tally archive's;\n"
     "                          a postgresql:// URL for a site's PostgreSQL)\n"
     "      --no-archive        do not archive summaries\n"
@@ -50,15 +59,28 @@ static const char usage_text[] =
     "                          (refused by default: anyone reaching it could command\n"
     "                          this agent, e.g. kill your tasks)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
-    "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
+    "      --metrics [ADDR:]PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics;\n"
+    "                          ADDR defaults to 127.0.0.1. No authentication: any user\n"
+    "                          of this host can read them (anyone who can reach ADDR)\n"
+    "      --client-output SIZE  output kept for clients that do not read, all together\n"
+    "                          (default 64 MB); past it, the one holding most is dropped\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
+    "      --launch ID         (attach) the 'tally run --mpi' on another host it belongs to\n"
+    "      --segments DIR      (attach) its processes' segments on this host\n"
+    "      --start             (attach) start the agent when none runs\n"
+    "      --quiet             (attach) print nothing on success\n"
+    "\n"
+    "Without --nats, the agent takes --nats, --creds, --site and --user from\n"
+    "$XDG_CONFIG_HOME/tally/agent.conf (else ~/.config/tally/agent.conf), lines\n"
+    "'key = value' with keys nats, creds, site, user (see tally-agent(1)).\n"
+    "TALLY_AGENT, when set, is the default socket of every tally command.\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
        OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
-       OPT_NATS_INSECURE };
+       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT, OPT_LAUNCH, OPT_SEGMENTS, OPT_START, OPT_QUIET };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -75,6 +97,11 @@ static const struct option long_options[] = {
     {"nats-insecure", no_argument, 0, OPT_NATS_INSECURE},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
+    {"client-output", required_argument, 0, OPT_CLIENT_OUTPUT},
+    {"launch", required_argument, 0, OPT_LAUNCH},
+    {"segments", required_argument, 0, OPT_SEGMENTS},
+    {"start", no_argument, 0, OPT_START},
+    {"quiet", no_argument, 0, OPT_QUIET},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -124,9 +151,34 @@ static int detach(struct agent_options *o, const char *socket_path)
     return 1;
 }
 
+/* Without --nats: the user's agent.conf says whether and how to join NATS. */
+static int take_conf(struct agent_options *o, struct agent_conf *conf)
+{
+    if (o->nats_url)
+        return 0;
+    char why[4400];
+    if (agent_conf_load(conf, why, sizeof why) < 0) {
+        tally_error("agent: %s", why);
+        return -1;
+    }
+    if (!conf->nats[0])
+        return 0;
+    o->nats_url = conf->nats;
+    if (!o->nats_creds && conf->creds[0])
+        o->nats_creds = conf->creds;
+    if (!o->site && conf->site[0])
+        o->site = conf->site;
+    if (!o->nats_user && conf->user[0])
+        o->nats_user = conf->user;
+    return 0;
+}
+
 static int serve(struct agent_options *o, bool foreground)
 {
     char path[4096];
+    static struct agent_conf conf; /* the options point into it for the agent's life */
+    if (take_conf(o, &conf) < 0)
+        return TALLY_EXIT_ERROR;
     if (!o->socket_path) {
         if (agent_socket_default_path(path, sizeof path) < 0) {
             tally_error("agent: the default socket path is too long");
@@ -157,8 +209,15 @@ static int serve(struct agent_options *o, bool foreground)
             tally_error("agent: could not start (see agent.log beside %s)", o->socket_path);
             return TALLY_EXIT_ERROR;
         }
-        if (d == 0)
+        if (d == 0) {
+            struct sockaddr_in sa;
+            char where[256];
+            if (o->metrics && metrics_parse_address(o->metrics, &sa, where, sizeof where) == 0) {
+                metrics_describe(&sa, where, sizeof where);
+                fprintf(stderr, "tally: agent: %s\n", where);
+            }
             return TALLY_EXIT_OK;
+        }
     }
     sigset_t stop;
     sigemptyset(&stop);
@@ -173,12 +232,13 @@ static int serve(struct agent_options *o, bool foreground)
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }
 
-/* One message to the running agent and its reply printed (status, stop, attach). */
-static int ask(const char *socket_path, json_t *message, bool print)
+/* One message to the running agent and its reply printed (status, stop,
+ * attach); START: start the agent first when none serves the socket. */
+static int ask(const char *socket_path, json_t *message, bool print, bool start)
 {
     struct agent_link link;
     char why[512];
-    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
+    if (agent_link_open(&link, socket_path, start, why, sizeof why) < 0) {
         json_decref(message);
         tally_error("agent: %s", why);
         return TALLY_EXIT_ERROR;
@@ -210,11 +270,28 @@ int cmd_agent(int argc, char **argv)
     agent_options_init(&o);
     bool foreground = false;
     const char *app = NULL;
+    const char *launch = NULL, *segments = NULL; /* attach: a rank of another host's run */
+    bool quiet = false;
     char why[256];
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+fh", long_options, NULL)) != -1) {
+    /* options may come before or after the command and its PID
+     * ('tally agent stop --socket S', as the man page writes it) */
+    const char *words[3] = {NULL, NULL, NULL};
+    int n_words = 0;
+    for (;;) {
+        c = optind < argc ? getopt_long(argc, argv, "+fh", long_options, NULL) : -1;
+        if (c == -1) {
+            if (optind >= argc)
+                break;
+            if (n_words == 3) {
+                tally_error("agent: unexpected '%s' (see 'tally agent --help')", argv[optind]);
+                return TALLY_EXIT_ERROR;
+            }
+            words[n_words++] = argv[optind++];
+            continue;
+        }
         switch (c) {
         case 'f':
             foreground = true;
@@ -263,51 +340,88 @@ int cmd_agent(int argc, char **argv)
         case OPT_CREDS:
             o.nats_creds = optarg;
             break;
+        case OPT_LAUNCH:
+            launch = optarg;
+            break;
+        case OPT_SEGMENTS:
+            segments = optarg;
+            break;
+        case OPT_START: /* attach starts the agent when none runs in any case */
+            break;
+        case OPT_QUIET:
+            quiet = true;
+            break;
         case OPT_NATS_INSECURE:
             o.nats_insecure = true;
             break;
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
-        case OPT_METRICS:
+        case OPT_CLIENT_OUTPUT: {
+            double mb = 0;
+            int bad = units_parse(optarg, DIM_BYTES, NULL, &mb, why, sizeof why);
+            if (bad < 0 || mb < 1.0 / 16 || mb > 65536) {
+                tally_error("agent: --client-output: %s",
+                            bad < 0 ? why : "give a size from 64 KB to 64 GB");
+                return TALLY_EXIT_ERROR;
+            }
+            o.client_output = (size_t)(mb * BYTES_PER_MB);
+            break;
+        }
+        case OPT_METRICS: {
+            struct sockaddr_in sa;
+            if (metrics_parse_address(optarg, &sa, why, sizeof why) < 0) {
+                tally_error("agent: --metrics %s", why);
+                return TALLY_EXIT_ERROR;
+            }
             o.metrics = optarg;
             break;
+        }
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",
                         argv[optind - 1]);
             return TALLY_EXIT_ERROR;
         }
     }
-    const char *verb = optind < argc ? argv[optind] : NULL;
+    const char *verb = words[0];
     if (!verb)
         return serve(&o, foreground);
+    if (strcmp(verb, "attach") && n_words > 1) {
+        tally_error("agent: %s: unexpected '%s' (see 'tally agent --help')", verb, words[1]);
+        return TALLY_EXIT_ERROR;
+    }
     if (!strcmp(verb, "status"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true, false);
     if (!strcmp(verb, "stop"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
     if (!strcmp(verb, "attach")) {
-        /* options may also follow PID */
-        for (int i = optind + 2; i + 1 < argc; i++)
-            if (!strcmp(argv[i], "--app"))
-                app = argv[i + 1];
-        if (optind + 1 >= argc) {
+        if (!launch != !segments) {
+            tally_error("agent: attach: --launch and --segments go together");
+            return TALLY_EXIT_ERROR;
+        }
+        if (!words[1] || n_words > 2) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
             return TALLY_EXIT_ERROR;
         }
         char *end = NULL;
         errno = 0;
-        long long pid = strtoll(argv[optind + 1], &end, 10);
-        if (errno || end == argv[optind + 1] || *end || !proc_pid_in_range(pid)) {
-            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)",
-                        argv[optind + 1], proc_pid_max());
+        long long pid = strtoll(words[1], &end, 10);
+        if (errno || end == words[1] || *end || !proc_pid_in_range(pid)) {
+            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)", words[1],
+                        proc_pid_max());
             return TALLY_EXIT_ERROR;
         }
         if (!app || !*app) {
             tally_error("agent: attach needs --app NAME");
             return TALLY_EXIT_ERROR;
         }
-        return ask(o.socket_path,
-                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true);
+        json_t *message = json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app);
+        if (launch) {
+            json_object_set_new(message, "launch", json_string(launch));
+            json_object_set_new(message, "segments", json_string(segments));
+        }
+        /* as tally run --agent: the agent is started when none runs */
+        return ask(o.socket_path, message, !quiet, true);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;

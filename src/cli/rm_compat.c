@@ -179,11 +179,10 @@ static int add_limits(struct rm_config *cfg, const char *option, const char *tex
 /* The whole file (malloc'd, NUL-terminated), or NULL after a message. */
 static char *read_whole_file(const char *option, const char *path)
 {
-    char *text = text_file_read(path, NULL);
-    if (!text && errno == ENOMEM)
-        tally_error("rm: %s %s: out of memory", option, path);
-    else if (!text)
-        tally_error_errno("rm: %s %s", option, path);
+    char why[160];
+    char *text = text_file_read(path, TEXT_FILE_SMALL, NULL, why, sizeof why);
+    if (!text)
+        tally_error("rm: %s %s: %s", option, path, why);
     return text;
 }
 
@@ -327,7 +326,7 @@ static int parse_options(int argc, char **argv, struct rm_config *cfg)
             return RM_EXIT_USAGE;
         }
     }
-    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, &cfg->command_text);
+    int rc = run_set_command(&cfg->task, cfg->shell_argv, shell_line, argv + optind, false, &cfg->command_text);
     if (rc == -1) {
         tally_error("rm: give exactly one of -- COMMAND, --sh LINE or --pid PID (see 'tally rm --help')");
         return RM_EXIT_USAGE;
@@ -440,10 +439,17 @@ static void log_start(FILE *log, const struct rm_config *cfg)
     fflush(log);
 }
 
-static void log_end(FILE *log, const struct task_result *r, int status)
+/* resource_monitor says nothing on stderr when a limit stops the task (a
+ * Makeflow rule's stderr may be the task's own output), so the reason goes
+ * only to the -d/-o debug log, besides the summary's limits_exceeded. */
+static void log_end(FILE *log, const struct rm_config *cfg, const struct task_result *r, int status)
 {
     if (!log)
         return;
+    char broken[1024];
+    if (run_describe_limits_broken(broken, sizeof broken, &cfg->limits, r))
+        fprintf(log, "tally[%d] rm: %s%s\n", (int)getpid(), broken,
+                cfg->task.measure_only ? " (measure only)" : r->exit_type == TASK_EXIT_LIMITS ? ": task stopped" : "");
     fprintf(log, "tally[%d] rm: exit_type %s, exit_status %d, monitor status %d\n", (int)getpid(),
             r->exit_type == TASK_EXIT_LIMITS ? "limits" : r->exit_type == TASK_EXIT_SIGNAL ? "signal" : "normal",
             r->exit_status, status);
@@ -507,7 +513,7 @@ int cmd_rm(int argc, char **argv)
         status = RM_EXIT_MONITOR_ERROR;
     if (write_reports(&cfg, &result, &sampling) < 0)
         status = RM_EXIT_MONITOR_ERROR;
-    log_end(log, &result, status);
+    log_end(log, &cfg, &result, status);
     json_decref(sampling.snapshots);
     close_debug_log(log);
     task_result_free(&result);

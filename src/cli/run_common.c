@@ -4,6 +4,7 @@
 #include "cli/run_common.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "util/command_line.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -80,7 +82,7 @@ int run_check_report_dir(const char *option, const char *prefix)
 }
 
 int run_set_command(struct task_options *task, char *shell_argv[4], const char *shell_line,
-                    char **command, char **command_text)
+                    char **command, bool quote_words, char **command_text)
 {
     int sources = (shell_line != NULL) + (*command != NULL) + (task->follow_pid > 0);
     if (sources != 1)
@@ -90,10 +92,15 @@ int run_set_command(struct task_options *task, char *shell_argv[4], const char *
         shell_argv[1] = "-c";
         shell_argv[2] = (char *)shell_line;
         task->argv = shell_argv;
-        *command_text = strdup(shell_line);
+        /* the line as written (JSON keeps its newlines), unless it is not text */
+        *command_text = command_line_is_utf8(shell_line) ? strdup(shell_line) : command_line_quote(shell_argv);
     } else if (*command) {
         task->argv = command;
-        *command_text = run_join_words(command);
+        *command_text = quote_words ? command_line_quote(command) : run_join_words(command);
+        if (*command_text && !command_line_is_utf8(*command_text)) {
+            free(*command_text);
+            *command_text = command_line_quote(command);
+        }
     } else {
         char text[64];
         snprintf(text, sizeof text, "--pid %d", (int)task->follow_pid);
@@ -178,4 +185,63 @@ void run_say_launch_error(const char *who, const struct task_options *task,
     if (result->launch_errno)
         tally_error("%s: %s: %s", who, task->argv[0],
                     result->launch_errno == ENOENT ? "command not found" : strerror(result->launch_errno));
+}
+
+/* A field's value as a short number with its unit ("301 MB", "0.52 s"). */
+static void format_quantity(char *out, size_t len, int field, double value)
+{
+    const struct summary_field *f = summary_field_by_id(field);
+    snprintf(out, len, "%.*g %s", fabs(value) >= 1000 ? 10 : 3, value, f->unit);
+}
+
+/* Totals that only grow (compared by their running total, not a peak). */
+static bool is_total(int field)
+{
+    static const int totals[] = {
+        FIELD_CPU_TIME, FIELD_BYTES_READ, FIELD_BYTES_WRITTEN, FIELD_BYTES_RECEIVED,
+        FIELD_BYTES_SENT, FIELD_STORAGE_BYTES_READ, FIELD_STORAGE_BYTES_WRITTEN,
+        FIELD_MAJOR_PAGE_FAULTS, FIELD_TOTAL_PROCESSES,
+    };
+    for (size_t i = 0; i < sizeof totals / sizeof totals[0]; i++)
+        if (totals[i] == field)
+            return true;
+    return false;
+}
+
+size_t run_describe_limits_broken(char *out, size_t len, const struct limit_set *limits,
+                                  const struct task_result *result)
+{
+    size_t used = 0;
+    if (len)
+        out[0] = '\0';
+    for (int i = 0; i < FIELD_COUNT && limits; i++) {
+        if (!result->limit_exceeded[i] || !limits->set[i])
+            continue;
+        char limit[64], value[64], how[96];
+        format_quantity(limit, sizeof limit, i, limits->max[i]);
+        format_quantity(value, sizeof value, i, result->value[i]);
+        if (i == FIELD_WALL_TIME || result->peak_time[i] < 0)
+            snprintf(how, sizeof how, "%s", value);
+        else
+            snprintf(how, sizeof how, "%s %s %s t+%.1f s", is_total(i) ? "total" : "peak", value,
+                     is_total(i) ? "by" : "at", result->peak_time[i]);
+        int n = snprintf(out + used, len - used, "%s%s limit %s exceeded (%s)", used ? ", " : "",
+                         summary_field_by_id(i)->name, limit, how);
+        if (n < 0 || (size_t)n >= len - used)
+            break;
+        used += (size_t)n;
+    }
+    return used;
+}
+
+void run_say_limits_broken(const char *who, const struct limit_set *limits,
+                           const struct task_result *result, bool measure_only)
+{
+    char line[1024];
+    if (!run_describe_limits_broken(line, sizeof line, limits, result))
+        return;
+    if (measure_only)
+        tally_error("%s: %s: measured only (--measure-only), task not stopped", who, line);
+    else if (result->exit_type == TASK_EXIT_LIMITS)
+        tally_error("%s: %s: task stopped", who, line);
 }

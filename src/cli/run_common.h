@@ -7,6 +7,7 @@
 #define TALLY_CLI_RUN_COMMON_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "monitor/task.h"
@@ -24,10 +25,14 @@ int run_check_report_dir(const char *option, const char *prefix);
 /* What the task runs: exactly one of SHELL_LINE (run with /bin/sh -c, whose
  * argv is kept in SHELL_ARGV), the words of COMMAND, or task->follow_pid.
  * Sets task->argv and *command_text (the command as one line for the
- * reports, malloc'd). Returns 0; -1 when not exactly one was given; -2 when
- * out of memory. Prints nothing: the caller's message names its options. */
+ * reports, malloc'd): with QUOTE_WORDS the words quoted as a shell reads them
+ * (command_line_quote), else joined by spaces as resource_monitor writes them
+ * (quoted all the same when they are not UTF-8); a shell line as written,
+ * quoted when it is not UTF-8. Returns 0; -1 when not exactly one was given;
+ * -2 when out of memory. Prints nothing: the caller's message names its
+ * options. */
 int run_set_command(struct task_options *task, char *shell_argv[4], const char *shell_line,
-                    char **command, char **command_text);
+                    char **command, bool quote_words, char **command_text);
 /* The words joined by single spaces (malloc'd), or NULL when out of memory. */
 char *run_join_words(char *const *words);
 /* PREFIX followed by SUFFIX (malloc'd), or NULL when out of memory. */
@@ -45,5 +50,15 @@ void run_unknown_option(const char *who, char **argv);
 /* When the command could not be started, says so now (the summary says it too). */
 void run_say_launch_error(const char *who, const struct task_options *task,
                           const struct task_result *result);
+/* The limits RESULT broke, as one phrase ("memory limit 100 MB exceeded
+ * (peak 301 MB at t+0.4 s)", several joined by ", ") in OUT; its length, 0
+ * when none was broken. */
+size_t run_describe_limits_broken(char *out, size_t len, const struct limit_set *limits,
+                                  const struct task_result *result);
+/* When a limit was broken, says which, by how much and what was done, on one
+ * line ("run: memory limit 100 MB exceeded (peak 301 MB at t+0.4 s): task
+ * stopped"); the exit status stays the caller's. Nothing when none was. */
+void run_say_limits_broken(const char *who, const struct limit_set *limits,
+                           const struct task_result *result, bool measure_only);
 
 #endif

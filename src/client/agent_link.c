@@ -19,7 +19,9 @@
 #include "util/clock.h"
 
 /* Starts 'tally agent --socket path' (it detaches itself and exits once it
- * listens) and waits for that. 0, or -1 with why. */
+ * listens) and waits for that. 0, or -1 with why: what the agent said on
+ * stderr, kept for the caller (another agent winning the race to start is
+ * no error of the task's, so nothing is printed here). */
 static int start_agent(const char *path, char *why, size_t why_len)
 {
     char exe[4096];
@@ -27,20 +29,39 @@ static int start_agent(const char *path, char *why, size_t why_len)
         snprintf(why, why_len, "cannot find tally's own executable to start an agent");
         return -1;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
+    int err[2];
+    if (pipe2(err, O_CLOEXEC) < 0) {
         snprintf(why, why_len, "cannot start an agent: %s", strerror(errno));
         return -1;
     }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, why_len, "cannot start an agent: %s", strerror(errno));
+        close(err[0]);
+        close(err[1]);
+        return -1;
+    }
     if (pid == 0) {
+        dup2(err[1], STDERR_FILENO);
+        closefrom(3); /* the daemon keeps none of its starter's descriptors */
         execl(exe, "tally", "agent", "--socket", path, (char *)NULL);
         _exit(127);
     }
+    close(err[1]);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    char said[512] = "";
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    ssize_t got = read(err[0], said, sizeof said - 1);
+    close(err[0]);
+    said[got > 0 ? got : 0] = '\0';
+    said[strcspn(said, "\n")] = '\0';
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(why, why_len, "the agent it started failed (see %s's directory, agent.log)", path);
+        if (said[0])
+            snprintf(why, why_len, "the agent it started failed: %s", said);
+        else
+            snprintf(why, why_len, "the agent it started failed (see %s's directory, agent.log)", path);
         return -1;
     }
     return 0;
@@ -59,14 +80,16 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
         }
         path = def;
     }
+    bool start_failed = false;
+    char start_why[sizeof def + 128] = ""; /* room for the path */
     link->fd = agent_socket_connect(path, why, why_len);
     if (link->fd == -2)
         goto refused;
     if (link->fd < 0 && start && (errno == ENOENT || errno == ECONNREFUSED)) {
-        if (start_agent(path, why, why_len) < 0)
-            return -1;
-        /* Listening before it reported ready; a race with a peer agent is
-         * settled by the lock, so retry for a moment. */
+        /* Tasks started together (srun -n 4) race to start the agent: the
+         * lock lets one win and the others' agents exit with an error, so a
+         * failed start is only final when nothing answers afterwards. */
+        start_failed = start_agent(path, start_why, sizeof start_why) < 0;
         for (int i = 0; i < 100 && link->fd < 0; i++) {
             link->fd = agent_socket_connect(path, why, why_len);
             if (link->fd == -2)
@@ -76,6 +99,10 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
                 nanosleep(&ts, NULL);
             }
         }
+    }
+    if (link->fd < 0 && start_failed) {
+        snprintf(why, why_len, "%s", start_why); /* why the agent did not start */
+        return -1;
     }
     if (link->fd < 0) {
         snprintf(why, why_len, "cannot connect to the agent at %s: %s%s", path, strerror(errno),

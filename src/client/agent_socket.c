@@ -17,9 +17,11 @@
 
 int agent_socket_default_path(char *path, size_t size)
 {
-    const char *runtime = getenv("XDG_RUNTIME_DIR");
+    const char *runtime = getenv("XDG_RUNTIME_DIR"), *chosen = getenv("TALLY_AGENT");
     int n;
-    if (runtime && *runtime)
+    if (chosen && *chosen)
+        n = snprintf(path, size, "%s", chosen);
+    else if (runtime && *runtime)
         n = snprintf(path, size, "%s/tally/agent.sock", runtime);
     else
         n = snprintf(path, size, "/tmp/tally-%u/agent.sock", (unsigned)getuid());

@@ -1,5 +1,6 @@
 /* The agent's local transport: a Unix stream socket in a directory only its
- * user can enter. Path: $XDG_RUNTIME_DIR/tally/agent.sock, or
+ * user can enter. Path: $TALLY_AGENT when set (every tally command takes
+ * it as its default socket), else $XDG_RUNTIME_DIR/tally/agent.sock, or
  * /tmp/tally-UID/agent.sock without XDG_RUNTIME_DIR. Every peer is checked
  * with SO_PEERCRED, both ways: the agent serves only its own user, and a
  * client talks only to an agent of its own user, in a directory of its own. One agent per user

@@ -97,10 +97,13 @@ gather:;
         double now = clock_monotonic_seconds();
         if (o->follow ? (o->stop && *o->stop) : now - start >= timeout)
             break;
-        if (!o->follow && r->answers > 0 &&
+        if (o->enough && o->enough(o->ctx))
+            break;
+        if (!o->follow && !o->enough && r->answers > 0 &&
             (route->exact_answers ? r->answers >= route->exact_answers : now - last >= quiet))
             break;
-        double wait = o->follow ? 0.25 : fmin(start + timeout - now, r->answers ? last + quiet - now : 1e9);
+        double wait = o->follow ? 0.25
+                                : fmin(start + timeout - now, r->answers && !o->enough ? last + quiet - now : 1e9);
         struct pollfd p = {.fd = nats_link_fd(link), .events = POLLIN};
         int ms = (int)(wait * 1000) + 1;
         if (poll(&p, 1, ms < 1 ? 1 : ms) <= 0)
@@ -125,7 +128,7 @@ gather:;
         nats_link_unsubscribe(link, r->inbox);
     if (r->refused)
         return -1;
-    if (r->answers == 0 && !o->follow) {
+    if (r->answers == 0 && !o->follow && !(o->enough && o->enough(o->ctx))) {
         snprintf(r->error, sizeof r->error, "no agent answered on %s%s within %.3g s",
                  route->count ? route->subjects[0] : "(no subject)", route->count > 1 ? " ..." : "",
                  timeout);

@@ -26,6 +26,8 @@ struct gather_options {
     const json_t *message; /* set (text NULL): a protocol message (e.g. levels) instead of a request */
     void (*on_line)(void *ctx, const char *line, size_t length);
     void *ctx;
+    bool (*enough)(void *ctx); /* set: the gathering ends as soon as it says so (else at the timeout;
+                                  the quiet period does not apply) */
 };
 
 struct gather_result {

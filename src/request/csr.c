@@ -34,6 +34,9 @@ struct csr_registry {
     unsigned counter_next; /* the largest number ever used + 1 */
     struct csr *csrs;
     size_t csr_total, csr_capacity; /* csr_total counts marked-deleted ones too */
+    size_t csr_live;                /* not deleted: csr_count in O(1) */
+    unsigned long long csr_deletions; /* csrs ever deleted */
+    size_t timers_enabled;          /* enabled timer csrs: none, no timer scan */
     unsigned csr_next;
     unsigned layout;   /* changes whenever csrs move in the array (insert, sweep) */
     int depth;         /* registry calls in progress (callbacks may re-enter) */
@@ -291,6 +294,8 @@ int csr_define(struct csr_registry *registry, struct request *request, bool enab
     c->period = period;
     c->state = enabled ? CSR_ENABLED : CSR_DISABLED;
     c->due = now + period;
+    registry->csr_live++;
+    registry->timers_enabled += enabled && kind == EVENT_TIMER;
     if (n >= registry->csr_next)
         registry->csr_next = n + 1;
     *number = n;
@@ -302,8 +307,10 @@ int csr_enable(struct csr_registry *registry, unsigned number, double now)
     struct csr *c = find_csr(registry, number);
     if (!c)
         return -1;
-    if (c->state != CSR_ENABLED)
+    if (c->state != CSR_ENABLED) {
         c->due = now + c->period;
+        registry->timers_enabled += c->event == EVENT_TIMER;
+    }
     c->state = CSR_ENABLED;
     return 0;
 }
@@ -313,6 +320,7 @@ int csr_disable(struct csr_registry *registry, unsigned number)
     struct csr *c = find_csr(registry, number);
     if (!c)
         return -1;
+    registry->timers_enabled -= c->state == CSR_ENABLED && c->event == EVENT_TIMER;
     c->state = CSR_DISABLED;
     return 0;
 }
@@ -336,7 +344,10 @@ int csr_delete(struct csr_registry *registry, unsigned number)
     struct csr *c = find_csr(registry, number);
     if (!c)
         return -1;
+    registry->timers_enabled -= c->state == CSR_ENABLED && c->event == EVENT_TIMER;
     c->state = CSR_DELETED;
+    registry->csr_live--;
+    registry->csr_deletions++;
     if (registry->depth > 0)
         registry->sweep_needed = true; /* its actions may be running */
     else
@@ -358,10 +369,12 @@ const struct request *csr_request(const struct csr_registry *registry, unsigned 
 
 size_t csr_count(const struct csr_registry *registry)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < registry->csr_total; i++)
-        n += registry->csrs[i].state != CSR_DELETED;
-    return n;
+    return registry->csr_live;
+}
+
+unsigned long long csr_deletions(const struct csr_registry *registry)
+{
+    return registry->csr_deletions;
 }
 
 static void enter(struct csr_registry *registry)
@@ -373,6 +386,16 @@ static void leave(struct csr_registry *registry)
 {
     if (--registry->depth == 0 && registry->sweep_needed)
         sweep(registry);
+}
+
+void csr_batch_begin(struct csr_registry *registry)
+{
+    enter(registry);
+}
+
+void csr_batch_end(struct csr_registry *registry)
+{
+    leave(registry);
 }
 
 /* ---- running actions ---- */
@@ -624,6 +647,8 @@ int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn repo
 {
     int fired = 0;
     struct event_occurrence tick = {.kind = EVENT_TIMER};
+    if (registry->timers_enabled == 0)
+        return 0;
     enter(registry);
     for (size_t i = csr_after(registry, 0); i < registry->csr_total;) {
         struct csr *c = &registry->csrs[i];
@@ -645,7 +670,7 @@ int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn repo
 bool csr_next_timer(const struct csr_registry *registry, double *due)
 {
     bool any = false;
-    for (size_t i = 0; i < registry->csr_total; i++) {
+    for (size_t i = 0; registry->timers_enabled && i < registry->csr_total; i++) {
         const struct csr *c = &registry->csrs[i];
         if (c->state != CSR_ENABLED || c->event != EVENT_TIMER)
             continue;

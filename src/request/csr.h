@@ -62,7 +62,16 @@ int csr_delete(struct csr_registry *registry, unsigned number);
 enum csr_state csr_state_of(const struct csr_registry *registry, unsigned number);
 /* The request of csr_number (to list or forward it); NULL when none. */
 const struct request *csr_request(const struct csr_registry *registry, unsigned number);
+/* Csrs not deleted, in O(1). */
 size_t csr_count(const struct csr_registry *registry);
+/* How many csrs were ever deleted: a caller keeping data per csr sweeps
+ * it only when this changed. */
+unsigned long long csr_deletions(const struct csr_registry *registry);
+/* Between these, deleted csrs are removed from the registry's array once,
+ * at csr_batch_end, rather than at each csr_delete (deleting n csrs: O(n),
+ * not O(n^2)). */
+void csr_batch_begin(struct csr_registry *registry);
+void csr_batch_end(struct csr_registry *registry);
 
 /* ---- events ---- */
 

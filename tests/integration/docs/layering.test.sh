@@ -29,7 +29,7 @@ declare -A ALLOWED=(
 # Headers any room may include: the public headers of include/tally/ (the
 # segment layout and the probe API, the bottom of everything), src/version.h,
 # and report/fields.h, the field vocabulary, until src/core/ holds it.
-ANYWHERE=" tally/probe.h tally/segment.h tally/segment_switch.h version.h report/fields.h "
+ANYWHERE=" version.h report/fields.h "
 # Single arrows that break the table today, each with its reason; a later
 # phase removes them. FILE:INCLUDE.
 EXCEPTIONS=(
@@ -55,6 +55,7 @@ arrows() {
       target=${inc%%/*}
       [ "$target" = "$room" ] && continue
       [[ "$ANYWHERE" == *" $inc "* ]] && continue
+      [[ "$inc" == tally/* && -f "$TALLY_TEST_ROOT/include/$inc" ]] && continue # include/tally/*.h
       [[ " ${ALLOWED[$room]} " == *" $target "* ]] && continue
       [[ " ${EXCEPTIONS[*]} " == *" $rel:$inc "* ]] && continue
       echo "  $rel includes \"$inc\" ($room → $target is not allowed)"

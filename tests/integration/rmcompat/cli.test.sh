@@ -49,6 +49,10 @@ check_eq "limit summary as resource_monitor (exit_type, limits_exceeded, exit_st
   "$(jq -c '[.exit_type, .limits_exceeded, .exit_status]' t-limit.summary)" \
   "$(jq -c '[.exit_type, .limits_exceeded, .exit_status]' r-limit.summary)"
 check_cmp "tally stopped the task well before the 4 s its memory is held" "$(summary_value t-limit.summary wall_time)" "<" 3
+check_eq "  nothing about the limit on stderr, as resource_monitor (a rule's stderr may be its output)" \
+  "$(grep -ci 'limit' t-limit.err)/$(grep -ci 'limit' r-limit.err)" "0/0"
+timeout -k 5 60 "$RM_TALLY" -O t-limitlog -i 1 -L 'memory: 20' -d all -o limit.log --sh "$HOG" 2>/dev/null
+check_contains "  the reason in the debug log (-d, -o)" "$(cat limit.log)" "memory limit 20 MB exceeded (peak "
 
 both notfound -- /nonexistent/command
 check_eq "command not found: status 4 (monitor error) as resource_monitor" "$rc_t" "$rc_r"

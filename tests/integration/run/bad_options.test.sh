@@ -20,7 +20,7 @@ bad "second item bad" "disk" --limits 'memory: 1 GB, disk: -'
 printf 'memory: 1 GB\nwall_time: 1 fortnight\n' > lim
 bad "limits file line" "line 2" --limits-file lim
 bad "missing limits file" "nofile" --limits-file nofile
-bad "bad level" "3" --level 3
+bad "bad level" "4" --level 4
 bad "missing measure dir" "nodir" --measure-dir nodir
 bad "bad interval" "--interval" --interval 0
 bad "unknown option" "--bogus" --bogus

@@ -571,6 +571,40 @@ static void test_pushdown(void)
     csr_registry_free(reg);
 }
 
+/* csr_count and csr_deletions as csrs come and go, deletions inside a
+ * batch included (the agent's owners are swept only when deletions moved). */
+static void test_counts(void)
+{
+    struct csr_registry *reg = csr_registry_new();
+    unsigned n[5];
+    for (int i = 0; i < 5; i++)
+        n[i] = define(reg, "timer(1s): app_get_list()", i % 2, 0);
+    CHECK_INT(csr_count(reg), 5);
+    CHECK_INT(csr_deletions(reg), 0);
+    CHECK_INT(csr_delete(reg, n[0]), 0);
+    CHECK_INT(csr_delete(reg, n[0]), -1);
+    CHECK_INT(csr_count(reg), 4);
+    CHECK_INT(csr_deletions(reg), 1);
+    csr_batch_begin(reg);
+    CHECK_INT(csr_delete(reg, n[1]), 0);
+    CHECK_INT(csr_delete(reg, n[3]), 0);
+    CHECK_INT(csr_state_of(reg, n[1]), CSR_DELETED);
+    csr_batch_end(reg);
+    CHECK_INT(csr_count(reg), 2);
+    CHECK_INT(csr_deletions(reg), 3);
+    CHECK_INT(csr_state_of(reg, n[2]), CSR_DISABLED);
+    CHECK_INT(csr_state_of(reg, n[4]), CSR_DISABLED);
+    /* no enabled timer left: nothing due, nothing fires */
+    double due;
+    CHECK(!csr_next_timer(reg, &due));
+    CHECK_INT(csr_enable(reg, n[4], 10), 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 11, 1e-9);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 11, record, NULL), 1);
+    csr_registry_free(reg);
+}
+
 int main(void)
 {
     test_counters();
@@ -582,6 +616,7 @@ int main(void)
     test_reentrancy();
     test_timers();
     test_pushdown();
+    test_counts();
     csr_registry_free(NULL);
     return test_done();
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# tally run --pid on another user's process is refused saying it belongs to
+# another user (as the agent says it), not that it is not running; a pid that
+# runs nowhere is still "not a running process". Two unprivileged users are
+# made here (as root), as in agent/security.
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+if [ "$(id -u)" -ne 0 ]; then
+  ok "# SKIP needs root to create the test users"; finish
+fi
+for u in tallytest_a tallytest_b; do
+  id "$u" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$u"
+done
+as_b() { setpriv --reuid="$(id -u tallytest_b)" --regid="$(id -g tallytest_b)" --clear-groups "$@"; }
+chmod 777 "$WORK"
+setpriv --reuid="$(id -u tallytest_a)" --regid="$(id -g tallytest_a)" --clear-groups sleep 30 &
+VICTIM=$!
+check "A's process runs" wait_until 5 sh -c "[ \"\$(stat -c %u /proc/$VICTIM)\" = $(id -u tallytest_a) ]"
+as_b "$TALLY" run --pid "$VICTIM" -o "$WORK/b" 2>b.err; rc=$?
+check_eq "B following A's process: status 125, one line" "$rc/$(wc -l < b.err)" "125/1"
+check_eq "  saying it belongs to another user" "$(cat b.err)" \
+  "tally: --pid: process $VICTIM belongs to another user"
+check "  and A's process is untouched" kill -0 "$VICTIM"
+check "  no summary written" test ! -e "$WORK/b.summary"
+gone=$(sh -c 'echo $$')
+as_b "$TALLY" run --pid "$gone" -o "$WORK/g" 2>g.err
+check_eq "a pid that runs nowhere: not a running process" "$(cat g.err)" \
+  "tally: --pid: '$gone' is not a running process"
+kill "$VICTIM"
+finish
