@@ -207,23 +207,6 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
 
 /* ---- information services ---- */
 
-static double meminfo_mb(const char *key)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    double kb = 0;
-    size_t klen = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, klen) && line[klen] == ':') {
-            kb = atof(line + klen + 1);
-            break;
-        }
-    fclose(f);
-    return kb / 1024.0;
-}
-
 /* {"app", "object", "processes", "tasks", "nodes"} per application here. */
 static json_t *app_list(const struct agent *a)
 {
@@ -271,20 +254,9 @@ static json_t *app_tokens(const struct agent *a)
 static void node_info(struct eval *e, const char *object)
 {
     struct agent *a = e->a;
-    double load[3] = {0, 0, 0};
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-            load[0] = load[1] = load[2] = 0;
-        fclose(f);
-    }
-    double uptime = 0;
-    f = fopen("/proc/uptime", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &uptime) != 1)
-            uptime = 0;
-        fclose(f);
-    }
+    double load[3];
+    machine_load_averages(load);
+    double uptime = machine_uptime();
     size_t tasks = 0;
     for (size_t i = 0; i < a->task_count; i++)
         tasks += !a->tasks[i]->ended;
@@ -293,8 +265,8 @@ static void node_info(struct eval *e, const char *object)
     json_t *r = json_pack("{s:s, s:s, s:i, s:[f,f,f], s:[f,s], s:[f,s], s:[f,s], s:I, s:I, s:i, "
                           "s:i, s:f, s:I}",
                           "node", node, "site", a->site, "cpus", machine_cpu_count(), "load",
-                          load[0], load[1], load[2], "memory_total", meminfo_mb("MemTotal"), "MB",
-                          "memory_available", meminfo_mb("MemAvailable"), "MB", "uptime", uptime,
+                          load[0], load[1], load[2], "memory_total", machine_meminfo_mb("MemTotal"), "MB",
+                          "memory_available", machine_meminfo_mb("MemAvailable"), "MB", "uptime", uptime,
                           "s", "processes", (json_int_t)a->procs.count, "tasks", (json_int_t)tasks,
                           "agent_pid", (int)getpid(), "uid", (int)a->uid, "agent_started",
                           a->started, "archived", (json_int_t)a->archived);

@@ -16,6 +16,7 @@
 #include "monitor/follower.h"
 #include "monitor/limits.h"
 #include "monitor/proc_scan.h"
+#include "platform/platform.h"
 #include "report/fields.h"
 #include "util/pidmap.h"
 
@@ -242,7 +243,5 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
                        size_t why_len);
 /* When the machine booted, epoch seconds. */
 double proc_boot_epoch(void);
-/* Whose is pid: 0 and *uid, or -1 when it does not exist. */
-int proc_owner(pid_t pid, uid_t *uid);
 
 #endif

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive/ingest_files.h"
 #include "archive/store.h"
+#include "archive/summary_store.h"
 #include "agent/agent_internal.h"
 #include "client/agent_socket.h"
 #include "report/summary.h"
@@ -157,15 +157,8 @@ struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, cha
                  errno == ESRCH ? "not running" : strerror(errno));
         return NULL;
     }
-    char command[256] = "";
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    FILE *fp = fopen(path, "r");
-    if (fp) {
-        if (fgets(command, sizeof command, fp))
-            command[strcspn(command, "\n")] = '\0';
-        fclose(fp);
-    }
+    char command[256];
+    proc_read_comm(pid, command, sizeof command);
     struct agent_task *t = agent_task_add(a, app, command, pid, true);
     if (!t) {
         follower_free(f);
@@ -355,18 +348,11 @@ static void store_summary(struct agent *a, json_t *summary)
         }
         free(location);
     }
-    char *text = json_dumps(summary, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
-    if (!text)
-        return;
-    struct ingest_options options = {0};
-    struct ingest_session session;
-    ingest_session_init(&session, a->archive, &options);
-    int rc = ingest_buffer(&session, "agent", text, strlen(text));
-    if (ingest_session_finish(&session) < 0 || rc < 0)
+    /* 'tally run --agent --archive' may store the same summary: it is kept once */
+    if (archive_store_summary(a->archive, summary, "agent", NULL, NULL) < 0)
         tally_error("agent: archive %s: a summary was not stored", a->archive->location);
     else
         a->archived++;
-    free(text);
 }
 
 void agent_archive_spool(struct agent *a)

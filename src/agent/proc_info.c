@@ -3,12 +3,9 @@
  * summary's units ([value, "unit"] pairs, MB = 2^20 bytes), selected by the
  * flag bits of request.h. PROC_INFO_PROBES reads the process's shared-memory
  * segment (libtally-probe, libtally-mpi) instead of /proc. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "agent/agent_internal.h"
 #include "agent/agent_levels.h"
@@ -17,17 +14,6 @@
 #include "tally/segment_switch.h"
 #include "util/clock.h"
 #include "util/units.h"
-
-int proc_owner(pid_t pid, uid_t *uid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d", (int)pid);
-    struct stat st;
-    if (pid <= 0 || stat(path, &st) < 0)
-        return -1;
-    *uid = st.st_uid;
-    return 0;
-}
 
 /* name: [value, "unit"], the unit as the summary gives it (fields.c). */
 static void put_field(json_t *o, const char *name, double value)
@@ -38,52 +24,12 @@ static void put_field(json_t *o, const char *name, double value)
 
 double proc_boot_epoch(void)
 {
-    FILE *f = fopen("/proc/uptime", "r");
-    double up = 0;
-    if (f) {
-        if (fscanf(f, "%lf", &up) != 1)
-            up = 0;
-        fclose(f);
-    }
-    return clock_epoch_seconds() - up;
+    return clock_epoch_seconds() - machine_uptime();
 }
 
 static double mb(uint64_t bytes)
 {
     return (double)bytes / BYTES_PER_MB;
-}
-
-/* voluntary + involuntary context switches from /proc/PID/status. */
-static double context_switches(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    double total = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long v;
-        if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
-            sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
-            total += (double)v;
-    }
-    fclose(f);
-    return total;
-}
-
-static void read_comm(pid_t pid, char *out, size_t size)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    out[0] = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, out, size - 1);
-    close(fd);
-    out[n > 0 ? n : 0] = '\0';
-    out[strcspn(out, "\n")] = '\0';
 }
 
 static void count_file(void *ctx, const char *path)
@@ -149,12 +95,13 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
     }
     const struct agent_proc *p = pidmap_get(&a->procs, pid);
     const struct agent_task *t = agent_task_of(a, pid);
-    struct proc_status status; /* ~50 us: only when swap is asked for */
-    bool has_status = (flags & PROC_INFO_MEMORY) && proc_read_status(pid, &status) == 0;
+    struct proc_status status; /* ~50 us: only when swap or context switches are asked for */
+    bool has_status =
+        (flags & (PROC_INFO_MEMORY | PROC_INFO_CPU)) && proc_read_status(pid, &status) == 0;
     json_t *o = json_object();
     if (flags & PROC_INFO_STATE) {
         char comm[64];
-        read_comm(pid, comm, sizeof comm);
+        proc_read_comm(pid, comm, sizeof comm);
         uid_t uid = 0;
         proc_owner(pid, &uid);
         /* starttime is in clock ticks after boot. */
@@ -175,7 +122,8 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
     if (flags & PROC_INFO_CPU) {
         put_field(o, "cpu_time", st.cpu_self + st.cpu_children);
         put_field(o, "cores", p ? p->cores : 0);
-        put_field(o, "context_switches", context_switches(pid));
+        put_field(o, "context_switches",
+                  has_status ? (double)status.ctxt_voluntary + (double)status.ctxt_involuntary : 0);
     }
     if (flags & PROC_INFO_MEMORY) {
         uint64_t pss = 0;

@@ -274,24 +274,28 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
 }
 
 int run_write_reports(const struct run_config *cfg, const struct task_result *result,
-                      struct series_writer *series)
+                      struct series_writer *series, json_t **summary)
 {
     int rc = 0;
     if (series && series_commit(series) < 0)
         rc = -1;
     json_t *extra = run_summary_extra(cfg);
+    /* with --agent --app and no --name, the app names the task (the agent
+     * files it under the app) */
     struct summary_info info = {
         .command = cfg->command_text,
-        .name = cfg->name,
+        .name = cfg->name ? cfg->name : cfg->agent.enabled ? cfg->agent.app : NULL,
         .category = cfg->category,
         .limits = &cfg->limits,
         .extra = extra,
     };
+    json_t *o = summary_to_json(&info, result);
     char *path = run_report_path(cfg->prefix, ".summary");
-    if (!path || summary_write(path, &info, result) < 0)
+    if (!path || !o || summary_write_object(path, o, true) < 0)
         rc = -1;
     free(path);
     json_decref(extra);
+    *summary = o;
     if (cfg->files_report && run_write_files_report(cfg->prefix, files_report_write, result) < 0)
         rc = -1;
     return rc;
@@ -315,6 +319,8 @@ void run_config_free(struct run_config *cfg)
     cfg->annotate = NULL;
     free(cfg->command_text);
     free(cfg->measure_dirs);
+    json_decref(cfg->summary);
+    cfg->summary = NULL;
     cfg->command_text = NULL;
     cfg->measure_dirs = NULL;
 }
@@ -362,10 +368,14 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
         status = TALLY_EXIT_ERROR;
     run_say_launch_error("run", &cfg->task, result);
     run_say_limits_broken("run", cfg->task.limits, result, cfg->task.measure_only);
-    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0 &&
+    json_t *summary = NULL;
+    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL, &summary) < 0 &&
         !cfg->unmeasured_on_error) /* then the task's status stands */
         status = TALLY_EXIT_ERROR;
-    run_agent_after_attempt(cfg, result);
+    /* the summary written is the one the agent and the archive get */
+    run_agent_after_attempt(cfg, result, summary);
+    json_decref(cfg->summary);
+    cfg->summary = summary;
     return status;
 }
 
@@ -408,7 +418,8 @@ int cmd_run(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
-        bool again = run_archive_after_attempt(&cfg, &result, attempt) && !*cfg.task.interrupt;
+        bool again = run_archive_after_attempt(&cfg, &result, attempt, cfg.summary) &&
+                     !*cfg.task.interrupt;
         task_result_free(&result);
         if (!again)
             break;

@@ -31,16 +31,19 @@ struct run_config {
     struct run_agent_options agent;     /* --agent, --app */
     struct run_instrument_options instrument; /* --mpi, --probes, --window, --marker */
     struct run_io_options io;           /* --level 3 */
+    json_t *summary;           /* the last attempt's summary, as written */
 };
 
 /* Fills cfg from argv. Returns -1 when the command should run, else the exit
  * status to return at once (0 after --help, 125 after a message on a bad option). */
 int run_parse_options(int argc, char **argv, struct run_config *cfg);
 /* Writes the summary (and series/files when asked). series is the writer
- * fed during the run, or NULL. Returns 0, or -1 after a message. */
+ * fed during the run, or NULL. *summary: the summary written (the caller's
+ * reference; NULL when it could not be made). Returns 0, or -1 after a
+ * message. */
 struct series_writer;
 int run_write_reports(const struct run_config *cfg, const struct task_result *result,
-                      struct series_writer *series);
+                      struct series_writer *series, json_t **summary);
 /* The members added after the measured ones: the instrumentation's ("mpi",
  * "probes") and --annotate's. A new object (caller owns it). */
 json_t *run_summary_extra(const struct run_config *cfg);

@@ -228,7 +228,8 @@ void run_agent_take_followed(struct run_config *cfg, struct task_result *result)
     json_decref(summary);
 }
 
-void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result)
+void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result,
+                             json_t *summary)
 {
     struct run_agent_options *o = &cfg->agent;
     if (!o->linked)
@@ -242,20 +243,11 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
         agent_link_send(&o->link, json_pack("{s:s, s:o}", "op", "limit_exceeded", "fields", broken));
     else
         json_decref(broken);
-    json_t *extra = run_summary_extra(cfg);
-    struct summary_info info = {
-        .command = cfg->command_text,
-        .name = cfg->name ? cfg->name : o->app,
-        .category = cfg->category,
-        .limits = &cfg->limits,
-        .extra = extra,
-    };
-    json_t *summary = summary_to_json(&info, result);
-    agent_link_send(&o->link, json_pack("{s:s, s:O}", "op", "finished", "summary", summary));
-    if (o->link.broken)
-        spool_summary(o, summary);
-    json_decref(summary);
-    json_decref(extra);
+    if (summary) {
+        agent_link_send(&o->link, json_pack("{s:s, s:O}", "op", "finished", "summary", summary));
+        if (o->link.broken)
+            spool_summary(o, summary);
+    }
 }
 
 void run_agent_close(struct run_config *cfg)

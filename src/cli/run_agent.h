@@ -53,8 +53,10 @@ void run_agent_hook_samples(struct run_config *cfg);
 /* Level 1 (the agent samples the tree, tally run only waits): after the
  * task, the agent's peaks merged into the kernel's exact totals. */
 void run_agent_take_followed(struct run_config *cfg, struct task_result *result);
-/* After an attempt: hands the summary over. */
-void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result);
+/* After an attempt: hands the summary over (the one written to
+ * PREFIX.summary; NULL when there is none). */
+void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result,
+                             json_t *summary);
 void run_agent_close(struct run_config *cfg);
 /* --probes/--mpi: tells the agent where the task's processes' segments are,
  * so that it can evaluate probe and MPI events (agent/agent_probes.c). */

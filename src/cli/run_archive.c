@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "archive/aggregate_store.h"
-#include "archive/ingest_files.h"
 #include "archive/predict.h"
+#include "archive/summary_store.h"
 #include "cli/run.h"
 #include "util/error.h"
 
@@ -140,7 +140,7 @@ int run_archive_prepare(struct run_config *cfg)
     return rc;
 }
 
-static void submit(struct run_config *cfg, const char *summary_path, int attempt)
+static void submit(struct run_config *cfg, json_t *summary, const char *summary_path, int attempt)
 {
     struct run_archive_options *o = &cfg->archive;
     char why[512];
@@ -157,14 +157,13 @@ static void submit(struct run_config *cfg, const char *summary_path, int attempt
         .attempt = o->retry ? attempt : 0,
         .previous_attempt = o->previous_id,
     };
-    struct ingest_session session;
-    ingest_session_init(&session, store, &options);
-    int rc = ingest_path(&session, summary_path);
-    if (ingest_session_finish(&session) < 0 || rc < 0)
+    long long id = 0;
+    /* an agent given the same summary may have stored it already: 0 */
+    if (!summary || archive_store_summary(store, summary, summary_path, &options, &id) < 0)
         tally_error("run: --archive %s: not stored (the summary is kept in %s)", store->location,
                     summary_path);
-    else
-        o->previous_id = session.last_id;
+    else if (id)
+        o->previous_id = id;
     store_close(store);
 }
 
@@ -206,13 +205,13 @@ static void keep_first_attempt_reports(const char *prefix)
 }
 
 bool run_archive_after_attempt(struct run_config *cfg, const struct task_result *result,
-                               int attempt)
+                               int attempt, json_t *summary_json)
 {
     char *summary = NULL;
     if (asprintf(&summary, "%s.summary", cfg->prefix) < 0)
         return false;
     if (cfg->archive.submit)
-        submit(cfg, summary, attempt);
+        submit(cfg, summary_json, summary, attempt);
     free(summary);
     bool again = cfg->archive.retry && attempt == 1 && result->exit_type == TASK_EXIT_LIMITS &&
                  raise_broken_limits(cfg, result);

@@ -16,6 +16,7 @@
 #ifndef TALLY_CLI_RUN_ARCHIVE_H
 #define TALLY_CLI_RUN_ARCHIVE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "monitor/limits.h"
@@ -63,12 +64,13 @@ struct run_config;
 int run_archive_prepare(struct run_config *cfg);
 
 /* After attempt number `attempt` (1, 2) whose reports are written: submits
- * the summary when --archive was given (a database that cannot be reached
+ * summary (the one written to PREFIX.summary) when --archive was given, by
+ * archive_store_summary, the agent's path too (a database that cannot be reached
  * is reported on one line; the summary file stays). Returns true when the
  * task must run again (--retry, stopped by a limit, first attempt); the
  * limits are then raised and the reports kept as PREFIX.attempt1.summary
  * (.series, .files). */
 bool run_archive_after_attempt(struct run_config *cfg, const struct task_result *result,
-                               int attempt);
+                               int attempt, json_t *summary);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/agent_socket.h"
+#include "platform/platform.h"
 #include "report/fields.h"
 #include "util/clock.h"
 
@@ -24,12 +25,10 @@
 static int start_agent(const char *path, char *why, size_t why_len)
 {
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
+    if (proc_self_exe(exe, sizeof exe) < 0) {
         snprintf(why, why_len, "cannot find tally's own executable to start an agent");
         return -1;
     }
-    exe[n] = '\0';
     int err[2];
     if (pipe2(err, O_CLOEXEC) < 0) {
         snprintf(why, why_len, "cannot start an agent: %s", strerror(errno));

@@ -94,10 +94,8 @@ int instrument_library_path(const char *name, char *out, size_t len)
     if (env && *env)
         return existing(env, name, out, len);
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    if (proc_self_exe(exe, sizeof exe) < 0)
         return -1;
-    exe[n] = '\0';
     char *dir = dirname(exe); /* build/ or build/asan/ or PREFIX/bin */
     char candidate[PATH_MAX];
     const char *tries[] = {"lib", "../lib", "../lib/tally"};

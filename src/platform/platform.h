@@ -28,6 +28,7 @@ struct proc_status {         /* /proc/PID/status (bytes) */
     uint64_t vm_peak, vm_size, vm_hwm, vm_rss, vm_swap;
     uint64_t rss_anon, rss_shmem;
     int threads;
+    uint64_t ctxt_voluntary, ctxt_involuntary; /* context switches */
 };
 
 struct proc_statm {          /* /proc/PID/statm (bytes): cheap, current values only */
@@ -41,6 +42,14 @@ struct proc_io {             /* /proc/PID/io */
 int proc_read_stat(pid_t pid, struct proc_stat *out);
 int proc_read_status(pid_t pid, struct proc_status *out);
 int proc_read_statm(pid_t pid, struct proc_statm *out);
+/* The owner of process pid (the uid of /proc/PID). -1 when it is gone. */
+int proc_owner(pid_t pid, uid_t *uid);
+/* Its command name (/proc/PID/comm, without the newline) into out; "" and
+ * -1 when it cannot be read. */
+int proc_read_comm(pid_t pid, char *out, size_t size);
+/* The path of the running program (/proc/self/exe) into out. -1 when it
+ * cannot be read or does not fit. */
+int proc_self_exe(char *out, size_t size);
 /* Whole thread group, including the children it reaped. */
 int proc_read_io(pid_t pid, struct proc_io *out);
 /* Pids: the kernel's upper bound (/proc/sys/kernel/pid_max, at most
@@ -51,9 +60,6 @@ int proc_read_io(pid_t pid, struct proc_io *out);
 #define PROC_PID_MAX_LIMIT 4194304
 long long proc_pid_max(void);
 bool proc_pid_in_range(long long value);
-/* The path of this process's own executable (/proc/self/exe) into out.
- * 0, or -1 when it cannot be read or does not fit. */
-int proc_self_exe(char *out, size_t size);
 /* Proportional set size (smaps_rollup Pss), bytes. */
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
 /* CPU time of the process's live threads in nanoseconds (the sum of
@@ -167,6 +173,12 @@ int machine_cpu_count(void);
  * fourth field of /proc/loadavg); -1 when unreadable. */
 int proc_runnable_tasks(void);
 double machine_load_average(void);
+/* The 1, 5 and 15 minute load averages; 0s and -1 when unreadable. */
+int machine_load_averages(double load[3]);
+/* Seconds since boot (/proc/uptime); 0 when unreadable. */
+double machine_uptime(void);
+/* A line of /proc/meminfo (KEY: N kB, e.g. "MemTotal") in MB; 0 when absent. */
+double machine_meminfo_mb(const char *key);
 /* The whole host at one moment (host.c): capacities, and cumulative
  * counters of everything that runs on it, whoever runs it. */
 struct host_sample {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -148,6 +149,35 @@ int proc_read_status(pid_t pid, struct proc_status *out)
         t += 9;
         out->threads = (int)parse_u64(&t);
     }
+    out->ctxt_voluntary = out->ctxt_involuntary = 0;
+    if ((t = strstr(buf, "\nvoluntary_ctxt_switches:"))) {
+        t += 25;
+        out->ctxt_voluntary = parse_u64(&t);
+    }
+    if ((t = strstr(buf, "\nnonvoluntary_ctxt_switches:"))) {
+        t += 28;
+        out->ctxt_involuntary = parse_u64(&t);
+    }
+    return 0;
+}
+
+int proc_owner(pid_t pid, uid_t *uid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    struct stat st;
+    if (pid <= 0 || stat(path, &st) < 0)
+        return -1;
+    *uid = st.st_uid;
+    return 0;
+}
+
+int proc_read_comm(pid_t pid, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (size < 2 || read_proc_file(pid, "comm", out, size) < 0)
+        return -1;
+    out[strcspn(out, "\n")] = '\0';
     return 0;
 }
 

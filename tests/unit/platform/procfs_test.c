@@ -71,5 +71,30 @@ int main(void)
     unlink(wanted);
     CHECK(machine_cpu_count() >= 1);
     CHECK_INT(gpu_count_in_use(NULL, 0), 0);
+
+    /* The readings the agent, instrument and client take through here. */
+    char comm[64];
+    CHECK_INT(proc_read_comm(getpid(), comm, sizeof comm), 0);
+    CHECK_STR(comm, "procfs_test");
+    CHECK_INT(proc_read_comm(999999999, comm, sizeof comm), -1);
+    CHECK_STR(comm, "");
+    uid_t uid = 12345;
+    CHECK_INT(proc_owner(getpid(), &uid), 0);
+    CHECK_INT(uid, getuid());
+    CHECK_INT(proc_owner(999999999, &uid), -1);
+    char exe[4096], tiny[4];
+    CHECK_INT(proc_self_exe(exe, sizeof exe), 0);
+    CHECK(strstr(exe, "/unit/platform/procfs_test") != NULL);
+    CHECK_INT(proc_self_exe(tiny, sizeof tiny), -1);
+    usleep(1000); /* at least one voluntary switch */
+    CHECK_INT(proc_read_status(getpid(), &status), 0);
+    CHECK(status.ctxt_voluntary >= 1);
+    double load[3];
+    CHECK_INT(machine_load_averages(load), 0);
+    CHECK(load[0] >= 0 && load[1] >= 0 && load[2] >= 0);
+    CHECK(machine_uptime() > 0);
+    CHECK(machine_meminfo_mb("MemTotal") > 1);
+    CHECK(machine_meminfo_mb("MemAvailable") <= machine_meminfo_mb("MemTotal"));
+    CHECK(machine_meminfo_mb("NoSuchKey") == 0);
     return test_done();
 }
