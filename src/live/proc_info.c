@@ -53,25 +53,6 @@ static double mb(uint64_t bytes)
     return (double)bytes / BYTES_PER_MB;
 }
 
-/* voluntary + involuntary context switches from /proc/PID/status. */
-static double context_switches(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    double total = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long v;
-        if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
-            sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
-            total += (double)v;
-    }
-    fclose(f);
-    return total;
-}
-
 static void read_comm(pid_t pid, char *out, size_t size)
 {
     char path[64];
@@ -175,7 +156,8 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
     if (flags & PROC_INFO_CPU) {
         put_field(o, "cpu_time", st.cpu_self + st.cpu_children);
         put_field(o, "cores", p ? p->cores : 0);
-        put_field(o, "context_switches", context_switches(pid));
+        struct proc_status cs;
+        put_field(o, "context_switches", proc_read_status(pid, &cs) == 0 ? (double)cs.context_switches : 0);
     }
     if (flags & PROC_INFO_MEMORY) {
         uint64_t pss = 0;

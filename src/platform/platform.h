@@ -27,6 +27,7 @@ struct proc_stat {           /* /proc/PID/stat */
 struct proc_status {         /* /proc/PID/status (bytes) */
     uint64_t vm_peak, vm_size, vm_hwm, vm_rss, vm_swap;
     uint64_t rss_anon, rss_shmem;
+    uint64_t context_switches;    /* voluntary + nonvoluntary (counts, not bytes) */
     int threads;
 };
 
