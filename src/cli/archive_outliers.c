@@ -84,11 +84,15 @@ int archive_outliers_main(int argc, char **argv, const char *db)
         printf("%s run %lld%s%s: %s %.6g %s on host %s is ", name, h.ids[o->row],
                h.sets[o->row] ? " in set " : "", h.sets[o->row] ? h.sets[o->row] : "", f->name,
                o->value, f->unit, host);
-        if (o->median != 0)
-            printf("%.1f× the median %.6g %s", o->value / o->median, o->median, f->unit);
+        /* a ratio that rounds to 0.0× says nothing */
+        double ratio = o->median != 0 ? o->value / o->median : 0;
+        if (o->median != 0 && ratio >= 0.1)
+            printf("%.1f× the median %.6g %s", ratio, o->median, f->unit);
+        else if (o->median != 0)
+            printf("far below the median %.6g %s", o->median, f->unit);
         else
             printf("%.6g %s above the median 0", o->value, f->unit);
-        printf(" (robust z = %.1f)\n", o->robust_z);
+        printf(" (robust z-score %.1f; above %g is an outlier)\n", o->robust_z, threshold);
     }
     if (format == FORMAT_JSON) {
         char *text = json_dumps(array, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
