@@ -65,7 +65,22 @@ OMPI_PC := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
 MPICH_PC := $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 MPI_LIBS := $(if $(OMPI_PC),build/lib/libtally-mpi-openmpi.so) $(if $(MPICH_PC),build/lib/libtally-mpi-mpich.so)
 
-libs: build/lib/libtally-probe.so build/lib/pkgconfig/tally-probe.pc $(MPI_LIBS)
+# The Slurm SPANK plugin (lib/spank/, man/tally-slurm.7), built when
+# slurm/spank.h is installed (libslurm-dev). It runs tally from BINDIR unless
+# its plugstack.conf line says tally=PATH.
+SPANK_LIB := $(if $(wildcard /usr/include/slurm/spank.h),build/lib/spank_tally.so)
+
+libs: build/lib/libtally-probe.so build/lib/libtally-io.so build/lib/pkgconfig/tally-probe.pc $(MPI_LIBS) $(SPANK_LIB)
+
+build/lib/spank_tally.so: $(wildcard lib/spank/*.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -fvisibility=default -DTALLY_DEFAULT_PROGRAM='"$(BINDIR)/tally"' -shared -o $@ $(wildcard lib/spank/*.c)
+
+# The level-3 I/O helper, preloaded into every process of a task (docs/io.md).
+IO_LIB_SRC := $(sort $(wildcard lib/io/*.c))
+build/lib/libtally-io.so: $(IO_LIB_SRC) $(wildcard lib/io/*.h) include/tally/io_segment.h
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,libtally-io.so -o $@ $(IO_LIB_SRC) -ldl -lpthread
 
 build/lib/libtally-probe.so: $(PROBE_LIB_SRC) $(wildcard lib/probe/*.h) include/tally/probe.h include/tally/segment.h
 	@mkdir -p $(dir $@)
@@ -103,8 +118,8 @@ build/asan/libtally.a: $(SAN_LIB_OBJ)
 build/gen/%.html.inc: src/%.html
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-GENERATED := build/gen/live/web/live_page.html.inc
-$(patsubst %,%/src/live/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
+GENERATED := build/gen/view/web/live_page.html.inc
+$(patsubst %,%/src/view/live_view.o,build/obj build/asan/obj build/fuzz/obj): $(GENERATED)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -179,14 +194,20 @@ MAN7 := $(wildcard man/*.7)
 # Names installed in BINDIR as symlinks to tally (e.g. resource_monitor):
 INSTALL_BIN_LINKS := resource_monitor
 # Libraries, built before installing (e.g. build/lib/libtally-probe.so, lib/mpi):
-INSTALL_LIBS := build/lib/libtally-probe.so $(MPI_LIBS)
+INSTALL_LIBS := build/lib/libtally-probe.so build/lib/libtally-io.so $(MPI_LIBS)
 # Public headers, installed under INCLUDEDIR/tally/ (e.g. include/tally/probe.h):
 INSTALL_HEADERS := include/tally/probe.h
 # pkg-config files NAME.pc.in, installed as NAME.pc with @PREFIX@, @LIBDIR@ and
 # @INCLUDEDIR@ replaced:
 INSTALL_PKGCONFIG := lib/probe/tally-probe.pc.in
+# Where the SPANK plugin goes: for a system install (PREFIX /usr or
+# /usr/local) Slurm's PluginDir, where a plugstack.conf line 'optional
+# spank_tally.so' is looked up (Debian's; 'scontrol show config | grep
+# PluginDir' says yours); for any other PREFIX, LIBDIR/slurm (then give
+# plugstack.conf the full path). man/tally-slurm.7.
+SLURM_PLUGINDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/usr/lib/$(shell $(CC) -print-multiarch)/slurm-wlm,$(LIBDIR)/slurm)
 
-install: build/tally $(INSTALL_LIBS)
+install: build/tally $(INSTALL_LIBS) $(SPANK_LIB)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 build/tally $(DESTDIR)$(BINDIR)/tally
 	$(foreach n,$(INSTALL_BIN_LINKS),ln -sf tally $(DESTDIR)$(BINDIR)/$(n) &&) true
@@ -197,6 +218,7 @@ install: build/tally $(INSTALL_LIBS)
 	$(if $(INSTALL_PKGCONFIG),$(INSTALL) -d $(DESTDIR)$(PKGCONFIGDIR))
 	$(foreach f,$(INSTALL_PKGCONFIG),sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' $(f) >$(DESTDIR)$(PKGCONFIGDIR)/$(notdir $(f:.in=)) &&) true
+	$(if $(SPANK_LIB),$(INSTALL) -d $(DESTDIR)$(SLURM_PLUGINDIR) && $(INSTALL) -m 755 $(SPANK_LIB) $(DESTDIR)$(SLURM_PLUGINDIR)/)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tally $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BIN_LINKS))
@@ -205,6 +227,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,$(notdir $(INSTALL_LIBS)))
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tally/,$(notdir $(INSTALL_HEADERS)))
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(INSTALL_PKGCONFIG:.in=)))
+	rm -f $(DESTDIR)$(SLURM_PLUGINDIR)/spank_tally.so
 	rmdir $(DESTDIR)$(INCLUDEDIR)/tally 2>/dev/null || true
 
 deps:

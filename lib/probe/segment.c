@@ -27,6 +27,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *control_pages[8];
 static int control_page_count;
 static char directory[PATH_MAX - 64];
+static int rank_hint = -1; /* the MPI rank registering (for remote.c's message) */
 
 static int64_t env_int(const char *name, int64_t fallback)
 {
@@ -105,7 +106,14 @@ static void register_now(void)
         state = NO_MONITOR;
         return;
     }
-    snprintf(directory, sizeof directory, "%s", dir);
+    int where = tally__remote_dir(dir, rank_hint, directory, sizeof directory);
+    if (where < 0) {
+        directory[0] = '\0';
+        state = NO_MONITOR;
+        return;
+    }
+    if (where == 1)
+        snprintf(directory, sizeof directory, "%s", dir);
     char temp[PATH_MAX], final[PATH_MAX];
     snprintf(temp, sizeof temp, "%s/.%d.new", directory, (int)getpid());
     snprintf(final, sizeof final, "%s/%d.seg", directory, (int)getpid());
@@ -167,6 +175,7 @@ struct tally_segment *tally__segment(void)
 
 struct tally_segment *tally__segment_register_mpi(int rank, int ranks, const char *library)
 {
+    rank_hint = rank;
     struct tally_segment *s = tally__segment();
     if (!s)
         return NULL;

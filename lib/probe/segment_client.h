@@ -4,6 +4,7 @@
 #ifndef TALLY_LIB_SEGMENT_CLIENT_H
 #define TALLY_LIB_SEGMENT_CLIENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -34,6 +35,12 @@ TALLY_EXPORT void tally__window_close(struct tally_segment *s, uint64_t now);
  * acknowledges the request and switches the window counters to match.
  * Returns the control word now (without PENDING). */
 TALLY_EXPORT uint32_t tally__acknowledge(struct tally_segment *s);
+/* remote.c: where this process's segment goes. 1: in probe_dir (the
+ * monitor is on this host); 0: in dir, on this host, registered with this
+ * host's agent (the monitor is on another host, or probe_dir is not
+ * reachable here); -1: nowhere (said once per host on stderr). rank: for
+ * the message (-1: not known). */
+int tally__remote_dir(const char *probe_dir, int rank, char *dir, size_t len);
 /* Tells the monitor something happened: creates DIR/PID.WHAT (one open). */
 TALLY_EXPORT void tally__notify(const char *what);
 

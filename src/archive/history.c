@@ -52,7 +52,10 @@ static int reserve(struct history *h, size_t cap)
     char **groups = realloc(h->groups, cap * sizeof *groups);
     if (groups)
         h->groups = groups;
-    if (!values || !ids || !hosts || !sets || !groups) {
+    char **exit_types = realloc(h->exit_types, cap * sizeof *exit_types);
+    if (exit_types)
+        h->exit_types = exit_types;
+    if (!values || !ids || !hosts || !sets || !groups || !exit_types) {
         h->out_of_memory = 1;
         return -1;
     }
@@ -70,9 +73,10 @@ static int add_row(void *ctx, size_t ncols, const struct sql_value *row)
     h->hosts[r] = h->with_identity ? copy_text(&row[1]) : NULL;
     h->sets[r] = h->with_identity ? copy_text(&row[2]) : NULL;
     h->groups[r] = copy_text(&row[3]);
-    for (size_t k = 0; k < h->nresources && 4 + k < ncols; k++) {
-        bool missing = row[4 + k].type == SQL_NULL;
-        h->values[k * h->capacity + r] = missing ? NAN : row[4 + k].real;
+    h->exit_types[r] = h->with_identity ? copy_text(&row[4]) : NULL;
+    for (size_t k = 0; k < h->nresources && 5 + k < ncols; k++) {
+        bool missing = row[5 + k].type == SQL_NULL;
+        h->values[k * h->capacity + r] = missing ? NAN : row[5 + k].real;
         h->present[k] += !missing;
     }
     return 0;
@@ -93,7 +97,7 @@ static int add_wanted_field(void *ctx, size_t ncols, const struct sql_value *row
     return 0;
 }
 
-/* Empty h with the resources (name_fields) of name. */
+/* Empty h with the resources (name_fields) of name (NULL: every field). */
 static int history_begin(struct store *s, const char *name, bool with_identity,
                          struct history *h, char *why, size_t why_len)
 {
@@ -128,8 +132,10 @@ static int history_begin(struct store *s, const char *name, bool with_identity,
     return 0;
 }
 
-/* Appends to h the rows of name (NULL: all) with lowest_id <= id <= highest_id. */
-static int load_rows(struct store *s, const char *name, const char *group_column,
+/* Appends to h the rows whose key_column is key (NULL: all) with lowest_id
+ * <= id <= highest_id. */
+static int load_rows(struct store *s, const char *key_column, const char *name,
+                     const char *group_column,
                      long long lowest_id, long long highest_id, struct history *h, char *why,
                      size_t why_len)
 {
@@ -141,12 +147,14 @@ static int load_rows(struct store *s, const char *name, const char *group_column
         return -1;
     }
     /* group_column is one of history_group_column's fixed names, never user text */
-    fprintf(out, "SELECT id, %s, %s, %s", h->with_identity ? "host" : "NULL",
-            h->with_identity ? "set_id" : "NULL", group_column ? group_column : "NULL");
+    fprintf(out, "SELECT id, %s, %s, %s, %s", h->with_identity ? "host" : "NULL",
+            h->with_identity ? "set_id" : "NULL", group_column ? group_column : "NULL",
+            h->with_identity ? "exit_type" : "NULL");
     for (size_t k = 0; k < h->nresources; k++)
         fprintf(out, ", \"%s\"", h->resources[k]->name);
-    fprintf(out, " FROM summaries WHERE %s id >= ? AND id <= ? ORDER BY %s%sid",
-            name ? "name = ? AND" : "", group_column ? group_column : "",
+    /* key_column is "name" or "category" (history_load checks), never user text */
+    fprintf(out, " FROM summaries WHERE %s%s id >= ? AND id <= ? ORDER BY %s%sid",
+            name ? key_column : "", name ? " = ? AND" : "", group_column ? group_column : "",
             group_column ? ", " : "");
     fclose(out);
     struct sql_value params[3], *p = params;
@@ -177,6 +185,7 @@ static int append_history(struct history *h, struct history *from)
     memcpy(h->hosts + h->rows, from->hosts, from->rows * sizeof *h->hosts);
     memcpy(h->sets + h->rows, from->sets, from->rows * sizeof *h->sets);
     memcpy(h->groups + h->rows, from->groups, from->rows * sizeof *h->groups);
+    memcpy(h->exit_types + h->rows, from->exit_types, from->rows * sizeof *h->exit_types);
     h->rows += from->rows;
     from->rows = 0; /* the strings now belong to h */
     return 0;
@@ -184,7 +193,7 @@ static int append_history(struct history *h, struct history *from)
 
 /* The upper half of the rows, read by a second thread on its own connection. */
 struct half_load {
-    const char *location, *name;
+    const char *location, *key_column, *name;
     long long lowest_id, highest_id;
     struct history h;
     int status;
@@ -195,7 +204,7 @@ static void *load_upper_half(void *arg)
 {
     struct half_load *job = arg;
     struct store *s = store_open(job->location, job->why, sizeof job->why);
-    job->status = s ? load_rows(s, job->name, NULL, job->lowest_id, job->highest_id, &job->h,
+    job->status = s ? load_rows(s, job->key_column, job->name, NULL, job->lowest_id, job->highest_id, &job->h,
                                 job->why, sizeof job->why)
                     : -1;
     store_close(s);
@@ -219,16 +228,23 @@ static int read_range(void *ctx, size_t ncols, const struct sql_value *row)
 
 #define PARALLEL_ROWS 20000 /* below this, a second connection costs more than it saves */
 
-int history_load(struct store *s, const char *name, const char *group_column, bool with_identity,
-                 struct history *h, char *why, size_t why_len)
+int history_load(struct store *s, const char *key_column, const char *name,
+                 const char *group_column, bool with_identity, struct history *h, char *why,
+                 size_t why_len)
 {
-    if (history_begin(s, name, with_identity, h, why, why_len) < 0)
+    if (strcmp(key_column, "name") && strcmp(key_column, "category")) {
+        snprintf(why, why_len, "runs are looked up by name or category, not '%s'", key_column);
+        return -1;
+    }
+    bool by_name = !strcmp(key_column, "name");
+    if (history_begin(s, by_name ? name : NULL, with_identity, h, why, why_len) < 0)
         return -1;
     /* how many rows, and their ids (from the index alone): the columns are
      * allocated once, and a long history is read in two halves at once */
     struct id_range range = {0, 0, 0};
     struct sql_value param = sql_text(name);
-    if (store_query(s, name ? "SELECT count(*), min(id), max(id) FROM summaries WHERE name = ?"
+    if (store_query(s, name ? (by_name ? "SELECT count(*), min(id), max(id) FROM summaries WHERE name = ?"
+                                       : "SELECT count(*), min(id), max(id) FROM summaries WHERE category = ?")
                             : "SELECT count(*), min(id), max(id) FROM summaries",
                     name ? &param : NULL, name ? 1 : 0, read_range, &range, why, why_len) < 0 ||
         (range.count > 0 && reserve(h, (size_t)range.count + 1) < 0)) {
@@ -236,11 +252,12 @@ int history_load(struct store *s, const char *name, const char *group_column, bo
         return -1;
     }
     long long split = range.highest; /* the main thread reads ids up to split */
-    struct half_load upper = {.location = s->location, .name = name, .status = -1};
+    struct half_load upper = {.location = s->location, .key_column = key_column, .name = name,
+                              .status = -1};
     pthread_t thread;
     bool parallel = false;
     if (!group_column && range.count >= PARALLEL_ROWS &&
-        history_begin(s, name, with_identity, &upper.h, why, why_len) == 0) {
+        history_begin(s, by_name ? name : NULL, with_identity, &upper.h, why, why_len) == 0) {
         reserve(&upper.h, (size_t)range.count / 2 + 1024); /* a guess; add_row grows it */
         split = range.lowest + (range.highest - range.lowest) / 2;
         upper.lowest_id = split + 1;
@@ -251,7 +268,7 @@ int history_load(struct store *s, const char *name, const char *group_column, bo
             split = range.highest;
         }
     }
-    int status = load_rows(s, name, group_column, range.lowest, split, h, why, why_len);
+    int status = load_rows(s, key_column, name, group_column, range.lowest, split, h, why, why_len);
     if (parallel) {
         pthread_join(thread, NULL);
         if (status == 0 && upper.status < 0) {
@@ -275,7 +292,9 @@ void history_free(struct history *h)
         free(h->hosts[r]);
         free(h->sets[r]);
         free(h->groups[r]);
+        free(h->exit_types[r]);
     }
+    free(h->exit_types);
     free(h->hosts);
     free(h->sets);
     free(h->groups);

@@ -21,21 +21,24 @@ struct history {
     char **hosts;        /* NULL where unknown */
     char **sets;
     char **groups;       /* the --by value of each row, when grouped */
+    char **exit_types;   /* with_identity: "limits" for a run stopped by a limit */
     size_t capacity;
     int out_of_memory;
     bool with_identity;
 };
 
-/* Loads the runs whose name is `name` (NULL: all), ordered by group_column
+/* Loads the runs whose key_column ("name" or "category") is `key` (key
+ * NULL: all), ordered by group_column
  * when it is not NULL (one of name, category, set, host, tool, exit_type) and
- * then by id. hosts and sets are filled only when with_identity (they cost a
+ * then by id. hosts, sets and exit types are filled only when with_identity (they cost a
  * copy per row). Only the fields the task's summaries carry are loaded (see
  * name_fields in schema.c). A long ungrouped history is read in two halves
  * at once, the upper one by a second thread on its own connection (the
  * decoding of rows is most of the cost of 'stats'). Returns -1 with a
  * reason. */
-int history_load(struct store *s, const char *name, const char *group_column, bool with_identity,
-                 struct history *h, char *why, size_t why_len);
+int history_load(struct store *s, const char *key_column, const char *key,
+                 const char *group_column, bool with_identity, struct history *h, char *why,
+                 size_t why_len);
 void history_free(struct history *h);
 
 static inline double history_value(const struct history *h, size_t row, size_t resource)

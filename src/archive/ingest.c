@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "archive/aggregate_store.h"
 #include "report/fields.h"
 #include "util/command_line.h"
 #include "util/units.h"
@@ -238,7 +239,7 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
             fputs(", ?", out);
         fputc(')', out);
     }
-    fputs(" ON CONFLICT (hash) DO NOTHING RETURNING id", out);
+    fputs(" ON CONFLICT (hash) DO NOTHING RETURNING id, hash", out);
     if (fclose(out) != 0) {
         free(sql);
         return NULL;
@@ -249,8 +250,13 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
 struct inserted {
     size_t count;
     long long last_id;
+    struct summary_record *const *records; /* the statement's rows */
+    size_t nrecords, cursor;
 };
 
+/* Notes the archive id of a new row on its record, found by hash: rows come
+ * back in the order given (both backends do), so the search starts after
+ * the record found last. */
 static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct inserted *ins = ctx;
@@ -258,6 +264,16 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     ins->count++;
     if (id > ins->last_id)
         ins->last_id = id;
+    if (ncols < 2 || row[1].type != SQL_TEXT)
+        return 0;
+    for (size_t k = 0; k < ins->nrecords; k++) {
+        size_t i = (ins->cursor + k) % ins->nrecords;
+        if (!strcmp(ins->records[i]->hash, row[1].text)) {
+            ins->records[i]->id = id;
+            ins->cursor = i + 1;
+            break;
+        }
+    }
     return 0;
 }
 
@@ -301,7 +317,11 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     double archived_at = (double)now.tv_sec + now.tv_nsec / 1e9;
-    struct inserted ins = {0, 0};
+    struct inserted ins = {0, 0, NULL, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        records[i]->id = 0;
+        records[i]->archived_at = archived_at;
+    }
     int rc = 0;
     /* several rows per statement: one round trip to a server for many */
     for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
@@ -310,6 +330,9 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
         for (size_t r = 0; r < rows; r++)
             k += bind_record(params + k, records[first + r], archived_at, nfields);
         const char *sql = insert_sql(rows, nfields, fields);
+        ins.records = records + first;
+        ins.nrecords = rows;
+        ins.cursor = 0;
         if (!sql) {
             snprintf(why, why_len, "out of memory");
             rc = -1;
@@ -392,4 +415,31 @@ int ingest_set_description(struct store *s, const char *set, const char *descrip
     return store_exec(s, "INSERT INTO sets (id, description, created) VALUES (?, ?, ?)"
                          " ON CONFLICT (id) DO NOTHING",
                       p, 3, why, why_len) < 0 ? -1 : 0;
+}
+
+int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
+                      char *why, size_t why_len)
+{
+    struct aggregate_table *t = aggregate_table_new();
+    int rc = t ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct summary_record *r = records[i];
+        if (!r->id) /* archived before: already counted */
+            continue;
+        double values[FIELD_COUNT];
+        bool present[FIELD_COUNT];
+        for (size_t f = 0; f < FIELD_COUNT; f++) {
+            present[f] = f < MAX_SUMMARY_FIELDS && r->present[f];
+            values[f] = present[f] ? r->values[f] : NAN;
+        }
+        long long day = aggregate_day(present[FIELD_START], values[FIELD_START], r->archived_at);
+        rc = aggregate_table_add_run(t, r->name, r->category, day, values, present, r->id,
+                                     r->exit_type && !strcmp(r->exit_type, "limits"));
+    }
+    if (rc < 0)
+        snprintf(why, why_len, "out of memory");
+    else
+        rc = aggregate_table_flush(t, s, why, why_len);
+    aggregate_table_free(t);
+    return rc;
 }

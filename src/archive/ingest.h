@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "archive/sha256.h"
+#include "util/sha256.h"
 #include "archive/store.h"
 
 #define MAX_SUMMARY_FIELDS 64
@@ -21,6 +21,8 @@ struct ingest_options {
     const char *host;
     int attempt;                 /* 0 = not a retried task */
     long long previous_attempt;  /* archive id of the attempt before, 0 = none */
+    bool taskid_from_file;       /* a summary without taskid takes its file's name:
+                                  * resource-rule-3.summary → rule-3 (Makeflow) */
 };
 
 struct summary_record {
@@ -36,6 +38,8 @@ struct summary_record {
     bool present[MAX_SUMMARY_FIELDS];
     double values[MAX_SUMMARY_FIELDS]; /* in the unit of fields.c */
     json_t *root;         /* while parsing */
+    long long id;         /* archive id once inserted by ingest_records; 0 = not new */
+    double archived_at;
     char *name_buffer;    /* while parsing */
 };
 
@@ -68,6 +72,11 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
  * task names (inside the caller's transaction; once per distinct pair). */
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
                        char *why, size_t why_len);
+
+/* Adds the records ingest_records stored (id != 0) to the aggregates
+ * (inside the caller's transaction). */
+int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
+                      char *why, size_t why_len);
 
 /* Stores a set's description once (the first description given wins). */
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,

@@ -10,7 +10,7 @@
 
 #include "util/error.h"
 
-#define DEFAULT_BATCH 2000
+#define DEFAULT_BATCH 10000
 
 void ingest_session_init(struct ingest_session *session, struct store *store,
                          const struct ingest_options *options)
@@ -42,6 +42,7 @@ static int try_write_pending(struct ingest_session *session, char *why, size_t w
         return -1;
     if (ingest_records(s, session->pending, session->npending, &added, &last_id, why, why_len) < 0 ||
         ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
+        ingest_aggregates(s, session->pending, session->npending, why, why_len) < 0 ||
         store_commit(s, why, why_len) < 0) {
         store_rollback(s);
         return -1;

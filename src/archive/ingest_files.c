@@ -15,6 +15,7 @@
 
 #include "archive/record_queue.h"
 #include "util/error.h"
+#include "util/text_file.h"
 
 /* Parses and stores (or queues) one document; takes over the reference to
  * root, and drops it before the record changes threads (the record holds its
@@ -23,6 +24,14 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
                           size_t len, const char *label, int document_number, bool several)
 {
     char why[512];
+    if (session->options->taskid_from_file && !several && !json_object_get(root, "taskid") &&
+        json_is_object(root)) {
+        const char *base = strrchr(label, '/') ? strrchr(label, '/') + 1 : label;
+        if (!strncmp(base, "resource-", 9))
+            base += 9;
+        size_t n = strcspn(base, ".");
+        json_object_set_new(root, "taskid", json_stringn(base, n));
+    }
     struct summary_record *record = malloc(sizeof *record);
     int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
                                                sizeof why)
@@ -98,49 +107,26 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
     return status;
 }
 
-static char *read_stream(FILE *fp, size_t *len)
-{
-    size_t cap = 1 << 12, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (n < cap) {
-            if (ferror(fp)) {
-                free(buf);
-                return NULL;
-            }
-            break;
-        }
-        char *bigger = realloc(buf, cap *= 2);
-        if (!bigger)
-            free(buf);
-        buf = bigger;
-    }
-    *len = n;
-    return buf;
-}
-
 /* The whole file, read with one allocation of its size (summaries are small
- * and a directory may hold 100,000 of them). */
-static char *read_file(const char *path, size_t *len)
+ * and a directory may hold 100,000 of them); at most TEXT_FILE_LARGE bytes
+ * (a device such as /dev/zero has no size: the bound stops it). NULL with
+ * the reason in why. */
+static char *read_file(const char *path, size_t *len, char *why, size_t why_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = text_file_open(path, false, why, why_len);
     if (fd < 0)
         return NULL;
     struct stat st;
-    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-        int saved = errno ? errno : EISDIR;
-        close(fd);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : saved;
-        return NULL;
-    }
+    size_t max = TEXT_FILE_LARGE;
+    if (fstat(fd, &st) < 0)
+        st.st_size = 0;
     /* one byte more than the size, so that the second read sees the end */
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *text = malloc(cap);
-    while (text) {
+    size_t cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1, n = 0;
+    char *text = malloc(cap + 1);
+    while (text && n <= max) {
         if (n == cap) {
-            char *bigger = realloc(text, cap *= 2);
+            cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+            char *bigger = realloc(text, cap + 1);
             if (!bigger)
                 free(text);
             text = bigger;
@@ -150,10 +136,9 @@ static char *read_file(const char *path, size_t *len)
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            int saved = errno;
+            snprintf(why, why_len, "%s", strerror(errno));
             free(text);
             close(fd);
-            errno = saved;
             return NULL;
         }
         if (got == 0)
@@ -162,9 +147,17 @@ static char *read_file(const char *path, size_t *len)
     }
     close(fd);
     if (!text) {
-        errno = ENOMEM;
+        snprintf(why, why_len, "out of memory");
         return NULL;
     }
+    if (n > max) {
+        char bound[32];
+        text_file_size_text(max, bound, sizeof bound);
+        snprintf(why, why_len, "larger than %s (the most read from such a file)", bound);
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
     *len = n;
     return text;
 }
@@ -172,9 +165,10 @@ static char *read_file(const char *path, size_t *len)
 static int ingest_file(struct ingest_session *session, const char *path)
 {
     size_t len;
-    char *text = read_file(path, &len);
+    char why[160];
+    char *text = read_file(path, &len, why, sizeof why);
     if (!text) {
-        tally_error_errno("archive add: %s", path);
+        tally_error("archive add: %s: %s", path, why);
         session->rejected++;
         return -1;
     }
@@ -230,9 +224,10 @@ int ingest_path(struct ingest_session *session, const char *path)
 {
     if (!strcmp(path, "-")) {
         size_t len;
-        char *text = read_stream(stdin, &len);
+        char why[160];
+        char *text = text_file_read_stream(stdin, TEXT_FILE_LARGE, &len, why, sizeof why);
         if (!text) {
-            tally_error_errno("archive add: standard input");
+            tally_error("archive add: standard input: %s", why);
             session->rejected++;
             return -1;
         }

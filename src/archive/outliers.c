@@ -2,6 +2,7 @@
 #include "archive/outliers.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,10 @@ int robust_center_of(const double *values, size_t n, struct robust_center *out)
 
 static int by_z_descending(const void *a, const void *b)
 {
-    double x = ((const struct outlier *)a)->robust_z, y = ((const struct outlier *)b)->robust_z;
+    const struct outlier *p = a, *q = b;
+    if ((p->reason == OUTLIER_LIMIT) != (q->reason == OUTLIER_LIMIT))
+        return p->reason == OUTLIER_LIMIT ? 1 : -1;
+    double x = p->robust_z, y = q->robust_z;
     return (x < y) - (x > y);
 }
 
@@ -57,37 +61,60 @@ static bool describes_the_host(const char *field)
     return !strcmp(field, "machine_cpus") || !strcmp(field, "machine_load");
 }
 
-long find_outliers(const struct history *h, double threshold, struct outlier **out)
+struct outlier_list {
+    struct outlier *items;
+    size_t count, capacity;
+};
+
+static int push(struct outlier_list *l, struct outlier o)
 {
-    size_t count = 0, capacity = 16;
-    struct outlier *list = malloc(capacity * sizeof *list);
-    if (!list)
-        return -1;
+    if (l->count == l->capacity) {
+        size_t capacity = l->capacity ? 2 * l->capacity : 16;
+        struct outlier *bigger = realloc(l->items, capacity * sizeof *bigger);
+        if (!bigger)
+            return -1;
+        l->items = bigger;
+        l->capacity = capacity;
+    }
+    l->items[l->count++] = o;
+    return 0;
+}
+
+long find_outliers(const struct history *h, double threshold, double ratio,
+                   struct outlier **out)
+{
+    struct outlier_list l = {NULL, 0, 0};
     for (size_t k = 0; k < h->nresources; k++) {
         if (h->present[k] == 0 || describes_the_host(h->resources[k]->name))
             continue;
         struct robust_center c;
         const double *column = history_column(h, k);
-        if (robust_center_of(column, h->rows, &c) < 0 || c.scale == 0)
+        if (robust_center_of(column, h->rows, &c) < 0)
             continue;
         for (size_t r = 0; r < h->rows; r++) {
             if (isnan(column[r]))
                 continue;
-            double z = fabs(column[r] - c.median) / c.scale;
-            if (!(z > threshold))
+            double z = c.scale > 0 ? fabs(column[r] - c.median) / c.scale : 0;
+            enum outlier_reason reason;
+            if (z > threshold)
+                reason = OUTLIER_ROBUST_Z;
+            else if (c.median > 0 && column[r] > ratio * c.median)
+                reason = OUTLIER_RATIO;
+            else
                 continue;
-            if (count == capacity) {
-                struct outlier *bigger = realloc(list, (capacity *= 2) * sizeof *list);
-                if (!bigger) {
-                    free(list);
-                    return -1;
-                }
-                list = bigger;
-            }
-            list[count++] = (struct outlier){r, k, column[r], c.median, z};
+            if (push(&l, (struct outlier){r, k, column[r], c.median, z, reason}) < 0)
+                goto fail;
         }
     }
-    qsort(list, count, sizeof *list, by_z_descending);
-    *out = list;
-    return (long)count;
+    for (size_t r = 0; r < h->rows && h->exit_types; r++)
+        if (h->exit_types[r] && !strcmp(h->exit_types[r], "limits") &&
+            push(&l, (struct outlier){r, SIZE_MAX, NAN, NAN, 0, OUTLIER_LIMIT}) < 0)
+            goto fail;
+    if (l.count)
+        qsort(l.items, l.count, sizeof *l.items, by_z_descending);
+    *out = l.items ? l.items : malloc(1);
+    return *out ? (long)l.count : -1;
+fail:
+    free(l.items);
+    return -1;
 }

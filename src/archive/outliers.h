@@ -7,7 +7,13 @@
  * and a run is an outlier for a resource when z > 3.5. When MAD = 0 (more than
  * half the runs share one value) the scale is 1.2533 · mean|x − m| instead
  * (the mean absolute deviation, scaled the same way); when that is 0 too,
- * every run has the same value and none is an outlier. */
+ * every run has the same value and none is an outlier.
+ *
+ * Two more rules say what the z-score alone misses: a run above `ratio` times
+ * its peers' median (default 10×: a wide, two-humped history has a large MAD
+ * that can hide a runaway), and a run stopped by a limit (exit_type
+ * "limits"), whatever its values: it did not finish, so its peak is only how
+ * far it got. Each outlier says which rule flagged it. */
 #ifndef TALLY_ARCHIVE_OUTLIERS_H
 #define TALLY_ARCHIVE_OUTLIERS_H
 
@@ -16,6 +22,7 @@
 #include "archive/history.h"
 
 #define OUTLIER_DEFAULT_THRESHOLD 3.5
+#define OUTLIER_DEFAULT_RATIO 10.0
 
 struct robust_center {
     double median;
@@ -25,15 +32,25 @@ struct robust_center {
 /* Median and robust scale of n values (NANs skipped); values is not changed. */
 int robust_center_of(const double *values, size_t n, struct robust_center *out);
 
-struct outlier {
-    size_t row;            /* in the history */
-    size_t resource;       /* index in history.resources */
-    double value, median, robust_z;
+enum outlier_reason {
+    OUTLIER_ROBUST_Z,    /* robust z > threshold */
+    OUTLIER_RATIO,       /* value > ratio × median, z not above threshold */
+    OUTLIER_LIMIT,       /* stopped by a limit (resource: none, SIZE_MAX) */
 };
 
-/* The outliers of every resource of h with z > threshold, largest z first.
- * Host properties (machine_cpus, machine_load) are not task usage and are
- * skipped. Returns the count (list in *out, malloc'd) or -1. */
-long find_outliers(const struct history *h, double threshold, struct outlier **out);
+struct outlier {
+    size_t row;            /* in the history */
+    size_t resource;       /* index in history.resources; SIZE_MAX for OUTLIER_LIMIT */
+    double value, median, robust_z;
+    enum outlier_reason reason;
+};
+
+/* The outliers of every resource of h by the rules above, largest z first,
+ * then the runs stopped by a limit (h loaded with_identity; otherwise their
+ * exit types are unknown). Host properties (machine_cpus, machine_load) are
+ * not task usage and are skipped. Returns the count (list in *out, malloc'd)
+ * or -1. */
+long find_outliers(const struct history *h, double threshold, double ratio,
+                   struct outlier **out);
 
 #endif

@@ -46,6 +46,12 @@ static struct allocation_outcome outcome_of(const struct prefix *pf, double a)
     /* s_i = t_i: the failed attempt costs a·t_i, the retry (M − p_i)·t_i */
     double waste = (a * fit_weight - fit_peak_weight) +
                    (a * over_weight + pf->max_seen * over_weight - over_peak_weight);
+    /* Each term is ≥ 0; a difference of prefix sums can round below zero
+     * (-3.55e-16 where every run fits exactly): a waste within rounding of
+     * the sums' size is none, and never -0. */
+    double size = (a + pf->max_seen) * pf->weight[pf->n] + pf->peak_weight[pf->n];
+    if (!(waste > 1e-12 * size))
+        waste = 0;
     struct allocation_outcome o = {a, waste / (double)pf->n, (double)(pf->n - k) / (double)pf->n};
     return o;
 }
@@ -95,3 +101,4 @@ int predict_first_allocation(const double *peaks, const double *weights, size_t 
     free(pf.peak_weight);
     return 0;
 }
+

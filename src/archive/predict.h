@@ -20,11 +20,21 @@
  * Minimising this waste also maximises throughput: the resource·time a task
  * holds in total is w_i(a) + p_i t_i, and Σ p_i t_i does not depend on a, so
  * the a that wastes least is the a that leaves most room for other tasks.
- * Sorting the peaks and keeping prefix sums makes the search O(n log n). */
+ * Sorting the peaks and keeping prefix sums makes the search O(n log n).
+ * A waste is never negative: rounding of the prefix sums is cut to 0. */
 #ifndef TALLY_ARCHIVE_PREDICT_H
 #define TALLY_ARCHIVE_PREDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* Below this many runs with a value, a resource has too little history for a
+ * prediction: one run in ten above the rest is then the smallest retry rate
+ * the history can show, and fewer runs give an allocation that the next
+ * slightly larger run breaks (a five-run history gave a wall-time limit of
+ * 0.215 s and two failed attempts). 'tally archive predict --min-runs' and
+ * 'tally run --limits-from-archive' use it. */
+#define PREDICT_MIN_RUNS 10
 
 struct allocation_outcome {
     double allocation;

@@ -1,4 +1,4 @@
-/* 'tally agent': the user's local monitor (src/live/agent.c does the work).
+/* 'tally agent': the user's local monitor (src/agent/agent.c does the work).
  *   tally agent [--foreground] [options]     start it (detached by default)
  *   tally agent attach PID --app NAME        follow a running tree
  *   tally agent stop | status                ask the running agent
@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,12 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "live/agent.h"
-#include "live/agent_link.h"
-#include "live/agent_socket.h"
+#include "agent/agent.h"
+#include "client/agent_conf.h"
+#include "client/agent_link.h"
+#include "client/agent_socket.h"
+#include "platform/platform.h"
+#include "agent/metrics.h"
 #include "util/error.h"
 #include "util/units.h"
 
@@ -25,6 +29,8 @@ static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"
     "       tally agent attach PID --app NAME    follow a running process tree (the\n"
     "                                            agent is started when none runs)\n"
+    "         [--launch ID --segments DIR]       ... a rank of another host's run\n"
+    "         [--start] [--quiet]                (started by the libraries)\n"
     "       tally agent status                   is it running, what does it follow:\n"
     "                                            apps, tasks, processes, csrs, NATS\n"
     "       tally agent stop                     shut it down\n"
@@ -36,8 +42,9 @@ static const char usage_text[] =
     "finished task's summary to the archive. Never needs root; serves only its user.\n"
     "\n"
     "  -f, --foreground        do not detach; log to stderr\n"
-    "      --socket PATH       socket (default $XDG_RUNTIME_DIR/tally/agent.sock,\n"
-    "                          else /tmp/tally-UID/agent.sock)\n"
+    "      --socket PATH       socket (default $TALLY_AGENT, else\n"
+    "                          $XDG_RUNTIME_DIR/tally/agent.sock, else\n"
+    "                          /tmp/tally-UID/agent.sock)\n"
     "      --archive DB        archive for finished tasks (default: tally archive's;\n"
     "                          a postgresql:// URL for a site's PostgreSQL)\n"
     "      --no-archive        do not archive summaries\n"
@@ -48,15 +55,32 @@ static const char usage_text[] =
     "      --nats URL          also serve requests from other hosts through the site's\n"
     "                          nats-server (nats://host:port; see docs/agent-nats.md)\n"
     "      --creds FILE        NATS credentials: a .creds file or one line user:password\n"
+    "      --nats-insecure     join a nats-server that admits clients without credentials\n"
+    "                          (refused by default: anyone reaching it could command\n"
+    "                          this agent, e.g. kill your tasks)\n"
     "      --user NAME         NATS subjects of this user (default: your login name)\n"
-    "      --metrics ADDR:PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics\n"
+    "      --metrics [ADDR:]PORT serve OpenMetrics (Prometheus) at http://ADDR:PORT/metrics;\n"
+    "                          ADDR defaults to 127.0.0.1. No authentication: any user\n"
+    "                          of this host can read them (anyone who can reach ADDR)\n"
+    "      --client-output SIZE  output kept for clients that do not read, all together\n"
+    "                          (default 64 MB); past it, the one holding most is dropped\n"
     "      --app NAME          (attach) the application the tree belongs to\n"
+    "      --launch ID         (attach) the 'tally run --mpi' on another host it belongs to\n"
+    "      --segments DIR      (attach) its processes' segments on this host\n"
+    "      --start             (attach) start the agent when none runs\n"
+    "      --quiet             (attach) print nothing on success\n"
+    "\n"
+    "Without --nats, the agent takes --nats, --creds, --site and --user from\n"
+    "$XDG_CONFIG_HOME/tally/agent.conf (else ~/.config/tally/agent.conf), lines\n"
+    "'key = value' with keys nats, creds, site, user (see tally-agent(1)).\n"
+    "TALLY_AGENT, when set, is the default socket of every tally command.\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 125 on an error (another agent serves the socket, bad option).\n";
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
-       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS };
+       OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
+       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT, OPT_LAUNCH, OPT_SEGMENTS, OPT_START, OPT_QUIET };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -70,8 +94,14 @@ static const struct option long_options[] = {
     {"app", required_argument, 0, OPT_APP_NAME},
     {"nats", required_argument, 0, OPT_NATS},
     {"creds", required_argument, 0, OPT_CREDS},
+    {"nats-insecure", no_argument, 0, OPT_NATS_INSECURE},
     {"user", required_argument, 0, OPT_NATS_USER},
     {"metrics", required_argument, 0, OPT_METRICS},
+    {"client-output", required_argument, 0, OPT_CLIENT_OUTPUT},
+    {"launch", required_argument, 0, OPT_LAUNCH},
+    {"segments", required_argument, 0, OPT_SEGMENTS},
+    {"start", no_argument, 0, OPT_START},
+    {"quiet", no_argument, 0, OPT_QUIET},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -121,9 +151,34 @@ static int detach(struct agent_options *o, const char *socket_path)
     return 1;
 }
 
+/* Without --nats: the user's agent.conf says whether and how to join NATS. */
+static int take_conf(struct agent_options *o, struct agent_conf *conf)
+{
+    if (o->nats_url)
+        return 0;
+    char why[4400];
+    if (agent_conf_load(conf, why, sizeof why) < 0) {
+        tally_error("agent: %s", why);
+        return -1;
+    }
+    if (!conf->nats[0])
+        return 0;
+    o->nats_url = conf->nats;
+    if (!o->nats_creds && conf->creds[0])
+        o->nats_creds = conf->creds;
+    if (!o->site && conf->site[0])
+        o->site = conf->site;
+    if (!o->nats_user && conf->user[0])
+        o->nats_user = conf->user;
+    return 0;
+}
+
 static int serve(struct agent_options *o, bool foreground)
 {
     char path[4096];
+    static struct agent_conf conf; /* the options point into it for the agent's life */
+    if (take_conf(o, &conf) < 0)
+        return TALLY_EXIT_ERROR;
     if (!o->socket_path) {
         if (agent_socket_default_path(path, sizeof path) < 0) {
             tally_error("agent: the default socket path is too long");
@@ -154,8 +209,15 @@ static int serve(struct agent_options *o, bool foreground)
             tally_error("agent: could not start (see agent.log beside %s)", o->socket_path);
             return TALLY_EXIT_ERROR;
         }
-        if (d == 0)
+        if (d == 0) {
+            struct sockaddr_in sa;
+            char where[256];
+            if (o->metrics && metrics_parse_address(o->metrics, &sa, where, sizeof where) == 0) {
+                metrics_describe(&sa, where, sizeof where);
+                fprintf(stderr, "tally: agent: %s\n", where);
+            }
             return TALLY_EXIT_OK;
+        }
     }
     sigset_t stop;
     sigemptyset(&stop);
@@ -208,6 +270,8 @@ int cmd_agent(int argc, char **argv)
     agent_options_init(&o);
     bool foreground = false;
     const char *app = NULL;
+    const char *launch = NULL, *segments = NULL; /* attach: a rank of another host's run */
+    bool quiet = false;
     char why[256];
     optind = 1;
     opterr = 0;
@@ -276,12 +340,43 @@ int cmd_agent(int argc, char **argv)
         case OPT_CREDS:
             o.nats_creds = optarg;
             break;
+        case OPT_LAUNCH:
+            launch = optarg;
+            break;
+        case OPT_SEGMENTS:
+            segments = optarg;
+            break;
+        case OPT_START: /* attach starts the agent when none runs in any case */
+            break;
+        case OPT_QUIET:
+            quiet = true;
+            break;
+        case OPT_NATS_INSECURE:
+            o.nats_insecure = true;
+            break;
         case OPT_NATS_USER:
             o.nats_user = optarg;
             break;
-        case OPT_METRICS:
+        case OPT_CLIENT_OUTPUT: {
+            double mb = 0;
+            int bad = units_parse(optarg, DIM_BYTES, NULL, &mb, why, sizeof why);
+            if (bad < 0 || mb < 1.0 / 16 || mb > 65536) {
+                tally_error("agent: --client-output: %s",
+                            bad < 0 ? why : "give a size from 64 KB to 64 GB");
+                return TALLY_EXIT_ERROR;
+            }
+            o.client_output = (size_t)(mb * BYTES_PER_MB);
+            break;
+        }
+        case OPT_METRICS: {
+            struct sockaddr_in sa;
+            if (metrics_parse_address(optarg, &sa, why, sizeof why) < 0) {
+                tally_error("agent: --metrics %s", why);
+                return TALLY_EXIT_ERROR;
+            }
             o.metrics = optarg;
             break;
+        }
         default:
             tally_error("agent: unknown or incomplete option '%s' (see 'tally agent --help')",
                         argv[optind - 1]);
@@ -300,19 +395,33 @@ int cmd_agent(int argc, char **argv)
     if (!strcmp(verb, "stop"))
         return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
     if (!strcmp(verb, "attach")) {
-        char *end = NULL;
-        long pid = words[1] ? strtol(words[1], &end, 10) : 0;
-        if (pid <= 0 || !end || *end || n_words > 2) {
+        if (!launch != !segments) {
+            tally_error("agent: attach: --launch and --segments go together");
+            return TALLY_EXIT_ERROR;
+        }
+        if (!words[1] || n_words > 2) {
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
+            return TALLY_EXIT_ERROR;
+        }
+        char *end = NULL;
+        errno = 0;
+        long long pid = strtoll(words[1], &end, 10);
+        if (errno || end == words[1] || *end || !proc_pid_in_range(pid)) {
+            tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)", words[1],
+                        proc_pid_max());
             return TALLY_EXIT_ERROR;
         }
         if (!app || !*app) {
             tally_error("agent: attach needs --app NAME");
             return TALLY_EXIT_ERROR;
         }
+        json_t *message = json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app);
+        if (launch) {
+            json_object_set_new(message, "launch", json_string(launch));
+            json_object_set_new(message, "segments", json_string(segments));
+        }
         /* as tally run --agent: the agent is started when none runs */
-        return ask(o.socket_path,
-                   json_pack("{s:s, s:i, s:s}", "op", "attach", "pid", (int)pid, "app", app), true, true);
+        return ask(o.socket_path, message, !quiet, true);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "archive/aggregate_store.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
 #include "util/error.h"
@@ -21,6 +23,7 @@ static const char usage[] =
     "  stats NAME             statistics and histograms of a task's resources\n"
     "  predict NAME           first allocation per resource (job sizing, Tovar et al.)\n"
     "  outliers NAME          runs far from their task's usual usage (robust z-score)\n"
+    "  import slurm [FILE]    Slurm job steps from sacct --parsable2 output (or sacct)\n"
     "\n"
     "The archive is an SQLite file ($TALLY_DB, else $XDG_DATA_HOME/tally/archive.db,\n"
     "else ~/.local/share/tally/archive.db) or a PostgreSQL database. See tally-archive(1).\n";
@@ -90,22 +93,151 @@ int archive_parse_number(const struct archive_command *cmd, const char *option, 
     return 0;
 }
 
-int archive_load_history(const struct archive_command *cmd, const char *name,
+int archive_parse_by(const struct archive_command *cmd, const char *arg, const char **out)
+{
+    if (strcmp(arg, "name") && strcmp(arg, "category")) {
+        tally_error("archive %s: --by: '%s' is not name or category", cmd->name, arg);
+        return -1;
+    }
+    *out = arg;
+    return 0;
+}
+
+int archive_found_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    (void)ncols;
+    (void)row;
+    *(int *)ctx = 1;
+    return 1;
+}
+
+static void window_init(struct archive_command *cmd)
+{
+    if (!cmd->windowed) {
+        cmd->windowed = true;
+        cmd->first_day = -1000000000LL;
+        cmd->last_day = 1000000000LL;
+    }
+}
+
+/* YYYY-MM-DD (UTC) → days since 1970-01-01; -1 after a message. */
+static int parse_day(const struct archive_command *cmd, const char *option, const char *text,
+                     long long *day)
+{
+    struct tm tm = {0};
+    const char *end = strptime(text, "%Y-%m-%d", &tm);
+    if (!end || *end) {
+        tally_error("archive %s: %s: '%s' is not a date (YYYY-MM-DD)", cmd->name, option, text);
+        return -1;
+    }
+    *day = (long long)(timegm(&tm) / 86400);
+    return 0;
+}
+
+static void say_day(long long day, char *out, size_t len)
+{
+    time_t t = (time_t)(day * 86400);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, len, "%Y-%m-%d", &tm);
+}
+
+int archive_window_option(struct archive_command *cmd, int c, const char *arg)
+{
+    if (c != 'S' && c != 'F' && c != 'T')
+        return 1;
+    window_init(cmd);
+    if (c == 'S') {
+        char *end;
+        long days = strtol(arg, &end, 10);
+        if (end == arg || strcmp(end, "d") || days < 1 || days > 1000000) {
+            tally_error("archive %s: --since: '%s' is not a number of days (e.g. 30d)", cmd->name,
+                        arg);
+            return -1;
+        }
+        cmd->first_day = (long long)(time(NULL) / 86400) - days + 1;
+    } else if (parse_day(cmd, c == 'F' ? "--from" : "--to", arg,
+                         c == 'F' ? &cmd->first_day : &cmd->last_day) < 0) {
+        return -1;
+    }
+    char from[16] = "", to[16] = "";
+    if (cmd->first_day > -1000000000LL)
+        say_day(cmd->first_day, from, sizeof from);
+    if (cmd->last_day < 1000000000LL)
+        say_day(cmd->last_day, to, sizeof to);
+    snprintf(cmd->window_text, sizeof cmd->window_text, "%s%s%s%s", *from ? " from " : "", from,
+             *to ? " to " : "", to);
+    return 0;
+}
+
+/* Sets cmd->by when not given: category when some run has that category. */
+static int resolve_by(struct archive_command *cmd, struct store *store, const char *name)
+{
+    if (!name || cmd->by)
+        return 0;
+    char why[512];
+    int is_category = aggregate_key_exists(store, AGGREGATE_BY_CATEGORY, name, why, sizeof why);
+    if (is_category < 0) {
+        tally_error("archive %s: %s: %s", cmd->name, store->location, why);
+        return -1;
+    }
+    cmd->by = is_category ? "category" : "name";
+    return 0;
+}
+
+int archive_load_aggregate(struct archive_command *cmd, const char *name, struct aggregate *a,
+                           struct store **out)
+{
+    struct store *store = archive_open(cmd->db, true);
+    if (!store)
+        return TALLY_EXIT_ERROR;
+    char why[512];
+    size_t found = 0;
+    aggregate_init(a);
+    window_init(cmd);
+    if (resolve_by(cmd, store, name) < 0) {
+        store_close(store);
+        return TALLY_EXIT_ERROR;
+    }
+    if (aggregate_load(store, strcmp(cmd->by, "category") ? AGGREGATE_BY_NAME : AGGREGATE_BY_CATEGORY,
+                       name, cmd->first_day, cmd->last_day, a, &found, why, sizeof why) < 0) {
+        tally_error("archive %s: %s: %s", cmd->name, store->location, why);
+        aggregate_free(a);
+        store_close(store);
+        return TALLY_EXIT_ERROR;
+    }
+    if (a->runs == 0) {
+        tally_error("archive %s: no summaries with %s '%s'%s in the archive", cmd->name, cmd->by,
+                    name, cmd->window_text);
+        aggregate_free(a);
+        store_close(store);
+        return TALLY_EXIT_FAILURE;
+    }
+    *out = store;
+    return -1;
+}
+
+int archive_load_history(struct archive_command *cmd, const char *name,
                          const char *group_column, bool with_identity, struct history *h)
 {
     struct store *store = archive_open(cmd->db, true);
     if (!store)
         return TALLY_EXIT_ERROR;
     char why[512];
-    int loaded = history_load(store, name, group_column, with_identity, h, why, sizeof why);
+    if (resolve_by(cmd, store, name) < 0) {
+        store_close(store);
+        return TALLY_EXIT_ERROR;
+    }
+    int loaded = history_load(store, cmd->by ? cmd->by : "name", name, group_column,
+                              with_identity, h, why, sizeof why);
     if (loaded < 0)
         tally_error("archive %s: %s: %s", cmd->name, store->location, why);
     store_close(store);
     if (loaded < 0)
         return TALLY_EXIT_ERROR;
     if (h->rows == 0) {
-        tally_error("archive %s: no summaries named '%s' in the archive", cmd->name,
-                    name ? name : "");
+        tally_error("archive %s: no summaries with %s '%s' in the archive", cmd->name,
+                    cmd->by ? cmd->by : "name", name ? name : "");
         history_free(h);
         return TALLY_EXIT_FAILURE;
     }
@@ -142,7 +274,7 @@ int cmd_archive(int argc, char **argv)
     } subcommands[] = {
         {"add", archive_add_main},         {"query", archive_query_main},
         {"stats", archive_stats_main},     {"predict", archive_predict_main},
-        {"outliers", archive_outliers_main},
+        {"outliers", archive_outliers_main}, {"import", archive_import_main},
     };
     for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++)
         if (!strcmp(argv[i], subcommands[k].name))

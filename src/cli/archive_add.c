@@ -71,8 +71,10 @@ int archive_add_main(int argc, char **argv, const char *db)
         return TALLY_EXIT_ERROR;
     }
     char *description = NULL;
-    if (description_file && !(description = text_file_read(description_file, NULL))) {
-        tally_error_errno("archive add: --set-description %s", description_file);
+    char why[160];
+    if (description_file &&
+        !(description = text_file_read(description_file, TEXT_FILE_SMALL, NULL, why, sizeof why))) {
+        tally_error("archive add: --set-description %s: %s", description_file, why);
         return TALLY_EXIT_ERROR;
     }
     struct store *store = archive_open(db, false);

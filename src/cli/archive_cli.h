@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "archive/aggregate.h"
 #include "archive/history.h"
 #include "archive/store.h"
 
@@ -13,6 +14,7 @@ int archive_query_main(int argc, char **argv, const char *db);
 int archive_stats_main(int argc, char **argv, const char *db);
 int archive_predict_main(int argc, char **argv, const char *db);
 int archive_outliers_main(int argc, char **argv, const char *db);
+int archive_import_main(int argc, char **argv, const char *db);
 
 /* Opens the archive at db (NULL: $TALLY_DB or the default file), reporting
  * a failure as "tally: archive: LOCATION: why". */
@@ -29,7 +31,23 @@ struct archive_command {
     const char *db;            /* --db (or the one given before the subcommand) */
     enum output_format format; /* --format */
     bool csv_allowed;
+    const char *by;            /* --by name|category: how NAME is looked up;
+                                * NULL: archive_load_history decides and sets it */
+    bool windowed;             /* --since, --from or --to given */
+    long long first_day, last_day; /* the window, UTC days since 1970 (inclusive) */
+    char window_text[96];      /* "from 2026-11-01 to 2026-11-30", for answers */
 };
+
+/* --since Nd, --from DATE, --to DATE (the per-day aggregates' window). */
+#define ARCHIVE_WINDOW_OPTIONS                                                        \
+    {"since", required_argument, NULL, 'S'}, {"from", required_argument, NULL, 'F'}, \
+    {"to", required_argument, NULL, 'T'}
+#define ARCHIVE_WINDOW_USAGE                                                           \
+    "  --since Nd        only runs started in the last N days (UTC days, today included)\n" \
+    "  --from DATE       only runs started on or after DATE (YYYY-MM-DD, UTC)\n"          \
+    "  --to DATE         only runs started on or before DATE\n"
+/* Handles 'S', 'F', 'T': 0, or -1 after a message; 1 when c is not one. */
+int archive_window_option(struct archive_command *cmd, int c, const char *arg);
 
 /* getopt_long entries of --db, --format and --help ('d', 'f', 'h'). */
 #define ARCHIVE_COMMON_OPTIONS                                                      \
@@ -42,12 +60,24 @@ enum { ARCHIVE_OPTION_OWN = -2, ARCHIVE_OPTION_DONE = -1 };
  * --help, 125 after a message); ARCHIVE_OPTION_OWN when c is the caller's. */
 int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv);
 /* A number in [min, max] for an option; -1 after a message. */
+/* store_row_fn setting *(int *)ctx to 1 at the first row. */
+int archive_found_row(void *ctx, size_t ncols, const struct sql_value *row);
+/* --by's value for predict and outliers (name or category); -1 after a message. */
+int archive_parse_by(const struct archive_command *cmd, const char *arg, const char **out);
 int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
                          double min, double max, double *out);
-/* Opens the archive and loads the history of name (see history_load).
+/* Opens the archive and loads the history of name (see history_load), looked
+ * up by cmd->by; without --by, by category when some summary has that
+ * category, else by name (cmd->by is then set to the one used).
  * Returns -1 when loaded with rows, else the exit status to return (125 on
  * errors, 1 when there are no summaries of that name), after a message. */
-int archive_load_history(const struct archive_command *cmd, const char *name,
+/* Opens the archive and merges the aggregates of NAME (looked up as
+ * archive_load_history does) over cmd's window into a. Returns -1 with the
+ * store open in *store when found, else the exit status to return (125 on
+ * errors, 1 when no run matches), after a message. */
+int archive_load_aggregate(struct archive_command *cmd, const char *name, struct aggregate *a,
+                           struct store **store);
+int archive_load_history(struct archive_command *cmd, const char *name,
                          const char *group_column, bool with_identity, struct history *h);
 
 #endif

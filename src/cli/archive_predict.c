@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive/history.h"
+#include "archive/aggregate.h"
 #include "archive/predict.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
@@ -18,10 +18,12 @@
 static const char usage[] =
     "usage: tally archive predict [options] NAME\n"
     "  --db PATH|URI     the archive\n"
+    "  --by KEY          look NAME up as a task name or a category (default: category\n"
+    "                    when some run has that category, else name)\n"
+    "  --min-runs N      fewest runs with a value to predict a resource from (default 10)\n"
     "  --quantile Q      the fixed-quantile baseline (default 0.95)\n"
+    ARCHIVE_WINDOW_USAGE
     "  --format FORMAT   table (default) or json\n";
-
-static bool is_time_field(const struct summary_field *f) { return f->dim == DIM_TIME; }
 
 static json_t *outcome_json(const struct allocation_outcome *o)
 {
@@ -37,19 +39,30 @@ int archive_predict_main(int argc, char **argv, const char *db)
     static const struct option options[] = {
         ARCHIVE_COMMON_OPTIONS,
         {"quantile", required_argument, NULL, 'q'},
+        {"by", required_argument, NULL, 'b'},
+        {"min-runs", required_argument, NULL, 'm'},
+        ARCHIVE_WINDOW_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct archive_command cmd = {.name = "predict", .usage = usage, .db = db};
-    double quantile = 0.95;
+    double quantile = 0.95, min_runs = PREDICT_MIN_RUNS;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) /* --quantile */
-            outcome = archive_parse_number(&cmd, "--quantile", optarg, 0, 1, &quantile) < 0
-                          ? TALLY_EXIT_ERROR
-                          : ARCHIVE_OPTION_DONE;
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            int window = archive_window_option(&cmd, c, optarg);
+            if (window <= 0)
+                outcome = window == 0 ? ARCHIVE_OPTION_DONE : TALLY_EXIT_ERROR;
+        }
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            int bad = c == 'q'   ? archive_parse_number(&cmd, "--quantile", optarg, 0, 1, &quantile)
+                      : c == 'm' ? archive_parse_number(&cmd, "--min-runs", optarg, 1, 1e12,
+                                                        &min_runs)
+                                 : archive_parse_by(&cmd, optarg, &cmd.by);
+            outcome = bad < 0 ? TALLY_EXIT_ERROR : ARCHIVE_OPTION_DONE;
+        }
         if (outcome != ARCHIVE_OPTION_DONE)
             return outcome;
     }
@@ -60,45 +73,48 @@ int archive_predict_main(int argc, char **argv, const char *db)
     }
     const char *name = argv[optind];
     enum output_format format = cmd.format;
-    struct history h;
-    int status = archive_load_history(&cmd, name, NULL, false, &h);
+    struct aggregate agg;
+    struct store *store;
+    int status = archive_load_aggregate(&cmd, name, &agg, &store);
     if (status >= 0)
         return status;
-    int wall = -1;
-    for (size_t k = 0; k < h.nresources; k++)
-        if (!strcmp(h.resources[k]->name, "wall_time"))
-            wall = (int)k;
-    double *peaks = malloc(h.rows * sizeof *peaks), *weights = malloc(h.rows * sizeof *weights);
+    store_close(store);
+    size_t runs = (size_t)agg.runs;
+    if ((double)runs < min_runs) {
+        tally_error("archive predict: %s '%s'%s: too little history: %zu run%s, a prediction needs "
+                    "at least %g (--min-runs)", cmd.by, name, cmd.window_text, runs,
+                    runs == 1 ? "" : "s", min_runs);
+        aggregate_free(&agg);
+        return TALLY_EXIT_FAILURE;
+    }
     json_t *doc = json_object();
     if (format == FORMAT_TABLE) {
-        printf("%s: %zu summaries; first allocation minimising expected waste, retry at the maximum"
-               " (Tovar et al. 2018)\n\n",
-               name, h.rows);
+        printf("%s %s%s: %zu summaries; first allocation minimising expected waste, retry at the"
+               " maximum (Tovar et al. 2018)\n\n",
+               cmd.by, name, cmd.window_text, runs);
         printf("%-24s %12s %-6s %14s %8s | %14s | %12s %14s %8s\n", "resource", "allocation", "unit",
                "waste/task", "retries", "max: waste", "p-quantile", "waste/task", "retries");
+    } else {
+        json_object_set_new(doc, "by", json_string(cmd.by));
+        json_object_set_new(doc, cmd.by, json_string(name));
+        json_object_set_new(doc, "runs", json_integer((json_int_t)runs));
     }
-    for (size_t k = 0; k < h.nresources; k++) {
-        const struct summary_field *f = h.resources[k];
-        if (!f->limitable || h.present[k] == 0)
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    for (size_t k = 0; k < nfields && k < FIELD_COUNT; k++) {
+        const struct summary_field *f = &fields[k];
+        const struct aggregate_field *af = &agg.fields[k];
+        if (!f->limitable || af->count == 0)
             continue;
-        bool time_weighted = !is_time_field(f) && wall >= 0;
-        size_t n = 0;
-        for (size_t r = 0; r < h.rows; r++) {
-            double v = history_value(&h, r, k);
-            if (isnan(v))
-                continue;
-            double t = time_weighted ? history_value(&h, r, (size_t)wall) : 1;
-            if (isnan(t)) {
-                time_weighted = false; /* not every run has a runtime: weigh runs equally */
-                r = (size_t)-1;
-                n = 0;
-                continue;
-            }
-            peaks[n] = v;
-            weights[n++] = t;
+        if ((double)af->count < min_runs) {
+            if (format == FORMAT_TABLE)
+                printf("%-24s too little history: %llu runs with a value\n", f->name,
+                       (unsigned long long)af->count);
+            continue;
         }
         struct prediction p;
-        if (predict_first_allocation(peaks, time_weighted ? weights : NULL, n, quantile, &p) < 0)
+        bool time_weighted;
+        if (aggregate_predict(af, f, quantile, &p, &time_weighted) < 0)
             continue;
         char waste_unit[32];
         snprintf(waste_unit, sizeof waste_unit, "%s%s", f->unit, time_weighted ? "·s" : "");
@@ -131,8 +147,6 @@ int archive_predict_main(int argc, char **argv, const char *db)
         printf("\nwaste per task in unit·s (unit for time resources); quantile = %g\n", quantile);
     }
     json_decref(doc);
-    free(peaks);
-    free(weights);
-    history_free(&h);
+    aggregate_free(&agg);
     return TALLY_EXIT_OK;
 }

@@ -20,10 +20,14 @@
 
 static const char usage[] =
     "usage: tally archive stats [options] NAME\n"
-    "       tally archive stats [options] --by FIELD [NAME]\n"
+    "       tally archive stats [options] --group FIELD [NAME]\n"
     "  --db PATH|URI     the archive\n"
-    "  --by FIELD        one table per value of FIELD (name, category, set, host, tool, exit_type)\n"
+    "  --by KEY          look NAME up as a task name or a category (default: category\n"
+    "                    when some run has that category, else name); --by with another\n"
+    "                    field, or without NAME, is --group\n"
+    "  --group FIELD     one table per value of FIELD (name, category, set, host, tool, exit_type)\n"
     "  --plot DIR        also write the table with its histograms as DIR/<name>.svg\n"
+    ARCHIVE_WINDOW_USAGE
     "  --format FORMAT   table (default) or json\n";
 
 static json_t *number_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
@@ -84,12 +88,75 @@ static size_t compute_columns(const struct history *h, size_t first, size_t last
     return ncolumns;
 }
 
+static int write_plot(const char *plot_dir, const char *name, const char *title, size_t rows,
+                      const struct stats_column *columns, size_t ncolumns)
+{
+    char file_base[256], path[4096];
+    safe_name(name, file_base, sizeof file_base);
+    snprintf(path, sizeof path, "%s/%s.svg", plot_dir, file_base);
+    if (stats_table_write_svg(path, title, rows, columns, ncolumns) < 0) {
+        tally_error_errno("archive stats: %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* One task name or category, from the per-day aggregates (aggregate.h):
+ * count, mean, std, skewness, kurtosis, min and max as from the runs,
+ * percentiles and histogram from the fine histogram (within 1 %). */
+static int stats_from_aggregates(struct archive_command *cmd, const char *name,
+                                 const char *plot_dir)
+{
+    struct aggregate agg;
+    struct store *store;
+    int status = archive_load_aggregate(cmd, name, &agg, &store);
+    if (status >= 0)
+        return status;
+    store_close(store);
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    struct stats_column *columns = calloc(nfields, sizeof *columns);
+    size_t ncolumns = 0;
+    for (size_t k = 0; k < nfields && k < FIELD_COUNT && columns; k++) {
+        if (agg.fields[k].count == 0 || !strcmp(fields[k].name, "start") ||
+            !strcmp(fields[k].name, "end"))
+            continue;
+        columns[ncolumns].field = &fields[k];
+        aggregate_stats(&agg.fields[k], &columns[ncolumns++].stats);
+    }
+    size_t rows = (size_t)agg.runs;
+    char title[512];
+    snprintf(title, sizeof title, "%s %s%s", cmd->by, name, cmd->window_text);
+    status = columns ? TALLY_EXIT_OK : TALLY_EXIT_ERROR;
+    if (cmd->format == FORMAT_JSON && columns) {
+        json_t *o = stats_json(name, NULL, NULL, rows, columns, ncolumns);
+        json_object_set_new(o, "by", json_string(cmd->by));
+        if (strcmp(cmd->by, "name")) {
+            json_object_del(o, "name");
+            json_object_set_new(o, cmd->by, json_string(name));
+        }
+        char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        puts(text);
+        free(text);
+        json_decref(o);
+    } else if (columns) {
+        stats_table_print(stdout, title, rows, columns, ncolumns, 4);
+    }
+    if (plot_dir && columns && write_plot(plot_dir, name, title, rows, columns, ncolumns) < 0)
+        status = TALLY_EXIT_ERROR;
+    free(columns);
+    aggregate_free(&agg);
+    return status;
+}
+
 int archive_stats_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
         ARCHIVE_COMMON_OPTIONS,
         {"by", required_argument, NULL, 'b'},
+        {"group", required_argument, NULL, 'g'},
         {"plot", required_argument, NULL, 'p'},
+        ARCHIVE_WINDOW_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct archive_command cmd = {.name = "stats", .usage = usage, .db = db};
@@ -100,8 +167,17 @@ int archive_stats_main(int argc, char **argv, const char *db)
     while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         int outcome = archive_common_option(&cmd, c, optarg, argv);
         if (outcome == ARCHIVE_OPTION_OWN) {
-            if (c == 'b')
+            int window = archive_window_option(&cmd, c, optarg);
+            if (window <= 0)
+                outcome = window == 0 ? ARCHIVE_OPTION_DONE : TALLY_EXIT_ERROR;
+        }
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            if (c == 'b' || c == 'g')
                 by = optarg;
+            if (c == 'b' && (!strcmp(optarg, "name") || !strcmp(optarg, "category")))
+                cmd.by = optarg; /* how NAME is looked up, when there is a NAME */
+            else if (c == 'b' || c == 'g')
+                cmd.by = NULL;
             else
                 plot_dir = optarg;
             outcome = ARCHIVE_OPTION_DONE;
@@ -111,19 +187,29 @@ int archive_stats_main(int argc, char **argv, const char *db)
     }
     enum output_format format = cmd.format;
     const char *name = optind < argc ? argv[optind] : NULL;
+    if (name && cmd.by && by == cmd.by)
+        by = NULL; /* --by name|category with a NAME: a lookup, not a grouping */
+    else
+        cmd.by = NULL;
     if ((!name && !by) || argc - optind > 1) {
-        tally_error("archive stats: give one task NAME, or --by FIELD");
+        tally_error("archive stats: give one task NAME, or --group FIELD");
         fputs(usage, stderr);
         return TALLY_EXIT_ERROR;
     }
     const char *group_column = NULL;
     if (by && !(group_column = history_group_column(by))) {
-        tally_error("archive stats: --by: cannot group by '%s' (name, category, set, host, tool, "
+        tally_error("archive stats: --group: cannot group by '%s' (name, category, set, host, tool, "
                     "exit_type)", by);
         return TALLY_EXIT_ERROR;
     }
     if (plot_dir && mkdir(plot_dir, 0777) < 0 && errno != EEXIST) {
         tally_error_errno("archive stats: --plot %s", plot_dir);
+        return TALLY_EXIT_ERROR;
+    }
+    if (!by)
+        return stats_from_aggregates(&cmd, name, plot_dir);
+    if (cmd.windowed) {
+        tally_error("archive stats: --since, --from and --to work without --group");
         return TALLY_EXIT_ERROR;
     }
     struct history h;
@@ -146,14 +232,21 @@ int archive_stats_main(int argc, char **argv, const char *db)
         size_t ncolumns = compute_columns(&h, first, last, columns, scratch);
         char title[512];
         if (by)
-            snprintf(title, sizeof title, "%s%s%s = %s", name ? name : "", name ? ", " : "", by,
-                     group ? group : "(none)");
+            snprintf(title, sizeof title, "%s%s%s%s%s = %s", name ? cmd.by : "", name ? " " : "",
+                     name ? name : "", name ? ", " : "", by, group ? group : "(none)");
         else
-            snprintf(title, sizeof title, "%s", name);
+            snprintf(title, sizeof title, "%s %s", cmd.by, name);
         if (format == FORMAT_JSON) {
             json_t *o = stats_json(by && !strcmp(by, "name") ? group : name,
                                    by && strcmp(by, "name") ? by : NULL, group, last - first,
                                    columns, ncolumns);
+            if (name && cmd.by) { /* which lookup answered */
+                json_object_set_new(o, "by", json_string(cmd.by));
+                if (!by && strcmp(cmd.by, "name")) {
+                    json_object_del(o, "name");
+                    json_object_set_new(o, cmd.by, json_string(name));
+                }
+            }
             if (by)
                 json_array_append_new(groups, o);
             else

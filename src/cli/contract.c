@@ -137,9 +137,9 @@ static int cmd_build(int argc, char **argv)
         goto out;
     }
     if (rulebase_file) { /* replaces the generated default */
-        char *text = text_file_read(rulebase_file, NULL);
+        char *text = text_file_read(rulebase_file, TEXT_FILE_SMALL, NULL, err, sizeof err);
         if (!text) {
-            tally_error_errno("contract build: --rulebase %s", rulebase_file);
+            tally_error("contract build: --rulebase %s: %s", rulebase_file, err);
             goto free_contract;
         }
         free(c.rulebases[0].text);

@@ -39,7 +39,7 @@
 #include "cli/live_options.h"
 #include "contract/contract.h"
 #include "contract/samples.h"
-#include "live/live_client.h"
+#include "client/live_client.h"
 #include "util/clock.h"
 #include "util/error.h"
 

@@ -1,4 +1,4 @@
-/* The options of the tools that talk to agents through live/live_client.h
+/* The options of the tools that talk to agents through client/live_client.h
  * (tally top, tally view --live, tally contract watch): --agent SOCKET,
  * --nats URL, --creds FILE, --user NAME, and their refresh period. Put
  * LIVE_CLIENT_LONG_OPTIONS in the getopt_long table and hand every option
@@ -6,7 +6,7 @@
 #ifndef TALLY_CLI_LIVE_OPTIONS_H
 #define TALLY_CLI_LIVE_OPTIONS_H
 
-#include "live/live_client.h"
+#include "client/live_client.h"
 
 enum { OPT_LIVE_AGENT = 0x1200, OPT_LIVE_NATS, OPT_LIVE_CREDS, OPT_LIVE_USER };
 

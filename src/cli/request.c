@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/live_options.h"
 #include "cli/request_nats.h"
-#include "live/agent_link.h"
+#include "client/agent_link.h"
 #include "util/error.h"
 #include "util/units.h"
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "live/nats_gather.h"
-#include "live/request.h"
+#include "client/nats_gather.h"
+#include "request/request.h"
 #include "util/clock.h"
 #include "util/error.h"
 

@@ -179,11 +179,10 @@ static int add_limits(struct rm_config *cfg, const char *option, const char *tex
 /* The whole file (malloc'd, NUL-terminated), or NULL after a message. */
 static char *read_whole_file(const char *option, const char *path)
 {
-    char *text = text_file_read(path, NULL);
-    if (!text && errno == ENOMEM)
-        tally_error("rm: %s %s: out of memory", option, path);
-    else if (!text)
-        tally_error_errno("rm: %s %s", option, path);
+    char why[160];
+    char *text = text_file_read(path, TEXT_FILE_SMALL, NULL, why, sizeof why);
+    if (!text)
+        tally_error("rm: %s %s: %s", option, path, why);
     return text;
 }
 

@@ -1,6 +1,7 @@
 /* Watched files and snapshot events (see rm_snapshots.h). */
 #include "cli/rm_snapshots.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <regex.h>
 #include <stdbool.h>
@@ -74,6 +75,79 @@ static bool label_is_valid(const char *label)
     return true;
 }
 
+/* POSIX extended expressions compile to automata that grow fast with
+ * stacked and bounded repetitions: in glibc "^step " and 24 '+' takes
+ * gigabytes, "((a{100}){100}){100}" a second and 200 MB. Refused: a pattern
+ * over 1024 bytes, a repetition right after another, a bound over 255, and
+ * bounds that multiply past 4096. 0, or -1 with the reason in why. */
+static int pattern_bounded(const char *p, char *why, size_t why_len)
+{
+    size_t n = strlen(p);
+    if (n > 1024) {
+        snprintf(why, why_len, "%zu bytes long (at most 1024)", n);
+        return -1;
+    }
+    bool after_repetition = false;
+    unsigned long weight = 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '\\') {
+            i++;
+            after_repetition = false;
+            continue;
+        }
+        if (c == '[') { /* a bracket expression: its ']' may come first, classes hold ':]' */
+            size_t k = i + 1;
+            if (k < n && p[k] == '^')
+                k++;
+            if (k < n && p[k] == ']')
+                k++;
+            while (k < n && p[k] != ']') {
+                if (p[k] == '[' && k + 1 < n && strchr(":.=", p[k + 1])) { /* [:alpha:] */
+                    const char *close = strstr(p + k + 2, (char[]){p[k + 1], ']', '\0'});
+                    k = close ? (size_t)(close - p) + 2 : n;
+                } else {
+                    k++;
+                }
+            }
+            i = k;
+            after_repetition = false;
+            continue;
+        }
+        if (c != '*' && c != '+' && c != '?' && c != '{') {
+            after_repetition = false;
+            continue;
+        }
+        if (after_repetition) {
+            snprintf(why, why_len, "column %zu: a repetition right after another ('%c%c')", i + 1,
+                     p[i - 1], c);
+            return -1;
+        }
+        if (c == '{') {
+            char *end;
+            unsigned long low = strtoul(p + i + 1, &end, 10), high = low;
+            if (*end == ',' && isdigit((unsigned char)end[1])) /* {n,m}; {n,} counts as n */
+                high = strtoul(end + 1, &end, 10);
+            if (low > 255 || high > 255) {
+                snprintf(why, why_len, "column %zu: a repetition bound over 255", i + 1);
+                return -1;
+            }
+            weight *= high > 1 ? high : 1;
+            if (weight > 4096) {
+                snprintf(why, why_len,
+                         "column %zu: repetition bounds multiply past 4096 (the automaton would be "
+                         "too large)",
+                         i + 1);
+                return -1;
+            }
+            const char *close = strchr(p + i, '}');
+            i = close ? (size_t)(close - p) : n;
+        }
+        after_repetition = true;
+    }
+    return 0;
+}
+
 static int parse_event(const char *file, size_t index, json_t *spec, struct watch_event *e, char *why,
                        size_t why_len)
 {
@@ -111,6 +185,11 @@ static int parse_event(const char *file, size_t index, json_t *spec, struct watc
     }
     e->max_count = count ? json_integer_value(count) : -1;
     if (pattern) {
+        char bound[160];
+        if (pattern_bounded(json_string_value(pattern), bound, sizeof bound) < 0) {
+            snprintf(why, why_len, "'%s': event '%s': on-pattern: %s", file, label, bound);
+            return -1;
+        }
         int rc = regcomp(&e->pattern, json_string_value(pattern), REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
             char reason[128];

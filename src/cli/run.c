@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/run_archive.h"
 #include "report/files.h"
+#include "platform/platform.h"
 #include "report/series.h"
 #include "report/summary.h"
 #include "util/error.h"
@@ -36,12 +37,20 @@ static const char usage_text[] =
     "      --wait-for-all      wait for processes left when the command exits\n"
     "                          (default: terminate them)\n"
     "      --interval TIME     sampling interval (default 1 s; shorter near limits)\n"
-    "      --level 1|2         1: /proc polling; 2: process events (default)\n"
+    "      --level 1|2|3       1: /proc polling; 2: process events (default);\n"
+    "                          3: also every file's I/O (PREFIX.files.json)\n"
     "      --measure-dir DIR   directory whose footprint is 'disk' (repeatable;\n"
     "                          default: the current directory)\n"
     "      --kill-grace TIME   between SIGTERM and SIGKILL when stopping (default 2 s)\n"
     "      --name NAME         task name recorded in the summary\n"
     "      --category CAT      task category recorded in the summary\n"
+    "      --unmeasured-on-error  tally's errors never change the command's fate: when\n"
+    "                          it cannot measure (no MPI library, ...) it says why and\n"
+    "                          runs the command unmeasured; when a report cannot be\n"
+    "                          written the exit status is still the command's\n"
+    "                          (batch systems: tally-slurm(7))\n"
+    "      --annotate JSON     a JSON object whose members are added to the summary\n"
+    "                          (e.g. '{\"slurm\": {\"job_id\": 12}}'; tally-slurm(7))\n"
     "  -c LINE                 run LINE with /bin/sh -c\n"
     "      --pid PID           follow a running process tree (level 1)\n"
     RUN_ARCHIVE_USAGE
@@ -60,7 +69,7 @@ static const char usage_text[] =
 enum {
     OPT_TIME_SERIES = 256, OPT_FILES, OPT_LIMITS, OPT_LIMITS_FILE, OPT_MEASURE_ONLY,
     OPT_WAIT_FOR_ALL, OPT_INTERVAL, OPT_LEVEL, OPT_MEASURE_DIR, OPT_NAME, OPT_CATEGORY,
-    OPT_PID, OPT_KILL_GRACE,
+    OPT_PID, OPT_KILL_GRACE, OPT_ANNOTATE, OPT_UNMEASURED_ON_ERROR,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +87,8 @@ static const struct option long_options[] = {
     {"name", required_argument, 0, OPT_NAME},
     {"category", required_argument, 0, OPT_CATEGORY},
     {"pid", required_argument, 0, OPT_PID},
+    {"annotate", required_argument, 0, OPT_ANNOTATE},
+    {"unmeasured-on-error", no_argument, 0, OPT_UNMEASURED_ON_ERROR},
     {"help", no_argument, 0, 'h'},
     RUN_ARCHIVE_LONG_OPTIONS,
     RUN_AGENT_LONG_OPTIONS,
@@ -115,6 +126,25 @@ static const char *separate_optional_operand(int argc, char **argv)
         if (!strcmp(argv[i], "--"))
             return argv[optind++];
     return NULL;
+}
+
+/* --annotate JSON: an object; members of later --annotate replace earlier
+ * ones. The summary's own members cannot be replaced (they come first and
+ * the annotation is added after them only where the name is new). */
+static int parse_annotate(const char *text, struct run_config *cfg)
+{
+    json_error_t error;
+    json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &error);
+    if (!o || !json_is_object(o)) {
+        tally_error("--annotate: %s", o ? "not a JSON object" : error.text);
+        json_decref(o);
+        return -1;
+    }
+    if (!cfg->annotate)
+        cfg->annotate = json_object();
+    json_object_update(cfg->annotate, o);
+    json_decref(o);
+    return 0;
 }
 
 int run_parse_options(int argc, char **argv, struct run_config *cfg)
@@ -177,8 +207,8 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
                 return TALLY_EXIT_ERROR;
             break;
         case OPT_LEVEL:
-            if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-                tally_error("--level: '%s' is not 1 or 2", optarg);
+            if (strcmp(optarg, "1") && strcmp(optarg, "2") && strcmp(optarg, "3")) {
+                tally_error("--level: '%s' is not 1, 2 or 3", optarg);
                 return TALLY_EXIT_ERROR;
             }
             cfg->task.level = optarg[0] - '0';
@@ -196,6 +226,13 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg)
             break;
         case OPT_PID:
             if (run_parse_pid("--pid", optarg, &cfg->task.follow_pid) < 0)
+                return TALLY_EXIT_ERROR;
+            break;
+        case OPT_UNMEASURED_ON_ERROR:
+            cfg->unmeasured_on_error = true;
+            break;
+        case OPT_ANNOTATE:
+            if (parse_annotate(optarg, cfg) < 0)
                 return TALLY_EXIT_ERROR;
             break;
         default:
@@ -243,24 +280,40 @@ int run_write_reports(const struct run_config *cfg, const struct task_result *re
     int rc = 0;
     if (series && series_commit(series) < 0)
         rc = -1;
+    json_t *extra = run_summary_extra(cfg);
     struct summary_info info = {
         .command = cfg->command_text,
         .name = cfg->name,
         .category = cfg->category,
         .limits = &cfg->limits,
-        .extra = cfg->instrument.summary_extra,
+        .extra = extra,
     };
     char *path = run_report_path(cfg->prefix, ".summary");
     if (!path || summary_write(path, &info, result) < 0)
         rc = -1;
     free(path);
+    json_decref(extra);
     if (cfg->files_report && run_write_files_report(cfg->prefix, files_report_write, result) < 0)
         rc = -1;
     return rc;
 }
 
+json_t *run_summary_extra(const struct run_config *cfg)
+{
+    json_t *extra = json_object();
+    if (cfg->instrument.summary_extra)
+        json_object_update(extra, cfg->instrument.summary_extra);
+    if (cfg->io.summary_io)
+        json_object_set(extra, "io", cfg->io.summary_io);
+    if (cfg->annotate)
+        json_object_update_missing(extra, cfg->annotate);
+    return extra;
+}
+
 void run_config_free(struct run_config *cfg)
 {
+    json_decref(cfg->annotate);
+    cfg->annotate = NULL;
     free(cfg->command_text);
     free(cfg->measure_dirs);
     cfg->command_text = NULL;
@@ -269,7 +322,17 @@ void run_config_free(struct run_config *cfg)
 
 static void append_sample(void *ctx, const struct task_sample *sample)
 {
-    series_append(ctx, sample);
+    struct host_sample h;
+    if (host_read_sample(&h) < 0) {
+        series_append(ctx, sample, NULL);
+        return;
+    }
+    struct series_host host = {
+        .cores = h.cores, .memory_total = h.memory_total, .net_bandwidth = h.net_bandwidth,
+        .cpu_busy = h.cpu_busy, .memory_used = h.memory_used, .disk_read = h.disk_read,
+        .disk_written = h.disk_written, .net_received = h.net_received, .net_sent = h.net_sent,
+    };
+    series_append(ctx, sample, &host);
 }
 
 /* One run of the task with its reports; the status 'tally run' exits with,
@@ -293,14 +356,30 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
             series_abort(&series);
         return -1;
     }
+    run_agent_take_followed(cfg, result);
     run_instrument_collect(cfg);
     int status = result->status;
+    if (run_io_collect(cfg, result) < 0)
+        status = TALLY_EXIT_ERROR;
     run_say_launch_error("run", &cfg->task, result);
     run_say_limits_broken("run", cfg->task.limits, result, cfg->task.measure_only);
-    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0)
+    if (run_write_reports(cfg, result, cfg->time_series ? &series : NULL) < 0 &&
+        !cfg->unmeasured_on_error) /* then the task's status stands */
         status = TALLY_EXIT_ERROR;
     run_agent_after_attempt(cfg, result);
     return status;
+}
+
+/* --unmeasured-on-error after tally's own error: the command replaces
+ * tally run, with the status it would have had without tally. */
+static void run_unmeasured(const struct run_config *cfg)
+{
+    tally_error("run: running %s unmeasured", cfg->task.argv[0]);
+    fflush(stderr);
+    execvp(cfg->task.argv[0], cfg->task.argv);
+    int status = errno == ENOENT ? TALLY_EXIT_NOT_FOUND : TALLY_EXIT_CANNOT_EXEC;
+    tally_error_errno("run: %s", cfg->task.argv[0]);
+    exit(status);
 }
 
 int cmd_run(int argc, char **argv)
@@ -309,12 +388,16 @@ int cmd_run(int argc, char **argv)
     int status = run_parse_options(argc, argv, &cfg);
     if (status < 0 && (run_archive_prepare(&cfg) < 0 || run_agent_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
-    if (status < 0 && run_instrument_prepare(&cfg) < 0)
+    if (status < 0 && (run_instrument_prepare(&cfg) < 0 || run_io_prepare(&cfg) < 0))
         status = TALLY_EXIT_ERROR;
     if (status < 0)
         run_agent_announce_segments(&cfg);
     if (status >= 0) {
+        run_agent_close(&cfg);
         run_instrument_end(&cfg);
+        run_io_end(&cfg);
+        if (status == TALLY_EXIT_ERROR && cfg.unmeasured_on_error && cfg.task.argv)
+            run_unmeasured(&cfg); /* does not return */
         run_config_free(&cfg);
         return status;
     }
@@ -333,6 +416,7 @@ int cmd_run(int argc, char **argv)
     }
     run_agent_close(&cfg);
     run_instrument_end(&cfg);
+    run_io_end(&cfg);
     run_config_free(&cfg);
     return status;
 }

@@ -4,12 +4,14 @@
 #ifndef TALLY_CLI_RUN_H
 #define TALLY_CLI_RUN_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "cli/run_agent.h"
 #include "cli/run_archive.h"
 #include "cli/run_common.h"
 #include "cli/run_instrument.h"
+#include "cli/run_io.h"
 #include "monitor/limits.h"
 #include "monitor/task.h"
 
@@ -20,12 +22,15 @@ struct run_config {
     char default_prefix[64];
     const char *name, *category;
     bool time_series, files_report;
+    bool unmeasured_on_error;  /* run the command anyway when tally cannot measure it */
     char *command_text;        /* the command as one line, for the reports */
     char *shell_argv[4];       /* -c LINE → /bin/sh -c LINE */
     const char **measure_dirs;
+    json_t *annotate;          /* --annotate: members added to the summary (e.g. "slurm") */
     struct run_archive_options archive; /* --archive, --limits-from-archive, --retry */
     struct run_agent_options agent;     /* --agent, --app */
     struct run_instrument_options instrument; /* --mpi, --probes, --window, --marker */
+    struct run_io_options io;           /* --level 3 */
 };
 
 /* Fills cfg from argv. Returns -1 when the command should run, else the exit
@@ -36,6 +41,9 @@ int run_parse_options(int argc, char **argv, struct run_config *cfg);
 struct series_writer;
 int run_write_reports(const struct run_config *cfg, const struct task_result *result,
                       struct series_writer *series);
+/* The members added after the measured ones: the instrumentation's ("mpi",
+ * "probes") and --annotate's. A new object (caller owns it). */
+json_t *run_summary_extra(const struct run_config *cfg);
 void run_config_free(struct run_config *cfg);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli/run.h"
 #include "report/summary.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 int run_agent_option(int c, const char *arg, struct run_agent_options *o)
@@ -109,11 +110,31 @@ static void on_sample(void *ctx, const struct task_sample *sample)
     take_agent_messages(cfg);
 }
 
+static void on_launched(void *ctx, pid_t pid)
+{
+    struct run_config *cfg = ctx;
+    agent_link_send(&cfg->agent.link, json_pack("{s:s, s:i}", "op", "follow", "pid", (int)pid));
+}
+
+/* Level 1 with nothing that needs tally's own samples (a series, limits to
+ * enforce, the files opened): the agent samples the tree, tally run waits. */
+static bool agent_samples(const struct run_config *cfg)
+{
+    return cfg->task.level == 1 && cfg->task.follow_pid <= 0 && !cfg->time_series &&
+           !limits_any(&cfg->limits) && !cfg->files_report;
+}
+
 void run_agent_hook_samples(struct run_config *cfg)
 {
     struct run_agent_options *o = &cfg->agent;
     if (!o->linked)
         return;
+    if (agent_samples(cfg)) {
+        cfg->task.sampled_elsewhere = true;
+        cfg->task.on_launched = on_launched;
+        cfg->task.sample_ctx = cfg;
+        return;
+    }
     o->inner_sample = cfg->task.on_sample;
     o->inner_ctx = cfg->task.sample_ctx;
     cfg->task.on_sample = on_sample;
@@ -121,6 +142,55 @@ void run_agent_hook_samples(struct run_config *cfg)
     cfg->task.sample_ctx = cfg;
     if (!o->pending_processes)
         o->pending_processes = json_array();
+}
+
+/* Fields that are tally run's own (its clock, the machine) or derived. */
+static bool merged_field(int f)
+{
+    return f != FIELD_START && f != FIELD_END && f != FIELD_WALL_TIME && f != FIELD_CORES_AVG &&
+           f != FIELD_MACHINE_CPUS && f != FIELD_MACHINE_LOAD;
+}
+
+void run_agent_take_followed(struct run_config *cfg, struct task_result *result)
+{
+    struct run_agent_options *o = &cfg->agent;
+    if (!o->linked || !cfg->task.sampled_elsewhere)
+        return;
+    json_t *summary = NULL;
+    if (agent_link_send(&o->link, json_pack("{s:s}", "op", "follow_end")) == 0) {
+        double deadline = clock_monotonic_seconds() + 5;
+        json_t *msg;
+        while (!summary && clock_monotonic_seconds() < deadline &&
+               (msg = agent_link_read(&o->link, deadline - clock_monotonic_seconds()))) {
+            const char *op = json_string_value(json_object_get(msg, "op"));
+            if (op && !strcmp(op, "followed"))
+                summary = json_incref(json_object_get(msg, "summary"));
+            json_decref(msg);
+        }
+    }
+    if (!json_is_object(summary)) {
+        tally_error("run: --agent: the agent gave no samples of the task (peaks are the kernel's "
+                    "totals only)");
+        json_decref(summary);
+        return;
+    }
+    /* Both are lower bounds of the truth: the kernel's totals are exact for
+     * what it counts (CPU, I/O of reaped processes, the largest process's
+     * peak), the agent's samples see the sums over processes alive together. */
+    json_t *peaks = json_object_get(summary, "peak_times");
+    for (int f = 0; f < FIELD_COUNT; f++) {
+        const char *name = summary_field_by_id(f)->name;
+        double v = json_number_value(json_array_get(json_object_get(summary, name), 0));
+        if (!merged_field(f) || !(v > result->value[f]))
+            continue;
+        result->value[f] = v;
+        json_t *at = json_array_get(json_object_get(peaks, name), 0);
+        if (json_is_number(at))
+            result->peak_time[f] = json_number_value(at);
+    }
+    double wall = result->value[FIELD_WALL_TIME];
+    result->value[FIELD_CORES_AVG] = wall > 0 ? result->value[FIELD_CPU_TIME] / wall : 0;
+    json_decref(summary);
 }
 
 void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result)
@@ -137,14 +207,17 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
         agent_link_send(&o->link, json_pack("{s:s, s:o}", "op", "limit_exceeded", "fields", broken));
     else
         json_decref(broken);
+    json_t *extra = run_summary_extra(cfg);
     struct summary_info info = {
         .command = cfg->command_text,
         .name = cfg->name ? cfg->name : o->app,
         .category = cfg->category,
         .limits = &cfg->limits,
+        .extra = extra,
     };
     agent_link_send(&o->link,
                     json_pack("{s:s, s:o}", "op", "finished", "summary", summary_to_json(&info, result)));
+    json_decref(extra);
 }
 
 void run_agent_close(struct run_config *cfg)

@@ -2,7 +2,10 @@
  * with the user's agent as a task of application NAME (the agent is started
  * when none runs), its samples streamed there, its summary handed over at
  * the end, and limits set live by the agent's proc_set_limits applied to
- * the running task. tally run still writes its own reports; if the agent
+ * the running task. At level 1 (without --time-series, limits or --files)
+ * the agent samples the task's tree itself with its one machine-wide scan
+ * and tally run only waits (no timer, no /proc reading) until the task
+ * ends, then merges the agent's peaks with the kernel's exact totals. tally run still writes its own reports; if the agent
  * dies the task goes on and nothing else changes. Kept apart from run.c,
  * which calls the hooks below (as run_archive.h). */
 #ifndef TALLY_CLI_RUN_AGENT_H
@@ -10,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "live/agent_link.h"
+#include "client/agent_link.h"
 #include "monitor/task.h"
 
 enum { OPT_AGENT = 0x1100, OPT_APP };
@@ -49,11 +52,14 @@ int run_agent_prepare(struct run_config *cfg);
 /* Before each attempt: puts the agent's sample hook in front of the one
  * already set (the series writer). */
 void run_agent_hook_samples(struct run_config *cfg);
+/* Level 1 (the agent samples the tree, tally run only waits): after the
+ * task, the agent's peaks merged into the kernel's exact totals. */
+void run_agent_take_followed(struct run_config *cfg, struct task_result *result);
 /* After an attempt: hands the summary over. */
 void run_agent_after_attempt(struct run_config *cfg, const struct task_result *result);
 void run_agent_close(struct run_config *cfg);
 /* --probes/--mpi: tells the agent where the task's processes' segments are,
- * so that it can evaluate probe and MPI events (live/agent_probes.c). */
+ * so that it can evaluate probe and MPI events (agent/agent_probes.c). */
 void run_agent_announce_segments(struct run_config *cfg);
 
 #endif

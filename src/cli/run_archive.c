@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive/history.h"
+#include "archive/aggregate_store.h"
 #include "archive/ingest_files.h"
 #include "archive/predict.h"
 #include "cli/run.h"
@@ -16,8 +16,11 @@
 
 /* The resources a first allocation is predicted for: what a batch system
  * reserves. cores is left out: it is measured as a rate, and a limit at its
- * predicted value would stop tasks on sampling noise. */
-static const enum summary_field_id predicted_resources[] = {FIELD_MEMORY, FIELD_DISK,
+ * predicted value would stop tasks on sampling noise. The disk limit is a
+ * limit on what the task wrote (bytes_written), never on 'disk', the size of
+ * the working directory: that holds what was there before the task and the
+ * reports of earlier runs, so a history of it says nothing of the task. */
+static const enum summary_field_id predicted_resources[] = {FIELD_MEMORY, FIELD_BYTES_WRITTEN,
                                                             FIELD_WALL_TIME};
 
 int run_archive_option(int c, const char *arg, struct run_archive_options *o)
@@ -39,57 +42,76 @@ int run_archive_option(int c, const char *arg, struct run_archive_options *o)
     }
 }
 
-/* Prediction and maximum seen for every predicted resource of `name`. */
+/* The limit set from a predicted first allocation: the stated margin above
+ * it (RUN_ARCHIVE_MARGIN, and at least RUN_ARCHIVE_MIN_TIME_MARGIN seconds or
+ * RUN_ARCHIVE_MIN_BYTES_MARGIN MB), so that a run a little larger than any
+ * before is not stopped. */
+static double with_margin(const struct summary_field *f, double allocation)
+{
+    double margin = allocation * RUN_ARCHIVE_MARGIN;
+    double least = f->dim == DIM_TIME ? RUN_ARCHIVE_MIN_TIME_MARGIN
+                   : f->dim == DIM_BYTES ? RUN_ARCHIVE_MIN_BYTES_MARGIN : 0;
+    return allocation + (margin > least ? margin : least);
+}
+
+/* Prediction and maximum seen for every predicted resource of `name`, for
+ * the resources the history measured: at least PREDICT_MIN_RUNS runs with a
+ * value, and a largest value above 0 (a resource that was never measured,
+ * e.g. bytes_written where /proc/PID/io could not be read, is reported as 0:
+ * a limit at 0 would stop the task at its first byte). */
 static int load_predictions(struct run_config *cfg, struct store *store)
 {
     struct run_archive_options *o = &cfg->archive;
-    struct history h;
+    struct aggregate h;
     char why[512];
-    if (history_load(store, cfg->name, NULL, false, &h, why, sizeof why) < 0) {
+    /* by --category when given (the group job sizing learns from, as Work
+     * Queue does), else by --name; from the aggregates, as 'archive predict' */
+    const char *by = cfg->category ? "category" : "name";
+    const char *key = cfg->category ? cfg->category : cfg->name;
+    size_t days;
+    aggregate_init(&h);
+    if (aggregate_load(store, cfg->category ? AGGREGATE_BY_CATEGORY : AGGREGATE_BY_NAME, key,
+                       -1000000000LL, 1000000000LL, &h, &days, why, sizeof why) < 0) {
         tally_error("run: --limits-from-archive %s: %s", store->location, why);
+        aggregate_free(&h);
         return -1;
     }
-    if (h.rows == 0) {
-        tally_error("run: --limits-from-archive: no summaries named '%s' in %s: running without "
-                    "limits from the archive", cfg->name, store->location);
-        history_free(&h);
+    size_t runs = (size_t)h.runs;
+    if (runs < PREDICT_MIN_RUNS) {
+        tally_error("run: --limits-from-archive: %zu summaries with %s '%s' in %s, fewer than the"
+                    " %d a prediction needs: running without limits from the archive", runs,
+                    by, key, store->location, PREDICT_MIN_RUNS);
+        aggregate_free(&h);
         return 0;
     }
-    double *peaks = malloc(h.rows * sizeof *peaks), *weights = malloc(h.rows * sizeof *weights);
-    int wall = -1;
-    for (size_t k = 0; k < h.nresources; k++)
-        if (h.resources[k] == summary_field_by_id(FIELD_WALL_TIME))
-            wall = (int)k;
+    char said[512] = "";
+    size_t n = 0;
     for (size_t p = 0; p < sizeof predicted_resources / sizeof predicted_resources[0]; p++) {
         enum summary_field_id id = predicted_resources[p];
-        for (size_t k = 0; k < h.nresources; k++) {
-            if (h.resources[k] != summary_field_by_id(id) || h.present[k] == 0)
-                continue;
-            /* the same weighting as 'tally archive predict' */
-            bool weighted = id != FIELD_WALL_TIME && wall >= 0;
-            size_t n = 0;
-            for (size_t r = 0; r < h.rows; r++) {
-                double v = history_value(&h, r, k);
-                double t = weighted ? history_value(&h, r, (size_t)wall) : 1;
-                if (isnan(v))
-                    continue;
-                peaks[n] = v;
-                weights[n++] = isnan(t) ? 1 : t;
-            }
+        const struct summary_field *f = summary_field_by_id(id);
+        {
+            /* the same prediction as 'tally archive predict' */
             struct prediction pred;
-            if (predict_first_allocation(peaks, weighted ? weights : NULL, n, 0.95, &pred) < 0)
+            bool weighted;
+            if (h.fields[id].count < PREDICT_MIN_RUNS ||
+                aggregate_predict(&h.fields[id], f, 0.95, &pred, &weighted) < 0 ||
+                !(pred.max_seen > 0))
                 continue;
             o->max_seen.set[id] = true;
-            o->max_seen.max[id] = pred.max_seen;
+            o->max_seen.max[id] = with_margin(f, pred.max_seen);
             if (!cfg->limits.set[id]) { /* explicit --limits win */
                 cfg->limits.set[id] = true;
-                cfg->limits.max[id] = pred.best.allocation;
+                cfg->limits.max[id] = with_margin(f, pred.best.allocation);
+                if (n < sizeof said)
+                    n += (size_t)snprintf(said + n, sizeof said - n, "%s%s %.6g %s", n ? ", " : "",
+                                          f->name, cfg->limits.max[id], f->unit);
             }
         }
     }
-    free(peaks);
-    free(weights);
-    history_free(&h);
+    if (n)
+        fprintf(stderr, "tally: run: limits from the archive (%zu runs of %s '%s', first allocation"
+                " + %g%%): %s\n", runs, by, key, 100 * RUN_ARCHIVE_MARGIN, said);
+    aggregate_free(&h);
     return 0;
 }
 
@@ -98,8 +120,9 @@ int run_archive_prepare(struct run_config *cfg)
     struct run_archive_options *o = &cfg->archive;
     if (!o->limits_from_archive)
         return 0;
-    if (!cfg->name) {
-        tally_error("run: --limits-from-archive needs --name (the task whose history to use)");
+    if (!cfg->name && !cfg->category) {
+        tally_error("run: --limits-from-archive needs --name or --category (the task whose "
+                    "history to use)");
         return -1;
     }
     char why[512];
@@ -153,6 +176,8 @@ static bool raise_broken_limits(struct run_config *cfg, const struct task_result
     for (int i = 0; i < FIELD_COUNT; i++) {
         if (!result->limit_exceeded[i] || !cfg->limits.set[i])
             continue;
+        /* only a broken limit is raised: a retry adds no limit, so it never
+         * limits a resource the archive did not measure */
         double old = cfg->limits.max[i], seen = cfg->archive.max_seen.max[i];
         double next = cfg->archive.max_seen.set[i] && seen > old ? seen : 2 * old;
         cfg->limits.max[i] = next;

@@ -1,11 +1,16 @@
 /* The closed loop of 'tally run' with the archive (issue 3, items 3 and 7):
  *   --archive[=DB]              submit the summary to the archive at the end
  *   --limits-from-archive[=DB]  limits = the archive's predicted first
- *                               allocation of memory, disk and wall_time (--name)
+ *                               allocation of memory, bytes_written (what the
+ *                               task wrote) and wall_time (--name), plus the
+ *                               margin below; none from fewer than
+ *                               PREDICT_MIN_RUNS runs, none on a resource the
+ *                               history did not measure
  *   --retry                     a run stopped by a limit runs once more with
- *                               the maximum seen in the archive for each broken
- *                               limit (twice the limit when nothing larger was
- *                               seen); both attempts are archived and linked
+ *                               the maximum seen in the archive (plus the
+ *                               margin) for each broken limit (twice the limit
+ *                               when nothing larger was seen); both attempts
+ *                               are archived and linked
  * Kept apart from run.c, which calls the functions below at its three hooks
  * (option parsing, before the run, after each attempt). */
 #ifndef TALLY_CLI_RUN_ARCHIVE_H
@@ -15,6 +20,12 @@
 
 #include "monitor/limits.h"
 #include "monitor/task.h"
+
+/* Limits from the archive are this fraction above the prediction, and at
+ * least these many seconds or MB above it. */
+#define RUN_ARCHIVE_MARGIN 0.25
+#define RUN_ARCHIVE_MIN_TIME_MARGIN 1.0
+#define RUN_ARCHIVE_MIN_BYTES_MARGIN 1.0
 
 enum { OPT_ARCHIVE = 0x1000, OPT_LIMITS_FROM_ARCHIVE, OPT_RETRY };
 
@@ -26,8 +37,9 @@ enum { OPT_ARCHIVE = 0x1000, OPT_LIMITS_FROM_ARCHIVE, OPT_RETRY };
 #define RUN_ARCHIVE_USAGE                                                                  \
     "      --archive [DB]      submit the summary to the archive (see tally-archive(1));\n"     \
     "                          DB as a separate word only when the command follows --\n" \
-    "      --limits-from-archive [DB]  limit memory, disk, wall_time to the archive's\n"  \
-    "                          predicted first allocation for --name\n"                    \
+    "      --limits-from-archive [DB]  limit memory, bytes_written, wall_time to the\n"  \
+    "                          archive's predicted first allocation for --name, + 25%\n" \
+    "                          (at least 1 s, 1 MB); none from fewer than 10 runs\n"      \
     "      --retry             when a limit stops the task, run it again with the\n"      \
     "                          maximum seen in the archive (or twice the limit)\n"
 

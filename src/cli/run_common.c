@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "util/command_line.h"
 #include "util/error.h"
 #include "util/units.h"
@@ -34,10 +35,14 @@ int run_parse_pid(const char *option, const char *text, pid_t *out)
 {
     char *end;
     errno = 0;
-    long pid = strtol(text, &end, 10);
-    if (errno || *end || pid <= 0 || kill((pid_t)pid, 0) < 0) {
-        if (errno == EPERM) /* it runs, but as another user: say so, as the agent does */
-            tally_error("%s: process %s belongs to another user", option, text);
+    long long pid = strtoll(text, &end, 10);
+    if (errno || end == text || *end || !proc_pid_in_range(pid)) {
+        tally_error("%s: '%s' is not a pid (a number from 1 to %lld)", option, text, proc_pid_max());
+        return -1;
+    }
+    if (kill((pid_t)pid, 0) < 0) {
+        if (errno == EPERM)
+            tally_error("%s: process %lld belongs to another user", option, pid);
         else
             tally_error("%s: '%s' is not a running process", option, text);
         return -1;

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/run.h"
+#include "cli/run_remote.h"
 #include "instrument/launch.h"
 #include "instrument/link_series.h"
 #include "instrument/perf_summary.h"
@@ -60,7 +61,7 @@ static int set_env_number(const char *name, long long v)
 }
 
 /* LD_PRELOAD = the libtally-mpi for the command's MPI, before what was there. */
-static int preload_mpi_library(struct run_config *cfg)
+static int preload_mpi_library(struct run_config *cfg, enum mpi_flavour *flavour)
 {
     enum mpi_flavour f = MPI_FLAVOUR_UNKNOWN;
     const char *forced = getenv("TALLY_MPI");
@@ -78,6 +79,7 @@ static int preload_mpi_library(struct run_config *cfg)
                     "e.g. mpirun.openmpi, or set TALLY_MPI=openmpi|mpich)", cfg->command_text);
         return -1;
     }
+    *flavour = f;
     char name[64], path[PATH_MAX];
     snprintf(name, sizeof name, "libtally-mpi-%s.so", mpi_flavour_name(f));
     if (instrument_library_path(name, path, sizeof path) < 0) {
@@ -139,7 +141,10 @@ int run_instrument_prepare(struct run_config *cfg)
         else if (o->window.by_request)
             set_env_number("TALLY_WINDOW_BY_MONITOR", TALLY_WINDOW_BY_REQUEST);
     }
-    if (o->mpi && preload_mpi_library(cfg) < 0)
+    enum mpi_flavour flavour = MPI_FLAVOUR_UNKNOWN;
+    if (o->mpi && preload_mpi_library(cfg, &flavour) < 0)
+        return -1;
+    if (run_remote_prepare(cfg, flavour) < 0)
         return -1;
     if (o->mpi && cfg->time_series && !(o->series = link_series_new())) {
         tally_error("run: out of memory");
@@ -179,7 +184,20 @@ void run_instrument_collect(struct run_config *cfg)
         return;
     json_decref(o->summary_extra);
     o->summary_extra = json_object();
+    json_t *remote = o->mpi ? run_remote_gather(cfg, &set) : NULL;
     json_t *mpi = o->mpi ? mpi_summary_json(&set, &o->window, clock_epoch_seconds() - clock_monotonic_seconds()) : NULL;
+    if (mpi && remote) { /* the hosts that answered, and what is missing, first among the warnings */
+        json_object_set(mpi, "hosts", json_object_get(remote, "hosts"));
+        json_object_set(mpi, "missing_ranks", json_object_get(remote, "missing_ranks"));
+        const char *warning = json_string_value(json_object_get(remote, "warning"));
+        if (warning) {
+            if (!json_object_get(mpi, "warnings"))
+                json_object_set_new(mpi, "warnings", json_array());
+            json_array_insert_new(json_object_get(mpi, "warnings"), 0, json_string(warning));
+        }
+    } else if (!mpi && remote && json_object_get(remote, "warning"))
+        tally_error("mpi: %s", json_string_value(json_object_get(remote, "warning")));
+    json_decref(remote);
     if (mpi) {
         json_t *warnings = json_object_get(mpi, "warnings");
         for (size_t i = 0; i < json_array_size(warnings); i++)

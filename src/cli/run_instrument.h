@@ -42,6 +42,7 @@ struct run_instrument_options {
     bool mpi, probes;
     struct window_spec window;
     char dir[PATH_MAX];              /* the segment directory of this run */
+    char launch[32];                 /* its launch id (run_remote.h) */
     struct instrument_session *session;
     struct link_series *series;      /* --mpi --time-series: link volumes over time */
     json_t *summary_extra;           /* {"mpi": ..., "probes": ...} for the summary */

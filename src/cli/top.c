@@ -25,8 +25,8 @@
 
 #include "cli/commands.h"
 #include "cli/live_options.h"
-#include "live/live_client.h"
-#include "live/top_render.h"
+#include "client/live_client.h"
+#include "view/top_render.h"
 #include "util/clock.h"
 #include "util/error.h"
 

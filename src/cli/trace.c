@@ -16,6 +16,7 @@ static const struct {
     {"anomalies", trace_cmd_anomalies, "unfair sharing, waste, saturation, moving bottlenecks, oscillation"},
     {"from-runs", trace_cmd_from_runs, "build a Paje trace from 'tally run --category --time-series' outputs"},
     {"export", trace_cmd_export, "re-write a trace as Paje (tally's own variable names)"},
+    {"diff", trace_cmd_diff, "compare two traces: changes per resource, category and phase, in words"},
     {"stats", trace_cmd_stats, "what a trace holds, and read/index/query times"},
 };
 

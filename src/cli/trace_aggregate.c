@@ -18,16 +18,24 @@ static void usage(FILE *out)
             "                             [--category c1,c2] [--kind KIND] [--format table|csv|json]\n"
             "                             [--map RULE]... [--hierarchy FILE]\n"
             "Time-averaged capacity, usage per category and idle of each group over [T1, T2]\n"
-            "(default: the whole trace) at level TYPE (a container type, any case; default root).\n");
+            "(default: the whole trace) at level TYPE (a container type, any case; default root).\n"
+            "T1 and T2 are t+ seconds from the trace's start (or a duration: 10min), or an ISO\n"
+            "date-time (2026-11-25T15:06:55Z, UTC); a slice outside the trace is an error.\n");
 }
 
 static void print_table(const struct trace *t, const struct trace_aggregation *a, bool csv)
 {
     if (csv)
         printf("group,type,kind,capacity");
-    else
-        printf("# level %s, slice [%.15g, %.15g]\n%-20s %-10s %-10s %14s", a->level, a->from, a->to,
-               "group", "type", "kind", "capacity");
+    else {
+        char origin[64], dated[96] = "";
+        trace_format_origin(t, origin, sizeof origin);
+        if (origin[0])
+            snprintf(dated, sizeof dated, " (t+0 = %s)", origin);
+        printf("# level %s, slice [%.15g, %.15g] s from the trace's start%s\n%-20s %-10s %-10s %14s",
+               a->level, a->from - t->start, a->to - t->start, dated, "group", "type", "kind",
+               "capacity");
+    }
     for (size_t c = 0; c < t->n_categories; c++)
         if (!a->categories || a->categories[c])
             printf(csv ? ",%s" : " %14s", t->categories[c]);
@@ -69,6 +77,7 @@ static void warn_violations(const struct trace *t, const json_t *json)
 struct aggregate_args {
     struct trace_aggregate_options aopts;
     bool have_from, have_to;
+    const char *from_text, *to_text; /* resolved once the trace is read */
     const char *categories, *format;
 };
 
@@ -77,13 +86,11 @@ static int aggregate_option(void *ctx, int opt, const char *arg)
     struct aggregate_args *a = ctx;
     switch (opt) {
     case 'f':
-        if (trace_parse_seconds("--from", arg, &a->aopts.from) < 0)
-            return TALLY_EXIT_ERROR;
+        a->from_text = arg;
         a->have_from = true;
         return TRACE_OPTIONS_CONTINUE;
     case 't':
-        if (trace_parse_seconds("--to", arg, &a->aopts.to) < 0)
-            return TALLY_EXIT_ERROR;
+        a->to_text = arg;
         a->have_to = true;
         return TRACE_OPTIONS_CONTINUE;
     case 'l': a->aopts.level = arg; return TRACE_OPTIONS_CONTINUE;
@@ -126,14 +133,20 @@ int trace_cmd_aggregate(int argc, char **argv)
     char err[512];
     bool *sel = NULL;
     struct trace_aggregation a = {0};
+    if ((have_from && trace_resolve_time(&t, "--from", args.from_text, &aopts.from) < 0) ||
+        (have_to && trace_resolve_time(&t, "--to", args.to_text, &aopts.to) < 0))
+        goto out;
     if (!have_from)
         aopts.from = t.start;
     if (!have_to)
         aopts.to = t.end;
     if (aopts.to <= aopts.from && (have_from || have_to)) {
-        tally_error("trace aggregate: --from %.9g is not before --to %.9g", aopts.from, aopts.to);
+        tally_error("trace aggregate: --from t+%.9g is not before --to t+%.9g", aopts.from - t.start,
+                    aopts.to - t.start);
         goto out;
     }
+    if ((have_from || have_to) && trace_check_slice(&t, "trace aggregate", aopts.from, aopts.to) < 0)
+        goto out;
     if (categories && !(sel = trace_category_selection(&t, categories, err, sizeof err))) {
         tally_error("trace aggregate: --category: %s", err);
         goto out;

@@ -153,9 +153,14 @@ int trace_cmd_anomalies(int argc, char **argv)
         free(text);
         json_decref(j);
     } else {
+        char origin[64];
+        trace_format_origin(&t, origin, sizeof origin);
+        if (origin[0] && n)
+            printf("# times are t+ seconds from the trace's start, t+0 = %s\n", origin);
         for (size_t i = 0; i < n; i++)
-            printf("[%.15g, %.15g] %-11s %s: %s\n", list[i].from, list[i].to,
-                   anomaly_kind_name(list[i].kind), list[i].resource, list[i].detail);
+            printf("[%.6g, %.6g] %-11s %s: %s (%.0f%% sure)\n", list[i].from - t.start,
+                   list[i].to - t.start, anomaly_kind_name(list[i].kind), list[i].resource,
+                   list[i].detail, list[i].confidence * 100);
         if (n == 0)
             printf("no anomaly found\n");
     }

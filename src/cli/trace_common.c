@@ -3,7 +3,10 @@
  * own options, reading the TRACE operand, and parsing times. */
 #include <getopt.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -52,6 +55,62 @@ int trace_parse_seconds(const char *option, const char *text, double *out)
         return -1;
     }
     return 0;
+}
+
+void trace_format_t(const struct trace *t, double time, char *buf, size_t len)
+{
+    snprintf(buf, len, "t+%.6g", time - t->start);
+}
+
+void trace_format_origin(const struct trace *t, char *buf, size_t len)
+{
+    trace_format_date(t->start, buf, len);
+}
+
+/* An ISO date-time in UTC as epoch seconds; -1 when text is not one. */
+static int parse_iso(const char *text, double *out)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *rest = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!rest)
+        rest = strptime(text, "%Y-%m-%d %H:%M:%S", &tm);
+    if (!rest)
+        return -1;
+    double frac = 0;
+    if (*rest == '.') {
+        char *end;
+        frac = strtod(rest, &end);
+        rest = end;
+    }
+    if (*rest == 'Z')
+        rest++;
+    if (*rest)
+        return -1;
+    *out = (double)timegm(&tm) + frac;
+    return 0;
+}
+
+int trace_resolve_time(const struct trace *t, const char *option, const char *text, double *out)
+{
+    if (parse_iso(text, out) == 0)
+        return 0;
+    double v;
+    if (trace_parse_seconds(option, text, &v) < 0)
+        return -1;
+    *out = t->start + v;
+    return 0;
+}
+
+int trace_check_slice(const struct trace *t, const char *cmd, double from, double to)
+{
+    if (to > t->start && from < t->end)
+        return 0;
+    char origin[64];
+    trace_format_origin(t, origin, sizeof origin);
+    tally_error("%s: the slice t+%g..t+%g s is outside the trace, which spans t+0..t+%g s%s%s", cmd,
+                from - t->start, to - t->start, t->end - t->start, origin[0] ? " from " : "", origin);
+    return -1;
 }
 
 /* own_options, then --help and the common options, then the terminator;

@@ -24,6 +24,21 @@ int trace_load(const char *path, const struct trace_read_options *opts, struct t
 /* Parses a time or a number; prints an error naming the option on failure. */
 int trace_parse_seconds(const char *option, const char *text, double *out);
 
+/* The page's time: t+ seconds from the trace's start. A trace whose start is
+ * a date (from-runs: epoch seconds after 2001) says it once, as UTC. */
+/* Writes "t+12.5" (seconds from the start) for an absolute trace time. */
+void trace_format_t(const struct trace *t, double time, char *buf, size_t len);
+/* Writes "2026-11-25T15:06:55.120Z" when the trace is dated, "" otherwise. */
+void trace_format_origin(const struct trace *t, char *buf, size_t len);
+/* --from/--to: t+ seconds (or a duration, 10min) from the trace's start, or
+ * an ISO date-time YYYY-MM-DDTHH:MM:SS[.frac][Z] (UTC) for a dated trace;
+ * the absolute trace time in *out. Prints an error naming the option. */
+int trace_resolve_time(const struct trace *t, const char *option, const char *text, double *out);
+/* A slice [from, to] that misses the trace entirely is an error naming the
+ * trace's span ("CMD: the slice t+A..t+B s is outside the trace, which spans
+ * t+0..t+S s from DATE"). Returns -1 after printing it. */
+int trace_check_slice(const struct trace *t, const char *cmd, double from, double to);
+
 /* What an option handler returns to go on parsing (exit statuses are >= 0). */
 #define TRACE_OPTIONS_CONTINUE (-1)
 /* Applies one of a subcommand's own options (opt is getopt_long's value, '?'
@@ -54,5 +69,6 @@ int trace_cmd_anomalies(int argc, char **argv);
 int trace_cmd_from_runs(int argc, char **argv);
 int trace_cmd_stats(int argc, char **argv);
 int trace_cmd_export(int argc, char **argv);
+int trace_cmd_diff(int argc, char **argv);
 
 #endif

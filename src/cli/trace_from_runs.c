@@ -1,5 +1,7 @@
-/* 'tally trace from-runs PREFIX... [--hierarchy FILE] -o OUT.paje': a Paje
- * trace of per-host, per-category CPU, memory and I/O from tally run outputs. */
+/* 'tally trace from-runs PREFIX... [--hierarchy FILE] [--capacity FILE] -o
+ * OUT.paje': a Paje trace of per-host, per-category CPU, memory, disk I/O and
+ * network, with the hosts' capacities and the other-load category, from
+ * tally run outputs. */
 #include <getopt.h>
 #include <stdio.h>
 
@@ -11,11 +13,15 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] -o OUT.paje\n"
+    fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] [--capacity FILE] -o OUT.paje\n"
                  "PREFIX.summary and PREFIX.series come from\n"
                  "'tally run --category C --time-series -o PREFIX COMMAND'.\n"
                  "  -o, --output OUT.paje  the trace to write (atomically)\n"
-                 "  --hierarchy FILE       lines 'HOST SITE' grouping the hosts\n");
+                 "  --hierarchy FILE       lines 'HOST SITE' grouping the hosts\n"
+                 "  --capacity FILE        lines 'HOST disk=MB/s network=MB/s' (HOST '*': all):\n"
+                 "                         the disk and network bandwidths of the hosts; without\n"
+                 "                         them, disk is the peak seen and network the link\n"
+                 "                         speeds the runs recorded (marked inferred)\n");
 }
 
 int trace_cmd_from_runs(int argc, char **argv)
@@ -23,16 +29,19 @@ int trace_cmd_from_runs(int argc, char **argv)
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"hierarchy", required_argument, NULL, 'H'},
+        {"capacity", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *output = NULL, *hierarchy = NULL;
+    const char *output = NULL;
+    struct from_runs_options opts = {0};
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'o': output = optarg; break;
-        case 'H': hierarchy = optarg; break;
+        case 'H': opts.hierarchy_file = optarg; break;
+        case 'C': opts.capacity_file = optarg; break;
         case 'h': usage(stdout); return TALLY_EXIT_OK;
         default: usage(stderr); return TALLY_EXIT_ERROR;
         }
@@ -44,7 +53,7 @@ int trace_cmd_from_runs(int argc, char **argv)
     }
     struct trace t;
     char err[1024];
-    if (trace_from_runs((const char *const *)argv + optind, (size_t)(argc - optind), hierarchy, &t,
+    if (trace_from_runs((const char *const *)argv + optind, (size_t)(argc - optind), &opts, &t,
                         err, sizeof err) < 0) {
         tally_error("trace from-runs: %s", err);
         return TALLY_EXIT_ERROR;

@@ -110,12 +110,15 @@ int trace_cmd_stats(int argc, char **argv)
         free(text);
         json_decref(o);
     } else {
+        char origin[64];
+        trace_format_date(t.start, origin, sizeof origin);
         printf("events        %zu\ncontainers    %zu (%zu types)\nresources     %zu\n"
                "categories    %zu\nedges         %zu\nbreakpoints   %zu\nviolations    %zu\n"
-               "time          [%.9g, %.9g]\nread+index    %.3f s\n"
+               "time          t+0 .. t+%.6g s (trace time %.15g .. %.15g%s%s)\nread+index    %.3f s\n"
                "query         %.3f ms (mean of %ld slices at level %s, %zu groups)\n",
                t.n_events, t.n_containers, t.n_types, t.n_resources, t.n_categories, t.n_edges,
-               breakpoints, t.n_violations, t.start, t.end, read_seconds, query_seconds * 1e3,
+               breakpoints, t.n_violations, t.end - t.start, t.start, t.end, origin[0] ? "; t+0 = " : "",
+               origin, read_seconds, query_seconds * 1e3,
                queries, level, groups);
     }
     trace_free(&t);

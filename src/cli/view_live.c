@@ -1,5 +1,5 @@
 /* 'tally view --live APP [--serve PORT] ...': the live page of an
- * application (src/live/live_view.c does the work; this file parses the
+ * application (src/view/live_view.c does the work; this file parses the
  * command line). Reached from cmd_view when --live is among its arguments.
  * See man/tally-view.1. */
 #include <getopt.h>
@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/live_options.h"
-#include "live/live_view.h"
+#include "view/live_view.h"
 #include "util/error.h"
 
 static const char usage_text[] =

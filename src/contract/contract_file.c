@@ -516,9 +516,10 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
 int contract_read(const char *path, struct contract *out, char *err, size_t errlen)
 {
     size_t len;
-    char *buf = text_file_read(path, &len);
+    char why[160];
+    char *buf = text_file_read(path, TEXT_FILE_LARGE, &len, why, sizeof why);
     if (!buf) {
-        snprintf(err, errlen, "%s: %s", path, errno == ENOMEM ? "out of memory" : strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
     int rc = contract_parse(buf, len, path, out, err, errlen);

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/text_file.h"
 
 static const char *const counter_names[SAMPLE_N_COUNTERS] = {
     "flops", "jobs", "messages", "bytes", "io_bytes", "io_ops", "instructions", "cpu_seconds",
@@ -261,21 +264,21 @@ static int parse_line(json_t *o, struct snapshots *snaps, struct sample_set *set
 int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *err, size_t errlen)
 {
     struct snapshots snaps = {0};
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    ssize_t len;
-    int rc = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
+    struct text_lines in;
+    text_lines_attach(&in, f, TEXT_FILE_LARGE, TEXT_LINE_MAX);
+    char *line;
+    size_t len;
+    int rc = 0, got;
+    while ((got = text_lines_next(&in, &line, &len)) > 0) {
         size_t i = 0;
-        while (i < (size_t)len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r'))
+        while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
             i++;
-        if (i == (size_t)len || line[i] == '#')
+        if (i == len || line[i] == '#')
             continue;
         json_error_t jerr;
-        json_t *o = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
+        json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!o) {
-            snprintf(err, errlen, "%s:%zu: %s", name, lineno, jerr.text);
+            snprintf(err, errlen, "%s:%lu: %s", name, in.number, jerr.text);
             rc = -1;
             break;
         }
@@ -283,16 +286,16 @@ int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *
         int r = parse_line(o, &snaps, set, &why);
         json_decref(o);
         if (r < 0) {
-            snprintf(err, errlen, "%s:%zu: %s", name, lineno, why);
+            snprintf(err, errlen, "%s:%lu: %s", name, in.number, why);
             rc = -1;
             break;
         }
     }
-    if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "%s: %s", name, strerror(errno));
+    if (rc == 0 && got < 0) {
+        snprintf(err, errlen, "%s: %s", name, in.why);
         rc = -1;
     }
-    free(line);
+    text_lines_close(&in);
     free(snaps.v);
     return rc;
 }
@@ -423,9 +426,13 @@ int samples_load(const char *path, struct sample_set *set, char *err, size_t err
         return samples_read_run(path, set, err, errlen);
     if (!strcmp(path, "-"))
         return samples_read_jsonl(stdin, "(stdin)", set, err, errlen);
-    FILE *f = fopen(path, "r");
+    char why[160];
+    int fd = text_file_open(path, false, why, sizeof why);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, fd >= 0 ? strerror(errno) : why);
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     int rc = samples_read_jsonl(f, path, set, err, errlen);

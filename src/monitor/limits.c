@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text_file.h"
 #include "util/trim.h"
 #include "util/units.h"
 
@@ -88,30 +89,29 @@ int limits_parse(struct limit_set *limits, const char *text, char *why, size_t w
 
 int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_len)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        snprintf(why, why_len, "%s", strerror(errno));
+    struct text_lines in;
+    if (text_lines_open(&in, path, TEXT_FILE_SMALL, (size_t)64 << 10, why, why_len) < 0)
         return -1;
-    }
     struct limit_set parsed = *limits;
-    char *line = NULL, reason[256];
-    size_t cap = 0;
-    int number = 0, status = 0, items = 0;
-    /* getline, not a fixed buffer: a long line (a long comment) must stay one line */
-    while (status == 0 && getline(&line, &cap, fp) >= 0) {
-        number++;
-        line[strcspn(line, "#\n")] = '\0';
+    char *line, reason[256];
+    int status = 0, items = 0, got;
+    /* whole lines however long, up to the reader's bounds: a long comment stays one line */
+    while (status == 0 && (got = text_lines_next(&in, &line, NULL)) > 0) {
+        line[strcspn(line, "#")] = '\0';
         char *item = trim_space(line);
         if (!*item)
             continue;
         items++;
         if (parse_item(&parsed, item, reason, sizeof reason) < 0) {
-            snprintf(why, why_len, "line %d: %s", number, reason);
+            snprintf(why, why_len, "line %lu: %s", in.number, reason);
             status = -1;
         }
     }
-    free(line);
-    fclose(fp);
+    if (status == 0 && got < 0) {
+        snprintf(why, why_len, "%s", in.why);
+        status = -1;
+    }
+    text_lines_close(&in);
     if (status == 0 && items == 0) {
         snprintf(why, why_len, "no 'field: value' line");
         status = -1;

@@ -1,6 +1,6 @@
-/* Level 1: no interposition. The tree is found by scanning /proc for the
- * descendants of tally (a child subreaper, so orphans stay in the tree) or
- * of the --pid process, at every sample. Exactness comes from the kernel's
+/* Level 1: no interposition. The tree is found by walking /proc from tally
+ * (a child subreaper, so orphans stay in the tree) or from the --pid
+ * process down through each process's children, at every sample. Exactness comes from the kernel's
  * accounting of reaped children (usage.c): CPU time and I/O bytes are exact
  * totals, and the peak memory of the largest single process is its
  * ru_maxrss. waitid(WNOWAIT) tells the top process's end apart from an
@@ -53,14 +53,18 @@ static void drop_if_gone(void *ctx, pid_t pid)
         usage_process_gone(g->u, pid, 0);
 }
 
-/* Updates the live set from /proc (one machine-wide scan, proc_scan.h). */
+/* Updates the live set from /proc: the tree's own processes only (its cost
+ * does not grow with the rest of the machine), or one machine-wide scan
+ * where the kernel cannot list a process's children (proc_scan.h). */
 static void scan_tree(struct usage *u, pid_t root, bool include_root)
 {
     struct proc_scan scan;
     proc_scan_init(&scan);
-    proc_scan_refresh(&scan);
-    struct tree_root r = {root};
-    proc_scan_assign_roots(&scan, is_tree_root, &r);
+    if (proc_scan_refresh_tree(&scan, root) < 0) {
+        proc_scan_refresh(&scan);
+        struct tree_root r = {root};
+        proc_scan_assign_roots(&scan, is_tree_root, &r);
+    }
     for (size_t i = 0; i < scan.procs.capacity; i++) {
         pid_t pid = scan.procs.keys[i];
         if (pid && !usage_has_process(u, pid) && is_member(&scan, pid, root, include_root))
@@ -98,11 +102,19 @@ static bool reap_children(struct usage *u, struct task_result *r, pid_t top, boo
     return top_ended;
 }
 
-/* Sleeps until the deadline, a child's end (SIGCHLD) or an interrupting signal. */
+/* Sleeps until the deadline (none when infinite), a child's end (SIGCHLD)
+ * or an interrupting signal. */
 static void wait_a_while(double seconds, int pidfd)
 {
     if (seconds <= 0)
         return;
+    if (isinf(seconds)) {
+        sigset_t chld;
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        sigwaitinfo(&chld, NULL);
+        return;
+    }
     struct timespec ts = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
     if (pidfd >= 0) {
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
@@ -173,8 +185,14 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     }
     pid_t self = getpid();
     usage_process_started(u, launch.pid);
-    usage_enable_warmup(u);
-    usage_start_background(u);
+    if (o->on_launched)
+        o->on_launched(o->sample_ctx, launch.pid);
+    if (o->sampled_elsewhere) {
+        u->next_regular = INFINITY; /* no sample until the end: only waiting */
+    } else {
+        usage_enable_warmup(u);
+        usage_start_background(u);
+    }
     struct ending ending = {0};
     for (;;) {
         bool any_left;

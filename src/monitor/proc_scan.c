@@ -45,6 +45,32 @@ int proc_scan_refresh(struct proc_scan *scan)
     return proc_visit_all(visit_process, scan);
 }
 
+struct tree_visit {
+    struct proc_scan *scan;
+    pid_t root;
+};
+
+static void visit_tree_process(void *ctx, pid_t pid, const struct proc_stat *st)
+{
+    struct tree_visit *v = ctx;
+    visit_process(v->scan, pid, st);
+    struct scan_proc *e = pidmap_get(&v->scan->procs, pid);
+    if (e) {
+        e->root = st->state == 'Z' ? 0 : v->root;
+        e->resolved = 1;
+    }
+}
+
+int proc_scan_refresh_tree(struct proc_scan *scan, pid_t root)
+{
+    pidmap_free(&scan->procs);
+    pidmap_init(&scan->procs, sizeof(struct scan_proc));
+    scan->taken_at = clock_monotonic_seconds();
+    scan->refreshes = 0;
+    struct tree_visit v = {scan, root};
+    return proc_visit_tree(root, visit_tree_process, &v);
+}
+
 static void read_into(struct pidmap *map, pid_t pid)
 {
     struct proc_stat st;

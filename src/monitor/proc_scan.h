@@ -48,6 +48,12 @@ int proc_scan_refresh(struct proc_scan *scan);
  * the unrelated processes cost one directory entry each. */
 int proc_scan_refresh_incremental(struct proc_scan *scan, bool (*fresh)(void *ctx, pid_t pid),
                                   void *ctx);
+/* Only the tree of root (root and every process below it, proc_visit_tree),
+ * with their roots assigned: root for each, 0 for zombies (as
+ * proc_scan_assign_roots would). What one tree's follower needs, at the
+ * cost of that tree whatever else runs. -1 (errno ENOSYS) when the kernel
+ * cannot list children: refresh and assign roots instead. */
+int proc_scan_refresh_tree(struct proc_scan *scan, pid_t root);
 /* The entry of pid in the last scan, or NULL. */
 const struct scan_proc *proc_scan_get(const struct proc_scan *scan, pid_t pid);
 /* Sets each entry's root: the nearest process up its parent chain (itself

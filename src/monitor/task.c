@@ -191,7 +191,7 @@ int task_run(const struct task_options *o, struct task_result *r)
     struct usage u;
     usage_init(&u, o, r);
     u.guardian = guardian;
-    int rc = r->level == 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
+    int rc = r->level >= 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
     sigaction(SIGALRM, &old_alarm, NULL);
     if (rc == 0) {
         usage_finish(&u, o->follow_pid <= 0);
@@ -209,4 +209,9 @@ void task_result_free(struct task_result *r)
     free(r->files);
     r->files = NULL;
     r->file_count = 0;
+    for (size_t i = 0; i < r->executable_count; i++)
+        free(r->executables[i].path);
+    free(r->executables);
+    r->executables = NULL;
+    r->executable_count = 0;
 }

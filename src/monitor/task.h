@@ -29,7 +29,10 @@ struct task_sample {
 struct task_options {
     char *const *argv;              /* command to start (execvp); NULL with follow_pid */
     pid_t follow_pid;               /* > 0: follow this running tree instead (level 1) */
-    int level;                      /* 1: /proc polling; 2: ptrace process events (default) */
+    int level;                      /* 1: /proc polling; 2: ptrace process events (default);
+                                     * 3: as 2, with the I/O helper preloaded by the caller
+                                     * (cli/run_io.c): the executable of every process is
+                                     * kept (result.executables) to tell which ran it */
     double interval;                /* regular sampling interval, seconds (default 1) */
     const struct limit_set *limits; /* NULL: none */
     bool measure_only;              /* report broken limits but never kill */
@@ -56,6 +59,14 @@ struct task_options {
      * once; at level 1 as scans find them. Same ctx as on_sample. */
     void (*on_process)(void *ctx, pid_t pid, bool started);
     void *sample_ctx;
+    /* Level 1, a launched command: its samples are taken elsewhere (the
+     * agent follows the tree: 'tally run --agent'). tally only waits for
+     * the task and reaps it (no timer, no scan until it ends); the result
+     * holds the kernel's exact totals (CPU, I/O, the largest process's
+     * peak) and the caller merges the sampler's peaks into it. on_launched
+     * (same ctx) tells the sampler which process to follow. */
+    bool sampled_elsewhere;
+    void (*on_launched)(void *ctx, pid_t pid);
 };
 
 enum task_exit_type {
@@ -78,6 +89,13 @@ struct task_result {
     char host[256];
     char **files;                   /* track_files: sorted paths opened by the task */
     size_t file_count;
+    struct task_executable *executables; /* level 3: every process's last executable, */
+    size_t executable_count;             /* read at its exit, in the order they exited */
+};
+
+struct task_executable {
+    pid_t pid;
+    char *path;                     /* "" when it could not be read */
 };
 
 void task_options_init(struct task_options *options);

@@ -259,6 +259,30 @@ void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
         u->options->on_process(u->options->sample_ctx, pid, false);
 }
 
+/* Level 3: which executable the process ran last, to tell the processes
+ * the I/O helper did not reach (static, setuid) from those it did. */
+static void keep_executable(struct usage *u, pid_t pid)
+{
+    struct task_result *r = u->result;
+    if (r->executable_count == u->executable_capacity) {
+        size_t cap = u->executable_capacity ? 2 * u->executable_capacity : 64;
+        struct task_executable *grown = realloc(r->executables, cap * sizeof *grown);
+        if (!grown)
+            return;
+        r->executables = grown;
+        u->executable_capacity = cap;
+    }
+    char path[4096];
+    if (proc_read_exe(pid, path, sizeof path) < 0)
+        path[0] = '\0';
+    char *copy = strdup(path);
+    if (!copy)
+        return;
+    r->executables[r->executable_count].pid = pid;
+    r->executables[r->executable_count].path = copy;
+    r->executable_count++;
+}
+
 bool usage_process_exiting(struct usage *u, pid_t pid)
 {
     struct usage_proc *p = pidmap_get(&u->procs, pid);
@@ -286,6 +310,8 @@ bool usage_process_exiting(struct usage *u, pid_t pid)
         p->pss = status->rss_anon + status->rss_shmem;
     }
     p->swap = status->vm_swap;
+    if (u->options->level == 3)
+        keep_executable(u, pid);
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
     if (p->has_sockets) { /* the last counters, before the sockets close (if not yet closed) */

@@ -49,6 +49,7 @@ struct usage {
     pid_t exit_pending;         /* read at its exit stop, not yet accounted */
     struct proc_status exit_status; /* its peaks, from status */
     struct guardian *guardian;  /* told of every process (level 1), or NULL */
+    size_t executable_capacity; /* of result->executables (level 3) */
 };
 
 double usage_now(void);

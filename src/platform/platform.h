@@ -44,6 +44,14 @@ int proc_read_status(pid_t pid, struct proc_status *out);
 int proc_read_statm(pid_t pid, struct proc_statm *out);
 /* Whole thread group, including the children it reaped. */
 int proc_read_io(pid_t pid, struct proc_io *out);
+/* Pids: the kernel's upper bound (/proc/sys/kernel/pid_max, at most
+ * PROC_PID_MAX_LIMIT, which is the kernel's own hard limit on 64-bit), and
+ * whether a number read from a user or a message is a pid at all: in
+ * (0, pid_max]. Every parser of a pid checks this before casting to pid_t
+ * (4294967297 cast to pid_t is 1). */
+#define PROC_PID_MAX_LIMIT 4194304
+long long proc_pid_max(void);
+bool proc_pid_in_range(long long value);
 /* Proportional set size (smaps_rollup Pss), bytes. */
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
 /* CPU time of the process's live threads in nanoseconds (the sum of
@@ -55,6 +63,8 @@ int proc_read_cpu_ns(pid_t pid, uint64_t *ns);
  * reaped descendants): the kernel adds a reaped child's counters to its
  * parent's; tally's own reads are subtracted. Exact. */
 int proc_reaped_children_io(struct proc_io *out);
+/* The executable of pid (/proc/PID/exe) into out; -1 when unreadable. */
+int proc_read_exe(pid_t pid, char *out, size_t len);
 /* Calls visit(ctx, target) with what each open fd of pid points to
  * ("/path", "socket:[123]", "pipe:[45]", ...). */
 int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target), void *ctx);
@@ -68,6 +78,13 @@ int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, ui
                   void *ctx);
 /* Calls visit(ctx, pid, &stat) for every process on the machine. */
 int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat), void *ctx);
+/* Calls visit(ctx, pid, &stat) for root (when running) and every process
+ * below it, found through /proc/PID/task/TID/children: what it reads is the
+ * tree, whatever else runs on the machine. Zombies are visited (their own
+ * children were re-parented). -1 with errno ENOSYS when the kernel has no
+ * children files (CONFIG_PROC_CHILDREN): scan the machine instead. */
+int proc_visit_tree(pid_t root, void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat),
+                    void *ctx);
 /* Calls visit(ctx, pid) for every process on the machine, reading nothing
  * else (one directory listing). */
 int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx);
@@ -148,11 +165,28 @@ int machine_cpu_count(void);
  * fourth field of /proc/loadavg); -1 when unreadable. */
 int proc_runnable_tasks(void);
 double machine_load_average(void);
+/* The whole host at one moment (host.c): capacities, and cumulative
+ * counters of everything that runs on it, whoever runs it. */
+struct host_sample {
+    int cores;               /* online CPUs */
+    double cpu_busy;         /* CPU-seconds busy since boot, all users (/proc/stat) */
+    double memory_total;     /* MemTotal, MB (2^20 B) */
+    double memory_used;      /* MemTotal - MemAvailable, MB */
+    double disk_read, disk_written;   /* MB since boot, whole physical disks */
+    double net_received, net_sent;    /* MB since boot, all interfaces but lo */
+    double net_bandwidth;    /* MB/s, the interfaces' link speeds; 0 when unknown */
+};
+/* Returns -1 when /proc/stat or /proc/meminfo cannot be read. */
+int host_read_sample(struct host_sample *out);
 /* GPUs on which one of pids runs (NVML via dlopen; 0 without NVML). */
 int gpu_count_in_use(const pid_t *pids, size_t count);
 
 /* ---- executables (ELF) and uprobes: instrumentation of unmodified binaries ---- */
 
+/* 1 when PATH is a dynamically linked ELF executable (it names a program
+ * interpreter, PT_INTERP), 0 when it is a static one, -1 when it is not a
+ * readable 64-bit ELF file. */
+int elf_is_dynamic(const char *path);
 /* Calls visit(ctx, name) for each DT_NEEDED library of the ELF file PATH.
  * Returns -1 when PATH is not a readable 64-bit ELF file. */
 int elf_visit_needed(const char *path, void (*visit)(void *ctx, const char *name), void *ctx);

@@ -13,8 +13,13 @@ static const int columns[] = {
     FIELD_VIRTUAL_MEMORY, FIELD_MEMORY,        FIELD_SWAP_MEMORY,
     FIELD_BYTES_READ,    FIELD_BYTES_WRITTEN,  FIELD_BYTES_RECEIVED,
     FIELD_BYTES_SENT,    FIELD_TOTAL_FILES,    FIELD_DISK,
-    FIELD_PROPORTIONAL_MEMORY,
+    FIELD_PROPORTIONAL_MEMORY, FIELD_STORAGE_BYTES_READ, FIELD_STORAGE_BYTES_WRITTEN,
 };
+
+/* The host's columns after the task's (see series.h). */
+static const char host_header[] =
+    " host_cores host_memory_total host_network_bandwidth host_cpu_time host_memory_used"
+    " host_disk_read host_disk_written host_received host_sent";
 
 int series_open(struct series_writer *w, const char *path, const char *command)
 {
@@ -28,15 +33,21 @@ int series_open(struct series_writer *w, const char *path, const char *command)
     char *line = command_line_one_line(command ? command : "");
     fprintf(w->file.fp, "# tally time series of: %s\n", line ? line : "");
     free(line);
-    fprintf(w->file.fp, "# units: wall_clock s (epoch), cpu_time s, cores cores, memory, bytes and disk MB (2^20 B)\n");
+    fprintf(w->file.fp, "# units: wall_clock s (epoch), cpu_time s, cores cores, memory, bytes and disk MB (2^20 B), "
+                        "host_network_bandwidth MB/s; host_ columns: the whole host, every user's processes "
+                        "included (cores online, MemTotal, link speeds of /sys/class/net or 0, counters since "
+                        "boot of /proc/stat, /proc/diskstats and /proc/net/dev, memory_used MemTotal - "
+                        "MemAvailable)\n");
     fputs("#wall_clock", w->file.fp);
     for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
         fprintf(w->file.fp, " %s", summary_field_by_id(columns[i])->name);
+    fputs(host_header, w->file.fp);
     fputc('\n', w->file.fp);
     return 0;
 }
 
-void series_append(struct series_writer *w, const struct task_sample *s)
+void series_append(struct series_writer *w, const struct task_sample *s,
+                   const struct series_host *host)
 {
     if (!w->open)
         return;
@@ -48,6 +59,14 @@ void series_append(struct series_writer *w, const struct task_sample *s)
         else
             fprintf(w->file.fp, " %.6f", v);
     }
+    if (host) { /* unreadable: the last reading is written again */
+        w->host = *host;
+        w->have_host = 1;
+    }
+    struct series_host h = w->host;
+    fprintf(w->file.fp, " %d %.3f %.3f %.2f %.3f %.6f %.6f %.6f %.6f", w->have_host ? h.cores : 0,
+            h.memory_total, h.net_bandwidth, h.cpu_busy, h.memory_used, h.disk_read, h.disk_written,
+            h.net_received, h.net_sent);
     fputc('\n', w->file.fp);
 }
 

@@ -76,7 +76,7 @@ json_t *summary_to_json(const struct summary_info *info, const struct task_resul
     json_object_set_new(o, "level", json_integer(r->level));
     json_object_set_new(o, "tally_version", json_string(TALLY_VERSION));
     if (info->extra)
-        json_object_update(o, (json_t *)info->extra);
+        json_object_update_missing(o, (json_t *)info->extra); /* never over a measured member */
     return o;
 }
 

@@ -15,7 +15,7 @@ struct summary_info {
     const char *name;     /* --name, or NULL */
     const char *category; /* --category, or NULL */
     const struct limit_set *limits; /* the limits in force (values of limits_exceeded); may be NULL */
-    const json_t *extra;  /* members appended as they are (e.g. "mpi", "probes"); may be NULL */
+    const json_t *extra;  /* members appended (e.g. "mpi", "probes", "slurm"), never replacing one above; may be NULL */
 };
 
 /* A new JSON object (caller owns it). */

@@ -5,11 +5,23 @@
  *              expected share by more than N percentage points, among the
  *              categories that used the unit in that slice (two at least);
  *  waste       idle fraction above a threshold while another unit of the same
- *              kind was working in that slice;
- *  saturation  used fraction >= threshold; and when the most saturated unit of
- *              a kind changes from one slice to the next, "bottleneck moved";
+ *              kind was working in that slice (a host's capacity ends with its
+ *              life, so a host whose tasks are over has no idle time);
+ * Each finding says how sure it is: 0.5 at its threshold, 1 at the end of the
+ * scale (100 % idle or used, a share gap twice the threshold or more).
+ *  saturation  used fraction >= threshold, of a capacity the trace gives (one
+ *              inferred from the peak usage, trace_resource.capacity_inferred,
+ *              is saturated by construction: never a finding); and when the
+ *              most saturated unit of a kind changes from one slice to the
+ *              next, "bottleneck moved";
  *  oscillation the dominant category flips and flips back over three
- *              consecutive slices (A, B, A: the paper's "blinking"). */
+ *              consecutive slices (A, B, A: the paper's "blinking");
+ *  slow start  a category whose peak share of the unit is at least the
+ *              activity threshold, active (2 % of that peak or more) over 4
+ *              slices or more, took 2 slices or more, and a quarter of its
+ *              active time or more, to reach half of its peak share of the unit (section 4.2's burst project, which
+ *              took 18 of its 26 hours to get half of the platform); never
+ *              of other-load, the load of others, which does not start. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +29,34 @@
 
 #include "trace/aggregate.h"
 #include "trace/anomalies.h"
+#include "trace/host_load.h"
 
 struct unit {
     const char *name;
     const char *kind;
     int container;
+    bool inferred;   /* one of its resources' capacity was inferred from the peak */
 };
+
+/* 0.5 at the threshold, 1 at the end of the scale. */
+static double sureness(double value, double threshold, double end)
+{
+    double x = end > threshold ? (value - threshold) / (end - threshold) : 1;
+    return 0.5 + 0.5 * (x < 0 ? 0 : x > 1 ? 1 : x);
+}
+
+/* Whether a resource of kind under container c (c included) has an inferred capacity. */
+static bool inferred_under(const struct trace *t, int c, const char *kind)
+{
+    for (size_t r = 0; r < t->n_resources; r++) {
+        if (t->resources[r].kind != kind || !t->resources[r].capacity_inferred)
+            continue;
+        for (int p = t->resources[r].container; p >= 0; p = t->containers[p].parent)
+            if (p == c)
+                return true;
+    }
+    return false;
+}
 
 struct finder {
     const struct trace *t;
@@ -33,7 +67,7 @@ struct finder {
 
 const char *anomaly_kind_name(enum anomaly_kind k)
 {
-    static const char *const names[] = {"unfair", "waste", "saturation", "oscillation"};
+    static const char *const names[] = {"unfair", "waste", "saturation", "oscillation", "slow-start"};
     return names[k];
 }
 
@@ -84,7 +118,8 @@ static int list_units(const struct trace *t, const struct anomaly_options *o, st
             return -1;
         }
         for (size_t i = 0; i < a.n_groups; i++)
-            (*units)[i] = (struct unit){a.groups[i].name, a.groups[i].kind, a.groups[i].container};
+            (*units)[i] = (struct unit){a.groups[i].name, a.groups[i].kind, a.groups[i].container,
+                                        inferred_under(t, a.groups[i].container, a.groups[i].kind)};
         *n = a.n_groups;
         trace_aggregation_free(&a);
         return 0;
@@ -94,7 +129,8 @@ static int list_units(const struct trace *t, const struct anomaly_options *o, st
         return -1;
     for (size_t r = 0; r < t->n_resources; r++)
         (*units)[r] = (struct unit){t->containers[t->resources[r].container].name,
-                                    t->resources[r].kind, t->resources[r].container};
+                                    t->resources[r].kind, t->resources[r].container,
+                                    t->resources[r].capacity_inferred};
     *n = t->n_resources;
     return 0;
 }
@@ -139,6 +175,56 @@ static int slice_values(const struct trace *t, const struct anomaly_options *o,
     return 0;
 }
 
+/* Slow start of each (unit, category) from its slice history (see the top). */
+static int slow_starts(struct finder *f, const struct unit *units, size_t n_units,
+                       const double *history, size_t n_slices, double width)
+{
+    const struct trace *t = f->t;
+    size_t nc = t->n_categories;
+    char label[160];
+    for (size_t u = 0; u < n_units; u++)
+        for (size_t c = 0; c < nc; c++) {
+#define SHARE(s) history[((s) * n_units + u) * nc + c]
+            if (!strcmp(t->categories[c], HOST_OTHER_LOAD))
+                continue; /* the load of others does not start: it is there */
+            double peak = 0;
+            for (size_t s = 0; s < n_slices; s++)
+                if (SHARE(s) > peak)
+                    peak = SHARE(s);
+            if (peak < f->o->min_activity) /* a category that never mattered here */
+                continue;
+            /* active: from the first to the last slice with 2 % of its peak or more */
+            size_t first = n_slices, last = 0;
+            for (size_t s = 0; s < n_slices; s++)
+                if (SHARE(s) >= peak * 0.02) {
+                    if (first == n_slices)
+                        first = s;
+                    last = s;
+                }
+            if (first == n_slices || last - first + 1 < 4)
+                continue;
+            size_t half = first;
+            while (SHARE(half) < peak / 2)
+                half++;
+            size_t ramp = half - first, active = last - first + 1;
+            double frac = (double)ramp / (double)active;
+            if (ramp < 2 || frac < 0.25)
+                continue;
+            unit_label(units, n_units, u, label, sizeof label);
+            double from = t->start + width * (double)first, to = t->start + width * (double)half;
+            struct anomaly *a = add(f, ANOMALY_SLOW_START, label, from, to);
+            if (!a)
+                return -1;
+            a->confidence = sureness(frac, 0.25, 0.75);
+            snprintf(a->detail, sizeof a->detail,
+                     "%s took %.3g s, %.0f%% of its active time, to reach half of its peak "
+                     "(%.0f%% of the %s capacity)",
+                     t->categories[c], to - from, frac * 100, peak * 100, units[u].kind);
+#undef SHARE
+        }
+    return 0;
+}
+
 int trace_find_anomalies(const struct trace *t, const struct anomaly_options *opts,
                          struct anomaly **out, size_t *n_out, char *err, size_t errlen)
 {
@@ -165,6 +251,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     int *dominant = malloc(2 * (n_units ? n_units : 1) * sizeof *dominant); /* [prev2|prev1] */
     int *prev_dom = dominant + (n_units ? n_units : 1);
     int *bottleneck_kind_prev = NULL;
+    double *history = NULL; /* [slice][unit][category] used share of capacity, for slow start */
     char label[160];
     int rc = -1;
     if (!expected || !cap || !use || !dominant)
@@ -189,6 +276,9 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     bottleneck_kind_prev = malloc((n_kinds ? n_kinds : 1) * sizeof *bottleneck_kind_prev);
     if (!bottleneck_kind_prev)
         goto oom;
+    size_t n_history = n_slices * n_units * nc;
+    if (n_history <= 50u * 1000 * 1000) /* else: no slow-start finding */
+        history = calloc(n_history > 0 ? n_history : 1, sizeof *history);
     for (size_t k = 0; k < n_kinds; k++)
         bottleneck_kind_prev[k] = -1;
     for (size_t s = 0; s < n_slices; s++) {
@@ -198,6 +288,10 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
             to = t->end;
         if (slice_values(t, &o, units, n_units, from, to, cap, use, err, errlen) < 0)
             goto out;
+        if (history)
+            for (size_t u = 0; u < n_units; u++)
+                for (size_t c = 0; c < nc; c++)
+                    history[(s * n_units + u) * nc + c] = cap[u] > 0 ? use[u * nc + c] / cap[u] : 0;
         for (size_t k = 0; k < n_kinds; k++) {
             int most = -1;
             double most_frac = 0;
@@ -222,9 +316,10 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                 unit_label(units, n_units, u, label, sizeof label);
                 struct anomaly *a;
                 /* saturation */
-                if (frac >= o.saturation) {
+                if (frac >= o.saturation && !units[u].inferred) {
                     if (!(a = add(&f, ANOMALY_SATURATION, label, from, to)))
                         goto oom;
+                    a->confidence = sureness(frac, o.saturation, 1);
                     snprintf(a->detail, sizeof a->detail, "%.0f%% of its %s capacity used",
                              frac * 100, units[u].kind);
                     if (frac > most_frac) {
@@ -237,6 +332,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                     size_t others = working - (active ? 1 : 0);
                     if (!(a = add(&f, ANOMALY_WASTE, label, from, to)))
                         goto oom;
+                    a->confidence = sureness(1 - frac, o.waste_idle, 1);
                     snprintf(a->detail, sizeof a->detail,
                              "%.0f%% idle while %zu other %s resource%s worked", (1 - frac) * 100,
                              others, units[u].kind, others > 1 ? "s" : "");
@@ -271,6 +367,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                     if (worst >= 0 && fabs(worst_gap) > o.unfair_points) {
                         if (!(a = add(&f, ANOMALY_UNFAIR, label, from, to)))
                             goto oom;
+                        a->confidence = sureness(fabs(worst_gap), o.unfair_points, 2 * o.unfair_points);
                         snprintf(a->detail, sizeof a->detail,
                                  "%s got %.0f%% of the used %s, expected %.0f%% (%+.0f points)",
                                  t->categories[worst], use[u * nc + worst] / used * 100,
@@ -288,10 +385,12 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                         }
                     double start = from - 2 * width;
                     if (last && last->to >= start + width - 1e-9 * width) {
-                        last->to = to; /* still blinking: extend */
+                        last->to = to; /* still blinking: extend, surer with each flip */
+                        last->confidence = last->confidence + 0.1 > 1 ? 1 : last->confidence + 0.1;
                     } else {
                         if (!(a = add(&f, ANOMALY_OSCILLATION, label, start, to)))
                             goto oom;
+                        a->confidence = 0.5; /* one flip and back: the least that counts */
                         snprintf(a->detail, sizeof a->detail,
                                  "dominant category flips %s -> %s -> %s (blinking)",
                                  t->categories[dom], t->categories[dominant[u]], t->categories[dom]);
@@ -311,12 +410,15 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                 struct anomaly *a = add(&f, ANOMALY_SATURATION, label, from, to);
                 if (!a)
                     goto oom;
+                a->confidence = sureness(most_frac, o.saturation, 1);
                 snprintf(a->detail, sizeof a->detail, "bottleneck moved from %.90s to %.90s (%.30s)",
                          from_label, label, kinds[k]);
             }
             bottleneck_kind_prev[k] = most;
         }
     }
+    if (history && slow_starts(&f, units, n_units, history, n_slices, width) < 0)
+        goto oom;
     rc = 0;
     goto out;
 oom:
@@ -328,6 +430,7 @@ out:
     free(use);
     free(dominant);
     free(bottleneck_kind_prev);
+    free(history);
     if (rc < 0) {
         free(f.list);
         return -1;
@@ -341,9 +444,9 @@ json_t *anomalies_to_json(const struct anomaly *a, size_t n)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s}", "kind",
+        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s,s:f}", "kind",
                                               anomaly_kind_name(a[i].kind), "resource",
                                               a[i].resource, "from", a[i].from, "to", a[i].to,
-                                              "detail", a[i].detail));
+                                              "detail", a[i].detail, "confidence", a[i].confidence));
     return list;
 }

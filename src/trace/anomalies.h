@@ -1,6 +1,6 @@
 /* Finding the resource-usage anomalies of seed 000 (section 4) automatically,
  * slice by slice: unfair sharing, waste, saturation and moving bottlenecks,
- * oscillation ("blinking"). */
+ * oscillation ("blinking"), slow start. */
 #ifndef TALLY_TRACE_ANOMALIES_H
 #define TALLY_TRACE_ANOMALIES_H
 
@@ -9,13 +9,21 @@
 
 #include "trace/trace.h"
 
-enum anomaly_kind { ANOMALY_UNFAIR, ANOMALY_WASTE, ANOMALY_SATURATION, ANOMALY_OSCILLATION };
+enum anomaly_kind {
+    ANOMALY_UNFAIR,
+    ANOMALY_WASTE,
+    ANOMALY_SATURATION,
+    ANOMALY_OSCILLATION,
+    ANOMALY_SLOW_START,
+};
 
 struct anomaly {
     enum anomaly_kind kind;
     char resource[160];     /* container name, ":kind" added when it holds several kinds */
     double from, to;
     char detail[320];       /* one line of explanation */
+    double confidence;      /* how sure, 0.5 .. 1: how far past its threshold the
+                               slice went (1 = at the far end of the scale) */
 };
 
 struct anomaly_options {

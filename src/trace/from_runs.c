@@ -1,15 +1,28 @@
 /* Building a categorized trace from 'tally run --category C --time-series -o
  * PREFIX' outputs gathered from many hosts (seed 000 on real tasks).
  *
- * Per host (the summary's "host"): a container of type "host" holding three
- * resources:
- *   cpu     capacity = machine_cpus (cores); usage of category C = the cores
- *           its tasks used over each interval, d cpu_time / d t (so the
- *           integral is the CPU time; the "cores" column if cpu_time is absent)
- *   memory  usage = memory (MB) of C's tasks at each sample; capacity = the
- *           peak of the host's total (summaries carry no machine memory)
- *   io      usage = (bytes_read + bytes_written) rate in MB/s of C's tasks;
- *           capacity = the peak total rate on the host
+ * Per host (the summary's "host"): a container of type "host", alive from
+ * its first moment (first task start or host reading) to its last, holding
+ * these resources:
+ *   cpu     capacity = the host's cores online at each sample (host_cores;
+ *           machine_cpus for a series without host columns); usage of
+ *           category C = the cores its tasks used over each interval,
+ *           d cpu_time / d t (so the integral is the CPU time; the "cores"
+ *           column if cpu_time is absent)
+ *   memory  usage = memory (MB) of C's tasks at each sample; capacity =
+ *           MemTotal (host_memory_total)
+ *   io      usage = disk I/O rate in MB/s of C's tasks (storage_bytes_read +
+ *           storage_bytes_written; bytes_read + bytes_written, which count
+ *           pipes and the page cache too, in an older series); capacity = the
+ *           disk bandwidth given with --capacity, else the peak total
+ *   network usage = (bytes_received + bytes_sent) rate in MB/s of C's
+ *           tasks; capacity = the --capacity figure, else the link speeds
+ *           the series recorded, else the peak total
+ * A capacity taken from the peak is marked inferred (no saturation of it is
+ * a finding). The category "other-load" holds what the host did besides the
+ * monitored tasks (host_load.h). A series without host columns (tally before
+ * them) gives cpu, memory and io as before: memory and io capacities are
+ * the peaks then, and there is no other-load.
  * Each task's curve is turned into (time, delta) steps; steps of the same
  * host, kind and category are summed, so concurrent tasks add up (eq. 3). */
 #include <errno.h>
@@ -22,9 +35,10 @@
 
 #include "trace/from_runs.h"
 #include "trace/hierarchy.h"
+#include "trace/host_load.h"
 
-enum { K_CPU, K_MEMORY, K_IO, K_KINDS };
-static const char *const kind_names[K_KINDS] = {"cpu", "memory", "io"};
+enum { K_CPU, K_MEMORY, K_IO, K_NET, K_KINDS };
+static const char *const kind_names[K_KINDS] = {"cpu", "memory", "io", "network"};
 
 struct step {
     double time, delta;
@@ -35,9 +49,26 @@ struct builder {
     struct trace *t;
     struct step *steps;
     size_t n, cap;
+    struct host_log *logs; /* [container] */
+    size_t n_logs;
     char *err;
     size_t errlen;
 };
+
+/* The log of host container h, created (zeroed) when missing. */
+static struct host_log *log_for(struct builder *b, int h)
+{
+    if ((size_t)h >= b->n_logs) {
+        size_t n = (size_t)h * 2 + 8;
+        struct host_log *l = realloc(b->logs, n * sizeof *l);
+        if (!l)
+            return NULL;
+        memset(l + b->n_logs, 0, (n - b->n_logs) * sizeof *l);
+        b->logs = l;
+        b->n_logs = n;
+    }
+    return &b->logs[h];
+}
 
 static int add_step(struct builder *b, double time, double delta, int host, int kind, int category)
 {
@@ -115,9 +146,18 @@ static int read_task(struct builder *b, const char *prefix)
     int h = trace_find_container(t, host);
     if (h < 0 || t->containers[h].type != host_type) /* a host named "root" or "0" is no root */
         h = trace_add_container(t, host, NULL, host_type, 0, start);
+    if (!strcmp(category, HOST_OTHER_LOAD)) {
+        snprintf(b->err, b->errlen,
+                 "%s: category \"%s\" is the load of what tally did not run; name the task's category "
+                 "otherwise",
+                 path, HOST_OTHER_LOAD);
+        json_decref(sum);
+        return -1;
+    }
     int cat = trace_add_category(t, category);
     json_decref(sum);
-    if (h < 0 || cat < 0) {
+    struct host_log *log = h < 0 ? NULL : log_for(b, h);
+    if (h < 0 || cat < 0 || !log) {
         snprintf(b->err, b->errlen, "out of memory");
         return -1;
     }
@@ -125,18 +165,12 @@ static int read_task(struct builder *b, const char *prefix)
         t->start = start;
     if (end > t->end)
         t->end = end;
-    if (start < t->containers[h].start)
-        t->containers[h].start = start;
-    /* cpu capacity: the host's cores from its first to its last task (record the max) */
-    int r = trace_resource_for(t, h, "cpu");
-    if (r < 0)
-        return -1;
-    struct trace_signal *capsig = &t->resources[r].capacity;
-    if (capsig->n == 0 || capsig->v[0] < cpus) {
-        capsig->n = 0;
-        if (trace_signal_push(capsig, 0, cpus) < 0)
-            return -1;
-    }
+    if (log->summary_cpus == 0 || start < log->first)
+        log->first = start;
+    if (log->summary_cpus == 0 || end > log->last)
+        log->last = end;
+    if (cpus > log->summary_cpus) /* the host's cores as its summaries say (the max) */
+        log->summary_cpus = cpus;
 
     snprintf(path, sizeof path, "%s.series", prefix);
     FILE *f = fopen(path, "r");
@@ -148,8 +182,13 @@ static int read_task(struct builder *b, const char *prefix)
     size_t line_cap = 0;
     char *words[64];
     int n_words = 0, c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
+    int c_recv = -1, c_sent = -1, c_host[9];
+    static const char *const host_columns[9] = {
+        "host_cores", "host_memory_total", "host_network_bandwidth", "host_cpu_time", "host_memory_used",
+        "host_disk_read", "host_disk_written", "host_received", "host_sent"};
+    bool host_cols = false;
     size_t cap = 0, n = 0, lineno = 0;
-    double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL;
+    double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL, *net = NULL;
     int rc = -1;
     while (getline(&line, &line_cap, f) >= 0) {
         lineno++;
@@ -173,8 +212,17 @@ static int read_task(struct builder *b, const char *prefix)
             c_cores = column(words, n_words, "cores");
             c_cpu = column(words, n_words, "cpu_time");
             c_mem = column(words, n_words, "memory");
-            c_read = column(words, n_words, "bytes_read");
-            c_written = column(words, n_words, "bytes_written");
+            c_read = column(words, n_words, "storage_bytes_read");
+            c_written = column(words, n_words, "storage_bytes_written");
+            if (c_read < 0 || c_written < 0) { /* an older series: all bytes read and written */
+                c_read = column(words, n_words, "bytes_read");
+                c_written = column(words, n_words, "bytes_written");
+            }
+            c_recv = column(words, n_words, "bytes_received");
+            c_sent = column(words, n_words, "bytes_sent");
+            host_cols = true;
+            for (int k = 0; k < 9; k++)
+                host_cols &= (c_host[k] = column(words, n_words, host_columns[k])) >= 0;
             if (c_wall < 0 || (c_cores < 0 && c_cpu < 0)) {
                 snprintf(b->err, b->errlen, "%s:%zu: header lacks wall_clock, or cpu_time and cores",
                          path, lineno);
@@ -211,7 +259,9 @@ static int read_task(struct builder *b, const char *prefix)
             if (i2) io = i2;
             double *u2 = realloc(cpu, cap * sizeof *u2);
             if (u2) cpu = u2;
-            if (!a || !c2 || !m2 || !i2 || !u2) {
+            double *n2 = realloc(net, cap * sizeof *n2);
+            if (n2) net = n2;
+            if (!a || !c2 || !m2 || !i2 || !u2 || !n2) {
                 snprintf(b->err, b->errlen, "out of memory");
                 goto out;
             }
@@ -225,26 +275,44 @@ static int read_task(struct builder *b, const char *prefix)
         cpu[n] = c_cpu >= 0 ? vals[c_cpu] : 0;
         mem[n] = c_mem >= 0 ? vals[c_mem] : 0;
         io[n] = (c_read >= 0 ? vals[c_read] : 0) + (c_written >= 0 ? vals[c_written] : 0);
+        net[n] = (c_recv >= 0 ? vals[c_recv] : 0) + (c_sent >= 0 ? vals[c_sent] : 0);
+        if (host_cols) {
+            struct host_row row = {
+                wall[n], vals[c_host[0]], vals[c_host[1]], vals[c_host[2]], vals[c_host[3]],
+                vals[c_host[4]], vals[c_host[5]] + vals[c_host[6]], vals[c_host[7]] + vals[c_host[8]]};
+            if (row.cores <= 0 || row.memory_total <= 0) {
+                snprintf(b->err, b->errlen, "%s:%zu: host_cores and host_memory_total must be positive",
+                         path, lineno);
+                goto out;
+            }
+            if (host_log_add(&b->logs[h], &row) < 0) {
+                snprintf(b->err, b->errlen, "out of memory");
+                goto out;
+            }
+        }
         n++;
     }
     /* cpu and io as rates over each interval (previous sample, this sample]:
      * cores from d cpu_time / d t (exact integral; the "cores" column only when
      * there is no cpu_time), io from d (bytes_read + bytes_written) / d t */
-    double prev_time = start, prev_cpu = 0, prev_io = 0;
+    double prev_time = start, prev_cpu = 0, prev_io = 0, prev_net = 0;
     for (size_t i = 0; i < n; i++) {
         if (wall[i] <= prev_time)
             continue; /* a repeated timestamp: its increase goes into the next interval */
         double dt = wall[i] - prev_time;
         double used = c_cpu >= 0 ? (cpu[i] - prev_cpu) / dt : cores[i];
-        double rate = (io[i] - prev_io) / dt;
+        double rate = (io[i] - prev_io) / dt, net_rate = (net[i] - prev_net) / dt;
         if (add_step(b, prev_time, used, h, K_CPU, cat) < 0 ||
             add_step(b, wall[i], -used, h, K_CPU, cat) < 0 ||
             add_step(b, prev_time, rate, h, K_IO, cat) < 0 ||
-            add_step(b, wall[i], -rate, h, K_IO, cat) < 0)
+            add_step(b, wall[i], -rate, h, K_IO, cat) < 0 ||
+            (host_cols && (add_step(b, prev_time, net_rate, h, K_NET, cat) < 0 ||
+                           add_step(b, wall[i], -net_rate, h, K_NET, cat) < 0)))
             goto out;
         prev_time = wall[i];
         prev_cpu = cpu[i];
         prev_io = io[i];
+        prev_net = net[i];
     }
     /* memory: the sampled value holds until the next sample (the last until the end) */
     if (n && add_curve(b, wall, mem, n, end > wall[n - 1] ? end : wall[n - 1], h, K_MEMORY, cat) < 0)
@@ -259,6 +327,7 @@ out:
     free(cpu);
     free(mem);
     free(io);
+    free(net);
     return rc;
 }
 
@@ -274,77 +343,7 @@ static int by_signal_then_time(const void *x, const void *y)
     return a->time < b->time ? -1 : a->time > b->time;
 }
 
-static int compare_doubles(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* cpu_time of a live process is read in clock ticks (10 ms), so d cpu_time / d t
- * over a short interval can exceed the host's cores by that resolution. Such an
- * excess is moved back to the preceding intervals of the same categories, where
- * the late ticks belong (each category's CPU-seconds are conserved), so that
- * eq. 1 holds; an excess that cannot be absorbed stays and is reported. */
-static int absorb_tick_excess(struct trace *t, struct trace_resource *res)
-{
-    size_t total = 0, nc = t->n_categories;
-    for (size_t c = 0; c < nc; c++)
-        total += res->usage[c].n;
-    if (total == 0 || res->capacity.n == 0)
-        return 0;
-    double *times = malloc(total * sizeof *times);
-    double *values = malloc(total * nc * sizeof *values);
-    double *carry = calloc(nc, sizeof *carry);
-    int rc = -1;
-    if (!times || !values || !carry)
-        goto out;
-    size_t n = 0;
-    for (size_t c = 0; c < nc; c++)
-        for (size_t k = 0; k < res->usage[c].n; k++)
-            times[n++] = res->usage[c].t[k];
-    qsort(times, n, sizeof *times, compare_doubles);
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++)
-        if (m == 0 || times[k] != times[m - 1])
-            times[m++] = times[k];
-    for (size_t k = 0; k < m; k++)
-        for (size_t c = 0; c < nc; c++)
-            values[k * nc + c] = res->usage[c].n ? trace_signal_value_at(&res->usage[c], times[k]) : 0;
-    for (size_t k = m - 1; k-- > 0;) { /* interval [times[k], times[k+1]), latest first */
-        double dt = times[k + 1] - times[k], cap = trace_signal_value_at(&res->capacity, times[k]);
-        double sum = 0;
-        for (size_t c = 0; c < nc; c++) {
-            double *v = &values[k * nc + c];
-            if (*v > 0 || carry[c] > 0) /* only where the category was running */
-                *v += carry[c] / dt, carry[c] = 0;
-            sum += *v;
-        }
-        if (sum > cap && cap > 0)
-            for (size_t c = 0; c < nc; c++) {
-                double *v = &values[k * nc + c], kept = *v * cap / sum;
-                carry[c] = (*v - kept) * dt;
-                *v = kept;
-            }
-    }
-    for (size_t c = 0; c < nc; c++) { /* what found no room goes back where it was seen */
-        if (carry[c] > 0 && m > 1)
-            values[c] += carry[c] / (times[1] - times[0]);
-        if (res->usage[c].n == 0)
-            continue;
-        res->usage[c].n = 0;
-        for (size_t k = 0; k < m; k++)
-            if (trace_signal_push(&res->usage[c], times[k], values[k * nc + c]) < 0)
-                goto out;
-    }
-    rc = 0;
-out:
-    free(times);
-    free(values);
-    free(carry);
-    return rc;
-}
-
-/* Sums the sorted steps into signals; records each host's peak totals. */
+/* Sums the sorted steps into signals, then gives each host its capacities. */
 static int build_signals(struct builder *b)
 {
     struct trace *t = b->t;
@@ -371,33 +370,12 @@ static int build_signals(struct builder *b)
         }
         i = j;
     }
-    /* capacities of memory and io: the peak of the host's total usage */
-    for (size_t r = 0; r < t->n_resources; r++) {
-        struct trace_resource *res = &t->resources[r];
-        if (!strcmp(res->kind, "cpu"))
-            continue;
-        double peak = 0;
-        /* total usage at each breakpoint of any category */
-        for (size_t c = 0; c < t->n_categories; c++)
-            for (size_t k = 0; k < res->usage[c].n; k++) {
-                double total = 0;
-                for (size_t c2 = 0; c2 < t->n_categories; c2++)
-                    total += trace_signal_value_at(&res->usage[c2], res->usage[c].t[k]);
-                if (total > peak)
-                    peak = total;
-            }
-        if (trace_signal_push(&res->capacity, t->containers[res->container].start, peak) < 0)
+    /* each host's span, capacities and other-load (host_load.h) */
+    int host_type = trace_find_type(t, "host");
+    for (size_t c = 0; c < t->n_containers; c++)
+        if (t->containers[c].type == host_type && c < b->n_logs &&
+            host_load_apply(t, (int)c, &b->logs[c]) < 0)
             return -1;
-    }
-    /* cpu capacity from the host's first task start */
-    for (size_t r = 0; r < t->n_resources; r++) {
-        struct trace_resource *res = &t->resources[r];
-        if (!strcmp(res->kind, "cpu") && res->capacity.n) {
-            res->capacity.t[0] = t->containers[res->container].start;
-            if (absorb_tick_excess(t, res) < 0)
-                return -1;
-        }
-    }
     return 0;
 }
 
@@ -417,9 +395,18 @@ static int container_with_infinite_value(const struct trace *t)
     return -1;
 }
 
-int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy_file,
+static void free_logs(struct builder *b)
+{
+    for (size_t i = 0; i < b->n_logs; i++)
+        host_log_free(&b->logs[i]);
+    free(b->logs);
+    free(b->steps);
+}
+
+int trace_from_runs(const char *const *prefixes, size_t n, const struct from_runs_options *opts,
                     struct trace *out, char *err, size_t errlen)
 {
+    const char *hierarchy_file = opts ? opts->hierarchy_file : NULL;
     trace_init(out);
     struct builder b = {.t = out, .err = err, .errlen = errlen};
     int root_type = trace_add_type(out, "root", -1);
@@ -431,6 +418,16 @@ int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy
     for (size_t i = 0; i < n; i++)
         if (read_task(&b, prefixes[i]) < 0)
             goto fail;
+    bool readings = false;
+    for (size_t i = 0; i < b.n_logs; i++)
+        readings |= b.logs[i].n > 0;
+    if (readings && trace_add_category(out, HOST_OTHER_LOAD) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (opts && opts->capacity_file &&
+        host_capacity_file(out, b.logs, opts->capacity_file, err, errlen) < 0)
+        goto fail;
     if (build_signals(&b) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -451,10 +448,10 @@ int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    free(b.steps);
+    free_logs(&b);
     return 0;
 fail:
-    free(b.steps);
+    free_logs(&b);
     trace_free(out);
     return -1;
 }

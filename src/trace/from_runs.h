@@ -7,9 +7,14 @@
 
 #include "trace/trace.h"
 
-/* Reads PREFIX.summary and PREFIX.series for each prefix; hierarchy_file
- * (may be NULL) groups hosts ("host site" lines). Returns -1 with a reason. */
-int trace_from_runs(const char *const *prefixes, size_t n, const char *hierarchy_file,
+struct from_runs_options {
+    const char *hierarchy_file; /* "host site" lines grouping hosts, or NULL */
+    const char *capacity_file;  /* "HOST disk=MB/s network=MB/s" lines, or NULL */
+};
+
+/* Reads PREFIX.summary and PREFIX.series for each prefix; opts may be NULL.
+ * Returns -1 with a reason. */
+int trace_from_runs(const char *const *prefixes, size_t n, const struct from_runs_options *opts,
                     struct trace *out, char *err, size_t errlen);
 
 #endif

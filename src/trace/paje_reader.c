@@ -25,6 +25,7 @@
 #include "trace/namemap.h"
 #include "trace/trace.h"
 #include "trace/varmap.h"
+#include "util/text_file.h"
 
 enum paje_event {
     EV_DEF_CONTAINER_TYPE, EV_DEF_VARIABLE_TYPE, EV_DEF_STATE_TYPE, EV_DEF_EVENT_TYPE,
@@ -395,7 +396,8 @@ static int define_type(struct reader *r, const struct event_def *d, int kind)
         snprintf(buf, sizeof buf, "%.*s", (int)(name.len > 255 ? 255 : name.len), name.s);
         varmap_classify(r->opts, buf, r->own_kinds, r->n_own_kinds, &pt->var);
         const char *dot = strchr(buf, '.');
-        if (pt->var.role == VAR_CAPACITY && dot && !strcmp(dot + 1, "capacity")) {
+        if (pt->var.role == VAR_CAPACITY && dot &&
+            (!strcmp(dot + 1, "capacity") || !strcmp(dot + 1, "peak-capacity"))) {
             if (grow_array((void **)&r->own_kinds, &r->cap_own_kinds, r->n_own_kinds,
                            sizeof *r->own_kinds) < 0)
                 return fail(r, "out of memory");
@@ -498,6 +500,8 @@ static int new_slot(struct reader *r, int container, int ptype)
         s->resource = trace_resource_for(r->t, container, pt->var.kind);
         if (s->resource < 0)
             return fail(r, "out of memory"), -2;
+        if (s->role == VAR_CAPACITY && pt->var.inferred)
+            r->t->resources[s->resource].capacity_inferred = true;
         s->tail = tail_for(r, s->resource, s->role == VAR_USAGE ? s->category : -1);
         if (s->tail < 0)
             return fail(r, "out of memory"), -2;
@@ -759,9 +763,10 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     namemap_init(&r.link_keys);
     idmap_init(&r.edges_seen);
     idmap_init(&r.tail_of);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[160];
+    int fd = text_file_open(path, true, why, sizeof why); /* never waits on a FIFO */
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         trace_free(out);
         return -1;
     }
@@ -769,8 +774,8 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     void *map = NULL;
     size_t size = 0;
     int rc = -1;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "not a regular file");
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
         goto done;
     }
     size = (size_t)st.st_size;

@@ -60,7 +60,8 @@ static int by_time(const void *x, const void *y)
     return 0;
 }
 
-/* Variable type number for (Paje container type, kind, category or -1 = capacity),
+/* Variable type number for (Paje container type, kind, category; -1 = capacity,
+ * -2 = capacity inferred from the peak),
  * defined on first use. */
 struct vardef {
     int ctype;
@@ -178,7 +179,7 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
         double end = t->containers[res->container].end;
         if (res->container == 0)
             continue; /* Paje variables live in non-root containers */
-        int v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, -1);
+        int v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, res->capacity_inferred ? -2 : -1);
         if (v < 0 || add_points(&pts, &n_pts, &cap_pts, &res->capacity, res->container, v, end) < 0)
             goto oom;
         for (size_t c = 0; c < t->n_categories; c++) {
@@ -209,7 +210,10 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
     for (size_t i = 0; i < n_defs; i++) {
         const struct vardef *d = &defs[i];
         fprintf(f, "1 v%zu t%d ", i, d->ctype);
-        put_quoted(f, d->kind, ".", d->category < 0 ? "capacity" : t->categories[d->category],
+        put_quoted(f, d->kind, ".",
+                   d->category == -2 ? "peak-capacity"
+                   : d->category < 0 ? "capacity"
+                                     : t->categories[d->category],
                    " \"1 1 1\"\n");
     }
     /* link types per (type a, type b) pair, under the root type */

@@ -1,9 +1,11 @@
 /* The trace model: building containers, resources and signals, the integral
  * index behind fast slices, lookups, and freeing. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "trace/strings.h"
 #include "trace/trace.h"
@@ -382,4 +384,18 @@ int trace_ancestor_of_type(const struct trace *t, int c, int type)
         c = t->containers[c].parent;
     }
     return -1;
+}
+
+void trace_format_date(double time, char *buf, size_t len)
+{
+    if (!(time >= 1e9 && time < 1e11)) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    time_t whole = (time_t)floor(time);
+    struct tm tm;
+    gmtime_r(&whole, &tm);
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03dZ", day, (int)((time - (double)whole) * 1000));
 }

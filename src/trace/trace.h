@@ -39,6 +39,9 @@ double trace_signal_integral(const struct trace_signal *s, double t1, double t2,
  * signal summed over many resources). */
 void trace_signal_add_integrals(const struct trace_signal *s, const double *edges, size_t n_edges,
                                 double end, double *out);
+/* A trace time as a UTC date "2026-11-25T15:06:55.120Z" when it is epoch
+ * seconds (2001 .. 5138: a trace from runs is dated), "" otherwise. */
+void trace_format_date(double time, char *buf, size_t len);
 /* Value at time t (0 before the first breakpoint). O(log n). */
 double trace_signal_value_at(const struct trace_signal *s, double t);
 
@@ -64,6 +67,9 @@ struct trace_resource {
     int container;              /* index into trace.containers */
     const char *kind;           /* "cpu", "bandwidth", "memory", ... (interned) */
     struct trace_signal capacity;
+    bool capacity_inferred;     /* the capacity is the peak of the usage seen, not the
+                                 * resource's own (Paje variable "K.peak-capacity"): no
+                                 * saturation of it is a finding */
     struct trace_signal *usage; /* [trace.n_categories]; a category never seen has n == 0 */
 };
 
@@ -110,7 +116,8 @@ struct trace {
  * tally itself:
  *   kind cpu:       capacity speed (or power) x core_count, usage p<cat>
  *   kind bandwidth: capacity bandwidth, usage b<cat>
- *   kind K:         capacity "K.capacity", usage "K.<cat>" (tally's own traces) */
+ *   kind K:         capacity "K.capacity", usage "K.<cat>" (tally's own traces);
+ *                   "K.peak-capacity" is a capacity inferred from the peak usage */
 struct trace_map_rule {
     char kind[64];
     char capacity[64];

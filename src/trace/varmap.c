@@ -36,8 +36,9 @@ void varmap_classify(const struct trace_read_options *opts, const char *name,
     const char *dot = strchr(name, '.');
     if (dot && dot > name) {
         size_t klen = (size_t)(dot - name);
-        if (!strcmp(dot + 1, "capacity")) {
+        if (!strcmp(dot + 1, "capacity") || !strcmp(dot + 1, "peak-capacity")) {
             out->role = VAR_CAPACITY;
+            out->inferred = dot[1] == 'p';
             copy(out->kind, sizeof out->kind, name, klen);
             return;
         }

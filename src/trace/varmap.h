@@ -14,6 +14,7 @@ struct var_class {
     enum var_role role;
     char kind[64];       /* resource kind */
     char category[128];  /* for VAR_USAGE */
+    bool inferred;       /* VAR_CAPACITY named "K.peak-capacity" */
 };
 
 /* Classifies a variable name. `own_kinds` lists the kinds K for which a

@@ -352,7 +352,10 @@ int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *
         put_escaped(out, o->title);
         fputs(" \xe2\x80\x94 ", out);
     }
-    fprintf(out, "%s at level %s, slice [%.6g, %.6g]</text>\n", kind, a.level, a.from, a.to);
+    char origin[64];
+    trace_format_date(t->start, origin, sizeof origin);
+    fprintf(out, "%s at level %s, slice t+%.6g s \xe2\x80\x93 t+%.6g s%s%s%s</text>\n", kind, a.level,
+            a.from - t->start, a.to - t->start, origin[0] ? " (t+0 = " : "", origin, origin[0] ? ")" : "");
     draw_legend(t, o, 24, out);
     int rc = 0;
     double top = 48;

@@ -1,4 +1,4 @@
-/* Fuzzes the agent's contract-levels store (src/live/agent_levels.c): the
+/* Fuzzes the agent's contract-levels store (src/agent/agent_levels.c): the
  * input is lines of JSON, each a {"op":"levels",...} message as tally
  * contract watch sends them, applied in turn to one store; then the store
  * is written as OpenMetrics. Beyond "no crash, no leak, no UB" it checks
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/agent_levels.h"
+#include "agent/agent_levels.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* Fuzzes what a client may send the agent (src/live/agent.c's line
+/* Fuzzes what a client may send the agent (src/agent/agent.c's line
  * handling: JSON messages with any "op" and any fields, and request texts
  * evaluated by agent_eval.c) on an agent state built here. The agent's
  * user is set to one that owns no process (nobody), so that no input can
@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "live/agent_internal.h"
+#include "agent/agent_internal.h"
 
 static struct agent agent;
 static struct agent_client client;

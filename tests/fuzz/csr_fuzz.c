@@ -1,4 +1,4 @@
-/* Fuzzes the counter and conditional-request registry (src/live/csr.c):
+/* Fuzzes the counter and conditional-request registry (src/request/csr.c):
  * the input is a script, one command per line -
  *     REQUEST          parsed and checked; a conditional one is defined
  *                      (enabled when the line's length is even), an
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/csr.h"
+#include "request/csr.h"
 
 #define MAX_LINES 200
 

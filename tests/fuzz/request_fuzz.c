@@ -1,4 +1,4 @@
-/* Fuzzes the request language (src/live/request_parse.c and
+/* Fuzzes the request language (src/request/request_parse.c and
  * request_services.c): parse, check, format and free any bytes. Beyond "no
  * crash, no leak, no UB" it holds the documented contract: an error names a
  * column inside the text (or just past its end) and leaves the request
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/request.h"
+#include "request/request.h"
 
 static void check_error(const struct request *r, const struct request_error *err, size_t size)
 {

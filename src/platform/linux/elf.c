@@ -52,14 +52,27 @@ static void elf_unmap(struct elf_image *img)
     munmap((void *)img->data, img->size);
 }
 
-static const Elf64_Shdr *section(const struct elf_image *img, size_t i)
+/* Copies N bytes at offset OFF of the file into OUT; -1 if they are not all
+ * inside it. Structures are copied, never read in place: a crafted file puts
+ * its tables at any offset, aligned or not. */
+static int read_at(const struct elf_image *img, uint64_t off, void *out, size_t n)
 {
-    if (i >= img->eh->e_shnum)
-        return NULL;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(img->data + img->eh->e_shoff) + i;
-    if (sh->sh_type != SHT_NOBITS && (sh->sh_offset > img->size || sh->sh_size > img->size - sh->sh_offset))
-        return NULL;
-    return sh;
+    if (off > img->size || n > img->size - off)
+        return -1;
+    memcpy(out, img->data + off, n);
+    return 0;
+}
+
+/* Section header I, if its contents lie inside the file. Sections without
+ * contents in the file (SHT_NOBITS) are refused: none of those read here
+ * (dynamic section, symbol and string tables) can be one. */
+static int section(const struct elf_image *img, size_t i, Elf64_Shdr *sh)
+{
+    if (i >= img->eh->e_shnum || read_at(img, img->eh->e_shoff + i * sizeof *sh, sh, sizeof *sh) < 0)
+        return -1;
+    if (sh->sh_type == SHT_NOBITS || sh->sh_offset > img->size || sh->sh_size > img->size - sh->sh_offset)
+        return -1;
+    return 0;
 }
 
 /* The NUL-terminated string at OFF of string section STRTAB, or NULL. */
@@ -73,52 +86,81 @@ static const char *string_at(const struct elf_image *img, const Elf64_Shdr *strt
     return s;
 }
 
+/* Section LINK as a string table, or NULL when it is not one in the file. */
+static const Elf64_Shdr *linked_strtab(const struct elf_image *img, uint32_t link, Elf64_Shdr *out)
+{
+    return section(img, link, out) == 0 && out->sh_type == SHT_STRTAB ? out : NULL;
+}
+
 int elf_visit_needed(const char *path, void (*visit)(void *ctx, const char *name), void *ctx)
 {
     struct elf_image img;
     if (elf_map(path, &img) < 0)
         return -1;
     for (size_t i = 0; i < img.eh->e_shnum; i++) {
-        const Elf64_Shdr *sh = section(&img, i);
-        if (!sh || sh->sh_type != SHT_DYNAMIC)
+        Elf64_Shdr sh, strsh;
+        if (section(&img, i, &sh) < 0 || sh.sh_type != SHT_DYNAMIC)
             continue;
-        const Elf64_Shdr *strtab = section(&img, sh->sh_link);
-        const Elf64_Dyn *dyn = (const Elf64_Dyn *)(img.data + sh->sh_offset);
-        for (size_t k = 0; k < sh->sh_size / sizeof *dyn && dyn[k].d_tag != DT_NULL; k++)
-            if (dyn[k].d_tag == DT_NEEDED) {
-                const char *name = string_at(&img, strtab, dyn[k].d_un.d_val);
+        const Elf64_Shdr *strtab = linked_strtab(&img, sh.sh_link, &strsh);
+        Elf64_Dyn dyn;
+        for (size_t k = 0; k < sh.sh_size / sizeof dyn; k++) {
+            if (read_at(&img, sh.sh_offset + k * sizeof dyn, &dyn, sizeof dyn) < 0 || dyn.d_tag == DT_NULL)
+                break;
+            if (dyn.d_tag == DT_NEEDED) {
+                const char *name = string_at(&img, strtab, dyn.d_un.d_val);
                 if (name)
                     visit(ctx, name);
             }
+        }
     }
     elf_unmap(&img);
     return 0;
 }
 
 /* The file offset of virtual address V (a PT_LOAD segment holds it), or -1. */
+int elf_is_dynamic(const char *path)
+{
+    struct elf_image img;
+    if (elf_map(path, &img) < 0)
+        return -1;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(img.data + img.eh->e_phoff);
+    int dynamic = 0;
+    for (size_t i = 0; i < img.eh->e_phnum; i++)
+        if (ph[i].p_type == PT_INTERP)
+            dynamic = 1;
+    elf_unmap(&img);
+    return dynamic;
+}
+
 static int64_t file_offset_of(const struct elf_image *img, uint64_t v)
 {
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(img->data + img->eh->e_phoff);
-    for (size_t i = 0; i < img->eh->e_phnum; i++)
-        if (ph[i].p_type == PT_LOAD && v >= ph[i].p_vaddr && v - ph[i].p_vaddr < ph[i].p_filesz)
-            return (int64_t)(v - ph[i].p_vaddr + ph[i].p_offset);
+    Elf64_Phdr ph;
+    for (size_t i = 0; i < img->eh->e_phnum; i++) {
+        if (read_at(img, img->eh->e_phoff + i * sizeof ph, &ph, sizeof ph) < 0)
+            return -1;
+        if (ph.p_type == PT_LOAD && v >= ph.p_vaddr && v - ph.p_vaddr < ph.p_filesz &&
+            ph.p_offset <= img->size && v - ph.p_vaddr < img->size - ph.p_offset)
+            return (int64_t)(v - ph.p_vaddr + ph.p_offset);
+    }
     return -1;
 }
 
 static int find_in(const struct elf_image *img, uint32_t type, const char *symbol, uint64_t *value)
 {
     for (size_t i = 0; i < img->eh->e_shnum; i++) {
-        const Elf64_Shdr *sh = section(img, i);
-        if (!sh || sh->sh_type != type || sh->sh_entsize != sizeof(Elf64_Sym))
+        Elf64_Shdr sh, strsh;
+        if (section(img, i, &sh) < 0 || sh.sh_type != type || sh.sh_entsize != sizeof(Elf64_Sym))
             continue;
-        const Elf64_Shdr *strtab = section(img, sh->sh_link);
-        const Elf64_Sym *sym = (const Elf64_Sym *)(img->data + sh->sh_offset);
-        for (size_t k = 0; k < sh->sh_size / sizeof *sym; k++) {
-            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_shndx == SHN_UNDEF)
+        const Elf64_Shdr *strtab = linked_strtab(img, sh.sh_link, &strsh);
+        Elf64_Sym sym;
+        for (size_t k = 0; k < sh.sh_size / sizeof sym; k++) {
+            if (read_at(img, sh.sh_offset + k * sizeof sym, &sym, sizeof sym) < 0)
+                break;
+            if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
                 continue;
-            const char *name = string_at(img, strtab, sym[k].st_name);
+            const char *name = string_at(img, strtab, sym.st_name);
             if (name && !strcmp(name, symbol)) {
-                *value = sym[k].st_value;
+                *value = sym.st_value;
                 return 0;
             }
         }

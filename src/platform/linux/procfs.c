@@ -2,6 +2,7 @@
  * into a stack buffer: these run at every process exit and sample, so they
  * avoid stdio and allocation. */
 #include "platform/platform.h"
+#include "util/pidmap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -193,6 +194,20 @@ int proc_read_io(pid_t pid, struct proc_io *out)
     return parse_io(buf, out);
 }
 
+long long proc_pid_max(void)
+{
+    char buf[32];
+    long long max = 0;
+    if (read_small("/proc/sys/kernel/pid_max", buf, sizeof buf) > 0)
+        max = strtoll(buf, NULL, 10);
+    return max > 0 && max <= PROC_PID_MAX_LIMIT ? max : PROC_PID_MAX_LIMIT;
+}
+
+bool proc_pid_in_range(long long value)
+{
+    return value > 0 && value <= proc_pid_max();
+}
+
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
 {
     char buf[2048];
@@ -264,6 +279,17 @@ int proc_reaped_children_io(struct proc_io *out)
     out->wchar = whole.wchar > own.wchar ? whole.wchar - own.wchar : 0;
     out->read_bytes = whole.read_bytes > own.read_bytes ? whole.read_bytes - own.read_bytes : 0;
     out->write_bytes = whole.write_bytes > own.write_bytes ? whole.write_bytes - own.write_bytes : 0;
+    return 0;
+}
+
+int proc_read_exe(pid_t pid, char *out, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    ssize_t n = len > 0 ? readlink(path, out, len - 1) : -1;
+    if (n <= 0)
+        return -1;
+    out[n] = '\0';
     return 0;
 }
 
@@ -341,4 +367,81 @@ int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx)
             visit(ctx, (pid_t)atoi(de->d_name));
     closedir(dir);
     return 0;
+}
+
+/* Appends the pids listed in /proc/PID/task/TID/children for every thread
+ * TID of pid to *queue. -1 when pid's own thread has no children file (a
+ * kernel without CONFIG_PROC_CHILDREN), 0 otherwise (pid gone included). */
+static int add_children(pid_t pid, pid_t **queue, size_t *len, size_t *cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return 0;
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char file[300], buf[4096];
+        snprintf(file, sizeof file, "/proc/%d/task/%s/children", (int)pid, de->d_name);
+        ssize_t n = read_small(file, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == ENOENT && atoi(de->d_name) == pid && access(path, F_OK) == 0)
+                rc = -1;
+            continue;
+        }
+        for (char *p = buf, *end; *p; p = end) {
+            long child = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            if (child <= 0)
+                continue;
+            if (*len == *cap) {
+                size_t grown = *cap ? 2 * *cap : 64;
+                pid_t *q = realloc(*queue, grown * sizeof *q);
+                if (!q)
+                    break;
+                *queue = q;
+                *cap = grown;
+            }
+            (*queue)[(*len)++] = (pid_t)child;
+        }
+    }
+    closedir(dir);
+    return rc;
+}
+
+int proc_visit_tree(pid_t root, void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat),
+                    void *ctx)
+{
+    size_t len = 0, cap = 64;
+    pid_t *queue = malloc(cap * sizeof *queue);
+    if (!queue)
+        return -1;
+    queue[len++] = root; /* the root first, then breadth first below it */
+    struct pidmap seen;  /* a pid met twice (reused during the walk) is visited once */
+    pidmap_init(&seen, 1);
+    int rc = 0;
+    for (size_t i = 0; i < len; i++) {
+        pid_t pid = queue[i];
+        int created = 0;
+        if (!pidmap_put(&seen, pid, &created) || !created)
+            continue;
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) < 0)
+            continue;
+        visit(ctx, pid, &st);
+        if (st.state == 'Z')
+            continue; /* its children, if any, were re-parented */
+        if (add_children(pid, &queue, &len, &cap) < 0 && pid == root) {
+            errno = ENOSYS;
+            rc = -1;
+            break;
+        }
+    }
+    free(queue);
+    pidmap_free(&seen);
+    return rc;
 }

@@ -51,10 +51,11 @@ APP=$(cat "$BASE/a/ready")
 check "A sees it" wait_until 20 sh -c "setpriv --reuid=$UA --regid=$(id -g tallytest_a) --clear-groups \
   \"$TALLY\" request --agent '$SA' ':app_get_proclist([app_secret])' | grep -q 'p_$APP@'"
 
-# Another uid on A's socket: SO_PEERCRED refusal (root can reach the socket).
+# Another uid on A's socket: root's tally refuses a socket in A's directory
+# before connecting, and A's agent refuses root's raw connection (SO_PEERCRED).
 out=$("$TALLY" request --agent "$SA" ':app_get_list()' 2>&1); rc=$?
-check_contains "root's connection is refused by uid" "$out" "refused: peer uid 0 is not the agent's user (uid $UA)"
-check_eq "... and tally request exits 1" "$rc" 1
+check_contains "root's tally refuses A's socket directory" "$out" "$BASE/a/sock belongs to uid $UA (tallytest_a), not to you (uid 0 (root))"
+check_eq "... and tally request exits 125" "$rc" 125
 out=$(timeout 5 socat -u "UNIX-CONNECT:$SA" - 2>&1)
 check_contains "a raw connection of another uid gets one refusal line" "$out" '"error": "refused: peer uid 0'
 case "$out" in *secret*) not_ok "... and no application data";; *) ok "... and no application data";; esac
@@ -83,6 +84,19 @@ check_contains "A: root's process belongs to another user" "$out" "process $$ be
 out=$(as_a "$TALLY" request --agent "$SA" ":proc_get_info([p_$APP], 0x1)" 2>&1)
 check_eq "A reads its own process" "$(printf '%s\n' "$out" | jq -r 'select(.service) | .result.uid')" "$UA"
 
+# Pids that wrap when cast to pid_t (4294967297 is 1) are refused by the
+# command line and by the agent's attach and register messages.
+out=$(as_a "$TALLY" agent --socket "$SA" attach 4294967297 --app wrap 2>&1); rc=$?
+check_eq "attach 4294967297: exit 125" "$rc" 125
+check_contains "... refused as not a pid" "$out" "'4294967297' is not a pid"
+for op in '{"op":"attach","pid":4294967297,"app":"wrap"}' '{"op":"register","runner":4294967297,"app":"wrap"}'; do
+  out=$(printf '%s\n' "$op" | as_a timeout 5 socat -t 2 - "UNIX-CONNECT:$SA" 2>&1)
+  check_contains "raw $op: refused" "$out" "from 1 to pid_max"
+done
+out=$(as_a "$TALLY" request --agent "$SA" ':app_get_list()' 2>&1)
+check_contains "... and nothing was attached or registered" "$(printf '%s' "$out" | jq -c '.result.apps')" '"secret"'
+case "$out" in *wrap*) not_ok "... no application 'wrap'";; *) ok "... no application 'wrap'";; esac
+
 # A socket in a directory open to others (here a 1777 one, like /tmp) is
 # refused, and the directory keeps its mode: the agent never closes it.
 shared=$(mktemp -d); chmod 1777 "$shared"
@@ -91,6 +105,42 @@ check_eq "agent in a shared directory: refused, exit 125" "$rc" 125
 check_contains "... saying why" "$out" "$shared is open to other users (mode 1777)"
 check_eq "... and the directory keeps its mode" "$(stat -c %a "$shared")" 1777
 rmdir "$shared"
+
+# Another local user stands in for A's agent (issue: the default socket
+# /tmp/tally-UID is guessable when XDG_RUNTIME_DIR is unset): B makes
+# /tmp/tally-<A's uid>/ first and listens there, recording what it is sent.
+# A's tools refuse it, naming B; nothing of A's reaches B; A's agent refuses
+# to start there, naming B.
+FAKE=/tmp/tally-$UA
+rm -rf "$FAKE"
+as_b mkdir -m 700 "$FAKE"
+(bg_as tallytest_b socat -u "UNIX-LISTEN:$FAKE/agent.sock,fork" "OPEN:$BASE/b/captured,creat,append" 2>/dev/null) &
+PF=$!
+wait_until 10 test -S "$FAKE/agent.sock"
+out=$(as_a env -u XDG_RUNTIME_DIR "$TALLY" request ':app_get_list()' 2>&1); rc=$?
+check_contains "A's tally request refuses B's directory" "$out" "$FAKE belongs to uid $UB (tallytest_b), not to you (uid $UA (tallytest_a))"
+check_eq "... exit status 125" "$rc" 125
+out=$(as_a env -u XDG_RUNTIME_DIR "$TALLY" run --agent --app secret2 -o "$BASE/a/run2" -- sleep 0.2 2>&1); rc=$?
+check_contains "A's tally run --agent refuses B's agent" "$out" "$FAKE belongs to uid $UB"
+check_eq "... and the task runs to its end (no forged limit)" "$rc" 0
+check "... its summary is written" test -s "$BASE/a/run2.summary"
+check_eq "B received nothing of A's" "$(cat "$BASE/b/captured" 2>/dev/null | wc -c)" 0
+out=$(as_a env -u XDG_RUNTIME_DIR "$TALLY" agent --foreground 2>&1); rc=$?
+check_eq "A's agent refuses to start in B's directory, exit 125" "$rc" 125
+check_contains "... naming B" "$out" "$FAKE belongs to uid $UB (tallytest_b)"
+kill "$PF" 2>/dev/null; wait "$PF" 2>/dev/null
+rm -rf "$FAKE"
+# A directory of A's own, but a server of another uid (root can make one
+# there): the client checks SO_PEERCRED and refuses it.
+install -d -o tallytest_a -m 700 "$BASE/a/fake"
+(umask 000; exec socat -u "UNIX-LISTEN:$BASE/a/fake/agent.sock,fork" "OPEN:$WORK/captured-root,creat,append" 2>/dev/null) &
+PR=$!
+wait_until 10 test -S "$BASE/a/fake/agent.sock"
+out=$(as_a "$TALLY" request --agent "$BASE/a/fake/agent.sock" ':app_get_list()' 2>&1); rc=$?
+check_contains "A refuses a socket served by another uid" "$out" "is served by uid 0 (root), not by you (uid $UA (tallytest_a))"
+check_eq "... exit status 125" "$rc" 125
+kill "$PR" 2>/dev/null; wait "$PR" 2>/dev/null
+check_eq "... and sent it nothing" "$(cat "$WORK/captured-root" 2>/dev/null | wc -c)" 0
 
 touch "$BASE/a/release"
 wait $RUN; rc=$?

@@ -11,10 +11,18 @@
 # harnesses and 10-15 s for the trace ones (they read and write a trace per
 # input); on a shared, loaded machine the wall time is a few times that.
 # Longer runs, time-bounded, with a growing corpus: make fuzz.
+# (3) The harnesses of parsers that read files an adversary may craft and
+# tally maps or follows offsets in (FUZZ_FORK_HARNESSES, default "elf":
+# executables given to run --marker/--mpi) are fuzzed again in libFuzzer's
+# fork mode for FUZZ_FORK_SECONDS (default 30): child processes, fresh
+# mutations from a time-dependent seed, stopping at the first crash. This one
+# is time-bounded, not count-bounded: its purpose is to explore beyond the
+# fixed inputs of (2); a crash it finds is written to build/fuzz/artifacts.
 ROOT=${TALLY_TEST_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 . "$ROOT/tests/integration/lib.sh"
 FUZZ=${FUZZ:-$ROOT/build/fuzz}
 runs=${FUZZ_CHECK_RUNS:-5000}
+fork_harnesses=" ${FUZZ_FORK_HARNESSES-elf} " fork_seconds=${FUZZ_FORK_SECONDS:-30}
 artifacts=$ROOT/build/fuzz/artifacts
 # the trace harnesses write (and fsync, through atomic_file) a file per
 # input: in memory when /dev/shm is there, not on the disk other builds share
@@ -53,6 +61,16 @@ for bin in "${harnesses[@]}"; do
   else
     not_ok "$name: fuzzing found a failure; reproduce: $bin $artifacts/$name-*"
     grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|fuzz:)' "fuzz-$name.log" | head -4
+  fi
+  case $fork_harnesses in *" $name "*) ;; *) continue ;; esac
+  mkdir -p "fork-corpus-$name"
+  if "$bin" -fork=1 -max_total_time="$fork_seconds" -timeout=25 "${dict[@]}" \
+       -artifact_prefix="$artifacts/$name-fork-" "fork-corpus-$name" "${dirs[@]}" >"fork-$name.log" 2>&1; then
+    execs=$(grep -oE '^#[0-9]+' "fork-$name.log" | tail -1)
+    ok "$name: fork mode for ${fork_seconds}s (${execs#\#} inputs), no crash, leak, timeout or UB"
+  else
+    not_ok "$name: fork-mode fuzzing found a failure; reproduce: $bin $artifacts/$name-fork-*"
+    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|INFO: log from the inner)' "fork-$name.log" | head -4
   fi
 done
 finish

@@ -29,6 +29,9 @@ check_eq "man page mode 644" "$(stat -c %a "$prefix/share/man/man1/tally.1")" 64
 check_eq "resource_monitor is a symlink to tally" "$(readlink "$prefix/bin/resource_monitor")" tally
 check "libtally-probe in PREFIX/lib" test -f "$prefix/lib/libtally-probe.so"
 check "tally/probe.h in PREFIX/include" test -f "$prefix/include/tally/probe.h"
+if [ -f "$ROOT/build/lib/spank_tally.so" ]; then
+  check "the Slurm plugin in PREFIX/lib/slurm (PREFIX not a system one)" test -f "$prefix/lib/slurm/spank_tally.so"
+fi
 check_eq "tally-probe.pc points at PREFIX/lib" \
   "$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=libdir tally-probe)" "$prefix/lib"
 printf '#include <tally/probe.h>\nint main(void) { tally_probe_hit(tally_probe_id("x")); return 0; }\n' > probe_user.c

@@ -20,10 +20,19 @@ bad "second item bad" "disk" --limits 'memory: 1 GB, disk: -'
 printf 'memory: 1 GB\nwall_time: 1 fortnight\n' > lim
 bad "limits file line" "line 2" --limits-file lim
 bad "missing limits file" "nofile" --limits-file nofile
-bad "bad level" "3" --level 3
+bad "bad level" "4" --level 4
 bad "missing measure dir" "nodir" --measure-dir nodir
 bad "bad interval" "--interval" --interval 0
 bad "unknown option" "--bogus" --bogus
+# Pids outside (0, pid_max] are refused before any cast to pid_t: 4294967297
+# would wrap to 1 and follow (and, with --limits, signal) init.
+for v in 4294967297 4294967296 -4294967295 0 -1 $(( $(cat /proc/sys/kernel/pid_max) + 1 )) 99999999999999999999 12x ''; do
+  err=$($TALLY run -o bad --limits 'wall_time: 1 s' --pid "$v" 2>&1 >/dev/null)
+  check_eq "--pid '$v': exit 125" "$?" 125
+  check_contains "--pid '$v': refused as not a pid" "$err" "'$v' is not a pid"
+  check_eq "--pid '$v': one line" "$(printf '%s\n' "$err" | wc -l)" 1
+  check "--pid '$v': no summary" test ! -e bad.summary
+done
 for v in abc -5 20000 1e; do
   err=$(TALLY_SPIN_US=$v $TALLY run -o bad -- touch marker 2>&1 >/dev/null)
   check_eq "TALLY_SPIN_US='$v': exit 125" "$?" 125

@@ -17,10 +17,13 @@ fi
 check "tally_version present" jq -e '.tally_version | length > 0' r.summary
 check "peak_times.memory present" jq -e '.peak_times.memory[1] == "s"' r.summary
 hdr=$(grep '^#' r.series | tail -1)
-check_eq "series header" "$hdr" "#wall_clock cpu_time cores max_concurrent_processes virtual_memory memory swap_memory bytes_read bytes_written bytes_received bytes_sent total_files disk proportional_memory"
+check_eq "series header" "$hdr" "#wall_clock cpu_time cores max_concurrent_processes virtual_memory memory swap_memory bytes_read bytes_written bytes_received bytes_sent total_files disk proportional_memory storage_bytes_read storage_bytes_written host_cores host_memory_total host_network_bandwidth host_cpu_time host_memory_used host_disk_read host_disk_written host_received host_sent"
 rows=$(grep -vc '^#' r.series)
 check_cmp "series has rows for 0.5 s at 0.1 s" "$rows" ">=" 4
-check_eq "rows have 14 columns" "$(grep -v '^#' r.series | awk '{print NF}' | sort -u)" 14
+check_eq "rows have 25 columns" "$(grep -v '^#' r.series | awk '{print NF}' | sort -u)" 25
+check_eq "series: host_cores = nproc" "$(grep -v '^#' r.series | awk '{print $17}' | sort -u)" "$(nproc)"
+memtotal=$(awk '/^MemTotal:/ { printf "%.3f", $2 / 1024 }' /proc/meminfo)
+check_eq "series: host_memory_total = MemTotal" "$(grep -v '^#' r.series | awk '{print $18}' | sort -u)" "$memtotal"
 check "files lists /etc/passwd" jq -e '.files | index("/etc/passwd")' r.files
 # A process living far less than an interval: its files are read at its exit.
 $TALLY run -o short --files -- /bin/sh -c 'exec 3</etc/hostname; exit 0'

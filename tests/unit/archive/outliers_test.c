@@ -43,7 +43,7 @@ int main(void)
     struct history h = {.rows = 6, .nresources = 2, .resources = resources, .values = values,
                         .present = present, .ids = ids, .capacity = 6};
     struct outlier *list;
-    long n = find_outliers(&h, 3.5, &list);
+    long n = find_outliers(&h, 3.5, OUTLIER_DEFAULT_RATIO, &list);
     CHECK_INT(n, 1);
     if (n == 1) {
         CHECK_INT(list[0].row, 3);
@@ -53,6 +53,35 @@ int main(void)
         /* deviations from 100.5: .5,.5,1.5,299.5,.5,1.5 → MAD 1 */
         CHECK_NEAR(list[0].robust_z, 299.5 / 1.4826, 1e-9);
     }
+    free(list);
+
+    /* two humps (10 and 100 MB) make the MAD wide: 2000 MB has z = 1990/66.7
+     * = 29.8 > 3.5 anyway; 700 MB among {10,10,10,100,100,100,100}: median
+     * 100, MAD 90 → scale 133.4, z = 4.5: flagged by z. With threshold 10 it
+     * is flagged only by the ratio rule (700 > 5 × 100) */
+    double humps[8] = {10, 10, 10, 100, 100, 100, 100, 700};
+    const struct summary_field *mem[1] = {summary_field_find("memory")};
+    size_t present1[1] = {8};
+    long long ids8[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    char *exits[8] = {NULL, NULL, "limits", NULL, NULL, NULL, NULL, NULL};
+    struct history two = {.rows = 8, .nresources = 1, .resources = mem, .values = humps,
+                          .present = present1, .ids = ids8, .capacity = 8, .exit_types = exits};
+    n = find_outliers(&two, 10, 5, &list);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_INT(list[0].row, 7);
+        CHECK_INT(list[0].reason, OUTLIER_RATIO);
+        CHECK_NEAR(list[0].median, 100, 0);
+        /* the run stopped by a limit comes last, whatever its values */
+        CHECK_INT(list[1].row, 2);
+        CHECK_INT(list[1].reason, OUTLIER_LIMIT);
+    }
+    free(list);
+    /* ratio 10: 700 is 7× the median, not flagged; the stopped run still is */
+    n = find_outliers(&two, 10, 10, &list);
+    CHECK_INT(n, 1);
+    if (n == 1)
+        CHECK_INT(list[0].reason, OUTLIER_LIMIT);
     free(list);
     return test_done();
 }

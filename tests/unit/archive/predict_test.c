@@ -1,6 +1,8 @@
 /* Unit tests for first-allocation job sizing (src/archive/predict.c) on
  * distributions whose best first allocation is worked out by hand. Waste of
  * a: Σ_{p≤a} (a−p)t + Σ_{p>a} (a·t + (M−p)t), divided by n. */
+#include <math.h>
+
 #include "archive/predict.h"
 #include "test.h"
 
@@ -66,5 +68,16 @@ int main(void)
     CHECK_NEAR(p.best.expected_waste, 5, 1e-9);
 
     CHECK_INT(predict_first_allocation(two, NULL, 0, 0.95, &p), -1);
+
+    /* every run fits its allocation exactly: no waste, and never a negative
+     * or -0 one from rounding of the prefix sums (0.3·0.7 summed three ways) */
+    double same[] = {0.1, 0.3, 0.1, 0.2, 0.1}, t[] = {0.7, 0.3, 1.1, 0.9, 0.7};
+    double one[] = {0.3, 0.3, 0.3}, w[] = {0.7, 0.7, 0.7}; /* 0.3·2.1 − Σ 0.21 = −1.1e-16 */
+    predict_first_allocation(one, w, 3, 0.95, &p);
+    CHECK_INT(p.best.expected_waste == 0 && !signbit(p.best.expected_waste), 1);
+    CHECK_INT(p.always_max.expected_waste == 0 && !signbit(p.always_max.expected_waste), 1);
+    predict_first_allocation(same, t, 5, 0.5, &p);
+    CHECK_INT(p.best.expected_waste >= 0 && !signbit(p.best.expected_waste), 1);
+    CHECK_INT(p.quantile.expected_waste >= 0 && !signbit(p.quantile.expected_waste), 1);
     return test_done();
 }

@@ -1,0 +1,116 @@
+/* The shared-memory region between libtally-io (the level-3 I/O helper
+ * preloaded into every process of a task, lib/io/) and the monitor
+ * (src/monitor/io_files.c). Not for applications. See docs/io.md.
+ *
+ * One file per process image, DIR/io.PID.N (N = 0, 1, ... for the images a
+ * pid runs through exec), DIR = $TALLY_IO_DIR (tmpfs). The helper creates
+ * it, maps it and closes the descriptor at once: it holds no descriptor the
+ * program could close or dup2 onto. Fixed size: a header page, then
+ * TALLY_IO_CAPACITY file records and one more, the "incomplete" record, in
+ * which the counters of every file past the bound are summed (never
+ * dropped). tmpfs gives pages only as they are touched. */
+#ifndef TALLY_IO_SEGMENT_H
+#define TALLY_IO_SEGMENT_H
+
+#include <stdint.h>
+
+#define TALLY_IO_MAGIC 0x314f494c4c4154ULL /* "TALLIO1" */
+#define TALLY_IO_VERSION 1
+#define TALLY_IO_HEADER 4096
+#define TALLY_IO_RECORD 1024
+#define TALLY_IO_CAPACITY 1024        /* files recorded per process image */
+#define TALLY_IO_PATH 400
+#define TALLY_IO_SIZE (TALLY_IO_HEADER + (TALLY_IO_CAPACITY + 1) * TALLY_IO_RECORD)
+#define TALLY_IO_INCOMPLETE_NAME "<incomplete>"
+
+/* How two processes' values of a counter merge, and how one is shown:
+ * S a count or bytes (summed), M a largest offset (max), T0 the time of the
+ * first operation (earliest, epoch ns), T1 of the last (latest), D a time
+ * spent (summed, ns), DM the longest single operation (max, ns). */
+enum { TALLY_IO_S, TALLY_IO_M, TALLY_IO_T0, TALLY_IO_T1, TALLY_IO_D, TALLY_IO_DM };
+
+/* The counters, named as Darshan's POSIX and STDIO modules name them. */
+#define TALLY_IO_SIZE_BUCKETS(X, OP)                                                    \
+    X(POSIX_SIZE_##OP##_0_100, S) X(POSIX_SIZE_##OP##_100_1K, S)                        \
+    X(POSIX_SIZE_##OP##_1K_10K, S) X(POSIX_SIZE_##OP##_10K_100K, S)                     \
+    X(POSIX_SIZE_##OP##_100K_1M, S) X(POSIX_SIZE_##OP##_1M_4M, S)                       \
+    X(POSIX_SIZE_##OP##_4M_10M, S) X(POSIX_SIZE_##OP##_10M_100M, S)                     \
+    X(POSIX_SIZE_##OP##_100M_1G, S) X(POSIX_SIZE_##OP##_1G_PLUS, S)
+
+#define TALLY_IO_COUNTERS(X)                                                             \
+    X(POSIX_OPENS, S) X(POSIX_DUPS, S) X(POSIX_READS, S) X(POSIX_WRITES, S)              \
+    X(POSIX_SEEKS, S) X(POSIX_STATS, S) X(POSIX_MMAPS, S) X(POSIX_FSYNCS, S)             \
+    X(POSIX_FDSYNCS, S) X(POSIX_BYTES_READ, S) X(POSIX_BYTES_WRITTEN, S)                 \
+    X(POSIX_MAX_BYTE_READ, M) X(POSIX_MAX_BYTE_WRITTEN, M)                               \
+    X(POSIX_CONSEC_READS, S) X(POSIX_CONSEC_WRITES, S) X(POSIX_SEQ_READS, S)             \
+    X(POSIX_SEQ_WRITES, S) X(POSIX_RW_SWITCHES, S)                                       \
+    TALLY_IO_SIZE_BUCKETS(X, READ) TALLY_IO_SIZE_BUCKETS(X, WRITE)                       \
+    X(POSIX_F_OPEN_START_TIMESTAMP, T0) X(POSIX_F_READ_START_TIMESTAMP, T0)              \
+    X(POSIX_F_WRITE_START_TIMESTAMP, T0) X(POSIX_F_CLOSE_START_TIMESTAMP, T0)            \
+    X(POSIX_F_OPEN_END_TIMESTAMP, T1) X(POSIX_F_READ_END_TIMESTAMP, T1)                  \
+    X(POSIX_F_WRITE_END_TIMESTAMP, T1) X(POSIX_F_CLOSE_END_TIMESTAMP, T1)                \
+    X(POSIX_F_READ_TIME, D) X(POSIX_F_WRITE_TIME, D) X(POSIX_F_META_TIME, D)             \
+    X(POSIX_F_MAX_READ_TIME, DM) X(POSIX_F_MAX_WRITE_TIME, DM)                           \
+    X(STDIO_OPENS, S) X(STDIO_FDOPENS, S) X(STDIO_READS, S) X(STDIO_WRITES, S)           \
+    X(STDIO_SEEKS, S) X(STDIO_FLUSHES, S) X(STDIO_BYTES_READ, S)                         \
+    X(STDIO_BYTES_WRITTEN, S) X(STDIO_MAX_BYTE_READ, M) X(STDIO_MAX_BYTE_WRITTEN, M)     \
+    X(STDIO_F_OPEN_START_TIMESTAMP, T0) X(STDIO_F_READ_START_TIMESTAMP, T0)              \
+    X(STDIO_F_WRITE_START_TIMESTAMP, T0) X(STDIO_F_CLOSE_START_TIMESTAMP, T0)            \
+    X(STDIO_F_OPEN_END_TIMESTAMP, T1) X(STDIO_F_READ_END_TIMESTAMP, T1)                  \
+    X(STDIO_F_WRITE_END_TIMESTAMP, T1) X(STDIO_F_CLOSE_END_TIMESTAMP, T1)                \
+    X(STDIO_F_READ_TIME, D) X(STDIO_F_WRITE_TIME, D) X(STDIO_F_META_TIME, D)
+
+#define TALLY_IO_ENUM(name, kind) name,
+enum tally_io_counter { TALLY_IO_COUNTERS(TALLY_IO_ENUM) TALLY_IO_COUNTER_COUNT };
+#undef TALLY_IO_ENUM
+
+/* header.flags */
+enum {
+    TALLY_IO_FORKED = 1u,       /* this image began as a fork of a helper process */
+    TALLY_IO_ENDED = 2u,        /* exit (or destructors) ran: end_ns and rusage are set */
+    TALLY_IO_UNDERSCORE_EXIT = 4u, /* ended by _exit/_Exit (no destructors) */
+    TALLY_IO_SIGNALED = 8u,     /* a fatal signal was caught (signal) */
+    TALLY_IO_EXEC_PENDING = 16u,/* execve was called; cleared if it returned */
+    TALLY_IO_EXIT_CODE = 32u,   /* exit_code is known (exit, _exit) */
+};
+
+struct tally_io_header {
+    volatile uint64_t magic;    /* written last */
+    uint32_t version;
+    uint32_t record_size, capacity, image;
+    int32_t pid, ppid;
+    volatile uint32_t flags;
+    int32_t exit_code, signal;
+    uint32_t pad;
+    uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns */
+    uint64_t utime_ns, stime_ns, maxrss_kb; /* getrusage(RUSAGE_SELF) at the end */
+    volatile uint64_t records;  /* records taken, the incomplete one excluded (may pass capacity) */
+    volatile uint64_t past_bound; /* opens and stats of files that found no free record */
+    volatile uint64_t unseen_calls; /* calls made while the helper was busy in the same
+                                     * thread (a signal handler inside a wrapper): passed
+                                     * through uncounted, counted here */
+    volatile uint64_t other_fd_bytes_read, other_fd_bytes_written; /* on descriptors not
+                                     * opened under the helper (inherited pipes, sockets) */
+    char exe[1024];             /* /proc/self/exe at the start */
+    char exec_target[1024];     /* the path given to the last execve (EXEC_PENDING) */
+};
+
+struct tally_io_record {
+    volatile uint32_t lock;     /* the helper's; 0 when read */
+    uint32_t path_hash;
+    uint32_t last_io;           /* 1 read, 2 write: for RW_SWITCHES */
+    uint32_t ready;             /* path written */
+    int64_t last_read_end, last_write_end; /* -1: none yet */
+    int64_t counter[TALLY_IO_COUNTER_COUNT];
+    char path[TALLY_IO_PATH];   /* absolute, truncated to TALLY_IO_PATH-1 bytes */
+};
+
+_Static_assert(sizeof(struct tally_io_header) <= TALLY_IO_HEADER, "io header fits its page");
+_Static_assert(sizeof(struct tally_io_record) <= TALLY_IO_RECORD, "io record fits");
+
+static inline struct tally_io_record *tally_io_record_at(void *base, uint32_t i)
+{
+    return (struct tally_io_record *)((char *)base + TALLY_IO_HEADER + (uint64_t)i * TALLY_IO_RECORD);
+}
+
+#endif

@@ -1,0 +1,271 @@
+/* libtally-io's records: a path made absolute and normal (lexically, as
+ * Darshan does: no symbolic links resolved), its record found or taken in
+ * the region through a lock-free open-addressing table (a signal handler
+ * may open a file while the thread it interrupted is inside a wrapper), and
+ * the counter updates of one operation, under the record's spin lock. */
+#include "io.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define HASH_SLOTS 4096 /* a power of two, over twice the capacity */
+static int32_t slots[HASH_SLOTS];
+static char cwd[PATH_MAX];
+static int cwd_known;
+
+void io_records_reset(void)
+{
+    memset(slots, 0, sizeof slots);
+}
+
+void io_cwd_changed(void)
+{
+    __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
+}
+
+static uint32_t hash_of(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+int32_t io_record_for_abs(const char *abs)
+{
+    struct tally_io_header *h = io_region;
+    uint32_t hash = hash_of(abs);
+    for (uint32_t i = 0; i < HASH_SLOTS; i++) {
+        int32_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
+        int32_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (v) {
+            struct tally_io_record *r = io_rec(v);
+            if (r->path_hash == hash && !strncmp(r->path, abs, TALLY_IO_PATH - 1))
+                return v;
+            continue;
+        }
+        uint64_t idx = __atomic_fetch_add(&h->records, 1, __ATOMIC_RELAXED);
+        if (idx >= TALLY_IO_CAPACITY) {
+            __atomic_fetch_sub(&h->records, 1, __ATOMIC_RELAXED);
+            break;
+        }
+        struct tally_io_record *r = tally_io_record_at(h, (uint32_t)idx);
+        size_t n = strlen(abs);
+        if (n > TALLY_IO_PATH - 1)
+            n = TALLY_IO_PATH - 1;
+        memcpy(r->path, abs, n);
+        r->path[n] = '\0';
+        r->path_hash = hash;
+        r->last_read_end = r->last_write_end = -1;
+        r->ready = 1;
+        int32_t mine = (int32_t)idx + 1, expected = 0;
+        /* Lost to another taker of the same slot: this record stays, with
+         * its path (the monitor merges records of one path). */
+        __atomic_compare_exchange_n(slot, &expected, mine, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        return mine;
+    }
+    __atomic_fetch_add(&h->past_bound, 1, __ATOMIC_RELAXED);
+    return TALLY_IO_CAPACITY + 1;
+}
+
+/* Appends component [s, s+n) to out (length *len), resolving . and ..  */
+static void push_component(char *out, size_t *len, const char *s, size_t n)
+{
+    if (n == 0 || (n == 1 && s[0] == '.'))
+        return;
+    if (n == 2 && s[0] == '.' && s[1] == '.') {
+        while (*len > 0 && out[*len - 1] != '/')
+            (*len)--;
+        if (*len > 0)
+            (*len)--; /* the slash */
+        return;
+    }
+    if (*len + 1 + n >= PATH_MAX)
+        return;
+    out[(*len)++] = '/';
+    memcpy(out + *len, s, n);
+    *len += n;
+}
+
+static void append_path(char *out, size_t *len, const char *path)
+{
+    while (*path) {
+        size_t n = strcspn(path, "/");
+        push_component(out, len, path, n);
+        path += n;
+        while (*path == '/')
+            path++;
+    }
+}
+
+/* The directory DIRFD names, into BASE (absolute); -1 when unknown. */
+static int base_of(int dirfd, char *base)
+{
+    if (dirfd == AT_FDCWD) {
+        if (!__atomic_load_n(&cwd_known, __ATOMIC_RELAXED)) {
+            if (syscall(SYS_getcwd, cwd, sizeof cwd) < 0)
+                return -1;
+            __atomic_store_n(&cwd_known, 1, __ATOMIC_RELAXED);
+        }
+        strcpy(base, cwd);
+        return 0;
+    }
+    struct io_fd *s = io_fd_slot(dirfd);
+    if (s && s->rec && s->rec <= TALLY_IO_CAPACITY) {
+        strcpy(base, io_rec(s->rec)->path);
+        return 0;
+    }
+    char link[64] = "/proc/self/fd/";
+    char *p = link + strlen(link);
+    char tmp[16];
+    int n = 0, v = dirfd;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    *p = '\0';
+    ssize_t got = syscall(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX - 1);
+    if (got <= 0 || base[0] != '/')
+        return -1;
+    base[got] = '\0';
+    return 0;
+}
+
+int32_t io_record_of_inherited(int fd, struct io_fd *s)
+{
+    if (s->probed)
+        return 0;
+    s->probed = 1;
+    char target[PATH_MAX];
+    if (base_of(fd, target) < 0) /* the slot has no record: its link is read */
+        return 0; /* pipe:[...], socket:[...], anon_inode:... */
+    int64_t at = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+    s->offset = at > 0 ? at : 0;
+    s->rec = io_record_for_abs(target);
+    return s->rec;
+}
+
+int32_t io_record_for(int dirfd, const char *path)
+{
+    char out[PATH_MAX];
+    size_t len = 0;
+    if (path[0] != '/') {
+        char base[PATH_MAX];
+        if (base_of(dirfd, base) < 0)
+            return io_record_for_abs(path); /* as given */
+        append_path(out, &len, base);
+    }
+    append_path(out, &len, path);
+    if (len == 0)
+        out[len++] = '/';
+    out[len] = '\0';
+    return io_record_for_abs(out);
+}
+
+static void lock(struct tally_io_record *r)
+{
+    while (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&r->lock, __ATOMIC_RELAXED))
+            __builtin_ia32_pause();
+}
+
+static void unlock(struct tally_io_record *r)
+{
+    __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Darshan's size buckets: 0-100, 100-1K, ... 1G+ (upper bounds included). */
+static int bucket_of(int64_t bytes)
+{
+    static const int64_t upper[] = {100, 1024, 10240, 102400, 1048576, 4194304,
+                                    10485760, 104857600, 1073741824};
+    int b = 0;
+    while (b < 9 && bytes > upper[b])
+        b++;
+    return b;
+}
+
+static void first_time(int64_t *c, uint64_t t)
+{
+    if (*c == 0 || (int64_t)t < *c)
+        *c = (int64_t)t;
+}
+
+static void last_time(int64_t *c, uint64_t t)
+{
+    if ((int64_t)t > *c)
+        *c = (int64_t)t;
+}
+
+void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t bytes, uint64_t t0,
+                 uint64_t t1)
+{
+    struct tally_io_record *r = io_rec(rec);
+    int64_t *c = r->counter;
+    int64_t took = (int64_t)(t1 - t0);
+    lock(r);
+    if (stdio) {
+        bool rd = op == IO_READ;
+        c[rd ? STDIO_READS : STDIO_WRITES]++;
+        c[rd ? STDIO_BYTES_READ : STDIO_BYTES_WRITTEN] += bytes;
+        if (bytes > 0 && offset + bytes - 1 > c[rd ? STDIO_MAX_BYTE_READ : STDIO_MAX_BYTE_WRITTEN])
+            c[rd ? STDIO_MAX_BYTE_READ : STDIO_MAX_BYTE_WRITTEN] = offset + bytes - 1;
+        c[rd ? STDIO_F_READ_TIME : STDIO_F_WRITE_TIME] += took;
+        first_time(&c[rd ? STDIO_F_READ_START_TIMESTAMP : STDIO_F_WRITE_START_TIMESTAMP], t0);
+        last_time(&c[rd ? STDIO_F_READ_END_TIMESTAMP : STDIO_F_WRITE_END_TIMESTAMP], t1);
+        unlock(r);
+        return;
+    }
+    bool rd = op == IO_READ;
+    c[rd ? POSIX_READS : POSIX_WRITES]++;
+    c[rd ? POSIX_BYTES_READ : POSIX_BYTES_WRITTEN] += bytes;
+    c[(rd ? POSIX_SIZE_READ_0_100 : POSIX_SIZE_WRITE_0_100) + bucket_of(bytes)]++;
+    int64_t *last_end = rd ? &r->last_read_end : &r->last_write_end;
+    if (*last_end >= 0) {
+        if (offset == *last_end)
+            c[rd ? POSIX_CONSEC_READS : POSIX_CONSEC_WRITES]++;
+        if (offset >= *last_end)
+            c[rd ? POSIX_SEQ_READS : POSIX_SEQ_WRITES]++;
+    }
+    *last_end = offset + bytes;
+    if (r->last_io && r->last_io != (uint32_t)op)
+        c[POSIX_RW_SWITCHES]++;
+    r->last_io = (uint32_t)op;
+    if (bytes > 0 && offset + bytes - 1 > c[rd ? POSIX_MAX_BYTE_READ : POSIX_MAX_BYTE_WRITTEN])
+        c[rd ? POSIX_MAX_BYTE_READ : POSIX_MAX_BYTE_WRITTEN] = offset + bytes - 1;
+    c[rd ? POSIX_F_READ_TIME : POSIX_F_WRITE_TIME] += took;
+    if (took > c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME])
+        c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME] = took;
+    first_time(&c[rd ? POSIX_F_READ_START_TIMESTAMP : POSIX_F_WRITE_START_TIMESTAMP], t0);
+    last_time(&c[rd ? POSIX_F_READ_END_TIMESTAMP : POSIX_F_WRITE_END_TIMESTAMP], t1);
+    unlock(r);
+}
+
+void io_count_meta(int32_t rec, bool stdio, int counter, enum io_meta kind, uint64_t t0, uint64_t t1)
+{
+    struct tally_io_record *r = io_rec(rec);
+    int64_t *c = r->counter;
+    lock(r);
+    if (counter >= 0)
+        c[counter]++;
+    c[stdio ? STDIO_F_META_TIME : POSIX_F_META_TIME] += (int64_t)(t1 - t0);
+    if (kind == IO_META_OPEN) {
+        first_time(&c[stdio ? STDIO_F_OPEN_START_TIMESTAMP : POSIX_F_OPEN_START_TIMESTAMP], t0);
+        last_time(&c[stdio ? STDIO_F_OPEN_END_TIMESTAMP : POSIX_F_OPEN_END_TIMESTAMP], t1);
+    } else if (kind == IO_META_CLOSE) {
+        first_time(&c[stdio ? STDIO_F_CLOSE_START_TIMESTAMP : POSIX_F_CLOSE_START_TIMESTAMP], t0);
+        last_time(&c[stdio ? STDIO_F_CLOSE_END_TIMESTAMP : POSIX_F_CLOSE_END_TIMESTAMP], t1);
+    }
+    unlock(r);
+}
+
+void io_count_other_fd(enum io_op op, int64_t bytes)
+{
+    __atomic_fetch_add(op == IO_READ ? &io_region->other_fd_bytes_read : &io_region->other_fd_bytes_written,
+                       (uint64_t)bytes, __ATOMIC_RELAXED);
+}

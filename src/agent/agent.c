@@ -1,0 +1,713 @@
+/* The agent's event loop and its connections (see agent.h): epoll over the
+ * listening socket, a timerfd for the sampling tick, the caller's stop fd
+ * and every client. Lines in, lines out: a line that starts with '{' is a
+ * protocol message ("op": register, sample, finished, limit_exceeded,
+ * attach, request, levels, ping, shutdown); any other line is a request text.
+ * Writes never block the loop: what a slow client does not take is kept,
+ * up to a bound on all clients together (--client-output, default 64 MiB):
+ * when it would be passed, the client holding the most pending output is
+ * dropped, so one that never reads cannot starve the others, which keep
+ * their share. A client's bad line gets an
+ * error line; nothing a client sends can stop the loop. */
+#include "agent/agent.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "archive/store.h"
+#include "agent/agent_internal.h"
+#include "agent/agent_levels.h"
+#include "agent/agent_nats.h"
+#include "client/agent_socket.h"
+#include "agent/metrics.h"
+#include "platform/platform.h"
+#include "util/clock.h"
+#include "util/error.h"
+
+#define IN_MAX (1u << 20)   /* longest line a client may send */
+#define FLUSH_AT (64u << 10) /* pending output written at once past this */
+
+
+void agent_options_init(struct agent_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->interval = 1.0;
+    o->series_points = 120;
+    o->stop_fd = -1;
+    o->ready_fd = -1;
+    o->client_output = 64u << 20;
+}
+
+static void client_close(struct agent *a, struct agent_client *c)
+{
+    c->closing = true;
+}
+
+/* Pending output is c->out[out_off, out_off + out_len): sent from the
+ * front without moving the rest. */
+static int flush_client(struct agent *a, struct agent_client *c)
+{
+    while (c->out_len > 0) {
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+        }
+        c->out_off += (size_t)n;
+        c->out_len -= (size_t)n;
+        a->out_total -= (size_t)n;
+    }
+    c->out_off = 0;
+    return 0;
+}
+
+/* Drops what is pending for c (it is being closed for not reading). */
+static void discard_output(struct agent *a, struct agent_client *c)
+{
+    a->out_total -= c->out_len;
+    c->out_len = c->out_off = 0;
+}
+
+/* Room for NEED more bytes of output for c within the bound on all clients
+ * together: while it would be passed, the client holding the most pending
+ * output is dropped (c itself when it would hold the most). False: c goes. */
+static bool output_room(struct agent *a, struct agent_client *c, size_t need)
+{
+    while (a->out_total + need > a->options.client_output) {
+        struct agent_client *big = NULL;
+        for (size_t i = 0; i < a->client_count; i++) {
+            struct agent_client *o = a->clients[i];
+            if (o != c && !o->closing && o->out_len > 0 && (!big || o->out_len > big->out_len))
+                big = o;
+        }
+        if (!big || c->out_len + need >= big->out_len)
+            return false;
+        discard_output(a, big);
+        client_close(a, big);
+    }
+    return true;
+}
+
+static void update_interest(struct agent *a, struct agent_client *c)
+{
+    struct epoll_event ev = {.events = EPOLLIN | (c->wants_out ? EPOLLOUT : 0), .data.ptr = c};
+    epoll_ctl(a->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+void agent_send(struct agent *a, struct agent_client *c, json_t *line)
+{
+    if (!line)
+        return;
+    if (!c || c->closing) {
+        json_decref(line);
+        return;
+    }
+    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    json_decref(line);
+    if (!text)
+        return;
+    size_t len = strlen(text);
+    if (c->reply_subject) { /* a NATS requester */
+        agent_nats_publish(a, c, text, len);
+        free(text);
+        return;
+    }
+    if (!output_room(a, c, len + 1)) {
+        free(text);
+        discard_output(a, c);
+        client_close(a, c); /* not reading: let it go rather than grow without bound */
+        return;
+    }
+    if (c->out_off > 0 && c->out_off + c->out_len + len + 1 > c->out_cap) {
+        memmove(c->out, c->out + c->out_off, c->out_len);
+        c->out_off = 0;
+    }
+    if (c->out_len + len + 1 > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        while (cap < c->out_len + len + 1)
+            cap *= 2;
+        char *out = realloc(c->out, cap);
+        if (!out) {
+            free(text);
+            client_close(a, c);
+            return;
+        }
+        c->out = out;
+        c->out_cap = cap;
+    }
+    memcpy(c->out + c->out_off + c->out_len, text, len);
+    c->out[c->out_off + c->out_len + len] = '\n';
+    c->out_len += len + 1;
+    a->out_total += len + 1;
+    free(text);
+    /* Written once per loop turn (agent_flush), so that the lines of many
+     * requests read together leave in one system call; early when large. */
+    if (c->out_len >= FLUSH_AT && flush_client(a, c) < 0)
+        client_close(a, c);
+}
+
+/* Writes what each client has pending; waits for EPOLLOUT where the
+ * socket is full. */
+void agent_flush(struct agent *a)
+{
+    for (size_t i = 0; i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (c->closing || c->out_len == 0) {
+            if (c->wants_out && !c->closing) {
+                c->wants_out = false;
+                update_interest(a, c);
+            }
+            continue;
+        }
+        if (flush_client(a, c) < 0) {
+            client_close(a, c);
+            continue;
+        }
+        bool wants = c->out_len > 0;
+        if (wants != c->wants_out) {
+            c->wants_out = wants;
+            update_interest(a, c);
+        }
+    }
+}
+
+static void send_error(struct agent *a, struct agent_client *c, const char *message)
+{
+    agent_send(a, c, json_pack("{s:s}", "error", message));
+}
+
+static void accept_clients(struct agent *a)
+{
+    for (;;) {
+        int fd = accept4(a->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        char why[256];
+        if (agent_socket_check_peer(fd, why, sizeof why) < 0) {
+            char line[400];
+            int n = snprintf(line, sizeof line, "{\"error\": \"refused: %s\"}\n", why);
+            if (n > 0)
+                (void)!send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+            close(fd);
+            continue;
+        }
+        struct agent_client *c = calloc(1, sizeof *c);
+        if (!c || (a->client_count == a->client_cap &&
+                   !(a->clients = realloc(a->clients, (a->client_cap = a->client_cap ? 2 * a->client_cap : 16) *
+                                                          sizeof *a->clients)))) {
+            free(c);
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->id = ++a->next_client_id;
+        a->clients[a->client_count++] = c;
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+    }
+}
+
+static void values_from_json(double *value, json_t *values)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach(values, name, v) {
+        int id = summary_field_id(name);
+        if (id < 0)
+            continue;
+        if (json_is_array(v))
+            v = json_array_get(v, 0);
+        if (json_is_number(v))
+            value[id] = json_number_value(v);
+    }
+}
+
+static void handle_register(struct agent *a, struct agent_client *c, json_t *msg)
+{
+    const char *app = json_string_value(json_object_get(msg, "app"));
+    const char *command = json_string_value(json_object_get(msg, "command"));
+    json_int_t runner = json_integer_value(json_object_get(msg, "runner"));
+    if (!app || !*app || !proc_pid_in_range(runner)) {
+        send_error(a, c, "register: needs \"app\" (a name) and \"runner\" (a pid, from 1 to pid_max)");
+        return;
+    }
+    uid_t owner;
+    if (proc_owner((pid_t)runner, &owner) < 0 || owner != a->uid) {
+        send_error(a, c, "register: the runner is not a process of this user");
+        return;
+    }
+    struct agent_task *t = agent_task_add(a, app, command, (pid_t)runner, false);
+    if (!t) {
+        send_error(a, c, "register: out of memory");
+        return;
+    }
+    const char *category = json_string_value(json_object_get(msg, "category"));
+    if (category)
+        t->category = strdup(category);
+    t->runner = c;
+    c->task = t->id;
+    agent_nats_sync_apps(a);
+    agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
+                               t->app));
+}
+
+static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
+{
+    const char *app = json_string_value(json_object_get(msg, "app"));
+    json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
+    if (!app || !*app || !proc_pid_in_range(pid)) {
+        send_error(a, c, "attach: needs \"pid\" (a process, from 1 to pid_max) and \"app\" (a name)");
+        return;
+    }
+    const char *launch = json_string_value(json_object_get(msg, "launch"));
+    const char *segments = json_string_value(json_object_get(msg, "segments"));
+    if (!launch != !segments) {
+        send_error(a, c, "attach: \"launch\" and \"segments\" go together (a rank of another host's run)");
+        return;
+    }
+    char why[256];
+    struct agent_task *t = agent_attach(a, (pid_t)pid, app, why, sizeof why);
+    if (!t) {
+        send_error(a, c, why);
+        return;
+    }
+    if (launch && agent_launch_add(a, t, launch, segments, why, sizeof why) < 0) {
+        agent_task_end(a, t, NULL);
+        send_error(a, c, why);
+        return;
+    }
+    agent_nats_sync_apps(a);
+    agent_send(a, c, json_pack("{s:s, s:i, s:s, s:i}", "op", "attached", "task", (int)t->id,
+                               "app", t->app, "pid", (int)pid));
+}
+
+/* The reply to ping ('tally agent status'): who serves, and what it
+ * follows: each application's live tasks and processes, the csrs defined,
+ * the NATS link. */
+static json_t *agent_status(struct agent *a)
+{
+    json_t *apps = json_object();
+    size_t live = 0;
+    for (size_t i = 0; i < a->task_count; i++) {
+        struct agent_task *t = a->tasks[i];
+        if (t->ended)
+            continue;
+        live++;
+        json_t *app = json_object_get(apps, t->app);
+        if (!app) {
+            app = json_pack("{s:i, s:i}", "tasks", 0, "processes", 0);
+            json_object_set_new(apps, t->app, app);
+        }
+        json_object_set_new(app, "tasks", json_integer(json_integer_value(json_object_get(app, "tasks")) + 1));
+    }
+    for (size_t slot = 0; slot < a->procs.capacity; slot++) {
+        if (!a->procs.keys[slot])
+            continue;
+        const struct agent_proc *p = pidmap_at(&a->procs, slot);
+        for (size_t i = 0; i < a->task_count; i++)
+            if (a->tasks[i]->id == p->task && !a->tasks[i]->ended) {
+                json_t *app = json_object_get(apps, a->tasks[i]->app);
+                json_object_set_new(app, "processes",
+                                    json_integer(json_integer_value(json_object_get(app, "processes")) + 1));
+                break;
+            }
+    }
+    return json_pack("{s:s, s:i, s:s, s:s, s:s, s:f, s:I, s:I, s:o, s:I, s:I, s:o}", "op", "pong", "pid",
+                     (int)getpid(), "node", a->host, "site", a->site, "socket", a->socket_path, "uptime_s",
+                     clock_epoch_seconds() - a->started, "tasks", (json_int_t)live, "processes",
+                     (json_int_t)a->procs.count, "apps", apps, "csrs", (json_int_t)csr_count(a->registry),
+                     "archived", (json_int_t)a->archived, "nats", agent_nats_status(a));
+}
+
+struct client_ref {
+    struct agent *a;
+    struct agent_client *c;
+};
+
+static void emit_to_client(void *ctx, json_t *line)
+{
+    struct client_ref *r = ctx;
+    agent_send(r->a, r->c, line);
+}
+
+static void handle_message(struct agent *a, struct agent_client *c, const char *line)
+{
+    json_error_t jerr;
+    json_t *msg = json_loads(line, 0, &jerr);
+    if (!json_is_object(msg)) {
+        char why[300];
+        snprintf(why, sizeof why, "bad JSON at column %d: %s", jerr.column, jerr.text);
+        send_error(a, c, why);
+        json_decref(msg);
+        return;
+    }
+    const char *op = json_string_value(json_object_get(msg, "op"));
+    struct agent_task *t = c->task ? agent_task_find(a, c->task) : NULL;
+    if (!op) {
+        send_error(a, c, "a message needs \"op\"");
+    } else if (!strcmp(op, "request")) {
+        const char *text = json_string_value(json_object_get(msg, "text"));
+        if (text)
+            agent_request(a, c, text);
+        else
+            send_error(a, c, "request: needs \"text\"");
+    } else if (!strcmp(op, "register")) {
+        handle_register(a, c, msg);
+    } else if (!strcmp(op, "attach")) {
+        handle_attach(a, c, msg);
+    } else if (!strcmp(op, "segments") && t) {
+        const char *dir = json_string_value(json_object_get(msg, "dir"));
+        struct stat st;
+        if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid) {
+            send_error(a, c, "segments: \"dir\" must be a directory of this user");
+        } else {
+            free(t->segment_dir);
+            t->segment_dir = strdup(dir);
+        }
+    } else if (!strcmp(op, "sample") && t) {
+        values_from_json(t->current, json_object_get(msg, "values"));
+        t->has_current = true;
+    } else if (!strcmp(op, "processes") && t) {
+        /* [[pid, 1 (started) or 0 (ended)], ...] in the order they happened */
+        size_t i;
+        json_t *ev;
+        json_array_foreach(json_object_get(msg, "events"), i, ev) {
+            json_int_t pid = json_integer_value(json_array_get(ev, 0));
+            if (pid > 0 && !t->ended)
+                agent_task_process(a, t, (pid_t)pid, json_is_true(json_array_get(ev, 1)) ||
+                                                         json_integer_value(json_array_get(ev, 1)) == 1);
+        }
+    } else if (!strcmp(op, "limit_exceeded") && t) {
+        if (!t->limit_reported) {
+            t->limit_reported = true;
+            agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root,
+                        json_incref(json_object_get(msg, "fields")));
+        }
+    } else if (!strcmp(op, "follow") && t) {
+        char why[256];
+        json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
+        if (pid <= 0 || agent_task_follow(a, t, (pid_t)pid, why, sizeof why) < 0)
+            send_error(a, c, pid <= 0 ? "follow: needs \"pid\"" : why);
+    } else if (!strcmp(op, "follow_end") && t) {
+        json_t *summary = agent_task_follow_end(a, t);
+        agent_send(a, c, json_pack("{s:s, s:o}", "op", "followed", "summary",
+                                   summary ? summary : json_null()));
+    } else if (!strcmp(op, "finished") && t) {
+        json_t *summary = json_object_get(msg, "summary");
+        agent_task_end(a, t, json_is_object(summary) ? summary : NULL);
+    } else if (!strcmp(op, "levels")) {
+        char why[300];
+        long kept = agent_levels_apply(&a->levels, msg, NULL, why, sizeof why);
+        if (kept < 0)
+            send_error(a, c, why);
+        else
+            agent_send(a, c, json_pack("{s:s, s:I}", "op", "levels_kept", "count", (json_int_t)kept));
+    } else if (!strcmp(op, "launch_ranks")) {
+        agent_launch_ranks(a, msg, clock_monotonic_ns(), emit_to_client, &(struct client_ref){a, c});
+    } else if (!strcmp(op, "ping")) {
+        agent_send(a, c, agent_status(a));
+    } else if (!strcmp(op, "shutdown")) {
+        a->stop_requested = true;
+        agent_send(a, c, json_pack("{s:s}", "op", "bye"));
+    } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded") ||
+               !strcmp(op, "processes") || !strcmp(op, "follow") || !strcmp(op, "follow_end")) {
+        send_error(a, c, "this connection registered no task");
+    } else {
+        char why[200];
+        snprintf(why, sizeof why, "unknown op '%.60s'", op);
+        send_error(a, c, why);
+    }
+    json_decref(msg);
+}
+
+void agent_handle_line(struct agent *a, struct agent_client *c, const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (!*line)
+        return;
+    if (*line == '{')
+        handle_message(a, c, line);
+    else
+        agent_request(a, c, line);
+}
+
+static void read_client(struct agent *a, struct agent_client *c)
+{
+    for (;;) {
+        if (c->in_cap - c->in_len < 4096) {
+            size_t cap = c->in_cap ? 2 * c->in_cap : 8192;
+            char *in = realloc(c->in, cap);
+            if (!in) {
+                client_close(a, c);
+                return;
+            }
+            c->in = in;
+            c->in_cap = cap;
+        }
+        ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len - 1, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0) {
+            client_close(a, c);
+            break;
+        }
+        c->in_len += (size_t)n;
+        /* Each complete line. The bytes before in_scanned hold no newline
+         * (scanned at an earlier recv): a line trickled a byte at a time
+         * is scanned once, not once per recv. */
+        size_t start = 0;
+        char *nl;
+        while (!c->closing &&
+               (nl = memchr(c->in + c->in_scanned, '\n', c->in_len - c->in_scanned))) {
+            size_t i = (size_t)(nl - c->in);
+            c->in[i] = '\0';
+            char *line = c->in + start;
+            size_t len = i - start;
+            if (len && line[len - 1] == '\r')
+                line[--len] = '\0';
+            start = c->in_scanned = i + 1;
+            agent_handle_line(a, c, line);
+        }
+        if (!c->closing)
+            c->in_scanned = c->in_len;
+        memmove(c->in, c->in + start, c->in_len - start);
+        c->in_len -= start;
+        c->in_scanned -= start; /* start <= in_scanned */
+        if (c->in_len > IN_MAX) {
+            send_error(a, c, "line too long (over 1 MiB)");
+            client_close(a, c);
+        }
+    }
+}
+
+/* Frees clients marked closing; a runner that went away leaves its task
+ * to be followed until its processes are gone. */
+static void reap_clients(struct agent *a)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (!c->closing) {
+            a->clients[k++] = c;
+            continue;
+        }
+        flush_client(a, c); /* what was answered before it went (best effort) */
+        discard_output(a, c);
+        for (size_t t = 0; t < a->task_count; t++)
+            if (a->tasks[t]->runner == c)
+                a->tasks[t]->runner = NULL;
+        agent_forget_client(a, c);
+        if (c->fd >= 0) {
+            epoll_ctl(a->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+            close(c->fd);
+        }
+        free(c->reply_subject);
+        free(c->in);
+        free(c->out);
+        free(c);
+    }
+    a->client_count = k;
+}
+
+static int arm_tick(struct agent *a)
+{
+    struct itimerspec it;
+    double s = a->options.interval;
+    it.it_value.tv_sec = (time_t)s;
+    it.it_value.tv_nsec = (long)((s - floor(s)) * 1e9);
+    if (!it.it_value.tv_sec && !it.it_value.tv_nsec)
+        it.it_value.tv_nsec = 1000000;
+    it.it_interval = it.it_value;
+    return timerfd_settime(a->tick_fd, 0, &it, NULL);
+}
+
+static int agent_open(struct agent *a, const struct agent_options *o)
+{
+    memset(a, 0, sizeof *a);
+    a->options = *o;
+    if (a->options.interval <= 0)
+        a->options.interval = 1;
+    a->uid = getuid();
+    a->epoll_fd = a->listen_fd = a->lock_fd = a->tick_fd = -1;
+    a->started = clock_epoch_seconds();
+    a->boot_epoch = proc_boot_epoch();
+    a->clock_ticks = (double)sysconf(_SC_CLK_TCK);
+    pidmap_init(&a->procs, sizeof(struct agent_proc));
+    proc_scan_init(&a->scan);
+    a->registry = csr_registry_new();
+    if (!a->registry) {
+        tally_error("agent: out of memory");
+        return -1;
+    }
+    if (o->socket_path)
+        snprintf(a->socket_path, sizeof a->socket_path, "%s", o->socket_path);
+    else if (agent_socket_default_path(a->socket_path, sizeof a->socket_path) < 0) {
+        tally_error("agent: the default socket path is too long");
+        return -1;
+    }
+    if (o->host)
+        snprintf(a->host, sizeof a->host, "%s", o->host);
+    else if (gethostname(a->host, sizeof a->host - 1) < 0)
+        strcpy(a->host, "localhost");
+    snprintf(a->site, sizeof a->site, "%s", o->site ? o->site : "local");
+    char why[512];
+    a->listen_fd = agent_socket_listen(a->socket_path, &a->lock_fd, why, sizeof why);
+    if (a->listen_fd < 0) {
+        tally_error("agent: %s", why);
+        return -1;
+    }
+    a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    a->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (a->epoll_fd < 0 || a->tick_fd < 0 || arm_tick(a) < 0) {
+        tally_error_errno("agent: epoll/timerfd");
+        return -1;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &a->tag_listen};
+    epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, a->listen_fd, &ev);
+    ev.data.ptr = &a->tag_tick;
+    epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, a->tick_fd, &ev);
+    if (o->stop_fd >= 0) {
+        ev.data.ptr = &a->tag_stop;
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, o->stop_fd, &ev);
+    }
+    if (o->nats_url) {
+        if (agent_nats_open(a) < 0)
+            return -1;
+        ev.data.ptr = &a->tag_nats;
+        if (agent_nats_fd(a) >= 0)
+            epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &ev);
+    }
+    if (o->metrics) {
+        char where[256];
+        a->metrics = metrics_server_start(a, o->metrics, where, sizeof where, why, sizeof why);
+        if (!a->metrics) {
+            tally_error("agent: --metrics %s", why);
+            return -1;
+        }
+        fprintf(stderr, "tally: agent: %s\n", where);
+        ev.data.ptr = &a->tag_metrics;
+        epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, metrics_server_fd(a->metrics), &ev);
+    }
+    return 0;
+}
+
+static void agent_close(struct agent *a)
+{
+    /* Trees still followed: their summaries so far go to the archive. */
+    for (size_t i = 0; i < a->task_count; i++)
+        if (a->tasks[i]->follower && !a->tasks[i]->ended)
+            agent_task_end(a, a->tasks[i], NULL);
+    for (size_t i = 0; i < a->client_count; i++)
+        a->clients[i]->closing = true;
+    reap_clients(a);
+    agent_nats_close(a);
+    agent_probes_free(a);
+    agent_segments_free(a);
+    agent_launches_free(a);
+    agent_levels_free(a->levels);
+    a->levels = NULL;
+    free(a->clients);
+    for (size_t i = 0; i < a->task_count; i++)
+        agent_task_free(a->tasks[i]);
+    free(a->tasks);
+    csr_registry_free(a->registry);
+    free(a->owners);
+    for (size_t i = 0; i < a->procs.capacity; i++)
+        if (a->procs.keys[i])
+            free(((struct agent_proc *)pidmap_at(&a->procs, i))->ring);
+    pidmap_free(&a->procs);
+    proc_scan_free(&a->scan);
+    if (a->archive)
+        store_close(a->archive);
+    metrics_server_stop(a->metrics);
+    if (a->listen_fd >= 0) {
+        unlink(a->socket_path);
+        close(a->listen_fd);
+    }
+    if (a->lock_fd >= 0)
+        close(a->lock_fd); /* releases the lock */
+    if (a->tick_fd >= 0)
+        close(a->tick_fd);
+    if (a->epoll_fd >= 0)
+        close(a->epoll_fd);
+}
+
+int agent_run(const struct agent_options *o)
+{
+    struct agent *a = calloc(1, sizeof *a);
+    if (!a) {
+        tally_error("agent: out of memory");
+        return -1;
+    }
+    if (agent_open(a, o) < 0) {
+        agent_close(a);
+        free(a);
+        return -1;
+    }
+    if (o->ready_fd >= 0) {
+        (void)!write(o->ready_fd, "1", 1);
+        close(o->ready_fd);
+    }
+    bool stop = false;
+    while (!stop && !a->stop_requested) {
+        double now = clock_monotonic_seconds();
+        double next_timer = agent_fire_timers(a, now);
+        int timeout = -1;
+        if (isfinite(next_timer))
+            timeout = (int)ceil(fmax(0, next_timer - clock_monotonic_seconds()) * 1000);
+        struct epoll_event events[64];
+        int n = epoll_wait(a->epoll_fd, events, 64, timeout);
+        if (n < 0 && errno != EINTR) {
+            tally_error_errno("agent: epoll_wait");
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            void *tag = events[i].data.ptr;
+            if (tag == &a->tag_listen) {
+                accept_clients(a);
+            } else if (tag == &a->tag_tick) {
+                uint64_t expirations;
+                (void)!read(a->tick_fd, &expirations, sizeof expirations);
+                agent_tick(a);
+                if (agent_nats_tick(a)) {
+                    struct epoll_event nev = {.events = EPOLLIN, .data.ptr = &a->tag_nats};
+                    epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, agent_nats_fd(a), &nev);
+                }
+                agent_nats_sync_apps(a);
+                if (a->metrics)
+                    metrics_server_run(a->metrics); /* its connection timeouts */
+            } else if (tag == &a->tag_metrics) {
+                metrics_server_run(a->metrics);
+            } else if (tag == &a->tag_stop) {
+                stop = true;
+            } else if (tag == &a->tag_nats) {
+                agent_nats_drain(a);
+            } else {
+                struct agent_client *c = tag;
+                if (c->closing)
+                    continue;
+                if ((events[i].events & EPOLLOUT) && flush_client(a, c) < 0)
+                    client_close(a, c);
+                if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                    read_client(a, c);
+            }
+        }
+        agent_flush(a);
+        reap_clients(a);
+    }
+    agent_close(a);
+    free(a);
+    return 0;
+}

@@ -1,0 +1,815 @@
+/* Evaluation of OMIS-style requests in the agent (seed 001, sections 5-7).
+ * An unconditional request runs its actions at once: one reply line per
+ * object and service, then {"request": "r_N", "done": true, "errors": [...]}.
+ * A conditional request becomes csr_N, disabled until csr_enable (as in the
+ * seed): each time its event happens here, in the agent, its actions run and
+ * their lines go to the connection that defined it, with "request": "csr_N"
+ * and the event that fired. Nothing is shipped to the tool but the actions'
+ * results. Counters, csrs, event matching and timers are the registry's
+ * (csr.h); this file runs the information and manipulation services it
+ * dispatches and turns its reports into lines.
+ *
+ * Processes are reachable only when they are the agent's user's AND part of
+ * a registered application; every refusal says which of the two failed.
+ * Errors name the column of the bad part of the request text. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent_internal.h"
+#include "util/clock.h"
+#include "util/units.h"
+
+/* What the actions of one evaluation share: where lines go, the request's
+ * name, the errors so far, and the event that fired (conditional). */
+struct eval {
+    struct agent *a;
+    struct agent_client *to;
+    char request[32];
+    json_t *errors;
+    json_t *event;      /* conditional: the event's description, else NULL */
+    double len;         /* $len */
+};
+
+static void add_error(struct eval *e, int pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A request that came over NATS reached every agent its route names: the
+ * objects of other nodes, sites and applications are theirs to answer,
+ * not errors here (docs/agent-nats.md). */
+static bool answered_elsewhere(const struct eval *e)
+{
+    return e->to && e->to->reply_subject;
+}
+
+static void add_error(struct eval *e, int pos, const char *fmt, ...)
+{
+    char message[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (e->errors)
+        json_array_append_new(e->errors, json_pack("{s:i, s:s}", "pos", pos, "message", message));
+    else if (e->to) /* a conditional request's action at event time */
+        agent_send(e->a, e->to,
+                       json_pack("{s:s, s:i, s:s}", "request", e->request, "pos", pos, "error",
+                                 message));
+}
+
+static void reply(struct eval *e, const char *object, const char *service, json_t *result)
+{
+    json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "request", e->request, "site",
+                             e->a->site, "node", e->a->host, "object", object, "service", service,
+                             "time", clock_epoch_seconds());
+    if (e->event)
+        json_object_set(line, "event", e->event);
+    json_object_set_new(line, "result", result ? result : json_object());
+    agent_send(e->a, e->to, line);
+}
+
+static void proc_token(const struct agent *a, pid_t pid, char *out, size_t size)
+{
+    snprintf(out, size, "p_%d@%s", (int)pid, a->host);
+}
+
+/* ---- objects ---- */
+
+static const struct request_arg *arg_at(const struct request_call *call, size_t i)
+{
+    return i < call->arg_count ? &call->args[i] : NULL;
+}
+
+static const struct request_arg *objects_arg(struct eval *e, const struct request_call *call)
+{
+    const struct request_arg *arg = arg_at(call, 0);
+    if (!arg || arg->kind != ARG_OBJECTS) {
+        add_error(e, call->pos, "%s: the first argument must be a list of objects ([...])",
+                  call->service);
+        return NULL;
+    }
+    return arg;
+}
+
+/* Is this process one a request may touch? 0, or -1 after an error. */
+static int check_process(struct eval *e, pid_t pid, int pos)
+{
+    uid_t owner;
+    if (proc_owner(pid, &owner) < 0) {
+        add_error(e, pos, "p_%d: process %d does not exist", (int)pid, (int)pid);
+        return -1;
+    }
+    if (owner != e->a->uid) {
+        add_error(e, pos, "p_%d: process %d belongs to another user", (int)pid, (int)pid);
+        return -1;
+    }
+    if (!agent_task_of(e->a, pid)) {
+        add_error(e, pos, "p_%d: process %d is not part of any registered application", (int)pid,
+                  (int)pid);
+        return -1;
+    }
+    return 0;
+}
+
+static bool is_this_node(const struct agent *a, const char *name)
+{
+    return !name || !strcmp(name, a->host) || !strcmp(name, "localhost");
+}
+
+static bool is_this_site(const struct agent *a, const char *name)
+{
+    return name && !strcmp(name, a->site);
+}
+
+static bool app_exists(const struct agent *a, const char *name)
+{
+    for (size_t i = 0; i < a->task_count; i++)
+        if (!a->tasks[i]->ended && !strcmp(a->tasks[i]->app, name))
+            return true;
+    return false;
+}
+
+/* The processes the objects stand for (app_, n_, site_ expand), checked;
+ * returns how many were put in pids (allocated). */
+static size_t expand_processes(struct eval *e, const struct request_arg *arg, pid_t **pids)
+{
+    size_t n = 0, cap = 16;
+    *pids = malloc(cap * sizeof **pids);
+    struct agent *a = e->a;
+    for (size_t k = 0; k < arg->object_count && *pids; k++) {
+        const struct object_token *tok = &arg->objects[k];
+        const char *app = NULL;
+        bool all = false;
+        switch (tok->kind) {
+        case OBJECT_PROC:
+            if (!is_this_node(a, tok->name)) {
+                if (answered_elsewhere(e))
+                    continue;
+                add_error(e, tok->pos, "p_%d@%s: node %s is not reachable from this agent (%s)",
+                          (int)tok->pid, tok->name, tok->name, a->host);
+                continue;
+            }
+            if (check_process(e, tok->pid, tok->pos) < 0)
+                continue;
+            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
+                return 0;
+            (*pids)[n++] = tok->pid;
+            continue;
+        case OBJECT_APP:
+            if (!app_exists(a, tok->name)) {
+                if (!answered_elsewhere(e))
+                    add_error(e, tok->pos, "app_%s: no such application", tok->name);
+                continue;
+            }
+            app = tok->name;
+            break;
+        case OBJECT_NODE:
+            if (!is_this_node(a, tok->name)) {
+                if (!answered_elsewhere(e))
+                    add_error(e, tok->pos, "n_%s: not this node (%s)", tok->name, a->host);
+                continue;
+            }
+            all = true;
+            break;
+        case OBJECT_SITE:
+            if (!is_this_site(a, tok->name)) {
+                if (!answered_elsewhere(e))
+                    add_error(e, tok->pos, "site_%s: not this site (%s)", tok->name, a->site);
+                continue;
+            }
+            all = true;
+            break;
+        default:
+            add_error(e, tok->pos, "%s_%u is not a process, an application, a node or a site",
+                      tok->kind == OBJECT_COUNTER ? "c" : "csr", tok->number);
+            continue;
+        }
+        for (size_t i = 0; i < a->procs.capacity; i++) {
+            pid_t pid = a->procs.keys[i];
+            if (!pid)
+                continue;
+            const struct agent_task *t = agent_task_of(a, pid);
+            if (!t || (!all && strcmp(t->app, app)))
+                continue;
+            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
+                return 0;
+            (*pids)[n++] = pid;
+        }
+    }
+    return n;
+}
+
+/* ---- information services ---- */
+
+static double meminfo_mb(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    double kb = 0;
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, klen) && line[klen] == ':') {
+            kb = atof(line + klen + 1);
+            break;
+        }
+    fclose(f);
+    return kb / 1024.0;
+}
+
+/* {"app", "object", "processes", "tasks", "nodes"} per application here. */
+static json_t *app_list(const struct agent *a)
+{
+    json_t *apps = json_array();
+    char node[300];
+    snprintf(node, sizeof node, "n_%s", a->host);
+    for (size_t i = 0; i < a->task_count; i++) {
+        const struct agent_task *t = a->tasks[i];
+        if (t->ended)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen |= !a->tasks[j]->ended && !strcmp(a->tasks[j]->app, t->app);
+        if (seen)
+            continue;
+        size_t tasks = 0, procs = 0;
+        for (size_t j = 0; j < a->task_count; j++)
+            if (!a->tasks[j]->ended && !strcmp(a->tasks[j]->app, t->app))
+                tasks++;
+        for (size_t k = 0; k < a->procs.capacity; k++)
+            if (a->procs.keys[k]) {
+                const struct agent_task *pt = agent_task_of(a, a->procs.keys[k]);
+                procs += pt && !strcmp(pt->app, t->app);
+            }
+        char token[300];
+        snprintf(token, sizeof token, "app_%s", t->app);
+        json_array_append_new(apps, json_pack("{s:s, s:s, s:I, s:I, s:[s]}", "app", t->app,
+                                              "object", token, "processes", (json_int_t)procs,
+                                              "tasks", (json_int_t)tasks, "nodes", node));
+    }
+    return apps;
+}
+
+static json_t *app_tokens(const struct agent *a)
+{
+    json_t *list = app_list(a), *tokens = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v)
+        json_array_append(tokens, json_object_get(v, "object"));
+    json_decref(list);
+    return tokens;
+}
+
+static void node_info(struct eval *e, const char *object)
+{
+    struct agent *a = e->a;
+    double load[3] = {0, 0, 0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = load[1] = load[2] = 0;
+        fclose(f);
+    }
+    double uptime = 0;
+    f = fopen("/proc/uptime", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &uptime) != 1)
+            uptime = 0;
+        fclose(f);
+    }
+    size_t tasks = 0;
+    for (size_t i = 0; i < a->task_count; i++)
+        tasks += !a->tasks[i]->ended;
+    char node[300];
+    snprintf(node, sizeof node, "n_%s", a->host);
+    json_t *r = json_pack("{s:s, s:s, s:i, s:[f,f,f], s:[f,s], s:[f,s], s:[f,s], s:I, s:I, s:i, "
+                          "s:i, s:f, s:I}",
+                          "node", node, "site", a->site, "cpus", machine_cpu_count(), "load",
+                          load[0], load[1], load[2], "memory_total", meminfo_mb("MemTotal"), "MB",
+                          "memory_available", meminfo_mb("MemAvailable"), "MB", "uptime", uptime,
+                          "s", "processes", (json_int_t)a->procs.count, "tasks", (json_int_t)tasks,
+                          "agent_pid", (int)getpid(), "uid", (int)a->uid, "agent_started",
+                          a->started, "archived", (json_int_t)a->archived);
+    json_object_set_new(r, "apps", app_tokens(a));
+    reply(e, object, "node_get_info", r);
+}
+
+static void information(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    char token[300];
+    if (!strcmp(svc, "site_get_info") || !strcmp(svc, "node_get_info") ||
+        !strcmp(svc, "app_get_list")) {
+        const struct request_arg *arg = arg_at(call, 0);
+        size_t count = arg && arg->kind == ARG_OBJECTS ? arg->object_count : 0;
+        if (count == 0) { /* no objects: this node (or site) */
+            if (!strcmp(svc, "site_get_info"))
+                snprintf(token, sizeof token, "site_%s", a->site);
+            else
+                snprintf(token, sizeof token, "n_%s", a->host);
+        }
+        for (size_t k = 0; k < (count ? count : 1); k++) {
+            if (count) {
+                const struct object_token *tok = &arg->objects[k];
+                bool ok = (tok->kind == OBJECT_SITE && is_this_site(a, tok->name)) ||
+                          (tok->kind == OBJECT_NODE && is_this_node(a, tok->name));
+                if (!ok && answered_elsewhere(e) &&
+                    (tok->kind == OBJECT_SITE || tok->kind == OBJECT_NODE))
+                    continue;
+                if (!ok) {
+                    add_error(e, tok->pos, "%s: expects this site (site_%s) or node (n_%s)", svc,
+                              a->site, a->host);
+                    continue;
+                }
+                snprintf(token, sizeof token, "%s_%s", tok->kind == OBJECT_SITE ? "site" : "n",
+                         tok->name ? tok->name : a->host);
+            }
+            if (!strcmp(svc, "node_get_info")) {
+                node_info(e, token);
+            } else if (!strcmp(svc, "site_get_info")) {
+                char node[300];
+                snprintf(node, sizeof node, "n_%s", a->host);
+                reply(e, token, svc,
+                      json_pack("{s:s, s:[s], s:i, s:o}", "site", a->site, "nodes", node, "agents",
+                                1, "apps", app_tokens(a)));
+            } else {
+                reply(e, token, svc, json_pack("{s:o}", "apps", app_list(a)));
+            }
+        }
+        return;
+    }
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
+    if (!strcmp(svc, "app_get_proclist")) {
+        for (size_t k = 0; k < arg->object_count; k++) {
+            const struct object_token *tok = &arg->objects[k];
+            if (tok->kind != OBJECT_APP) {
+                add_error(e, tok->pos, "app_get_proclist: expects applications (app_NAME)");
+                continue;
+            }
+            if (!app_exists(a, tok->name)) {
+                add_error(e, tok->pos, "app_%s: no such application", tok->name);
+                continue;
+            }
+            json_t *list = json_array();
+            for (size_t i = 0; i < a->procs.capacity; i++) {
+                pid_t pid = a->procs.keys[i];
+                const struct agent_task *t = pid ? agent_task_of(a, pid) : NULL;
+                if (!t || strcmp(t->app, tok->name))
+                    continue;
+                char ptok[300];
+                proc_token(a, pid, ptok, sizeof ptok);
+                json_array_append_new(list, json_string(ptok));
+            }
+            snprintf(token, sizeof token, "app_%s", tok->name);
+            reply(e, token, svc, json_pack("{s:s, s:o}", "app", tok->name, "processes", list));
+        }
+        return;
+    }
+    /* proc_get_info(objects, flags) */
+    unsigned flags = request_info_flags(call);
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids);
+    for (size_t i = 0; i < n; i++) {
+        char why[200];
+        json_t *info = proc_info_json(a, pids[i], flags, why, sizeof why);
+        proc_token(a, pids[i], token, sizeof token);
+        if (info)
+            reply(e, token, svc, info);
+        else
+            add_error(e, arg->pos, "%s: %s", token, why);
+    }
+    free(pids);
+}
+
+/* ---- manipulation services ---- */
+
+static struct agent_task *tree_task(struct agent *a, pid_t pid)
+{
+    return agent_task_of(a, pid);
+}
+
+/* After SIGSTOP: "stopped" once /proc shows the process stopped (T, or t
+ * under tally run's tracer), waiting at most 100 ms; else "stopping". */
+static const char *wait_stopped(pid_t pid)
+{
+    for (int i = 0; i < 100; i++) {
+        struct proc_stat st;
+        if (proc_read_stat(pid, &st) < 0)
+            return "gone";
+        if (st.state == 'T' || st.state == 't')
+            return "stopped";
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return "stopping";
+}
+
+static bool named_process(const struct request_arg *arg, pid_t pid)
+{
+    for (size_t k = 0; k < arg->object_count; k++)
+        if (arg->objects[k].kind == OBJECT_PROC && arg->objects[k].pid == pid)
+            return true;
+    return false;
+}
+
+/* proc_record_start/stop (agent_recording.c): an application's processes
+ * without a segment (mpirun, its daemons) are passed over; one named by
+ * p_ is an error, as is an application with no instrumented process here. */
+static void record_switch(struct eval *e, const struct request_call *call, const struct request_arg *arg)
+{
+    struct agent *a = e->a;
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids), switched = 0;
+    bool on = !strcmp(call->service, "proc_record_start");
+    unsigned kinds = request_recording_kinds(arg_at(call, 1));
+    double duration = on ? request_period(arg_at(call, 2)) : -1, now = clock_monotonic_seconds();
+    for (size_t i = 0; i < n; i++) {
+        char token[300], why[300];
+        proc_token(a, pids[i], token, sizeof token);
+        if (!named_process(arg, pids[i]) && !agent_segments_find(a, pids[i]))
+            continue;
+        json_t *state = agent_record_switch(a, pids[i], kinds, on, duration, now, why, sizeof why);
+        if (state) {
+            reply(e, token, call->service, state);
+            switched++;
+        } else {
+            add_error(e, arg->pos, "%s: %s: %s", token, call->service, why);
+        }
+    }
+    if (n && !switched && !json_array_size(e->errors) && !answered_elsewhere(e))
+        add_error(e, arg->pos, "%s: no instrumented process here (tally run --agent --mpi|--probes "
+                               "--window request; a rank registers at MPI_Init)", call->service);
+    free(pids);
+}
+
+static void manipulation(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
+    if (!strncmp(svc, "proc_record_", 12)) {
+        record_switch(e, call, arg);
+        return;
+    }
+    struct limit_set limits;
+    const char *limits_text = NULL;
+    if (!strcmp(svc, "proc_set_limits")) {
+        const struct request_arg *l = arg_at(call, 1);
+        if (!l || l->kind != ARG_STRING) {
+            add_error(e, call->pos, "proc_set_limits: needs the limits as a string, e.g. "
+                                    "\"memory: 2 GB, wall_time: 10 min\"");
+            return;
+        }
+        char why[200];
+        limits_clear(&limits);
+        if (limits_parse(&limits, l->text, why, sizeof why) < 0) {
+            add_error(e, l->pos, "proc_set_limits: %s", why);
+            return;
+        }
+        limits_text = l->text;
+    }
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids);
+    unsigned done_tasks[64];
+    size_t ndone = 0;
+    for (size_t i = 0; i < n; i++) {
+        char token[300];
+        proc_token(a, pids[i], token, sizeof token);
+        int sig = !strcmp(svc, "thread_stop")       ? SIGSTOP
+                  : !strcmp(svc, "thread_continue") ? SIGCONT
+                  : !strcmp(svc, "proc_kill")       ? request_signal(arg_at(call, 1))
+                                                    : 0;
+        if (sig) {
+            int rc = kill(pids[i], sig);
+            if (rc < 0 && errno == ESRCH)
+                /* It ended between the expansion and now (an application
+                 * reacting to the signals its other processes got). */
+                reply(e, token, svc, json_pack("{s:s}", "state", "gone"));
+            else if (rc < 0)
+                add_error(e, arg->pos, "%s: %s: %s", token, svc, strerror(errno));
+            else if (sig == SIGSTOP)
+                reply(e, token, svc, json_pack("{s:s}", "state", wait_stopped(pids[i])));
+            else if (sig == SIGCONT)
+                reply(e, token, svc, json_pack("{s:s}", "state", "running"));
+            else
+                reply(e, token, svc, json_pack("{s:i}", "signal", sig));
+            continue;
+        }
+        /* proc_set_limits: applies to the whole task of the process, once. */
+        struct agent_task *t = tree_task(a, pids[i]);
+        bool seen = false;
+        for (size_t k = 0; k < ndone; k++)
+            seen |= done_tasks[k] == t->id;
+        if (seen || ndone == 64)
+            continue;
+        done_tasks[ndone++] = t->id;
+        free(t->limits_text);
+        t->limits_text = strdup(limits_text);
+        t->limits = limits;
+        t->limit_reported = false;
+        const char *how;
+        if (t->follower) {
+            follower_set_limits(t->follower, &limits);
+            how = "watched by the agent";
+        } else if (t->runner) {
+            agent_send(a, t->runner, json_pack("{s:s, s:s}", "op", "set_limits", "limits",
+                                               limits_text));
+            how = "sent to its tally run";
+        } else {
+            add_error(e, arg->pos, "%s: task %u has no live monitor to hold limits", token, t->id);
+            continue;
+        }
+        json_t *set = json_object();
+        for (int f = 0; f < FIELD_COUNT; f++)
+            if (limits.set[f])
+                json_object_set_new(set, summary_field_by_id(f)->name,
+                                    json_pack("[f, s]", limits.max[f], summary_field_by_id(f)->unit));
+        reply(e, token, svc, json_pack("{s:o, s:i, s:s}", "limits", set, "task", (int)t->id,
+                                       "watchdog", how));
+    }
+    free(pids);
+}
+
+/* ---- counters and conditional requests: the registry (csr.h) ---- */
+
+/* The owners are sorted by csr number (csrs get increasing numbers, so
+ * set_owner appends): lookups are binary searches, and the list is swept
+ * only when the registry deleted csrs since the last sweep. Defining n
+ * csrs is O(n log n), not O(n^2). */
+
+/* The index of the first owner whose csr is >= csr. */
+static size_t owner_at(const struct agent *a, unsigned csr)
+{
+    size_t lo = 0, hi = a->owner_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->owners[mid].csr < csr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Who gets the lines of csr_N: the connection that defined it. */
+static struct agent_client *csr_owner(const struct agent *a, unsigned csr)
+{
+    size_t i = owner_at(a, csr);
+    return i < a->owner_count && a->owners[i].csr == csr ? a->owners[i].client : NULL;
+}
+
+static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
+{
+    if (a->owner_count == a->owner_cap) {
+        size_t cap = a->owner_cap ? 2 * a->owner_cap : 16;
+        struct csr_owner *o = realloc(a->owners, cap * sizeof *o);
+        if (!o)
+            return;
+        a->owners = o;
+        a->owner_cap = cap;
+    }
+    size_t at = owner_at(a, csr);
+    memmove(a->owners + at + 1, a->owners + at, (a->owner_count - at) * sizeof *a->owners);
+    a->owners[at] = (struct csr_owner){csr, c};
+    a->owner_count++;
+}
+
+/* Forgets owners of csrs the registry no longer has. */
+static void sweep_owners(struct agent *a)
+{
+    unsigned long long deletions = csr_deletions(a->registry);
+    if (deletions == a->owner_deletions)
+        return;
+    a->owner_deletions = deletions;
+    size_t k = 0;
+    for (size_t i = 0; i < a->owner_count; i++)
+        if (csr_state_of(a->registry, a->owners[i].csr) != CSR_DELETED)
+            a->owners[k++] = a->owners[i];
+    a->owner_count = k;
+}
+
+void agent_forget_client(struct agent *a, struct agent_client *c)
+{
+    csr_batch_begin(a->registry);
+    for (size_t i = 0; i < a->owner_count; i++)
+        if (a->owners[i].client == c)
+            csr_delete(a->registry, a->owners[i].csr);
+    csr_batch_end(a->registry);
+    sweep_owners(a);
+}
+
+static const char *const event_names[] = {
+    [EVENT_PROC_CREATED] = "proc_created",       [EVENT_PROC_TERMINATED] = "proc_terminated",
+    [EVENT_LIMIT_EXCEEDED] = "limit_exceeded",   [EVENT_TIMER] = "timer",
+    [EVENT_PROBE] = "thread_executes_probe",     [EVENT_LIB_CALL_STARTED] = "lib_call_started",
+    [EVENT_LIB_CALL_ENDED] = "lib_call_ended",
+};
+
+/* The "event" member of a conditional request's lines. */
+static json_t *event_json(const struct agent *a, const struct event_occurrence *ev)
+{
+    json_t *o = json_pack("{s:s}", "service", event_names[ev->kind]);
+    if (ev->name)
+        json_object_set_new(o, ev->kind == EVENT_PROBE ? "probe" : "function", json_string(ev->name));
+    if (ev->kind != EVENT_TIMER) {
+        char token[300];
+        proc_token(a, ev->pid, token, sizeof token);
+        json_object_set_new(o, "object", json_string(token));
+        if (ev->app)
+            json_object_set_new(o, "app", json_string(ev->app));
+    }
+    return o;
+}
+
+/* What the registry reports, as reply lines. */
+static void on_report(void *context, const struct csr_report *r)
+{
+    struct eval *outer = context;
+    struct eval e = *outer;
+    if (r->csr) { /* a conditional request fired: its lines go to its owner */
+        e.to = csr_owner(outer->a, r->csr);
+        snprintf(e.request, sizeof e.request, "csr_%u", r->csr);
+        e.errors = NULL;
+        e.event = r->event ? event_json(outer->a, r->event) : NULL;
+        e.len = r->event ? r->event->len : 1;
+        if (!e.to) {
+            json_decref(e.event);
+            return;
+        }
+    }
+    const char *svc = r->action ? r->action->service : "";
+    char token[64];
+    switch (r->kind) {
+    case CSR_REPORT_DISPATCH:
+        if (service_kind_of(svc) == SERVICE_INFORMATION)
+            information(&e, r->action);
+        else
+            manipulation(&e, r->action);
+        break;
+    case CSR_REPORT_COUNTER_VALUE:
+        snprintf(token, sizeof token, "c_%u", r->object);
+        reply(&e, token, svc, json_pack("{s:s, s:f}", "counter", token, "value", r->value));
+        break;
+    case CSR_REPORT_COUNTER_DELETED:
+        snprintf(token, sizeof token, "c_%u", r->object);
+        reply(&e, token, svc, json_pack("{s:s, s:b}", "counter", token, "deleted", 1));
+        break;
+    case CSR_REPORT_CSR_STATE: {
+        static const char *const states[] = {"disabled", "enabled", "deleted"};
+        snprintf(token, sizeof token, "csr_%u", r->object);
+        reply(&e, token, svc, json_pack("{s:s, s:s}", "csr", token, "state", states[r->state]));
+        break;
+    }
+    case CSR_REPORT_ERROR: {
+        /* The column of the token it is about, else of the action. */
+        int pos = r->action ? r->action->pos : 0;
+        for (size_t i = 0; r->action && i < r->action->arg_count; i++) {
+            const struct request_arg *arg = &r->action->args[i];
+            for (size_t k = 0; arg->kind == ARG_OBJECTS && k < arg->object_count; k++) {
+                const struct object_token *t = &arg->objects[k];
+                double ignored;
+                bool missing = (t->kind == OBJECT_COUNTER &&
+                                counter_read(outer->a->registry, t->number, false, &ignored) < 0) ||
+                               (t->kind == OBJECT_CSR &&
+                                csr_state_of(outer->a->registry, t->number) == CSR_DELETED);
+                if ((r->object && t->number == r->object) || (!r->object && missing)) {
+                    pos = t->pos;
+                    i = r->action->arg_count; /* the first one */
+                    break;
+                }
+            }
+        }
+        add_error(&e, pos, "%s", r->error ? r->error : "error");
+        break;
+    }
+    }
+    if (r->csr)
+        json_decref(e.event);
+}
+
+/* ---- requests ---- */
+
+static bool is_probe_event(const char *svc)
+{
+    return !strcmp(svc, "thread_executes_probe") || !strcmp(svc, "lib_call_started") ||
+           !strcmp(svc, "lib_call_ended");
+}
+
+void agent_request(struct agent *a, struct agent_client *c, const char *text)
+{
+    struct eval e = {.a = a, .to = c, .errors = json_array(), .len = 1};
+    snprintf(e.request, sizeof e.request, "r_%u", ++a->next_request_id);
+    struct request req;
+    struct request_error err;
+    memset(&req, 0, sizeof req);
+    double now = clock_monotonic_seconds();
+    if (request_parse(text, &req, &err) < 0 || request_check(&req, &err) < 0) {
+        json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", err.pos, "message",
+                                                  err.message));
+    } else if (req.conditional) {
+        /* As in the seed, defined disabled: csr_enable starts it. */
+        char *service = strdup(req.event.service);
+        int pos = req.event.pos;
+        bool instrumented = agent_probes_match(a, &req.event);
+        unsigned number = 0;
+        if (csr_define(a->registry, &req, false, now, &number, &err) < 0) {
+            json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", err.pos, "message",
+                                                      err.message));
+        } else {
+            set_owner(a, number, c);
+            snprintf(e.request, sizeof e.request, "csr_%u", number);
+            reply(&e, e.request, service ? service : "",
+                  json_pack("{s:s, s:s}", "csr", e.request, "state", "disabled"));
+            if (service && is_probe_event(service) && !instrumented)
+                json_array_append_new(
+                    e.errors,
+                    json_pack("{s:i, s:s}", "pos", pos, "message",
+                              "no instrumented process matches yet (none of its processes was "
+                              "started by tally run --agent with --probes or --mpi); the request "
+                              "is kept"));
+        }
+        free(service);
+    } else {
+        for (size_t i = 0; i < req.action_count; i++)
+            if (!strcmp(req.actions[i].service, "csr_disable") || !strcmp(req.actions[i].service, "csr_delete"))
+                agent_probes_flush(a, now);
+        csr_run(a->registry, &req, now, on_report, &e);
+    }
+    request_free(&req);
+    sweep_owners(a);
+    agent_send(a, c, json_pack("{s:s, s:s, s:s, s:b, s:o}", "request", e.request, "site", a->site,
+                               "node", a->host, "done", 1, "errors", e.errors));
+}
+
+/* ---- events ---- */
+
+void agent_event(struct agent *a, enum agent_event kind, const struct agent_task *t, pid_t pid,
+                 json_t *detail)
+{
+    static const enum event_kind kinds[] = {EVENT_PROC_CREATED, EVENT_PROC_TERMINATED,
+                                            EVENT_LIMIT_EXCEEDED};
+    json_decref(detail);
+    if (csr_count(a->registry) == 0)
+        return;
+    /* proc_created on p_PID matches its descendants: the parent chain. */
+    pid_t ancestors[64];
+    size_t n = 0;
+    const struct scan_proc *e = proc_scan_get(&a->scan, pid);
+    for (pid_t p = e ? e->stat.ppid : 0; p > 1 && n < 64;) {
+        ancestors[n++] = p;
+        const struct scan_proc *pe = proc_scan_get(&a->scan, p);
+        p = pe ? pe->stat.ppid : 0;
+    }
+    if (n == 0 && t->root > 0)
+        ancestors[n++] = t->root;
+    struct event_occurrence ev = {
+        .kind = kinds[kind], .pid = pid, .host = a->host, .app = t->app, .site = a->site,
+        .ancestors = ancestors, .ancestor_count = n, .len = 1,
+    };
+    struct eval ctx = {.a = a, .len = 1};
+    csr_event(a->registry, &ev, clock_monotonic_seconds(), on_report, &ctx);
+    sweep_owners(a);
+}
+
+double agent_fire_timers(struct agent *a, double now)
+{
+    double probes = agent_probes_poll(a, now); /* probe and MPI events, while wanted */
+    probes = fmin(probes, agent_recording_expire(a, now)); /* timed proc_record_start */
+    struct eval ctx = {.a = a, .len = 1};
+    if (csr_timers_run(a->registry, now, on_report, &ctx) > 0)
+        sweep_owners(a);
+    double due;
+    return fmin(probes, csr_next_timer(a->registry, &due) ? due : INFINITY);
+}
+
+void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t pid,
+                              enum event_kind kind, const char *name, double times,
+                              double len_sum)
+{
+    struct event_occurrence ev = {.kind = kind, .pid = pid, .host = a->host, .app = t->app,
+                                  .site = a->site, .name = name, .len = len_sum / times};
+    struct eval ctx = {.a = a, .len = ev.len};
+    if (times > 1) { /* increments take every occurrence; the event below brings the last one */
+        struct csr_pushdown pd[256];
+        size_t n = csr_pushdowns(a->registry, pd, 256);
+        for (size_t i = 0; i < n && i < 256; i++)
+            if (pd[i].event == kind && !strcmp(pd[i].name, name) && csr_scope_matches(pd[i].scope, &ev))
+                csr_apply_batch(a->registry, pd[i].csr, times - 1, len_sum - ev.len, 0, on_report,
+                                &ctx);
+    }
+    csr_event(a->registry, &ev, clock_monotonic_seconds(), on_report, &ctx);
+    sweep_owners(a);
+}

@@ -1,0 +1,212 @@
+/* Ranks of launches on other hosts (agent_internal.h). A rank whose
+ * 'tally run --mpi' is on another host (started there by mpirun over ssh,
+ * Hydra or srun) attaches itself to this host's agent with its launch id
+ * and its segment directory on this host (lib/probe/remote.c). At the end
+ * of the application, the launch host's tally run asks every agent for the
+ * launch's ranks ({"op": "launch_ranks"}, over the socket or NATS) and each
+ * agent answers with a copy of each segment it has: the data part up to the
+ * links, in hexadecimal, and the links that carry messages, with its own
+ * CLOCK_MONOTONIC times of the message's arrival and of each line, from
+ * which the launch host aligns this host's clock to its own (gather.c).
+ * With "release", the directory is removed once answered. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/agent_internal.h"
+#include "tally/segment.h"
+#include "util/clock.h"
+#include "util/hex.h"
+
+struct launch_dir {
+    char *launch, *dir;
+};
+
+struct agent_launches {
+    struct launch_dir *items;
+    size_t count, cap;
+};
+
+static bool launch_id_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 64)
+        return false;
+    return strspn(id, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == n;
+}
+
+static struct launch_dir *find(struct agent_launches *l, const char *launch)
+{
+    for (size_t i = 0; l && i < l->count; i++)
+        if (!strcmp(l->items[i].launch, launch))
+            return &l->items[i];
+    return NULL;
+}
+
+int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, const char *dir,
+                     char *why, size_t why_len)
+{
+    struct stat st;
+    if (!launch_id_ok(launch)) {
+        snprintf(why, why_len, "attach: launch '%.80s' is not a launch id (letters, digits, - and _)", launch);
+        return -1;
+    }
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid || (st.st_mode & 077)) {
+        snprintf(why, why_len, "attach: segments '%.200s' is not a private directory of this user", dir);
+        return -1;
+    }
+    if (!a->launches && !(a->launches = calloc(1, sizeof *a->launches)))
+        goto oom;
+    free(t->segment_dir);
+    free(t->launch);
+    t->segment_dir = strdup(dir);
+    t->launch = strdup(launch);
+    if (!t->segment_dir || !t->launch)
+        goto oom;
+    struct agent_launches *l = a->launches;
+    struct launch_dir *known = find(l, launch);
+    if (known) {
+        if (strcmp(known->dir, dir)) {
+            snprintf(why, why_len, "attach: launch %s has its segments in %.200s, not %.200s", launch,
+                     known->dir, dir);
+            return -1;
+        }
+        return 0;
+    }
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        struct launch_dir *grown = realloc(l->items, cap * sizeof *grown);
+        if (!grown)
+            goto oom;
+        l->items = grown;
+        l->cap = cap;
+    }
+    l->items[l->count].launch = strdup(launch);
+    l->items[l->count].dir = strdup(dir);
+    if (!l->items[l->count].launch || !l->items[l->count].dir)
+        goto oom;
+    l->count++;
+    return 0;
+oom:
+    snprintf(why, why_len, "attach: out of memory");
+    return -1;
+}
+
+/* One segment file as a line, or NULL when it is not a registered segment. */
+static json_t *segment_line(struct agent *a, const char *dir, const char *file, uint64_t received)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    struct tally_segment *s = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == a->uid &&
+        (size_t)st.st_size >= TALLY_SEG_SIZE && (s = malloc(sizeof *s))) {
+        size_t done = 0;
+        ssize_t n;
+        while (done < sizeof *s && (n = pread(fd, (char *)s + done, sizeof *s - done, (off_t)done)) > 0)
+            done += (size_t)n;
+        if (done != sizeof *s || s->control.c.magic != TALLY_SEG_MAGIC || s->control.c.version != TALLY_SEG_VERSION) {
+            free(s);
+            s = NULL;
+        }
+    }
+    close(fd);
+    if (!s)
+        return NULL;
+    size_t head = offsetof(struct tally_seg_data, links);
+    char *hex = malloc(2 * head + 1);
+    json_t *links = json_array();
+    for (int to = 0; to < TALLY_SEG_MAX_RANKS; to++)
+        if (s->d.links[to].messages)
+            json_array_append_new(links, json_pack("[i, I, I]", to, (json_int_t)s->d.links[to].bytes,
+                                                   (json_int_t)s->d.links[to].messages));
+    json_t *line = NULL;
+    if (hex)
+        line = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:o, s:I, s:I, s:I, s:I}", "op", "launch_rank",
+                         "node", a->host, "site", a->site, "pid", (int)s->d.pid, "rank", (int)s->d.rank,
+                         "version", TALLY_SEG_VERSION, "data", hex_encode(&s->d, head, hex), "links", links,
+                         "on", (json_int_t)s->control.c.on, "ack_ns", (json_int_t)s->control.c.ack_ns,
+                         "received", (json_int_t)received, "sent", (json_int_t)clock_monotonic_ns());
+    else
+        json_decref(links);
+    free(hex);
+    free(s);
+    return line;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4200];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
+                        void (*emit)(void *ctx, json_t *line), void *ctx)
+{
+    const char *launch = json_string_value(json_object_get(msg, "launch"));
+    if (!launch || !launch_id_ok(launch)) {
+        emit(ctx, json_pack("{s:s, s:s, s:s, s:b, s:s}", "op", "launch_ranks", "node", a->host, "site", a->site,
+                            "done", 1, "error", "launch_ranks: needs \"launch\" (a launch id)"));
+        return;
+    }
+    struct launch_dir *l = find(a->launches, launch);
+    int count = 0;
+    if (l) {
+        DIR *d = opendir(l->dir);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            if (pid <= 0 || strcmp(end, ".seg"))
+                continue;
+            json_t *line = segment_line(a, l->dir, e->d_name, received);
+            if (line) {
+                emit(ctx, line);
+                count++;
+            }
+        }
+        if (d)
+            closedir(d);
+        if (json_is_true(json_object_get(msg, "release"))) {
+            remove_dir(l->dir);
+            free(l->launch);
+            free(l->dir);
+            *l = a->launches->items[--a->launches->count];
+        }
+    }
+    emit(ctx, json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b}", "op", "launch_ranks", "node", a->host,
+                        "site", a->site, "launch", launch, "ranks", count, "received", (json_int_t)received,
+                        "sent", (json_int_t)clock_monotonic_ns(), "done", 1));
+}
+
+void agent_launches_free(struct agent *a)
+{
+    struct agent_launches *l = a->launches;
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->count; i++) {
+        free(l->items[i].launch);
+        free(l->items[i].dir);
+    }
+    free(l->items);
+    free(l);
+    a->launches = NULL;
+}

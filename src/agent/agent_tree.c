@@ -1,0 +1,468 @@
+/* The agent's followed trees: tasks and their processes, refreshed at every
+ * tick from ONE machine-wide /proc scan (proc_scan.h) whatever the number of
+ * trees. A tree registered by 'tally run --agent' at level 2 is measured by
+ * that tally run (in its own process: a tracer must own its tracees, and a
+ * crash there cannot take the agent down); the agent only sees its
+ * processes here and takes the samples it streams. At level 1 its tally run
+ * only waits: the agent follows the command's tree (agent_task_follow) as
+ * it follows a tree attached by pid, with a level-1 follower fed from the
+ * same scan. Every
+ * process of every tree keeps a bounded series (a ring of series_points). */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive/ingest_files.h"
+#include "archive/store.h"
+#include "agent/agent_internal.h"
+#include "report/summary.h"
+#include "util/clock.h"
+#include "util/error.h"
+
+static long clock_ticks_per_second(void)
+{
+    long t = sysconf(_SC_CLK_TCK);
+    return t > 0 ? t : 100;
+}
+
+struct agent_task *agent_task_add(struct agent *a, const char *app, const char *command,
+                                  pid_t root, bool include_root)
+{
+    if (a->task_count == a->task_cap) {
+        size_t cap = a->task_cap ? 2 * a->task_cap : 16;
+        struct agent_task **t = realloc(a->tasks, cap * sizeof *t);
+        if (!t)
+            return NULL;
+        a->tasks = t;
+        a->task_cap = cap;
+    }
+    struct agent_task *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->id = ++a->next_task_id;
+    t->app = strdup(app);
+    t->command = strdup(command ? command : "");
+    t->root = root;
+    t->include_root = include_root;
+    struct proc_stat st;
+    if (proc_read_stat(root, &st) == 0)
+        t->root_start = st.starttime;
+    t->start_epoch = clock_epoch_seconds();
+    a->tasks[a->task_count++] = t;
+    return t;
+}
+
+struct agent_task *agent_task_find(const struct agent *a, unsigned id)
+{
+    for (size_t i = 0; i < a->task_count; i++)
+        if (a->tasks[i]->id == id)
+            return a->tasks[i];
+    return NULL;
+}
+
+struct agent_task *agent_task_of(const struct agent *a, pid_t pid)
+{
+    const struct agent_proc *p = pidmap_get(&a->procs, pid);
+    return p ? agent_task_find(a, p->task) : NULL;
+}
+
+static bool is_followed(void *ctx, pid_t pid);
+static bool is_tree_root(void *ctx, pid_t pid);
+
+/* A level-1 follower of the agent's kind for the tree of pid. */
+static struct follower *new_follower(const struct agent *a, pid_t pid)
+{
+    struct task_options o;
+    task_options_init(&o);
+    o.interval = a->options.interval;
+    o.skip_disk = true;
+    /* Swap, PSS, I/O, open files and sockets of followed trees every 10 s:
+     * with hundreds of trees these readings (a walk of /proc/PID/fd each)
+     * would cost the agent more than everything else together; CPU, memory
+     * and the processes come from the shared scan every interval. */
+    o.details_every = fmax(10, o.interval);
+    o.io_with_details = true; /* bytes every 10 s too (proc_get_info reads them live) */
+    return follower_new(&o, pid);
+}
+
+int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_len)
+{
+    struct proc_stat st;
+    if (t->follower || t->ended) {
+        snprintf(why, why_len, "follow: the task is already followed");
+        return -1;
+    }
+    if (proc_read_stat(pid, &st) < 0 || st.ppid != t->root) {
+        snprintf(why, why_len, "follow: process %d is not a child of the task's tally run", (int)pid);
+        return -1;
+    }
+    struct follower *f = new_follower(a, pid);
+    if (!f) {
+        snprintf(why, why_len, "follow: process %d: %s", (int)pid,
+                 errno == ESRCH ? "not running" : strerror(errno));
+        return -1;
+    }
+    /* The tree is now the command's: the runner is no part of it. */
+    t->follower = f;
+    t->root = pid;
+    t->root_start = st.starttime;
+    t->include_root = true;
+    return 0;
+}
+
+json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
+{
+    if (!t->follower)
+        return NULL;
+    if (!follower_done(t->follower)) {
+        /* One last look at what is left before the runner reaps it. */
+        proc_scan_refresh_incremental(&a->scan, is_followed, a);
+        proc_scan_assign_roots(&a->scan, is_tree_root, a);
+        follower_take_scan(t->follower, &a->scan);
+        follower_step(t->follower, clock_monotonic_seconds());
+    }
+    follower_finish(t->follower);
+    struct summary_info info = {.command = t->command, .name = t->app};
+    return summary_to_json(&info, follower_result(t->follower));
+}
+
+struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
+                                size_t why_len)
+{
+    uid_t owner;
+    if (proc_owner(pid, &owner) < 0) {
+        snprintf(why, why_len, "process %d does not exist", (int)pid);
+        return NULL;
+    }
+    if (owner != a->uid) {
+        snprintf(why, why_len, "process %d belongs to another user", (int)pid);
+        return NULL;
+    }
+    struct agent_task *existing = agent_task_of(a, pid);
+    if (existing) {
+        snprintf(why, why_len, "process %d is already part of application %s", (int)pid,
+                 existing->app);
+        return NULL;
+    }
+    struct follower *f = new_follower(a, pid);
+    if (!f) {
+        snprintf(why, why_len, "process %d: %s", (int)pid,
+                 errno == ESRCH ? "not running" : strerror(errno));
+        return NULL;
+    }
+    char command[256] = "";
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *fp = fopen(path, "r");
+    if (fp) {
+        if (fgets(command, sizeof command, fp))
+            command[strcspn(command, "\n")] = '\0';
+        fclose(fp);
+    }
+    struct agent_task *t = agent_task_add(a, app, command, pid, true);
+    if (!t) {
+        follower_free(f);
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    t->follower = f;
+    /* Its processes join at once, not at the next tick. */
+    agent_tick(a);
+    return t;
+}
+
+void agent_task_free(struct agent_task *t)
+{
+    if (!t)
+        return;
+    follower_free(t->follower);
+    free(t->app);
+    free(t->category);
+    free(t->segment_dir);
+    free(t->launch);
+    free(t->command);
+    free(t->limits_text);
+    free(t);
+}
+
+static bool is_tree_root(void *ctx, pid_t pid)
+{
+    const struct agent *a = ctx;
+    for (size_t i = 0; i < a->task_count; i++)
+        if (a->tasks[i]->root == pid && !a->tasks[i]->ended)
+            return true;
+    return false;
+}
+
+/* Processes whose readings the agent uses: read at every scan. */
+static bool is_followed(void *ctx, pid_t pid)
+{
+    const struct agent *a = ctx;
+    return pidmap_get(&a->procs, pid) != NULL || is_tree_root(ctx, pid);
+}
+
+static struct agent_task *task_of_root(const struct agent *a, pid_t root)
+{
+    for (size_t i = 0; i < a->task_count; i++)
+        if (a->tasks[i]->root == root && !a->tasks[i]->ended)
+            return a->tasks[i];
+    return NULL;
+}
+
+static void ring_push(const struct agent *a, struct agent_proc *p, const struct series_point *pt)
+{
+    size_t n = a->options.series_points;
+    if (!p->ring || n == 0)
+        return;
+    p->ring[p->ring_head] = *pt;
+    p->ring_head = (p->ring_head + 1) % n;
+    if (p->ring_count < n)
+        p->ring_count++;
+}
+
+static struct agent_proc *new_process(struct agent *a, const struct agent_task *t, pid_t pid,
+                                      unsigned long long starttime)
+{
+    struct agent_proc *p = pidmap_put(&a->procs, pid, NULL);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->task = t->id;
+    p->starttime = starttime;
+    p->ring = calloc(a->options.series_points ? a->options.series_points : 1, sizeof *p->ring);
+    p->last_at = -1;
+    return p;
+}
+
+static void drop_process(struct agent *a, pid_t pid, bool report)
+{
+    struct agent_proc *p = pidmap_get(&a->procs, pid);
+    if (!p)
+        return;
+    struct agent_task *t = agent_task_find(a, p->task);
+    free(p->ring);
+    pidmap_remove(&a->procs, pid);
+    if (report && t)
+        agent_event(a, AGENT_EVENT_PROC_TERMINATED, t, pid, NULL);
+}
+
+void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started)
+{
+    struct agent_proc *p = pidmap_get(&a->procs, pid);
+    if (!started) {
+        if (p && p->task == t->id)
+            drop_process(a, pid, true);
+        return;
+    }
+    if (p || t->ended)
+        return;
+    struct proc_stat st;
+    bool alive = proc_read_stat(pid, &st) == 0;
+    p = new_process(a, t, pid, alive ? st.starttime : 0);
+    if (!p)
+        return;
+    if (alive) {
+        p->last = st;
+        p->last_at = clock_monotonic_seconds();
+    }
+    p->seen = true;
+    agent_event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
+}
+
+/* The processes of every tree from the scan: new ones, vanished ones,
+ * their readings and series. */
+static void update_processes(struct agent *a, double now)
+{
+    double epoch = clock_epoch_seconds();
+    double ticks = (double)clock_ticks_per_second();
+    (void)ticks;
+    for (size_t i = 0; i < a->procs.capacity; i++)
+        if (a->procs.keys[i])
+            ((struct agent_proc *)pidmap_at(&a->procs, i))->seen = false;
+    for (size_t i = 0; i < a->scan.procs.capacity; i++) {
+        pid_t pid = a->scan.procs.keys[i];
+        if (!pid)
+            continue;
+        const struct scan_proc *e = pidmap_at(&a->scan.procs, i);
+        if (!e->root)
+            continue;
+        struct agent_task *t = task_of_root(a, e->root);
+        if (!t || (pid == t->root && !t->include_root))
+            continue;
+        struct agent_proc *p = pidmap_get(&a->procs, pid);
+        if (p && p->starttime == 0) /* reported by tally run after it ended */
+            p->starttime = e->stat.starttime;
+        if (p && p->starttime != e->stat.starttime) { /* pid reused */
+            drop_process(a, pid, true);
+            p = NULL;
+        }
+        bool created = false;
+        if (!p) {
+            p = new_process(a, t, pid, e->stat.starttime);
+            if (!p)
+                continue;
+            created = true;
+        }
+        if (p->last_at >= 0 && now > p->last_at) {
+            double dcpu = (e->stat.cpu_self + e->stat.cpu_children) -
+                          (p->last.cpu_self + p->last.cpu_children);
+            p->cores = fmax(0, dcpu) / (now - p->last_at);
+        }
+        p->last = e->stat;
+        p->last_at = now;
+        p->seen = true;
+        struct series_point pt = {epoch, e->stat.cpu_self + e->stat.cpu_children,
+                                  (double)e->stat.rss_bytes / (1024.0 * 1024.0), e->stat.state};
+        ring_push(a, p, &pt);
+        if (created)
+            agent_event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
+    }
+    /* Collect first: dropping changes the table. */
+    pid_t gone[256];
+    for (;;) {
+        size_t n = 0;
+        for (size_t i = 0; i < a->procs.capacity && n < 256; i++)
+            if (a->procs.keys[i] && !((struct agent_proc *)pidmap_at(&a->procs, i))->seen)
+                gone[n++] = a->procs.keys[i];
+        for (size_t i = 0; i < n; i++)
+            drop_process(a, gone[i], true);
+        if (n < 256)
+            break;
+    }
+}
+
+static void store_summary(struct agent *a, json_t *summary)
+{
+    if (a->options.no_archive || a->archive_failed || !summary)
+        return;
+    char why[512];
+    if (!a->archive) {
+        char *location = a->options.archive ? strdup(a->options.archive) : store_default_location();
+        a->archive = store_open(location, why, sizeof why);
+        if (!a->archive) {
+            tally_error("agent: archive %s: %s (summaries are not archived)",
+                        location ? location : "(default)", why);
+            a->archive_failed = true;
+            free(location);
+            return;
+        }
+        free(location);
+    }
+    char *text = json_dumps(summary, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
+    if (!text)
+        return;
+    struct ingest_options options = {0};
+    struct ingest_session session;
+    ingest_session_init(&session, a->archive, &options);
+    int rc = ingest_buffer(&session, "agent", text, strlen(text));
+    if (ingest_session_finish(&session) < 0 || rc < 0)
+        tally_error("agent: archive %s: a summary was not stored", a->archive->location);
+    else
+        a->archived++;
+    free(text);
+}
+
+void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary)
+{
+    if (t->ended)
+        return;
+    t->ended = true;
+    json_t *own = NULL;
+    if (!summary && t->follower) {
+        follower_finish(t->follower);
+        struct summary_info info = {.command = t->command, .name = t->app,
+                                    .limits = limits_any(&t->limits) ? &t->limits : NULL};
+        own = summary_to_json(&info, follower_result(t->follower));
+        summary = own;
+    }
+    if (summary && t->follower && follower_result(t->follower)->exit_type == TASK_EXIT_LIMITS &&
+        !t->limit_reported) {
+        t->limit_reported = true;
+        agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
+    }
+    store_summary(a, summary);
+    json_decref(own);
+    /* Its processes leave with it. */
+    pid_t pids[256];
+    for (;;) {
+        size_t n = 0;
+        for (size_t i = 0; i < a->procs.capacity && n < 256; i++)
+            if (a->procs.keys[i] &&
+                ((struct agent_proc *)pidmap_at(&a->procs, i))->task == t->id)
+                pids[n++] = a->procs.keys[i];
+        for (size_t i = 0; i < n; i++)
+            drop_process(a, pids[i], true);
+        if (n < 256)
+            break;
+    }
+}
+
+/* Removes ended tasks that nothing refers to any more. */
+static void sweep_ended(struct agent *a)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < a->task_count; i++) {
+        struct agent_task *t = a->tasks[i];
+        if (t->ended && !t->runner)
+            agent_task_free(t);
+        else
+            a->tasks[k++] = t;
+    }
+    a->task_count = k;
+}
+
+static bool limits_broken(const struct agent_task *t)
+{
+    const struct task_result *r = follower_result(t->follower);
+    for (int f = 0; f < FIELD_COUNT; f++)
+        if (r->limit_exceeded[f])
+            return true;
+    return false;
+}
+
+void agent_tick(struct agent *a)
+{
+    double now = clock_monotonic_seconds();
+    bool any = false;
+    for (size_t i = 0; i < a->task_count; i++)
+        any |= !a->tasks[i]->ended;
+    if (any) {
+        proc_scan_refresh_incremental(&a->scan, is_followed, a);
+        proc_scan_assign_roots(&a->scan, is_tree_root, a);
+        update_processes(a, now);
+    }
+    for (size_t i = 0; i < a->task_count; i++) {
+        struct agent_task *t = a->tasks[i];
+        if (t->ended)
+            continue;
+        if (t->follower) {
+            follower_take_scan(t->follower, &a->scan);
+            follower_step(t->follower, now);
+            memcpy(t->current, follower_current(t->follower), sizeof t->current);
+            t->has_current = true;
+            if (!t->limit_reported && limits_broken(t)) {
+                t->limit_reported = true;
+                agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
+            }
+            /* A runner's task ends with the runner's "finished" (its
+             * summary has the exact totals); an attached one here. */
+            if (follower_done(t->follower) && !t->runner)
+                agent_task_end(a, t, NULL);
+        } else if (!t->runner) {
+            /* Its tally run went away without a summary (killed): the tree
+             * ends when its processes are gone. */
+            const struct scan_proc *r = proc_scan_get(&a->scan, t->root);
+            bool alive = r && r->stat.starttime == t->root_start && r->stat.state != 'Z';
+            bool any_proc = false;
+            for (size_t k = 0; k < a->procs.capacity && !any_proc; k++)
+                any_proc = a->procs.keys[k] &&
+                           ((struct agent_proc *)pidmap_at(&a->procs, k))->task == t->id;
+            if (!alive && !any_proc)
+                agent_task_end(a, t, NULL);
+        }
+    }
+    sweep_ended(a);
+}

@@ -1,0 +1,581 @@
+/* Aggregates kept at ingest: adding, merging, reading (see aggregate.h). */
+#include "archive/aggregate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void aggregate_init(struct aggregate *a) { memset(a, 0, sizeof *a); }
+
+void aggregate_free(struct aggregate *a)
+{
+    for (size_t f = 0; f < FIELD_COUNT; f++)
+        free(a->fields[f].bins);
+    memset(a, 0, sizeof *a);
+}
+
+static int32_t bin_index(double v)
+{
+    if (!(v > 0))
+        return INT32_MIN;
+    double i = floor(log(v) / log(AGGREGATE_GAMMA));
+    return i < -2e9 ? -2000000000 : i > 2e9 ? 2000000000 : (int32_t)i;
+}
+
+/* The bin of `index`, inserted empty when missing; NULL when out of memory. */
+static struct aggregate_bin *bin_of(struct aggregate_field *f, int32_t index)
+{
+    size_t lo = 0, hi = f->nbins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->bins[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < f->nbins && f->bins[lo].index == index)
+        return &f->bins[lo];
+    if (f->nbins == f->capacity) {
+        size_t capacity = f->capacity ? 2 * f->capacity : 8;
+        struct aggregate_bin *bigger = realloc(f->bins, capacity * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        f->bins = bigger;
+        f->capacity = capacity;
+    }
+    memmove(&f->bins[lo + 1], &f->bins[lo], (f->nbins - lo) * sizeof *f->bins);
+    f->nbins++;
+    f->bins[lo] = (struct aggregate_bin){index, 0, -INFINITY, 0, 0, 0};
+    return &f->bins[lo];
+}
+
+static void keep_top(struct aggregate_field *f, double value, long long id)
+{
+    size_t k = f->ntop;
+    if (k == AGGREGATE_TOP && !(value > f->top[k - 1].value))
+        return;
+    if (k < AGGREGATE_TOP)
+        f->ntop++;
+    else
+        k--;
+    while (k > 0 && f->top[k - 1].value < value) {
+        f->top[k] = f->top[k - 1];
+        k--;
+    }
+    f->top[k] = (struct aggregate_top){value, id};
+}
+
+static void keep_stopped(struct aggregate *a, long long id, uint64_t count)
+{
+    a->stopped_count += count;
+    if (id && a->nstopped < AGGREGATE_STOPPED)
+        a->stopped[a->nstopped++] = id;
+}
+
+/* The moments of b merged into a (Pébay 2008, the pairwise update). */
+static void merge_moments(struct aggregate_field *a, uint64_t nb_count, double mean_b, double m2b,
+                          double m3b, double m4b)
+{
+    double na = (double)a->count, nb = (double)nb_count, n = na + nb;
+    if (a->count == 0) {
+        a->mean = mean_b;
+        a->m2 = m2b;
+        a->m3 = m3b;
+        a->m4 = m4b;
+        return;
+    }
+    double d = mean_b - a->mean, d2 = d * d, d3 = d2 * d, d4 = d2 * d2;
+    double m2 = a->m2 + m2b + d2 * na * nb / n;
+    double m3 = a->m3 + m3b + d3 * na * nb * (na - nb) / (n * n) +
+                3 * d * (na * m2b - nb * a->m2) / n;
+    double m4 = a->m4 + m4b + d4 * na * nb * (na * na - na * nb + nb * nb) / (n * n * n) +
+                6 * d2 * (na * na * m2b + nb * nb * a->m2) / (n * n) +
+                4 * d * (na * m3b - nb * a->m3) / n;
+    a->mean += d * nb / n;
+    a->m2 = m2;
+    a->m3 = m3;
+    a->m4 = m4;
+}
+
+int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
+                  bool stopped)
+{
+    a->runs++;
+    if (stopped)
+        keep_stopped(a, id, 1);
+    bool timed = present[FIELD_WALL_TIME];
+    double t = timed ? values[FIELD_WALL_TIME] : 1;
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        if (!present[i] || isnan(values[i]))
+            continue;
+        struct aggregate_field *f = &a->fields[i];
+        double v = values[i];
+        struct aggregate_bin *b = bin_of(f, bin_index(v));
+        if (!b)
+            return -1;
+        merge_moments(f, 1, v, 0, 0, 0);
+        if (f->count == 0 || v < f->min)
+            f->min = v;
+        if (f->count == 0 || v > f->max)
+            f->max = v;
+        f->count++;
+        f->count_timed += timed;
+        f->sum += v;
+        b->count++;
+        if (v > b->max)
+            b->max = v;
+        b->sum += v;
+        b->sum_t += t;
+        b->sum_vt += v * t;
+        keep_top(f, v, id);
+    }
+    return 0;
+}
+
+static int merge_field(struct aggregate_field *into, const struct aggregate_field *from)
+{
+    if (from->count == 0)
+        return 0;
+    /* both bin lists are sorted by index: one linear merge into a new list */
+    struct aggregate_bin *bins = malloc((into->nbins + from->nbins) * sizeof *bins);
+    if (!bins)
+        return -1;
+    size_t i = 0, j = 0, n = 0;
+    while (i < into->nbins || j < from->nbins) {
+        if (j == from->nbins || (i < into->nbins && into->bins[i].index < from->bins[j].index)) {
+            bins[n++] = into->bins[i++];
+        } else if (i == into->nbins || from->bins[j].index < into->bins[i].index) {
+            bins[n++] = from->bins[j++];
+        } else {
+            struct aggregate_bin b = into->bins[i++];
+            const struct aggregate_bin *s = &from->bins[j++];
+            b.count += s->count;
+            if (s->max > b.max)
+                b.max = s->max;
+            b.sum += s->sum;
+            b.sum_t += s->sum_t;
+            b.sum_vt += s->sum_vt;
+            bins[n++] = b;
+        }
+    }
+    free(into->bins);
+    into->bins = bins;
+    into->nbins = n;
+    into->capacity = n;
+    merge_moments(into, from->count, from->mean, from->m2, from->m3, from->m4);
+    if (into->count == 0 || from->min < into->min)
+        into->min = from->min;
+    if (into->count == 0 || from->max > into->max)
+        into->max = from->max;
+    into->count += from->count;
+    into->count_timed += from->count_timed;
+    into->sum += from->sum;
+    for (size_t k = 0; k < from->ntop; k++)
+        keep_top(into, from->top[k].value, from->top[k].id);
+    return 0;
+}
+
+int aggregate_merge(struct aggregate *into, const struct aggregate *from)
+{
+    into->runs += from->runs;
+    into->stopped_count += from->stopped_count - from->nstopped;
+    for (size_t k = 0; k < from->nstopped; k++)
+        keep_stopped(into, from->stopped[k], 1);
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        if (merge_field(&into->fields[i], &from->fields[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* --- the text form: hex of little-endian varints and doubles ------------- */
+
+struct writer {
+    unsigned char *data;
+    size_t len, capacity;
+    bool failed;
+};
+
+static void put_byte(struct writer *w, unsigned char c)
+{
+    if (w->len == w->capacity) {
+        size_t capacity = w->capacity ? 2 * w->capacity : 1024;
+        unsigned char *bigger = realloc(w->data, capacity);
+        if (!bigger) {
+            w->failed = true;
+            return;
+        }
+        w->data = bigger;
+        w->capacity = capacity;
+    }
+    w->data[w->len++] = c;
+}
+
+static void put_varint(struct writer *w, uint64_t v)
+{
+    while (v >= 0x80) {
+        put_byte(w, (unsigned char)(v | 0x80));
+        v >>= 7;
+    }
+    put_byte(w, (unsigned char)v);
+}
+
+static void put_signed(struct writer *w, int64_t v)
+{
+    put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag */
+}
+
+static void put_double(struct writer *w, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    for (int i = 0; i < 8; i++)
+        put_byte(w, (unsigned char)(u >> (8 * i)));
+}
+
+#define FORMAT_VERSION 1
+
+char *aggregate_encode(const struct aggregate *a)
+{
+    struct writer w = {NULL, 0, 0, false};
+    put_varint(&w, FORMAT_VERSION);
+    put_varint(&w, a->runs);
+    put_varint(&w, a->stopped_count);
+    put_varint(&w, a->nstopped);
+    for (size_t k = 0; k < a->nstopped; k++)
+        put_signed(&w, a->stopped[k]);
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        const struct aggregate_field *f = &a->fields[i];
+        if (f->count == 0)
+            continue;
+        put_varint(&w, i + 1);
+        put_varint(&w, f->count);
+        put_varint(&w, f->count_timed);
+        put_double(&w, f->sum);
+        put_double(&w, f->mean);
+        put_double(&w, f->m2);
+        put_double(&w, f->m3);
+        put_double(&w, f->m4);
+        put_double(&w, f->min);
+        put_double(&w, f->max);
+        put_varint(&w, f->ntop);
+        for (size_t k = 0; k < f->ntop; k++) {
+            put_double(&w, f->top[k].value);
+            put_signed(&w, f->top[k].id);
+        }
+        put_varint(&w, f->nbins);
+        int64_t previous = 0;
+        for (size_t k = 0; k < f->nbins; k++) {
+            const struct aggregate_bin *b = &f->bins[k];
+            put_signed(&w, (int64_t)b->index - previous);
+            previous = b->index;
+            put_varint(&w, b->count);
+            put_double(&w, b->max);
+            put_double(&w, b->sum);
+            put_double(&w, b->sum_t);
+            put_double(&w, b->sum_vt);
+        }
+    }
+    put_varint(&w, 0);
+    char *text = w.failed ? NULL : malloc(2 * w.len + 1);
+    if (text) {
+        static const char hex[] = "0123456789abcdef";
+        for (size_t k = 0; k < w.len; k++) {
+            text[2 * k] = hex[w.data[k] >> 4];
+            text[2 * k + 1] = hex[w.data[k] & 15];
+        }
+        text[2 * w.len] = '\0';
+    }
+    free(w.data);
+    return text;
+}
+
+struct reader {
+    const char *text;
+    bool failed;
+};
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static unsigned get_byte(struct reader *r)
+{
+    int hi = r->failed ? -1 : hex_digit(r->text[0]);
+    int lo = hi < 0 ? -1 : hex_digit(r->text[1]);
+    if (lo < 0) {
+        r->failed = true;
+        return 0;
+    }
+    r->text += 2;
+    return (unsigned)(hi << 4 | lo);
+}
+
+static uint64_t get_varint(struct reader *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
+        unsigned c = get_byte(r);
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    r->failed = true;
+    return 0;
+}
+
+static int64_t get_signed(struct reader *r)
+{
+    uint64_t u = get_varint(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+static double get_double(struct reader *r)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u |= (uint64_t)get_byte(r) << (8 * i);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+int aggregate_decode_merge(struct aggregate *a, const char *text)
+{
+    struct reader r = {text, false};
+    struct aggregate one;
+    aggregate_init(&one);
+    if (get_varint(&r) != FORMAT_VERSION)
+        return -1;
+    one.runs = get_varint(&r);
+    one.stopped_count = get_varint(&r);
+    size_t nstopped = get_varint(&r);
+    for (size_t k = 0; k < nstopped && !r.failed; k++) {
+        long long id = get_signed(&r);
+        if (one.nstopped < AGGREGATE_STOPPED)
+            one.stopped[one.nstopped++] = id;
+    }
+    int rc = 0;
+    for (uint64_t id; !r.failed && (id = get_varint(&r)) != 0;) {
+        if (id > FIELD_COUNT) {
+            r.failed = true;
+            break;
+        }
+        struct aggregate_field *f = &one.fields[id - 1];
+        f->count = get_varint(&r);
+        f->count_timed = get_varint(&r);
+        f->sum = get_double(&r);
+        f->mean = get_double(&r);
+        f->m2 = get_double(&r);
+        f->m3 = get_double(&r);
+        f->m4 = get_double(&r);
+        f->min = get_double(&r);
+        f->max = get_double(&r);
+        size_t ntop = get_varint(&r);
+        for (size_t k = 0; k < ntop && !r.failed; k++) {
+            double value = get_double(&r);
+            long long run = get_signed(&r);
+            if (f->ntop < AGGREGATE_TOP)
+                f->top[f->ntop++] = (struct aggregate_top){value, run};
+        }
+        size_t nbins = get_varint(&r);
+        if (r.failed || nbins > strlen(r.text)) {
+            r.failed = true;
+            break;
+        }
+        f->bins = malloc((nbins ? nbins : 1) * sizeof *f->bins);
+        if (!f->bins) {
+            rc = -1;
+            break;
+        }
+        f->capacity = nbins;
+        int64_t index = 0;
+        for (size_t k = 0; k < nbins && !r.failed; k++) {
+            index += get_signed(&r);
+            struct aggregate_bin *b = &f->bins[f->nbins++];
+            b->index = index < INT32_MIN ? INT32_MIN : index > INT32_MAX ? INT32_MAX : (int32_t)index;
+            b->count = get_varint(&r);
+            b->max = get_double(&r);
+            b->sum = get_double(&r);
+            b->sum_t = get_double(&r);
+            b->sum_vt = get_double(&r);
+        }
+    }
+    if (!r.failed && rc == 0) {
+        /* stopped_count counts every stopped run; merge adds the listed ones */
+        if (aggregate_merge(a, &one) < 0)
+            rc = -1;
+    }
+    aggregate_free(&one);
+    return r.failed ? -1 : rc;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+/* The lower edge of bin b, never below the field's minimum. */
+static double bin_low(const struct aggregate_field *f, const struct aggregate_bin *b)
+{
+    double low = b->index == INT32_MIN ? f->min : pow(AGGREGATE_GAMMA, b->index);
+    return low < f->min ? f->min : low > b->max ? b->max : low;
+}
+
+/* The value of rank r (0-based, may be fractional) with each bin's runs
+ * spread evenly between its lower edge and its largest value. */
+static double value_at_rank(const struct aggregate_field *f, double rank)
+{
+    double before = 0;
+    for (size_t k = 0; k < f->nbins; k++) {
+        const struct aggregate_bin *b = &f->bins[k];
+        double c = (double)b->count;
+        if (rank < before + c || k + 1 == f->nbins) {
+            double lo = bin_low(f, b), hi = b->max;
+            double within = c > 1 ? (rank - before) / (c - 1) : 1;
+            within = within < 0 ? 0 : within > 1 ? 1 : within;
+            return lo + within * (hi - lo);
+        }
+        before += c;
+    }
+    return NAN;
+}
+
+double aggregate_quantile(const struct aggregate_field *f, double q)
+{
+    if (f->count == 0)
+        return NAN;
+    if (q <= 0)
+        return f->min;
+    if (q >= 1)
+        return f->max;
+    /* numpy's linear interpolation between the order statistics around (n−1)q */
+    double h = (double)(f->count - 1) * q, lo = floor(h);
+    double a = value_at_rank(f, lo), b = value_at_rank(f, lo + 1 < (double)f->count ? lo + 1 : lo);
+    return a + (h - lo) * (b - a);
+}
+
+void aggregate_stats(const struct aggregate_field *f, struct resource_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    double n = (double)f->count;
+    out->count = f->count;
+    out->mean = f->count ? f->sum / n : NAN;
+    out->std = f->count > 1 ? sqrt(f->m2 / (n - 1)) : NAN;
+    bool shaped = f->count > 1 && f->m2 > 0;
+    out->skewness = shaped ? sqrt(n) * f->m3 / pow(f->m2, 1.5) : NAN;
+    out->kurtosis = shaped ? n * f->m4 / (f->m2 * f->m2) - 3 : NAN;
+    out->min = f->count ? f->min : NAN;
+    out->max = f->count ? f->max : NAN;
+    out->p50 = aggregate_quantile(f, 0.5);
+    out->p90 = aggregate_quantile(f, 0.9);
+    out->p95 = aggregate_quantile(f, 0.95);
+    out->p99 = aggregate_quantile(f, 0.99);
+    double width = (f->max - f->min) / STATS_HISTOGRAM_BINS;
+    for (size_t k = 0; k < f->nbins; k++) {
+        const struct aggregate_bin *b = &f->bins[k];
+        double mid = b->count ? b->sum / (double)b->count : b->max; /* the bin's mean */
+        size_t slot = width > 0 ? (size_t)((mid - f->min) / width) : 0;
+        out->histogram[slot >= STATS_HISTOGRAM_BINS ? STATS_HISTOGRAM_BINS - 1 : slot] += b->count;
+    }
+}
+
+static struct allocation_outcome outcome_at(const struct aggregate_field *f, bool weighted,
+                                            size_t fit_bins, double a)
+{
+    double fit_w = 0, fit_vw = 0, all_w = 0, all_vw = 0;
+    uint64_t fit_count = 0;
+    for (size_t k = 0; k < f->nbins; k++) {
+        const struct aggregate_bin *b = &f->bins[k];
+        double w = weighted ? b->sum_t : (double)b->count, vw = weighted ? b->sum_vt : b->sum;
+        all_w += w;
+        all_vw += vw;
+        if (k < fit_bins) {
+            fit_w += w;
+            fit_vw += vw;
+            fit_count += b->count;
+        }
+    }
+    double over_w = all_w - fit_w, over_vw = all_vw - fit_vw;
+    double waste = (a * fit_w - fit_vw) + (a * over_w + f->max * over_w - over_vw);
+    double size = (a + f->max) * all_w + all_vw;
+    if (!(waste > 1e-12 * size)) /* rounding, never a negative or -0 waste (predict.c) */
+        waste = 0;
+    double n = (double)f->count;
+    return (struct allocation_outcome){a, waste / n, (double)(f->count - fit_count) / n};
+}
+
+int aggregate_predict(const struct aggregate_field *f, const struct summary_field *field,
+                      double quantile, struct prediction *out, bool *time_weighted)
+{
+    memset(out, 0, sizeof *out);
+    if (f->count == 0)
+        return -1;
+    bool weighted = field->dim != DIM_TIME && f->count_timed == f->count;
+    *time_weighted = weighted;
+    out->samples = f->count;
+    out->max_seen = f->max;
+    /* candidates: each bin's largest value (prefix sums over the bins make
+     * it O(bins²) here; bins are a few hundred) */
+    for (size_t k = 0; k < f->nbins; k++) {
+        struct allocation_outcome o = outcome_at(f, weighted, k + 1, f->bins[k].max);
+        if (k == 0 || o.expected_waste <= out->best.expected_waste)
+            out->best = o;
+    }
+    out->always_max = outcome_at(f, weighted, f->nbins, f->max);
+    /* the quantile, rounded up to the largest value of its bin */
+    double q = aggregate_quantile(f, quantile);
+    size_t k = 0;
+    while (k + 1 < f->nbins && f->bins[k].max < q)
+        k++;
+    out->quantile = outcome_at(f, weighted, k + 1, f->bins[k].max);
+    return 0;
+}
+
+struct weighted_point {
+    double value, weight;
+};
+
+static int by_value(const void *a, const void *b)
+{
+    double x = ((const struct weighted_point *)a)->value, y = ((const struct weighted_point *)b)->value;
+    return (x > y) - (x < y);
+}
+
+static double weighted_median(struct weighted_point *p, size_t n, double total)
+{
+    qsort(p, n, sizeof *p, by_value);
+    double seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen += p[i].weight;
+        if (seen >= total / 2)
+            return p[i].value;
+    }
+    return n ? p[n - 1].value : NAN;
+}
+
+#define POINTS_PER_BIN 16
+
+int aggregate_robust_center(const struct aggregate_field *f, double *median, double *scale)
+{
+    if (f->count == 0)
+        return -1;
+    struct weighted_point *p = malloc(f->nbins * POINTS_PER_BIN * sizeof *p);
+    if (!p)
+        return -1;
+    double m = aggregate_quantile(f, 0.5), total = (double)f->count, mean_deviation = 0;
+    size_t n = 0;
+    for (size_t k = 0; k < f->nbins; k++) {
+        const struct aggregate_bin *b = &f->bins[k];
+        size_t points = b->count < POINTS_PER_BIN ? b->count : POINTS_PER_BIN;
+        double lo = bin_low(f, b), hi = b->max;
+        for (size_t i = 0; i < points; i++) {
+            double v = points > 1 ? lo + (hi - lo) * (double)i / (double)(points - 1) : hi;
+            double w = (double)b->count / (double)points;
+            p[n++] = (struct weighted_point){fabs(v - m), w};
+            mean_deviation += w * fabs(v - m);
+        }
+    }
+    double mad = weighted_median(p, n, total);
+    free(p);
+    *median = m;
+    *scale = mad > 0 ? 1.4826 * mad : 1.2533 * mean_deviation / total;
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* Aggregates kept at ingest, so that stats, predict and outliers answer from
+ * a few rows whatever the archive's size (issue 20, item 2).
+ *
+ * One aggregate per (name or category, UTC day of the run's start): its run
+ * count, the runs stopped by a limit (their ids, up to AGGREGATE_STOPPED),
+ * and per numeric field:
+ *   - count, sum, minimum and maximum: exact (mean = sum / count);
+ *   - the central moments M2, M3, M4, merged by Pébay's formulas ("Formulas
+ *     for robust, one-pass parallel computation of covariances and
+ *     arbitrary-order statistical moments", Sandia report SAND2008-6212):
+ *     standard deviation, skewness and kurtosis to rounding;
+ *   - a fine logarithmic histogram: bin i holds the values v with
+ *     γ^i <= v < γ^(i+1), γ = 1.01 (values <= 0 in one bin of their own), with
+ *     per bin its count, largest value, sum, and the sums of the run's
+ *     wall_time t and of v·t. A quantile read from it is within 1 % of the
+ *     exact one (it lies in a bin 1 % wide); predict's waste at an allocation
+ *     equal to a bin's largest value is exact;
+ *   - the AGGREGATE_TOP largest values with their run ids, where outliers
+ *     look for runs far above their peers.
+ * Aggregates merge (a day with a batch, days into a window): merging is
+ * associative, so the answer does not depend on how ingest was batched. */
+#ifndef TALLY_ARCHIVE_AGGREGATE_H
+#define TALLY_ARCHIVE_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "archive/predict.h"
+#include "archive/stats.h"
+#include "report/fields.h"
+
+#define AGGREGATE_GAMMA 1.01
+#define AGGREGATE_TOP 4
+#define AGGREGATE_STOPPED 16
+
+struct aggregate_bin {
+    int32_t index;        /* INT32_MIN: the bin of values <= 0 */
+    uint64_t count;
+    double max, sum, sum_t, sum_vt;
+};
+
+struct aggregate_top {
+    double value;
+    long long id;
+};
+
+struct aggregate_field {
+    uint64_t count;           /* runs with a value; 0 = the field is absent */
+    uint64_t count_timed;     /* of those, runs with a wall_time (the weights) */
+    double sum, mean, m2, m3, m4, min, max;
+    struct aggregate_bin *bins; /* by index, ascending */
+    size_t nbins, capacity;
+    struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
+    size_t ntop;
+};
+
+struct aggregate {
+    uint64_t runs;
+    uint64_t stopped_count;             /* runs stopped by a limit */
+    long long stopped[AGGREGATE_STOPPED]; /* the first of their ids */
+    size_t nstopped;
+    struct aggregate_field fields[FIELD_COUNT];
+};
+
+void aggregate_init(struct aggregate *a);
+void aggregate_free(struct aggregate *a);
+
+/* Adds one run: values[f] where present[f]; its archive id; stopped = its
+ * exit_type is "limits". -1 when out of memory. */
+int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
+                  bool stopped);
+/* into += from. -1 when out of memory. */
+int aggregate_merge(struct aggregate *into, const struct aggregate *from);
+
+/* A compact text form (hex of a binary layout) for the store, malloc'd. */
+char *aggregate_encode(const struct aggregate *a);
+/* Adds the aggregate encoded in text to a (so that days merge as they are
+ * read). -1 when the text is not an aggregate. */
+int aggregate_decode_merge(struct aggregate *a, const char *text);
+
+/* The q-quantile of a field, from its histogram (within 1 %). */
+double aggregate_quantile(const struct aggregate_field *f, double q);
+
+/* Statistics of a field as stats_compute gives them from the values:
+ * count, mean, std, skewness, kurtosis, min and max to rounding;
+ * percentiles and the 20-bin histogram from the fine histogram. */
+void aggregate_stats(const struct aggregate_field *f, struct resource_stats *out);
+
+/* predict_first_allocation over a field's histogram, the candidates being
+ * each bin's largest value; weighed by wall_time when the field is not a
+ * time and every run with a value had one (*time_weighted). -1 when empty. */
+int aggregate_predict(const struct aggregate_field *f, const struct summary_field *field,
+                      double quantile, struct prediction *out, bool *time_weighted);
+
+/* Median and robust scale (see outliers.h) from the histogram: each bin's
+ * runs are taken as spread evenly over the bin, between its lower edge (or
+ * the field's minimum) and its largest value. */
+int aggregate_robust_center(const struct aggregate_field *f, double *median, double *scale);
+
+#endif

@@ -1,0 +1,269 @@
+/* Aggregates in the store (see aggregate_store.h). */
+#include "archive/aggregate_store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/fields.h"
+
+struct entry {
+    enum aggregate_kind kind;
+    char *key;
+    long long day;
+    struct aggregate agg;
+    bool used;
+};
+
+/* Open addressing on (kind, key, day); grows at half full. */
+struct aggregate_table {
+    struct entry *slots;
+    size_t capacity, used;
+};
+
+struct aggregate_table *aggregate_table_new(void)
+{
+    struct aggregate_table *t = calloc(1, sizeof *t);
+    if (t && !(t->slots = calloc(t->capacity = 64, sizeof *t->slots))) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void clear(struct aggregate_table *t)
+{
+    for (size_t i = 0; i < t->capacity; i++)
+        if (t->slots[i].used) {
+            free(t->slots[i].key);
+            aggregate_free(&t->slots[i].agg);
+            t->slots[i].used = false;
+        }
+    t->used = 0;
+}
+
+void aggregate_table_free(struct aggregate_table *t)
+{
+    if (!t)
+        return;
+    clear(t);
+    free(t->slots);
+    free(t);
+}
+
+static size_t hash_of(enum aggregate_kind kind, const char *key, long long day)
+{
+    size_t h = 1469598103934665603u ^ (size_t)kind ^ ((size_t)day * 1099511628211u);
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+static struct entry *find_slot(struct entry *slots, size_t capacity, enum aggregate_kind kind,
+                               const char *key, long long day)
+{
+    size_t i = hash_of(kind, key, day) & (capacity - 1);
+    while (slots[i].used &&
+           !(slots[i].kind == kind && slots[i].day == day && !strcmp(slots[i].key, key)))
+        i = (i + 1) & (capacity - 1);
+    return &slots[i];
+}
+
+static struct aggregate *entry_for(struct aggregate_table *t, enum aggregate_kind kind,
+                                   const char *key, long long day)
+{
+    if (2 * (t->used + 1) > t->capacity) {
+        size_t capacity = 2 * t->capacity;
+        struct entry *slots = calloc(capacity, sizeof *slots);
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < t->capacity; i++)
+            if (t->slots[i].used)
+                *find_slot(slots, capacity, t->slots[i].kind, t->slots[i].key, t->slots[i].day) =
+                    t->slots[i];
+        free(t->slots);
+        t->slots = slots;
+        t->capacity = capacity;
+    }
+    struct entry *e = find_slot(t->slots, t->capacity, kind, key, day);
+    if (!e->used) {
+        if (!(e->key = strdup(key)))
+            return NULL;
+        e->kind = kind;
+        e->day = day;
+        e->used = true;
+        aggregate_init(&e->agg);
+        t->used++;
+    }
+    return &e->agg;
+}
+
+int aggregate_table_add_run(struct aggregate_table *t, const char *name, const char *category,
+                            long long day, const double *values, const bool *present,
+                            long long id, bool stopped)
+{
+    struct aggregate *a = entry_for(t, AGGREGATE_BY_NAME, name, day);
+    if (!a || aggregate_add(a, values, present, id, stopped) < 0)
+        return -1;
+    if (!category)
+        return 0;
+    a = entry_for(t, AGGREGATE_BY_CATEGORY, category, day);
+    return a && aggregate_add(a, values, present, id, stopped) == 0 ? 0 : -1;
+}
+
+long long aggregate_day(bool has_start, double start, double archived_at)
+{
+    double t = has_start && isfinite(start) ? start : archived_at;
+    return (long long)floor(t / 86400);
+}
+
+static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct aggregate *a = ctx;
+    if (ncols > 0 && row[0].type == SQL_TEXT && aggregate_decode_merge(a, row[0].text) < 0)
+        return 1; /* stops; the caller sees the row count unchanged */
+    return 0;
+}
+
+int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_len)
+{
+    int rc = 0;
+    for (size_t i = 0; i < t->capacity && rc == 0; i++) {
+        struct entry *e = &t->slots[i];
+        if (!e->used)
+            continue;
+        struct sql_value key[3] = {sql_int(e->kind), sql_text(e->key), sql_int(e->day)};
+        if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day = ?",
+                        key, 3, merge_text, &e->agg, why, why_len) < 0) {
+            rc = -1;
+            break;
+        }
+        char *data = aggregate_encode(&e->agg);
+        if (!data) {
+            snprintf(why, why_len, "out of memory");
+            rc = -1;
+            break;
+        }
+        struct sql_value row[4] = {key[0], key[1], key[2], sql_text(data)};
+        if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
+                          " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data",
+                       row, 4, why, why_len) < 0)
+            rc = -1;
+        free(data);
+    }
+    clear(t);
+    return rc;
+}
+
+struct load_ctx {
+    struct aggregate *a;
+    size_t rows;
+    bool bad;
+};
+
+static int load_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct load_ctx *l = ctx;
+    if (ncols < 1 || row[0].type != SQL_TEXT || aggregate_decode_merge(l->a, row[0].text) < 0) {
+        l->bad = true;
+        return 1;
+    }
+    l->rows++;
+    return 0;
+}
+
+int aggregate_load(struct store *s, enum aggregate_kind kind, const char *key, long long first_day,
+                   long long last_day, struct aggregate *a, size_t *found, char *why,
+                   size_t why_len)
+{
+    struct load_ctx l = {a, 0, false};
+    struct sql_value p[4] = {sql_int(kind), sql_text(key), sql_int(first_day), sql_int(last_day)};
+    if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day >= ?"
+                       " AND day <= ?", p, 4, load_row, &l, why, why_len) < 0)
+        return -1;
+    if (l.bad) {
+        snprintf(why, why_len, "the aggregates of '%s' cannot be read", key);
+        return -1;
+    }
+    *found = l.rows;
+    return 0;
+}
+
+static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    (void)ncols;
+    (void)row;
+    *(int *)ctx = 1;
+    return 1;
+}
+
+int aggregate_key_exists(struct store *s, enum aggregate_kind kind, const char *key, char *why,
+                         size_t why_len)
+{
+    int found = 0;
+    struct sql_value p[2] = {sql_int(kind), sql_text(key)};
+    if (store_query(s, "SELECT 1 FROM aggregates WHERE kind = ? AND key = ? LIMIT 1", p, 2,
+                    found_row, &found, why, why_len) < 0)
+        return -1;
+    return found;
+}
+
+/* --- rebuilding from the rows (migration 4) ------------------------------ */
+
+struct rebuild {
+    struct aggregate_table *table;
+    size_t nfields;
+    bool failed;
+};
+
+static int rebuild_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct rebuild *r = ctx;
+    double values[FIELD_COUNT];
+    bool present[FIELD_COUNT];
+    for (size_t f = 0; f < FIELD_COUNT; f++) {
+        present[f] = f < r->nfields && 6 + f < ncols && row[6 + f].type != SQL_NULL;
+        values[f] = present[f] ? row[6 + f].real : NAN;
+    }
+    const char *name = row[1].type == SQL_TEXT ? row[1].text : "";
+    const char *category = row[2].type == SQL_TEXT ? row[2].text : NULL;
+    bool stopped = row[5].type == SQL_TEXT && !strcmp(row[5].text, "limits");
+    long long day = aggregate_day(row[3].type != SQL_NULL, row[3].real, row[4].real);
+    if (aggregate_table_add_run(r->table, name, category, day, values, present, row[0].integer,
+                                stopped) < 0) {
+        r->failed = true;
+        return 1;
+    }
+    return 0;
+}
+
+int aggregate_rebuild(struct store *s, char *why, size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    char *sql = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&sql, &len);
+    if (!out) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    /* field names come from fields.c; a column this schema lacks reads NULL */
+    fputs("SELECT id, name, category, \"start\", archived_at, exit_type", out);
+    for (size_t f = 0; f < nfields; f++)
+        fprintf(out, ", \"%s\"", fields[f].name);
+    fputs(" FROM summaries", out);
+    fclose(out);
+    struct rebuild r = {aggregate_table_new(), nfields, false};
+    int rc = r.table ? store_query(s, sql, NULL, 0, rebuild_row, &r, why, why_len) : -1;
+    free(sql);
+    if (rc == 0 && r.failed) {
+        snprintf(why, why_len, "out of memory");
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = aggregate_table_flush(r.table, s, why, why_len);
+    aggregate_table_free(r.table);
+    return rc;
+}

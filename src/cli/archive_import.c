@@ -1,0 +1,237 @@
+/* 'tally archive import slurm [FILE|-]': Slurm's accounting records, as
+ * sacct --parsable2 prints them (src/archive/sacct.h), from a file, standard
+ * input, or by running sacct, stored as summaries (one per job step). */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive/ingest_files.h"
+#include "archive/sacct.h"
+#include "cli/archive_cli.h"
+#include "cli/commands.h"
+#include "util/error.h"
+
+static const char usage[] =
+    "usage: tally archive import slurm [options] [FILE|-]\n"
+    "       tally archive import [options] DIR\n"
+    "  DIR               a Makeflow, Work Queue or TaskVine run's resource_monitor\n"
+    "                    summaries: the workflow is the set (--set, default DIR's\n"
+    "                    full path), a summary without taskid takes its file's name\n"
+    "  --set NAME        the set (workflow) of DIR's summaries\n"
+    "  --set-description FILE  e.g. the Makeflow file, stored once per set\n"
+    "  FILE, -           sacct --parsable2 output with its header (else sacct is run)\n"
+    "  --db PATH|URI     the archive\n"
+    "  --start TIME      running sacct: jobs from TIME (sacct -S, e.g. 2026-11-01)\n"
+    "  --all-users       running sacct: every user's jobs (sacct -a)\n"
+    "  -q, --quiet       do not print the counts\n";
+
+#define SACCT_FORMAT                                                                       \
+    "JobID,JobName,User,Account,Partition,State,ExitCode,Elapsed,TotalCPU,ReqMem,MaxRSS," \
+    "AllocCPUS,Timelimit,Start,End,NodeList"
+
+struct import {
+    FILE *lines;        /* the summaries as JSON Lines */
+    const char *label;
+    size_t bad;
+};
+
+static int take_summary(void *ctx, json_t *summary, size_t line)
+{
+    struct import *im = ctx;
+    (void)line;
+    char *text = json_dumps(summary, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(summary);
+    if (!text)
+        return 1;
+    fputs(text, im->lines);
+    fputc('\n', im->lines);
+    free(text);
+    return 0;
+}
+
+static void bad_line(void *ctx, const char *why)
+{
+    struct import *im = ctx;
+    tally_error("archive import slurm: %s: %s", im->label, why);
+    im->bad++;
+}
+
+/* The whole of a stream. */
+static char *read_all(FILE *in, size_t *len)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    char buffer[65536];
+    size_t n;
+    while (out && (n = fread(buffer, 1, sizeof buffer, in)) > 0)
+        fwrite(buffer, 1, n, out);
+    if (!out || fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    *len = size;
+    return text;
+}
+
+/* A workflow's run directory: every summary under it, the workflow as the
+ * set, task ids from the file names where the summaries have none. */
+static int import_directory(const struct archive_command *cmd, const char *dir, const char *set,
+                            const char *description_path, int quiet)
+{
+    char *full = realpath(dir, NULL);
+    if (!full) {
+        tally_error_errno("archive import: %s", dir);
+        return TALLY_EXIT_ERROR;
+    }
+    char *description = NULL;
+    size_t description_len = 0;
+    if (description_path) {
+        FILE *f = fopen(description_path, "r");
+        description = f ? read_all(f, &description_len) : NULL;
+        if (f)
+            fclose(f);
+        if (!description) {
+            tally_error_errno("archive import: --set-description %s", description_path);
+            free(full);
+            return TALLY_EXIT_ERROR;
+        }
+    }
+    struct store *store = archive_open(cmd->db, false);
+    if (!store) {
+        free(full);
+        free(description);
+        return TALLY_EXIT_ERROR;
+    }
+    struct ingest_options opts = {.set = set ? set : full, .taskid_from_file = true};
+    char why[512];
+    if (description && ingest_set_description(store, opts.set, description, why, sizeof why) < 0) {
+        tally_error("archive import: %s: %s", store->location, why);
+        store_close(store);
+        free(full);
+        free(description);
+        return TALLY_EXIT_ERROR;
+    }
+    struct ingest_session session;
+    ingest_session_init(&session, store, &opts);
+    char *paths[1] = {full};
+    ingest_paths(&session, paths, 1);
+    int finished = ingest_session_finish(&session);
+    if (!quiet)
+        printf("set %s: added %zu, already archived %zu, rejected %zu\n", opts.set, session.added,
+               session.duplicates, session.rejected);
+    store_close(store);
+    free(full);
+    free(description);
+    if (finished < 0)
+        return TALLY_EXIT_ERROR;
+    return session.rejected ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
+}
+
+int archive_import_main(int argc, char **argv, const char *db)
+{
+    static const struct option options[] = {
+        ARCHIVE_COMMON_OPTIONS,
+        {"start", required_argument, NULL, 's'},
+        {"all-users", no_argument, NULL, 'a'},
+        {"set", required_argument, NULL, 'S'},
+        {"set-description", required_argument, NULL, 'D'},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    struct archive_command cmd = {.name = "import", .usage = usage, .db = db};
+    const char *start = NULL, *set = NULL, *description = NULL;
+    int all_users = 0, quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
+        int outcome = archive_common_option(&cmd, c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN) {
+            if (c == 's')
+                start = optarg;
+            else if (c == 'a')
+                all_users = 1;
+            else if (c == 'S')
+                set = optarg;
+            else if (c == 'D')
+                description = optarg;
+            else
+                quiet = 1;
+            outcome = ARCHIVE_OPTION_DONE;
+        }
+        if (outcome != ARCHIVE_OPTION_DONE)
+            return outcome;
+    }
+    if (argc - optind == 1 && strcmp(argv[optind], "slurm"))
+        return import_directory(&cmd, argv[optind], set, description, quiet);
+    if (optind >= argc || strcmp(argv[optind], "slurm") || argc - optind > 2) {
+        tally_error("archive import: give 'slurm' [FILE], or a run directory");
+        fputs(usage, stderr);
+        return TALLY_EXIT_ERROR;
+    }
+    const char *path = optind + 1 < argc ? argv[optind + 1] : NULL;
+    FILE *in;
+    char command[512] = "";
+    if (!path) {
+        if (start && strspn(start, "0123456789-T:") != strlen(start)) {
+            tally_error("archive import slurm: --start: '%s' is not a time (YYYY-MM-DD[THH:MM:SS])",
+                        start);
+            return TALLY_EXIT_ERROR;
+        }
+        snprintf(command, sizeof command, "sacct --parsable2 --format=" SACCT_FORMAT "%s%s%s",
+                 all_users ? " -a" : "", start ? " -S " : "", start ? start : "");
+        in = popen(command, "r");
+    } else {
+        in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    }
+    const char *label = path ? path : "sacct";
+    if (!in) {
+        tally_error_errno("archive import slurm: %s", label);
+        return TALLY_EXIT_ERROR;
+    }
+    size_t len = 0;
+    char *text = read_all(in, &len);
+    int closed = !path ? pclose(in) : in != stdin ? fclose(in) : 0;
+    if (!text) {
+        tally_error("archive import slurm: %s: cannot be read", label);
+        return TALLY_EXIT_ERROR;
+    }
+    if (!path && closed != 0) {
+        tally_error("archive import slurm: '%s' failed (status %d)", command, closed);
+        free(text);
+        return TALLY_EXIT_ERROR;
+    }
+    char *jsonl = NULL;
+    size_t jsonl_len = 0;
+    struct import im = {open_memstream(&jsonl, &jsonl_len), label, 0};
+    char why[512];
+    long given = im.lines ? sacct_parse(text, len, take_summary, bad_line, &im, why, sizeof why) : -1;
+    free(text);
+    if (im.lines)
+        fclose(im.lines);
+    if (given < 0) {
+        tally_error("archive import slurm: %s: %s", label, im.lines ? why : "out of memory");
+        free(jsonl);
+        return TALLY_EXIT_ERROR;
+    }
+    struct store *store = archive_open(cmd.db, false);
+    if (!store) {
+        free(jsonl);
+        return TALLY_EXIT_ERROR;
+    }
+    struct ingest_options opts = {0};
+    struct ingest_session session;
+    ingest_session_init(&session, store, &opts);
+    ingest_buffer(&session, label, jsonl ? jsonl : "", jsonl_len);
+    int finished = ingest_session_finish(&session);
+    free(jsonl);
+    if (!quiet)
+        printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", given, session.added,
+               session.duplicates, session.rejected + im.bad);
+    store_close(store);
+    if (finished < 0)
+        return TALLY_EXIT_ERROR;
+    return session.rejected || im.bad ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
+}

@@ -1,0 +1,201 @@
+/* tally run across hosts (run_remote.h). */
+#include "cli/run_remote.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "cli/run.h"
+#include "client/launch_gather.h"
+#include "util/error.h"
+
+/* The variables a remote rank needs (those that are set). */
+static const char *const forwarded[] = {
+    "LD_PRELOAD", "TALLY_PROBE_DIR", "TALLY_LAUNCH", "TALLY_LAUNCH_HOST", "TALLY_EXE", "TALLY_APP",
+    "TALLY_WINDOW_START", "TALLY_WINDOW_ITERATIONS", "TALLY_WINDOW_TIME_NS", "TALLY_WINDOW_CALLS",
+    "TALLY_WINDOW_BY_MONITOR",
+};
+
+/* Open MPI: OMPI_MCA_mca_base_env_list gets the names (';'-separated). */
+static int forward_openmpi(void)
+{
+    const char *old = getenv("OMPI_MCA_mca_base_env_list");
+    char list[4096];
+    int n = snprintf(list, sizeof list, "%s", old && *old ? old : "");
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+        if (!getenv(forwarded[i]))
+            continue;
+        n += snprintf(list + n, sizeof list - (size_t)n, "%s%s", n ? ";" : "", forwarded[i]);
+        if ((size_t)n >= sizeof list) {
+            tally_error("--mpi: OMPI_MCA_mca_base_env_list is too long");
+            return -1;
+        }
+    }
+    return setenv("OMPI_MCA_mca_base_env_list", list, 1);
+}
+
+int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour)
+{
+    struct run_instrument_options *o = &cfg->instrument;
+    unsigned char bytes[8];
+    if (getrandom(bytes, sizeof bytes, 0) != sizeof bytes) {
+        tally_error_errno("instrumentation: no random launch id");
+        return -1;
+    }
+    snprintf(o->launch, sizeof o->launch, "%02x%02x%02x%02x%02x%02x%02x%02x", bytes[0], bytes[1], bytes[2],
+             bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]);
+    char host[256] = "", exe[PATH_MAX];
+    gethostname(host, sizeof host - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    if (setenv("TALLY_LAUNCH", o->launch, 1) < 0 || setenv("TALLY_LAUNCH_HOST", host, 1) < 0 ||
+        (n > 0 && setenv("TALLY_EXE", exe, 1) < 0))
+        return -1;
+    if (cfg->agent.app)
+        setenv("TALLY_APP", cfg->agent.app, 1);
+    else
+        unsetenv("TALLY_APP");
+    return flavour == MPI_FLAVOUR_OPENMPI ? forward_openmpi() : 0;
+}
+
+static double gather_timeout(void)
+{
+    const char *text = getenv("TALLY_GATHER_TIMEOUT");
+    char *end;
+    double t = text ? strtod(text, &end) : 0;
+    return text && *text && !*end && t > 0 && t <= 3600 ? t : 5;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const struct tally_segment *x = *(struct tally_segment *const *)a, *y = *(struct tally_segment *const *)b;
+    return (x->d.rank > y->d.rank) - (x->d.rank < y->d.rank);
+}
+
+/* "2, 3, 5-9" */
+static void rank_list(const bool *have, int ranks, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int r = 0; r < ranks && n < len; r++) {
+        if (have[r])
+            continue;
+        int last = r;
+        while (last + 1 < ranks && !have[last + 1])
+            last++;
+        n += (size_t)snprintf(out + n, len - n, last > r ? "%s%d-%d" : "%s%d", n ? ", " : "", r, last);
+        r = last;
+    }
+}
+
+/* Every host with ranks, the launch host first: [{"name", "ranks", and for
+ * the others "site", "clock_offset", "uncertainty"}]. */
+static json_t *hosts_json(const struct segment_set *set, const json_t *answered)
+{
+    json_t *hosts = json_array(), *by_name = json_object();
+    char here[256] = "";
+    gethostname(here, sizeof here - 1);
+    json_t *local = json_pack("{s:s, s:i, s:[f, s]}", "name", here, "ranks", 0, "clock_offset", 0.0, "s");
+    json_array_append_new(hosts, local);
+    json_object_set(by_name, here, local);
+    size_t i;
+    json_t *h;
+    json_array_foreach(answered, i, h) {
+        const char *name = json_string_value(json_object_get(h, "name"));
+        if (name && !json_object_get(by_name, name)) {
+            json_t *copy = json_deep_copy(h);
+            json_object_set_new(copy, "ranks", json_integer(0));
+            json_array_append_new(hosts, copy);
+            json_object_set(by_name, name, copy);
+        }
+    }
+    for (i = 0; i < set->count; i++) {
+        const struct tally_segment *s = set->items[i];
+        if (!(s->d.flags & TALLY_SEG_MPI))
+            continue;
+        json_t *entry = json_object_get(by_name, s->d.host);
+        if (!entry) {
+            entry = json_pack("{s:s, s:i}", "name", s->d.host, "ranks", 0);
+            json_array_append_new(hosts, entry);
+            json_object_set(by_name, s->d.host, entry);
+        }
+        json_object_set_new(entry, "ranks", json_integer(json_integer_value(json_object_get(entry, "ranks")) + 1));
+    }
+    json_decref(by_name);
+    for (i = 0; i < json_array_size(hosts);) /* agents that had none of the ranks */
+        if (json_integer_value(json_object_get(json_array_get(hosts, i), "ranks")) == 0)
+            json_array_remove(hosts, i);
+        else
+            i++;
+    return hosts;
+}
+
+json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
+{
+    struct run_instrument_options *o = &cfg->instrument;
+    if (!o->launch[0])
+        return NULL;
+    int ranks = 0;
+    bool *have = calloc(TALLY_SEG_MAX_RANKS, sizeof *have);
+    if (!have)
+        return NULL;
+    for (size_t i = 0; i < set->count; i++) {
+        const struct tally_segment *s = set->items[i];
+        if (!(s->d.flags & TALLY_SEG_MPI) || s->d.rank < 0 || s->d.rank >= TALLY_SEG_MAX_RANKS)
+            continue;
+        have[s->d.rank] = true;
+        if (s->d.ranks > ranks && s->d.ranks <= TALLY_SEG_MAX_RANKS)
+            ranks = s->d.ranks;
+    }
+    int held = 0;
+    for (int r = 0; r < ranks; r++)
+        held += have[r];
+    if (ranks > 0 && held == ranks) {
+        free(have);
+        return NULL; /* every rank ran here */
+    }
+    double timeout = gather_timeout();
+    struct launch_gather g;
+    launch_gather_run(o->launch, have, ranks, timeout, &g);
+    if (g.count) {
+        struct tally_segment **grown = realloc(set->items, (set->count + g.count) * sizeof *grown);
+        if (grown) {
+            set->items = grown;
+            for (size_t i = 0; i < g.count; i++) {
+                set->items[set->count++] = g.items[i];
+                have[g.items[i]->d.rank] = true;
+                if (g.items[i]->d.ranks > ranks && g.items[i]->d.ranks <= TALLY_SEG_MAX_RANKS)
+                    ranks = g.items[i]->d.ranks;
+            }
+            g.count = 0; /* the set owns them now */
+            qsort(set->items, set->count, sizeof *set->items, by_rank);
+        }
+    }
+    json_t *out = json_pack("{s:o}", "hosts", hosts_json(set, g.hosts));
+    json_t *missing = json_array();
+    for (int r = 0; r < ranks; r++)
+        if (!have[r])
+            json_array_append_new(missing, json_integer(r));
+    if (json_array_size(missing)) {
+        char list[512], line[2048];
+        rank_list(have, ranks, list, sizeof list);
+        snprintf(line, sizeof line,
+                 "rank%s %s of %d missing: no agent gave %s within %.3g s (%s)",
+                 json_array_size(missing) > 1 ? "s" : "", list, ranks,
+                 json_array_size(missing) > 1 ? "them" : "it", timeout,
+                 g.problems[0] ? g.problems
+                               : "their host's agent was stopped or unreachable, or they were not instrumented");
+        json_object_set_new(out, "warning", json_string(line));
+    } else if (ranks == 0 && g.problems[0]) {
+        char line[1200];
+        snprintf(line, sizeof line, "no rank here, and none gathered from other hosts: %s", g.problems);
+        json_object_set_new(out, "warning", json_string(line));
+    }
+    json_object_set_new(out, "missing_ranks", missing);
+    launch_gather_free(&g);
+    free(have);
+    return out;
+}

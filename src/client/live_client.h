@@ -1,0 +1,48 @@
+/* A tool's connection to one user's agents, over either transport: the
+ * local agent's Unix socket, or NATS for agents on any host and site. The
+ * live views (tally view --live, tally top) are written against this, not
+ * against a transport.
+ *
+ *   live_client_ask(c, ":proc_get_info([app_sim], 0x1f)", on_line, ctx, ...)
+ *       an unconditional request: every answer line, done lines included;
+ *   live_client_follow(c, "timer(1s): pa_counter_read([c_1], 1)", ...)
+ *       a conditional request, defined and enabled on every agent it reaches;
+ *       its lines then come through live_client_next, on their own
+ *       connection, until the client is closed (which deletes it). */
+#ifndef TALLY_CLIENT_LIVE_CLIENT_H
+#define TALLY_CLIENT_LIVE_CLIENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct live_client_options {
+    const char *socket;      /* local agent (NULL: the user's default socket) */
+    const char *nats_url;    /* set: NATS instead of the socket */
+    const char *creds, *user;
+    double timeout;          /* seconds to wait for answers (default 5) */
+};
+
+struct live_client;
+
+int live_client_open(const struct live_client_options *options, struct live_client **out,
+                     char *why, size_t why_size);
+void live_client_close(struct live_client *client);
+
+/* 0, or -1 with why (no agent answered, refused, connection lost). */
+int live_client_ask(struct live_client *client, const char *text,
+                    void (*on_line)(void *ctx, json_t *line), void *ctx, char *why,
+                    size_t why_size);
+/* A protocol message for the agents that keep it (e.g. {"op":"levels",...};
+ * the reference is stolen): over the socket, the local agent; over NATS,
+ * the agent of each of the hosts named (on tally.<user>.req.node.<host>;
+ * each keeps its own host's part). Returns how many agents took it, or -1
+ * with why (an agent refused it or did not answer). */
+int live_client_tell(struct live_client *client, json_t *message, const char *const *hosts,
+                     size_t host_count, char *why, size_t why_size);
+int live_client_follow(struct live_client *client, const char *text, char *why, size_t why_size);
+/* Readable when followed lines may have arrived; -1 when nothing is followed. */
+int live_client_stream_fd(const struct live_client *client);
+/* The next followed line (a new reference), or NULL when none is waiting. */
+json_t *live_client_next(struct live_client *client);
+
+#endif

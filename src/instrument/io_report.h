@@ -1,0 +1,32 @@
+/* Level 3's reports from libtally-io's regions: the per-file records of
+ * every process merged by path (Darshan's counters, with the per-process
+ * split kept) into PREFIX.files.json, the summary's "io" object (totals per
+ * module, the top files), and which processes the helper did not reach.
+ * docs/io.md describes both formats. */
+#ifndef TALLY_INSTRUMENT_IO_REPORT_H
+#define TALLY_INSTRUMENT_IO_REPORT_H
+
+#include <jansson.h>
+
+#include "instrument/io_segments.h"
+#include "monitor/task.h"
+
+struct io_report;
+
+/* start_epoch: the task's start (timestamps are seconds after it). */
+struct io_report *io_report_new(double start_epoch);
+void io_report_free(struct io_report *report);
+/* Merges one image's records (io_image_set_load's callback). */
+void io_report_add(void *report, const struct io_image *img);
+/* The whole PREFIX.files.json object. set: the images' headers;
+ * exes: the engine's list of every process's executable. */
+json_t *io_report_files_json(const struct io_report *report, const struct io_image_set *set,
+                             const struct task_result *result);
+/* The summary's "io" object; files_path: where the per-file report went. */
+json_t *io_report_summary_json(const struct io_report *report, const struct io_image_set *set,
+                               const struct task_result *result, const char *files_path);
+/* A file name as a JSON string: UTF-8 as is, each byte that is not part of
+ * valid UTF-8 written as the four characters \xNN (documented in docs/io.md). */
+json_t *io_path_json(const char *path);
+
+#endif

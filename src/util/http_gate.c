@@ -1,0 +1,171 @@
+/* Bounded admission of HTTP connections (see http_gate.h). The listening
+ * socket and the daemon's epoll fd are both watched through one epoll fd of
+ * the gate's own, which is what the caller's loop watches. */
+#include "util/http_gate.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+
+struct gate_slot {
+    int fd;        /* -1: free */
+    double since;  /* accepted at (monotonic seconds) */
+    bool shut;     /* shut down by the gate, the daemon has yet to close it */
+};
+
+struct http_gate {
+    struct MHD_Daemon *daemon;
+    int listen_fd, epoll_fd;
+    unsigned max;
+    double deadline;
+    size_t nslots; /* 2 * max: room for the shut connections not yet closed */
+    struct gate_slot *slots;
+};
+
+static struct gate_slot *slot_of(struct http_gate *g, int fd)
+{
+    for (size_t i = 0; i < g->nslots; i++)
+        if (g->slots[i].fd == fd)
+            return &g->slots[i];
+    return NULL;
+}
+
+static void shut(struct gate_slot *s)
+{
+    shutdown(s->fd, SHUT_RDWR); /* the daemon sees the end and closes the fd */
+    s->shut = true;
+}
+
+/* The daemon closed a connection: its slot is free again. */
+static void notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                   enum MHD_ConnectionNotificationCode code)
+{
+    (void)socket_context;
+    if (code != MHD_CONNECTION_NOTIFY_CLOSED)
+        return;
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct gate_slot *s = info ? slot_of(cls, info->connect_fd) : NULL;
+    if (s)
+        *s = (struct gate_slot){.fd = -1};
+}
+
+struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
+                                  MHD_AccessHandlerCallback handler, void *ctx, char *err,
+                                  size_t errlen)
+{
+    struct http_gate *g = calloc(1, sizeof *g);
+    if (g)
+        g->slots = calloc(2 * (size_t)max, sizeof *g->slots);
+    if (!g || !g->slots || max == 0) {
+        snprintf(err, errlen, "out of memory");
+        if (g)
+            free(g->slots);
+        free(g);
+        close(listen_fd);
+        return NULL;
+    }
+    g->listen_fd = listen_fd;
+    g->max = max;
+    g->deadline = deadline;
+    g->nslots = 2 * (size_t)max;
+    for (size_t i = 0; i < g->nslots; i++)
+        g->slots[i].fd = -1;
+    unsigned timeout = deadline < 1 ? 1 : (unsigned)deadline;
+    g->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, handler,
+                                 ctx, MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)g->nslots,
+                                 MHD_OPTION_NOTIFY_CONNECTION, notify, g, MHD_OPTION_END);
+    const union MHD_DaemonInfo *info =
+        g->daemon ? MHD_get_daemon_info(g->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+    g->epoll_fd = info ? epoll_create1(EPOLL_CLOEXEC) : -1;
+    struct epoll_event ev = {.events = EPOLLIN};
+    if (g->epoll_fd < 0 || epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) < 0 ||
+        epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, info->epoll_fd, &ev) < 0) {
+        snprintf(err, errlen, "cannot start the HTTP server");
+        http_gate_stop(g);
+        return NULL;
+    }
+    return g;
+}
+
+int http_gate_fd(const struct http_gate *g)
+{
+    return g->epoll_fd;
+}
+
+size_t http_gate_open_connections(const struct http_gate *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->nslots; i++)
+        n += g->slots[i].fd >= 0 && !g->slots[i].shut;
+    return n;
+}
+
+/* Room for one more connection: the oldest one open is shut down when MAX
+ * are; NULL when no slot is free (the shut ones not closed yet). */
+static struct gate_slot *make_room(struct http_gate *g)
+{
+    struct gate_slot *free_slot = NULL, *oldest = NULL;
+    for (size_t i = 0; i < g->nslots; i++) {
+        struct gate_slot *s = &g->slots[i];
+        if (s->fd < 0)
+            free_slot = free_slot ? free_slot : s;
+        else if (!s->shut && (!oldest || s->since < oldest->since))
+            oldest = s;
+    }
+    if (oldest && http_gate_open_connections(g) >= g->max)
+        shut(oldest);
+    return free_slot;
+}
+
+static void accept_all(struct http_gate *g)
+{
+    for (;;) {
+        struct sockaddr_storage addr;
+        socklen_t len = sizeof addr;
+        int fd = accept4(g->listen_fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return; /* EAGAIN, or out of fds: the backlog waits */
+        }
+        struct gate_slot *s = make_room(g);
+        if (!s) {
+            close(fd);
+            continue;
+        }
+        *s = (struct gate_slot){.fd = fd, .since = clock_monotonic_seconds()};
+        if (MHD_add_connection(g->daemon, fd, (struct sockaddr *)&addr, len) != MHD_YES)
+            *s = (struct gate_slot){.fd = -1}; /* the daemon closed it */
+    }
+}
+
+void http_gate_run(struct http_gate *g)
+{
+    accept_all(g);
+    double now = clock_monotonic_seconds();
+    for (size_t i = 0; i < g->nslots; i++)
+        if (g->slots[i].fd >= 0 && !g->slots[i].shut && now - g->slots[i].since > g->deadline)
+            shut(&g->slots[i]);
+    MHD_run(g->daemon);
+}
+
+void http_gate_stop(struct http_gate *g)
+{
+    if (!g)
+        return;
+    if (g->daemon)
+        MHD_stop_daemon(g->daemon); /* closes its connections */
+    if (g->epoll_fd >= 0)
+        close(g->epoll_fd);
+    close(g->listen_fd);
+    free(g->slots);
+    free(g);
+}

@@ -1,0 +1,34 @@
+/* Admission of TCP connections to a libmicrohttpd daemon that runs in the
+ * caller's own event loop (the agent's /metrics). Slow or idle clients can
+ * hold a connection open for as long as they trickle bytes: with a fixed
+ * connection limit, a few dozen of them lock every scrape out. The gate
+ * accepts the connections itself and hands them to the daemon with two
+ * bounds no client gets round:
+ *   - at most MAX connections at once: a new one evicts the oldest;
+ *   - DEADLINE seconds per connection, from accept to the end of its answer
+ *     (answers should carry "Connection: close": one request each).
+ * An evicted or late connection is shut down; the daemon then closes it. */
+#ifndef TALLY_UTIL_HTTP_GATE_H
+#define TALLY_UTIL_HTTP_GATE_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+
+struct http_gate;
+
+/* Serves LISTEN_FD (listening, non-blocking; the gate owns it) with
+ * HANDLER(CTX, ...). NULL with the reason in err. */
+struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
+                                  MHD_AccessHandlerCallback handler, void *ctx, char *err,
+                                  size_t errlen);
+/* One fd for the caller's loop: readable when there is work (then call
+ * http_gate_run). */
+int http_gate_fd(const struct http_gate *gate);
+/* Accepts new connections, ends those past their deadline, serves what is
+ * ready. Call it when http_gate_fd is readable and at least once a second. */
+void http_gate_run(struct http_gate *gate);
+/* Connections open now (for tests and status). */
+size_t http_gate_open_connections(const struct http_gate *gate);
+void http_gate_stop(struct http_gate *gate);
+
+#endif

@@ -1,0 +1,302 @@
+/* The live page's server (live_view.h): a poll loop in the main thread that
+ * asks the agents for the application's processes and folds them into one
+ * point per host per interval, the followed bar values, and libmicrohttpd
+ * (its own thread) answering / and /data?since=T from that state under a
+ * mutex. Rates (I/O, network) are differences of the processes' cumulative
+ * counters between two polls of the same process. Each point also holds the
+ * processes' contract violation levels when 'tally contract watch' sends
+ * them (proc_get_info 0x100), drawn over time with the threshold. */
+#include "view/live_view.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/http_server.h"
+
+static const char live_page[] =
+#include "view/web/live_page.html.inc" /* build/gen/, from src/view/web/live_page.html */
+    ;
+
+struct live_state {
+    pthread_mutex_t lock;
+    const struct live_view_options *options;
+    json_t *points;       /* [{"t": epoch, "hosts": {HOST: {...}}}] */
+    json_t *bars;         /* [{"t": epoch, "node": ..., "object": ..., "value": ...}] */
+    json_t *previous;     /* "pid@host" -> {"t", "read", "written", "received", "sent"} */
+    char status[512];
+};
+
+static double field(json_t *result, const char *name)
+{
+    json_t *v = json_object_get(result, name);
+    if (json_is_array(v))
+        v = json_array_get(v, 0);
+    return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+struct poll_ctx {
+    struct live_state *s;
+    json_t *hosts;        /* being built */
+    json_t *contract;     /* "process@host" -> its levels, being built */
+    json_t *seen;         /* "pid@host" of this poll */
+    double now;
+};
+
+/* A process's contract levels (proc_get_info 0x100) into the point:
+ * {"process", "host", "overall", "threshold", "worst", "levels": {"SPACE DIMENSION": level}}. */
+static void take_contract(struct poll_ctx *p, const char *node, json_t *contract)
+{
+    const char *process = json_string_value(json_object_get(contract, "process"));
+    if (!process || !json_is_number(json_object_get(contract, "overall")))
+        return;
+    json_t *levels = json_object();
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(contract, "levels"), i, l) {
+        char name[300];
+        snprintf(name, sizeof name, "%s %s", json_string_value(json_object_get(l, "space")) ?: "?",
+                 json_string_value(json_object_get(l, "dimension")) ?: "?");
+        json_object_set(levels, name, json_object_get(l, "level"));
+    }
+    json_t *worst = json_object_get(contract, "worst");
+    char key[400], worst_name[300] = "";
+    snprintf(key, sizeof key, "%s@%s", process, node);
+    if (worst)
+        snprintf(worst_name, sizeof worst_name, "%s %s",
+                 json_string_value(json_object_get(worst, "space")) ?: "?",
+                 json_string_value(json_object_get(worst, "dimension")) ?: "?");
+    json_t *entry = json_pack("{s:s, s:s, s:O, s:o}", "process", process, "host", node, "overall",
+                              json_object_get(contract, "overall"), "levels", levels);
+    if (json_is_number(json_object_get(contract, "threshold")))
+        json_object_set(entry, "threshold", json_object_get(contract, "threshold"));
+    if (*worst_name)
+        json_object_set_new(entry, "worst", json_string(worst_name));
+    if (entry)
+        json_object_set_new(p->contract, key, entry);
+}
+
+/* Adds one process's answer to its host's point. */
+static void on_process(void *ctx, json_t *line)
+{
+    struct poll_ctx *p = ctx;
+    if (strcmp(json_string_value(json_object_get(line, "service")) ?: "", "proc_get_info"))
+        return;
+    json_t *r = json_object_get(line, "result");
+    const char *node = json_string_value(json_object_get(line, "node"));
+    const char *object = json_string_value(json_object_get(line, "object"));
+    if (!json_is_object(r) || !node || !object)
+        return;
+    json_t *h = json_object_get(p->hosts, node);
+    if (!h) {
+        h = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "cores", 0.0, "memory", 0.0, "read", 0.0,
+                      "written", 0.0, "received", 0.0, "sent", 0.0, "processes", 0);
+        json_object_set_new(p->hosts, node, h);
+    }
+    json_object_set_new(h, "cores", json_real(field(h, "cores") + field(r, "cores")));
+    json_object_set_new(h, "memory", json_real(field(h, "memory") + field(r, "memory")));
+    json_object_set_new(h, "processes", json_integer((json_int_t)field(h, "processes") + 1));
+    /* rates: MB/s from this process's counters since the last poll */
+    static const char *const counters[][2] = {{"read", "bytes_read"}, {"written", "bytes_written"},
+                                              {"received", "bytes_received"}, {"sent", "bytes_sent"}};
+    json_t *before = json_object_get(p->s->previous, object);
+    json_t *now = json_pack("{s:f}", "t", p->now);
+    for (size_t i = 0; i < 4; i++) {
+        double v = field(r, counters[i][1]);
+        if (!strcmp(counters[i][0], "received") || !strcmp(counters[i][0], "sent"))
+            v /= 1e6; /* network counters are bytes; I/O are MB */
+        json_object_set_new(now, counters[i][0], json_real(v));
+        if (before) {
+            double dt = p->now - field(before, "t");
+            double d = v - field(before, counters[i][0]);
+            if (dt > 0 && d > 0)
+                json_object_set_new(h, counters[i][0], json_real(field(h, counters[i][0]) + d / dt));
+        }
+    }
+    json_object_set_new(p->seen, object, now);
+    take_contract(p, node, json_object_get(r, "contract"));
+}
+
+static void trim(json_t *array, size_t keep)
+{
+    while (json_array_size(array) > keep)
+        json_array_remove(array, 0);
+}
+
+static void poll_agents(struct live_state *s, struct live_client *client)
+{
+    char text[600], why[400];
+    snprintf(text, sizeof text, ":proc_get_info([app_%s], 0x11f)", s->options->app);
+    struct poll_ctx p = {.s = s, .hosts = json_object(), .contract = json_object(),
+                         .seen = json_object(), .now = clock_epoch_seconds()};
+    int rc = live_client_ask(client, text, on_process, &p, why, sizeof why);
+    pthread_mutex_lock(&s->lock);
+    if (rc < 0)
+        snprintf(s->status, sizeof s->status, "%s", why);
+    else
+        snprintf(s->status, sizeof s->status, "%zu host%s", json_object_size(p.hosts),
+                 json_object_size(p.hosts) == 1 ? "" : "s");
+    json_t *point = json_pack("{s:f, s:o}", "t", p.now, "hosts", p.hosts);
+    if (json_object_size(p.contract))
+        json_object_set(point, "contract", p.contract);
+    json_decref(p.contract);
+    json_array_append_new(s->points, point);
+    trim(s->points, s->options->keep);
+    json_decref(s->previous);
+    s->previous = p.seen;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void take_bars(struct live_state *s, struct live_client *client)
+{
+    const char *name = s->options->bars_field ? s->options->bars_field : "value";
+    json_t *line;
+    while ((line = live_client_next(client))) {
+        json_t *r = json_object_get(line, "result");
+        json_t *v = json_object_get(r, name);
+        if (json_is_array(v))
+            v = json_array_get(v, 0);
+        if (json_is_number(v)) {
+            double t = field(line, "time");
+            pthread_mutex_lock(&s->lock);
+            json_array_append_new(s->bars, json_pack("{s:f, s:s?, s:s?, s:f}", "t", t ? t : clock_epoch_seconds(),
+                                                     "node", json_string_value(json_object_get(line, "node")),
+                                                     "object", json_string_value(json_object_get(line, "object")),
+                                                     "value", json_number_value(v)));
+            trim(s->bars, s->options->keep);
+            pthread_mutex_unlock(&s->lock);
+        }
+        json_decref(line);
+    }
+}
+
+static json_t *since(json_t *array, double t)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *item;
+    json_array_foreach(array, i, item)
+        if (field(item, "t") > t)
+            json_array_append(out, item);
+    return out;
+}
+
+/* ?NAME=T: 0 when absent or a number, -1 otherwise. */
+static int time_argument(struct MHD_Connection *conn, const char *name, double *out)
+{
+    const char *text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+    if (!text)
+        return 0;
+    char *end;
+    *out = strtod(text, &end);
+    return end == text || *end || !isfinite(*out) ? -1 : 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **state)
+{
+    struct live_state *s = cls;
+    if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+        return http_respond(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET\n", 9,
+                       MHD_RESPMEM_PERSISTENT);
+    if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+        return http_respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", live_page,
+                       sizeof live_page - 1, MHD_RESPMEM_PERSISTENT);
+    if (strcmp(url, "/data"))
+        return http_respond(conn, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", 10,
+                       MHD_RESPMEM_PERSISTENT);
+    double t = 0, bt = 0;
+    if (time_argument(conn, "since", &t) < 0 || time_argument(conn, "bars_since", &bt) < 0)
+        return http_respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "since: not a number\n", 20,
+                       MHD_RESPMEM_PERSISTENT);
+    pthread_mutex_lock(&s->lock);
+    json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:o, s:o}", "app", s->options->app, "interval",
+                            s->options->interval, "bars_request", s->options->bars, "status",
+                            s->status, "points", since(s->points, t), "bars", since(s->bars, bt));
+    pthread_mutex_unlock(&s->lock);
+    char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
+    json_decref(doc);
+    if (!body)
+        return MHD_NO;
+    return http_respond(conn, MHD_HTTP_OK, "application/json", body, strlen(body), MHD_RESPMEM_MUST_FREE);
+}
+
+int live_view_serve(const struct live_view_options *o, char *why, size_t why_size)
+{
+    struct live_view_options opts = *o;
+    if (opts.interval <= 0)
+        opts.interval = 1;
+    if (!opts.keep)
+        opts.keep = 3600;
+    struct live_client *client;
+    if (live_client_open(&opts.client, &client, why, why_size) < 0)
+        return -1;
+    if (opts.bars && live_client_follow(client, opts.bars, why, why_size) < 0) {
+        live_client_close(client);
+        return -1;
+    }
+    struct live_state s = {.options = &opts, .points = json_array(), .bars = json_array(),
+                           .previous = json_object()};
+    pthread_mutex_init(&s.lock, NULL);
+    unsigned port = 0;
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigset_t previous;
+    pthread_sigmask(SIG_BLOCK, &stop, &previous); /* before MHD's thread starts */
+    int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
+    struct MHD_Daemon *d = NULL;
+    if (sfd < 0)
+        snprintf(why, why_size, "signalfd: %s", strerror(errno));
+    else
+        d = http_server_start(opts.port, &port, handle, &s, why, why_size);
+    int rc = 0;
+    if (!d) {
+        rc = -1;
+    } else {
+        printf("serving http://127.0.0.1:%u/ (application %s)\n", port, opts.app);
+        fflush(stdout);
+        double next = clock_monotonic_seconds();
+        for (bool stopping = false; !stopping;) {
+            double now = clock_monotonic_seconds();
+            if (now >= next) {
+                poll_agents(&s, client);
+                take_bars(&s, client); /* lines read while asking stay buffered */
+                next += opts.interval;
+                if (next < now)
+                    next = now + opts.interval;
+                continue;
+            }
+            struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN},
+                                    {.fd = live_client_stream_fd(client), .events = POLLIN}};
+            int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, (int)ceil((next - now) * 1000));
+            if (n > 0 && (fds[0].revents & POLLIN))
+                stopping = true;
+            if (n > 0 && fds[1].fd >= 0 && fds[1].revents)
+                take_bars(&s, client);
+        }
+        MHD_stop_daemon(d);
+    }
+    if (sfd >= 0)
+        close(sfd);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    live_client_close(client);
+    json_decref(s.points);
+    json_decref(s.bars);
+    json_decref(s.previous);
+    pthread_mutex_destroy(&s.lock);
+    return rc;
+}

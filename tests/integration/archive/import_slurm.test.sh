@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tally archive import slurm: sacct --parsable2 output (a fixture in the
+# format sacct 22.05 prints with the columns tally asks for: jobs and their
+# batch/extern steps, K/M/G sizes, per-CPU ReqMem "2Gc", D-HH:MM:SS times,
+# TotalCPU as MM:SS.mmm, TIMEOUT/OUT_OF_MEMORY/CANCELLED states, one bad line)
+# becomes one summary per step with requested and used memory, cores, time.
+# No slurmdbd runs here (its MariaDB is not installed on this machine), so
+# the fixture was written by hand after sacct's documented format rather
+# than recorded from a live cluster; running sacct without a Slurm database
+# is tested to fail cleanly.
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+FIX=$TALLY_TEST_ROOT/tests/integration/archive/fixtures/sacct-parsable2.txt
+DB=$WORK/slurm.db
+out=$("$TALLY" archive --db "$DB" import slurm "$FIX" 2> err.txt); st=$?
+check_eq "one bad line: exit 1" "$st" 1
+check_eq "counts" "$out" "steps 5, added 5, already archived 0, rejected 1"
+check_eq "the bad line named" "$(cat err.txt)" "tally: archive import slurm: $FIX: line 10: Elapsed: '12:34:56:78' is not a valid value"
+q() { sqlite3 "$DB" "select document from summaries where taskid = '$1'"; }
+check_eq "steps and jobs without steps, not the jobs with steps" "$(sqlite3 "$DB" "select group_concat(taskid, ' ') from (select taskid from summaries order by taskid)")" "1001.batch 1001.extern 1002.batch 1003.batch 1004"
+s=$(q 1001.batch)
+check_eq "step name = job name.step, category = partition" "$(echo "$s" | jq -c '[.name, .category, .user, .account, .host]')" '["align.batch","compute","alice","bio","node01"]'
+check_near "MaxRSS 3512340K in MB" "$(echo "$s" | jq '.memory[0]')" "$(awk 'BEGIN{printf "%.9f", 3512340/1024}')" 1e-9
+check_eq "Elapsed 00:10:05, TotalCPU 19:30.118" "$(echo "$s" | jq -c '[.wall_time[0], .cpu_time[0]]')" '[605,1170.118]'
+check_eq "requested from the job: 4000M, 2 cores, 01:00:00" "$(echo "$s" | jq -c '[.requested.memory[0], .requested.cores[0], .requested.wall_time[0]]')" '[4000,2,3600]'
+check_eq "start and end (UTC)" "$(echo "$s" | jq -c '[.start[0], .end[0]]')" "[$(date -u -d 2026-11-20T10:00:00 +%s),$(date -u -d 2026-11-20T10:10:05 +%s)]"
+check_eq "COMPLETED 0:0: normal, 0" "$(echo "$s" | jq -c '[.exit_type, .exit_status]')" '["normal",0]'
+s=$(q 1002.batch)
+check_eq "OUT_OF_MEMORY: stopped by the memory limit" "$(echo "$s" | jq -c '[.exit_type, .limits_exceeded.memory[0], .memory[0]]')" '["limits",4000,4000]'
+s=$(q 1003.batch)
+check_eq "1-00:00:14 and 3-23:58:40" "$(echo "$s" | jq -c '[.wall_time[0], .cpu_time[0]]')" '[86414,345520]'
+check_eq "2Gc on 4 CPUs = 8192 MB requested; 1.50G used" "$(echo "$s" | jq -c '[.requested.memory[0], .memory[0]]')" '[8192,1536]'
+check_eq "the step's own state: CANCELLED" "$(echo "$s" | jq -r .exit_type)" signal
+check_near "a job without steps: 2200K" "$(q 1004 | jq '.memory[0]')" "$(awk 'BEGIN{printf "%.9f", 2200/1024}')" 1e-9
+# the archive answers about them like any summary
+check_eq "stats by name" "$("$TALLY" archive --db "$DB" stats --format json --by name align.batch | jq .count)" 2
+check_contains "outliers: the OOM step stopped by a limit" "$("$TALLY" archive --db "$DB" outliers compute)" "was stopped by a limit: memory 4000 MB (reached 4000 MB)"
+# importing again adds nothing
+check_eq "again: nothing new" "$("$TALLY" archive --db "$DB" import slurm -q "$FIX" 2>/dev/null; sqlite3 "$DB" 'select count(*) from summaries')" 5
+# from standard input
+check_eq "from -" "$("$TALLY" archive --db "$WORK/stdin.db" import slurm - < "$FIX" 2>/dev/null)" "steps 5, added 5, already archived 0, rejected 1"
+# not sacct output
+printf 'JobName|State\nx|COMPLETED\n' > nojobid.txt
+err=$("$TALLY" archive --db "$WORK/x.db" import slurm nojobid.txt 2>&1); st=$?
+check_eq "no JobID column: 125" "$st" 125
+check_eq "no JobID column: said" "$err" "tally: archive import slurm: nojobid.txt: line 1: no JobID column: want sacct --parsable2 output with its header (not --noheader)"
+# running sacct: no Slurm database here, so sacct fails; one line, 125, no archive
+if command -v sacct >/dev/null; then
+  err=$("$TALLY" archive --db "$WORK/none.db" import slurm 2>&1); st=$?
+  check_eq "sacct failing: 125" "$st" 125
+  check_contains "sacct failing: says which command" "$(echo "$err" | tail -1)" "tally: archive import slurm: 'sacct --parsable2 --format=JobID,JobName"
+  check "sacct failing: no archive created" test ! -e "$WORK/none.db"
+fi
+finish

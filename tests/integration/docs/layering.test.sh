@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The architecture, checked (docs/architecture.md, "Rooms and arrows"):
+# every #include "..." under src/ is mapped to the room (top directory of
+# src/) of the file and of the header, and an arrow the table below does not
+# allow fails, naming the file and the include. And nothing outside
+# src/platform/ opens /proc, except the reads listed in PROC_ALLOWED, which a
+# later phase of issue 17 moves into src/platform/linux/ (the list only
+# shrinks).
+source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+SRC=$TALLY_TEST_ROOT/src
+
+# room → the rooms it may include (its own room always). Keep in step with
+# the table of docs/architecture.md.
+declare -A ALLOWED=(
+  [main]="cli util"
+  [cli]="agent request client view instrument contract monitor platform report archive trace util"
+  [agent]="request client monitor platform report archive util"
+  [request]="util"
+  [client]="request util"
+  [view]="trace client util"
+  [instrument]="monitor platform trace util"
+  [contract]="monitor report util"
+  [monitor]="platform util"
+  [report]="monitor util"
+  [archive]="report util"
+  [trace]="util"
+  [platform]="util"
+  [util]=""
+)
+# Headers any room may include: the public headers of include/tally/ (the
+# segment layout and the probe API, the bottom of everything), src/version.h,
+# and report/fields.h, the field vocabulary, until src/core/ holds it.
+ANYWHERE=" version.h report/fields.h "
+# Single arrows that break the table today, each with its reason; a later
+# phase removes them. FILE:INCLUDE.
+EXCEPTIONS=(
+  # task.c uses the exit statuses of cli/commands.h (docs/architecture.md,
+  # Departures); they move to src/core/.
+  "monitor/task.c:cli/commands.h"
+  # the request language checks a limits string with the engine's parser.
+  "request/request_services.c:monitor/limits.h"
+  # 'run --agent' streams struct task_sample, the engine's type.
+  "client/agent_link.h:monitor/task.h"
+)
+
+# arrows SRCDIR: prints one line per include that breaks the table
+arrows() {
+  local src=$1 f rel room inc target
+  while IFS= read -r f; do
+    rel=${f#"$src"/}
+    room=${rel%%/*}
+    [ "$room" = "$rel" ] && room=main          # src/main.c, src/version.h
+    if [ -z "${ALLOWED[$room]+set}" ]; then echo "  $rel: room '$room' is not in the table"; continue; fi
+    while IFS= read -r inc; do
+      case "$inc" in */*) ;; *) continue ;; esac  # same directory
+      target=${inc%%/*}
+      [ "$target" = "$room" ] && continue
+      [[ "$ANYWHERE" == *" $inc "* ]] && continue
+      [[ "$inc" == tally/* && -f "$TALLY_TEST_ROOT/include/$inc" ]] && continue # include/tally/*.h
+      [[ " ${ALLOWED[$room]} " == *" $target "* ]] && continue
+      [[ " ${EXCEPTIONS[*]} " == *" $rel:$inc "* ]] && continue
+      echo "  $rel includes \"$inc\" ($room → $target is not allowed)"
+    done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+  done < <(find "$src" -name '*.[ch]' | sort)
+}
+bad=$(arrows "$SRC")
+nfiles=$(find "$SRC" -name '*.[ch]' | wc -l)
+check_cmp "files checked" "$nfiles" ">=" 200
+check_eq "every include of src/ follows the allowed arrows" "${bad:-none}" none
+
+# A negative control: the same check on a small tree with arrows it must refuse.
+tmp=$(mktemp -d)
+mkdir -p "$tmp/request" "$tmp/view"
+printf '#include "request/request.h"\n  # include "agent/agent.h" /* up */\n' >"$tmp/request/x.c"
+printf '#include "view/timeline.h"\n#include "trace/trace.h"\n#include "report/fields.h"\n' >"$tmp/view/ok.c"
+check_eq "a request file including agent/ is named" "$(arrows "$tmp")" \
+  '  request/x.c includes "agent/agent.h" (request → agent is not allowed)'
+rm -rf "$tmp"
+
+# /proc outside src/platform/: FILE COUNT of the "/proc string literals each
+# file may still hold (none may be added; moving one out lowers the count).
+declare -A PROC_ALLOWED=(
+  [agent/proc_info.c]=4    # proc_get_info: /proc/PID, status, comm, uptime
+  [agent/agent_eval.c]=3   # host readings: meminfo, loadavg, uptime
+  [agent/agent_tree.c]=1   # the command name of an attached pid
+  [instrument/launch.c]=1  # /proc/self/exe: where tally's libraries are
+  [client/agent_link.c]=1  # /proc/self/exe: the tally binary that starts the agent
+  [cli/run_remote.c]=1     # /proc/self/exe: the tally binary a remote rank runs
+)
+bad=""
+while IFS= read -r f; do
+  rel=${f#"$SRC"/}
+  case "$rel" in platform/*) continue ;; esac
+  n=$(grep -c '"/proc' "$f")
+  [ "$n" -eq 0 ] && continue
+  allowed=${PROC_ALLOWED[$rel]:-0}
+  if [ "$n" -gt "$allowed" ]; then
+    bad="$bad
+  $rel: $n \"/proc literal(s), $allowed allowed: $(grep -n '"/proc' "$f" | cut -d: -f1 | tr '\n' ' ')"
+  fi
+done < <(find "$SRC" -name '*.[ch]' | sort)
+check_eq "nothing outside src/platform/ opens /proc beyond the listed reads" "${bad:-none}" none
+finish

@@ -1,0 +1,107 @@
+/* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c):
+ * moments and extremes as from the values, quantiles within 1 %, merging in
+ * any order, the text form round trip, predict exact at bin maxima. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive/aggregate.h"
+#include "archive/stats.h"
+#include "test.h"
+
+static void add_memory(struct aggregate *a, double v, long long id)
+{
+    double values[FIELD_COUNT] = {0};
+    bool present[FIELD_COUNT] = {false};
+    values[FIELD_MEMORY] = v;
+    present[FIELD_MEMORY] = true;
+    aggregate_add(a, values, present, id, false);
+}
+
+int main(void)
+{
+    /* 1000 values 100..1099 (a skewed mix): the aggregate against stats_compute */
+    enum { N = 1000 };
+    double v[N], copy[N];
+    for (int i = 0; i < N; i++)
+        v[i] = 100 + (double)((i * 7919) % N) * ((i % 3) ? 1 : 0.37);
+    struct aggregate whole, a, b, c;
+    aggregate_init(&whole);
+    aggregate_init(&a);
+    aggregate_init(&b);
+    aggregate_init(&c);
+    for (int i = 0; i < N; i++) {
+        add_memory(&whole, v[i], i + 1);
+        add_memory(i < 300 ? &a : i < 700 ? &b : &c, v[i], i + 1);
+    }
+    memcpy(copy, v, sizeof v);
+    struct resource_stats exact, from_agg;
+    stats_compute(copy, N, &exact);
+    aggregate_stats(&whole.fields[FIELD_MEMORY], &from_agg);
+    CHECK_INT(from_agg.count, N);
+    CHECK_NEAR(from_agg.mean, exact.mean, 1e-9);
+    CHECK_NEAR(from_agg.std, exact.std, 1e-9);
+    CHECK_NEAR(from_agg.skewness, exact.skewness, 1e-9);
+    CHECK_NEAR(from_agg.kurtosis, exact.kurtosis, 1e-9);
+    CHECK_NEAR(from_agg.min, exact.min, 0);
+    CHECK_NEAR(from_agg.max, exact.max, 0);
+    CHECK_NEAR(from_agg.p50, exact.p50, exact.p50 / 100);
+    CHECK_NEAR(from_agg.p90, exact.p90, exact.p90 / 100);
+    CHECK_NEAR(from_agg.p99, exact.p99, exact.p99 / 100);
+
+    /* merging three parts in another order, through the text form, gives the same */
+    struct aggregate merged;
+    aggregate_init(&merged);
+    struct aggregate *parts[3] = {&c, &a, &b};
+    for (int k = 0; k < 3; k++) {
+        char *text = aggregate_encode(parts[k]);
+        CHECK_INT(aggregate_decode_merge(&merged, text), 0);
+        free(text);
+    }
+    const struct aggregate_field *m = &merged.fields[FIELD_MEMORY], *w = &whole.fields[FIELD_MEMORY];
+    CHECK_INT(merged.runs, N);
+    CHECK_INT(m->count, N);
+    CHECK_NEAR(m->sum, w->sum, 1e-6);
+    CHECK_NEAR(m->m2, w->m2, 1e-6 * w->m2);
+    CHECK_NEAR(m->m3, w->m3, 1e-6 * fabs(w->m3));
+    CHECK_NEAR(m->m4, w->m4, 1e-6 * w->m4);
+    CHECK_INT(m->nbins, w->nbins);
+    CHECK_NEAR(m->top[0].value, w->top[0].value, 0);
+    CHECK_INT(m->top[0].id, w->top[0].id);
+    CHECK_NEAR(aggregate_quantile(m, 0.9), aggregate_quantile(w, 0.9), 1e-9);
+    CHECK_INT(aggregate_decode_merge(&merged, "zz"), -1);
+    CHECK_INT(aggregate_decode_merge(&merged, "01"), -1); /* truncated */
+
+    /* predict: 9 runs at 100, one at 2000 (no wall_time: equal weights) →
+     * 100 MB, waste (100·1 [stopped] + 0) / 10 … as predict_first_allocation */
+    double peaks[10] = {100, 100, 100, 100, 100, 100, 100, 100, 100, 2000};
+    struct aggregate p;
+    aggregate_init(&p);
+    for (int i = 0; i < 10; i++)
+        add_memory(&p, peaks[i], i + 1);
+    struct prediction exact_p, agg_p;
+    bool weighted;
+    predict_first_allocation(peaks, NULL, 10, 0.95, &exact_p);
+    CHECK_INT(aggregate_predict(&p.fields[FIELD_MEMORY], summary_field_by_id(FIELD_MEMORY), 0.95,
+                                &agg_p, &weighted), 0);
+    CHECK_INT(weighted, 0);
+    CHECK_NEAR(agg_p.best.allocation, exact_p.best.allocation, 0);
+    CHECK_NEAR(agg_p.best.expected_waste, exact_p.best.expected_waste, 1e-9);
+    CHECK_NEAR(agg_p.best.retry_rate, exact_p.best.retry_rate, 1e-12);
+    CHECK_NEAR(agg_p.always_max.expected_waste, exact_p.always_max.expected_waste, 1e-9);
+
+    /* stopped runs: counted, ids kept */
+    double values[FIELD_COUNT] = {0};
+    bool present[FIELD_COUNT] = {false};
+    aggregate_add(&p, values, present, 77, true);
+    CHECK_INT(p.stopped_count, 1);
+    CHECK_INT(p.stopped[0], 77);
+
+    aggregate_free(&whole);
+    aggregate_free(&a);
+    aggregate_free(&b);
+    aggregate_free(&c);
+    aggregate_free(&merged);
+    aggregate_free(&p);
+    return test_done();
+}

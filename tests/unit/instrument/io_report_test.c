@@ -1,0 +1,78 @@
+/* io_report: merging one path's records across process images by each
+ * counter's kind (sums, maxima, first and last timestamps), the per-process
+ * split, and file names that are not UTF-8 written \xNN. */
+#include "instrument/io_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+static struct io_image image(pid_t pid, struct tally_io_record *records, uint32_t count)
+{
+    struct io_image img;
+    memset(&img, 0, sizeof img);
+    img.header.pid = pid;
+    img.header.records = count;
+    img.header.exe[0] = '\0';
+    img.records = records;
+    img.count = count;
+    return img;
+}
+
+static void named(struct tally_io_record *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    strcpy(r->path, path);
+    r->ready = 1;
+}
+
+int main(void)
+{
+    struct tally_io_record a[2], b[1];
+    named(&a[0], "/data/x");
+    a[0].counter[POSIX_BYTES_WRITTEN] = 100;
+    a[0].counter[POSIX_MAX_BYTE_WRITTEN] = 99;
+    a[0].counter[POSIX_F_OPEN_START_TIMESTAMP] = 2000000000000000000;
+    a[0].counter[POSIX_F_CLOSE_END_TIMESTAMP] = 2000000001000000000;
+    a[0].counter[POSIX_F_WRITE_TIME] = 500000000;
+    named(&a[1], "/data/bad\xff");
+    a[1].counter[POSIX_OPENS] = 1;
+    named(&b[0], "/data/x");
+    b[0].counter[POSIX_BYTES_WRITTEN] = 50;
+    b[0].counter[POSIX_MAX_BYTE_WRITTEN] = 499;
+    b[0].counter[POSIX_F_OPEN_START_TIMESTAMP] = 1999999999000000000;
+    b[0].counter[POSIX_F_CLOSE_END_TIMESTAMP] = 2000000000500000000;
+    b[0].counter[POSIX_F_WRITE_TIME] = 250000000;
+
+    struct io_report *r = io_report_new(1999999998.0);
+    struct io_image ia = image(10, a, 2), ib = image(11, b, 1);
+    io_report_add(r, &ia);
+    io_report_add(r, &ib);
+    struct io_image_set set = {.items = (struct io_image[]){ia, ib}, .count = 2};
+    struct task_result result;
+    memset(&result, 0, sizeof result);
+    json_t *o = io_report_files_json(r, &set, &result);
+    json_t *files = json_object_get(o, "files");
+    CHECK_INT(json_array_size(files), 2);
+    json_t *x = json_array_get(files, 0); /* the most bytes first */
+    CHECK(!strcmp(json_string_value(json_object_get(x, "path")), "/data/x"));
+    CHECK_INT(json_integer_value(json_object_get(x, "POSIX_BYTES_WRITTEN")), 150);
+    CHECK_INT(json_integer_value(json_object_get(x, "POSIX_MAX_BYTE_WRITTEN")), 499);
+    CHECK_NEAR(json_real_value(json_object_get(x, "POSIX_F_OPEN_START_TIMESTAMP")), 1.0, 1e-6);
+    CHECK_NEAR(json_real_value(json_object_get(x, "POSIX_F_CLOSE_END_TIMESTAMP")), 3.0, 1e-6);
+    CHECK_NEAR(json_real_value(json_object_get(x, "POSIX_F_WRITE_TIME")), 0.75, 1e-9);
+    json_t *split = json_object_get(x, "processes");
+    CHECK_INT(json_array_size(split), 2);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(split, 1), "POSIX_BYTES_WRITTEN")), 50);
+    CHECK(json_object_get(json_array_get(split, 1), "POSIX_OPENS") == NULL); /* zeros left out */
+    json_t *bad = json_array_get(files, 1);
+    CHECK(!strcmp(json_string_value(json_object_get(bad, "path")), "/data/bad\\xff"));
+    json_decref(o);
+    io_report_free(r);
+
+    json_t *p = io_path_json("a\xc3\xa9" "b\xc3" "c\xed\xa0\x80");
+    CHECK(!strcmp(json_string_value(p), "a\xc3\xa9" "b\\xc3" "c\\xed\\xa0\\x80")); /* a surrogate is not UTF-8 */
+    json_decref(p);
+    return test_done();
+}
