@@ -21,7 +21,7 @@ static const struct command commands[] = {
     {"top", cmd_top, "live terminal view of an application on all its hosts"},
     {"rm", cmd_rm, "resource_monitor's command line (Makeflow, Work Queue) on tally"},
     {"mpi", cmd_mpi, "analyses of an instrumented MPI run: report, predict"},
-    {"contract", cmd_contract, "performance contracts: build from baselines, check runs (seed 003)"},
+    {"contract", cmd_contract, "performance contracts: build from baselines, check runs (Vraalsen, Aydt, Mendes and Reed, Performance Contracts)"},
 };
 
 static void print_usage(FILE *out)

@@ -14,6 +14,7 @@
 
 #include "agent/agent_internal.h"
 #include "agent/agent_levels.h"
+#include "platform/platform.h"
 #include "util/http_gate.h"
 #include "util/units.h"
 
@@ -70,7 +71,9 @@ void metrics_label(FILE *out, const char *name, const char *value, bool comma)
     fputc('"', out);
 }
 
-/* The metric's name and unit for a field: base units (bytes, seconds). */
+/* The metric family's name and unit for a field: base units (bytes,
+ * seconds); total_processes is tally_processes_started (a counter of
+ * processes begun), not "tally_total_processes_total". */
 static void metric_name(int f, char *name, size_t size, const char **unit, double *scale)
 {
     const struct summary_field *field = summary_field_by_id(f);
@@ -82,10 +85,53 @@ static void metric_name(int f, char *name, size_t size, const char **unit, doubl
     } else if (field->dim == DIM_TIME) {
         *unit = "seconds";
     }
-    snprintf(name, size, "tally_%s%s%s", field->name, *unit ? "_" : "", *unit ? *unit : "");
+    if (f == FIELD_TOTAL_PROCESSES)
+        snprintf(name, size, "tally_processes_started");
+    else
+        snprintf(name, size, "tally_%s%s%s", field->name, *unit ? "_" : "", *unit ? *unit : "");
 }
 
-char *metrics_render(const struct agent *a, size_t *len)
+/* What each field's HELP says. */
+static const char *metric_help(int f)
+{
+    switch (f) {
+    case FIELD_TOTAL_PROCESSES:
+        return "processes started by the application's live tasks";
+    case FIELD_CONTEXT_SWITCHES:
+        return "voluntary and involuntary context switches of the application's live processes";
+    case FIELD_MINOR_PAGE_FAULTS:
+        return "minor page faults of the application's live processes";
+    case FIELD_MAJOR_PAGE_FAULTS:
+        return "major page faults of the application's live processes";
+    default:
+        return NULL;
+    }
+}
+
+/* The labels of one application's series: app, host, user, and category
+ * when the application has one (no empty label). */
+static void app_labels(FILE *out, const struct agent *a, const struct agent_task *app, const char *user)
+{
+    metrics_label(out, "app", app->app, false);
+    metrics_label(out, "host", a->host, true);
+    metrics_label(out, "user", user, true);
+    if (app->category && *app->category)
+        metrics_label(out, "category", app->category, true);
+}
+
+/* Counters the runner's samples do not carry: read from the processes (and
+ * processes started is at least those alive). */
+static void add_process_counters(const struct agent_proc *p, pid_t pid, double *sum)
+{
+    struct proc_status status;
+    sum[FIELD_TOTAL_PROCESSES] += 1;
+    sum[FIELD_MINOR_PAGE_FAULTS] += (double)p->last.minflt;
+    sum[FIELD_MAJOR_PAGE_FAULTS] += (double)p->last.majflt;
+    if (proc_read_status(pid, &status) == 0)
+        sum[FIELD_CONTEXT_SWITCHES] += (double)status.context_switches;
+}
+
+char *metrics_render(const struct agent *a, bool openmetrics, size_t *len)
 {
     char *text = NULL;
     size_t size = 0;
@@ -101,8 +147,9 @@ char *metrics_render(const struct agent *a, size_t *len)
     size_t n = 0;
     const struct agent_task **apps = calloc(a->task_count + 1, sizeof *apps);
     double(*sums)[FIELD_COUNT] = calloc(a->task_count + 1, sizeof *sums);
+    double(*from_procs)[FIELD_COUNT] = calloc(a->task_count + 1, sizeof *from_procs);
     double *procs = calloc(a->task_count + 1, sizeof *procs);
-    for (size_t i = 0; apps && sums && procs && i < a->task_count; i++) {
+    for (size_t i = 0; apps && sums && from_procs && procs && i < a->task_count; i++) {
         const struct agent_task *t = a->tasks[i];
         if (t->ended)
             continue;
@@ -113,45 +160,58 @@ char *metrics_render(const struct agent *a, size_t *len)
             apps[n++] = t;
         for (int f = 0; f < FIELD_COUNT; f++)
             sums[k][f] += t->current[f];
-        for (size_t p = 0; p < a->procs.capacity; p++)
-            if (a->procs.keys[p] && ((struct agent_proc *)pidmap_at(&a->procs, p))->task == t->id)
+        for (size_t p = 0; p < a->procs.capacity; p++) {
+            const struct agent_proc *proc = pidmap_at(&a->procs, p);
+            if (a->procs.keys[p] && proc->task == t->id) {
                 procs[k] += 1;
+                add_process_counters(proc, a->procs.keys[p], from_procs[k]);
+            }
+        }
     }
-    for (int f = 0; apps && sums && procs && f < FIELD_COUNT; f++) {
+    static const int per_process[] = {FIELD_CONTEXT_SWITCHES, FIELD_MINOR_PAGE_FAULTS,
+                                      FIELD_MAJOR_PAGE_FAULTS, FIELD_TOTAL_PROCESSES};
+    for (size_t k = 0; from_procs && k < n; k++)
+        for (size_t i = 0; i < sizeof per_process / sizeof per_process[0]; i++)
+            if (from_procs[k][per_process[i]] > sums[k][per_process[i]])
+                sums[k][per_process[i]] = from_procs[k][per_process[i]];
+    for (int f = 0; apps && sums && from_procs && procs && f < FIELD_COUNT; f++) {
         if (is_skipped(f))
             continue;
-        char name[96];
+        char family[96], name[104];
         const char *unit;
         double scale;
-        metric_name(f, name, sizeof name, &unit, &scale);
+        metric_name(f, family, sizeof family, &unit, &scale);
         bool counter = is_counter(f);
-        fprintf(out, "# TYPE %s %s\n", name, counter ? "counter" : "gauge");
-        if (unit)
-            fprintf(out, "# UNIT %s %s\n", name, unit);
-        fprintf(out, "# HELP %s tally summary field %s, live, summed over the application's tasks\n",
-                name, summary_field_by_id(f)->name);
+        snprintf(name, sizeof name, "%s%s", family, counter ? "_total" : "");
+        /* OpenMetrics names the family (no _total) and has UNIT; the
+         * Prometheus text format names the series itself */
+        const char *described = openmetrics ? family : name;
+        fprintf(out, "# TYPE %s %s\n", described, counter ? "counter" : "gauge");
+        if (unit && openmetrics)
+            fprintf(out, "# UNIT %s %s\n", family, unit);
+        if (metric_help(f))
+            fprintf(out, "# HELP %s %s\n", described, metric_help(f));
+        else
+            fprintf(out, "# HELP %s tally summary field %s, live, summed over the application's tasks\n",
+                    described, summary_field_by_id(f)->name);
         for (size_t k = 0; k < n; k++) {
-            fprintf(out, "%s%s{", name, counter ? "_total" : "");
-            metrics_label(out, "app", apps[k]->app, false);
-            metrics_label(out, "host", a->host, true);
-            metrics_label(out, "user", user, true);
-            metrics_label(out, "category", apps[k]->category ? apps[k]->category : "", true);
+            fprintf(out, "%s{", name);
+            app_labels(out, a, apps[k], user);
             fprintf(out, "} %.17g\n", sums[k][f] * scale);
         }
     }
     fprintf(out, "# TYPE tally_processes gauge\n# HELP tally_processes live processes of the application\n");
     for (size_t k = 0; apps && procs && k < n; k++) {
         fputs("tally_processes{", out);
-        metrics_label(out, "app", apps[k]->app, false);
-        metrics_label(out, "host", a->host, true);
-        metrics_label(out, "user", user, true);
-        metrics_label(out, "category", apps[k]->category ? apps[k]->category : "", true);
+        app_labels(out, a, apps[k], user);
         fprintf(out, "} %.0f\n", procs[k]);
     }
     agent_levels_write(a->levels, user, out); /* tally contract watch's levels */
-    fputs("# EOF\n", out);
+    if (openmetrics)
+        fputs("# EOF\n", out);
     free(apps);
     free(sums);
+    free(from_procs);
     free(procs);
     if (fclose(out) != 0) {
         free(text);
@@ -161,13 +221,23 @@ char *metrics_render(const struct agent *a, size_t *len)
     return text;
 }
 
+/* OpenMetrics when the client asks for it (Prometheus does, first), else
+ * the Prometheus text format 0.0.4 (curl, promtool, older scrapers). */
+static bool wants_openmetrics(struct MHD_Connection *conn)
+{
+    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    return accept && strstr(accept, "application/openmetrics-text");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_len, void **state)
 {
     struct metrics_server *s = cls;
     (void)version, (void)upload, (void)upload_len, (void)state;
-    const char *type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    bool openmetrics = wants_openmetrics(conn);
+    const char *type = openmetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                   : "text/plain; version=0.0.4; charset=utf-8";
     char *body;
     size_t len = 0;
     unsigned status = MHD_HTTP_OK;
@@ -180,7 +250,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         status = MHD_HTTP_NOT_FOUND;
         type = "text/plain; charset=utf-8";
     } else {
-        body = metrics_render(s->agent, &len);
+        body = metrics_render(s->agent, openmetrics, &len);
     }
     if (!body)
         return MHD_NO;

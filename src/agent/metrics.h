@@ -1,8 +1,10 @@
 /* 'tally agent --metrics ADDR:PORT': the agent's applications as
  * OpenMetrics text for Prometheus. Per application and host, every numeric
  * summary field of its live tasks (summed over tasks) with labels app,
- * host, user and category: cumulative fields (cpu_time, bytes, faults) as
- * counters, the others as gauges, in base units (bytes, seconds). Served
+ * host, user and category (when it has one): cumulative fields (cpu_time,
+ * bytes, faults, context switches, processes started) as counters, the
+ * others as gauges, in base units (bytes, seconds); what the client's Accept
+ * asks for, OpenMetrics or the Prometheus text format. Served
  * by libmicrohttpd in the agent's own epoll loop (MHD_USE_EPOLL: its epoll
  * fd is one more fd of the loop), so the agent stays one thread. */
 #ifndef TALLY_AGENT_METRICS_H
@@ -17,8 +19,11 @@ struct agent;
 /* Writes label NAME="VALUE" (escaped as the format asks), preceded by a
  * comma when comma is set. */
 void metrics_label(FILE *out, const char *name, const char *value, bool comma);
-/* The exposition text (malloc'd, ends with "# EOF\n"); NULL when out of memory. */
-char *metrics_render(const struct agent *agent, size_t *len);
+/* The exposition text (malloc'd): OpenMetrics 1.0 (families without
+ * _total, UNIT, ends with "# EOF\n"), or the Prometheus text format 0.0.4
+ * (TYPE and HELP name each series, _total included); NULL when out of
+ * memory. */
+char *metrics_render(const struct agent *agent, bool openmetrics, size_t *len);
 
 struct sockaddr_in;
 /* "ADDR:PORT", ":PORT" or "PORT" (the last two: 127.0.0.1, this host's

@@ -123,7 +123,7 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
         put_field(o, "cpu_time", st.cpu_self + st.cpu_children);
         put_field(o, "cores", p ? p->cores : 0);
         put_field(o, "context_switches",
-                  has_status ? (double)status.ctxt_voluntary + (double)status.ctxt_involuntary : 0);
+                  has_status ? (double)status.context_switches : 0);
     }
     if (flags & PROC_INFO_MEMORY) {
         uint64_t pss = 0;

@@ -258,14 +258,16 @@ int archive_outliers_main(int argc, char **argv, const char *db)
             printf("%s run %lld%s%s: %s %.6g %s on host %s is ", name, o->id,
                    who.set ? " in set " : "", who.set ? who.set : "", o->field->name, o->value,
                    o->field->unit, host);
-            if (o->median != 0)
+            if (o->median != 0 && o->value / o->median >= 0.1)
                 printf("%.1f× the median %.6g %s", o->value / o->median, o->median, o->field->unit);
+            else if (o->median != 0) /* a ratio that rounds to 0.0× says nothing */
+                printf("far below the median %.6g %s", o->median, o->field->unit);
             else
                 printf("%.6g %s above the median 0", o->value, o->field->unit);
             if (o->reason == OUTLIER_ROBUST_Z)
-                printf(" (robust z = %.1f)\n", o->robust_z);
+                printf(" (robust z-score %.1f; above %g is an outlier)\n", o->robust_z, threshold);
             else
-                printf(" (above %g× the median; robust z = %.1f)\n", ratio, o->robust_z);
+                printf(" (above %g× the median; robust z-score %.1f)\n", ratio, o->robust_z);
         }
         json_decref(broken.limits);
         free(who.host);

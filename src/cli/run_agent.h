@@ -25,7 +25,9 @@ enum { OPT_AGENT = 0x1100, OPT_APP };
 #define RUN_AGENT_USAGE                                                                    \
     "      --agent [SOCKET]    register the task with the user's agent (tally-agent(1)),\n" \
     "                          starting one if none runs; SOCKET as a separate word\n"      \
-    "                          only when the command follows --\n"                         \
+    "                          only when the command follows --; the reports are\n"        \
+    "                          still written (-o, else tally-<pid>.* in the current\n"     \
+    "                          directory) and the agent archives the summary\n"           \
     "      --app NAME          the application the task belongs to (with --agent)\n"
 
 struct run_agent_options {

@@ -27,7 +27,7 @@
 
 static void write_contract(FILE *f, const struct contract *c)
 {
-    fprintf(f, "# tally performance contract (seed 003): expected behaviour of '%s'.\n", c->name);
+    fprintf(f, "# tally performance contract (Vraalsen, Aydt, Mendes and Reed, Performance Contracts): expected behaviour of '%s'.\n", c->name);
     fprintf(f, "# Plain text: edit tolerances, factors or rulebases freely; see man tally-contract.\n");
     fprintf(f, "contract 1\nname %s\nmax-distance %.9g\nthreshold %.9g\n\n", c->name, c->max_distance, c->threshold);
     fprintf(f, "# projection factors: capability of each host (given, or the baseline's observed mean)\n"

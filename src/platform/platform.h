@@ -27,8 +27,8 @@ struct proc_stat {           /* /proc/PID/stat */
 struct proc_status {         /* /proc/PID/status (bytes) */
     uint64_t vm_peak, vm_size, vm_hwm, vm_rss, vm_swap;
     uint64_t rss_anon, rss_shmem;
+    uint64_t context_switches;    /* voluntary + nonvoluntary (counts, not bytes) */
     int threads;
-    uint64_t ctxt_voluntary, ctxt_involuntary; /* context switches */
 };
 
 struct proc_statm {          /* /proc/PID/statm (bytes): cheap, current values only */

@@ -145,7 +145,8 @@ static void poll_agents(struct live_state *s, struct live_client *client)
     if (rc < 0)
         snprintf(s->status, sizeof s->status, "%s", why);
     else
-        snprintf(s->status, sizeof s->status, "%zu hosts", json_object_size(p.hosts));
+        snprintf(s->status, sizeof s->status, "%zu host%s", json_object_size(p.hosts),
+                 json_object_size(p.hosts) == 1 ? "" : "s");
     json_t *point = json_pack("{s:f, s:o}", "t", p.now, "hosts", p.hosts);
     if (json_object_size(p.contract))
         json_object_set(point, "contract", p.contract);

@@ -122,13 +122,18 @@ int proc_read_stat(pid_t pid, struct proc_stat *out)
 }
 
 /* Value in bytes of a "Key:   123 kB" line of a /proc status-like file. */
-static uint64_t kb_field(const char *buf, const char *key)
+static uint64_t count_field(const char *buf, const char *key)
 {
     const char *p = strstr(buf, key);
     if (!p)
         return 0;
     p += strlen(key);
-    return parse_u64(&p) * 1024;
+    return parse_u64(&p);
+}
+
+static uint64_t kb_field(const char *buf, const char *key)
+{
+    return count_field(buf, key) * 1024;
 }
 
 int proc_read_status(pid_t pid, struct proc_status *out)
@@ -143,20 +148,13 @@ int proc_read_status(pid_t pid, struct proc_status *out)
     out->vm_swap = kb_field(buf, "\nVmSwap:");
     out->rss_anon = kb_field(buf, "\nRssAnon:");
     out->rss_shmem = kb_field(buf, "\nRssShmem:");
+    out->context_switches = count_field(buf, "\nvoluntary_ctxt_switches:") +
+                            count_field(buf, "\nnonvoluntary_ctxt_switches:");
     const char *t = strstr(buf, "\nThreads:");
     out->threads = 1;
     if (t) {
         t += 9;
         out->threads = (int)parse_u64(&t);
-    }
-    out->ctxt_voluntary = out->ctxt_involuntary = 0;
-    if ((t = strstr(buf, "\nvoluntary_ctxt_switches:"))) {
-        t += 25;
-        out->ctxt_voluntary = parse_u64(&t);
-    }
-    if ((t = strstr(buf, "\nnonvoluntary_ctxt_switches:"))) {
-        t += 28;
-        out->ctxt_involuntary = parse_u64(&t);
     }
     return 0;
 }

@@ -28,13 +28,34 @@ check "the fixture is ready" wait_file "$WORK/ready"
 PID=$(cat "$WORK/ready")
 has_memory() { curl -s "http://127.0.0.1:$PORT/metrics" | grep -q '^tally_memory_bytes{app="sim".*} [1-9]'; }
 check "the application's memory is exposed" wait_until 20 has_memory
-text=$(curl -s -i "http://127.0.0.1:$PORT/metrics")
-check_contains "content type is OpenMetrics" "$text" "Content-Type: application/openmetrics-text; version=1.0.0"
+OM='Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5'
+text=$(curl -s -i -H "$OM" "http://127.0.0.1:$PORT/metrics")
+check_contains "asked for OpenMetrics (as Prometheus does): its content type" "$text" \
+  "Content-Type: application/openmetrics-text; version=1.0.0"
 check_contains "labels app, host, user, category" "$text" "tally_processes{app=\"sim\",host=\"$(hostname)\",user=\"$(id -un)\",category=\"physics\"} 1"
 check_contains "cpu_time is a counter" "$text" "# TYPE tally_cpu_time_seconds counter"
 check_contains "counters end in _total" "$text" "tally_cpu_time_seconds_total{app=\"sim\""
 check_contains "memory is a gauge in bytes" "$text" "# UNIT tally_memory_bytes bytes"
 check "the exposition ends with # EOF" test "$(printf '%s' "$text" | tail -1)" = "# EOF"
+check_eq "no tally_total_processes_total" "$(printf '%s\n' "$text" | grep -c 'total_processes')" 0
+check_contains "processes started: a counter of its own name" "$text" "tally_processes_started_total{app=\"sim\""
+rss_now=$(printf '%s\n' "$text" | sed -n 's/^tally_minor_page_faults_total{app="sim".*} //p')
+check_cmp "minor page faults: at least the 48 MB touched (12288 pages)" "$rss_now" ">=" 12288
+check_cmp "  and no more than the process's own (/proc)" "$rss_now" "<=" "$(awk '{ print $10 }' /proc/$PID/stat)"
+check_cmp "context switches: counted (the fixture sleeps)" \
+  "$(printf '%s\n' "$text" | sed -n 's/^tally_context_switches_total{app="sim".*} //p')" ">=" 1
+plain=$(curl -s -i "http://127.0.0.1:$PORT/metrics")
+check_contains "not asked for OpenMetrics (curl, promtool): the Prometheus text format" "$plain" \
+  "Content-Type: text/plain; version=0.0.4"
+check_contains "  TYPE names the series, _total included" "$plain" "# TYPE tally_cpu_time_seconds_total counter"
+curl -s "http://127.0.0.1:$PORT/metrics" | promtool check metrics >promtool.out 2>&1
+check_eq "promtool check metrics: no problem, no warning" "$?/$(cat promtool.out)" "0/"
+# an application without a category: no empty category label
+"$TALLY" run --agent "$S" --app plain -o "$WORK/plain" -- sleep 30 &
+PLAIN=$!
+check "the second app is exposed" wait_until 20 sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q 'tally_processes{app=\"plain\"'"
+check_eq "no empty category label" "$(curl -s "http://127.0.0.1:$PORT/metrics" | grep -c 'category=\"\"')" 0
+kill "$PLAIN"; wait "$PLAIN" 2>/dev/null
 check_eq "other paths are 404" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing")" 404
 
 # A real Prometheus scrapes it.
@@ -64,6 +85,7 @@ check_near "PromQL: the app's memory (MB) is the fixture's RSS" \
   "$(echo "$(promql 'tally_memory_bytes{app="sim",category="physics"}') / 1048576" | bc -l)" \
   "$(echo "$rss_kb / 1024" | bc -l)" 2
 check_eq "PromQL: processes of the app by user" "$(promql "sum by (user) (tally_processes{user=\"$(id -un)\"})")" 1
+check_cmp "PromQL: minor page faults scraped" "$(promql 'tally_minor_page_faults_total{app="sim"}')" ">=" 12288
 kill "$PROM"; wait "$PROM" 2>/dev/null
 
 touch "$WORK/release"
