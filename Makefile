@@ -235,7 +235,7 @@ deps:
 
 demo:
 	scripts/install-deps.sh
-	$(MAKE) build/tally
+	$(MAKE) all
 	scripts/demo.sh
 
 clean:

@@ -3,7 +3,9 @@
  * network, with the hosts' capacities and the other-load category, from
  * tally run outputs. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/trace_common.h"
@@ -15,13 +17,41 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] [--capacity FILE] -o OUT.paje\n"
                  "PREFIX.summary and PREFIX.series come from\n"
-                 "'tally run --category C --time-series -o PREFIX COMMAND'.\n"
+                 "'tally run --category C --time-series -o PREFIX COMMAND'; any of a run's\n"
+                 "files names the run too (host*/run* may give run1.series and run1.summary).\n"
                  "  -o, --output OUT.paje  the trace to write (atomically)\n"
                  "  --hierarchy FILE       lines 'HOST SITE' grouping the hosts\n"
                  "  --capacity FILE        lines 'HOST disk=MB/s network=MB/s' (HOST '*': all):\n"
                  "                         the disk and network bandwidths of the hosts; without\n"
                  "                         them, disk is the peak seen and network the link\n"
                  "                         speeds the runs recorded (marked inferred)\n");
+}
+
+/* The runs named: a PREFIX, or any of its files (a shell glob such as
+ * host*\/run* gives run1.series and run1.summary), each run once, in the
+ * order first named. The strings are argv's own, cut in place; returns the
+ * count. */
+static size_t runs_named(char **args, size_t n)
+{
+    static const char *const suffixes[] = {".summary", ".series", ".files.json", ".files"};
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *a = args[i];
+        size_t len = strlen(a);
+        for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+            size_t sl = strlen(suffixes[k]);
+            if (len > sl && !strcmp(a + len - sl, suffixes[k])) {
+                a[len - sl] = '\0';
+                break;
+            }
+        }
+        bool seen = false;
+        for (size_t j = 0; j < kept && !seen; j++)
+            seen = !strcmp(args[j], a);
+        if (!seen)
+            args[kept++] = a;
+    }
+    return kept;
 }
 
 int trace_cmd_from_runs(int argc, char **argv)
@@ -53,8 +83,8 @@ int trace_cmd_from_runs(int argc, char **argv)
     }
     struct trace t;
     char err[1024];
-    if (trace_from_runs((const char *const *)argv + optind, (size_t)(argc - optind), &opts, &t,
-                        err, sizeof err) < 0) {
+    size_t runs = runs_named(argv + optind, (size_t)(argc - optind));
+    if (trace_from_runs((const char *const *)argv + optind, runs, &opts, &t, err, sizeof err) < 0) {
         tally_error("trace from-runs: %s", err);
         return TALLY_EXIT_ERROR;
     }

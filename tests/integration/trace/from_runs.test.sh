@@ -17,6 +17,11 @@ jq '.host = "far"' r3.summary >r4.summary && cp r3.series r4.series
 
 "$TALLY" trace from-runs r1 r2 r3 r4 -o runs.paje
 check "from-runs wrote a trace" test -s runs.paje
+# A shell glob names every file of each run (r1.series, r1.summary, ...):
+# each run is taken once, and the trace is the same.
+err=$("$TALLY" trace from-runs r[1-4]* -o glob.paje 2>&1)
+check_eq "from-runs r[1-4]* (a run's files name the run): no error" "$err" ""
+check "... the same trace as from the prefixes" cmp -s runs.paje glob.paje
 json=$("$TALLY" trace aggregate runs.paje --level host --format json)
 span=$(echo "$json" | jq '.to - .from')
 host=$(jq -r .host r1.summary)
