@@ -280,7 +280,8 @@ int cmd_top(int argc, char **argv)
         tcsetattr(STDIN_FILENO, TCSANOW, &t);
     }
     const char *term = getenv("TERM");
-    to.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
+    bool terminal = isatty(STDOUT_FILENO); /* piped: plain text, one screen after another */
+    to.color = terminal && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
     struct previous *old = NULL, *now = NULL;
     size_t old_n = 0;
     int status = TALLY_EXIT_OK;
@@ -329,8 +330,10 @@ int cmd_top(int argc, char **argv)
         struct top_snapshot snap = {.app = app, .time = clock_epoch_seconds(), .rows = rows, .row_count = n};
         char *screen = (!once || round >= 1) ? top_render(&snap, &to) : NULL;
         if (screen) {
-            if (!once)
+            if (!once && terminal)
                 fputs("\033[H\033[2J", stdout);
+            else if (!once && round > 0)
+                fputc('\n', stdout);
             fputs(screen, stdout);
             fflush(stdout);
         }

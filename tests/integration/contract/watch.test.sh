@@ -90,7 +90,7 @@ fewer_pid=$!
 # while it runs: the levels on the agent's /metrics (until a period has all 13)
 exported() { grep "^tally_contract_violation{app=\"mw\",.*space=\"intrinsic\",dimension=\"compute\"" "$WORK/metrics.out" | awk -v want="$1" '{ v = $NF; if ((want == "high" && v >= 0.5) || (want == "low" && v < 0.5)) { match($0, /process="[^"]*"/); print substr($0, RSTART + 9, RLENGTH - 10) } }' | sort -n | tr '\n' ' '; }
 for _ in $(seq 300); do
-  curl -s "http://127.0.0.1:$mport/metrics" > "$WORK/metrics.out"
+  curl -s -H "Accept: application/openmetrics-text; version=1.0.0" "http://127.0.0.1:$mport/metrics" > "$WORK/metrics.out"
   [ "$(exported high)$(exported low)" = "7 8 9 10 11 12 0 1 2 3 4 5 6 " ] && break
   sleep 0.1
 done
@@ -98,7 +98,7 @@ check_eq "/metrics: intrinsic compute gauge at the threshold for ranks 7-12" "$(
 check_eq "/metrics: ... below it for ranks 0-6" "$(exported low)" "0 1 2 3 4 5 6 "
 check_contains "/metrics: labelled with the host" "$(grep '^tally_contract_violation{' "$WORK/metrics.out" | head -1)" "host=\"$(hostname)\""
 check_contains "/metrics: a gauge" "$(cat "$WORK/metrics.out")" "# TYPE tally_contract_violation gauge"
-check_eq "/metrics: still ends in # EOF" "$(tail -n 1 "$WORK/metrics.out")" "# EOF"
+check_eq "/metrics, OpenMetrics as Prometheus asks for it: still ends in # EOF" "$(tail -n 1 "$WORK/metrics.out")" "# EOF"
 # the same levels to tools through the socket: proc_get_info 0x100, by pid
 # (processes of the application without levels, not instrumented, have no
 # "contract": in jq null >= null would count them as violating)
