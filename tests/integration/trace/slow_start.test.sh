@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Findings a person trusts, on real runs: a workload that starts slowly (a
-# thread that works 12 ms in every 0.26 s for 1.5 s, then two threads that
-# work 0.5 s each) is found as a slow start with when and how sure, and
+# thread that works 12 ms in every 0.26 s for 1.5 s, then one thread that
+# works 0.5 s: half of a 2-core host, so nothing saturates) is found as a slow start with when and how sure, and
 # nothing else is found in it; a steady workload has no slow start; a host
 # whose tasks are over shows no waste afterwards.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
@@ -15,7 +15,7 @@ task_only() {
 }
 
 "$RUN" run --category ramp --time-series --interval 0.1 -o ramp -- /bin/sh -c \
-  "for i in 1 2 3 4 5 6; do '$PROGS/spin_threads' 1 0.012; sleep 0.25; done; '$PROGS/spin_threads' 2 0.5"
+  "for i in 1 2 3 4 5 6; do '$PROGS/spin_threads' 1 0.012; sleep 0.25; done; '$PROGS/spin_threads' 1 0.5"
 task_only ramp ramp_alone
 "$TALLY" trace from-runs ramp_alone -o ramp.paje
 found=$("$TALLY" trace anomalies ramp.paje --format json)
@@ -24,7 +24,7 @@ check_eq "the slow start is found" "$(echo "$found" | jq '[.[] | select(.kind ==
 check_eq "  ... and nothing else" "$(echo "$found" | jq 'length')" 1
 start=$(jq '.start[0]' ramp.summary)
 check_cmp "  ... from the first slices (t+ < 1 s)" "$(echo "$found" | jq --argjson s "$start" '.[0].from - $s')" "<" 1
-check_cmp "  ... until the two threads start (t+ >= 1.2 s)" "$(echo "$found" | jq --argjson s "$start" '.[0].to - $s')" ">=" 1.2
+check_cmp "  ... until the busy thread starts (t+ >= 1.2 s)" "$(echo "$found" | jq --argjson s "$start" '.[0].to - $s')" ">=" 1.2
 check_cmp "  ... how sure" "$(echo "$found" | jq '.[0].confidence')" ">=" 0.5
 check_contains "  ... said in words" "$(echo "$found" | jq -r '.[0].detail')" "ramp took"
 # with the host's other load, the slow start is still the ramp's
