@@ -259,8 +259,11 @@ static int serve(struct agent_options *o, bool foreground)
 
 /* One message to the running agent and its reply printed (status, stop,
  * attach); START: start the agent first when none serves the socket. */
-static int ask(const char *socket_path, json_t *message, bool print, bool start)
+enum ask_then { ASK_PRINT, ASK_QUIET, ASK_WAIT_CLOSE }; /* after the reply */
+
+static int ask(const char *socket_path, json_t *message, enum ask_then then, bool start)
 {
+    bool print = then == ASK_PRINT;
     struct agent_link link;
     char why[512];
     if (agent_link_open(&link, socket_path, start, why, sizeof why) < 0) {
@@ -282,7 +285,7 @@ static int ask(const char *socket_path, json_t *message, bool print, bool start)
         free(text);
     }
     json_decref(reply);
-    if (!print) /* stop: until the agent has closed everything */
+    if (then == ASK_WAIT_CLOSE) /* stop: until the agent has closed everything */
         while ((reply = agent_link_read(&link, 10)))
             json_decref(reply);
     agent_link_close(&link);
@@ -416,9 +419,9 @@ int cmd_agent(int argc, char **argv)
         return TALLY_EXIT_ERROR;
     }
     if (!strcmp(verb, "status"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), true, false);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "ping"), ASK_PRINT, false);
     if (!strcmp(verb, "stop"))
-        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), false, false);
+        return ask(o.socket_path, json_pack("{s:s}", "op", "shutdown"), ASK_WAIT_CLOSE, false);
     if (!strcmp(verb, "attach")) {
         if (!launch != !segments) {
             tally_error("agent: attach: --launch and --segments go together");
@@ -446,7 +449,7 @@ int cmd_agent(int argc, char **argv)
             json_object_set_new(message, "segments", json_string(segments));
         }
         /* as tally run --agent: the agent is started when none runs */
-        return ask(o.socket_path, message, !quiet, true);
+        return ask(o.socket_path, message, quiet ? ASK_QUIET : ASK_PRINT, true);
     }
     tally_error("agent: unknown command '%s' (see 'tally agent --help')", verb);
     return TALLY_EXIT_ERROR;
