@@ -35,7 +35,6 @@ struct agent_nats {
     char *seen[SEEN_IDS];          /* ids of the last requests evaluated */
     size_t seen_next;
     double next_probe;             /* while no server answered the probe: when to ask again */
-    double probe_gap;              /* seconds until then: doubles up to 16 (the probe blocks the loop) */
 };
 
 static int subscribe(struct agent *a, enum subject_scope scope, const char *name)
@@ -114,8 +113,7 @@ int agent_nats_open(struct agent *a)
     if (verdict == 0) { /* the server is not up yet: joined once it answers (agent_nats_tick) */
         tally_error("agent: no NATS server answers at %s yet: joining once one does and "
                     "requires authentication", o->nats_url);
-        n->probe_gap = 1;
-        n->next_probe = clock_monotonic_seconds() + n->probe_gap;
+        n->next_probe = clock_monotonic_seconds() + 1;
         return 0;
     }
     return join(a);
@@ -128,8 +126,7 @@ int agent_nats_tick(struct agent *a)
         return 0;
     int verdict = check_server(a, 0.2);
     if (verdict == 0) {
-        n->probe_gap = n->probe_gap < 16 ? 2 * n->probe_gap : 16;
-        n->next_probe = clock_monotonic_seconds() + n->probe_gap;
+        n->next_probe = clock_monotonic_seconds() + 1;
         return 0;
     }
     n->next_probe = 0;
