@@ -264,14 +264,16 @@ int cmd_top(int argc, char **argv)
     char request[600];
     if (app)
         snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x19f)", app);
+    /* handlers first: a SIGINT while the agent is being reached must stop
+     * us too (started in the background, we inherit SIGINT ignored) */
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     struct live_client *client;
     if (live_client_open(&co, &client, why, sizeof why) < 0) {
         tally_error("top: %s", why);
         return TALLY_EXIT_ERROR;
     }
-    struct sigaction sa = {.sa_handler = on_stop};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     struct termios saved;
     bool raw = !once && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
     if (raw) {

@@ -60,7 +60,7 @@ tmux send-keys -t "$session" q
 check "after 'q': tally top exits with status 0" wait_screen "EXITED 0"
 
 # piped (not a terminal): plain text, screens one after another, no escapes
-timeout -s INT 2 "$TALLY" top --app sim --agent "$WORK/n1/agent.sock" --interval 0.5 >"$WORK/piped.txt" 2>&1
+timeout -k 10 -s INT 3 "$TALLY" top --app sim --agent "$WORK/n1/agent.sock" --interval 0.5 >"$WORK/piped.txt" 2>&1
 check "piped: screens written" grep -q "HOST" "$WORK/piped.txt"
 check "piped: more than one screen" test "$(grep -c '^ *HOST' "$WORK/piped.txt")" -ge 2
 check "piped: no escape sequence" sh -c "! grep -q \"\$(printf '\\033')\" '$WORK/piped.txt'"

@@ -35,7 +35,12 @@ mpicc.openmpi -o where.openmpi where.c && mpicc.mpich -o where.mpich where.c
 check_eq "Open MPI: 2 ranks on each host" \
   "$(host_run hostA timeout 60 mpirun.openmpi --mca plm_rsh_agent $HOSTS_SSH -H hostA:2,hostB:2 -np 4 ./where.openmpi | sort | tr '\n' ' ')" \
   "0 hostA 1 hostA 2 hostB 3 hostB "
+# Debian 12's MPICH (ch4:ucx) hangs in MPI_Finalize about one run in three
+# when ranks talk over TCP, on one host as well (UCX_TLS=tcp,self): an open
+# UCX bug, "TCP transport hangs during cleanup" (openucx/ucx#8738). The ranks
+# have printed by then, so the placement is checked on their lines alone and
+# a run stuck in that finalize is stopped after 20 s.
 check_eq "MPICH: 2 ranks on each host" \
-  "$(host_run hostA timeout 60 mpirun.mpich -launcher ssh -launcher-exec $HOSTS_SSH -hosts hostA:2,hostB:2 -n 4 ./where.mpich | sort | tr '\n' ' ')" \
+  "$(host_run hostA timeout 20 mpirun.mpich -launcher ssh -launcher-exec $HOSTS_SSH -hosts hostA:2,hostB:2 -n 4 ./where.mpich 2>/dev/null | grep '^[0-9] host' | sort | tr '\n' ' ')" \
   "0 hostA 1 hostA 2 hostB 3 hostB "
 finish
