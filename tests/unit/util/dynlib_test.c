@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "archive/libpq_api.h"
+#include "archive/libsqlite_api.h"
 #include "client/libnats_api.h"
 #include "test.h"
 #include "util/dynlib.h"
@@ -22,6 +23,9 @@ int main(void)
     const struct libmhd_api *mhd = libmhd_api_load(why, sizeof why);
     CHECK(mhd != NULL);
     CHECK(mhd && mhd->MHD_start_daemon != NULL);
+    const struct libsqlite_api *sqlite = libsqlite_api_load(why, sizeof why);
+    CHECK(sqlite != NULL);
+    CHECK(sqlite && sqlite->sqlite3_open_v2 != NULL && sqlite->sqlite3_step != NULL);
     CHECK(libpq_api_load(why, sizeof why) == pq); /* once per process */
 
     void *slot = NULL;
