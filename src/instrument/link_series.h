@@ -4,7 +4,14 @@
  * samples become a Paje trace whose topology is rank — link — rank, each link
  * a "bandwidth" resource whose usage (category "mpi") is the bytes/s over the
  * pair in both directions, and whose capacity is the highest such rate of any
- * link in the run (so a view compares links). tally view draws it. */
+ * link in the run (so a view compares links). tally view draws it.
+ * Sample times are kept in whole microseconds since the origin, and each
+ * rate is the bytes over the difference of those times: Paje readers print
+ * times to the microsecond (pj_dump), and a rate over unrounded times, times
+ * a duration the reader rounded, did not give the bytes back when the rate
+ * was high (a rank registered late: its bytes so far in one interval). Now
+ * rate x duration summed in such a reader is the bytes up to the reader's
+ * float precision of the rate (6e-8 relative). */
 #ifndef TALLY_INSTRUMENT_LINK_SERIES_H
 #define TALLY_INSTRUMENT_LINK_SERIES_H
 
