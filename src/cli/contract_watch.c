@@ -33,12 +33,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/contract_output.h"
 #include "cli/live_options.h"
 #include "contract/contract.h"
 #include "contract/samples.h"
+#include "platform/platform.h"
 #include "client/live_client.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -375,6 +377,13 @@ int cmd_contract_watch(int argc, char **argv)
     snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x83)", w.app);
     bool told = false, exported = false, told_waiting = false;
     status = TALLY_EXIT_OK;
+    /* this host's runnable tasks per core, read every 0.1 s while waiting
+     * out a period (the watch itself left out), for its processes' samples */
+    char local[SAMPLE_NAME_MAX] = "";
+    gethostname(local, sizeof local - 1);
+    int cores = machine_cpu_count();
+    double runnable_sum = 0;
+    int runnable_reads = 0;
     for (double next = clock_monotonic_seconds(); !stop_requested;) {
         w.batch.n = 0;
         w.seen_n = 0;
@@ -397,6 +406,12 @@ int cmd_contract_watch(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
+        if (runnable_reads > 0 && cores > 0)
+            for (size_t i = 0; i < w.batch.n; i++)
+                if (!strcmp(w.batch.v[i].host, local))
+                    w.batch.v[i].runnable_per_core = fmax(0, runnable_sum / runnable_reads - 1) / cores;
+        runnable_sum = 0;
+        runnable_reads = 0;
         for (size_t i = 0; record && i < w.batch.n; i++)
             samples_write_jsonl(record, &w.batch.v[i]);
         if (record)
@@ -417,8 +432,14 @@ int cmd_contract_watch(int argc, char **argv)
             json_decref(w.levels);
         }
         next += period;
-        for (double left; !stop_requested && (left = next - clock_monotonic_seconds()) > 0;)
-            poll(NULL, 0, (int)ceil(left * 1000));
+        for (double left; !stop_requested && (left = next - clock_monotonic_seconds()) > 0;) {
+            int running = proc_runnable_tasks();
+            if (running > 0) {
+                runnable_sum += running;
+                runnable_reads++;
+            }
+            poll(NULL, 0, (int)ceil(fmin(left, 0.1) * 1000));
+        }
         if (next < clock_monotonic_seconds())
             next = clock_monotonic_seconds(); /* a late answer: no burst to catch up */
     }

@@ -36,6 +36,7 @@ void sample_init(struct contract_sample *s)
     memset(s, 0, sizeof *s);
     for (int m = 0; m < CONTRACT_N_METRICS; m++)
         s->value[m] = NAN;
+    s->runnable_per_core = NAN;
 }
 
 static double ratio(double num, double den)
@@ -242,6 +243,14 @@ static int parse_line(json_t *o, struct snapshots *snaps, struct sample_set *set
     snprintf(s.host, sizeof s.host, "%s", host);
     s.time = json_number_value(t);
     s.period = json_number_value(p);
+    json_t *rq = json_object_get(o, "runnable_per_core");
+    if (rq && !json_is_null(rq)) {
+        if (!json_is_number(rq) || !(json_number_value(rq) >= 0) || !isfinite(json_number_value(rq))) {
+            *why = "\"runnable_per_core\" is not a number >= 0";
+            return -1;
+        }
+        s.runnable_per_core = json_number_value(rq);
+    }
     json_object_foreach(metrics, key, val) {
         int m = metric_by_name(key);
         if (m < 0)
@@ -448,6 +457,8 @@ void samples_write_jsonl(FILE *f, const struct contract_sample *s)
             json_object_set_new(metrics, metric_info(m)->name, json_real(s->value[m]));
     json_t *o = json_pack("{s:s,s:s,s:f,s:f,s:o}", "process", s->process, "host", s->host, "t", s->time,
                           "period", s->period, "metrics", metrics);
+    if (o && !isnan(s->runnable_per_core))
+        json_object_set_new(o, "runnable_per_core", json_real(s->runnable_per_core));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     if (text)
         fprintf(f, "%s\n", text);
