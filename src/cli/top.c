@@ -26,6 +26,7 @@
 #include "cli/commands.h"
 #include "cli/live_options.h"
 #include "client/live_client.h"
+#include "report/summary_read.h"
 #include "view/top_render.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -95,14 +96,6 @@ static void keep_apps(void *ctx, json_t *line)
     }
 }
 
-static double value_of(json_t *result, const char *name)
-{
-    json_t *v = json_object_get(result, name);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static const struct previous *find_previous(const struct previous *p, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
@@ -148,11 +141,11 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
         struct previous *p = &now[n];
         snprintf(p->key, sizeof p->key, "%s", object ? object : "");
         p->t = t;
-        p->cpu = value_of(r, "cpu_time");
-        p->read = value_of(r, "bytes_read") * 1048576.0;
-        p->written = value_of(r, "bytes_written") * 1048576.0;
-        p->received = value_of(r, "bytes_received");
-        p->sent = value_of(r, "bytes_sent");
+        p->cpu = summary_number(r, "cpu_time", NAN);
+        p->read = summary_number(r, "bytes_read", NAN) * 1048576.0;
+        p->written = summary_number(r, "bytes_written", NAN) * 1048576.0;
+        p->received = summary_number(r, "bytes_received", NAN);
+        p->sent = summary_number(r, "bytes_sent", NAN);
         const struct previous *b = find_previous(old, old_n, p->key);
         double dt = b ? t - b->t : 0;
         const char *state = json_string_value(json_object_get(r, "state"));
@@ -161,10 +154,10 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
         json_t *recording = json_object_get(json_object_get(r, "probes"), "recording"); /* 0x80 */
         rows[n] = (struct top_row){
             .host = json_string_value(json_object_get(line, "node")),
-            .pid = (pid_t)value_of(r, "pid"),
+            .pid = (pid_t)summary_number(r, "pid", NAN),
             .state = state && *state ? state[0] : '?',
             .cpu_percent = b ? 100 * rate(p->cpu, b->cpu, dt) : NAN,
-            .memory_mb = value_of(r, "memory"),
+            .memory_mb = summary_number(r, "memory", NAN),
             .read_bytes_per_s = b ? rate(p->read, b->read, dt) : NAN,
             .write_bytes_per_s = b ? rate(p->written, b->written, dt) : NAN,
             .recv_bytes_per_s = b ? rate(p->received, b->received, dt) : NAN,
@@ -172,7 +165,7 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
             .command = json_string_value(json_object_get(r, "command")),
             .has_contract = json_is_number(json_object_get(contract, "overall")),
             .contract_level = json_number_value(json_object_get(contract, "overall")),
-            .contract_threshold = value_of(contract, "threshold"),
+            .contract_threshold = summary_number(contract, "threshold", NAN),
             .contract_space = json_string_value(json_object_get(worst, "space")),
             .contract_dimension = json_string_value(json_object_get(worst, "dimension")),
         };

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/summary_read.h"
 #include "util/text_file.h"
 
 static const char *const counter_names[SAMPLE_N_COUNTERS] = {
@@ -300,29 +301,18 @@ int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *
     return rc;
 }
 
-static double summary_number(json_t *sum, const char *field)
-{
-    json_t *v = json_object_get(sum, field);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 int samples_read_run(const char *prefix, struct sample_set *set, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_error_t jerr;
-    json_t *sum = json_load_file(path, 0, &jerr);
-    if (!sum) {
-        snprintf(err, errlen, "%s: %s", path, jerr.text);
+    json_t *sum = summary_load(path, err, errlen);
+    if (!sum)
         return -1;
-    }
     char host[SAMPLE_NAME_MAX] = "localhost";
     json_t *h = json_object_get(sum, "host");
     if (json_is_string(h))
         snprintf(host, sizeof host, "%s", json_string_value(h));
-    double start = summary_number(sum, "start");
+    double start = summary_number(sum, "start", NAN);
     json_decref(sum);
     const char *base = strrchr(prefix, '/');
     base = base ? base + 1 : prefix;

@@ -33,6 +33,7 @@
 
 #include <jansson.h>
 
+#include "report/summary_read.h"
 #include "trace/from_runs.h"
 #include "trace/hierarchy.h"
 #include "trace/host_load.h"
@@ -101,14 +102,6 @@ static int add_curve(struct builder *b, const double *a, const double *v, size_t
     return add_step(b, end, -prev, host, kind, category);
 }
 
-static double summary_number(json_t *root, const char *field, double fallback)
-{
-    json_t *v = json_object_get(root, field);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : fallback;
-}
-
 /* Column index of name in the header's words, -1 when absent. */
 static int column(char **words, int n, const char *name)
 {
@@ -121,13 +114,10 @@ static int column(char **words, int n, const char *name)
 static int read_task(struct builder *b, const char *prefix)
 {
     char path[4096];
-    json_error_t jerr;
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_t *sum = json_load_file(path, 0, &jerr);
-    if (!sum) {
-        snprintf(b->err, b->errlen, "%s: %s", path, jerr.text);
+    json_t *sum = summary_load(path, b->err, b->errlen);
+    if (!sum)
         return -1;
-    }
     const char *category = json_string_value(json_object_get(sum, "category"));
     const char *host = json_string_value(json_object_get(sum, "host"));
     double cpus = summary_number(sum, "machine_cpus", NAN);
