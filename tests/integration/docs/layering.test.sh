@@ -12,13 +12,14 @@ SRC=$TALLY_TEST_ROOT/src
 # the table of docs/architecture.md.
 declare -A ALLOWED=(
   [main]="cli util"
-  [cli]="agent request client view instrument contract monitor platform report archive trace util"
+  [cli]="agent request client view instrument contract rmcompat monitor platform report archive trace util"
   [agent]="request client monitor platform report archive util"
   [request]="util"
   [client]="request platform util"
   [view]="trace client report util"
   [instrument]="monitor platform report trace util"
   [contract]="monitor report util"
+  [rmcompat]="monitor platform report util"
   [monitor]="platform util"
   [report]="monitor util"
   [archive]="report util"

@@ -1,5 +1,5 @@
 /* resource_monitor's limits onto tally's (see rm_limits.h). */
-#include "cli/rm_limits.h"
+#include "rmcompat/rm_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
