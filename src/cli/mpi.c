@@ -116,18 +116,8 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
     const json_t *mpi = json_object_get(summary, "mpi");
     printf("%s: %s, %d ranks, %zu measured, window: %s", name,
            json_string_value(json_object_get(mpi, "library")), a->ranks, a->measured, a->window_kind);
-    json_int_t min_periods = -1, max_periods = -1; /* --window request: t2-t1 is the periods' sum */
-    const json_t *rank;
-    size_t k;
-    json_array_foreach(json_object_get(mpi, "per_rank"), k, rank) {
-        const json_t *p = json_object_get(rank, "periods");
-        if (!json_is_integer(p))
-            continue;
-        if (min_periods < 0 || json_integer_value(p) < min_periods)
-            min_periods = json_integer_value(p);
-        if (json_integer_value(p) > max_periods)
-            max_periods = json_integer_value(p);
-    }
+    long long min_periods, max_periods; /* --window request: t2-t1 is the periods' sum */
+    mpi_report_periods(mpi, &min_periods, &max_periods);
     if (min_periods == max_periods && min_periods >= 0)
         printf(", %lld period%s per rank (t2-t1: their sum)", (long long)min_periods, min_periods == 1 ? "" : "s");
     else if (min_periods >= 0)

@@ -114,6 +114,22 @@ json_t *mpi_report_json(const struct mpi_analysis *a, const json_t *summary, con
     return o;
 }
 
+void mpi_report_periods(const json_t *mpi, long long *min, long long *max)
+{
+    *min = *max = -1;
+    const json_t *rank;
+    size_t k;
+    json_array_foreach(json_object_get(mpi, "per_rank"), k, rank) {
+        const json_t *p = json_object_get(rank, "periods");
+        if (!json_is_integer(p))
+            continue;
+        if (*min < 0 || json_integer_value(p) < *min)
+            *min = json_integer_value(p);
+        if (json_integer_value(p) > *max)
+            *max = json_integer_value(p);
+    }
+}
+
 double mpi_time_per_iteration(const json_t *summary)
 {
     return summary_number(json_object_get(json_object_get(summary, "mpi"), "window"), "time_per_iteration", -1);

@@ -23,6 +23,10 @@ json_t *mpi_report_hosts(const struct mpi_analysis *a, const json_t *mpi);
  * summary is SUMMARY; WITH (may be NULL) adds formula (2) with that run. */
 json_t *mpi_report_json(const struct mpi_analysis *a, const json_t *summary, const struct mpi_analysis *with);
 
+/* With --window request, the fewest and most recording periods of a rank
+ * (mpi.per_rank[].periods); both -1 when no rank counts periods. */
+void mpi_report_periods(const json_t *mpi, long long *min, long long *max);
+
 /* The progress rate (mpi.window.time_per_iteration) of a summary, <= 0
  * when it has none. */
 double mpi_time_per_iteration(const json_t *summary);
