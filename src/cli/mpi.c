@@ -146,7 +146,7 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
                    json_real_value(json_object_get(host, "wait_time")),
                    json_real_value(json_object_get(host, "compute_time")));
             if (offset)
-                printf(", clock %+.6f s from the launch host's", json_number_value(json_array_get(offset, 0)));
+                printf(", clock %+.6f s from the launch host's", summary_number(host, "clock_offset", 0));
             printf("\n");
         }
         for (size_t i = 0; i < a->measured; i++) {

@@ -157,16 +157,14 @@ static void take_bars(struct live_state *s, struct live_client *client)
     json_t *line;
     while ((line = live_client_next(client))) {
         json_t *r = json_object_get(line, "result");
-        json_t *v = json_object_get(r, name);
-        if (json_is_array(v))
-            v = json_array_get(v, 0);
-        if (json_is_number(v)) {
+        double value = summary_number(r, name, NAN);
+        if (!isnan(value)) {
             double t = summary_number(line, "time", 0);
             pthread_mutex_lock(&s->lock);
             json_array_append_new(s->bars, json_pack("{s:f, s:s?, s:s?, s:f}", "t", t ? t : clock_epoch_seconds(),
                                                      "node", json_string_value(json_object_get(line, "node")),
                                                      "object", json_string_value(json_object_get(line, "object")),
-                                                     "value", json_number_value(v)));
+                                                     "value", value));
             trim(s->bars, s->options->keep);
             pthread_mutex_unlock(&s->lock);
         }
