@@ -42,6 +42,7 @@
 #include "contract/samples.h"
 #include "platform/platform.h"
 #include "client/live_client.h"
+#include "report/summary_read.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -91,14 +92,6 @@ struct watch {
     int told_duplicate;
     char why[512];
 };
-
-static double pair_value(json_t *result, const char *key)
-{
-    json_t *v = json_object_get(result, key);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* The contract's name of a process (see the top of the file). */
 static void process_name(json_t *probes, json_t *result, char *out, size_t size)
@@ -162,9 +155,9 @@ static void take_answer(void *ctx, json_t *line)
     }
     /* exact CPU time of its threads (schedstat); /proc's ticks otherwise */
     json_t *cpu = json_object_get(probes, "cpu_seconds");
-    counter[COUNTER_CPU_SECONDS] = json_is_number(cpu) ? json_number_value(cpu) : pair_value(result, "cpu_time");
+    counter[COUNTER_CPU_SECONDS] = json_is_number(cpu) ? json_number_value(cpu) : summary_number(result, "cpu_time", NAN);
     /* when the agent read the process: its start plus its age then */
-    double t = pair_value(result, "start") + pair_value(result, "wall_time");
+    double t = summary_number(result, "start", NAN) + summary_number(result, "wall_time", NAN);
     const char *host = json_string_value(json_object_get(result, "host"));
     if (!isfinite(t) || !host) {
         snprintf(w->why, sizeof w->why, "the agent's answer lacks a process's host or times");
