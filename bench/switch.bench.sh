@@ -61,14 +61,13 @@ for round in $(seq "$ROUNDS"); do
     echo "# round $round ${op%%(*}: last agent switched at +$r ms, slowest rank took $t ms, all acknowledged at +$a ms" >&2
   done
 done
-kill -INT $runner 2>/dev/null; wait $runner 2>/dev/null
 section=$(mktemp)
 {
   echo "## Switching ranks across hosts (issue 18, item 4)"
   echo
   echo "\`bench/switch.bench.sh\`, $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at the end;"
   echo "$NP ranks of the 2-D stencil (Open MPI, \`--window request\`) on 4 simulated hosts, $per each,"
-  echo "every rank switched by one \`proc_record_start\` / \`proc_record_stop\` over NATS; ${#answers[@]} switches"
+  echo "every rank switched by one \`proc_record_start\` / \`proc_record_stop\` over NATS; ${#total[@]} switches"
   echo "measured ($ROUNDS rounds of start and stop), in ms from the start of \`tally request\`."
   echo
   echo "| from the request | median | max | target |"
@@ -91,3 +90,9 @@ cat "$section" >> "$RESULTS.new"
 mv "$RESULTS.new" "$RESULTS"
 rm -f "$section"
 sed -n '/^## Switching ranks across hosts/,/^## /p' "$RESULTS"
+# the application: stopped, then killed if it has not ended within 30 s
+kill -INT $runner 2>/dev/null
+for _ in $(seq 300); do kill -0 $runner 2>/dev/null || break; sleep 0.1; done
+kill -KILL $runner 2>/dev/null
+pkill -KILL -f "$WORK/stencil.openmpi" 2>/dev/null
+wait 2>/dev/null
