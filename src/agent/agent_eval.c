@@ -24,7 +24,7 @@
 
 #include "agent/agent_internal.h"
 #include "util/clock.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* What the actions of one evaluation share: where lines go, the request's
  * name, the errors so far, and the event that fired (conditional). */

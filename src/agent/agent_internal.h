@@ -14,10 +14,10 @@
 #include "request/csr.h"
 #include "request/request.h"
 #include "monitor/follower.h"
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "monitor/proc_scan.h"
 #include "platform/platform.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "util/pidmap.h"
 
 struct series_point {

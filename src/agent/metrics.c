@@ -16,7 +16,7 @@
 #include "agent/agent_levels.h"
 #include "platform/platform.h"
 #include "util/http_gate.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* At most this many scrapes at once, each within this many seconds (a new
  * connection evicts the oldest): slow clients cannot lock scrapes out. */

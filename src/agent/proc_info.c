@@ -13,7 +13,7 @@
 #include "tally/segment.h"
 #include "tally/segment_switch.h"
 #include "util/clock.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* name: [value, "unit"], the unit as the summary gives it (fields.c). */
 static void put_field(json_t *o, const char *name, double value)

@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "archive/aggregate_store.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "util/command_line.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* The factor converting `unit` into the unit of `field` (e.g. "GB" → 1024
  * for memory), by the shared unit parser. */

@@ -15,7 +15,7 @@
 #include "cli/request_nats.h"
 #include "client/agent_link.h"
 #include "util/error.h"
-#include "util/units.h"
+#include "core/units.h"
 
 static const char usage_text[] =
     "usage: tally request [--agent SOCKET] [--follow] [--timeout TIME] REQUEST...\n"

@@ -15,7 +15,7 @@
 
 #include "client/agent_socket.h"
 #include "platform/platform.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "util/clock.h"
 
 /* Starts 'tally agent --socket path' (it detaches itself and exits once it

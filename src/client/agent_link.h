@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "monitor/task.h"
+#include "core/sample.h"
 
 struct agent_link {
     int fd;                 /* -1: not connected */

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "tally/segment.h"
-#include "util/units.h"
+#include "core/units.h"
 
 #define K(kind) (1u << (kind))
 #define PROCS_OR_APPS (K(OBJECT_PROC) | K(OBJECT_APP))

@@ -1,11 +1,11 @@
 /* Quantities as people write them: "2 GB", "512MiB", "10 min", "1h30m",
  * "2.5", converted into the unit a summary field is reported in. */
-#ifndef TALLY_UTIL_UNITS_H
-#define TALLY_UTIL_UNITS_H
+#ifndef TALLY_CORE_UNITS_H
+#define TALLY_CORE_UNITS_H
 
 #include <stddef.h>
 
-#include "report/fields.h"
+#include "core/fields.h"
 
 #define BYTES_PER_MB 1048576.0
 

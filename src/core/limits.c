@@ -1,5 +1,5 @@
 /* Limit strings and files (see limits.h). */
-#include "monitor/limits.h"
+#include "core/limits.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "util/text_file.h"
 #include "util/trim.h"
-#include "util/units.h"
+#include "core/units.h"
 
 void limits_clear(struct limit_set *limits)
 {

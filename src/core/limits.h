@@ -1,14 +1,14 @@
 /* Resource limits for a task (the watchdog): which summary fields are
  * limited and to what value, parsed from "memory: 2 GB, wall_time: 10 min"
  * strings or files, and checked against measured values. Values are kept in
- * the summary unit of each field (MB, s, counts; see report/fields.h). */
-#ifndef TALLY_MONITOR_LIMITS_H
-#define TALLY_MONITOR_LIMITS_H
+ * the summary unit of each field (MB, s, counts; see core/fields.h). */
+#ifndef TALLY_CORE_LIMITS_H
+#define TALLY_CORE_LIMITS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/fields.h"
+#include "core/fields.h"
 
 struct limit_set {
     bool set[FIELD_COUNT];

@@ -1,5 +1,5 @@
 /* Parsing of quantities with units (see units.h). */
-#include "util/units.h"
+#include "core/units.h"
 
 #include <ctype.h>
 #include <errno.h>
