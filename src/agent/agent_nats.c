@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "agent/agent_internal.h"
-#include "agent/agent_levels.h"
+#include "agent/agent_ops.h"
 #include "client/nats_link.h"
 #include "client/subjects.h"
 #include "util/clock.h"
@@ -209,63 +209,13 @@ static bool owns_csrs(const struct agent *a, const struct agent_client *c)
     return false;
 }
 
-/* One JSON line to a tool's inbox (the reference is stolen). */
-static void publish_line(struct agent *a, const char *reply, json_t *line)
+void agent_nats_publish_json(struct agent *a, const char *subject, json_t *line)
 {
     char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(line);
-    if (text)
-        nats_link_publish(a->nats->link, reply, NULL, text, strlen(text));
+    if (text && a->nats && a->nats->link)
+        nats_link_publish(a->nats->link, subject, NULL, text, strlen(text));
     free(text);
-}
-
-static void answer_error(struct agent *a, const char *reply, const char *message)
-{
-    publish_line(a, reply,
-                 json_pack("{s:s, s:s, s:s, s:b, s:[s]}", "site", a->site, "node", a->host,
-                           "request", "", "done", 1, "errors", message));
-}
-
-struct reply_ref {
-    struct agent *a;
-    const char *reply;
-};
-
-static void emit_to_inbox(void *ctx, json_t *line)
-{
-    struct reply_ref *r = ctx;
-    publish_line(r->a, r->reply, line);
-}
-
-/* {"op": "levels", ...} over NATS: this host's part kept; one done line back.
- * {"op": "launch_ranks", ...}: this host's ranks of another host's launch. */
-static void take_message(struct agent *a, const char *reply, const json_t *message, uint64_t received)
-{
-    const char *op = json_string_value(json_object_get(message, "op"));
-    if (op && !strcmp(op, "clock")) { /* a round trip to align clocks (launch_gather.c) */
-        publish_line(a, reply, json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "op", "clock", "node", a->host, "site",
-                                         a->site, "received", (json_int_t)received, "sent",
-                                         (json_int_t)clock_monotonic_ns(), "done", 1));
-        return;
-    }
-    if (op && !strcmp(op, "launch_ranks")) {
-        agent_launch_ranks(a, message, received, emit_to_inbox, &(struct reply_ref){a, reply});
-        return;
-    }
-    if (!op || strcmp(op, "levels")) {
-        answer_error(a, reply, "over NATS an agent takes only {\"op\": \"levels\"}, "
-                               "{\"op\": \"launch_ranks\"} and {\"op\": \"clock\"} messages");
-        return;
-    }
-    char why[300];
-    long kept = agent_levels_apply(&a->levels, message, a->host, why, sizeof why);
-    if (kept < 0) {
-        answer_error(a, reply, why);
-        return;
-    }
-    publish_line(a, reply,
-                 json_pack("{s:s, s:s, s:s, s:I, s:b}", "site", a->site, "node", a->host, "op",
-                           "levels_kept", "count", (json_int_t)kept, "done", 1));
 }
 
 #define REQUEST_MAX_AGE 300 /* seconds: clocks of hosts may differ this much */
@@ -327,16 +277,17 @@ void agent_nats_drain(struct agent *a)
         }
         char why[600];
         json_t *env = take_envelope(a->nats, &m, why, sizeof why);
+        struct agent_peer inbox = {.agent = a, .inbox = m.reply, .received = received};
         const char *id = json_string_value(json_object_get(env, "id"));
         const char *text = json_string_value(json_object_get(env, "request"));
-        const json_t *message = json_object_get(env, "message");
+        json_t *message = json_object_get(env, "message");
         if (!env) {
-            answer_error(a, m.reply, why);
+            agent_peer_error(&inbox, why);
         } else if (!text && !json_is_object(message)) {
-            answer_error(a, m.reply, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
+            agent_peer_error(&inbox, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
         } else if (!text) {
             if (!seen_before(a->nats, id))
-                take_message(a, m.reply, message, received);
+                agent_ops_take(&inbox, message);
         } else if (!seen_before(a->nats, id)) {
             struct agent_client *c = inbox_client(a, m.reply);
             if (c) {

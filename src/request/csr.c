@@ -460,7 +460,8 @@ static void run_counter_action(struct run *run, const struct request_call *actio
 {
     struct csr_registry *registry = run->registry;
     const char *service = action->service;
-    if (!strcmp(service, "pa_counter_create")) {
+    int id = service_id_of(service);
+    if (id == SERVICE_PA_COUNTER_CREATE) {
         unsigned number = 0;
         char why[128];
         if (counter_create(registry, &number, why, sizeof why) < 0)
@@ -478,12 +479,12 @@ static void run_counter_action(struct run *run, const struct request_call *actio
             action_error(run, action, "c_%u: no such counter", number);
             continue;
         }
-        if (!strcmp(service, "pa_counter_increment")) {
+        if (id == SERVICE_PA_COUNTER_INCREMENT) {
             counter_add(registry, number, increment_amount(action, run->event));
             if (!run->event) /* one reply per unconditional increment, none per event */
                 report(run, action, CSR_REPORT_COUNTER_VALUE, number,
                        find_counter(registry, number)->value, CSR_ENABLED, NULL);
-        } else if (!strcmp(service, "pa_counter_read")) {
+        } else if (id == SERVICE_PA_COUNTER_READ) {
             counter_read(registry, number, reset, &value);
             report(run, action, CSR_REPORT_COUNTER_VALUE, number, value, CSR_ENABLED, NULL);
         } else { /* pa_counter_delete */
@@ -501,10 +502,11 @@ static void run_csr_action(struct run *run, const struct request_call *action)
         unsigned number = list->objects[i].number;
         int rc;
         enum csr_state state;
-        if (!strcmp(action->service, "csr_enable")) {
+        int id = service_id_of(action->service);
+        if (id == SERVICE_CSR_ENABLE) {
             rc = csr_enable(run->registry, number, run->now);
             state = CSR_ENABLED;
-        } else if (!strcmp(action->service, "csr_disable")) {
+        } else if (id == SERVICE_CSR_DISABLE) {
             rc = csr_disable(run->registry, number);
             state = CSR_DISABLED;
         } else {
@@ -690,7 +692,7 @@ static bool pushable(const struct csr *c)
           c->event == EVENT_LIB_CALL_ENDED))
         return false;
     for (size_t i = 0; i < c->request.action_count; i++)
-        if (strcmp(c->request.actions[i].service, "pa_counter_increment") != 0)
+        if (service_id_of(c->request.actions[i].service) != SERVICE_PA_COUNTER_INCREMENT)
             return false;
     return true;
 }
