@@ -30,6 +30,7 @@
 #include "agent/metrics.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 #define IN_MAX (1u << 20)   /* longest line a client may send */
 #define FLUSH_AT (64u << 10) /* pending output written at once past this */
@@ -201,16 +202,15 @@ static void accept_clients(struct agent *a)
             continue;
         }
         struct agent_client *c = calloc(1, sizeof *c);
-        if (!c || (a->client_count == a->client_cap &&
-                   !(a->clients = realloc(a->clients, (a->client_cap = a->client_cap ? 2 * a->client_cap : 16) *
-                                                          sizeof *a->clients)))) {
+        struct agent_client **slot = c ? VEC_PUSH(a->clients, a->client_count, a->client_cap) : NULL;
+        if (!slot) {
             free(c);
             close(fd);
             continue;
         }
         c->fd = fd;
         c->id = ++a->next_client_id;
-        a->clients[a->client_count++] = c;
+        *slot = c;
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
     }

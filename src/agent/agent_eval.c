@@ -25,6 +25,7 @@
 #include "agent/agent_internal.h"
 #include "util/clock.h"
 #include "core/units.h"
+#include "util/vec.h"
 
 /* What the actions of one evaluation share: where lines go, the request's
  * name, the errors so far, and the event that fired (conditional). */
@@ -139,10 +140,10 @@ static bool app_exists(const struct agent *a, const char *name)
  * returns how many were put in pids (allocated). */
 static size_t expand_processes(struct eval *e, const struct request_arg *arg, pid_t **pids)
 {
-    size_t n = 0, cap = 16;
-    *pids = malloc(cap * sizeof **pids);
+    size_t n = 0, cap = 0;
+    *pids = NULL;
     struct agent *a = e->a;
-    for (size_t k = 0; k < arg->object_count && *pids; k++) {
+    for (size_t k = 0; k < arg->object_count; k++) {
         const struct object_token *tok = &arg->objects[k];
         const char *app = NULL;
         bool all = false;
@@ -157,9 +158,10 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
             }
             if (check_process(e, tok->pid, tok->pos) < 0)
                 continue;
-            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
-                return 0;
-            (*pids)[n++] = tok->pid;
+            pid_t *slot = VEC_PUSH(*pids, n, cap);
+            if (!slot)
+                return n;
+            *slot = tok->pid;
             continue;
         case OBJECT_APP:
             if (!app_exists(a, tok->name)) {
@@ -197,9 +199,10 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
             const struct agent_task *t = agent_task_of(a, pid);
             if (!t || (!all && strcmp(t->app, app)))
                 continue;
-            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
-                return 0;
-            (*pids)[n++] = pid;
+            pid_t *slot = VEC_PUSH(*pids, n, cap);
+            if (!slot)
+                return n;
+            *slot = pid;
         }
     }
     return n;
@@ -606,18 +609,9 @@ static struct agent_client *csr_owner(const struct agent *a, unsigned csr)
 
 static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
 {
-    if (a->owner_count == a->owner_cap) {
-        size_t cap = a->owner_cap ? 2 * a->owner_cap : 16;
-        struct csr_owner *o = realloc(a->owners, cap * sizeof *o);
-        if (!o)
-            return;
-        a->owners = o;
-        a->owner_cap = cap;
-    }
-    size_t at = owner_at(a, csr);
-    memmove(a->owners + at + 1, a->owners + at, (a->owner_count - at) * sizeof *a->owners);
-    a->owners[at] = (struct csr_owner){csr, c};
-    a->owner_count++;
+    struct csr_owner *o = VEC_INSERT(a->owners, a->owner_count, a->owner_cap, owner_at(a, csr));
+    if (o)
+        *o = (struct csr_owner){csr, c};
 }
 
 /* Forgets owners of csrs the registry no longer has. */

@@ -22,6 +22,7 @@
 #include "tally/segment.h"
 #include "util/clock.h"
 #include "util/hex.h"
+#include "util/vec.h"
 
 struct launch_dir {
     char *launch, *dir;
@@ -78,14 +79,8 @@ int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, 
         }
         return 0;
     }
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 8;
-        struct launch_dir *grown = realloc(l->items, cap * sizeof *grown);
-        if (!grown)
-            goto oom;
-        l->items = grown;
-        l->cap = cap;
-    }
+    if (VEC_RESERVE(l->items, l->cap, l->count + 1) < 0)
+        goto oom;
     l->items[l->count].launch = strdup(launch);
     l->items[l->count].dir = strdup(dir);
     if (!l->items[l->count].launch || !l->items[l->count].dir)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/metrics.h"
+#include "util/vec.h"
 
 #define LEVELS_MAX 100000
 #define LEVEL_NAME_MAX 128
@@ -91,15 +92,9 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, con
         snprintf(why, why_len, "levels: more than %d levels kept in all", LEVELS_MAX);
         return -1;
     }
-    if (k->n + count > k->cap) {
-        size_t cap = k->n + count + 64;
-        struct kept_level *grown = realloc(k->v, cap * sizeof *grown);
-        if (!grown) {
-            snprintf(why, why_len, "levels: out of memory");
-            return -1;
-        }
-        k->v = grown;
-        k->cap = cap;
+    if (VEC_RESERVE(k->v, k->cap, k->n + count) < 0) {
+        snprintf(why, why_len, "levels: out of memory");
+        return -1;
     }
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {

@@ -24,6 +24,8 @@
 #include "client/subjects.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
 
 #define SEEN_IDS 256
 
@@ -31,9 +33,10 @@ struct agent_nats {
     struct nats_link *link;
     char user[128];
     char **apps;                   /* applications subscribed to */
-    size_t app_count;
-    char *seen[SEEN_IDS];          /* ids of the last requests evaluated */
+    size_t app_count, app_cap;
+    char *seen[SEEN_IDS];          /* ids of the last requests evaluated, oldest replaced first */
     size_t seen_next;
+    struct hashmap seen_index;     /* the same ids, for a lookup in one probe */
     double next_probe;             /* while no server answered the probe: when to ask again */
 };
 
@@ -148,6 +151,7 @@ void agent_nats_close(struct agent *a)
     free(n->apps);
     for (size_t i = 0; i < SEEN_IDS; i++)
         free(n->seen[i]);
+    hashmap_free(&n->seen_index);
     free(n);
     a->nats = NULL;
 }
@@ -159,11 +163,17 @@ int agent_nats_fd(const struct agent *a)
 
 static bool seen_before(struct agent_nats *n, const char *id)
 {
-    for (size_t i = 0; i < SEEN_IDS; i++)
-        if (n->seen[i] && !strcmp(n->seen[i], id))
-            return true;
-    free(n->seen[n->seen_next]);
-    n->seen[n->seen_next] = strdup(id);
+    if (hashmap_get(&n->seen_index, id))
+        return true;
+    char **oldest = &n->seen[n->seen_next];
+    if (*oldest)
+        hashmap_remove(&n->seen_index, *oldest);
+    free(*oldest);
+    *oldest = strdup(id);
+    if (*oldest && hashmap_put(&n->seen_index, id, *oldest) < 0) { /* not indexed: forgotten */
+        free(*oldest);
+        *oldest = NULL;
+    }
     n->seen_next = (n->seen_next + 1) % SEEN_IDS;
     return false;
 }
@@ -178,25 +188,14 @@ static struct agent_client *inbox_client(struct agent *a, const char *reply)
             return c;
     }
     struct agent_client *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if (a->client_count == a->client_cap) {
-        size_t cap = a->client_cap ? 2 * a->client_cap : 16;
-        struct agent_client **grown = realloc(a->clients, cap * sizeof *grown);
-        if (!grown) {
-            free(c);
-            return NULL;
-        }
-        a->clients = grown;
-        a->client_cap = cap;
-    }
-    c->fd = -1;
-    c->id = ++a->next_client_id;
-    c->reply_subject = strdup(reply);
-    if (!c->reply_subject) {
+    if (!c || !(c->reply_subject = strdup(reply)) || VEC_RESERVE(a->clients, a->client_cap, a->client_count + 1) < 0) {
+        if (c)
+            free(c->reply_subject);
         free(c);
         return NULL;
     }
+    c->fd = -1;
+    c->id = ++a->next_client_id;
     a->clients[a->client_count++] = c;
     return c;
 }
@@ -339,13 +338,13 @@ void agent_nats_sync_apps(struct agent *a)
             known = !strcmp(n->apps[i], task->app);
         if (known)
             continue;
-        char **grown = realloc(n->apps, (n->app_count + 1) * sizeof *grown);
-        if (!grown)
+        char *app = strdup(task->app);
+        char **slot = app ? VEC_PUSH(n->apps, n->app_count, n->app_cap) : NULL;
+        if (!slot) {
+            free(app);
             return;
-        n->apps = grown;
-        if (!(n->apps[n->app_count] = strdup(task->app)))
-            return;
-        n->app_count++;
+        }
+        *slot = app;
         subscribe(a, SUBJECT_APP, task->app);
     }
 }

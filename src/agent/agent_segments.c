@@ -17,6 +17,7 @@
 
 #include "agent/agent_internal.h"
 #include "tally/segment.h"
+#include "util/vec.h"
 
 struct agent_segments {
     struct agent_segment *items;
@@ -61,18 +62,13 @@ static struct agent_segment *map_segment(struct agent *a, struct agent_segments 
         munmap(m, TALLY_SEG_SIZE);
         return NULL;
     }
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        struct agent_segment *grown = realloc(s->items, cap * sizeof *grown);
-        if (!grown) {
-            munmap(m, TALLY_SEG_SIZE);
-            return NULL;
-        }
-        s->items = grown;
-        s->cap = cap;
+    struct agent_segment *item = VEC_PUSH(s->items, s->count, s->cap);
+    if (!item) {
+        munmap(m, TALLY_SEG_SIZE);
+        return NULL;
     }
-    s->items[s->count] = (struct agent_segment){.task = t->id, .pid = pid, .seg = seg};
-    return &s->items[s->count++];
+    *item = (struct agent_segment){.task = t->id, .pid = pid, .seg = seg};
+    return item;
 }
 
 static void unmap_ended(struct agent *a, struct agent_segments *s)

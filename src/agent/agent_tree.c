@@ -25,6 +25,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 static long clock_ticks_per_second(void)
 {
@@ -35,14 +36,8 @@ static long clock_ticks_per_second(void)
 struct agent_task *agent_task_add(struct agent *a, const char *app, const char *command,
                                   pid_t root, bool include_root)
 {
-    if (a->task_count == a->task_cap) {
-        size_t cap = a->task_cap ? 2 * a->task_cap : 16;
-        struct agent_task **t = realloc(a->tasks, cap * sizeof *t);
-        if (!t)
-            return NULL;
-        a->tasks = t;
-        a->task_cap = cap;
-    }
+    if (VEC_RESERVE(a->tasks, a->task_cap, a->task_count + 1) < 0)
+        return NULL;
     struct agent_task *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;

@@ -6,6 +6,7 @@
  * only marks it; it is freed when the outermost registry call returns, so
  * the actions being run stay valid. */
 #include "request/csr.h"
+#include "util/vec.h"
 
 #include <limits.h>
 #include <math.h>
@@ -106,24 +107,6 @@ static struct csr *find_csr(const struct csr_registry *registry, unsigned number
     return &registry->csrs[i];
 }
 
-/* Makes room at index `at` of a sorted array; NULL when out of memory. */
-static void *insert_at(void **items, size_t *count, size_t *capacity, size_t size, size_t at)
-{
-    if (*count == *capacity) {
-        size_t cap = *capacity ? *capacity * 2 : 8;
-        void *more = realloc(*items, cap * size);
-        if (!more)
-            return NULL;
-        *items = more;
-        *capacity = cap;
-    }
-    char *base = *items;
-    memmove(base + (at + 1) * size, base + at * size, (*count - at) * size);
-    (*count)++;
-    memset(base + at * size, 0, size);
-    return base + at * size;
-}
-
 /* Resolves the 0-or-given number rule; -1 with why set when impossible. */
 static int choose_number(unsigned *number, unsigned next, bool taken, const char *prefix, char *why,
                          size_t why_len)
@@ -156,7 +139,7 @@ int counter_create(struct csr_registry *registry, unsigned *number, char *why, s
                       why_len) < 0)
         return -1;
     size_t at = lower_bound(registry->counters, registry->counter_count, sizeof(struct counter), n);
-    struct counter *c = insert_at((void **)&registry->counters, &registry->counter_count,
+    struct counter *c = vec_insert((void **)&registry->counters, &registry->counter_count,
                                   &registry->counter_capacity, sizeof *c, at);
     if (!c) {
         snprintf(why, why_len, "out of memory");
@@ -282,7 +265,7 @@ int csr_define(struct csr_registry *registry, struct request *request, bool enab
             return fail(err, request->event.pos, "timer: not a valid period");
     }
     size_t at = lower_bound(registry->csrs, registry->csr_total, sizeof(struct csr), n);
-    struct csr *c = insert_at((void **)&registry->csrs, &registry->csr_total,
+    struct csr *c = vec_insert((void **)&registry->csrs, &registry->csr_total,
                               &registry->csr_capacity, sizeof *c, at);
     if (!c)
         return fail(err, 0, "out of memory");
