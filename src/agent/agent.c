@@ -22,7 +22,14 @@
 #include <unistd.h>
 
 #include "archive/store.h"
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_io.h"
+#include "agent/agent_launch.h"
+#include "agent/agent_probes.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
+#include "agent/proc_info.h"
 #include "agent/agent_levels.h"
 #include "agent/agent_nats.h"
 #include "agent/agent_ops.h"

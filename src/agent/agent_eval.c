@@ -22,7 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_state.h"
+#include "agent/agent_io.h"
+#include "agent/agent_probes.h"
+#include "agent/agent_recording.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
+#include "agent/proc_info.h"
 #include "util/clock.h"
 #include "core/units.h"
 #include "util/vec.h"

@@ -18,7 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
+#include "agent/agent_eval.h"
 #include "agent/agent_ops.h"
 #include "client/nats_link.h"
 #include "client/subjects.h"
@@ -225,7 +226,7 @@ void agent_nats_publish_json(struct agent *a, const char *subject, json_t *line)
  * this user, recent, and answered only in the user's inbox (_INBOX.<user>.,
  * which the server lets only that user read). NULL with why otherwise. */
 static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_msg *m, char *why,
-                             size_t why_len)
+                             size_t why_size)
 {
     json_t *outer = json_loadb(m->data, m->length, 0, NULL);
     const char *signed_text = json_string_value(json_object_get(outer, "signed"));
@@ -233,7 +234,7 @@ static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_
     json_t *env = NULL;
     if (nats_link_can_sign(n->link)) {
         if (!signed_text || !nats_link_signed_by_user(n->link, signed_text, strlen(signed_text), sig)) {
-            snprintf(why, why_len, "refused: the request is not signed with the NATS credentials "
+            snprintf(why, why_size, "refused: the request is not signed with the NATS credentials "
                      "of user '%s'", n->user);
             goto out;
         }
@@ -244,16 +245,16 @@ static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_
     long long age = (long long)time(NULL) - (long long)sent;
     size_t len = strlen(n->user);
     if (!json_is_object(env) || !json_string_value(json_object_get(env, "id"))) {
-        snprintf(why, why_len, "expected {\"id\": ..., \"user\": ..., \"request\": \"...\"} from the tool");
+        snprintf(why, why_size, "expected {\"id\": ..., \"user\": ..., \"request\": \"...\"} from the tool");
     } else if (!user || strcmp(user, n->user)) {
-        snprintf(why, why_len, "refused: a request of user '%.100s'; this agent serves '%s'",
+        snprintf(why, why_size, "refused: a request of user '%.100s'; this agent serves '%s'",
                  user ? user : "(none)", n->user);
     } else if (age > REQUEST_MAX_AGE || age < -REQUEST_MAX_AGE) {
-        snprintf(why, why_len, "refused: the request was made %lld s from this host's time "
+        snprintf(why, why_size, "refused: the request was made %lld s from this host's time "
                  "(at most %d: replayed, or a clock far off)", age, REQUEST_MAX_AGE);
     } else if (strncmp(m->reply, "_INBOX.", 7) || strncmp(m->reply + 7, n->user, len) ||
                m->reply[7 + len] != '.') {
-        snprintf(why, why_len, "refused: answers go only to _INBOX.%s.*, not to '%.200s'", n->user,
+        snprintf(why, why_size, "refused: answers go only to _INBOX.%s.*, not to '%.200s'", n->user,
                  m->reply);
     } else {
         json_decref(outer);

@@ -12,7 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_io.h"
+#include "agent/agent_launch.h"
+#include "agent/agent_tree.h"
 #include "agent/agent_levels.h"
 #include "agent/agent_nats.h"
 #include "platform/platform.h"

@@ -23,7 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_probes.h"
+#include "agent/agent_state.h"
+#include "agent/agent_recording.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
 #include "tally/segment.h"
 #include "util/vec.h"
 

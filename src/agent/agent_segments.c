@@ -1,5 +1,5 @@
 /* The shared-memory segments of the agent's instrumented processes
- * (agent_internal.h): 'tally run --agent --probes|--mpi' tells the agent
+ * (agent_segments.h): 'tally run --agent --probes|--mpi' tells the agent
  * the directory of its task's segments (DIR/PID.seg, one per process that
  * registered, include/tally/segment.h); they are mapped read-write, this
  * user's regular files only, when a csr needs their events (rescans), a
@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_state.h"
+#include "agent/agent_tree.h"
 #include "tally/segment.h"
 #include "util/vec.h"
 

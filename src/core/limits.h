@@ -25,10 +25,10 @@ bool limits_any(const struct limit_set *limits);
  * line. Values take units (units_parse); a bare number is in the field's
  * summary unit. On error returns -1 with a reason naming the bad part in
  * why (e.g. "unknown field 'memry'"), and the set is left unchanged. */
-int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len);
+int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_size);
 /* As limits_parse on the contents of the file at PATH (one item per line).
  * The reason names the line ("line 3: ..."), or the file when unreadable. */
-int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_len);
+int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_size);
 
 /* Marks in exceeded[] each set limit that value[] is above; returns how
  * many are (newly or already) marked. value[] is indexed by field id. */

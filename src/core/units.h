@@ -19,6 +19,6 @@
  * ("procs", "cores"). On error returns -1 and writes a reason naming the bad
  * part into why. */
 int units_parse(const char *text, enum unit_dimension dim, const char *count_unit, double *value,
-                char *why, size_t why_len);
+                char *why, size_t why_size);
 
 #endif

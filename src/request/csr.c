@@ -109,18 +109,18 @@ static struct csr *find_csr(const struct csr_registry *registry, unsigned number
 
 /* Resolves the 0-or-given number rule; -1 with why set when impossible. */
 static int choose_number(unsigned *number, unsigned next, bool taken, const char *prefix, char *why,
-                         size_t why_len)
+                         size_t why_size)
 {
     if (*number == 0) {
         if (next == 0) {
-            snprintf(why, why_len, "no %s number is left", prefix);
+            snprintf(why, why_size, "no %s number is left", prefix);
             return -1;
         }
         *number = next;
         return 0;
     }
     if (taken) {
-        snprintf(why, why_len, "%s%u already exists", prefix, *number);
+        snprintf(why, why_size, "%s%u already exists", prefix, *number);
         return -1;
     }
     return 0;
@@ -128,21 +128,21 @@ static int choose_number(unsigned *number, unsigned next, bool taken, const char
 
 /* ---- counters ---- */
 
-int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_len)
+int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_size)
 {
     if (registry->counter_count >= CSR_MAX_COUNTERS) {
-        snprintf(why, why_len, "too many counters (at most %d)", CSR_MAX_COUNTERS);
+        snprintf(why, why_size, "too many counters (at most %d)", CSR_MAX_COUNTERS);
         return -1;
     }
     unsigned n = *number;
     if (choose_number(&n, registry->counter_next, n && find_counter(registry, n), "c_", why,
-                      why_len) < 0)
+                      why_size) < 0)
         return -1;
     size_t at = lower_bound(registry->counters, registry->counter_count, sizeof(struct counter), n);
     struct counter *c = vec_insert((void **)&registry->counters, &registry->counter_count,
                                   &registry->counter_capacity, sizeof *c, at);
     if (!c) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     c->number = n;

@@ -271,16 +271,16 @@ int request_signal(const struct request_arg *arg)
 }
 
 /* Seconds of a PERIOD argument; -1 with why set when it is not one. */
-static double period_seconds(const struct request_arg *arg, char *why, size_t why_len)
+static double period_seconds(const struct request_arg *arg, char *why, size_t why_size)
 {
     char text[96];
     snprintf(text, sizeof text, "%.17g %s", arg->number, arg->text ? arg->text : "");
     double seconds;
     if (arg->number < 0) {
-        snprintf(why, why_len, "a period cannot be negative");
+        snprintf(why, why_size, "a period cannot be negative");
         return -1;
     }
-    if (units_parse(text, DIM_TIME, NULL, &seconds, why, why_len) < 0)
+    if (units_parse(text, DIM_TIME, NULL, &seconds, why, why_size) < 0)
         return -1;
     return seconds;
 }
