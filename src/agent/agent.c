@@ -1,8 +1,8 @@
 /* The agent's event loop and its connections (see agent.h): epoll over the
  * listening socket, a timerfd for the sampling tick, the caller's stop fd
  * and every client. Lines in, lines out: a line that starts with '{' is a
- * protocol message ("op": register, sample, finished, limit_exceeded,
- * attach, request, levels, ping, shutdown); any other line is a request text.
+ * protocol message, taken through the table of operations of
+ * agent_ops.c; any other line is a request text.
  * Writes never block the loop: what a slow client does not take is kept,
  * up to a bound on all clients together (--client-output, default 64 MiB):
  * when it would be passed, the client holding the most pending output is
@@ -18,19 +18,26 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "archive/store.h"
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_io.h"
+#include "agent/agent_launch.h"
+#include "agent/agent_probes.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
+#include "agent/proc_info.h"
 #include "agent/agent_levels.h"
 #include "agent/agent_nats.h"
+#include "agent/agent_ops.h"
 #include "client/agent_socket.h"
 #include "agent/metrics.h"
-#include "platform/platform.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 #define IN_MAX (1u << 20)   /* longest line a client may send */
 #define FLUSH_AT (64u << 10) /* pending output written at once past this */
@@ -202,142 +209,18 @@ static void accept_clients(struct agent *a)
             continue;
         }
         struct agent_client *c = calloc(1, sizeof *c);
-        if (!c || (a->client_count == a->client_cap &&
-                   !(a->clients = realloc(a->clients, (a->client_cap = a->client_cap ? 2 * a->client_cap : 16) *
-                                                          sizeof *a->clients)))) {
+        struct agent_client **slot = c ? VEC_PUSH(a->clients, a->client_count, a->client_cap) : NULL;
+        if (!slot) {
             free(c);
             close(fd);
             continue;
         }
         c->fd = fd;
         c->id = ++a->next_client_id;
-        a->clients[a->client_count++] = c;
+        *slot = c;
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
     }
-}
-
-static void values_from_json(double *value, json_t *values)
-{
-    const char *name;
-    json_t *v;
-    json_object_foreach(values, name, v) {
-        int id = summary_field_id(name);
-        if (id < 0)
-            continue;
-        if (json_is_array(v))
-            v = json_array_get(v, 0);
-        if (json_is_number(v))
-            value[id] = json_number_value(v);
-    }
-}
-
-static void handle_register(struct agent *a, struct agent_client *c, json_t *msg)
-{
-    const char *app = json_string_value(json_object_get(msg, "app"));
-    const char *command = json_string_value(json_object_get(msg, "command"));
-    json_int_t runner = json_integer_value(json_object_get(msg, "runner"));
-    if (!app || !*app || !proc_pid_in_range(runner)) {
-        send_error(a, c, "register: needs \"app\" (a name) and \"runner\" (a pid, from 1 to pid_max)");
-        return;
-    }
-    uid_t owner;
-    if (proc_owner((pid_t)runner, &owner) < 0 || owner != a->uid) {
-        send_error(a, c, "register: the runner is not a process of this user");
-        return;
-    }
-    struct agent_task *t = agent_task_add(a, app, command, (pid_t)runner, false);
-    if (!t) {
-        send_error(a, c, "register: out of memory");
-        return;
-    }
-    const char *category = json_string_value(json_object_get(msg, "category"));
-    if (category)
-        t->category = strdup(category);
-    t->runner = c;
-    c->task = t->id;
-    agent_nats_sync_apps(a);
-    agent_send(a, c, json_pack("{s:s, s:i, s:s}", "op", "registered", "task", (int)t->id, "app",
-                               t->app));
-}
-
-static void handle_attach(struct agent *a, struct agent_client *c, json_t *msg)
-{
-    const char *app = json_string_value(json_object_get(msg, "app"));
-    json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
-    if (!app || !*app || !proc_pid_in_range(pid)) {
-        send_error(a, c, "attach: needs \"pid\" (a process, from 1 to pid_max) and \"app\" (a name)");
-        return;
-    }
-    const char *launch = json_string_value(json_object_get(msg, "launch"));
-    const char *segments = json_string_value(json_object_get(msg, "segments"));
-    if (!launch != !segments) {
-        send_error(a, c, "attach: \"launch\" and \"segments\" go together (a rank of another host's run)");
-        return;
-    }
-    char why[256];
-    struct agent_task *t = agent_attach(a, (pid_t)pid, app, why, sizeof why);
-    if (!t) {
-        send_error(a, c, why);
-        return;
-    }
-    if (launch && agent_launch_add(a, t, launch, segments, why, sizeof why) < 0) {
-        agent_task_end(a, t, NULL);
-        send_error(a, c, why);
-        return;
-    }
-    agent_nats_sync_apps(a);
-    agent_send(a, c, json_pack("{s:s, s:i, s:s, s:i}", "op", "attached", "task", (int)t->id,
-                               "app", t->app, "pid", (int)pid));
-}
-
-/* The reply to ping ('tally agent status'): who serves, and what it
- * follows: each application's live tasks and processes, the csrs defined,
- * the NATS link. */
-static json_t *agent_status(struct agent *a)
-{
-    json_t *apps = json_object();
-    size_t live = 0;
-    for (size_t i = 0; i < a->task_count; i++) {
-        struct agent_task *t = a->tasks[i];
-        if (t->ended)
-            continue;
-        live++;
-        json_t *app = json_object_get(apps, t->app);
-        if (!app) {
-            app = json_pack("{s:i, s:i}", "tasks", 0, "processes", 0);
-            json_object_set_new(apps, t->app, app);
-        }
-        json_object_set_new(app, "tasks", json_integer(json_integer_value(json_object_get(app, "tasks")) + 1));
-    }
-    for (size_t slot = 0; slot < a->procs.capacity; slot++) {
-        if (!a->procs.keys[slot])
-            continue;
-        const struct agent_proc *p = pidmap_at(&a->procs, slot);
-        for (size_t i = 0; i < a->task_count; i++)
-            if (a->tasks[i]->id == p->task && !a->tasks[i]->ended) {
-                json_t *app = json_object_get(apps, a->tasks[i]->app);
-                json_object_set_new(app, "processes",
-                                    json_integer(json_integer_value(json_object_get(app, "processes")) + 1));
-                break;
-            }
-    }
-    return json_pack("{s:s, s:i, s:s, s:s, s:s, s:f, s:I, s:I, s:o, s:I, s:I, s:o}", "op", "pong", "pid",
-                     (int)getpid(), "node", a->host, "site", a->site, "socket", a->socket_path, "uptime_s",
-                     clock_epoch_seconds() - a->started, "tasks", (json_int_t)live, "processes",
-                     (json_int_t)a->procs.count, "apps", apps, "csrs", (json_int_t)csr_count(a->registry),
-                     "archived", (json_int_t)a->archived, "nats", agent_nats_status(a));
-}
-
-struct client_ref {
-    struct agent *a;
-    struct agent_client *c;
-};
-
-static void emit_to_client(void *ctx, json_t *line)
-{
-    struct client_ref *r = ctx;
-    agent_send(r->a, r->c, line);
 }
 
 static void handle_message(struct agent *a, struct agent_client *c, const char *line)
@@ -351,82 +234,7 @@ static void handle_message(struct agent *a, struct agent_client *c, const char *
         json_decref(msg);
         return;
     }
-    const char *op = json_string_value(json_object_get(msg, "op"));
-    struct agent_task *t = c->task ? agent_task_find(a, c->task) : NULL;
-    if (!op) {
-        send_error(a, c, "a message needs \"op\"");
-    } else if (!strcmp(op, "request")) {
-        const char *text = json_string_value(json_object_get(msg, "text"));
-        if (text)
-            agent_request(a, c, text);
-        else
-            send_error(a, c, "request: needs \"text\"");
-    } else if (!strcmp(op, "register")) {
-        handle_register(a, c, msg);
-    } else if (!strcmp(op, "attach")) {
-        handle_attach(a, c, msg);
-    } else if (!strcmp(op, "segments") && t) {
-        const char *dir = json_string_value(json_object_get(msg, "dir"));
-        struct stat st;
-        if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid) {
-            send_error(a, c, "segments: \"dir\" must be a directory of this user");
-        } else {
-            free(t->segment_dir);
-            t->segment_dir = strdup(dir);
-        }
-    } else if (!strcmp(op, "sample") && t) {
-        values_from_json(t->current, json_object_get(msg, "values"));
-        t->has_current = true;
-    } else if (!strcmp(op, "processes") && t) {
-        /* [[pid, 1 (started) or 0 (ended)], ...] in the order they happened */
-        size_t i;
-        json_t *ev;
-        json_array_foreach(json_object_get(msg, "events"), i, ev) {
-            json_int_t pid = json_integer_value(json_array_get(ev, 0));
-            if (pid > 0 && !t->ended)
-                agent_task_process(a, t, (pid_t)pid, json_is_true(json_array_get(ev, 1)) ||
-                                                         json_integer_value(json_array_get(ev, 1)) == 1);
-        }
-    } else if (!strcmp(op, "limit_exceeded") && t) {
-        if (!t->limit_reported) {
-            t->limit_reported = true;
-            agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root,
-                        json_incref(json_object_get(msg, "fields")));
-        }
-    } else if (!strcmp(op, "follow") && t) {
-        char why[256];
-        json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
-        if (pid <= 0 || agent_task_follow(a, t, (pid_t)pid, why, sizeof why) < 0)
-            send_error(a, c, pid <= 0 ? "follow: needs \"pid\"" : why);
-    } else if (!strcmp(op, "follow_end") && t) {
-        json_t *summary = agent_task_follow_end(a, t);
-        agent_send(a, c, json_pack("{s:s, s:o}", "op", "followed", "summary",
-                                   summary ? summary : json_null()));
-    } else if (!strcmp(op, "finished") && t) {
-        json_t *summary = json_object_get(msg, "summary");
-        agent_task_end(a, t, json_is_object(summary) ? summary : NULL);
-    } else if (!strcmp(op, "levels")) {
-        char why[300];
-        long kept = agent_levels_apply(&a->levels, msg, NULL, why, sizeof why);
-        if (kept < 0)
-            send_error(a, c, why);
-        else
-            agent_send(a, c, json_pack("{s:s, s:I}", "op", "levels_kept", "count", (json_int_t)kept));
-    } else if (!strcmp(op, "launch_ranks")) {
-        agent_launch_ranks(a, msg, clock_monotonic_ns(), emit_to_client, &(struct client_ref){a, c});
-    } else if (!strcmp(op, "ping")) {
-        agent_send(a, c, agent_status(a));
-    } else if (!strcmp(op, "shutdown")) {
-        a->stop_requested = true;
-        agent_send(a, c, json_pack("{s:s}", "op", "bye"));
-    } else if (!strcmp(op, "sample") || !strcmp(op, "finished") || !strcmp(op, "limit_exceeded") ||
-               !strcmp(op, "processes") || !strcmp(op, "follow") || !strcmp(op, "follow_end")) {
-        send_error(a, c, "this connection registered no task");
-    } else {
-        char why[200];
-        snprintf(why, sizeof why, "unknown op '%.60s'", op);
-        send_error(a, c, why);
-    }
+    agent_ops_take(&(struct agent_peer){.agent = a, .client = c, .received = clock_monotonic_ns()}, msg);
     json_decref(msg);
 }
 

@@ -22,9 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_state.h"
+#include "agent/agent_io.h"
+#include "agent/agent_probes.h"
+#include "agent/agent_recording.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
+#include "agent/proc_info.h"
 #include "util/clock.h"
-#include "util/units.h"
+#include "core/units.h"
+#include "util/vec.h"
 
 /* What the actions of one evaluation share: where lines go, the request's
  * name, the errors so far, and the event that fired (conditional). */
@@ -139,10 +147,10 @@ static bool app_exists(const struct agent *a, const char *name)
  * returns how many were put in pids (allocated). */
 static size_t expand_processes(struct eval *e, const struct request_arg *arg, pid_t **pids)
 {
-    size_t n = 0, cap = 16;
-    *pids = malloc(cap * sizeof **pids);
+    size_t n = 0, cap = 0;
+    *pids = NULL;
     struct agent *a = e->a;
-    for (size_t k = 0; k < arg->object_count && *pids; k++) {
+    for (size_t k = 0; k < arg->object_count; k++) {
         const struct object_token *tok = &arg->objects[k];
         const char *app = NULL;
         bool all = false;
@@ -157,9 +165,10 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
             }
             if (check_process(e, tok->pid, tok->pos) < 0)
                 continue;
-            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
-                return 0;
-            (*pids)[n++] = tok->pid;
+            pid_t *slot = VEC_PUSH(*pids, n, cap);
+            if (!slot)
+                return n;
+            *slot = tok->pid;
             continue;
         case OBJECT_APP:
             if (!app_exists(a, tok->name)) {
@@ -197,9 +206,10 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
             const struct agent_task *t = agent_task_of(a, pid);
             if (!t || (!all && strcmp(t->app, app)))
                 continue;
-            if (n == cap && !(*pids = realloc(*pids, (cap *= 2) * sizeof **pids)))
-                return 0;
-            (*pids)[n++] = pid;
+            pid_t *slot = VEC_PUSH(*pids, n, cap);
+            if (!slot)
+                return n;
+            *slot = pid;
         }
     }
     return n;
@@ -274,17 +284,18 @@ static void node_info(struct eval *e, const char *object)
     reply(e, object, "node_get_info", r);
 }
 
-static void information(struct eval *e, const struct request_call *call)
+/* site_get_info, node_get_info, app_get_list: one answer per site or node
+ * named (none named: this node, or this site). */
+static void place_info(struct eval *e, const struct request_call *call, enum service_id id)
 {
     struct agent *a = e->a;
     const char *svc = call->service;
     char token[300];
-    if (!strcmp(svc, "site_get_info") || !strcmp(svc, "node_get_info") ||
-        !strcmp(svc, "app_get_list")) {
+    {
         const struct request_arg *arg = arg_at(call, 0);
         size_t count = arg && arg->kind == ARG_OBJECTS ? arg->object_count : 0;
         if (count == 0) { /* no objects: this node (or site) */
-            if (!strcmp(svc, "site_get_info"))
+            if (id == SERVICE_SITE_GET_INFO)
                 snprintf(token, sizeof token, "site_%s", a->site);
             else
                 snprintf(token, sizeof token, "n_%s", a->host);
@@ -305,9 +316,9 @@ static void information(struct eval *e, const struct request_call *call)
                 snprintf(token, sizeof token, "%s_%s", tok->kind == OBJECT_SITE ? "site" : "n",
                          tok->name ? tok->name : a->host);
             }
-            if (!strcmp(svc, "node_get_info")) {
+            if (id == SERVICE_NODE_GET_INFO) {
                 node_info(e, token);
-            } else if (!strcmp(svc, "site_get_info")) {
+            } else if (id == SERVICE_SITE_GET_INFO) {
                 char node[300];
                 snprintf(node, sizeof node, "n_%s", a->host);
                 reply(e, token, svc,
@@ -317,12 +328,33 @@ static void information(struct eval *e, const struct request_call *call)
                 reply(e, token, svc, json_pack("{s:o}", "apps", app_list(a)));
             }
         }
-        return;
     }
+}
+
+static void site_get_info(struct eval *e, const struct request_call *call)
+{
+    place_info(e, call, SERVICE_SITE_GET_INFO);
+}
+
+static void node_get_info(struct eval *e, const struct request_call *call)
+{
+    place_info(e, call, SERVICE_NODE_GET_INFO);
+}
+
+static void app_get_list(struct eval *e, const struct request_call *call)
+{
+    place_info(e, call, SERVICE_APP_GET_LIST);
+}
+
+static void app_get_proclist(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    char token[300];
     const struct request_arg *arg = objects_arg(e, call);
     if (!arg)
         return;
-    if (!strcmp(svc, "app_get_proclist")) {
+    {
         for (size_t k = 0; k < arg->object_count; k++) {
             const struct object_token *tok = &arg->objects[k];
             if (tok->kind != OBJECT_APP) {
@@ -346,9 +378,18 @@ static void information(struct eval *e, const struct request_call *call)
             snprintf(token, sizeof token, "app_%s", tok->name);
             reply(e, token, svc, json_pack("{s:s, s:o}", "app", tok->name, "processes", list));
         }
-        return;
     }
-    /* proc_get_info(objects, flags) */
+}
+
+/* proc_get_info(objects, flags) */
+static void proc_get_info(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    char token[300];
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
     unsigned flags = request_info_flags(call);
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids);
@@ -398,12 +439,14 @@ static bool named_process(const struct request_arg *arg, pid_t pid)
 /* proc_record_start/stop (agent_recording.c): an application's processes
  * without a segment (mpirun, its daemons) are passed over; one named by
  * p_ is an error, as is an application with no instrumented process here. */
-static void record_switch(struct eval *e, const struct request_call *call, const struct request_arg *arg)
+static void record_switch(struct eval *e, const struct request_call *call, bool on)
 {
     struct agent *a = e->a;
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids), switched = 0;
-    bool on = !strcmp(call->service, "proc_record_start");
     unsigned kinds = request_recording_kinds(arg_at(call, 1));
     double duration = on ? request_period(arg_at(call, 2)) : -1, now = clock_monotonic_seconds();
     for (size_t i = 0; i < n; i++) {
@@ -425,34 +468,82 @@ static void record_switch(struct eval *e, const struct request_call *call, const
     free(pids);
 }
 
-static void manipulation(struct eval *e, const struct request_call *call)
+/* thread_stop, thread_continue, proc_kill: the signal to every process named. */
+static void signal_processes(struct eval *e, const struct request_call *call, int sig)
 {
     struct agent *a = e->a;
     const char *svc = call->service;
     const struct request_arg *arg = objects_arg(e, call);
     if (!arg)
         return;
-    if (!strncmp(svc, "proc_record_", 12)) {
-        record_switch(e, call, arg);
+    pid_t *pids;
+    size_t n = expand_processes(e, arg, &pids);
+    for (size_t i = 0; i < n; i++) {
+        char token[300];
+        proc_token(a, pids[i], token, sizeof token);
+        int rc = kill(pids[i], sig);
+        if (rc < 0 && errno == ESRCH)
+            /* It ended between the expansion and now (an application
+             * reacting to the signals its other processes got). */
+            reply(e, token, svc, json_pack("{s:s}", "state", "gone"));
+        else if (rc < 0)
+            add_error(e, arg->pos, "%s: %s: %s", token, svc, strerror(errno));
+        else if (sig == SIGSTOP)
+            reply(e, token, svc, json_pack("{s:s}", "state", wait_stopped(pids[i])));
+        else if (sig == SIGCONT)
+            reply(e, token, svc, json_pack("{s:s}", "state", "running"));
+        else
+            reply(e, token, svc, json_pack("{s:i}", "signal", sig));
+    }
+    free(pids);
+}
+
+static void thread_stop(struct eval *e, const struct request_call *call)
+{
+    signal_processes(e, call, SIGSTOP);
+}
+
+static void thread_continue(struct eval *e, const struct request_call *call)
+{
+    signal_processes(e, call, SIGCONT);
+}
+
+static void proc_kill(struct eval *e, const struct request_call *call)
+{
+    signal_processes(e, call, request_signal(arg_at(call, 1)));
+}
+
+static void proc_record_start(struct eval *e, const struct request_call *call)
+{
+    record_switch(e, call, true);
+}
+
+static void proc_record_stop(struct eval *e, const struct request_call *call)
+{
+    record_switch(e, call, false);
+}
+
+static void proc_set_limits(struct eval *e, const struct request_call *call)
+{
+    struct agent *a = e->a;
+    const char *svc = call->service;
+    const struct request_arg *arg = objects_arg(e, call);
+    if (!arg)
+        return;
+    struct limit_set limits;
+    const struct request_arg *l = arg_at(call, 1);
+    if (!l || l->kind != ARG_STRING) {
+        add_error(e, call->pos, "proc_set_limits: needs the limits as a string, e.g. "
+                                "\"memory: 2 GB, wall_time: 10 min\"");
         return;
     }
-    struct limit_set limits;
-    const char *limits_text = NULL;
-    if (!strcmp(svc, "proc_set_limits")) {
-        const struct request_arg *l = arg_at(call, 1);
-        if (!l || l->kind != ARG_STRING) {
-            add_error(e, call->pos, "proc_set_limits: needs the limits as a string, e.g. "
-                                    "\"memory: 2 GB, wall_time: 10 min\"");
-            return;
-        }
-        char why[200];
-        limits_clear(&limits);
-        if (limits_parse(&limits, l->text, why, sizeof why) < 0) {
-            add_error(e, l->pos, "proc_set_limits: %s", why);
-            return;
-        }
-        limits_text = l->text;
+    char why[200];
+    limits_clear(&limits);
+    if (limits_parse(&limits, l->text, why, sizeof why) < 0) {
+        add_error(e, l->pos, "proc_set_limits: %s", why);
+        return;
     }
+    const char *limits_text = l->text;
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids);
     unsigned done_tasks[64];
@@ -460,26 +551,6 @@ static void manipulation(struct eval *e, const struct request_call *call)
     for (size_t i = 0; i < n; i++) {
         char token[300];
         proc_token(a, pids[i], token, sizeof token);
-        int sig = !strcmp(svc, "thread_stop")       ? SIGSTOP
-                  : !strcmp(svc, "thread_continue") ? SIGCONT
-                  : !strcmp(svc, "proc_kill")       ? request_signal(arg_at(call, 1))
-                                                    : 0;
-        if (sig) {
-            int rc = kill(pids[i], sig);
-            if (rc < 0 && errno == ESRCH)
-                /* It ended between the expansion and now (an application
-                 * reacting to the signals its other processes got). */
-                reply(e, token, svc, json_pack("{s:s}", "state", "gone"));
-            else if (rc < 0)
-                add_error(e, arg->pos, "%s: %s: %s", token, svc, strerror(errno));
-            else if (sig == SIGSTOP)
-                reply(e, token, svc, json_pack("{s:s}", "state", wait_stopped(pids[i])));
-            else if (sig == SIGCONT)
-                reply(e, token, svc, json_pack("{s:s}", "state", "running"));
-            else
-                reply(e, token, svc, json_pack("{s:i}", "signal", sig));
-            continue;
-        }
         /* proc_set_limits: applies to the whole task of the process, once. */
         struct agent_task *t = tree_task(a, pids[i]);
         bool seen = false;
@@ -545,18 +616,9 @@ static struct agent_client *csr_owner(const struct agent *a, unsigned csr)
 
 static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
 {
-    if (a->owner_count == a->owner_cap) {
-        size_t cap = a->owner_cap ? 2 * a->owner_cap : 16;
-        struct csr_owner *o = realloc(a->owners, cap * sizeof *o);
-        if (!o)
-            return;
-        a->owners = o;
-        a->owner_cap = cap;
-    }
-    size_t at = owner_at(a, csr);
-    memmove(a->owners + at + 1, a->owners + at, (a->owner_count - at) * sizeof *a->owners);
-    a->owners[at] = (struct csr_owner){csr, c};
-    a->owner_count++;
+    struct csr_owner *o = VEC_INSERT(a->owners, a->owner_count, a->owner_cap, owner_at(a, csr));
+    if (o)
+        *o = (struct csr_owner){csr, c};
 }
 
 /* Forgets owners of csrs the registry no longer has. */
@@ -607,6 +669,29 @@ static json_t *event_json(const struct agent *a, const struct event_occurrence *
 }
 
 /* What the registry reports, as reply lines. */
+/* The information and manipulation services, by the catalogue's id
+ * (request.h); the other services are csr.c's. */
+static void (*const evaluators[SERVICE_ID_COUNT])(struct eval *e, const struct request_call *call) = {
+    [SERVICE_SITE_GET_INFO] = site_get_info,
+    [SERVICE_NODE_GET_INFO] = node_get_info,
+    [SERVICE_APP_GET_LIST] = app_get_list,
+    [SERVICE_APP_GET_PROCLIST] = app_get_proclist,
+    [SERVICE_PROC_GET_INFO] = proc_get_info,
+    [SERVICE_THREAD_STOP] = thread_stop,
+    [SERVICE_THREAD_CONTINUE] = thread_continue,
+    [SERVICE_PROC_KILL] = proc_kill,
+    [SERVICE_PROC_SET_LIMITS] = proc_set_limits,
+    [SERVICE_PROC_RECORD_START] = proc_record_start,
+    [SERVICE_PROC_RECORD_STOP] = proc_record_stop,
+};
+
+static void evaluate(struct eval *e, const struct request_call *call)
+{
+    int id = service_id_of(call->service);
+    if (id >= 0 && evaluators[id])
+        evaluators[id](e, call);
+}
+
 static void on_report(void *context, const struct csr_report *r)
 {
     struct eval *outer = context;
@@ -626,10 +711,7 @@ static void on_report(void *context, const struct csr_report *r)
     char token[64];
     switch (r->kind) {
     case CSR_REPORT_DISPATCH:
-        if (service_kind_of(svc) == SERVICE_INFORMATION)
-            information(&e, r->action);
-        else
-            manipulation(&e, r->action);
+        evaluate(&e, r->action);
         break;
     case CSR_REPORT_COUNTER_VALUE:
         snprintf(token, sizeof token, "c_%u", r->object);
@@ -676,8 +758,8 @@ static void on_report(void *context, const struct csr_report *r)
 
 static bool is_probe_event(const char *svc)
 {
-    return !strcmp(svc, "thread_executes_probe") || !strcmp(svc, "lib_call_started") ||
-           !strcmp(svc, "lib_call_ended");
+    int id = service_id_of(svc);
+    return id == SERVICE_THREAD_EXECUTES_PROBE || id == SERVICE_LIB_CALL_STARTED || id == SERVICE_LIB_CALL_ENDED;
 }
 
 void agent_request(struct agent *a, struct agent_client *c, const char *text)
@@ -716,7 +798,8 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
         free(service);
     } else {
         for (size_t i = 0; i < req.action_count; i++)
-            if (!strcmp(req.actions[i].service, "csr_disable") || !strcmp(req.actions[i].service, "csr_delete"))
+            if (service_id_of(req.actions[i].service) == SERVICE_CSR_DISABLE ||
+                service_id_of(req.actions[i].service) == SERVICE_CSR_DELETE)
                 agent_probes_flush(a, now);
         csr_run(a->registry, &req, now, on_report, &e);
     }

@@ -1,4 +1,4 @@
-/* Ranks of launches on other hosts (agent_internal.h). A rank whose
+/* Ranks of launches on other hosts (agent_launch.h). A rank whose
  * 'tally run --mpi' is on another host (started there by mpirun over ssh,
  * Hydra or srun) attaches itself to this host's agent with its launch id
  * and its segment directory on this host (lib/probe/remote.c). At the end
@@ -18,10 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_launch.h"
+#include "agent/agent_state.h"
 #include "tally/segment.h"
 #include "util/clock.h"
 #include "util/hex.h"
+#include "util/vec.h"
 
 struct launch_dir {
     char *launch, *dir;
@@ -49,15 +51,15 @@ static struct launch_dir *find(struct agent_launches *l, const char *launch)
 }
 
 int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, const char *dir,
-                     char *why, size_t why_len)
+                     char *why, size_t why_size)
 {
     struct stat st;
     if (!launch_id_ok(launch)) {
-        snprintf(why, why_len, "attach: launch '%.80s' is not a launch id (letters, digits, - and _)", launch);
+        snprintf(why, why_size, "attach: launch '%.80s' is not a launch id (letters, digits, - and _)", launch);
         return -1;
     }
     if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid || (st.st_mode & 077)) {
-        snprintf(why, why_len, "attach: segments '%.200s' is not a private directory of this user", dir);
+        snprintf(why, why_size, "attach: segments '%.200s' is not a private directory of this user", dir);
         return -1;
     }
     if (!a->launches && !(a->launches = calloc(1, sizeof *a->launches)))
@@ -72,20 +74,14 @@ int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, 
     struct launch_dir *known = find(l, launch);
     if (known) {
         if (strcmp(known->dir, dir)) {
-            snprintf(why, why_len, "attach: launch %s has its segments in %.200s, not %.200s", launch,
+            snprintf(why, why_size, "attach: launch %s has its segments in %.200s, not %.200s", launch,
                      known->dir, dir);
             return -1;
         }
         return 0;
     }
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 8;
-        struct launch_dir *grown = realloc(l->items, cap * sizeof *grown);
-        if (!grown)
-            goto oom;
-        l->items = grown;
-        l->cap = cap;
-    }
+    if (VEC_RESERVE(l->items, l->cap, l->count + 1) < 0)
+        goto oom;
     l->items[l->count].launch = strdup(launch);
     l->items[l->count].dir = strdup(dir);
     if (!l->items[l->count].launch || !l->items[l->count].dir)
@@ -93,7 +89,7 @@ int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, 
     l->count++;
     return 0;
 oom:
-    snprintf(why, why_len, "attach: out of memory");
+    snprintf(why, why_size, "attach: out of memory");
     return -1;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/metrics.h"
+#include "util/vec.h"
 
 #define LEVELS_MAX 100000
 #define LEVEL_NAME_MAX 128
@@ -48,12 +49,12 @@ static double number_or_nan(const json_t *o, const char *key)
 }
 
 long agent_levels_apply(struct agent_levels **levels, const json_t *message, const char *only_host,
-                        char *why, size_t why_len)
+                        char *why, size_t why_size)
 {
     const char *app = name_in(message, "app");
     const json_t *list = json_object_get(message, "levels");
     if (!app || !json_is_array(list)) {
-        snprintf(why, why_len, "levels: needs \"app\" (a name of 1 to %d bytes) and \"levels\" (a list)",
+        snprintf(why, why_size, "levels: needs \"app\" (a name of 1 to %d bytes) and \"levels\" (a list)",
                  LEVEL_NAME_MAX);
         return -1;
     }
@@ -66,7 +67,7 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, con
             !name_in(l, "dimension") || !json_is_number(json_object_get(l, "level")) || !isfinite(v) ||
             (pid && (!json_is_integer(pid) || json_integer_value(pid) < 1 ||
                      json_integer_value(pid) > INT32_MAX))) {
-            snprintf(why, why_len,
+            snprintf(why, why_size,
                      "levels: entry %zu needs \"process\", \"host\", \"space\", \"dimension\" "
                      "(names of 1 to %d bytes), \"level\" (a number) and, if any, \"pid\" (a pid)",
                      i + 1, LEVEL_NAME_MAX);
@@ -76,7 +77,7 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, con
     double threshold = number_or_nan(message, "threshold"), time = number_or_nan(message, "time");
     struct agent_levels *k = *levels;
     if (!k && !(k = *levels = calloc(1, sizeof *k))) {
-        snprintf(why, why_len, "levels: out of memory");
+        snprintf(why, why_size, "levels: out of memory");
         return -1;
     }
     for (size_t i = 0; i < k->n;) { /* the application's previous levels */
@@ -88,18 +89,12 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, con
         k->v[i] = k->v[--k->n];
     }
     if (k->n + count > LEVELS_MAX) {
-        snprintf(why, why_len, "levels: more than %d levels kept in all", LEVELS_MAX);
+        snprintf(why, why_size, "levels: more than %d levels kept in all", LEVELS_MAX);
         return -1;
     }
-    if (k->n + count > k->cap) {
-        size_t cap = k->n + count + 64;
-        struct kept_level *grown = realloc(k->v, cap * sizeof *grown);
-        if (!grown) {
-            snprintf(why, why_len, "levels: out of memory");
-            return -1;
-        }
-        k->v = grown;
-        k->cap = cap;
+    if (VEC_RESERVE(k->v, k->cap, k->n + count) < 0) {
+        snprintf(why, why_size, "levels: out of memory");
+        return -1;
     }
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
@@ -116,7 +111,7 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, con
         };
         if (!kl.app || !kl.process || !kl.host || !kl.space || !kl.dimension) {
             level_free(&kl);
-            snprintf(why, why_len, "levels: out of memory");
+            snprintf(why, why_size, "levels: out of memory");
             return -1;
         }
         k->v[k->n++] = kl;

@@ -25,7 +25,7 @@ struct agent_levels;
  * -1 with why (the message is refused whole; what was kept stays).
  * *levels is created on first use. */
 long agent_levels_apply(struct agent_levels **levels, const json_t *message, const char *only_host,
-                        char *why, size_t why_len);
+                        char *why, size_t why_size);
 /* The levels kept for process pid (its latest period), as
  *   {"app","process","threshold","time","overall": largest overall level,
  *    "worst": {"space","dimension","level"} (the largest of the other

@@ -18,12 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
-#include "agent/agent_levels.h"
+#include "agent/agent_state.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_ops.h"
 #include "client/nats_link.h"
 #include "client/subjects.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
 
 #define SEEN_IDS 256
 
@@ -31,9 +34,10 @@ struct agent_nats {
     struct nats_link *link;
     char user[128];
     char **apps;                   /* applications subscribed to */
-    size_t app_count;
-    char *seen[SEEN_IDS];          /* ids of the last requests evaluated */
+    size_t app_count, app_cap;
+    char *seen[SEEN_IDS];          /* ids of the last requests evaluated, oldest replaced first */
     size_t seen_next;
+    struct hashmap seen_index;     /* the same ids, for a lookup in one probe */
     double next_probe;             /* while no server answered the probe: when to ask again */
 };
 
@@ -148,6 +152,7 @@ void agent_nats_close(struct agent *a)
     free(n->apps);
     for (size_t i = 0; i < SEEN_IDS; i++)
         free(n->seen[i]);
+    hashmap_free(&n->seen_index);
     free(n);
     a->nats = NULL;
 }
@@ -159,11 +164,17 @@ int agent_nats_fd(const struct agent *a)
 
 static bool seen_before(struct agent_nats *n, const char *id)
 {
-    for (size_t i = 0; i < SEEN_IDS; i++)
-        if (n->seen[i] && !strcmp(n->seen[i], id))
-            return true;
-    free(n->seen[n->seen_next]);
-    n->seen[n->seen_next] = strdup(id);
+    if (hashmap_get(&n->seen_index, id))
+        return true;
+    char **oldest = &n->seen[n->seen_next];
+    if (*oldest)
+        hashmap_remove(&n->seen_index, *oldest);
+    free(*oldest);
+    *oldest = strdup(id);
+    if (*oldest && hashmap_put(&n->seen_index, id, *oldest) < 0) { /* not indexed: forgotten */
+        free(*oldest);
+        *oldest = NULL;
+    }
     n->seen_next = (n->seen_next + 1) % SEEN_IDS;
     return false;
 }
@@ -178,25 +189,14 @@ static struct agent_client *inbox_client(struct agent *a, const char *reply)
             return c;
     }
     struct agent_client *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if (a->client_count == a->client_cap) {
-        size_t cap = a->client_cap ? 2 * a->client_cap : 16;
-        struct agent_client **grown = realloc(a->clients, cap * sizeof *grown);
-        if (!grown) {
-            free(c);
-            return NULL;
-        }
-        a->clients = grown;
-        a->client_cap = cap;
-    }
-    c->fd = -1;
-    c->id = ++a->next_client_id;
-    c->reply_subject = strdup(reply);
-    if (!c->reply_subject) {
+    if (!c || !(c->reply_subject = strdup(reply)) || VEC_RESERVE(a->clients, a->client_cap, a->client_count + 1) < 0) {
+        if (c)
+            free(c->reply_subject);
         free(c);
         return NULL;
     }
+    c->fd = -1;
+    c->id = ++a->next_client_id;
     a->clients[a->client_count++] = c;
     return c;
 }
@@ -209,63 +209,13 @@ static bool owns_csrs(const struct agent *a, const struct agent_client *c)
     return false;
 }
 
-/* One JSON line to a tool's inbox (the reference is stolen). */
-static void publish_line(struct agent *a, const char *reply, json_t *line)
+void agent_nats_publish_json(struct agent *a, const char *subject, json_t *line)
 {
     char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(line);
-    if (text)
-        nats_link_publish(a->nats->link, reply, NULL, text, strlen(text));
+    if (text && a->nats && a->nats->link)
+        nats_link_publish(a->nats->link, subject, NULL, text, strlen(text));
     free(text);
-}
-
-static void answer_error(struct agent *a, const char *reply, const char *message)
-{
-    publish_line(a, reply,
-                 json_pack("{s:s, s:s, s:s, s:b, s:[s]}", "site", a->site, "node", a->host,
-                           "request", "", "done", 1, "errors", message));
-}
-
-struct reply_ref {
-    struct agent *a;
-    const char *reply;
-};
-
-static void emit_to_inbox(void *ctx, json_t *line)
-{
-    struct reply_ref *r = ctx;
-    publish_line(r->a, r->reply, line);
-}
-
-/* {"op": "levels", ...} over NATS: this host's part kept; one done line back.
- * {"op": "launch_ranks", ...}: this host's ranks of another host's launch. */
-static void take_message(struct agent *a, const char *reply, const json_t *message, uint64_t received)
-{
-    const char *op = json_string_value(json_object_get(message, "op"));
-    if (op && !strcmp(op, "clock")) { /* a round trip to align clocks (launch_gather.c) */
-        publish_line(a, reply, json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "op", "clock", "node", a->host, "site",
-                                         a->site, "received", (json_int_t)received, "sent",
-                                         (json_int_t)clock_monotonic_ns(), "done", 1));
-        return;
-    }
-    if (op && !strcmp(op, "launch_ranks")) {
-        agent_launch_ranks(a, message, received, emit_to_inbox, &(struct reply_ref){a, reply});
-        return;
-    }
-    if (!op || strcmp(op, "levels")) {
-        answer_error(a, reply, "over NATS an agent takes only {\"op\": \"levels\"}, "
-                               "{\"op\": \"launch_ranks\"} and {\"op\": \"clock\"} messages");
-        return;
-    }
-    char why[300];
-    long kept = agent_levels_apply(&a->levels, message, a->host, why, sizeof why);
-    if (kept < 0) {
-        answer_error(a, reply, why);
-        return;
-    }
-    publish_line(a, reply,
-                 json_pack("{s:s, s:s, s:s, s:I, s:b}", "site", a->site, "node", a->host, "op",
-                           "levels_kept", "count", (json_int_t)kept, "done", 1));
 }
 
 #define REQUEST_MAX_AGE 300 /* seconds: clocks of hosts may differ this much */
@@ -276,7 +226,7 @@ static void take_message(struct agent *a, const char *reply, const json_t *messa
  * this user, recent, and answered only in the user's inbox (_INBOX.<user>.,
  * which the server lets only that user read). NULL with why otherwise. */
 static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_msg *m, char *why,
-                             size_t why_len)
+                             size_t why_size)
 {
     json_t *outer = json_loadb(m->data, m->length, 0, NULL);
     const char *signed_text = json_string_value(json_object_get(outer, "signed"));
@@ -284,7 +234,7 @@ static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_
     json_t *env = NULL;
     if (nats_link_can_sign(n->link)) {
         if (!signed_text || !nats_link_signed_by_user(n->link, signed_text, strlen(signed_text), sig)) {
-            snprintf(why, why_len, "refused: the request is not signed with the NATS credentials "
+            snprintf(why, why_size, "refused: the request is not signed with the NATS credentials "
                      "of user '%s'", n->user);
             goto out;
         }
@@ -295,16 +245,16 @@ static json_t *take_envelope(const struct agent_nats *n, const struct nats_link_
     long long age = (long long)time(NULL) - (long long)sent;
     size_t len = strlen(n->user);
     if (!json_is_object(env) || !json_string_value(json_object_get(env, "id"))) {
-        snprintf(why, why_len, "expected {\"id\": ..., \"user\": ..., \"request\": \"...\"} from the tool");
+        snprintf(why, why_size, "expected {\"id\": ..., \"user\": ..., \"request\": \"...\"} from the tool");
     } else if (!user || strcmp(user, n->user)) {
-        snprintf(why, why_len, "refused: a request of user '%.100s'; this agent serves '%s'",
+        snprintf(why, why_size, "refused: a request of user '%.100s'; this agent serves '%s'",
                  user ? user : "(none)", n->user);
     } else if (age > REQUEST_MAX_AGE || age < -REQUEST_MAX_AGE) {
-        snprintf(why, why_len, "refused: the request was made %lld s from this host's time "
+        snprintf(why, why_size, "refused: the request was made %lld s from this host's time "
                  "(at most %d: replayed, or a clock far off)", age, REQUEST_MAX_AGE);
     } else if (strncmp(m->reply, "_INBOX.", 7) || strncmp(m->reply + 7, n->user, len) ||
                m->reply[7 + len] != '.') {
-        snprintf(why, why_len, "refused: answers go only to _INBOX.%s.*, not to '%.200s'", n->user,
+        snprintf(why, why_size, "refused: answers go only to _INBOX.%s.*, not to '%.200s'", n->user,
                  m->reply);
     } else {
         json_decref(outer);
@@ -327,16 +277,17 @@ void agent_nats_drain(struct agent *a)
         }
         char why[600];
         json_t *env = take_envelope(a->nats, &m, why, sizeof why);
+        struct agent_peer inbox = {.agent = a, .inbox = m.reply, .received = received};
         const char *id = json_string_value(json_object_get(env, "id"));
         const char *text = json_string_value(json_object_get(env, "request"));
-        const json_t *message = json_object_get(env, "message");
+        json_t *message = json_object_get(env, "message");
         if (!env) {
-            answer_error(a, m.reply, why);
+            agent_peer_error(&inbox, why);
         } else if (!text && !json_is_object(message)) {
-            answer_error(a, m.reply, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
+            agent_peer_error(&inbox, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
         } else if (!text) {
             if (!seen_before(a->nats, id))
-                take_message(a, m.reply, message, received);
+                agent_ops_take(&inbox, message);
         } else if (!seen_before(a->nats, id)) {
             struct agent_client *c = inbox_client(a, m.reply);
             if (c) {
@@ -388,13 +339,13 @@ void agent_nats_sync_apps(struct agent *a)
             known = !strcmp(n->apps[i], task->app);
         if (known)
             continue;
-        char **grown = realloc(n->apps, (n->app_count + 1) * sizeof *grown);
-        if (!grown)
+        char *app = strdup(task->app);
+        char **slot = app ? VEC_PUSH(n->apps, n->app_count, n->app_cap) : NULL;
+        if (!slot) {
+            free(app);
             return;
-        n->apps = grown;
-        if (!(n->apps[n->app_count] = strdup(task->app)))
-            return;
-        n->app_count++;
+        }
+        *slot = app;
         subscribe(a, SUBJECT_APP, task->app);
     }
 }

@@ -30,6 +30,8 @@ int agent_nats_fd(const struct agent *a);
 void agent_nats_drain(struct agent *a);
 /* Publishes one answer line of a virtual client. */
 void agent_nats_publish(struct agent *a, struct agent_client *c, const char *line, size_t length);
+/* Publishes one JSON line (the reference is stolen) to a tool's inbox. */
+void agent_nats_publish_json(struct agent *a, const char *subject, json_t *line);
 /* What 'tally agent status' says of NATS: {"url", "user", "connected",
  * "reconnects", "apps": [subscribed]}, or JSON null without NATS. */
 json_t *agent_nats_status(const struct agent *a);

@@ -23,8 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_probes.h"
+#include "agent/agent_state.h"
+#include "agent/agent_recording.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
 #include "tally/segment.h"
+#include "util/vec.h"
 
 #define PROBE_POLL 0.01 /* seconds between polls while a probe or MPI csr is enabled */
 #define RESCAN 0.02     /* seconds between looks for new segment files (a short MPI run must
@@ -74,16 +79,10 @@ static struct seen *seen_of(struct agent_probes *p, pid_t pid, enum event_kind k
     for (size_t i = 0; i < p->seen_count; i++)
         if (p->seen[i].pid == pid && p->seen[i].kind == kind && !strcmp(p->seen[i].name, name))
             return &p->seen[i];
-    if (p->seen_count == p->seen_cap) {
-        size_t cap = p->seen_cap ? 2 * p->seen_cap : 16;
-        struct seen *grown = realloc(p->seen, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        p->seen = grown;
-        p->seen_cap = cap;
-    }
+    struct seen *s = VEC_PUSH(p->seen, p->seen_count, p->seen_cap);
+    if (!s)
+        return NULL;
     *is_new = true;
-    struct seen *s = &p->seen[p->seen_count++];
     *s = (struct seen){.pid = pid, .kind = kind};
     snprintf(s->name, sizeof s->name, "%s", name);
     return s;
@@ -123,15 +122,9 @@ static double want(struct agent_probes *p, enum event_kind kind, const char *nam
             p->watching[i].wanted = true;
             return p->watching[i].since;
         }
-    if (p->watching_count == p->watching_cap) {
-        size_t cap = p->watching_cap ? 2 * p->watching_cap : 16;
-        struct watching *grown = realloc(p->watching, cap * sizeof *grown);
-        if (!grown)
-            return now;
-        p->watching = grown;
-        p->watching_cap = cap;
-    }
-    struct watching *w = &p->watching[p->watching_count++];
+    struct watching *w = VEC_PUSH(p->watching, p->watching_count, p->watching_cap);
+    if (!w)
+        return now;
     *w = (struct watching){.kind = kind, .since = now, .wanted = true};
     snprintf(w->name, sizeof w->name, "%s", name);
     return now;

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_recording.h"
+#include "agent/agent_state.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
 #include "tally/segment_switch.h"
 #include "util/clock.h"
 
@@ -60,22 +63,22 @@ json_t *agent_recording_json(const struct tally_segment *seg)
 }
 
 json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, double duration,
-                            double now, char *why, size_t why_len)
+                            double now, char *why, size_t why_size)
 {
     struct agent_segment *m = agent_segments_find(a, pid);
     if (!m) {
-        snprintf(why, why_len, "not an instrumented process (started by 'tally run --agent --mpi|--probes "
+        snprintf(why, why_size, "not an instrumented process (started by 'tally run --agent --mpi|--probes "
                                "--window request', and registered: MPI_Init or the first probe)");
         return NULL;
     }
     if (m->seg->d.window.driver != TALLY_WINDOW_BY_REQUEST) {
-        snprintf(why, why_len, "its recording is switched by its %s window, not by requests "
+        snprintf(why, why_size, "its recording is switched by its %s window, not by requests "
                                "(tally run --window request)",
                  m->seg->d.window.driver == TALLY_WINDOW_BY_MONITOR ? "uprobe marker's" : "own");
         return NULL;
     }
     if (finished(m->seg)) {
-        snprintf(why, why_len, "it has finished (MPI_Finalize or exit): nothing left to record");
+        snprintf(why, why_size, "it has finished (MPI_Finalize or exit): nothing left to record");
         return NULL;
     }
     if (on) {

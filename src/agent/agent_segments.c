@@ -1,5 +1,5 @@
 /* The shared-memory segments of the agent's instrumented processes
- * (agent_internal.h): 'tally run --agent --probes|--mpi' tells the agent
+ * (agent_segments.h): 'tally run --agent --probes|--mpi' tells the agent
  * the directory of its task's segments (DIR/PID.seg, one per process that
  * registered, include/tally/segment.h); they are mapped read-write, this
  * user's regular files only, when a csr needs their events (rescans), a
@@ -15,8 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_state.h"
+#include "agent/agent_tree.h"
 #include "tally/segment.h"
+#include "util/vec.h"
 
 struct agent_segments {
     struct agent_segment *items;
@@ -61,18 +64,13 @@ static struct agent_segment *map_segment(struct agent *a, struct agent_segments 
         munmap(m, TALLY_SEG_SIZE);
         return NULL;
     }
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        struct agent_segment *grown = realloc(s->items, cap * sizeof *grown);
-        if (!grown) {
-            munmap(m, TALLY_SEG_SIZE);
-            return NULL;
-        }
-        s->items = grown;
-        s->cap = cap;
+    struct agent_segment *item = VEC_PUSH(s->items, s->count, s->cap);
+    if (!item) {
+        munmap(m, TALLY_SEG_SIZE);
+        return NULL;
     }
-    s->items[s->count] = (struct agent_segment){.task = t->id, .pid = pid, .seg = seg};
-    return &s->items[s->count++];
+    *item = (struct agent_segment){.task = t->id, .pid = pid, .seg = seg};
+    return item;
 }
 
 static void unmap_ended(struct agent *a, struct agent_segments *s)

@@ -19,12 +19,15 @@
 
 #include "archive/store.h"
 #include "archive/summary_store.h"
-#include "agent/agent_internal.h"
+#include "agent/agent_tree.h"
+#include "agent/agent_state.h"
+#include "agent/agent_eval.h"
 #include "client/agent_socket.h"
 #include "report/summary.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 static long clock_ticks_per_second(void)
 {
@@ -35,14 +38,8 @@ static long clock_ticks_per_second(void)
 struct agent_task *agent_task_add(struct agent *a, const char *app, const char *command,
                                   pid_t root, bool include_root)
 {
-    if (a->task_count == a->task_cap) {
-        size_t cap = a->task_cap ? 2 * a->task_cap : 16;
-        struct agent_task **t = realloc(a->tasks, cap * sizeof *t);
-        if (!t)
-            return NULL;
-        a->tasks = t;
-        a->task_cap = cap;
-    }
+    if (VEC_RESERVE(a->tasks, a->task_cap, a->task_count + 1) < 0)
+        return NULL;
     struct agent_task *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
@@ -92,20 +89,20 @@ static struct follower *new_follower(const struct agent *a, pid_t pid)
     return follower_new(&o, pid);
 }
 
-int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_len)
+int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_size)
 {
     struct proc_stat st;
     if (t->follower || t->ended) {
-        snprintf(why, why_len, "follow: the task is already followed");
+        snprintf(why, why_size, "follow: the task is already followed");
         return -1;
     }
     if (proc_read_stat(pid, &st) < 0 || st.ppid != t->root) {
-        snprintf(why, why_len, "follow: process %d is not a child of the task's tally run", (int)pid);
+        snprintf(why, why_size, "follow: process %d is not a child of the task's tally run", (int)pid);
         return -1;
     }
     struct follower *f = new_follower(a, pid);
     if (!f) {
-        snprintf(why, why_len, "follow: process %d: %s", (int)pid,
+        snprintf(why, why_size, "follow: process %d: %s", (int)pid,
                  errno == ESRCH ? "not running" : strerror(errno));
         return -1;
     }
@@ -134,26 +131,26 @@ json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
 }
 
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
-                                size_t why_len)
+                                size_t why_size)
 {
     uid_t owner;
     if (proc_owner(pid, &owner) < 0) {
-        snprintf(why, why_len, "process %d does not exist", (int)pid);
+        snprintf(why, why_size, "process %d does not exist", (int)pid);
         return NULL;
     }
     if (owner != a->uid) {
-        snprintf(why, why_len, "process %d belongs to another user", (int)pid);
+        snprintf(why, why_size, "process %d belongs to another user", (int)pid);
         return NULL;
     }
     struct agent_task *existing = agent_task_of(a, pid);
     if (existing) {
-        snprintf(why, why_len, "process %d is already part of application %s", (int)pid,
+        snprintf(why, why_size, "process %d is already part of application %s", (int)pid,
                  existing->app);
         return NULL;
     }
     struct follower *f = new_follower(a, pid);
     if (!f) {
-        snprintf(why, why_len, "process %d: %s", (int)pid,
+        snprintf(why, why_size, "process %d: %s", (int)pid,
                  errno == ESRCH ? "not running" : strerror(errno));
         return NULL;
     }
@@ -162,7 +159,7 @@ struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, cha
     struct agent_task *t = agent_task_add(a, app, command, pid, true);
     if (!t) {
         follower_free(f);
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     t->follower = f;

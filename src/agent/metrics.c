@@ -12,11 +12,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_state.h"
 #include "agent/agent_levels.h"
 #include "platform/platform.h"
 #include "util/http_gate.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* At most this many scrapes at once, each within this many seconds (a new
  * connection evicts the oldest): slow clients cannot lock scrapes out. */
@@ -268,7 +268,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     return ret;
 }
 
-int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why, size_t why_len)
+int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why, size_t why_size)
 {
     char host[256] = "127.0.0.1";
     const char *colon = strrchr(address, ':');
@@ -283,12 +283,12 @@ int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why
     char *end;
     long port = strtol(port_text, &end, 10);
     if (!*port_text || *end || port < 1 || port > 65535) {
-        snprintf(why, why_len, "'%s' is not [ADDR]:PORT (a port from 1 to 65535)", address);
+        snprintf(why, why_size, "'%s' is not [ADDR]:PORT (a port from 1 to 65535)", address);
         return -1;
     }
     *sa = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, strcmp(host, "localhost") ? host : "127.0.0.1", &sa->sin_addr) != 1) {
-        snprintf(why, why_len, "'%s' is not an IPv4 address", host);
+        snprintf(why, why_size, "'%s' is not an IPv4 address", host);
         return -1;
     }
     return 0;
@@ -306,16 +306,16 @@ void metrics_describe(const struct sockaddr_in *sa, char *text, size_t size)
 }
 
 /* A bound, listening TCP socket on ADDRESS (see metrics_parse_address). */
-static int listen_on(const char *address, struct sockaddr_in *sa, char *why, size_t why_len)
+static int listen_on(const char *address, struct sockaddr_in *sa, char *why, size_t why_size)
 {
-    if (metrics_parse_address(address, sa, why, why_len) < 0)
+    if (metrics_parse_address(address, sa, why, why_size) < 0)
         return -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     int one = 1;
     if (fd >= 0)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (fd < 0 || bind(fd, (struct sockaddr *)sa, sizeof *sa) < 0 || listen(fd, 64) < 0) {
-        snprintf(why, why_len, "cannot listen on %s: %s", address, strerror(errno));
+        snprintf(why, why_size, "cannot listen on %s: %s", address, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -325,16 +325,16 @@ static int listen_on(const char *address, struct sockaddr_in *sa, char *why, siz
 
 struct metrics_server *metrics_server_start(struct agent *agent, const char *address,
                                             char *where, size_t where_len, char *why,
-                                            size_t why_len)
+                                            size_t why_size)
 {
     struct sockaddr_in sa;
-    int fd = listen_on(address, &sa, why, why_len);
+    int fd = listen_on(address, &sa, why, why_size);
     if (fd < 0)
         return NULL;
     struct metrics_server *s = calloc(1, sizeof *s);
     if (!s) {
         close(fd);
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     s->agent = agent;
@@ -342,7 +342,7 @@ struct metrics_server *metrics_server_start(struct agent *agent, const char *add
     s->gate = http_gate_start(fd, METRICS_MAX_CONNECTIONS, METRICS_DEADLINE, handle, s, err,
                               sizeof err);
     if (!s->gate) {
-        snprintf(why, why_len, "%s: %s", address, err);
+        snprintf(why, why_size, "%s: %s", address, err);
         free(s);
         return NULL;
     }

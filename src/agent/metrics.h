@@ -28,7 +28,7 @@ char *metrics_render(const struct agent *agent, bool openmetrics, size_t *len);
 struct sockaddr_in;
 /* "ADDR:PORT", ":PORT" or "PORT" (the last two: 127.0.0.1, this host's
  * users only; 0.0.0.0:PORT for every interface) → SA. -1 with why. */
-int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why, size_t why_len);
+int metrics_parse_address(const char *address, struct sockaddr_in *sa, char *why, size_t why_size);
 /* "metrics at http://ADDR:PORT/metrics, readable by ...": where they are served and who can
  * read them (no authentication: any local user; more on other interfaces). */
 void metrics_describe(const struct sockaddr_in *sa, char *text, size_t size);
@@ -39,7 +39,7 @@ struct metrics_server;
  * (util/http_gate.h). NULL with why. */
 struct metrics_server *metrics_server_start(struct agent *agent, const char *address,
                                             char *where, size_t where_len, char *why,
-                                            size_t why_len);
+                                            size_t why_size);
 /* The fd to watch for readability (then call metrics_server_run). */
 int metrics_server_fd(const struct metrics_server *server);
 /* Serves what is ready; also call it at each tick (connection timeouts). */

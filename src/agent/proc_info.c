@@ -7,13 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent_internal.h"
+#include "agent/proc_info.h"
+#include "agent/agent_state.h"
+#include "agent/agent_recording.h"
+#include "agent/agent_segments.h"
+#include "agent/agent_tree.h"
 #include "agent/agent_levels.h"
 #include "monitor/network.h"
 #include "tally/segment.h"
 #include "tally/segment_switch.h"
 #include "util/clock.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* name: [value, "unit"], the unit as the summary gives it (fields.c). */
 static void put_field(json_t *o, const char *name, double value)
@@ -84,13 +88,13 @@ static json_t *segment_json(const struct tally_seg_data *d)
 }
 
 json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
-                       size_t why_len)
+                       size_t why_size)
 {
     if (flags == 0)
         flags = PROC_INFO_ALL;
     struct proc_stat st;
     if (proc_read_stat(pid, &st) < 0) {
-        snprintf(why, why_len, "process %d does not exist", (int)pid);
+        snprintf(why, why_size, "process %d does not exist", (int)pid);
         return NULL;
     }
     const struct agent_proc *p = pidmap_get(&a->procs, pid);

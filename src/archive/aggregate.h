@@ -28,7 +28,7 @@
 
 #include "archive/predict.h"
 #include "archive/stats.h"
-#include "report/fields.h"
+#include "core/fields.h"
 
 #define AGGREGATE_GAMMA 1.01
 #define AGGREGATE_TOP 4

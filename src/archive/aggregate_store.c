@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/fields.h"
+#include "core/fields.h"
 
 struct entry {
     enum aggregate_kind kind;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "archive/store.h"
-#include "report/fields.h"
+#include "core/fields.h"
 
 struct history {
     size_t rows;

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "archive/aggregate_store.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
 

@@ -12,8 +12,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "report/fields.h"
-#include "util/units.h"
+#include "core/fields.h"
+#include "core/units.h"
 
 enum token_kind { TOK_END, TOK_WORD, TOK_STRING, TOK_OP, TOK_LPAREN, TOK_RPAREN };
 

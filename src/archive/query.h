@@ -6,7 +6,7 @@
  *   OP         := = | == | != | <> | < | <= | > | >=
  *   VALUE      := 'quoted' | "quoted" | words up to the next and/or/not/')'
  *
- * FIELD is a numeric summary field (src/report/fields.c), whose VALUE is a
+ * FIELD is a numeric summary field (src/core/fields.c), whose VALUE is a
  * quantity as people write it ("500 MB", "1 h 30 min", "2.5"); start and end
  * also take a UTC date ("2026-11-01", "2026-11-01T12:00:00"). Text fields:
  * name, category, set, host, tool, command, exit_type, taskid; integer fields:

@@ -3,7 +3,7 @@
  * schema_version holds one row per applied migration. Opening a store applies
  * the missing ones in one write transaction (SQLite: BEGIN IMMEDIATE;
  * PostgreSQL: an advisory lock), so concurrent first users do not race. After
- * the numbered migrations, every numeric field of src/report/fields.c gets a
+ * the numbered migrations, every numeric field of src/core/fields.c gets a
  * column of its own if it lacks one: a field added to that table later
  * becomes queryable without a hand-written migration.
  *
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/fields.h"
+#include "core/fields.h"
 
 #define SCHEMA_VERSION 4
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "archive/stats.h"
-#include "report/fields.h"
+#include "core/fields.h"
 
 struct stats_column {
     const struct summary_field *field;

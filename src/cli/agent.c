@@ -23,7 +23,7 @@
 #include "platform/platform.h"
 #include "agent/metrics.h"
 #include "util/error.h"
-#include "util/units.h"
+#include "core/units.h"
 
 static const char usage_text[] =
     "usage: tally agent [options]                start the user's agent\n"

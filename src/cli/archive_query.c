@@ -10,7 +10,7 @@
 #include "archive/query.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "util/error.h"
 
 static const char usage[] =

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "core/exit.h" /* what each returns */
+
 int cmd_run(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
@@ -22,15 +24,5 @@ int cmd_rm(int argc, char **argv);
 bool rm_compat_invoked_as(const char *argv0);
 int cmd_mpi(int argc, char **argv);
 int cmd_contract(int argc, char **argv);
-
-/* Exit statuses shared by all subcommands (see man/tally.1). */
-enum tally_exit {
-    TALLY_EXIT_OK = 0,
-    TALLY_EXIT_FAILURE = 1,   /* the command ran but found a problem (e.g. some inputs rejected) */
-    TALLY_EXIT_LIMITS = 124,  /* tally run: a resource limit was broken and the task stopped */
-    TALLY_EXIT_ERROR = 125,   /* tally's own error: bad option, cannot write a report, ... */
-    TALLY_EXIT_CANNOT_EXEC = 126,
-    TALLY_EXIT_NOT_FOUND = 127,
-};
 
 #endif

@@ -2,7 +2,7 @@
 #include "cli/live_options.h"
 
 #include "util/error.h"
-#include "util/units.h"
+#include "core/units.h"
 
 int live_client_option(int c, const char *arg, struct live_client_options *o)
 {

@@ -13,9 +13,9 @@
 #include "cli/commands.h"
 #include "cli/live_options.h"
 #include "cli/request_nats.h"
-#include "client/agent_link.h"
+#include "client/live_client.h"
 #include "util/error.h"
-#include "util/units.h"
+#include "core/units.h"
 
 static const char usage_text[] =
     "usage: tally request [--agent SOCKET] [--follow] [--timeout TIME] REQUEST...\n"
@@ -80,34 +80,55 @@ static void print_line(json_t *line)
     free(text);
 }
 
-/* Reads and prints lines until the "done" line; its errors count. Returns
- * the request's name (malloc'd) or NULL when the agent did not answer. */
-static char *until_done(struct agent_link *link, double timeout, int *errors)
+/* Every line printed; the errors of done lines counted. */
+static void print_counted(void *ctx, json_t *line)
 {
-    for (;;) {
-        json_t *line = agent_link_read(link, timeout);
-        if (!line)
-            return NULL;
-        print_line(line);
-        json_t *done = json_object_get(line, "done");
-        if (json_is_true(done)) {
-            *errors += (int)json_array_size(json_object_get(line, "errors"));
-            const char *name = json_string_value(json_object_get(line, "request"));
-            char *copy = strdup(name ? name : "");
-            json_decref(line);
-            return copy;
+    print_line(line);
+    if (json_is_true(json_object_get(line, "done")))
+        *(int *)ctx += (int)json_array_size(json_object_get(line, "errors"));
+}
+
+static void print_only(void *ctx, json_t *line)
+{
+    print_line(line);
+}
+
+/* The local agent: every line printed as it comes; with --follow each csr
+ * is enabled once defined, its lines printed until SIGINT or SIGTERM, then
+ * deleted (live_client's csr lifecycle). */
+static int request_over_socket(struct live_client *lc, bool follow, char *const texts[], int count)
+{
+    int errors = 0, status = TALLY_EXIT_OK;
+    char why[512];
+    struct live_answers counted = {.line = print_counted, .ctx = &errors};
+    for (int i = 0; i < count && !interrupted; i++) {
+        if (live_client_request(lc, texts[i], &counted, why, sizeof why) < 0) {
+            if (live_client_refused(lc)) { /* the agent refused the connection or the message */
+                tally_error("request: %s", why);
+                errors++;
+            } else if (!interrupted) {
+                tally_error("request: %s", why);
+                status = TALLY_EXIT_ERROR;
+            }
+            break;
         }
-        const char *refusal = json_object_get(line, "request")
-                                  ? NULL
-                                  : json_string_value(json_object_get(line, "error"));
-        if (refusal) { /* the agent refused the connection or the message */
-            tally_error("request: the agent says: %s", refusal);
-            (*errors)++;
-            json_decref(line);
-            return strdup("");
-        }
-        json_decref(line);
+        if (follow) /* a csr starts disabled (as in the seed): start it */
+            live_client_enable(lc, &counted, why, sizeof why);
     }
+    if (follow && live_client_defined(lc) && status == TALLY_EXIT_OK) {
+        struct live_answers printed = {.line = print_only};
+        if (live_client_stream(lc, (volatile int *)&interrupted, &printed, why, sizeof why) < 0) {
+            tally_error("request: %s", why);
+            status = TALLY_EXIT_ERROR;
+        }
+        /* Delete what we defined; its lines and the done line are printed. */
+        interrupted = 0;
+        if (status == TALLY_EXIT_OK)
+            live_client_delete(lc, &printed);
+    }
+    if (status == TALLY_EXIT_OK && errors)
+        status = TALLY_EXIT_FAILURE;
+    return status;
 }
 
 int cmd_request(int argc, char **argv)
@@ -137,7 +158,7 @@ int cmd_request(int argc, char **argv)
             timeout_given = true;
             break;
         case OPT_NODE:
-            nats.node = optarg;
+            co.node = optarg;
             break;
         case OPT_EXPECT:
         case OPT_REPEAT: {
@@ -148,11 +169,11 @@ int cmd_request(int argc, char **argv)
                             c == OPT_EXPECT ? "expect" : "repeat", optarg);
                 return TALLY_EXIT_ERROR;
             }
-            *(c == OPT_EXPECT ? &nats.expect : &nats.repeat) = (unsigned)n;
+            *(c == OPT_EXPECT ? &co.expect : &nats.repeat) = (unsigned)n;
             break;
         }
         case OPT_QUIET:
-            if (units_parse(optarg, DIM_TIME, NULL, &nats.quiet, why, sizeof why) < 0) {
+            if (units_parse(optarg, DIM_TIME, NULL, &co.quiet, why, sizeof why) < 0) {
                 tally_error("request: --quiet: %s", why);
                 return TALLY_EXIT_ERROR;
             }
@@ -169,97 +190,26 @@ int cmd_request(int argc, char **argv)
         tally_error("request: give a REQUEST (see 'tally request --help')");
         return TALLY_EXIT_ERROR;
     }
-    const char *socket_path = co.socket;
-    nats.url = co.nats_url;
-    nats.creds = co.creds;
-    nats.user = co.user;
-    if (!nats.url && (nats.expect || nats.repeat || nats.node || nats.creds)) {
+    if (!co.nats_url && (nats.repeat || co.expect || co.node || co.creds)) {
         tally_error("request: --expect, --repeat, --node and --creds go with --nats URL");
         return TALLY_EXIT_ERROR;
     }
-    if (nats.url) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_interrupt;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        nats.timeout = timeout_given ? timeout : 5;
-        nats.follow = follow;
-        return request_over_nats(&nats, argv + optind, argc - optind);
-    }
-    struct agent_link link;
-    if (agent_link_open(&link, socket_path, false, why, sizeof why) < 0) {
-        tally_error("request: %s", why);
-        return TALLY_EXIT_ERROR;
-    }
+    co.timeout = timeout_given ? timeout : co.nats_url ? 5 : 30;
+    co.single_connection = true;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt; /* no SA_RESTART: the wait for lines returns */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int errors = 0, status = TALLY_EXIT_OK;
-    char **csrs = calloc((size_t)argc, sizeof *csrs);
-    size_t ncsr = 0;
-    for (int i = optind; i < argc && !interrupted; i++) {
-        bool sent = agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text",
-                                                      argv[i])) == 0;
-        /* Unsent: what the agent said before closing (a refusal) is still read. */
-        char *name = until_done(&link, sent ? timeout : 1, &errors);
-        if (!name) {
-            if (!interrupted) {
-                tally_error("request: no answer from the agent%s",
-                            link.broken ? " (it closed the connection)" : "");
-                status = TALLY_EXIT_ERROR;
-            }
-            break;
-        }
-        if (!*name) { /* refused: nothing more will be answered */
-            free(name);
-            break;
-        }
-        if (!strncmp(name, "csr_", 4) && csrs) {
-            csrs[ncsr++] = name;
-            if (follow) { /* a csr starts disabled (as in the seed): start it */
-                char text[64];
-                snprintf(text, sizeof text, ":csr_enable([%s])", name);
-                agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", text));
-                free(until_done(&link, timeout, &errors));
-            }
-        } else {
-            free(name);
-        }
+    struct live_client *lc;
+    if (live_client_open(&co, &lc, why, sizeof why) < 0) {
+        tally_error("request: %s", why);
+        return TALLY_EXIT_ERROR;
     }
-    if (follow && ncsr && status == TALLY_EXIT_OK) {
-        while (!interrupted) {
-            json_t *line = agent_link_read(&link, -1);
-            if (!line) {
-                if (link.broken) {
-                    tally_error("request: the agent closed the connection");
-                    status = TALLY_EXIT_ERROR;
-                    break;
-                }
-                continue;
-            }
-            print_line(line);
-            json_decref(line);
-        }
-        /* Delete what we defined; its lines and the done line are printed. */
-        for (size_t k = 0; k < ncsr && !link.broken; k++) {
-            char text[64];
-            snprintf(text, sizeof text, ":csr_delete([%s])", csrs[k]);
-            interrupted = 0;
-            agent_link_send(&link, json_pack("{s:s, s:s}", "op", "request", "text", text));
-            int ignored = 0;
-            free(until_done(&link, timeout, &ignored));
-        }
-    }
-    for (size_t k = 0; k < ncsr; k++)
-        free(csrs[k]);
-    free(csrs);
-    agent_link_close(&link);
-    if (status == TALLY_EXIT_OK && errors)
-        status = TALLY_EXIT_FAILURE;
+    nats.follow = follow;
+    int status = co.nats_url ? request_over_nats(lc, &nats, argv + optind, argc - optind)
+                             : request_over_socket(lc, follow, argv + optind, argc - optind);
+    live_client_close(lc);
     return status;
 }

@@ -7,18 +7,19 @@
 #include <stdbool.h>
 #include <signal.h>
 
+#include "client/live_client.h"
+
+/* What only NATS does (the route, --node, --quiet, --expect and the timeout
+ * are the live_client's options). */
 struct request_nats_options {
-    const char *url, *creds, *user;
-    const char *node;        /* agent for requests that name no location (NULL: all agents) */
-    double timeout, quiet;
     bool follow;
-    unsigned expect;         /* > 0: stop once this many agents answered (known fan-out) */
     unsigned repeat;         /* > 1: send each request this many times, print round-trip times */
     volatile sig_atomic_t *interrupted;
 };
 
 /* Sends each text; prints the agents' lines and one final line per request.
  * Returns tally request's exit status. */
-int request_over_nats(const struct request_nats_options *options, char *const texts[], int count);
+int request_over_nats(struct live_client *client, const struct request_nats_options *options,
+                      char *const texts[], int count);
 
 #endif

@@ -12,7 +12,7 @@
 #include "cli/run_common.h"
 #include "cli/run_instrument.h"
 #include "cli/run_io.h"
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "monitor/task.h"
 
 struct run_config {

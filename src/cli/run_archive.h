@@ -19,7 +19,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "monitor/task.h"
 
 /* Limits from the archive are this fraction above the prediction, and at

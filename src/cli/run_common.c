@@ -15,7 +15,7 @@
 #include "platform/platform.h"
 #include "util/command_line.h"
 #include "util/error.h"
-#include "util/units.h"
+#include "core/units.h"
 
 int run_parse_seconds(const char *option, const char *text, double min, double *out)
 {

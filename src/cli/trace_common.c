@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "cli/trace_common.h"
 #include "util/error.h"
-#include "util/units.h"
+#include "core/units.h"
 
 int trace_common_option(struct trace_read_options *opts, int opt, const char *arg)
 {

@@ -33,7 +33,7 @@ static const char *trim_span(const char *s, const char *end, size_t *n)
     return s;
 }
 
-int agent_conf_parse(const char *text, size_t len, struct agent_conf *c, char *why, size_t why_len)
+int agent_conf_parse(const char *text, size_t len, struct agent_conf *c, char *why, size_t why_size)
 {
     memset(c, 0, sizeof *c);
     const char *p = text, *end = text + len;
@@ -48,7 +48,7 @@ int agent_conf_parse(const char *text, size_t len, struct agent_conf *c, char *w
             continue;
         const char *eq = memchr(s, '=', n);
         if (!eq) {
-            snprintf(why, why_len, "line %d: expected 'key = value'", line);
+            snprintf(why, why_size, "line %d: expected 'key = value'", line);
             return -1;
         }
         size_t kn, vn;
@@ -64,25 +64,25 @@ int agent_conf_parse(const char *text, size_t len, struct agent_conf *c, char *w
         else if (kn == 4 && !memcmp(key, "user", 4))
             field = c->user, cap = sizeof c->user;
         if (!field) {
-            snprintf(why, why_len, "line %d: unknown key '%.*s' (nats, creds, site, user)", line,
+            snprintf(why, why_size, "line %d: unknown key '%.*s' (nats, creds, site, user)", line,
                      (int)(kn > 40 ? 40 : kn), key);
             return -1;
         }
         if (!vn || vn >= cap || memchr(value, '\0', vn)) {
-            snprintf(why, why_len, "line %d: %.*s: %s", line, (int)kn, key, vn ? "value too long" : "empty value");
+            snprintf(why, why_size, "line %d: %.*s: %s", line, (int)kn, key, vn ? "value too long" : "empty value");
             return -1;
         }
         memcpy(field, value, vn);
         field[vn] = '\0';
     }
     if (c->nats[0] && strncmp(c->nats, "nats://", 7) && strncmp(c->nats, "tls://", 6)) {
-        snprintf(why, why_len, "nats: '%.100s' is not a nats:// URL", c->nats);
+        snprintf(why, why_size, "nats: '%.100s' is not a nats:// URL", c->nats);
         return -1;
     }
     return 0;
 }
 
-int agent_conf_load(struct agent_conf *c, char *why, size_t why_len)
+int agent_conf_load(struct agent_conf *c, char *why, size_t why_size)
 {
     memset(c, 0, sizeof *c);
     char path[4096];
@@ -95,11 +95,11 @@ int agent_conf_load(struct agent_conf *c, char *why, size_t why_len)
     if (stat(path, &st) < 0) {
         if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
             return 0;
-        snprintf(why, why_len, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (st.st_uid != getuid() || (st.st_mode & 022)) {
-        snprintf(why, why_len, "%s: not read: %s", path,
+        snprintf(why, why_size, "%s: not read: %s", path,
                  st.st_uid != getuid() ? "it belongs to another user"
                                        : "others may write it (chmod go-w it)");
         return -1;
@@ -108,14 +108,14 @@ int agent_conf_load(struct agent_conf *c, char *why, size_t why_len)
     char reason[256];
     char *text = text_file_read(path, 64 * 1024, &len, reason, sizeof reason);
     if (!text) {
-        snprintf(why, why_len, "%s: %s", path, reason);
+        snprintf(why, why_size, "%s: %s", path, reason);
         return -1;
     }
     char inner[300];
     int rc = agent_conf_parse(text, len, c, inner, sizeof inner);
     free(text);
     if (rc < 0) {
-        snprintf(why, why_len, "%s: %s", path, inner);
+        snprintf(why, why_size, "%s: %s", path, inner);
         return -1;
     }
     if (c->creds[0] && c->creds[0] != '/') {

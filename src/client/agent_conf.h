@@ -24,9 +24,9 @@ struct agent_conf {
 /* The file's path. 0, or -1 when neither XDG_CONFIG_HOME nor HOME is set. */
 int agent_conf_path(char *out, size_t size);
 /* Parses text (len bytes). 0, or -1 with why ("line N: ..."). */
-int agent_conf_parse(const char *text, size_t len, struct agent_conf *c, char *why, size_t why_len);
+int agent_conf_parse(const char *text, size_t len, struct agent_conf *c, char *why, size_t why_size);
 /* Reads the user's file: 0 (an absent file leaves c empty), or -1 with why
  * ("PATH: line N: ..."). creds is made absolute. */
-int agent_conf_load(struct agent_conf *c, char *why, size_t why_len);
+int agent_conf_load(struct agent_conf *c, char *why, size_t why_size);
 
 #endif

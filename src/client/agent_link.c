@@ -15,28 +15,28 @@
 
 #include "client/agent_socket.h"
 #include "platform/platform.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "util/clock.h"
 
 /* Starts 'tally agent --socket path' (it detaches itself and exits once it
  * listens) and waits for that. 0, or -1 with why: what the agent said on
  * stderr, kept for the caller (another agent winning the race to start is
  * no error of the task's, so nothing is printed here). */
-static int start_agent(const char *path, char *why, size_t why_len)
+static int start_agent(const char *path, char *why, size_t why_size)
 {
     char exe[4096];
     if (proc_self_exe(exe, sizeof exe) < 0) {
-        snprintf(why, why_len, "cannot find tally's own executable to start an agent");
+        snprintf(why, why_size, "cannot find tally's own executable to start an agent");
         return -1;
     }
     int err[2];
     if (pipe2(err, O_CLOEXEC) < 0) {
-        snprintf(why, why_len, "cannot start an agent: %s", strerror(errno));
+        snprintf(why, why_size, "cannot start an agent: %s", strerror(errno));
         return -1;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(why, why_len, "cannot start an agent: %s", strerror(errno));
+        snprintf(why, why_size, "cannot start an agent: %s", strerror(errno));
         close(err[0]);
         close(err[1]);
         return -1;
@@ -59,30 +59,30 @@ static int start_agent(const char *path, char *why, size_t why_len)
     said[strcspn(said, "\n")] = '\0';
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (said[0])
-            snprintf(why, why_len, "the agent it started failed: %s", said);
+            snprintf(why, why_size, "the agent it started failed: %s", said);
         else
-            snprintf(why, why_len, "the agent it started at %s failed without saying why", path);
+            snprintf(why, why_size, "the agent it started at %s failed without saying why", path);
         return -1;
     }
     return 0;
 }
 
 int agent_link_open(struct agent_link *link, const char *path, bool start, char *why,
-                    size_t why_len)
+                    size_t why_size)
 {
     memset(link, 0, sizeof *link);
     link->fd = -1;
     char def[4096];
     if (!path) {
         if (agent_socket_default_path(def, sizeof def) < 0) {
-            snprintf(why, why_len, "the default socket path is too long");
+            snprintf(why, why_size, "the default socket path is too long");
             return -1;
         }
         path = def;
     }
     bool start_failed = false;
     char start_why[sizeof def + 128] = ""; /* room for the path */
-    link->fd = agent_socket_connect(path, why, why_len);
+    link->fd = agent_socket_connect(path, why, why_size);
     if (link->fd == -2)
         goto refused;
     if (link->fd < 0 && start && (errno == ENOENT || errno == ECONNREFUSED)) {
@@ -91,7 +91,7 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
          * failed start is only final when nothing answers afterwards. */
         start_failed = start_agent(path, start_why, sizeof start_why) < 0;
         for (int i = 0; i < 100 && link->fd < 0; i++) {
-            link->fd = agent_socket_connect(path, why, why_len);
+            link->fd = agent_socket_connect(path, why, why_size);
             if (link->fd == -2)
                 goto refused;
             if (link->fd < 0) {
@@ -101,11 +101,11 @@ int agent_link_open(struct agent_link *link, const char *path, bool start, char 
         }
     }
     if (link->fd < 0 && start_failed) {
-        snprintf(why, why_len, "%s", start_why); /* why the agent did not start */
+        snprintf(why, why_size, "%s", start_why); /* why the agent did not start */
         return -1;
     }
     if (link->fd < 0) {
-        snprintf(why, why_len, "cannot connect to the agent at %s: %s%s", path, strerror(errno),
+        snprintf(why, why_size, "cannot connect to the agent at %s: %s%s", path, strerror(errno),
                  errno == ENOENT || errno == ECONNREFUSED ? " (is 'tally agent' running?)" : "");
         return -1;
     }
@@ -228,24 +228,24 @@ json_t *agent_link_read(struct agent_link *link, double timeout)
 }
 
 int agent_link_register(struct agent_link *link, const char *app, const char *category,
-                        const char *command, char *why, size_t why_len)
+                        const char *command, char *why, size_t why_size)
 {
     json_t *msg = json_pack("{s:s, s:s, s:s, s:i}", "op", "register", "app", app, "command",
                             command ? command : "", "runner", (int)getpid());
     if (category)
         json_object_set_new(msg, "category", json_string(category));
     if (agent_link_send(link, msg) < 0) {
-        snprintf(why, why_len, "the agent closed the connection");
+        snprintf(why, why_size, "the agent closed the connection");
         return -1;
     }
     json_t *reply = agent_link_read(link, 5.0);
     if (!reply) {
-        snprintf(why, why_len, "the agent did not answer the registration");
+        snprintf(why, why_size, "the agent did not answer the registration");
         return -1;
     }
     const char *error = json_string_value(json_object_get(reply, "error"));
     if (error) {
-        snprintf(why, why_len, "%s", error);
+        snprintf(why, why_size, "%s", error);
         json_decref(reply);
         return -1;
     }

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "monitor/task.h"
+#include "core/sample.h"
 
 struct agent_link {
     int fd;                 /* -1: not connected */
@@ -26,7 +26,7 @@ struct agent_link {
  * start_agent, starts 'tally agent' (this executable) when nobody listens
  * and waits (up to 10 s) for its socket. 0, or -1 with why. */
 int agent_link_open(struct agent_link *link, const char *path, bool start_agent, char *why,
-                    size_t why_len);
+                    size_t why_size);
 void agent_link_close(struct agent_link *link);
 
 /* Sends one line (a JSON object: steals the reference). -1 when broken. */
@@ -42,7 +42,7 @@ json_t *agent_link_read(struct agent_link *link, double timeout);
  * (category: the task's, or NULL).
  * 0, or -1 with why (the agent refused, or did not answer in 5 s). */
 int agent_link_register(struct agent_link *link, const char *app, const char *category,
-                        const char *command, char *why, size_t why_len);
+                        const char *command, char *why, size_t why_size);
 /* Streams one sample (never blocks for long; a broken link is left alone). */
 void agent_link_sample(struct agent_link *link, const struct task_sample *sample);
 

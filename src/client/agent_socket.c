@@ -56,7 +56,7 @@ static void describe_uid(uid_t uid, char *out, size_t size)
  * does not exist. Both sides check it: the agent before it binds, a client
  * before it connects, so that another local user cannot stand in for the
  * agent by creating the directory first (/tmp/tally-UID is guessable). */
-static int check_private_directory(const char *dir, char *why, size_t why_len)
+static int check_private_directory(const char *dir, char *why, size_t why_size)
 {
     struct stat st;
     if (lstat(dir, &st) < 0) {
@@ -64,13 +64,13 @@ static int check_private_directory(const char *dir, char *why, size_t why_len)
         if (e == ENOENT)
             why[0] = '\0';
         else
-            snprintf(why, why_len, "cannot check %s: %s", dir, strerror(e));
+            snprintf(why, why_size, "cannot check %s: %s", dir, strerror(e));
         errno = e;
         return -1;
     }
     errno = EPERM;
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, why_len, "%s is not a directory%s", dir,
+        snprintf(why, why_size, "%s is not a directory%s", dir,
                  S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
         return -1;
     }
@@ -78,7 +78,7 @@ static int check_private_directory(const char *dir, char *why, size_t why_len)
         char owner[300], self[300];
         describe_uid(st.st_uid, owner, sizeof owner);
         describe_uid(getuid(), self, sizeof self);
-        snprintf(why, why_len,
+        snprintf(why, why_size,
                  "%s belongs to %s, not to you (%s): another user may be standing in for "
                  "your agent; use a socket in a directory of your own (--socket, or set "
                  "XDG_RUNTIME_DIR)",
@@ -88,7 +88,7 @@ static int check_private_directory(const char *dir, char *why, size_t why_len)
     /* An existing directory is never changed (--socket /tmp/x.sock must not
      * close /tmp to everyone else): one open to others is refused. */
     if (st.st_mode & 077) {
-        snprintf(why, why_len,
+        snprintf(why, why_size,
                  "%s is open to other users (mode %04o): put the socket in a directory of "
                  "your own with mode 0700",
                  dir, (unsigned)(st.st_mode & 07777));
@@ -98,15 +98,15 @@ static int check_private_directory(const char *dir, char *why, size_t why_len)
 }
 
 /* mkdir 0700, or check that the existing directory is the user's and closed to others. */
-static int prepare_directory(const char *dir, char *why, size_t why_len)
+static int prepare_directory(const char *dir, char *why, size_t why_size)
 {
     if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        snprintf(why, why_len, "cannot create %s: %s", dir, strerror(errno));
+        snprintf(why, why_size, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
-    if (check_private_directory(dir, why, why_len) < 0) {
+    if (check_private_directory(dir, why, why_size) < 0) {
         if (!why[0])
-            snprintf(why, why_len, "%s vanished while it was being created", dir);
+            snprintf(why, why_size, "%s vanished while it was being created", dir);
         return -1;
     }
     return 0;
@@ -146,20 +146,20 @@ pid_t agent_socket_owner(const char *path)
     return (pid_t)atoi(buf);
 }
 
-int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_len)
+int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_size)
 {
     char dir[4096], lock[4200];
     directory_of(path, dir, sizeof dir);
-    if (prepare_directory(dir, why, why_len) < 0)
+    if (prepare_directory(dir, why, why_size) < 0)
         return -1;
     lock_path(path, lock, sizeof lock);
     int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lfd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", lock, strerror(errno));
+        snprintf(why, why_size, "cannot open %s: %s", lock, strerror(errno));
         return -1;
     }
     if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
-        snprintf(why, why_len, "another agent (pid %d) already serves %s",
+        snprintf(why, why_size, "another agent (pid %d) already serves %s",
                  (int)agent_socket_owner(path), path);
         close(lfd);
         return -1;
@@ -167,13 +167,13 @@ int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_le
     char pid[32];
     int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
     if (ftruncate(lfd, 0) < 0 || pwrite(lfd, pid, (size_t)n, 0) != n) {
-        snprintf(why, why_len, "cannot write %s: %s", lock, strerror(errno));
+        snprintf(why, why_size, "cannot write %s: %s", lock, strerror(errno));
         close(lfd);
         return -1;
     }
     struct sockaddr_un addr;
     if (fill_address(path, &addr) < 0) {
-        snprintf(why, why_len, "socket path too long: %s", path);
+        snprintf(why, why_size, "socket path too long: %s", path);
         close(lfd);
         return -1;
     }
@@ -183,7 +183,7 @@ int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_le
     int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&addr, sizeof addr);
     umask(old);
     if (rc < 0 || listen(fd, 128) < 0) {
-        snprintf(why, why_len, "cannot listen on %s: %s", path, strerror(errno));
+        snprintf(why, why_size, "cannot listen on %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         close(lfd);
@@ -193,12 +193,12 @@ int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_le
     return fd;
 }
 
-int agent_socket_connect(const char *path, char *why, size_t why_len)
+int agent_socket_connect(const char *path, char *why, size_t why_size)
 {
     char dir[4096];
     why[0] = '\0';
     directory_of(path, dir, sizeof dir);
-    if (check_private_directory(dir, why, why_len) < 0)
+    if (check_private_directory(dir, why, why_size) < 0)
         return errno == ENOENT ? -1 : -2;
     struct sockaddr_un addr;
     if (fill_address(path, &addr) < 0)
@@ -219,7 +219,7 @@ int agent_socket_connect(const char *path, char *why, size_t why_len)
         char server[300], self[300];
         describe_uid(cred.uid, server, sizeof server);
         describe_uid(getuid(), self, sizeof self);
-        snprintf(why, why_len, "the socket %s is served by %s, not by you (%s): refusing to "
+        snprintf(why, why_size, "the socket %s is served by %s, not by you (%s): refusing to "
                  "talk to it", path, server, self);
         close(fd);
         errno = EPERM;
@@ -228,16 +228,16 @@ int agent_socket_connect(const char *path, char *why, size_t why_len)
     return fd;
 }
 
-int agent_socket_check_peer(int fd, char *why, size_t why_len)
+int agent_socket_check_peer(int fd, char *why, size_t why_size)
 {
     struct ucred cred;
     socklen_t len = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-        snprintf(why, why_len, "cannot tell who the peer is: %s", strerror(errno));
+        snprintf(why, why_size, "cannot tell who the peer is: %s", strerror(errno));
         return -1;
     }
     if (cred.uid != getuid()) {
-        snprintf(why, why_len, "peer uid %u is not the agent's user (uid %u)", (unsigned)cred.uid,
+        snprintf(why, why_size, "peer uid %u is not the agent's user (uid %u)", (unsigned)cred.uid,
                  (unsigned)getuid());
         return -1;
     }

@@ -19,18 +19,18 @@ int agent_socket_default_path(char *path, size_t size);
  * user's own and not open to others), takes the lock and listens. Returns
  * the listening fd (non-blocking, close-on-exec) with *lock_fd set, or -1
  * with why set (another agent holds the lock: why says so, with its pid). */
-int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_len);
+int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_size);
 
 /* Connects (blocking, close-on-exec) after checking that the socket's
  * directory is the user's own and closed to others, and that the server
  * runs as the user (SO_PEERCRED). Returns the fd; -1 with errno when there
  * is nothing to connect to (ENOENT, ECONNREFUSED: an agent may be started
  * there); -2 with why when the socket is refused (someone else's). */
-int agent_socket_connect(const char *path, char *why, size_t why_len);
+int agent_socket_connect(const char *path, char *why, size_t why_size);
 
 /* Checks the peer of an accepted connection: 0 when it runs as this user,
  * else -1 with why ("peer uid 1001 is not the agent's user (uid 0)"). */
-int agent_socket_check_peer(int fd, char *why, size_t why_len);
+int agent_socket_check_peer(int fd, char *why, size_t why_size);
 
 /* The pid written in the lock file of the agent whose socket is path, or 0. */
 pid_t agent_socket_owner(const char *path);

@@ -15,6 +15,7 @@
 #include "tally/segment.h"
 #include "util/clock.h"
 #include "util/hex.h"
+#include "util/vec.h"
 
 #define CLOCK_ROUND_TRIPS 5
 
@@ -28,12 +29,12 @@ struct state {
     struct launch_gather *g;
     uint64_t t0;                    /* when the request went out (ns, our clock) */
     struct host_clock *hosts;
-    size_t host_count;
+    size_t host_count, host_cap;
     bool *have;                     /* per rank */
     int ranks;
     struct tally_segment **pending; /* segments before their host's offset is final */
     char (*pending_host)[64];
-    size_t pending_count;
+    size_t pending_count, pending_cap, pending_host_cap;
 };
 
 static struct host_clock *host_of(struct state *st, const char *name, const char *site)
@@ -41,12 +42,9 @@ static struct host_clock *host_of(struct state *st, const char *name, const char
     for (size_t i = 0; i < st->host_count; i++)
         if (!strcmp(st->hosts[i].name, name))
             return &st->hosts[i];
-    struct host_clock *grown = realloc(st->hosts, (st->host_count + 1) * sizeof *grown);
-    if (!grown)
+    struct host_clock *h = VEC_PUSH(st->hosts, st->host_count, st->host_cap);
+    if (!h)
         return NULL;
-    st->hosts = grown;
-    struct host_clock *h = &st->hosts[st->host_count++];
-    memset(h, 0, sizeof *h);
     snprintf(h->name, sizeof h->name, "%s", name);
     snprintf(h->site, sizeof h->site, "%s", site ? site : "");
     h->delay = INFINITY;
@@ -112,13 +110,8 @@ static void take_segment(struct state *st, const json_t *line, const char *node)
         s->d.probe_count = TALLY_SEG_MAX_PROBES;
     if (s->d.counter_count > TALLY_SEG_MAX_COUNTERS)
         s->d.counter_count = TALLY_SEG_MAX_COUNTERS;
-    struct tally_segment **grown = realloc(st->pending, (st->pending_count + 1) * sizeof *grown);
-    char(*hosts)[64] = realloc(st->pending_host, (st->pending_count + 1) * sizeof *hosts);
-    if (grown)
-        st->pending = grown;
-    if (hosts)
-        st->pending_host = hosts;
-    if (!grown || !hosts) {
+    if (VEC_RESERVE(st->pending, st->pending_cap, st->pending_count + 1) < 0 ||
+        VEC_RESERVE(st->pending_host, st->pending_host_cap, st->pending_count + 1) < 0) {
         free(s);
         return;
     }

@@ -1,10 +1,11 @@
 /* live_client over the agent socket (agent_link) or NATS (nats_gather); see
- * live_client.h. Conditional requests get a connection of their own, so that
- * their stream never mixes with the answers to unconditional ones. */
+ * live_client.h. Conditional requests get a connection of their own (unless
+ * single_connection), so that their stream never mixes with the answers to
+ * unconditional ones; the csrs defined on it are kept, one list for both
+ * transports, for the steps of their life. */
 #include "client/live_client.h"
 
 #include <pwd.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,12 @@
 #include "client/agent_link.h"
 #include "client/nats_gather.h"
 #include "request/request.h"
+#include "util/vec.h"
 
-struct followed {           /* one agent's csr of a followed request (NATS) */
-    char *node, *csr;
+struct defined_csr {        /* one agent's csr_N */
+    char *node;             /* NATS: the agent's node; NULL on the socket */
+    char *csr;
+    bool enabled;
 };
 
 struct live_client {
@@ -23,13 +27,16 @@ struct live_client {
     char user[128], host[256];
     /* socket */
     struct agent_link ask_link, stream_link;
-    bool stream_open;
+    struct agent_link *stream;    /* &stream_link once open, &ask_link with single_connection */
+    char answered[64];            /* the request name of the last done line (socket) */
     /* NATS */
-    struct nats_link *ask_nats, *stream_nats;
+    struct nats_link *ask_nats, *stream_nats; /* the same link with single_connection */
     char stream_inbox[256];
     unsigned serial;
-    struct followed *followed;
-    size_t followed_count;
+    /* both */
+    struct defined_csr *csrs;
+    size_t csr_count, csr_cap;
+    bool refused;
 };
 
 int live_client_open(const struct live_client_options *o, struct live_client **out, char *why,
@@ -55,10 +62,14 @@ int live_client_open(const struct live_client_options *o, struct live_client **o
     int rc;
     if (o->nats_url) {
         struct nats_link_options lo = {.url = o->nats_url, .creds = o->creds, .user = c->user,
-                                       .name = "tally live"};
+                                       .name = o->single_connection ? "tally request" : "tally live"};
         rc = nats_link_open(&lo, &c->ask_nats, why, why_size);
+        if (rc == 0 && o->single_connection)
+            c->stream_nats = c->ask_nats;
     } else {
         rc = agent_link_open(&c->ask_link, o->socket, false, why, why_size);
+        if (rc == 0 && o->single_connection)
+            c->stream = &c->ask_link;
     }
     if (rc < 0) {
         live_client_close(c);
@@ -68,12 +79,41 @@ int live_client_open(const struct live_client_options *o, struct live_client **o
     return 0;
 }
 
+/* The connection conditional requests live on, opened on first use. */
+static int open_stream(struct live_client *c, char *why, size_t why_size)
+{
+    if (c->options.nats_url) {
+        if (c->stream_nats)
+            return 0;
+        struct nats_link_options lo = {.url = c->options.nats_url, .creds = c->options.creds,
+                                       .user = c->user, .name = "tally live stream"};
+        return nats_link_open(&lo, &c->stream_nats, why, why_size);
+    }
+    if (c->stream)
+        return 0;
+    if (agent_link_open(&c->stream_link, c->options.socket, false, why, why_size) < 0)
+        return -1;
+    c->stream = &c->stream_link;
+    return 0;
+}
+
+static void keep_csr(struct live_client *c, const char *node, const char *name)
+{
+    struct defined_csr d = {node ? strdup(node) : NULL, strdup(name), false};
+    struct defined_csr *slot = d.csr && (!node || d.node) ? VEC_PUSH(c->csrs, c->csr_count, c->csr_cap) : NULL;
+    if (slot) {
+        *slot = d;
+    } else {
+        free(d.node);
+        free(d.csr);
+    }
+}
+
 /* ---- NATS ---- */
 
 struct nats_answer {
-    void (*on_line)(void *ctx, json_t *line);
-    void *ctx;
-    struct live_client *client;   /* collecting followed csrs, else NULL */
+    const struct live_answers *answers;
+    struct live_client *client;   /* keeping the csrs defined, else NULL */
 };
 
 static void on_nats_line(void *ctx, const char *data, size_t length)
@@ -86,23 +126,16 @@ static void on_nats_line(void *ctx, const char *data, size_t length)
     }
     const char *name = json_string_value(json_object_get(line, "request"));
     const char *node = json_string_value(json_object_get(line, "node"));
-    if (a->client && json_is_true(json_object_get(line, "done")) && name && node &&
-        !strncmp(name, "csr_", 4)) {
-        struct live_client *c = a->client;
-        struct followed *grown = realloc(c->followed, (c->followed_count + 1) * sizeof *grown);
-        if (grown) {
-            c->followed = grown;
-            c->followed[c->followed_count++] = (struct followed){strdup(node), strdup(name)};
-        }
-    }
-    if (a->on_line)
-        a->on_line(a->ctx, line);
+    if (a->client && json_is_true(json_object_get(line, "done")) && name && node && !strncmp(name, "csr_", 4))
+        keep_csr(a->client, node, name);
+    if (a->answers && a->answers->line)
+        a->answers->line(a->answers->ctx, line);
     json_decref(line);
 }
 
-static int nats_ask(struct live_client *c, struct nats_link *link, const char *text,
-                    const char *node, const char *inbox, struct nats_answer *answer, char *why,
-                    size_t why_size)
+/* node: the agent for a request naming no location (NULL: every agent). */
+static int nats_ask(struct live_client *c, struct nats_link *link, const char *text, const char *node,
+                    const char *inbox, struct nats_answer *answer, char *why, size_t why_size)
 {
     struct request req;
     struct request_error err;
@@ -116,45 +149,64 @@ static int nats_ask(struct live_client *c, struct nats_link *link, const char *t
     int rc = subject_route(&req, c->user, c->host, node, &route);
     request_free(&req);
     if (rc < 0) {
-        snprintf(why, why_size, "a name is too long for a NATS subject");
+        snprintf(why, why_size, "a name in the request is too long for a NATS subject");
         return -1;
     }
-    struct gather_options g = {.timeout = c->options.timeout, .on_line = on_nats_line,
-                               .ctx = answer, .inbox = inbox, .serial = ++c->serial};
+    if (c->options.expect && !node)
+        route.exact_answers = c->options.expect;
+    struct gather_options g = {.quiet = c->options.quiet, .timeout = c->options.timeout,
+                               .on_line = on_nats_line, .ctx = answer, .inbox = inbox,
+                               .serial = ++c->serial};
     struct gather_result r;
     rc = nats_gather(link, &route, text, &g, &r);
     subject_route_free(&route);
+    c->refused = rc < 0 && r.refused;
     if (rc < 0)
         snprintf(why, why_size, "%s", r.error);
     else if (!inbox)
         snprintf(c->stream_inbox, sizeof c->stream_inbox, "%s", r.inbox);
+    if (rc == 0 && answer->answers && answer->answers->end)
+        answer->answers->end(answer->answers->ctx);
     return rc;
 }
 
 /* ---- socket ---- */
 
-static int socket_ask(struct agent_link *link, const char *text, double timeout,
-                      void (*on_line)(void *ctx, json_t *line), void *ctx, char **request_name,
-                      char *why, size_t why_size)
+/* Every line up to the done line. A line with an "error" and no "request"
+ * is the agent refusing the connection or the message: the end. When the
+ * request could not be sent, what the agent said before closing (such a
+ * refusal) is still read, for a second. */
+static int socket_ask(struct live_client *c, struct agent_link *link, const char *text,
+                      const struct live_answers *answers, bool keep, char *why, size_t why_size)
 {
-    if (agent_link_send(link, json_pack("{s:s, s:s}", "op", "request", "text", text)) < 0) {
-        snprintf(why, why_size, "the agent closed the connection");
-        return -1;
-    }
+    c->refused = false;
+    bool sent = agent_link_send(link, json_pack("{s:s, s:s}", "op", "request", "text", text)) == 0;
     for (;;) {
-        json_t *line = agent_link_read(link, timeout);
+        json_t *line = agent_link_read(link, sent ? c->options.timeout : 1);
         if (!line) {
             snprintf(why, why_size, "no answer from the agent%s",
                      link->broken ? " (it closed the connection)" : "");
             return -1;
         }
-        if (on_line)
-            on_line(ctx, line);
+        if (answers && answers->line)
+            answers->line(answers->ctx, line);
+        const char *refusal = json_object_get(line, "request")
+                                  ? NULL
+                                  : json_string_value(json_object_get(line, "error"));
+        if (refusal) {
+            snprintf(why, why_size, "the agent says: %s", refusal);
+            c->refused = true;
+            json_decref(line);
+            return -1;
+        }
         if (json_is_true(json_object_get(line, "done"))) {
             const char *name = json_string_value(json_object_get(line, "request"));
-            if (request_name)
-                *request_name = strdup(name ? name : "");
+            snprintf(c->answered, sizeof c->answered, "%s", name ? name : "");
+            if (keep && name && !strncmp(name, "csr_", 4))
+                keep_csr(c, NULL, name);
             json_decref(line);
+            if (answers && answers->end)
+                answers->end(answers->ctx);
             return 0;
         }
         json_decref(line);
@@ -166,11 +218,12 @@ static int socket_ask(struct agent_link *link, const char *text, double timeout,
 int live_client_ask(struct live_client *c, const char *text,
                     void (*on_line)(void *ctx, json_t *line), void *ctx, char *why, size_t why_size)
 {
+    struct live_answers answers = {.line = on_line, .ctx = ctx};
     if (c->ask_nats) {
-        struct nats_answer a = {.on_line = on_line, .ctx = ctx};
-        return nats_ask(c, c->ask_nats, text, NULL, NULL, &a, why, why_size);
+        struct nats_answer a = {.answers = &answers};
+        return nats_ask(c, c->ask_nats, text, c->options.node, NULL, &a, why, why_size);
     }
-    return socket_ask(&c->ask_link, text, c->options.timeout, on_line, ctx, NULL, why, why_size);
+    return socket_ask(c, &c->ask_link, text, &answers, false, why, why_size);
 }
 
 /* An agent's answer to a message: its error, if any (socket: {"error"};
@@ -203,7 +256,7 @@ static int nats_tell(struct live_client *c, json_t *message, const char *const *
                      size_t host_count, char *why, size_t why_size)
 {
     struct subject_route route = {.subjects = calloc(host_count ? host_count : 1, sizeof(char *)),
-                                  .exact_answers = host_count};
+                                  .capacity = host_count ? host_count : 1, .exact_answers = host_count};
     int rc = route.subjects ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < host_count; i++) {
         char subject[1024];
@@ -258,56 +311,90 @@ int live_client_tell(struct live_client *c, json_t *message, const char *const *
     return error ? -1 : 1;
 }
 
+/* ---- the life of a conditional request ---- */
+
+int live_client_request(struct live_client *c, const char *text, const struct live_answers *answers,
+                        char *why, size_t why_size)
+{
+    if (open_stream(c, why, why_size) < 0)
+        return -1;
+    if (c->stream_nats) {
+        struct nats_answer a = {.answers = answers, .client = c};
+        return nats_ask(c, c->stream_nats, text, c->options.node, *c->stream_inbox ? c->stream_inbox : NULL,
+                        &a, why, why_size);
+    }
+    return socket_ask(c, c->stream, text, answers, true, why, why_size);
+}
+
+size_t live_client_defined(const struct live_client *c)
+{
+    return c->csr_count;
+}
+
+bool live_client_refused(const struct live_client *c)
+{
+    return c->refused;
+}
+
+/* ":SERVICE([csr_N])" to the agent that holds csr d. */
+static int csr_step(struct live_client *c, const struct defined_csr *d, const char *service,
+                    const struct live_answers *answers, char *why, size_t why_size)
+{
+    char text[96];
+    snprintf(text, sizeof text, ":%s([%s])", service, d->csr);
+    if (c->stream_nats) {
+        struct nats_answer a = {.answers = answers};
+        return nats_ask(c, c->stream_nats, text, d->node, c->stream_inbox, &a, why, why_size);
+    }
+    return c->stream ? socket_ask(c, c->stream, text, answers, false, why, why_size) : -1;
+}
+
+int live_client_enable(struct live_client *c, const struct live_answers *answers, char *why, size_t why_size)
+{
+    int rc = 0;
+    for (size_t i = 0; i < c->csr_count; i++) { /* a csr starts disabled */
+        if (c->csrs[i].enabled)
+            continue;
+        char failed[256];
+        if (csr_step(c, &c->csrs[i], "csr_enable", answers, failed, sizeof failed) < 0) {
+            if (rc == 0)
+                snprintf(why, why_size, "%s", failed);
+            rc = -1;
+        } else {
+            c->csrs[i].enabled = true;
+        }
+    }
+    return rc;
+}
+
+void live_client_delete(struct live_client *c, const struct live_answers *answers)
+{
+    for (size_t i = 0; i < c->csr_count; i++) {
+        char why[256];
+        csr_step(c, &c->csrs[i], "csr_delete", answers, why, sizeof why);
+        free(c->csrs[i].node);
+        free(c->csrs[i].csr);
+    }
+    c->csr_count = 0;
+}
+
 int live_client_follow(struct live_client *c, const char *text, char *why, size_t why_size)
 {
-    if (c->options.nats_url) {
-        if (!c->stream_nats) {
-            struct nats_link_options lo = {.url = c->options.nats_url, .creds = c->options.creds,
-                                           .user = c->user, .name = "tally live stream"};
-            if (nats_link_open(&lo, &c->stream_nats, why, why_size) < 0)
-                return -1;
-        }
-        size_t before = c->followed_count;
-        struct nats_answer a = {.client = c};
-        if (nats_ask(c, c->stream_nats, text, NULL, *c->stream_inbox ? c->stream_inbox : NULL, &a,
-                     why, why_size) < 0)
-            return -1;
-        for (size_t i = before; i < c->followed_count; i++) { /* csrs start disabled */
-            char enable[80];
-            snprintf(enable, sizeof enable, ":csr_enable([%s])", c->followed[i].csr);
-            struct nats_answer none = {0};
-            if (nats_ask(c, c->stream_nats, enable, c->followed[i].node, c->stream_inbox, &none, why,
-                         why_size) < 0)
-                return -1;
-        }
-        return 0;
-    }
-    if (!c->stream_open) {
-        if (agent_link_open(&c->stream_link, c->options.socket, false, why, why_size) < 0)
-            return -1;
-        c->stream_open = true;
-    }
-    char *name = NULL;
-    if (socket_ask(&c->stream_link, text, c->options.timeout, NULL, NULL, &name, why, why_size) < 0)
+    size_t before = c->csr_count;
+    if (live_client_request(c, text, NULL, why, why_size) < 0)
         return -1;
-    int rc = 0;
-    if (strncmp(name, "csr_", 4)) {
-        snprintf(why, why_size, "not a conditional request (the agent answered %s)", name);
-        rc = -1;
-    } else {
-        char enable[80];
-        snprintf(enable, sizeof enable, ":csr_enable([%s])", name);
-        rc = socket_ask(&c->stream_link, enable, c->options.timeout, NULL, NULL, NULL, why, why_size);
+    if (!c->stream_nats && c->csr_count == before) {
+        snprintf(why, why_size, "not a conditional request (the agent answered %s)", c->answered);
+        return -1;
     }
-    free(name);
-    return rc;
+    return live_client_enable(c, NULL, why, why_size);
 }
 
 int live_client_stream_fd(const struct live_client *c)
 {
     if (c->stream_nats)
         return nats_link_fd(c->stream_nats);
-    return c->stream_open ? c->stream_link.fd : -1;
+    return c->stream ? c->stream->fd : -1;
 }
 
 json_t *live_client_next(struct live_client *c)
@@ -323,29 +410,58 @@ json_t *live_client_next(struct live_client *c)
         }
         return NULL;
     }
-    return c->stream_open ? agent_link_read(&c->stream_link, 0) : NULL;
+    return c->stream ? agent_link_read(c->stream, 0) : NULL;
+}
+
+static void on_streamed(void *ctx, const char *data, size_t length)
+{
+    on_nats_line(&(struct nats_answer){.answers = ctx}, data, length);
+}
+
+int live_client_stream(struct live_client *c, volatile int *stop, const struct live_answers *answers,
+                       char *why, size_t why_size)
+{
+    if (c->stream_nats) {
+        struct subject_route none = {0};
+        struct gather_options g = {.follow = true, .stop = stop, .on_line = on_streamed,
+                                   .ctx = (void *)answers, .inbox = c->stream_inbox};
+        struct gather_result r;
+        nats_gather(c->stream_nats, &none, NULL, &g, &r);
+        return 0;
+    }
+    while (c->stream && !*stop) {
+        json_t *line = agent_link_read(c->stream, -1);
+        if (!line) {
+            if (c->stream->broken) {
+                snprintf(why, why_size, "the agent closed the connection");
+                return -1;
+            }
+            continue;
+        }
+        if (answers && answers->line)
+            answers->line(answers->ctx, line);
+        json_decref(line);
+    }
+    return 0;
 }
 
 void live_client_close(struct live_client *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->followed_count; i++) { /* NATS: each agent deletes its csr */
-        char text[80], why[256];
-        snprintf(text, sizeof text, ":csr_delete([%s])", c->followed[i].csr);
-        struct nats_answer none = {0};
-        if (c->stream_nats)
-            nats_ask(c, c->stream_nats, text, c->followed[i].node, c->stream_inbox, &none, why,
-                     sizeof why);
-        free(c->followed[i].node);
-        free(c->followed[i].csr);
+    if (c->stream_nats) /* NATS: each agent deletes its csr */
+        live_client_delete(c, NULL);
+    for (size_t i = 0; i < c->csr_count; i++) { /* the socket: the agent deletes what the connection defined */
+        free(c->csrs[i].node);
+        free(c->csrs[i].csr);
     }
-    free(c->followed);
-    nats_link_close(c->stream_nats);
+    free(c->csrs);
+    if (c->stream_nats != c->ask_nats)
+        nats_link_close(c->stream_nats);
     nats_link_close(c->ask_nats);
     if (c->ask_link.fd >= 0)
         agent_link_close(&c->ask_link);
-    if (c->stream_open)
-        agent_link_close(&c->stream_link); /* the agent deletes what this connection defined */
+    if (c->stream == &c->stream_link)
+        agent_link_close(&c->stream_link);
     free(c);
 }

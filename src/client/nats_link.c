@@ -17,6 +17,7 @@
 
 #include "client/libnats_api.h"
 #include "util/sha256.h"
+#include "util/vec.h"
 
 struct queued {
     struct queued *next;
@@ -48,7 +49,7 @@ struct nats_link {
     unsigned reconnects;
     bool connected;
     struct subscription *subs;
-    size_t sub_count;
+    size_t sub_count, sub_cap;
     char inbox_prefix[128];
     char user[128];                /* the Unix user the link speaks for */
     char *secret;                  /* the credentials (file or URL user:password), signing key */
@@ -445,10 +446,8 @@ int nats_link_subscribe(struct nats_link *link, const char *subject)
     for (size_t i = 0; i < link->sub_count; i++)
         if (!strcmp(link->subs[i].subject, subject))
             return 0;
-    struct subscription *grown = realloc(link->subs, (link->sub_count + 1) * sizeof *grown);
-    if (!grown)
+    if (VEC_RESERVE(link->subs, link->sub_cap, link->sub_count + 1) < 0)
         return -1;
-    link->subs = grown;
     struct subscription *s = &link->subs[link->sub_count];
     s->subject = strdup(subject);
     if (!s->subject)

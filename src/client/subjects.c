@@ -1,5 +1,6 @@
 /* Subject names and request routing for the NATS transport (subjects.h). */
 #include "client/subjects.h"
+#include "util/vec.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,13 +52,13 @@ static int add_subject(struct subject_route *r, const char *subject)
     for (size_t i = 0; i < r->count; i++)
         if (!strcmp(r->subjects[i], subject))
             return 0;
-    char **grown = realloc(r->subjects, (r->count + 1) * sizeof *grown);
-    if (!grown)
+    char *copy = strdup(subject);
+    char **slot = copy ? VEC_PUSH(r->subjects, r->count, r->capacity) : NULL;
+    if (!slot) {
+        free(copy);
         return -1;
-    r->subjects = grown;
-    if (!(r->subjects[r->count] = strdup(subject)))
-        return -1;
-    r->count++;
+    }
+    *slot = copy;
     return 0;
 }
 

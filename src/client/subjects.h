@@ -28,7 +28,7 @@ int subject_escape(const char *name, char *out, size_t size);
 
 struct subject_route {
     char **subjects;         /* distinct subjects to publish the request on */
-    size_t count;
+    size_t count, capacity;
     size_t exact_answers;    /* > 0: exactly this many agents answer (node-addressed);
                                 0: an unknown number (sites, applications, all) */
 };

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "platform/platform.h"
-#include "util/units.h"
+#include "core/units.h"
 
 #define COUNTER_NAME(name, kind) #name,
 #define COUNTER_KIND(name, kind) TALLY_IO_##kind,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/units.h"
+#include "core/units.h"
 
 static int parse_count(const char *key, const char *text, long long *out, char *why, size_t whylen)
 {

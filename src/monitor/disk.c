@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "util/clock.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* nftw has no context argument: walks are serialized by this lock. */
 static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "platform/platform.h"
-#include "util/units.h"
+#include "core/units.h"
 
 static struct net_socket *find(const struct net_usage *net, uint64_t inode, size_t *at)
 {

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "core/exit.h"
 #include "monitor/run_loop.h"
 #include "util/error.h"
 

@@ -15,16 +15,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "monitor/limits.h"
-#include "report/fields.h"
+#include "core/fields.h"
+#include "core/limits.h"
+#include "core/sample.h"
 
-/* One point of the time series, handed to task_options.on_sample at every
- * regular interval (not at the extra samples taken near a limit). */
-struct task_sample {
-    double wall_clock;              /* epoch seconds */
-    double value[FIELD_COUNT];      /* summary units; see series.h for which are set */
-    double current_processes;       /* processes alive now */
-};
+/* task_options.on_sample gets one struct task_sample (core/sample.h) at
+ * every regular interval (not at the extra samples taken near a limit). */
 
 struct task_options {
     char *const *argv;              /* command to start (execvp); NULL with follow_pid */

@@ -36,7 +36,7 @@
 #include "monitor/proc_scan.h"
 #include "platform/platform.h"
 #include "util/clock.h"
-#include "util/units.h"
+#include "core/units.h"
 
 /* Read the others afresh at an exit when at most this many are alive. */
 #define FRESH_READ_MAX_PROCESSES 32

@@ -1,5 +1,5 @@
 /* The summary report (see summary.h). Field order follows resource_monitor
- * (identity, exit, then every numeric field of report/fields.c as
+ * (identity, exit, then every numeric field of core/fields.c as
  * [value, "unit"]), then peak_times and tally's own descriptive fields. */
 #include "report/summary.h"
 

@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "monitor/task.h"
 
 /* What the summary says about the run besides the measured result. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/units.h"
+#include "core/units.h"
 
 double summary_number(const json_t *o, const char *key, double fallback)
 {

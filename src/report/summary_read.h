@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "report/fields.h"
+#include "core/fields.h"
 
 /* The number KEY of object O: a bare number, or the value of a
  * [value, "unit"] pair as it stands (no unit conversion); fallback when O is

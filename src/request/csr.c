@@ -6,6 +6,7 @@
  * only marks it; it is freed when the outermost registry call returns, so
  * the actions being run stay valid. */
 #include "request/csr.h"
+#include "util/vec.h"
 
 #include <limits.h>
 #include <math.h>
@@ -106,38 +107,20 @@ static struct csr *find_csr(const struct csr_registry *registry, unsigned number
     return &registry->csrs[i];
 }
 
-/* Makes room at index `at` of a sorted array; NULL when out of memory. */
-static void *insert_at(void **items, size_t *count, size_t *capacity, size_t size, size_t at)
-{
-    if (*count == *capacity) {
-        size_t cap = *capacity ? *capacity * 2 : 8;
-        void *more = realloc(*items, cap * size);
-        if (!more)
-            return NULL;
-        *items = more;
-        *capacity = cap;
-    }
-    char *base = *items;
-    memmove(base + (at + 1) * size, base + at * size, (*count - at) * size);
-    (*count)++;
-    memset(base + at * size, 0, size);
-    return base + at * size;
-}
-
 /* Resolves the 0-or-given number rule; -1 with why set when impossible. */
 static int choose_number(unsigned *number, unsigned next, bool taken, const char *prefix, char *why,
-                         size_t why_len)
+                         size_t why_size)
 {
     if (*number == 0) {
         if (next == 0) {
-            snprintf(why, why_len, "no %s number is left", prefix);
+            snprintf(why, why_size, "no %s number is left", prefix);
             return -1;
         }
         *number = next;
         return 0;
     }
     if (taken) {
-        snprintf(why, why_len, "%s%u already exists", prefix, *number);
+        snprintf(why, why_size, "%s%u already exists", prefix, *number);
         return -1;
     }
     return 0;
@@ -145,21 +128,21 @@ static int choose_number(unsigned *number, unsigned next, bool taken, const char
 
 /* ---- counters ---- */
 
-int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_len)
+int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_size)
 {
     if (registry->counter_count >= CSR_MAX_COUNTERS) {
-        snprintf(why, why_len, "too many counters (at most %d)", CSR_MAX_COUNTERS);
+        snprintf(why, why_size, "too many counters (at most %d)", CSR_MAX_COUNTERS);
         return -1;
     }
     unsigned n = *number;
     if (choose_number(&n, registry->counter_next, n && find_counter(registry, n), "c_", why,
-                      why_len) < 0)
+                      why_size) < 0)
         return -1;
     size_t at = lower_bound(registry->counters, registry->counter_count, sizeof(struct counter), n);
-    struct counter *c = insert_at((void **)&registry->counters, &registry->counter_count,
+    struct counter *c = vec_insert((void **)&registry->counters, &registry->counter_count,
                                   &registry->counter_capacity, sizeof *c, at);
     if (!c) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     c->number = n;
@@ -282,7 +265,7 @@ int csr_define(struct csr_registry *registry, struct request *request, bool enab
             return fail(err, request->event.pos, "timer: not a valid period");
     }
     size_t at = lower_bound(registry->csrs, registry->csr_total, sizeof(struct csr), n);
-    struct csr *c = insert_at((void **)&registry->csrs, &registry->csr_total,
+    struct csr *c = vec_insert((void **)&registry->csrs, &registry->csr_total,
                               &registry->csr_capacity, sizeof *c, at);
     if (!c)
         return fail(err, 0, "out of memory");
@@ -460,7 +443,8 @@ static void run_counter_action(struct run *run, const struct request_call *actio
 {
     struct csr_registry *registry = run->registry;
     const char *service = action->service;
-    if (!strcmp(service, "pa_counter_create")) {
+    int id = service_id_of(service);
+    if (id == SERVICE_PA_COUNTER_CREATE) {
         unsigned number = 0;
         char why[128];
         if (counter_create(registry, &number, why, sizeof why) < 0)
@@ -478,12 +462,12 @@ static void run_counter_action(struct run *run, const struct request_call *actio
             action_error(run, action, "c_%u: no such counter", number);
             continue;
         }
-        if (!strcmp(service, "pa_counter_increment")) {
+        if (id == SERVICE_PA_COUNTER_INCREMENT) {
             counter_add(registry, number, increment_amount(action, run->event));
             if (!run->event) /* one reply per unconditional increment, none per event */
                 report(run, action, CSR_REPORT_COUNTER_VALUE, number,
                        find_counter(registry, number)->value, CSR_ENABLED, NULL);
-        } else if (!strcmp(service, "pa_counter_read")) {
+        } else if (id == SERVICE_PA_COUNTER_READ) {
             counter_read(registry, number, reset, &value);
             report(run, action, CSR_REPORT_COUNTER_VALUE, number, value, CSR_ENABLED, NULL);
         } else { /* pa_counter_delete */
@@ -501,10 +485,11 @@ static void run_csr_action(struct run *run, const struct request_call *action)
         unsigned number = list->objects[i].number;
         int rc;
         enum csr_state state;
-        if (!strcmp(action->service, "csr_enable")) {
+        int id = service_id_of(action->service);
+        if (id == SERVICE_CSR_ENABLE) {
             rc = csr_enable(run->registry, number, run->now);
             state = CSR_ENABLED;
-        } else if (!strcmp(action->service, "csr_disable")) {
+        } else if (id == SERVICE_CSR_DISABLE) {
             rc = csr_disable(run->registry, number);
             state = CSR_DISABLED;
         } else {
@@ -690,7 +675,7 @@ static bool pushable(const struct csr *c)
           c->event == EVENT_LIB_CALL_ENDED))
         return false;
     for (size_t i = 0; i < c->request.action_count; i++)
-        if (strcmp(c->request.actions[i].service, "pa_counter_increment") != 0)
+        if (service_id_of(c->request.actions[i].service) != SERVICE_PA_COUNTER_INCREMENT)
             return false;
     return true;
 }

@@ -31,7 +31,7 @@ void csr_registry_free(struct csr_registry *registry);
  * largest ever used + 1), or the number to use (a replica of a counter made
  * on another agent). Returns 0, or -1 with why set (number taken, too many
  * counters, out of memory). */
-int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_len);
+int counter_create(struct csr_registry *registry, unsigned *number, char *why, size_t why_size);
 /* -1 when there is no counter c_number. A NaN or infinite amount is
  * ignored, so that a counter always stays a finite number. */
 int counter_add(struct csr_registry *registry, unsigned number, double amount);

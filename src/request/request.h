@@ -110,10 +110,43 @@ enum service_kind {
     SERVICE_ACTION,        /* pa_counter_*, csr_*: only as actions */
 };
 
+/* Every service of the catalogue, in its order: what the agent and the csr
+ * registry dispatch on (a table indexed by id), never the name. */
+enum service_id {
+    SERVICE_SITE_GET_INFO,
+    SERVICE_NODE_GET_INFO,
+    SERVICE_APP_GET_LIST,
+    SERVICE_APP_GET_PROCLIST,
+    SERVICE_PROC_GET_INFO,
+    SERVICE_THREAD_STOP,
+    SERVICE_THREAD_CONTINUE,
+    SERVICE_PROC_KILL,
+    SERVICE_PROC_SET_LIMITS,
+    SERVICE_PROC_RECORD_START,
+    SERVICE_PROC_RECORD_STOP,
+    SERVICE_PROC_CREATED,
+    SERVICE_PROC_TERMINATED,
+    SERVICE_LIMIT_EXCEEDED,
+    SERVICE_TIMER,
+    SERVICE_THREAD_EXECUTES_PROBE,
+    SERVICE_LIB_CALL_STARTED,
+    SERVICE_LIB_CALL_ENDED,
+    SERVICE_PA_COUNTER_CREATE,
+    SERVICE_PA_COUNTER_INCREMENT,
+    SERVICE_PA_COUNTER_READ,
+    SERVICE_PA_COUNTER_DELETE,
+    SERVICE_CSR_ENABLE,
+    SERVICE_CSR_DISABLE,
+    SERVICE_CSR_DELETE,
+    SERVICE_ID_COUNT
+};
+
 /* Checks that every service exists, stands where it may (events only
  * before ':', the others only after it) and gets arguments of the right
  * kinds and count. Returns 0, or -1 with *err naming the position. */
 int request_check(const struct request *request, struct request_error *err);
+/* The id of a known service; -1 for an unknown name. */
+int service_id_of(const char *service);
 /* The kind of a known service; -1 for an unknown name. */
 int service_kind_of(const char *service);
 /* How a service is called, e.g. "proc_get_info(p_|app_|n_|site_ objects

@@ -8,6 +8,7 @@
  * job; request_format (the inverse, for round trips and for forwarding
  * subrequests) lives here too, so the two spellings cannot drift apart. */
 #include "request/request.h"
+#include "util/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -280,23 +281,6 @@ static bool is(const struct parser *p, enum token_kind kind)
     return p->tok.kind == kind;
 }
 
-/* Appends a zeroed element to a growing array; NULL when out of memory. */
-static void *grow(void **items, size_t *count, size_t *capacity, size_t size)
-{
-    if (*count == *capacity) {
-        size_t cap = *capacity ? *capacity * 2 : 4;
-        void *more = realloc(*items, cap * size);
-        if (!more)
-            return NULL;
-        *items = more;
-        *capacity = cap;
-    }
-    void *slot = (char *)*items + *count * size;
-    memset(slot, 0, size);
-    (*count)++;
-    return slot;
-}
-
 static int out_of_memory(struct parser *p)
 {
     return fail(p, p->tok.start, "out of memory");
@@ -500,7 +484,7 @@ static int parse_object_list(struct parser *p, struct request_arg *arg)
         if (arg->object_count >= REQUEST_MAX_OBJECTS)
             return fail(p, p->tok.start, "more than %d objects in one list", REQUEST_MAX_OBJECTS);
         struct object_token *object =
-            grow((void **)&arg->objects, &arg->object_count, &capacity, sizeof *object);
+            vec_push((void **)&arg->objects, &arg->object_count, &capacity, sizeof *object);
         if (!object)
             return out_of_memory(p);
         if (parse_object_token(p, object) < 0 || next(p) < 0)
@@ -594,7 +578,7 @@ static int parse_call(struct parser *p, struct request_call *call)
             return fail(p, p->tok.start, "more than %d arguments to %.40s", REQUEST_MAX_ARGS,
                         call->service);
         struct request_arg *arg =
-            grow((void **)&call->args, &call->arg_count, &capacity, sizeof *arg);
+            vec_push((void **)&call->args, &call->arg_count, &capacity, sizeof *arg);
         if (!arg)
             return out_of_memory(p);
         if (parse_arg(p, arg) < 0)
@@ -616,7 +600,7 @@ static struct request_call *add_action(struct parser *p, struct request *r, size
         return NULL;
     }
     struct request_call *call =
-        grow((void **)&r->actions, &r->action_count, capacity, sizeof *call);
+        vec_push((void **)&r->actions, &r->action_count, capacity, sizeof *call);
     if (!call)
         out_of_memory(p);
     return call;

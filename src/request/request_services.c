@@ -16,9 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "tally/segment.h"
-#include "util/units.h"
+#include "core/units.h"
 
 #define K(kind) (1u << (kind))
 #define PROCS_OR_APPS (K(OBJECT_PROC) | K(OBJECT_APP))
@@ -48,6 +48,7 @@ struct service_param {
 enum event_variables { VARS_NONE = 0, VARS_LEN = 1, VARS_VALUE = 2 };
 
 struct service_spec {
+    enum service_id id;        /* the row's place: services[id].id == id */
     const char *name;
     enum service_kind kind;
     const char *usage;
@@ -63,66 +64,67 @@ struct service_spec {
 
 static const struct service_spec services[] = {
     /* information */
-    {"site_get_info", SERVICE_INFORMATION, "site_get_info(site_ objects)",
+    {SERVICE_SITE_GET_INFO, "site_get_info", SERVICE_INFORMATION, "site_get_info(site_ objects)",
      {OBJECTS(K(OBJECT_SITE))}, 0, false},
-    {"node_get_info", SERVICE_INFORMATION, "node_get_info(n_|site_ objects)",
+    {SERVICE_NODE_GET_INFO, "node_get_info", SERVICE_INFORMATION, "node_get_info(n_|site_ objects)",
      {OBJECTS(K(OBJECT_NODE) | K(OBJECT_SITE))}, 0, false},
-    {"app_get_list", SERVICE_INFORMATION, "app_get_list([n_|site_ objects])",
+    {SERVICE_APP_GET_LIST, "app_get_list", SERVICE_INFORMATION, "app_get_list([n_|site_ objects])",
      {OPTIONAL_OBJECTS(K(OBJECT_NODE) | K(OBJECT_SITE))}, 0, false},
-    {"app_get_proclist", SERVICE_INFORMATION, "app_get_proclist(app_ objects)",
+    {SERVICE_APP_GET_PROCLIST, "app_get_proclist", SERVICE_INFORMATION, "app_get_proclist(app_ objects)",
      {OBJECTS(K(OBJECT_APP))}, 0, false},
-    {"proc_get_info", SERVICE_INFORMATION, "proc_get_info(p_|app_|n_|site_ objects [, FLAGS])",
+    {SERVICE_PROC_GET_INFO, "proc_get_info", SERVICE_INFORMATION, "proc_get_info(p_|app_|n_|site_ objects [, FLAGS])",
      {OBJECTS(ANY_PLACE), OPTIONAL(PARAM_FLAGS)}, 0, false},
     /* manipulation */
-    {"thread_stop", SERVICE_MANIPULATION, "thread_stop(p_|app_ objects)",
+    {SERVICE_THREAD_STOP, "thread_stop", SERVICE_MANIPULATION, "thread_stop(p_|app_ objects)",
      {OBJECTS(PROCS_OR_APPS)}, 0, false},
-    {"thread_continue", SERVICE_MANIPULATION, "thread_continue(p_|app_ objects)",
+    {SERVICE_THREAD_CONTINUE, "thread_continue", SERVICE_MANIPULATION, "thread_continue(p_|app_ objects)",
      {OBJECTS(PROCS_OR_APPS)}, 0, false},
-    {"proc_kill", SERVICE_MANIPULATION, "proc_kill(p_|app_ objects [, SIGNAL])",
+    {SERVICE_PROC_KILL, "proc_kill", SERVICE_MANIPULATION, "proc_kill(p_|app_ objects [, SIGNAL])",
      {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_SIGNAL)}, 0, false},
-    {"proc_set_limits", SERVICE_MANIPULATION, "proc_set_limits(p_|app_ objects, \"LIMITS\")",
+    {SERVICE_PROC_SET_LIMITS, "proc_set_limits", SERVICE_MANIPULATION, "proc_set_limits(p_|app_ objects, \"LIMITS\")",
      {OBJECTS(PROCS_OR_APPS), PARAM(PARAM_LIMITS)}, 0, false},
-    {"proc_record_start", SERVICE_MANIPULATION,
+    {SERVICE_PROC_RECORD_START, "proc_record_start", SERVICE_MANIPULATION,
      "proc_record_start(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\" [, DURATION]])",
      {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING), OPTIONAL(PARAM_PERIOD)}, 0, false},
-    {"proc_record_stop", SERVICE_MANIPULATION,
+    {SERVICE_PROC_RECORD_STOP, "proc_record_stop", SERVICE_MANIPULATION,
      "proc_record_stop(p_|app_ objects [, \"mpi\"|\"probes\"|\"all\"])",
      {OBJECTS(PROCS_OR_APPS), OPTIONAL(PARAM_RECORDING)}, 0, false},
     /* events */
-    {"proc_created", SERVICE_EVENT, "proc_created(p_|app_|n_|site_ objects)",
+    {SERVICE_PROC_CREATED, "proc_created", SERVICE_EVENT, "proc_created(p_|app_|n_|site_ objects)",
      {OBJECTS(ANY_PLACE)}, 0, false},
-    {"proc_terminated", SERVICE_EVENT, "proc_terminated(p_|app_|n_|site_ objects)",
+    {SERVICE_PROC_TERMINATED, "proc_terminated", SERVICE_EVENT, "proc_terminated(p_|app_|n_|site_ objects)",
      {OBJECTS(ANY_PLACE)}, 0, false},
-    {"limit_exceeded", SERVICE_EVENT, "limit_exceeded(p_|app_|n_|site_ objects)",
+    {SERVICE_LIMIT_EXCEEDED, "limit_exceeded", SERVICE_EVENT, "limit_exceeded(p_|app_|n_|site_ objects)",
      {OBJECTS(ANY_PLACE)}, 0, false},
-    {"timer", SERVICE_EVENT, "timer(PERIOD)",
+    {SERVICE_TIMER, "timer", SERVICE_EVENT, "timer(PERIOD)",
      {PARAM(PARAM_PERIOD)}, 0, false},
-    {"thread_executes_probe", SERVICE_EVENT,
+    {SERVICE_THREAD_EXECUTES_PROBE, "thread_executes_probe", SERVICE_EVENT,
      "thread_executes_probe(p_|app_|n_|site_ objects, \"PROBE\")",
      {OBJECTS(ANY_PLACE), PARAM(PARAM_PROBE)}, VARS_VALUE, false},
-    {"lib_call_started", SERVICE_EVENT, "lib_call_started(p_|app_|n_|site_ objects, \"FUNCTION\")",
+    {SERVICE_LIB_CALL_STARTED, "lib_call_started", SERVICE_EVENT, "lib_call_started(p_|app_|n_|site_ objects, \"FUNCTION\")",
      {OBJECTS(ANY_PLACE), PARAM(PARAM_FUNCTION)}, VARS_LEN, false},
-    {"lib_call_ended", SERVICE_EVENT, "lib_call_ended(p_|app_|n_|site_ objects, \"FUNCTION\")",
+    {SERVICE_LIB_CALL_ENDED, "lib_call_ended", SERVICE_EVENT, "lib_call_ended(p_|app_|n_|site_ objects, \"FUNCTION\")",
      {OBJECTS(ANY_PLACE), PARAM(PARAM_FUNCTION)}, VARS_LEN, false},
     /* actions on counters and conditional requests */
-    {"pa_counter_create", SERVICE_ACTION, "pa_counter_create()",
+    {SERVICE_PA_COUNTER_CREATE, "pa_counter_create", SERVICE_ACTION, "pa_counter_create()",
      {{PARAM_NONE, 0, false}}, 0, true},
-    {"pa_counter_increment", SERVICE_ACTION,
+    {SERVICE_PA_COUNTER_INCREMENT, "pa_counter_increment", SERVICE_ACTION,
      "pa_counter_increment(c_ objects [, AMOUNT|$variable])",
      {OBJECTS(K(OBJECT_COUNTER)), OPTIONAL(PARAM_AMOUNT)}, 0, false},
-    {"pa_counter_read", SERVICE_ACTION, "pa_counter_read(c_ objects [, RESET])",
+    {SERVICE_PA_COUNTER_READ, "pa_counter_read", SERVICE_ACTION, "pa_counter_read(c_ objects [, RESET])",
      {OBJECTS(K(OBJECT_COUNTER)), OPTIONAL(PARAM_BOOLEAN)}, 0, false},
-    {"pa_counter_delete", SERVICE_ACTION, "pa_counter_delete(c_ objects)",
+    {SERVICE_PA_COUNTER_DELETE, "pa_counter_delete", SERVICE_ACTION, "pa_counter_delete(c_ objects)",
      {OBJECTS(K(OBJECT_COUNTER))}, 0, false},
-    {"csr_enable", SERVICE_ACTION, "csr_enable(csr_ objects)",
+    {SERVICE_CSR_ENABLE, "csr_enable", SERVICE_ACTION, "csr_enable(csr_ objects)",
      {OBJECTS(K(OBJECT_CSR))}, 0, false},
-    {"csr_disable", SERVICE_ACTION, "csr_disable(csr_ objects)",
+    {SERVICE_CSR_DISABLE, "csr_disable", SERVICE_ACTION, "csr_disable(csr_ objects)",
      {OBJECTS(K(OBJECT_CSR))}, 0, false},
-    {"csr_delete", SERVICE_ACTION, "csr_delete(csr_ objects)",
+    {SERVICE_CSR_DELETE, "csr_delete", SERVICE_ACTION, "csr_delete(csr_ objects)",
      {OBJECTS(K(OBJECT_CSR))}, 0, false},
 };
 
 #define SERVICE_COUNT (sizeof services / sizeof services[0])
+_Static_assert(SERVICE_COUNT == SERVICE_ID_COUNT, "one catalogue row per service id");
 #define TIMER_MIN_SECONDS 0.01
 #define TIMER_MAX_SECONDS (366 * 86400.0)
 #define AMOUNT_MAX 9007199254740992.0 /* 2^53: every integer up to it is exact */
@@ -134,6 +136,12 @@ static const struct service_spec *find_service(const char *name)
         if (!strcmp(services[i].name, name))
             return &services[i];
     return NULL;
+}
+
+int service_id_of(const char *service)
+{
+    const struct service_spec *spec = find_service(service);
+    return spec ? (int)spec->id : -1;
 }
 
 int service_kind_of(const char *service)
@@ -263,16 +271,16 @@ int request_signal(const struct request_arg *arg)
 }
 
 /* Seconds of a PERIOD argument; -1 with why set when it is not one. */
-static double period_seconds(const struct request_arg *arg, char *why, size_t why_len)
+static double period_seconds(const struct request_arg *arg, char *why, size_t why_size)
 {
     char text[96];
     snprintf(text, sizeof text, "%.17g %s", arg->number, arg->text ? arg->text : "");
     double seconds;
     if (arg->number < 0) {
-        snprintf(why, why_len, "a period cannot be negative");
+        snprintf(why, why_size, "a period cannot be negative");
         return -1;
     }
-    if (units_parse(text, DIM_TIME, NULL, &seconds, why, why_len) < 0)
+    if (units_parse(text, DIM_TIME, NULL, &seconds, why, why_size) < 0)
         return -1;
     return seconds;
 }

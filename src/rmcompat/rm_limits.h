@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "monitor/limits.h"
+#include "core/limits.h"
 
 /* Adds the items of TEXT ("field: value" separated by ',' ';' or newlines,
  * '#' comments to the end of the line). Skipped field names are appended to

@@ -13,7 +13,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_io.h"
+#include "agent/agent_state.h"
+#include "agent/agent_tree.h"
+#include "agent/proc_info.h"
 
 static struct agent agent;
 static struct agent_client client;

@@ -1,5 +1,5 @@
-/* Fuzzes the limits parser (src/monitor/limits.c, --limits TEXT and
- * --limits-file FILE) and, through it, the quantities of src/util/units.c.
+/* Fuzzes the limits parser (src/core/limits.c, --limits TEXT and
+ * --limits-file FILE) and, through it, the quantities of src/core/units.c.
  * Beyond "no crash, no leak, no UB" it checks the documented contract: on
  * error the set is unchanged and a reason is given; on success every limit
  * set is a finite, non-negative number. And the two forms agree: text
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "monitor/limits.h"
+#include "core/limits.h"
 
 static void check_result(int rc, const struct limit_set *before, const struct limit_set *after,
                          const char *why)

@@ -2,7 +2,7 @@
  * --limits-file text): any bytes must give 0 or -1 with a reason, never a
  * crash, and the set must only hold non-negative values.
  *   clang -g -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/rm_limits_fuzz.c \
- *     src/rmcompat/rm_limits.c src/monitor/limits.c src/report/fields.c src/util/units.c -lm */
+ *     src/rmcompat/rm_limits.c src/core/limits.c src/core/fields.c src/core/units.c -lm */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Fuzzes units_parse (src/util/units.c): quantities as people type them, in
+/* Fuzzes units_parse (src/core/units.c): quantities as people type them, in
  * each dimension. On success the value must be a finite number; on error a
  * reason must be written and the value left alone. */
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "fuzz_input.h"
-#include "util/units.h"
+#include "core/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

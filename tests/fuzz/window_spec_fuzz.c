@@ -1,6 +1,6 @@
 /* Fuzz harness (libFuzzer) for the --window parser (src/instrument/window_spec.c). Build:
  *   clang -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Isrc -Iinclude \
- *     tests/fuzz/window_spec_fuzz.c src/instrument/window_spec.c src/util/units.c -lm \
+ *     tests/fuzz/window_spec_fuzz.c src/instrument/window_spec.c src/core/units.c -lm \
  *     $(pkg-config --cflags jansson) -o build/fuzz/window_spec_fuzz */
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,7 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/agent_internal.h"
+#include "agent/agent_eval.h"
+#include "agent/agent_io.h"
+#include "agent/agent_state.h"
+#include "agent/agent_tree.h"
+#include "agent/proc_info.h"
 #include "test.h"
 
 static struct agent agent;

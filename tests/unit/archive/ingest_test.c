@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "archive/ingest.h"
-#include "report/fields.h"
+#include "core/fields.h"
 #include "test.h"
 
 static int field_index(const char *name)

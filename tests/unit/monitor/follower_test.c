@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "monitor/follower.h"
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "test.h"
 
 /* A tree: a shell with n sleeping children, then it waits. */

@@ -7,7 +7,7 @@
 
 #include "monitor/task.h"
 #include "test.h"
-#include "util/units.h"
+#include "core/units.h"
 
 static int run(char **argv, struct task_result *r, const char *dir)
 {

@@ -1,5 +1,5 @@
 /* Parsing of quantities with units (see units.h). */
-#include "util/units.h"
+#include "core/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -73,7 +73,7 @@ static const char *dimension_hint(enum unit_dimension dim)
 }
 
 int units_parse(const char *text, enum unit_dimension dim, const char *count_unit, double *value,
-                char *why, size_t why_len)
+                char *why, size_t why_size)
 {
     const char *p = text;
     double total = 0;
@@ -82,23 +82,23 @@ int units_parse(const char *text, enum unit_dimension dim, const char *count_uni
     while (isspace((unsigned char)*p))
         p++;
     if (!*p) {
-        snprintf(why, why_len, "empty value");
+        snprintf(why, why_size, "empty value");
         return -1;
     }
     while (*p) {
         if (terms > 0 && dim != DIM_TIME) {
-            snprintf(why, why_len, "unexpected '%s' after the unit", p);
+            snprintf(why, why_size, "unexpected '%s' after the unit", p);
             return -1;
         }
         errno = 0;
         char *end;
         if (!(isdigit((unsigned char)*p) || *p == '.')) {
-            snprintf(why, why_len, "'%s' is not a number", p);
+            snprintf(why, why_size, "'%s' is not a number", p);
             return -1;
         }
         double number = strtod(p, &end);
         if (end == p || errno == ERANGE || !isfinite(number)) {
-            snprintf(why, why_len, "'%s' is not a number", p);
+            snprintf(why, why_size, "'%s' is not a number", p);
             return -1;
         }
         p = end;
@@ -111,26 +111,26 @@ int units_parse(const char *text, enum unit_dimension dim, const char *count_uni
         double factor = 1;
         if (len > 0) {
             if (len >= sizeof word) {
-                snprintf(why, why_len, "unknown unit '%.*s' (%s)", (int)len, p, dimension_hint(dim));
+                snprintf(why, why_size, "unknown unit '%.*s' (%s)", (int)len, p, dimension_hint(dim));
                 return -1;
             }
             memcpy(word, p, len);
             word[len] = '\0';
             if (unit_factor(dim, count_unit, word, &factor) < 0) {
-                snprintf(why, why_len, "unknown unit '%s' (%s)", word, dimension_hint(dim));
+                snprintf(why, why_size, "unknown unit '%s' (%s)", word, dimension_hint(dim));
                 return -1;
             }
             p += len;
         } else if (*p) {
-            snprintf(why, why_len, "unexpected '%s' after the number", p);
+            snprintf(why, why_size, "unexpected '%s' after the number", p);
             return -1;
         } else if (terms > 0) {
-            snprintf(why, why_len, "a bare number cannot follow a unit");
+            snprintf(why, why_size, "a bare number cannot follow a unit");
             return -1;
         }
         total += number * factor;
         if (!isfinite(total)) { /* "1e308 TB": finite number, infinite quantity */
-            snprintf(why, why_len, "'%s' is too large", text);
+            snprintf(why, why_size, "'%s' is too large", text);
             return -1;
         }
         terms++;

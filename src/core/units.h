@@ -1,11 +1,11 @@
 /* Quantities as people write them: "2 GB", "512MiB", "10 min", "1h30m",
  * "2.5", converted into the unit a summary field is reported in. */
-#ifndef TALLY_UTIL_UNITS_H
-#define TALLY_UTIL_UNITS_H
+#ifndef TALLY_CORE_UNITS_H
+#define TALLY_CORE_UNITS_H
 
 #include <stddef.h>
 
-#include "report/fields.h"
+#include "core/fields.h"
 
 #define BYTES_PER_MB 1048576.0
 
@@ -19,6 +19,6 @@
  * ("procs", "cores"). On error returns -1 and writes a reason naming the bad
  * part into why. */
 int units_parse(const char *text, enum unit_dimension dim, const char *count_unit, double *value,
-                char *why, size_t why_len);
+                char *why, size_t why_size);
 
 #endif

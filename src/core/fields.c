@@ -1,7 +1,7 @@
 /* The table of numeric summary fields (see fields.h). Names and units follow
  * resource_monitor so that readers of its summaries read tally's; the fields
  * after "context_switches" are tally's own additions. */
-#include "report/fields.h"
+#include "core/fields.h"
 
 #include <string.h>
 

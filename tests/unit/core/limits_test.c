@@ -1,10 +1,10 @@
-/* Unit tests for limit strings and files (src/monitor/limits.c). */
+/* Unit tests for limit strings and files (src/core/limits.c). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "monitor/limits.h"
+#include "core/limits.h"
 #include "test.h"
 
 static char why[256];

@@ -1,6 +1,6 @@
-/* Unit tests for the quantity parser (src/util/units.c). */
+/* Unit tests for the quantity parser (src/core/units.c). */
 #include "test.h"
-#include "util/units.h"
+#include "core/units.h"
 
 static double parse_ok(const char *text, enum unit_dimension dim)
 {

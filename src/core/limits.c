@@ -1,5 +1,5 @@
 /* Limit strings and files (see limits.h). */
-#include "monitor/limits.h"
+#include "core/limits.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "util/text_file.h"
 #include "util/trim.h"
-#include "util/units.h"
+#include "core/units.h"
 
 void limits_clear(struct limit_set *limits)
 {
@@ -24,29 +24,29 @@ bool limits_any(const struct limit_set *limits)
 }
 
 /* One "field: value" item (already cut out and trimmed). */
-static int parse_item(struct limit_set *out, char *item, char *why, size_t why_len)
+static int parse_item(struct limit_set *out, char *item, char *why, size_t why_size)
 {
     char *sep = strpbrk(item, ":=");
     if (!sep) {
-        snprintf(why, why_len, "'%s' is not 'field: value'", item);
+        snprintf(why, why_size, "'%s' is not 'field: value'", item);
         return -1;
     }
     *sep = '\0';
     char *name = trim_space(item), *value_text = trim_space(sep + 1);
     int id = summary_field_id(name);
     if (id < 0 || !summary_field_by_id(id)->limitable) {
-        snprintf(why, why_len, "%s field '%s'", id < 0 ? "unknown" : "not a limitable", name);
+        snprintf(why, why_size, "%s field '%s'", id < 0 ? "unknown" : "not a limitable", name);
         return -1;
     }
     const struct summary_field *field = summary_field_by_id(id);
     double value;
     char reason[160];
     if (units_parse(value_text, field->dim, field->unit, &value, reason, sizeof reason) < 0) {
-        snprintf(why, why_len, "%s: %s", name, reason);
+        snprintf(why, why_size, "%s: %s", name, reason);
         return -1;
     }
     if (value < 0) {
-        snprintf(why, why_len, "%s: negative value", name);
+        snprintf(why, why_size, "%s: negative value", name);
         return -1;
     }
     out->set[id] = true;
@@ -54,11 +54,11 @@ static int parse_item(struct limit_set *out, char *item, char *why, size_t why_l
     return 0;
 }
 
-int limits_each_item(const char *text, limits_item_fn fn, void *ctx, char *why, size_t why_len)
+int limits_each_item(const char *text, limits_item_fn fn, void *ctx, char *why, size_t why_size)
 {
     char *copy = strdup(text);
     if (!copy) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     int status = 0, items = 0;
@@ -69,7 +69,7 @@ int limits_each_item(const char *text, limits_item_fn fn, void *ctx, char *why, 
         p[len] = '\0';
         char *item = trim_space(p);
         if (*item) {
-            status = fn(ctx, item, why, why_len);
+            status = fn(ctx, item, why, why_size);
             items++;
         }
         p += len + (delim != '\0');
@@ -80,29 +80,29 @@ int limits_each_item(const char *text, limits_item_fn fn, void *ctx, char *why, 
     return status < 0 ? -1 : items;
 }
 
-static int parse_one(void *ctx, char *item, char *why, size_t why_len)
+static int parse_one(void *ctx, char *item, char *why, size_t why_size)
 {
-    return parse_item(ctx, item, why, why_len);
+    return parse_item(ctx, item, why, why_size);
 }
 
-int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len)
+int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_size)
 {
     struct limit_set parsed = *limits;
-    int items = limits_each_item(text, parse_one, &parsed, why, why_len);
+    int items = limits_each_item(text, parse_one, &parsed, why, why_size);
     if (items < 0)
         return -1;
     if (items == 0) {
-        snprintf(why, why_len, "no 'field: value' given");
+        snprintf(why, why_size, "no 'field: value' given");
         return -1;
     }
     *limits = parsed;
     return 0;
 }
 
-int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_len)
+int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_size)
 {
     struct text_lines in;
-    if (text_lines_open(&in, path, TEXT_FILE_SMALL, (size_t)64 << 10, why, why_len) < 0)
+    if (text_lines_open(&in, path, TEXT_FILE_SMALL, (size_t)64 << 10, why, why_size) < 0)
         return -1;
     struct limit_set parsed = *limits;
     char *line, reason[256];
@@ -115,17 +115,17 @@ int limits_parse_file(struct limit_set *limits, const char *path, char *why, siz
             continue;
         items++;
         if (parse_item(&parsed, item, reason, sizeof reason) < 0) {
-            snprintf(why, why_len, "line %lu: %s", in.number, reason);
+            snprintf(why, why_size, "line %lu: %s", in.number, reason);
             status = -1;
         }
     }
     if (status == 0 && got < 0) {
-        snprintf(why, why_len, "%s", in.why);
+        snprintf(why, why_size, "%s", in.why);
         status = -1;
     }
     text_lines_close(&in);
     if (status == 0 && items == 0) {
-        snprintf(why, why_len, "no 'field: value' line");
+        snprintf(why, why_size, "no 'field: value' line");
         status = -1;
     }
     if (status == 0)

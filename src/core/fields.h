@@ -1,8 +1,8 @@
 /* The numeric fields of a tally summary: their names (resource_monitor's where
  * it has them), the unit they are reported in, and what kind of quantity they
  * are. Shared by the summary writer, the limits parser, and the archive. */
-#ifndef TALLY_REPORT_FIELDS_H
-#define TALLY_REPORT_FIELDS_H
+#ifndef TALLY_CORE_FIELDS_H
+#define TALLY_CORE_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
