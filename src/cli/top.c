@@ -35,7 +35,8 @@ static const char usage_text[] =
     "                 [--sort COLUMN] [--interval TIME] [--once]\n"
     "\n"
     "A live view of application NAME's processes on every host that runs it (without\n"
-    "--app: every task the local agent follows): per host and per process, CPU, memory,\n"
+    "--app: every task the local agent follows): per host and per process, CPU (its own;\n"
+    "ENDED%: its children that ended since the last refresh), memory,\n"
     "I/O and network rates and state, refreshed every interval; with 'tally contract watch'\n"
     "running, each process's contract violation level and worst dimension ('!' and red at\n"
     "or above the threshold; no colour when NO_COLOR is set or the output is not a terminal);\n"
@@ -67,7 +68,9 @@ static void on_stop(int sig)
 /* What one process was at the previous refresh, for its rates. */
 struct previous {
     char key[320];      /* p_PID@HOST */
-    double t, cpu, read, written, received, sent;
+    char node[256];
+    pid_t pid, ppid;
+    double t, cpu, children_cpu, read, written, received, sent;
 };
 
 struct gather {
@@ -136,9 +139,47 @@ static void recording_text(json_t *recording, char *out, size_t len)
         snprintf(out + used, len - used, "*");
 }
 
+/* A process's own CPU as a % of one core: over the interval since the
+ * previous refresh; for a process born since then (its whole life inside
+ * the interval), over its life; NaN otherwise (first refresh). */
+static double own_cpu_percent(const struct previous *p, const struct previous *b, double wall_time,
+                              double last_t)
+{
+    double own = p->cpu - (isnan(p->children_cpu) ? 0 : p->children_cpu);
+    if (b)
+        return 100 * rate(own, b->cpu - (isnan(b->children_cpu) ? 0 : b->children_cpu), p->t - b->t);
+    double dt = p->t - last_t;
+    if (!isnan(last_t) && wall_time > 0 && wall_time <= dt * 1.25 + 0.05)
+        return 100 * rate(own, 0, wall_time);
+    return NAN;
+}
+
+/* The CPU of the children of now[i] that ended since the previous refresh
+ * beyond what their own lines showed: the growth of its reaped children's
+ * time less the CPU its vanished children had at their last line. */
+static double ended_percent(const struct previous *now, size_t n, size_t i, const struct previous *old,
+                            size_t old_n, const struct previous *b)
+{
+    const struct previous *p = &now[i];
+    if (!b || isnan(p->children_cpu) || isnan(b->children_cpu) || p->t <= b->t)
+        return NAN;
+    double grown = p->children_cpu - b->children_cpu, shown = 0;
+    for (size_t k = 0; k < old_n; k++) {
+        const struct previous *o = &old[k];
+        if (o->ppid != p->pid || strcmp(o->node, p->node))
+            continue;
+        bool alive = false;
+        for (size_t j = 0; j < n && !alive; j++)
+            alive = now[j].pid == o->pid && !strcmp(now[j].node, o->node);
+        if (!alive && !isnan(o->cpu))
+            shown += o->cpu;
+    }
+    return grown > shown ? 100 * (grown - shown) / (p->t - b->t) : 0;
+}
+
 /* One refresh: the rows (their strings point into lines) and the new previous values. */
-static size_t build_rows(json_t *lines, double t, const struct previous *old, size_t old_n,
-                         struct top_row *rows, struct previous *now)
+static size_t build_rows(json_t *lines, double t, double last_t, const struct previous *old,
+                         size_t old_n, struct top_row *rows, struct previous *now)
 {
     size_t n = 0, i;
     json_t *line;
@@ -146,9 +187,14 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
         json_t *r = json_object_get(line, "result");
         const char *object = json_string_value(json_object_get(line, "object"));
         struct previous *p = &now[n];
-        snprintf(p->key, sizeof p->key, "%s", object ? object : "");
+        const char *node = json_string_value(json_object_get(line, "node"));
+        snprintf(p->key, sizeof p->key, "%s@%s", object ? object : "", node ? node : "");
         p->t = t;
+        snprintf(p->node, sizeof p->node, "%s", node ? node : "");
+        p->pid = (pid_t)value_of(r, "pid");
+        p->ppid = (pid_t)value_of(r, "ppid");
         p->cpu = value_of(r, "cpu_time");
+        p->children_cpu = value_of(r, "children_cpu_time");
         p->read = value_of(r, "bytes_read") * 1048576.0;
         p->written = value_of(r, "bytes_written") * 1048576.0;
         p->received = value_of(r, "bytes_received");
@@ -163,7 +209,7 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
             .host = json_string_value(json_object_get(line, "node")),
             .pid = (pid_t)value_of(r, "pid"),
             .state = state && *state ? state[0] : '?',
-            .cpu_percent = b ? 100 * rate(p->cpu, b->cpu, dt) : NAN,
+            .cpu_percent = own_cpu_percent(p, b, value_of(r, "wall_time"), last_t),
             .memory_mb = value_of(r, "memory"),
             .read_bytes_per_s = b ? rate(p->read, b->read, dt) : NAN,
             .write_bytes_per_s = b ? rate(p->written, b->written, dt) : NAN,
@@ -179,6 +225,8 @@ static size_t build_rows(json_t *lines, double t, const struct previous *old, si
         recording_text(recording, rows[n].recording, sizeof rows[n].recording);
         n++;
     }
+    for (size_t k = 0; k < n; k++)
+        rows[k].ended_percent = ended_percent(now, n, k, old, old_n, find_previous(old, old_n, now[k].key));
     return n;
 }
 
@@ -286,6 +334,7 @@ int cmd_top(int argc, char **argv)
     to.color = terminal && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
     struct previous *old = NULL, *now = NULL;
     size_t old_n = 0;
+    double last_t = NAN; /* the previous refresh */
     int status = TALLY_EXIT_OK;
     for (int round = 0; !stop_requested; round++) {
         struct gather g = {.lines = json_array()};
@@ -323,7 +372,10 @@ int cmd_top(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
-        n = build_rows(g.lines, t, old, old_n, rows, now);
+        n = build_rows(g.lines, t, last_t, old, old_n, rows, now);
+        last_t = t;
+        for (size_t k = 0; k < n; k++)
+            to.ended_column |= rows[k].ended_percent > 0;
         free(old);
         old = now;
         old_n = n;
