@@ -5,7 +5,9 @@
  * mutex. Rates (I/O, network) are differences of the processes' cumulative
  * counters between two polls of the same process. Each point also holds the
  * processes' contract violation levels when 'tally contract watch' sends
- * them (proc_get_info 0x100), drawn over time with the threshold. */
+ * them (proc_get_info 0x100), drawn over time with the threshold. /data
+ * says whether the application runs ("state": "waiting" until a process is
+ * found, "running", "finished" once a poll finds none left, with the time). */
 #include "view/live_view.h"
 
 #include <errno.h>
@@ -36,6 +38,8 @@ struct live_state {
     json_t *bars;         /* [{"t": epoch, "node": ..., "object": ..., "value": ...}] */
     json_t *previous;     /* "pid@host" -> {"t", "read", "written", "received", "sent"} */
     char status[512];
+    bool seen_processes;  /* some poll found a process of the application */
+    double finished;      /* epoch of the first poll that found none after that (0: running) */
 };
 
 static double field(json_t *result, const char *name)
@@ -142,11 +146,19 @@ static void poll_agents(struct live_state *s, struct live_client *client)
                          .seen = json_object(), .now = clock_epoch_seconds()};
     int rc = live_client_ask(client, text, on_process, &p, why, sizeof why);
     pthread_mutex_lock(&s->lock);
+    size_t hosts = json_object_size(p.hosts);
+    if (rc == 0 && hosts) {
+        s->seen_processes = true;
+        s->finished = 0;
+    } else if (rc == 0 && s->seen_processes && !s->finished) {
+        s->finished = p.now; /* the application ended: no process left on any host */
+    }
     if (rc < 0)
         snprintf(s->status, sizeof s->status, "%s", why);
+    else if (s->finished)
+        snprintf(s->status, sizeof s->status, "finished: no process left");
     else
-        snprintf(s->status, sizeof s->status, "%zu host%s", json_object_size(p.hosts),
-                 json_object_size(p.hosts) == 1 ? "" : "s");
+        snprintf(s->status, sizeof s->status, "%zu host%s", hosts, hosts == 1 ? "" : "s");
     json_t *point = json_pack("{s:f, s:o}", "t", p.now, "hosts", p.hosts);
     if (json_object_size(p.contract))
         json_object_set(point, "contract", p.contract);
@@ -222,9 +234,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return http_respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "since: not a number\n", 20,
                        MHD_RESPMEM_PERSISTENT);
     pthread_mutex_lock(&s->lock);
-    json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:o, s:o}", "app", s->options->app, "interval",
+    json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:s, s:o, s:o}", "app", s->options->app, "interval",
                             s->options->interval, "bars_request", s->options->bars, "status",
-                            s->status, "points", since(s->points, t), "bars", since(s->bars, bt));
+                            s->status, "state",
+                            s->finished ? "finished" : s->seen_processes ? "running" : "waiting",
+                            "points", since(s->points, t), "bars", since(s->bars, bt));
+    if (doc && s->finished)
+        json_object_set_new(doc, "finished", json_real(s->finished));
     pthread_mutex_unlock(&s->lock);
     char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
     json_decref(doc);
