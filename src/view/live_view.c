@@ -256,23 +256,33 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
         opts.interval = 1;
     if (!opts.keep)
         opts.keep = 3600;
-    struct live_client *client;
-    if (live_client_open(&opts.client, &client, why, why_size) < 0)
-        return -1;
-    if (opts.bars && live_client_follow(client, opts.bars, why, why_size) < 0) {
-        live_client_close(client);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigset_t previous;
+    /* blocked before any thread starts (libnats', MHD's): they inherit the mask, and the
+     * signals wait for the signalfd. Started in the background ('&' in a script), we
+     * inherit SIGINT ignored: an ignored signal is discarded, never queued for the
+     * signalfd, and Ctrl-C or kill -INT would not stop us */
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, old_int, old_term;
+    pthread_sigmask(SIG_BLOCK, &stop, &previous);
+    sigaction(SIGINT, &dfl, &old_int);
+    sigaction(SIGTERM, &dfl, &old_term);
+    struct live_client *client = NULL;
+    if (live_client_open(&opts.client, &client, why, why_size) < 0 ||
+        (opts.bars && live_client_follow(client, opts.bars, why, why_size) < 0)) {
+        if (client)
+            live_client_close(client);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
         return -1;
     }
     struct live_state s = {.options = &opts, .points = json_array(), .bars = json_array(),
                            .previous = json_object()};
     pthread_mutex_init(&s.lock, NULL);
     unsigned port = 0;
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    sigset_t previous;
-    pthread_sigmask(SIG_BLOCK, &stop, &previous); /* before MHD's thread starts */
     int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
     struct MHD_Daemon *d = NULL;
     if (sfd < 0)
@@ -308,8 +318,10 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
     }
     if (sfd >= 0)
         close(sfd);
-    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     live_client_close(client);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     json_decref(s.points);
     json_decref(s.bars);
     json_decref(s.previous);
