@@ -11,9 +11,16 @@
 CC      ?= cc
 PKGS    := jansson sqlite3 libpq libmicrohttpd libnats
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# SQLite, libpq, libmicrohttpd and libnats are not linked: tally loads them when it
+# first needs them (src/util/dynlib.h), by the shared-object names of the
+# versions it is built against, so that a process that never uses them (a
+# waiting `tally run`) does not carry their relocated data.
+PKG_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null)
+soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '/SONAME/ { print $$2 }')
+SONAMES := -DTALLY_SONAME_LIBSQLITE='"$(call soname,sqlite3)"' -DTALLY_SONAME_LIBPQ='"$(call soname,pq)"' -DTALLY_SONAME_LIBNATS='"$(call soname,nats)"' \
+           -DTALLY_SONAME_LIBMHD='"$(call soname,microhttpd)"'
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
-BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Iinclude -Ibuild/gen $(PKG_CFLAGS) -MMD -MP
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc -Iinclude -Ibuild/gen $(PKG_CFLAGS) $(SONAMES) -MMD -MP
 LIBS    := $(PKG_LIBS) -ldl -lm -lpthread
 
 REL_CFLAGS  := $(BASE_CFLAGS) -O2 -g

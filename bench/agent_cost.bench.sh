@@ -115,7 +115,8 @@ section() {
   fi
   echo
   echo "A waiting tally run's anonymous memory: $ANON_KB kB, shared copy-on-write with its guardian"
-  echo "(relocated data of the libraries tally links; see issue 18's report)."
+  echo "(its stack, heap and the relocated data of libc and jansson: SQLite, libpq, libnats and"
+  echo "libmicrohttpd are loaded only by the processes that use them, see docs/architecture.md)."
   echo "<!-- agent_cost.bench.sh end -->"
 }
 mkdir -p bench/results

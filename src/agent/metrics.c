@@ -225,7 +225,7 @@ char *metrics_render(const struct agent *a, bool openmetrics, size_t *len)
  * the Prometheus text format 0.0.4 (curl, promtool, older scrapers). */
 static bool wants_openmetrics(struct MHD_Connection *conn)
 {
-    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    const char *accept = MHD(MHD_lookup_connection_value)(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
     return accept && strstr(accept, "application/openmetrics-text");
 }
 
@@ -256,15 +256,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return MHD_NO;
     if (status != MHD_HTTP_OK)
         len = strlen(body);
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r = MHD(MHD_create_response_from_buffer)(len, body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
         free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request each */
-    enum MHD_Result ret = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
+    MHD(MHD_add_response_header)(r, "Content-Type", type);
+    MHD(MHD_add_response_header)(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request each */
+    enum MHD_Result ret = MHD(MHD_queue_response)(conn, status, r);
+    MHD(MHD_destroy_response)(r);
     return ret;
 }
 

@@ -5,6 +5,7 @@
 #include "archive/store.h"
 
 #include <libpq-fe.h>
+#include "archive/libpq_api.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,13 @@ static void one_line(const char *msg, char *why, size_t why_len)
 
 static void set_error(struct postgres_store *impl, char *why, size_t why_len)
 {
-    one_line(PQerrorMessage(impl->conn), why, why_len);
+    one_line(PQ(PQerrorMessage)(impl->conn), why, why_len);
 }
 
 static void set_result_error(struct store *s, PGresult *res, char *why, size_t why_len)
 {
-    one_line(PQresultErrorMessage(res), why, why_len);
-    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    one_line(PQ(PQresultErrorMessage)(res), why, why_len);
+    const char *state = PQ(PQresultErrorField)(res, PG_DIAG_SQLSTATE);
     /* 40P01 deadlock_detected, 40001 serialization_failure */
     if (state && (!strcmp(state, "40P01") || !strcmp(state, "40001")))
         s->retryable = true;
@@ -99,19 +100,19 @@ static const char *prepare(struct store *s, const char *sql, int nparams, char *
     if (slot->sql) {
         char deallocate[64];
         snprintf(deallocate, sizeof deallocate, "DEALLOCATE %s", slot->name);
-        PQclear(PQexec(impl->conn, deallocate));
+        PQ(PQclear)(PQ(PQexec)(impl->conn, deallocate));
         free(slot->sql);
         slot->sql = NULL;
     }
     snprintf(slot->name, sizeof slot->name, "tally_%u", ++impl->serial);
-    PGresult *res = PQprepare(impl->conn, slot->name, numbered, nparams, NULL);
+    PGresult *res = PQ(PQprepare)(impl->conn, slot->name, numbered, nparams, NULL);
     free(numbered);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+    if (PQ(PQresultStatus)(res) != PGRES_COMMAND_OK) {
         set_result_error(s, res, why, why_len);
-        PQclear(res);
+        PQ(PQclear)(res);
         return NULL;
     }
-    PQclear(res);
+    PQ(PQclear)(res);
     slot->sql = strdup(sql);
     return slot->name;
 }
@@ -136,7 +137,7 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         }
     }
     if (!params) { /* plain statements or scripts (schema, BEGIN, COMMIT) */
-        PGresult *res = PQexec(impl->conn, sql);
+        PGresult *res = PQ(PQexec)(impl->conn, sql);
         if (!res)
             set_error(impl, why, why_len);
         return res;
@@ -160,7 +161,7 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         default: values[i] = NULL; break;
         }
     }
-    PGresult *res = PQexecPrepared(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
+    PGresult *res = PQ(PQexecPrepared)(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
     if (!res)
         set_error(impl, why, why_len);
     return res;
@@ -172,14 +173,14 @@ static long long postgres_exec(struct store *s, const char *sql, const struct sq
     PGresult *res = execute(s, sql, params, nparams, why, why_len);
     if (!res)
         return -1;
-    ExecStatusType st = PQresultStatus(res);
+    ExecStatusType st = PQ(PQresultStatus)(res);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
         set_result_error(s, res, why, why_len);
-        PQclear(res);
+        PQ(PQclear)(res);
         return -1;
     }
-    long long changed = atoll(PQcmdTuples(res));
-    PQclear(res);
+    long long changed = atoll(PQ(PQcmdTuples)(res));
+    PQ(PQclear)(res);
     return changed;
 }
 
@@ -192,24 +193,24 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     PGresult *res = execute(s, sql, params, nparams, why, why_len);
     if (!res)
         return -1;
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    if (PQ(PQresultStatus)(res) != PGRES_TUPLES_OK) {
         set_result_error(s, res, why, why_len);
-        PQclear(res);
+        PQ(PQclear)(res);
         return -1;
     }
-    int nrows = PQntuples(res), ncols = PQnfields(res);
+    int nrows = PQ(PQntuples)(res), ncols = PQ(PQnfields)(res);
     struct sql_value *row = calloc((size_t)ncols + 1, sizeof *row);
     enum sql_type *types = calloc((size_t)ncols + 1, sizeof *types);
     for (int c = 0; c < ncols; c++) {
-        Oid t = PQftype(res, c);
+        Oid t = PQ(PQftype)(res, c);
         types[c] = (t == OID_INT8 || t == OID_INT2 || t == OID_INT4) ? SQL_INT
                    : (t == OID_FLOAT4 || t == OID_FLOAT8 || t == OID_NUMERIC) ? SQL_REAL
                                                                              : SQL_TEXT;
     }
     for (int r = 0; r < nrows; r++) {
         for (int c = 0; c < ncols; c++) {
-            const char *v = PQgetvalue(res, r, c);
-            if (PQgetisnull(res, r, c))
+            const char *v = PQ(PQgetvalue)(res, r, c);
+            if (PQ(PQgetisnull)(res, r, c))
                 row[c] = sql_null();
             else if (types[c] == SQL_INT)
                 row[c] = sql_int(atoll(v));
@@ -223,7 +224,7 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     }
     free(row);
     free(types);
-    PQclear(res);
+    PQ(PQclear)(res);
     return 0;
 }
 
@@ -232,7 +233,7 @@ static void postgres_close(struct store *s)
     struct postgres_store *impl = s->impl;
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         free(impl->cache[i].sql);
-    PQfinish(impl->conn);
+    PQ(PQfinish)(impl->conn);
     free(impl->values);
     free(impl->numbers);
     free(impl);
@@ -260,6 +261,8 @@ static const struct store_backend postgres_backend = {
 
 struct store *store_postgres_open(const char *uri, char *why, size_t why_len)
 {
+    if (!libpq_api_load(why, why_len))
+        return NULL;
     struct store *s = calloc(1, sizeof *s);
     struct postgres_store *impl = calloc(1, sizeof *impl);
     if (!s || !impl) {
@@ -271,12 +274,12 @@ struct store *store_postgres_open(const char *uri, char *why, size_t why_len)
     s->backend = &postgres_backend;
     s->impl = impl;
     s->location = strdup(uri);
-    impl->conn = PQconnectdb(uri);
-    if (PQstatus(impl->conn) != CONNECTION_OK) {
+    impl->conn = PQ(PQconnectdb)(uri);
+    if (PQ(PQstatus)(impl->conn) != CONNECTION_OK) {
         set_error(impl, why, why_len);
         postgres_close(s);
         return NULL;
     }
-    PQsetNoticeProcessor(impl->conn, ignore_notice, NULL);
+    PQ(PQsetNoticeProcessor)(impl->conn, ignore_notice, NULL);
     return s;
 }

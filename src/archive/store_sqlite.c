@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/libsqlite_api.h"
+
 #define STATEMENT_CACHE_SIZE 16
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
 
@@ -29,25 +31,25 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t
     struct sqlite_store *impl = s->impl;
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         if (impl->cache[i].sql && !strcmp(impl->cache[i].sql, sql)) {
-            sqlite3_reset(impl->cache[i].stmt);
-            sqlite3_clear_bindings(impl->cache[i].stmt);
+            SQLITE(sqlite3_reset)(impl->cache[i].stmt);
+            SQLITE(sqlite3_clear_bindings)(impl->cache[i].stmt);
             return impl->cache[i].stmt;
         }
     sqlite3_stmt *stmt;
-    if (sqlite3_prepare_v2(impl->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
-        snprintf(why, why_len, "%s", sqlite3_errmsg(impl->db));
+    if (SQLITE(sqlite3_prepare_v2)(impl->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+        snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         return NULL;
     }
     struct cached_statement *slot = &impl->cache[impl->next_victim];
     impl->next_victim = (impl->next_victim + 1) % STATEMENT_CACHE_SIZE;
     if (slot->sql) {
         free(slot->sql);
-        sqlite3_finalize(slot->stmt);
+        SQLITE(sqlite3_finalize)(slot->stmt);
     }
     slot->sql = strdup(sql);
     slot->stmt = stmt;
     if (!slot->sql) {
-        sqlite3_finalize(stmt);
+        SQLITE(sqlite3_finalize)(stmt);
         slot->stmt = NULL;
         snprintf(why, why_len, "out of memory");
         return NULL;
@@ -60,10 +62,10 @@ static int bind_all(sqlite3_stmt *stmt, const struct sql_value *params, size_t n
     for (size_t i = 0; i < n; i++) {
         int rc, col = (int)i + 1;
         switch (params[i].type) {
-        case SQL_TEXT: rc = sqlite3_bind_text(stmt, col, params[i].text, -1, SQLITE_STATIC); break;
-        case SQL_REAL: rc = sqlite3_bind_double(stmt, col, params[i].real); break;
-        case SQL_INT: rc = sqlite3_bind_int64(stmt, col, params[i].integer); break;
-        default: rc = sqlite3_bind_null(stmt, col); break;
+        case SQL_TEXT: rc = SQLITE(sqlite3_bind_text)(stmt, col, params[i].text, -1, SQLITE_STATIC); break;
+        case SQL_REAL: rc = SQLITE(sqlite3_bind_double)(stmt, col, params[i].real); break;
+        case SQL_INT: rc = SQLITE(sqlite3_bind_int64)(stmt, col, params[i].integer); break;
+        default: rc = SQLITE(sqlite3_bind_null)(stmt, col); break;
         }
         if (rc != SQLITE_OK)
             return -1;
@@ -79,29 +81,29 @@ static int run(struct store *s, const char *sql, const struct sql_value *params,
     if (!stmt)
         return -1;
     if (bind_all(stmt, params, nparams) < 0) {
-        snprintf(why, why_len, "%s", sqlite3_errmsg(impl->db));
+        snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         return -1;
     }
-    int ncols = sqlite3_column_count(stmt);
+    int ncols = SQLITE(sqlite3_column_count)(stmt);
     struct sql_value row_buffer[64];
     struct sql_value *row = ncols <= 64 ? row_buffer : calloc((size_t)ncols, sizeof *row);
     int rc, status = 0;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    while ((rc = SQLITE(sqlite3_step)(stmt)) == SQLITE_ROW) {
         if (!fn)
             continue;
         for (int c = 0; c < ncols; c++) {
-            switch (sqlite3_column_type(stmt, c)) {
+            switch (SQLITE(sqlite3_column_type)(stmt, c)) {
             case SQLITE_INTEGER:
-                row[c] = sql_int(sqlite3_column_int64(stmt, c));
+                row[c] = sql_int(SQLITE(sqlite3_column_int64)(stmt, c));
                 break;
             case SQLITE_FLOAT:
-                row[c] = sql_real(sqlite3_column_double(stmt, c));
+                row[c] = sql_real(SQLITE(sqlite3_column_double)(stmt, c));
                 break;
             case SQLITE_NULL:
                 row[c] = sql_null();
                 break;
             default:
-                row[c] = sql_text((const char *)sqlite3_column_text(stmt, c));
+                row[c] = sql_text((const char *)SQLITE(sqlite3_column_text)(stmt, c));
                 break;
             }
         }
@@ -111,10 +113,10 @@ static int run(struct store *s, const char *sql, const struct sql_value *params,
         }
     }
     if (rc != SQLITE_DONE) {
-        snprintf(why, why_len, "%s", sqlite3_errmsg(impl->db));
+        snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         status = -1;
     }
-    sqlite3_reset(stmt);
+    SQLITE(sqlite3_reset)(stmt);
     if (row != row_buffer)
         free(row);
     return status;
@@ -126,16 +128,16 @@ static long long sqlite_exec(struct store *s, const char *sql, const struct sql_
     struct sqlite_store *impl = s->impl;
     if (!params && strchr(sql, ';')) { /* a script of several statements (schema) */
         char *err = NULL;
-        if (sqlite3_exec(impl->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-            snprintf(why, why_len, "%s", err ? err : sqlite3_errmsg(impl->db));
-            sqlite3_free(err);
+        if (SQLITE(sqlite3_exec)(impl->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+            snprintf(why, why_len, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
+            SQLITE(sqlite3_free)(err);
             return -1;
         }
-        return sqlite3_changes(impl->db);
+        return SQLITE(sqlite3_changes)(impl->db);
     }
     if (run(s, sql, params, nparams, NULL, NULL, why, why_len) < 0)
         return -1;
-    return sqlite3_changes(impl->db);
+    return SQLITE(sqlite3_changes)(impl->db);
 }
 
 static int sqlite_query(struct store *s, const char *sql, const struct sql_value *params,
@@ -150,9 +152,9 @@ static void sqlite_close(struct store *s)
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         if (impl->cache[i].sql) {
             free(impl->cache[i].sql);
-            sqlite3_finalize(impl->cache[i].stmt);
+            SQLITE(sqlite3_finalize)(impl->cache[i].stmt);
         }
-    sqlite3_close(impl->db);
+    SQLITE(sqlite3_close)(impl->db);
     free(impl);
     free(s->location);
     free(s);
@@ -171,6 +173,8 @@ static const struct store_backend sqlite_backend = {
 
 struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
 {
+    if (!libsqlite_api_load(why, why_len))
+        return NULL;
     struct store *s = calloc(1, sizeof *s);
     struct sqlite_store *impl = calloc(1, sizeof *impl);
     if (!s || !impl) {
@@ -182,22 +186,22 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
     s->backend = &sqlite_backend;
     s->impl = impl;
     s->location = strdup(path);
-    if (sqlite3_open_v2(path, &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+    if (SQLITE(sqlite3_open_v2)(path, &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         NULL) !=
         SQLITE_OK) {
-        snprintf(why, why_len, "%s", impl->db ? sqlite3_errmsg(impl->db) : "cannot open");
+        snprintf(why, why_len, "%s", impl->db ? SQLITE(sqlite3_errmsg)(impl->db) : "cannot open");
         sqlite_close(s);
         return NULL;
     }
-    sqlite3_busy_timeout(impl->db, BUSY_TIMEOUT_MS);
+    SQLITE(sqlite3_busy_timeout)(impl->db, BUSY_TIMEOUT_MS);
     char *err = NULL;
     /* journal_mode=WAL itself needs a lock when another process is creating
      * the file; the busy timeout covers that. */
-    if (sqlite3_exec(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+    if (SQLITE(sqlite3_exec)(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
                      " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;", NULL, NULL,
                      &err) != SQLITE_OK) {
-        snprintf(why, why_len, "%s", err ? err : sqlite3_errmsg(impl->db));
-        sqlite3_free(err);
+        snprintf(why, why_len, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
+        SQLITE(sqlite3_free)(err);
         sqlite_close(s);
         return NULL;
     }

@@ -212,6 +212,11 @@ void run_instrument_collect(struct run_config *cfg)
         json_object_set_new(o->summary_extra, "mpi", json_null());
     }
     if (o->series) {
+        /* ranks of other hosts, gathered: their totals, once, now */
+        double now = clock_monotonic_seconds();
+        for (size_t i = 0; i < set.count; i++)
+            if (!link_series_has_rank(o->series, set.items[i]->d.rank))
+                link_series_sample(o->series, now, set.items[i]);
         char path[PATH_MAX], why[256];
         snprintf(path, sizeof path, "%s.mpi.paje", cfg->prefix);
         if (link_series_write_paje(o->series, path, why, sizeof why) < 0)

@@ -1,6 +1,7 @@
 /* 'tally trace anomalies': the anomalies of seed 000 found slice by slice
  * (unfair sharing, waste, saturation and moving bottlenecks, oscillation). */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,11 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: tally trace anomalies TRACE [--slice S] [--shares c1=1,c2=1] [--level TYPE]\n"
             "       [--threshold unfair=10,waste=50,saturation=95,activity=5] [--format text|json]\n"
-            "       [--map RULE]... [--hierarchy FILE]\n"
-            "Thresholds are percentages (unfair: percentage points of share).\n");
+            "       [--map RULE]... [--hierarchy FILE] [--each-slice]\n"
+            "Thresholds are percentages (unfair: percentage points of share).\n"
+            "Findings of one kind, resource and subject on neighbouring slices are\n"
+            "given as one (its slices counted, the detail of the surest slice);\n"
+            "--each-slice gives every slice's finding on its own.\n");
 }
 
 static double *parse_shares(const struct trace *t, const char *text)
@@ -83,6 +87,7 @@ static int parse_thresholds(struct anomaly_options *o, const char *text)
 struct anomalies_args {
     struct anomaly_options ao;
     const char *shares, *format;
+    bool each_slice;
 };
 
 static int anomalies_option(void *ctx, int opt, const char *arg)
@@ -104,6 +109,7 @@ static int anomalies_option(void *ctx, int opt, const char *arg)
         return TRACE_OPTIONS_CONTINUE;
     case 'l': a->ao.level = arg; return TRACE_OPTIONS_CONTINUE;
     case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
+    case 'E': a->each_slice = true; return TRACE_OPTIONS_CONTINUE;
     default: usage(stderr); return TALLY_EXIT_ERROR;
     }
 }
@@ -116,6 +122,7 @@ int trace_cmd_anomalies(int argc, char **argv)
         {"threshold", required_argument, NULL, 'T'},
         {"level", required_argument, NULL, 'l'},
         {"format", required_argument, NULL, 'F'},
+        {"each-slice", no_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     struct trace_read_options ropts = {0};
@@ -146,6 +153,8 @@ int trace_cmd_anomalies(int argc, char **argv)
         tally_error("trace anomalies: %s", err);
         goto out;
     }
+    if (!args.each_slice)
+        n = anomalies_group(list, n);
     if (!strcmp(format, "json")) {
         json_t *j = anomalies_to_json(list, n);
         char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
@@ -157,10 +166,14 @@ int trace_cmd_anomalies(int argc, char **argv)
         trace_format_origin(&t, origin, sizeof origin);
         if (origin[0] && n)
             printf("# times are t+ seconds from the trace's start, t+0 = %s\n", origin);
-        for (size_t i = 0; i < n; i++)
-            printf("[%.6g, %.6g] %-11s %s: %s (%.0f%% sure)\n", list[i].from - t.start,
+        for (size_t i = 0; i < n; i++) {
+            char slices[32] = "";
+            if (list[i].slices > 1)
+                snprintf(slices, sizeof slices, "%zu slices, ", list[i].slices);
+            printf("[%.6g, %.6g] %-11s %s: %s (%s%.0f%% sure)\n", list[i].from - t.start,
                    list[i].to - t.start, anomaly_kind_name(list[i].kind), list[i].resource,
-                   list[i].detail, list[i].confidence * 100);
+                   list[i].detail, slices, list[i].confidence * 100);
+        }
         if (n == 0)
             printf("no anomaly found\n");
     }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/libnats_api.h"
 #include "util/sha256.h"
 
 struct queued {
@@ -73,22 +74,22 @@ static void on_message(natsConnection *nc, natsSubscription *sub, natsMsg *m, vo
     (void)sub;
     struct nats_link *link = ctx;
     struct queued *q = calloc(1, sizeof *q);
-    int len = natsMsg_GetDataLength(m);
+    int len = NATS(natsMsg_GetDataLength)(m);
     if (q) {
-        q->msg.subject = strdup(natsMsg_GetSubject(m));
-        q->msg.reply = dup_or_null(natsMsg_GetReply(m));
+        q->msg.subject = strdup(NATS(natsMsg_GetSubject)(m));
+        q->msg.reply = dup_or_null(NATS(natsMsg_GetReply)(m));
         q->msg.data = malloc((size_t)len + 1);
         if (!q->msg.subject || !q->msg.data) {
             nats_link_msg_free(&q->msg);
             free(q);
             q = NULL;
         } else {
-            memcpy(q->msg.data, natsMsg_GetData(m), (size_t)len);
+            memcpy(q->msg.data, NATS(natsMsg_GetData)(m), (size_t)len);
             q->msg.data[len] = '\0';
             q->msg.length = (size_t)len;
         }
     }
-    natsMsg_Destroy(m);
+    NATS(natsMsg_Destroy)(m);
     if (!q)
         return; /* out of memory: the message is dropped, the sender times out */
     pthread_mutex_lock(&link->lock);
@@ -108,9 +109,9 @@ static void on_error(natsConnection *nc, natsSubscription *sub, natsStatus statu
     (void)nc;
     (void)sub;
     struct nats_link *link = ctx;
-    const char *detail = nats_GetLastError(NULL);
+    const char *detail = NATS(nats_GetLastError)(NULL);
     char text[256];
-    snprintf(text, sizeof text, "%s%s%s", natsStatus_GetText(status), detail && *detail ? ": " : "",
+    snprintf(text, sizeof text, "%s%s%s", NATS(natsStatus_GetText)(status), detail && *detail ? ": " : "",
              detail ? detail : "");
     set_error(link, text);
 }
@@ -216,8 +217,8 @@ static int apply_creds(struct nats_link *link, natsOptions *opts, const char *pa
         link->secret_len = whole_len;
     }
     if (got && strstr(line, "BEGIN NATS USER JWT")) {
-        if (natsOptions_SetUserCredentialsFromFiles(opts, path, NULL) != NATS_OK) {
-            snprintf(err, err_size, "--creds: '%s': %s", path, nats_GetLastError(NULL));
+        if (NATS(natsOptions_SetUserCredentialsFromFiles)(opts, path, NULL) != NATS_OK) {
+            snprintf(err, err_size, "--creds: '%s': %s", path, NATS(nats_GetLastError)(NULL));
             return -1;
         }
         return 0;
@@ -230,7 +231,7 @@ static int apply_creds(struct nats_link *link, natsOptions *opts, const char *pa
         return -1;
     }
     *sep = '\0';
-    natsOptions_SetUserInfo(opts, line, sep + 1);
+    NATS(natsOptions_SetUserInfo)(opts, line, sep + 1);
     return 0;
 }
 
@@ -279,6 +280,8 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
                    size_t err_size)
 {
     *out = NULL;
+    if (!libnats_api_load(err, err_size))
+        return -1;
     struct nats_link *link = calloc(1, sizeof *link);
     if (!link) {
         snprintf(err, err_size, "out of memory");
@@ -289,47 +292,47 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
     link->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     snprintf(link->inbox_prefix, sizeof link->inbox_prefix, "_INBOX.%s", o->user ? o->user : "anyone");
     snprintf(link->user, sizeof link->user, "%s", o->user ? o->user : "anyone");
-    if (link->event_fd < 0 || natsOptions_Create(&link->opts) != NATS_OK) {
+    if (link->event_fd < 0 || NATS(natsOptions_Create)(&link->opts) != NATS_OK) {
         snprintf(err, err_size, "cannot set up a NATS connection: %s", strerror(errno));
         nats_link_close(link);
         return -1;
     }
     natsOptions *opts = link->opts;
     double wait = o->reconnect_wait > 0 ? o->reconnect_wait : 0.25;
-    if (natsOptions_SetURL(opts, o->url) != NATS_OK) { /* a comma-separated list is allowed */
+    if (NATS(natsOptions_SetURL)(opts, o->url) != NATS_OK) { /* a comma-separated list is allowed */
         snprintf(err, err_size, "--nats: bad server URL '%s'", o->url);
         nats_link_close(link);
         return -1;
     }
-    natsOptions_SetSendAsap(opts, true);
-    natsOptions_SetMaxReconnect(opts, -1);
-    natsOptions_SetReconnectWait(opts, (int64_t)(wait * 1000));
-    natsOptions_SetReconnectBufSize(opts, 8 * 1024 * 1024);
-    natsOptions_SetCustomInboxPrefix(opts, link->inbox_prefix);
-    natsOptions_SetErrorHandler(opts, on_error, link);
-    natsOptions_SetClosedCB(opts, on_closed, link);
-    natsOptions_SetDisconnectedCB(opts, on_disconnected, link);
-    natsOptions_SetReconnectedCB(opts, on_reconnected, link);
-    natsOptions_SetMaxPendingMsgs(opts, 1 << 20);
+    NATS(natsOptions_SetSendAsap)(opts, true);
+    NATS(natsOptions_SetMaxReconnect)(opts, -1);
+    NATS(natsOptions_SetReconnectWait)(opts, (int64_t)(wait * 1000));
+    NATS(natsOptions_SetReconnectBufSize)(opts, 8 * 1024 * 1024);
+    NATS(natsOptions_SetCustomInboxPrefix)(opts, link->inbox_prefix);
+    NATS(natsOptions_SetErrorHandler)(opts, on_error, link);
+    NATS(natsOptions_SetClosedCB)(opts, on_closed, link);
+    NATS(natsOptions_SetDisconnectedCB)(opts, on_disconnected, link);
+    NATS(natsOptions_SetReconnectedCB)(opts, on_reconnected, link);
+    NATS(natsOptions_SetMaxPendingMsgs)(opts, 1 << 20);
     if (o->name)
-        natsOptions_SetName(opts, o->name);
+        NATS(natsOptions_SetName)(opts, o->name);
     if (o->retry_first_connect)
-        natsOptions_SetRetryOnFailedConnect(opts, true, on_reconnected, link);
+        NATS(natsOptions_SetRetryOnFailedConnect)(opts, true, on_reconnected, link);
     if (!o->creds)
         secret_from_url(link, o->url);
     if (o->creds && apply_creds(link, opts, o->creds, err, err_size) < 0) {
         nats_link_close(link);
         return -1;
     }
-    natsStatus s = natsConnection_Connect(&link->conn, opts);
+    natsStatus s = NATS(natsConnection_Connect)(&link->conn, opts);
     if (s == NATS_NOT_YET_CONNECTED) {
         s = NATS_OK; /* retrying in the background (agents started before their server) */
     } else if (s == NATS_OK) {
         link->connected = true;
     }
     if (s != NATS_OK) {
-        const char *why = s == NATS_NO_SERVER ? "no server answers there" : natsStatus_GetText(s);
-        if (s == NATS_CONNECTION_AUTH_FAILED || strstr(nats_GetLastError(NULL), "uthoriz"))
+        const char *why = s == NATS_NO_SERVER ? "no server answers there" : NATS(natsStatus_GetText)(s);
+        if (s == NATS_CONNECTION_AUTH_FAILED || strstr(NATS(nats_GetLastError)(NULL), "uthoriz"))
             why = "the server refused these credentials";
         snprintf(err, err_size, "--nats: cannot connect to %s: %s", o->url, why);
         nats_link_close(link);
@@ -367,6 +370,8 @@ static int strip_userinfo(const char *url, char *out, size_t size)
 
 int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_t err_size)
 {
+    if (!libnats_api_load(err, err_size))
+        return -1;
     char bare[2048];
     if (strip_userinfo(url, bare, sizeof bare) < 0) {
         snprintf(err, err_size, "--nats: server URL too long");
@@ -375,32 +380,32 @@ int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_
     natsOptions *opts = NULL;
     natsConnection *conn = NULL;
     int verdict = -1;
-    if (natsOptions_Create(&opts) != NATS_OK || natsOptions_SetURL(opts, bare) != NATS_OK) {
+    if (NATS(natsOptions_Create)(&opts) != NATS_OK || NATS(natsOptions_SetURL)(opts, bare) != NATS_OK) {
         snprintf(err, err_size, "--nats: bad server URL '%s'", url);
         goto out;
     }
-    natsOptions_SetNoRandomize(opts, true);
-    natsOptions_SetAllowReconnect(opts, false);
-    natsOptions_SetTimeout(opts, (int64_t)(timeout * 1000));
-    natsOptions_SetName(opts, "tally anonymous probe");
-    natsStatus s = natsConnection_Connect(&conn, opts);
+    NATS(natsOptions_SetNoRandomize)(opts, true);
+    NATS(natsOptions_SetAllowReconnect)(opts, false);
+    NATS(natsOptions_SetTimeout)(opts, (int64_t)(timeout * 1000));
+    NATS(natsOptions_SetName)(opts, "tally anonymous probe");
+    natsStatus s = NATS(natsConnection_Connect)(&conn, opts);
     if (s == NATS_OK) {
         /* Connected with no credentials; a server may still refuse at the
          * first round trip (authorization violation): ask it once. */
-        s = natsConnection_FlushTimeout(conn, (int64_t)(timeout * 1000));
+        s = NATS(natsConnection_FlushTimeout)(conn, (int64_t)(timeout * 1000));
         verdict = s == NATS_OK ? 1 : 0;
     } else if (s == NATS_CONNECTION_AUTH_FAILED || s == NATS_NOT_PERMITTED ||
-               strstr(nats_GetLastError(NULL), "uthoriz")) {
+               strstr(NATS(nats_GetLastError)(NULL), "uthoriz")) {
         verdict = 0;
     } else {
         snprintf(err, err_size, "no server answers at %s", bare);
     }
 out:
     if (conn) {
-        natsConnection_Close(conn);
-        natsConnection_Destroy(conn);
+        NATS(natsConnection_Close)(conn);
+        NATS(natsConnection_Destroy)(conn);
     }
-    natsOptions_Destroy(opts);
+    NATS(natsOptions_Destroy)(opts);
     return verdict;
 }
 
@@ -410,18 +415,18 @@ void nats_link_close(struct nats_link *link)
         return;
     bool over = true;
     if (link->conn) {
-        natsConnection_Close(link->conn);
+        NATS(natsConnection_Close)(link->conn);
         over = wait_for_callbacks(link, true, NULL);
     }
     for (size_t i = 0; i < link->sub_count; i++) {
-        natsSubscription_Destroy(link->subs[i].sub);
+        NATS(natsSubscription_Destroy)(link->subs[i].sub);
         free(link->subs[i].subject);
         free_handler_end(link->subs[i].end, over);
     }
     free(link->subs);
     if (link->conn)
-        natsConnection_Destroy(link->conn);
-    natsOptions_Destroy(link->opts);
+        NATS(natsConnection_Destroy)(link->conn);
+    NATS(natsOptions_Destroy)(link->opts);
     free(link->secret);
     struct nats_link_msg m;
     while (nats_link_next(link, &m) == 1)
@@ -448,22 +453,22 @@ int nats_link_subscribe(struct nats_link *link, const char *subject)
     s->subject = strdup(subject);
     if (!s->subject)
         return -1;
-    natsStatus st = natsConnection_Subscribe(&s->sub, link->conn, subject, on_message, link);
+    natsStatus st = NATS(natsConnection_Subscribe)(&s->sub, link->conn, subject, on_message, link);
     if (st != NATS_OK) {
         char text[256];
-        snprintf(text, sizeof text, "cannot subscribe to %s: %s", subject, natsStatus_GetText(st));
+        snprintf(text, sizeof text, "cannot subscribe to %s: %s", subject, NATS(natsStatus_GetText)(st));
         set_error(link, text);
         free(s->subject);
         return -1;
     }
-    natsSubscription_SetPendingLimits(s->sub, -1, -1);
+    NATS(natsSubscription_SetPendingLimits)(s->sub, -1, -1);
     s->end = calloc(1, sizeof *s->end);
     if (s->end) {
         s->end->link = link;
         pthread_mutex_lock(&link->lock);
         link->handlers_live++;
         pthread_mutex_unlock(&link->lock);
-        if (natsSubscription_SetOnCompleteCB(s->sub, on_handler_done, s->end) != NATS_OK) {
+        if (NATS(natsSubscription_SetOnCompleteCB)(s->sub, on_handler_done, s->end) != NATS_OK) {
             pthread_mutex_lock(&link->lock);
             link->handlers_live--;
             pthread_mutex_unlock(&link->lock);
@@ -480,9 +485,9 @@ int nats_link_unsubscribe(struct nats_link *link, const char *subject)
     for (size_t i = 0; i < link->sub_count; i++) {
         if (strcmp(link->subs[i].subject, subject))
             continue;
-        natsSubscription_Unsubscribe(link->subs[i].sub);
+        NATS(natsSubscription_Unsubscribe)(link->subs[i].sub);
         bool over = wait_for_callbacks(link, false, link->subs[i].end); /* its handler may be running now */
-        natsSubscription_Destroy(link->subs[i].sub);
+        NATS(natsSubscription_Destroy)(link->subs[i].sub);
         free_handler_end(link->subs[i].end, over);
         free(link->subs[i].subject);
         link->subs[i] = link->subs[--link->sub_count];
@@ -533,11 +538,11 @@ void nats_link_msg_free(struct nats_link_msg *msg)
 int nats_link_publish(struct nats_link *link, const char *subject, const char *reply,
                       const char *data, size_t length)
 {
-    natsStatus s = reply ? natsConnection_PublishRequest(link->conn, subject, reply, data, (int)length)
-                         : natsConnection_Publish(link->conn, subject, data, (int)length);
+    natsStatus s = reply ? NATS(natsConnection_PublishRequest)(link->conn, subject, reply, data, (int)length)
+                         : NATS(natsConnection_Publish)(link->conn, subject, data, (int)length);
     if (s != NATS_OK) {
         char text[256];
-        snprintf(text, sizeof text, "cannot publish to %s: %s", subject, natsStatus_GetText(s));
+        snprintf(text, sizeof text, "cannot publish to %s: %s", subject, NATS(natsStatus_GetText)(s));
         set_error(link, text);
         return -1;
     }
@@ -546,19 +551,19 @@ int nats_link_publish(struct nats_link *link, const char *subject, const char *r
 
 int nats_link_flush(struct nats_link *link, double timeout)
 {
-    return natsConnection_FlushTimeout(link->conn, (int64_t)(timeout * 1000)) == NATS_OK ? 0 : -1;
+    return NATS(natsConnection_FlushTimeout)(link->conn, (int64_t)(timeout * 1000)) == NATS_OK ? 0 : -1;
 }
 
 int nats_link_new_inbox(struct nats_link *link, char *out, size_t size)
 {
     natsInbox *inbox = NULL;
-    if (natsInbox_Create(&inbox) != NATS_OK)
+    if (NATS(natsInbox_Create)(&inbox) != NATS_OK)
         return -1;
     /* natsInbox_Create uses the default prefix: keep its unique part. */
     const char *unique = strrchr(inbox, '.');
     int n = snprintf(out, size, "%s.%s%lu", link->inbox_prefix, unique ? unique + 1 : inbox,
                      ++link->inbox_serial);
-    natsInbox_Destroy(inbox);
+    NATS(natsInbox_Destroy)(inbox);
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 

@@ -14,11 +14,16 @@ struct link_sample {
     unsigned long long bytes; /* cumulative */
 };
 
+#define MAX_HOSTS 256
+
 struct link_series {
     struct link_sample *v;
     size_t n, cap;
     double t0;
     int have_t0;
+    char hosts[MAX_HOSTS][64]; /* the hosts of the ranks sampled, in order of appearance */
+    size_t n_hosts;
+    short *rank_host;          /* [TALLY_SEG_MAX_RANKS] index into hosts, -1: not known */
 };
 
 struct link_series *link_series_new(void)
@@ -28,9 +33,37 @@ struct link_series *link_series_new(void)
 
 void link_series_free(struct link_series *s)
 {
-    if (s)
+    if (s) {
         free(s->v);
+        free(s->rank_host);
+    }
     free(s);
+}
+
+/* The index of a host's name, added when new; the last place is kept for
+ * "other hosts", which holds the ranks of every host beyond. */
+static size_t host_place(struct link_series *s, const char *host)
+{
+    for (size_t h = 0; h < s->n_hosts; h++)
+        if (!strncmp(s->hosts[h], host, sizeof s->hosts[h] - 1))
+            return h;
+    if (s->n_hosts == MAX_HOSTS - 1 && strcmp(host, "other hosts"))
+        return host_place(s, "other hosts");
+    snprintf(s->hosts[s->n_hosts], sizeof s->hosts[0], "%.*s", (int)sizeof s->hosts[0] - 1, host);
+    return s->n_hosts++;
+}
+
+/* Notes the host of a rank (the first one said is kept). */
+static void place_rank(struct link_series *s, int rank, const char *host)
+{
+    if (!s->rank_host) {
+        if (!(s->rank_host = malloc(TALLY_SEG_MAX_RANKS * sizeof *s->rank_host)))
+            return;
+        for (int i = 0; i < TALLY_SEG_MAX_RANKS; i++)
+            s->rank_host[i] = -1;
+    }
+    if (s->rank_host[rank] < 0)
+        s->rank_host[rank] = (short)host_place(s, host[0] ? host : "unknown host");
 }
 
 void link_series_begin(struct link_series *s, double t)
@@ -47,6 +80,10 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
     int from = seg->d.rank;
     if (from < 0 || from >= TALLY_SEG_MAX_RANKS)
         return;
+    char host[sizeof seg->d.host + 1];
+    memcpy(host, seg->d.host, sizeof seg->d.host);
+    host[sizeof seg->d.host] = '\0';
+    place_rank(s, from, host);
     for (int to = 0; to < TALLY_SEG_MAX_RANKS; to++) {
         unsigned long long b = seg->d.links[to].bytes;
         if (!b)
@@ -63,6 +100,11 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
     }
 }
 
+bool link_series_has_rank(const struct link_series *s, int rank)
+{
+    return rank >= 0 && rank < TALLY_SEG_MAX_RANKS && s->rank_host && s->rank_host[rank] >= 0;
+}
+
 /* Samples sorted by pair (lower rank first), then time. */
 static int by_pair_time(const void *a, const void *b)
 {
@@ -76,13 +118,30 @@ static int by_pair_time(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
-static int rank_container(struct trace *t, int rank_type, int rank, int *index)
+/* The trace's containers: the application, its hosts, their ranks. */
+struct layout {
+    struct trace *t;
+    int host_type, rank_type;
+    int *rank_index;                /* [TALLY_SEG_MAX_RANKS], -1: not made yet */
+    int host_index[MAX_HOSTS + 1];  /* -1: not made yet; [MAX_HOSTS]: a rank never sampled */
+};
+
+static int rank_container(const struct link_series *s, struct layout *l, int rank)
 {
-    if (index[rank] >= 0)
-        return index[rank];
+    if (l->rank_index[rank] >= 0)
+        return l->rank_index[rank];
+    /* a rank seen only as a peer, never sampled itself, has no known host */
+    int h = s->rank_host && s->rank_host[rank] >= 0 ? s->rank_host[rank] : MAX_HOSTS;
+    for (size_t k = 0; h == MAX_HOSTS && k < s->n_hosts; k++)
+        if (!strcmp(s->hosts[k], "unknown host"))
+            h = (int)k;
+    if (l->host_index[h] < 0)
+        l->host_index[h] = trace_add_container(l->t, h < MAX_HOSTS ? s->hosts[h] : "unknown host",
+                                               NULL, l->host_type, 0, 0);
     char name[32];
     snprintf(name, sizeof name, "rank%d", rank);
-    return index[rank] = trace_add_container(t, name, NULL, rank_type, 0, 0);
+    return l->rank_index[rank] = trace_add_container(l->t, name, NULL, l->rank_type,
+                                                     l->host_index[h], 0);
 }
 
 int link_series_write_paje(const struct link_series *s, const char *path, char *err, size_t errlen)
@@ -102,7 +161,11 @@ int link_series_write_paje(const struct link_series *s, const char *path, char *
     struct trace t;
     trace_init(&t);
     int root_type = trace_add_type(&t, "application", -1);
-    int rank_type = trace_add_type(&t, "rank", root_type);
+    int host_type = trace_add_type(&t, "host", root_type);
+    struct layout layout = {.t = &t, .host_type = host_type,
+                            .rank_type = trace_add_type(&t, "rank", host_type), .rank_index = index};
+    for (size_t h = 0; h <= MAX_HOSTS; h++)
+        layout.host_index[h] = -1;
     int link_type = trace_add_type(&t, "LINK", root_type);
     trace_add_container(&t, "mpi", "0", root_type, -1, 0);
     int category = trace_add_category(&t, "mpi");
@@ -117,7 +180,7 @@ int link_series_write_paje(const struct link_series *s, const char *path, char *
             j++;
         char name[64];
         snprintf(name, sizeof name, "%d-%d", a, b);
-        int ca = rank_container(&t, rank_type, a, index), cb = rank_container(&t, rank_type, b, index);
+        int ca = rank_container(s, &layout, a), cb = rank_container(s, &layout, b);
         int cl = trace_add_container(&t, name, NULL, link_type, 0, 0);
         trace_add_edge(&t, ca < cl ? ca : cl, ca < cl ? cl : ca);
         trace_add_edge(&t, cb < cl ? cb : cl, cb < cl ? cl : cb);

@@ -4,10 +4,14 @@
  * samples become a Paje trace whose topology is rank — link — rank, each link
  * a "bandwidth" resource whose usage (category "mpi") is the bytes/s over the
  * pair in both directions, and whose capacity is the highest such rate of any
- * link in the run (so a view compares links). tally view draws it. */
+ * link in the run (so a view compares links). Ranks hang from their hosts
+ * (the segment's host). A rank on another host, gathered at the end, is
+ * sampled once then: its links show their average rate over the run, since
+ * only totals cross hosts. tally view draws it. */
 #ifndef TALLY_INSTRUMENT_LINK_SERIES_H
 #define TALLY_INSTRUMENT_LINK_SERIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tally/segment.h"
@@ -20,6 +24,8 @@ void link_series_free(struct link_series *s);
 void link_series_begin(struct link_series *s, double t);
 /* Records seg's cumulative link bytes at time t (seconds, any origin; must not decrease). */
 void link_series_sample(struct link_series *s, double t, const struct tally_segment *seg);
+/* Whether rank was sampled (its host is then known). */
+bool link_series_has_rank(const struct link_series *s, int rank);
 /* Writes the trace to path (atomically). -1 with a reason in err. */
 int link_series_write_paje(const struct link_series *s, const char *path, char *err, size_t errlen);
 

@@ -100,6 +100,7 @@ static struct anomaly *add(struct finder *f, enum anomaly_kind kind, const char 
     snprintf(a->resource, sizeof a->resource, "%s", resource);
     a->from = from;
     a->to = to;
+    a->slices = 1;
     return a;
 }
 
@@ -215,7 +216,9 @@ static int slow_starts(struct finder *f, const struct unit *units, size_t n_unit
             struct anomaly *a = add(f, ANOMALY_SLOW_START, label, from, to);
             if (!a)
                 return -1;
+            snprintf(a->subject, sizeof a->subject, "%s", t->categories[c]);
             a->confidence = sureness(frac, 0.25, 0.75);
+            a->slices = ramp;
             snprintf(a->detail, sizeof a->detail,
                      "%s took %.3g s, %.0f%% of its active time, to reach half of its peak "
                      "(%.0f%% of the %s capacity)",
@@ -367,6 +370,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                     if (worst >= 0 && fabs(worst_gap) > o.unfair_points) {
                         if (!(a = add(&f, ANOMALY_UNFAIR, label, from, to)))
                             goto oom;
+                        snprintf(a->subject, sizeof a->subject, "%s", t->categories[worst]);
                         a->confidence = sureness(fabs(worst_gap), o.unfair_points, 2 * o.unfair_points);
                         snprintf(a->detail, sizeof a->detail,
                                  "%s got %.0f%% of the used %s, expected %.0f%% (%+.0f points)",
@@ -386,11 +390,13 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                     double start = from - 2 * width;
                     if (last && last->to >= start + width - 1e-9 * width) {
                         last->to = to; /* still blinking: extend, surer with each flip */
+                        last->slices++;
                         last->confidence = last->confidence + 0.1 > 1 ? 1 : last->confidence + 0.1;
                     } else {
                         if (!(a = add(&f, ANOMALY_OSCILLATION, label, start, to)))
                             goto oom;
                         a->confidence = 0.5; /* one flip and back: the least that counts */
+                        a->slices = 3;
                         snprintf(a->detail, sizeof a->detail,
                                  "dominant category flips %s -> %s -> %s (blinking)",
                                  t->categories[dom], t->categories[dominant[u]], t->categories[dom]);
@@ -410,6 +416,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
                 struct anomaly *a = add(&f, ANOMALY_SATURATION, label, from, to);
                 if (!a)
                     goto oom;
+                a->event = true;
                 a->confidence = sureness(most_frac, o.saturation, 1);
                 snprintf(a->detail, sizeof a->detail, "bottleneck moved from %.90s to %.90s (%.30s)",
                          from_label, label, kinds[k]);
@@ -440,13 +447,65 @@ out:
     return 0;
 }
 
+static int by_group_then_start(const void *pa, const void *pb)
+{
+    const struct anomaly *a = pa, *b = pb;
+    int c = (int)a->kind - (int)b->kind;
+    if (!c)
+        c = strcmp(a->resource, b->resource);
+    if (!c)
+        c = strcmp(a->subject, b->subject);
+    if (!c)
+        c = (int)a->event - (int)b->event;
+    if (!c)
+        c = (a->from > b->from) - (a->from < b->from);
+    return c;
+}
+
+static int by_start(const void *pa, const void *pb)
+{
+    const struct anomaly *a = pa, *b = pb;
+    int c = (a->from > b->from) - (a->from < b->from);
+    return c ? c : (a->to > b->to) - (a->to < b->to);
+}
+
+size_t anomalies_group(struct anomaly *list, size_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(list, n, sizeof *list, by_group_then_start);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct anomaly *g = kept ? &list[kept - 1] : NULL;
+        const struct anomaly *a = &list[i];
+        double tolerance = 1e-9 * (fabs(a->from) + 1);
+        if (g && !g->event && !a->event && g->kind == a->kind && !strcmp(g->resource, a->resource) &&
+            !strcmp(g->subject, a->subject) && a->from <= g->to + tolerance && a->from >= g->from) {
+            if (a->confidence > g->confidence) {
+                memcpy(g->detail, a->detail, sizeof g->detail);
+                g->confidence = a->confidence;
+            }
+            if (a->to > g->to)
+                g->to = a->to;
+            g->slices += a->slices;
+            continue;
+        }
+        if (kept != i)
+            list[kept] = *a;
+        kept++;
+    }
+    qsort(list, kept, sizeof *list, by_start);
+    return kept;
+}
+
 json_t *anomalies_to_json(const struct anomaly *a, size_t n)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s,s:f}", "kind",
+        json_array_append_new(list, json_pack("{s:s,s:s,s:f,s:f,s:s,s:f,s:I}", "kind",
                                               anomaly_kind_name(a[i].kind), "resource",
                                               a[i].resource, "from", a[i].from, "to", a[i].to,
-                                              "detail", a[i].detail, "confidence", a[i].confidence));
+                                              "detail", a[i].detail, "confidence", a[i].confidence,
+                                              "slices", (json_int_t)a[i].slices));
     return list;
 }

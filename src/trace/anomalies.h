@@ -5,6 +5,7 @@
 #define TALLY_TRACE_ANOMALIES_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trace/trace.h"
@@ -24,6 +25,10 @@ struct anomaly {
     char detail[320];       /* one line of explanation */
     double confidence;      /* how sure, 0.5 .. 1: how far past its threshold the
                                slice went (1 = at the far end of the scale) */
+    char subject[64];       /* what it is about within the resource (unfair: the
+                               category); findings of one subject may be grouped */
+    bool event;             /* a moment (bottleneck moved): never grouped */
+    size_t slices;          /* slices it covers (1 until grouped) */
 };
 
 struct anomaly_options {
@@ -43,6 +48,12 @@ void anomaly_options_defaults(struct anomaly_options *o);
 /* Finds the anomalies; *out is malloc'd (free it). Returns -1 with a reason. */
 int trace_find_anomalies(const struct trace *t, const struct anomaly_options *o,
                          struct anomaly **out, size_t *n_out, char *err, size_t errlen);
+
+/* Groups findings of one kind, resource and subject on neighbouring slices
+ * into one (from the first's start to the last's end, the detail of the
+ * surest, its confidence, slices = how many); keeps the order of their
+ * starts. Returns the new count. */
+size_t anomalies_group(struct anomaly *list, size_t n);
 
 const char *anomaly_kind_name(enum anomaly_kind k);
 json_t *anomalies_to_json(const struct anomaly *a, size_t n);

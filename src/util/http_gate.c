@@ -50,7 +50,7 @@ static void notify(void *cls, struct MHD_Connection *conn, void **socket_context
     if (code != MHD_CONNECTION_NOTIFY_CLOSED)
         return;
     const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        MHD(MHD_get_connection_info)(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     struct gate_slot *s = info ? slot_of(cls, info->connect_fd) : NULL;
     if (s)
         *s = (struct gate_slot){.fd = -1};
@@ -60,6 +60,10 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
                                   MHD_AccessHandlerCallback handler, void *ctx, char *err,
                                   size_t errlen)
 {
+    if (!libmhd_api_load(err, errlen)) {
+        close(listen_fd);
+        return NULL;
+    }
     struct http_gate *g = calloc(1, sizeof *g);
     if (g)
         g->slots = calloc(2 * (size_t)max, sizeof *g->slots);
@@ -78,12 +82,12 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
     for (size_t i = 0; i < g->nslots; i++)
         g->slots[i].fd = -1;
     unsigned timeout = deadline < 1 ? 1 : (unsigned)deadline;
-    g->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, handler,
+    g->daemon = MHD(MHD_start_daemon)(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, handler,
                                  ctx, MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)g->nslots,
                                  MHD_OPTION_NOTIFY_CONNECTION, notify, g, MHD_OPTION_END);
     const union MHD_DaemonInfo *info =
-        g->daemon ? MHD_get_daemon_info(g->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+        g->daemon ? MHD(MHD_get_daemon_info)(g->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
     g->epoll_fd = info ? epoll_create1(EPOLL_CLOEXEC) : -1;
     struct epoll_event ev = {.events = EPOLLIN};
     if (g->epoll_fd < 0 || epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) < 0 ||
@@ -142,7 +146,7 @@ static void accept_all(struct http_gate *g)
             continue;
         }
         *s = (struct gate_slot){.fd = fd, .since = clock_monotonic_seconds()};
-        if (MHD_add_connection(g->daemon, fd, (struct sockaddr *)&addr, len) != MHD_YES)
+        if (MHD(MHD_add_connection)(g->daemon, fd, (struct sockaddr *)&addr, len) != MHD_YES)
             *s = (struct gate_slot){.fd = -1}; /* the daemon closed it */
     }
 }
@@ -154,7 +158,7 @@ void http_gate_run(struct http_gate *g)
     for (size_t i = 0; i < g->nslots; i++)
         if (g->slots[i].fd >= 0 && !g->slots[i].shut && now - g->slots[i].since > g->deadline)
             shut(&g->slots[i]);
-    MHD_run(g->daemon);
+    MHD(MHD_run)(g->daemon);
 }
 
 void http_gate_stop(struct http_gate *g)
@@ -162,7 +166,7 @@ void http_gate_stop(struct http_gate *g)
     if (!g)
         return;
     if (g->daemon)
-        MHD_stop_daemon(g->daemon); /* closes its connections */
+        MHD(MHD_stop_daemon)(g->daemon); /* closes its connections */
     if (g->epoll_fd >= 0)
         close(g->epoll_fd);
     close(g->listen_fd);

@@ -12,6 +12,8 @@
 #define TALLY_UTIL_HTTP_GATE_H
 
 #include <microhttpd.h>
+
+#include "util/libmhd_api.h"
 #include <stddef.h>
 
 struct http_gate;

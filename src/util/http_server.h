@@ -5,6 +5,8 @@
 #define TALLY_UTIL_HTTP_SERVER_H
 
 #include <microhttpd.h>
+
+#include "util/libmhd_api.h"
 #include <stddef.h>
 
 /* Serves port on 127.0.0.1 (0: any free port, told in *bound_port) with

@@ -207,7 +207,7 @@ static json_t *since(json_t *array, double t)
 /* ?NAME=T: 0 when absent or a number, -1 otherwise. */
 static int time_argument(struct MHD_Connection *conn, const char *name, double *out)
 {
-    const char *text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+    const char *text = MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, name);
     if (!text)
         return 0;
     char *end;
@@ -314,7 +314,7 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
             if (n > 0 && fds[1].fd >= 0 && fds[1].revents)
                 take_bars(&s, client);
         }
-        MHD_stop_daemon(d);
+        MHD(MHD_stop_daemon)(d);
     }
     if (sfd >= 0)
         close(sfd);

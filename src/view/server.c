@@ -43,7 +43,7 @@ static int parse_time(const char *text, double *out)
 
 static const char *argument(struct MHD_Connection *conn, const char *name)
 {
-    return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+    return MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
 static enum MHD_Result respond_json(struct MHD_Connection *conn, json_t *doc)
@@ -57,11 +57,11 @@ static enum MHD_Result respond_json(struct MHD_Connection *conn, json_t *doc)
 
 static enum MHD_Result serve_slice(struct server_context *ctx, struct MHD_Connection *conn)
 {
-    const char *from_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "from");
-    const char *to_text = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "to");
-    const char *level = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "level");
-    const char *kind = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "kind");
-    const char *cats = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "categories");
+    const char *from_text = MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, "from");
+    const char *to_text = MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, "to");
+    const char *level = MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, "level");
+    const char *kind = MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, "kind");
+    const char *cats = MHD(MHD_lookup_connection_value)(conn, MHD_GET_ARGUMENT_KIND, "categories");
     double from, to;
     if (parse_time(from_text, &from) < 0)
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "from: not a number");
@@ -164,7 +164,7 @@ int view_server_run(const struct trace *t, const struct view_page_options *page,
     fflush(stdout);
     int sig = 0;
     sigwait(&stop, &sig);
-    MHD_stop_daemon(d);
+    MHD(MHD_stop_daemon)(d);
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     free(ctx.page);
     return 0;

@@ -13,6 +13,8 @@ $TALLY run --mpi --time-series --interval 0.05 -o ts -- $(launcher openmpi 4) \
 check_eq "exit status" "$?" 0
 check "PREFIX.mpi.paje written" test -s ts.mpi.paje
 check_eq "link containers" "$(pj_dump ts.mpi.paje | awk -F', *' '$1 == "Container" && $3 == "LINK" { print $7 }' | sort | tr '\n' ' ')" "0-1 0-2 1-3 2-3 "
+check_eq "the ranks hang from their host" "$(pj_dump ts.mpi.paje | awk -F', *' '$1 == "Container" && $3 == "rank" { print $2 ":" $7 }' | sort | tr '\n' ' ')" \
+  "$(h=$(hostname); echo "$h:rank0 $h:rank1 $h:rank2 $h:rank3 ")"
 check_eq "rank-link edges (8)" "$(pj_dump ts.mpi.paje | grep -c '^Link')" 8
 want=$((2 * ITS * HALO * 8))
 pj_dump ts.mpi.paje | awk -F', *' '$1 == "Variable" && $3 == "bandwidth.mpi" { s[$2] += $6 * $7; n[$2]++ }

@@ -8,8 +8,9 @@
 # ranks and its clock offset, the summary's times on hostA's clock; then
 # 'tally mpi report' groups the ranks by host. Open MPI; MPICH with FLAVOURS="openmpi mpich"
 # (Hydra passes the launch host's HOME on: its ranks use hostA's agent.conf), left
-# out by default: 16 MPICH ranks over UCX on a loaded 2-core host spin without
-# ending within minutes here (not checked whether they do without tally).
+# out by default: Debian 12's MPICH (ch4:ucx) hangs in MPI_Finalize over TCP
+# (openucx/ucx#8738, without tally too: see mh_run_app), and with 16 ranks on
+# 4 hosts most runs hang; two_hosts.test.sh runs MPICH across hosts.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/multihost/multihost_lib.sh"
 multihost_start hostA hostB:1000 hostC:500 hostD:2000 || { not_ok "simulated hosts"; finish; }
@@ -20,7 +21,7 @@ for flavour in ${FLAVOURS:-openmpi}; do
   build $flavour stencil || { not_ok "build stencil with $flavour"; continue; }
   name="$flavour 16 ranks on 4 hosts"
   t0=$(date +%s.%N)
-  on_launch $TALLY run --mpi -o "s.$flavour" -- $(mh_launcher $flavour 16 hostA:4,hostB:4,hostC:4,hostD:4) \
+  mh_run_app $flavour "s.$flavour.summary" $TALLY run --mpi -o "s.$flavour" -- $(mh_launcher $flavour 16 hostA:4,hostB:4,hostC:4,hostD:4) \
     "$WORK/stencil.$flavour" blocking $ITS $HALO 20 0 1 "$WORK/hand.$flavour" >"out.$flavour" 2>"err.$flavour"
   check_eq "$name: exit status" "$?" 0
   t1=$(date +%s.%N)

@@ -4,7 +4,8 @@
 # hostB, which attached themselves to hostB's agent). Over NATS,
 # proc_get_info([app_md], 0x80) sees the 4 ranks on both hosts; one
 # proc_record_start switches all 4 on and one proc_record_stop off, every
-# rank acknowledging; the one summary has one period on every rank.
+# rank acknowledging; the one summary has one period on every rank. tally
+# top --app md and tally view --live md over NATS show the ranks of both hosts.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/multihost/multihost_lib.sh"
 multihost_start hostA hostB:1000 || { not_ok "simulated hosts"; finish; }
@@ -21,6 +22,22 @@ state() { # "node rank on-kinds request ack" per registered rank
 four_ranks() { [ "$(state | awk '{ print $1 ":" $2 }' | tr '\n' ' ')" = "hostA:0 hostA:1 hostB:2 hostB:3 " ]; }
 all_acked_as() { [ "$(state | awk -v k="$1" '$3 == k && $4 == $5' | wc -l)" = 4 ]; }
 check "proc_get_info([app_md], 0x80) sees ranks 0-1 on hostA and 2-3 on hostB" wait_until 40 four_ranks
+top=$($TALLY top --app md --nats "$NATS_ALPHA" --creds "$WORK/creds/$MH_USER" --once --interval 0.3 2>&1)
+sed "s/^/# top: /" <<<"$top"
+check_contains "tally top --app md over NATS: both hosts" "$top" "on 2 hosts"
+check_eq "... hostB's two ranks, each with its CPU" \
+  "$(awk '$1 == "hostB" && /stencil/ && $4 ~ /^[0-9.]+$/' <<<"$top" | wc -l)" 2
+$TALLY view --live md --serve 0 --interval 0.5 --nats "$NATS_ALPHA" --creds "$WORK/creds/$MH_USER" >live.out 2>&1 &
+live=$!
+port=
+for _ in $(seq 200); do port=$(sed -n 's|serving http://127.0.0.1:\([0-9]*\)/.*|\1|p' live.out); [ -n "$port" ] && break; sleep 0.05; done
+hosts=
+for _ in $(seq 100); do
+  hosts=$(curl -s "http://127.0.0.1:$port/data" | jq -c '.points[-1].hosts | keys' 2>/dev/null)
+  [ "$hosts" = '["hostA","hostB"]' ] && break; sleep 0.1
+done
+kill "$live" 2>/dev/null; wait "$live" 2>/dev/null
+check_eq "tally view --live md over NATS: the page's data has both hosts" "$hosts" '["hostA","hostB"]'
 check_eq "before any request: every rank off" "$(state | awk '{ print $3 }' | sort -u)" off
 nreq ':proc_record_start([app_md], "mpi")' >start.out 2>&1
 sed "s/^/# /" start.out

@@ -14,7 +14,7 @@ for flavour in ${FLAVOURS:-openmpi mpich}; do
   build $flavour stencil || { not_ok "build stencil with $flavour"; continue; }
   name="$flavour 4 ranks on 2 hosts"
   t0=$(date +%s.%N)
-  on_launch $TALLY run --mpi -o "s.$flavour" -- $(mh_launcher $flavour 4 hostA:2,hostB:2) \
+  mh_run_app $flavour "s.$flavour.summary" $TALLY run --mpi --time-series -o "s.$flavour" -- $(mh_launcher $flavour 4 hostA:2,hostB:2) \
     "$WORK/stencil.$flavour" blocking $ITS $HALO 20 0 1 "$WORK/hand.$flavour" >"out.$flavour" 2>"err.$flavour"
   check_eq "$name: exit status" "$?" 0
   t1=$(date +%s.%N)
@@ -32,6 +32,14 @@ for flavour in ${FLAVOURS:-openmpi mpich}; do
   started=$(jq '.mpi.started[0]' "$f") finalizing=$(jq '.mpi.finalizing[0]' "$f")
   check "$name: started and finalizing on hostA's clock, within the run" \
     awk -v s="$started" -v e="$finalizing" -v a="$t0" -v b="$t1" 'BEGIN { exit !(a <= s && s <= e && e <= b) }'
+  # the link trace: every host a container, its ranks under it; hostB's links
+  # (gathered at the end: totals only) at their average rate over the run
+  check_eq "$name: .mpi.paje ranks under their hosts" \
+    "$(pj_dump "s.$flavour.mpi.paje" | awk -F', *' '$1 == "Container" && $3 == "rank" { print $2 ":" $7 }' | sort | tr '\n' ' ')" \
+    "hostA:rank0 hostA:rank1 hostB:rank2 hostB:rank3 "
+  check_eq "$name: .mpi.paje link 2-3 (hostB's) carries its bytes both ways" \
+    "$(pj_dump "s.$flavour.mpi.paje" | awk -F', *' '$1 == "Variable" && $2 == "2-3" && $3 == "bandwidth.mpi" { s += $6 * $7 } END { printf "%.0f", s }')" \
+    "$((2 * ITS * HALO * 8))"
   check "$name: no rank said it was not instrumented" sh -c "! grep -q 'not instrumented' err.$flavour"
 done
 check_eq "hostB's agent, started by a rank, runs at hostB's default socket" \

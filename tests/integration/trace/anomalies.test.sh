@@ -9,7 +9,9 @@ kinds() { "$TALLY" trace anomalies "$@" --format json | jq -c '[.[] | .kind] | u
 # unfair: h1 gives a 80% (expected 50%), in each 5 s slice; h2 is fair
 json=$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 5 --format json)
 check_eq "unfair: only unfair" "$(echo "$json" | jq -c '[.[].kind] | unique')" '["unfair"]'
-check_eq "unfair: h1 in both slices" "$(echo "$json" | jq -c '[.[] | [.resource, .from, .to]]')" '[["h1",0,5],["h1",5,10]]'
+check_eq "unfair: h1 in both slices, as one finding" "$(echo "$json" | jq -c '[.[] | [.resource, .from, .to, .slices]]')" '[["h1",0,10,2]]'
+check_eq "unfair --each-slice: each slice on its own" "$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 5 --each-slice --format json | jq -c '[.[] | [.resource, .from, .to, .slices]]')" '[["h1",0,5,1],["h1",5,10,1]]'
+check_contains "unfair text: the slices counted" "$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 5)" "[0, 10] unfair      h1: a got 80% of the used cpu, expected 50% (+30 points) (2 slices, 100% sure)"
 check_contains "unfair: says how far" "$(echo "$json" | jq -r '.[0].detail')" "a got 80% of the used cpu, expected 50% (+30 points)"
 # with expected shares 4:1, h1 is fair and h2 (50%) is the one departing
 json=$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 10 --shares a=4,b=1 --format json)
@@ -27,6 +29,8 @@ check_contains "waste: detail" "$(echo "$json" | jq -r '.[0].detail')" "100% idl
 json=$("$TALLY" trace anomalies "$FIX/saturation.paje" --slice 5 --format json)
 check_eq "saturation: kinds" "$(echo "$json" | jq -c '[.[].kind] | unique')" '["saturation"]'
 check_eq "saturation: l1 then l2" "$(echo "$json" | jq -c '[.[] | select(.detail | test("capacity used")) | [.resource, .from]]')" '[["l1",0],["l2",5]]'
+# l1 saturated on two neighbouring slices, then l2 on two: one finding each, the move apart
+check_eq "saturation 2.5 s slices: grouped per link, the move kept" "$("$TALLY" trace anomalies "$FIX/saturation.paje" --slice 2.5 --format json | jq -c '[.[] | [.resource, .from, .to, .slices, (.detail | test("bottleneck"))]]')" '[["l1",0,5,2,false],["l2",5,7.5,1,true],["l2",5,10,2,false]]'
 check_eq "bottleneck move" "$(echo "$json" | jq -r '.[] | select(.detail | test("bottleneck")) | "\(.resource) \(.from) \(.detail)"')" "l2 5 bottleneck moved from l1 to l2 (bandwidth)"
 # over the whole trace nothing is saturated (each link 80% busy on average): the paper's point
 check_eq "saturation invisible at a large time scale" "$(kinds "$FIX/saturation.paje" --slice 10)" '[]'
