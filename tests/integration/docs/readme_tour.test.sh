@@ -58,10 +58,10 @@ status_of() { cat "status.$1" 2>/dev/null; }
 hosts_start host1 host2 host3 || { not_ok "simulated hosts start"; finish; }
 cat > work.sh <<'EOF'
 #!/bin/sh
-# about 1.5 s of CPU and 30 MB, then a file of 20 MB written
+# about 0.6 s of CPU and 30 MB, then a file of 20 MB written
 python3 -c "import time
 b = bytearray(30 << 20)
-t = time.time() + 1.5
+t = time.time() + 0.6
 while time.time() < t: pass
 open('$1', 'wb').write(b[:20 << 20])"
 EOF
