@@ -297,22 +297,24 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
         fflush(stdout);
         double next = clock_monotonic_seconds();
         for (bool stopping = false; !stopping;) {
+            /* the signals first, every round: a poll of agents that do not answer takes
+             * seconds, and the next one is then due at once */
             double now = clock_monotonic_seconds();
-            if (now >= next) {
-                poll_agents(&s, client);
-                take_bars(&s, client); /* lines read while asking stay buffered */
-                next += opts.interval;
-                if (next < now)
-                    next = now + opts.interval;
-                continue;
-            }
             struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN},
                                     {.fd = live_client_stream_fd(client), .events = POLLIN}};
-            int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, (int)ceil((next - now) * 1000));
+            int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, now >= next ? 0 : (int)ceil((next - now) * 1000));
             if (n > 0 && (fds[0].revents & POLLIN))
                 stopping = true;
-            if (n > 0 && fds[1].fd >= 0 && fds[1].revents)
+            else if (n > 0 && fds[1].fd >= 0 && fds[1].revents)
                 take_bars(&s, client);
+            if (stopping || clock_monotonic_seconds() < next)
+                continue;
+            poll_agents(&s, client);
+            take_bars(&s, client); /* lines read while asking stay buffered */
+            next += opts.interval;
+            now = clock_monotonic_seconds();
+            if (next < now)
+                next = now + opts.interval;
         }
         MHD(MHD_stop_daemon)(d);
     }

@@ -87,7 +87,9 @@ check_contains "short children: an ENDED% column" "$(cat "$WORK/busy.txt")" "END
 own=$(awk -v p="$shell" '$2 == p && $4 != "-" { print $4 }' "$WORK/busy.txt" | sort -g | tail -1)
 ended=$(awk -v p="$shell" '$2 == p && NF == 11 && $10 != "-" { print $10 }' "$WORK/busy.txt" | sort -g | tail -1)
 check_cmp "the waiting shell's own CPU% stays small" "${own:-100}" "<" 25
-check_cmp "its ended children's CPU is on its line (ENDED% > 20)" "${ended:-0}" ">" 20
+# (a busy child's share of a core depends on the machine's load: measured 19-90 %)
+check_cmp "its ended children's CPU is on its line (ENDED% > 5)" "${ended:-0}" ">" 5
+check_cmp "... well above the shell's own CPU%" "${ended:-0}" ">" "$(awk -v o="${own:-100}" 'BEGIN { print 3 * o }')"
 child=$(awk '$NF == "python3" && $4 != "-" { print $4 }' "$WORK/busy.txt" | sort -g | tail -1)
 check_cmp "a child seen once shows its CPU over its life" "${child:-0}" ">" 10
 hostcpu=$(awk '$1 == "n1" && NF == 8 && $3 != "-" { print $3 }' "$WORK/busy.txt" | sort -g | tail -1)
