@@ -146,6 +146,9 @@ build/progs/%_static: tests/fixtures/progs/%_static.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $< -lm -lpthread
 
+# fork_tree_static.c is fork_tree.c linked statically (#include)
+build/progs/fork_tree_static: tests/fixtures/progs/fork_tree.c
+
 build/progs/%: tests/fixtures/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -lm -lpthread

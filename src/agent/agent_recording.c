@@ -86,8 +86,12 @@ json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on,
         if (!m->held)
             m->held_until = 0;
     }
+    double switched_ms = (double)clock_monotonic_ns() / 1e6;
     apply(m);
     json_t *answer = agent_recording_json(m->seg);
+    /* when the agent switched it, on the host's CLOCK_MONOTONIC like ack_ms:
+     * a later ack_ms minus this is how long the process took to take it */
+    json_object_set_new(answer, "switched_ms", json_real(switched_ms));
     if (m->held_until)
         json_object_set_new(answer, "for", json_pack("[f, s]", duration, "s"));
     return answer;

@@ -11,52 +11,8 @@
 
 #include "archive/aggregate_store.h"
 #include "report/fields.h"
+#include "report/summary_read.h"
 #include "util/command_line.h"
-#include "util/units.h"
-
-/* The factor converting `unit` into the unit of `field` (e.g. "GB" → 1024
- * for memory), by the shared unit parser. */
-static int unit_factor(const struct summary_field *field, const char *unit, double *factor,
-                       char *why, size_t why_len)
-{
-    if (!strcmp(unit, field->unit)) {
-        *factor = 1;
-        return 0;
-    }
-    char text[64], reason[160];
-    snprintf(text, sizeof text, "1 %s", unit);
-    if (units_parse(text, field->dim, field->unit, factor, reason, sizeof reason) < 0) {
-        snprintf(why, why_len, "field '%s': unit \"%s\" is not a unit of %s (want \"%s\")",
-                 field->name, unit, field->dim == DIM_BYTES ? "bytes"
-                                    : field->dim == DIM_TIME ? "time" : "a count",
-                 field->unit);
-        return -1;
-    }
-    return 0;
-}
-
-static int read_numeric_field(const struct summary_field *field, json_t *value, double *out,
-                              char *why, size_t why_len)
-{
-    if (json_is_number(value)) {
-        *out = json_number_value(value);
-        return 0;
-    }
-    if (!json_is_array(value) || json_array_size(value) != 2 ||
-        !json_is_number(json_array_get(value, 0)) || !json_is_string(json_array_get(value, 1))) {
-        snprintf(why, why_len, "field '%s': want [number, \"unit\"]", field->name);
-        return -1;
-    }
-    double factor;
-    if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_len) < 0)
-        return -1;
-    *out = json_number_value(json_array_get(value, 0)) * factor;
-    if (!isfinite(*out)) { /* [1e308, "TB"]: an infinity would spoil the task's statistics */
-        snprintf(why, why_len, "field '%s': value too large in %s", field->name, field->unit);
-        return -1;
-    }
-    return 0;
-}
 
 static const char *string_member(json_t *root, const char *key)
 {
@@ -150,7 +106,7 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
         json_t *v = json_object_get(root, fields[i].name);
         if (!v || json_is_null(v))
             continue;
-        if (read_numeric_field(&fields[i], v, &r->values[i], why, why_len) < 0)
+        if (summary_field_value(&fields[i], v, &r->values[i], why, why_len) < 0)
             goto fail;
         r->present[i] = true;
     }

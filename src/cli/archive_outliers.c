@@ -13,6 +13,7 @@
 #include "archive/outliers.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
+#include "report/summary_read.h"
 #include "util/error.h"
 
 static const char usage[] =
@@ -45,9 +46,9 @@ static int read_broken(void *ctx, size_t ncols, const struct sql_value *row)
     size_t n = 0;
     json_object_foreach(limits, field, limit) {
         json_t *used = json_object_get(doc, field);
-        double lv = json_number_value(json_is_array(limit) ? json_array_get(limit, 0) : limit);
+        double lv = summary_number(limits, field, 0);
         const char *unit = json_string_value(json_array_get(limit, 1));
-        double uv = json_number_value(json_is_array(used) ? json_array_get(used, 0) : used);
+        double uv = summary_number(doc, field, 0);
         n += (size_t)snprintf(b->text + n, n < sizeof b->text ? sizeof b->text - n : 0,
                               "%s%s %.6g%s%s", n ? ", " : "", field, lv, unit ? " " : "",
                               unit ? unit : "");

@@ -1,5 +1,5 @@
 /* What 'tally contract check' and 'tally contract watch' print for a level,
- * and their --on-violation action: one function for both (contract.c), so
+ * and their --on-violation action: one function for both (contract_output.c), so
  * the online and offline paths print the same lines. */
 #ifndef TALLY_CLI_CONTRACT_OUTPUT_H
 #define TALLY_CLI_CONTRACT_OUTPUT_H

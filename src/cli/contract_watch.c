@@ -33,13 +33,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/contract_output.h"
 #include "cli/live_options.h"
 #include "contract/contract.h"
 #include "contract/samples.h"
+#include "platform/platform.h"
 #include "client/live_client.h"
+#include "report/summary_read.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -89,14 +92,6 @@ struct watch {
     int told_duplicate;
     char why[512];
 };
-
-static double pair_value(json_t *result, const char *key)
-{
-    json_t *v = json_object_get(result, key);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* The contract's name of a process (see the top of the file). */
 static void process_name(json_t *probes, json_t *result, char *out, size_t size)
@@ -160,9 +155,9 @@ static void take_answer(void *ctx, json_t *line)
     }
     /* exact CPU time of its threads (schedstat); /proc's ticks otherwise */
     json_t *cpu = json_object_get(probes, "cpu_seconds");
-    counter[COUNTER_CPU_SECONDS] = json_is_number(cpu) ? json_number_value(cpu) : pair_value(result, "cpu_time");
+    counter[COUNTER_CPU_SECONDS] = json_is_number(cpu) ? json_number_value(cpu) : summary_number(result, "cpu_time", NAN);
     /* when the agent read the process: its start plus its age then */
-    double t = pair_value(result, "start") + pair_value(result, "wall_time");
+    double t = summary_number(result, "start", NAN) + summary_number(result, "wall_time", NAN);
     const char *host = json_string_value(json_object_get(result, "host"));
     if (!isfinite(t) || !host) {
         snprintf(w->why, sizeof w->why, "the agent's answer lacks a process's host or times");
@@ -375,6 +370,13 @@ int cmd_contract_watch(int argc, char **argv)
     snprintf(request, sizeof request, ":proc_get_info([app_%s], 0x83)", w.app);
     bool told = false, exported = false, told_waiting = false;
     status = TALLY_EXIT_OK;
+    /* this host's runnable tasks per core, read every 0.1 s while waiting
+     * out a period (the watch itself left out), for its processes' samples */
+    char local[SAMPLE_NAME_MAX] = "";
+    gethostname(local, sizeof local - 1);
+    int cores = machine_cpu_count();
+    double runnable_sum = 0;
+    int runnable_reads = 0;
     for (double next = clock_monotonic_seconds(); !stop_requested;) {
         w.batch.n = 0;
         w.seen_n = 0;
@@ -397,6 +399,12 @@ int cmd_contract_watch(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
+        if (runnable_reads > 0 && cores > 0)
+            for (size_t i = 0; i < w.batch.n; i++)
+                if (!strcmp(w.batch.v[i].host, local))
+                    w.batch.v[i].runnable_per_core = fmax(0, runnable_sum / runnable_reads - 1) / cores;
+        runnable_sum = 0;
+        runnable_reads = 0;
         for (size_t i = 0; record && i < w.batch.n; i++)
             samples_write_jsonl(record, &w.batch.v[i]);
         if (record)
@@ -417,8 +425,14 @@ int cmd_contract_watch(int argc, char **argv)
             json_decref(w.levels);
         }
         next += period;
-        for (double left; !stop_requested && (left = next - clock_monotonic_seconds()) > 0;)
-            poll(NULL, 0, (int)ceil(left * 1000));
+        for (double left; !stop_requested && (left = next - clock_monotonic_seconds()) > 0;) {
+            int running = proc_runnable_tasks();
+            if (running > 0) {
+                runnable_sum += running;
+                runnable_reads++;
+            }
+            poll(NULL, 0, (int)ceil(fmin(left, 0.1) * 1000));
+        }
         if (next < clock_monotonic_seconds())
             next = clock_monotonic_seconds(); /* a late answer: no burst to catch up */
     }

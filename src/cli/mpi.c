@@ -12,6 +12,8 @@
 
 #include "cli/commands.h"
 #include "instrument/analysis.h"
+#include "instrument/mpi_report.h"
+#include "report/summary_read.h"
 #include "util/error.h"
 
 static const char usage_text[] =
@@ -39,123 +41,22 @@ static const char usage_text[] =
 /* PREFIX or PREFIX.summary → the loaded summary, or NULL after a message. */
 static json_t *load_summary(const char *name)
 {
-    char path[4096];
-    size_t n = strlen(name);
-    snprintf(path, sizeof path, "%s%s", name, n > 8 && !strcmp(name + n - 8, ".summary") ? "" : ".summary");
-    json_error_t err;
-    json_t *s = json_load_file(path, 0, &err);
+    char path[4096], err[4352];
+    summary_path(name, path, sizeof path);
+    json_t *s = summary_load(path, err, sizeof err);
     if (!s)
-        tally_error("mpi: %s: %s", path, err.text);
+        tally_error("mpi: %s", err);
     return s;
 }
 
 static int load_analysis(const char *name, struct mpi_analysis *a, json_t **summary)
 {
-    *summary = load_summary(name);
-    if (!*summary)
-        return -1;
-    char why[256];
-    if (mpi_analysis_from_json(json_object_get(*summary, "mpi"), a, why, sizeof why) < 0) {
-        tally_error("mpi: %s: %s", name, why);
-        json_decref(*summary);
+    char err[4352];
+    if (mpi_report_load(name, a, summary, err, sizeof err) < 0) {
+        tally_error("mpi: %s", err);
         return -1;
     }
     return 0;
-}
-
-static json_t *rank_list(const int *ranks, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_integer(ranks[i]));
-    return a;
-}
-
-static json_t *maybe(double v)
-{
-    return v < 0 ? json_null() : json_real(v);
-}
-
-/* The measured ranks grouped by host, hosts in order of their first rank:
- * [{"name", "ranks": [...], "comm_time", "wait_time", "compute_time",
- *   "clock_offset" (mpi.hosts', when the run spanned hosts)}]. */
-static json_t *hosts_json(const struct mpi_analysis *a, const json_t *mpi)
-{
-    json_t *hosts = json_array(), *by_name = json_object();
-    for (size_t i = 0; i < a->measured; i++) {
-        const struct rank_times *t = &a->per_rank[i];
-        json_t *h = json_object_get(by_name, t->host);
-        if (!h) {
-            h = json_pack("{s:s, s:[], s:f, s:f, s:f}", "name", t->host, "ranks", "comm_time", 0.0, "wait_time",
-                          0.0, "compute_time", 0.0);
-            size_t k;
-            json_t *known;
-            json_array_foreach(json_object_get(mpi, "hosts"), k, known)
-                if (json_equal(json_object_get(known, "name"), json_object_get(h, "name")) &&
-                    json_object_get(known, "clock_offset"))
-                    json_object_set(h, "clock_offset", json_object_get(known, "clock_offset"));
-            json_array_append_new(hosts, h);
-            json_object_set(by_name, t->host, h);
-        }
-        json_array_append_new(json_object_get(h, "ranks"), json_integer(t->rank));
-        const char *keys[] = {"comm_time", "wait_time", "compute_time"};
-        double add[] = {t->comm, t->wait, t->compute};
-        for (int k = 0; k < 3; k++)
-            json_object_set_new(h, keys[k], json_real(json_real_value(json_object_get(h, keys[k])) + add[k]));
-    }
-    json_decref(by_name);
-    return hosts;
-}
-
-static json_t *report_json(const struct mpi_analysis *a, const json_t *summary, const struct mpi_analysis *with)
-{
-    const json_t *mpi = json_object_get(summary, "mpi");
-    json_t *o = json_object();
-    json_object_set_new(o, "ranks", json_integer(a->ranks));
-    json_object_set(o, "library", json_object_get(mpi, "library"));
-    json_object_set(o, "window", json_object_get(mpi, "window"));
-    json_object_set_new(o, "comm_time", json_real(a->comm));
-    json_object_set_new(o, "compute_time", json_real(a->compute));
-    json_object_set_new(o, "comm_ratio", maybe(a->comm_ratio));
-    json_object_set_new(o, "comm_fraction", maybe(a->comm_fraction));
-    json_object_set_new(o, "time_per_iteration", maybe(a->time_per_iteration));
-    json_object_set_new(o, "hosts", hosts_json(a, mpi));
-    int more[4096], less[4096];
-    size_t nm = mpi_imbalanced_ranks(a, +1, 0.1, more, 4096), nl = mpi_imbalanced_ranks(a, -1, 0.1, less, 4096);
-    json_object_set_new(o, "imbalance", json_pack("{s:f, s:o, s:o}", "mean_wait_time", a->mean_wait,
-                                                  "waiting_more", rank_list(more, nm),
-                                                  "waiting_less", rank_list(less, nl)));
-    json_object_set_new(o, "busy_idle", json_pack("{s:f, s:f, s:o}", "busy", a->busy, "idle", a->idle,
-                                                  "ratio", a->idle > 0 ? json_real(a->busy / a->idle) : json_null()));
-    if (with)
-        json_object_set_new(o, "coscheduling_increase",
-                            json_real(coscheduling_increase(a->busy + with->busy, a->idle + with->idle)));
-    json_t *matrix = json_array();
-    for (int i = 0; i < a->ranks; i++) {
-        json_t *row = json_array();
-        for (int j = 0; j < a->ranks; j++)
-            json_array_append_new(row, json_integer(a->matrix[i] ? a->matrix[i][j] : 0));
-        json_array_append_new(matrix, row);
-    }
-    json_object_set_new(o, "link_matrix", matrix);
-    json_t *counters = json_object_get(mpi, "counters");
-    if (counters) { /* the run's, and each rank's over its window and run */
-        json_t *c = json_deep_copy(counters);
-        json_t *ranks = json_array();
-        const json_t *per_rank = json_object_get(mpi, "per_rank");
-        for (size_t i = 0; i < json_array_size(per_rank); i++) {
-            const json_t *r = json_array_get(per_rank, i);
-            const json_t *rc = json_object_get(r, "counters");
-            if (rc) {
-                json_t *e = json_deep_copy(rc);
-                json_object_set(e, "rank", json_object_get(r, "rank"));
-                json_array_append_new(ranks, e);
-            }
-        }
-        json_object_set_new(c, "per_rank", ranks);
-        json_object_set_new(o, "counters", c);
-    }
-    return o;
 }
 
 static void print_ranks(const char *label, const int *ranks, size_t n)
@@ -215,18 +116,8 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
     const json_t *mpi = json_object_get(summary, "mpi");
     printf("%s: %s, %d ranks, %zu measured, window: %s", name,
            json_string_value(json_object_get(mpi, "library")), a->ranks, a->measured, a->window_kind);
-    json_int_t min_periods = -1, max_periods = -1; /* --window request: t2-t1 is the periods' sum */
-    const json_t *rank;
-    size_t k;
-    json_array_foreach(json_object_get(mpi, "per_rank"), k, rank) {
-        const json_t *p = json_object_get(rank, "periods");
-        if (!json_is_integer(p))
-            continue;
-        if (min_periods < 0 || json_integer_value(p) < min_periods)
-            min_periods = json_integer_value(p);
-        if (json_integer_value(p) > max_periods)
-            max_periods = json_integer_value(p);
-    }
+    long long min_periods, max_periods; /* --window request: t2-t1 is the periods' sum */
+    mpi_report_periods(mpi, &min_periods, &max_periods);
     if (min_periods == max_periods && min_periods >= 0)
         printf(", %lld period%s per rank (t2-t1: their sum)", (long long)min_periods, min_periods == 1 ? "" : "s");
     else if (min_periods >= 0)
@@ -241,7 +132,7 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
         printf("progress: %.6f s per iteration\n", a->time_per_iteration);
     printf("%6s %-16s %12s %12s %12s %12s %10s\n", "rank", "host", "comm s", "wait s", "compute s", "t2-t1 s",
            "iterations");
-    json_t *hosts = hosts_json(a, mpi); /* the ranks grouped by host */
+    json_t *hosts = mpi_report_hosts(a, mpi); /* the ranks grouped by host */
     size_t h;
     json_t *host;
     json_array_foreach(hosts, h, host) {
@@ -255,7 +146,7 @@ static void report_text(const char *name, const struct mpi_analysis *a, const js
                    json_real_value(json_object_get(host, "wait_time")),
                    json_real_value(json_object_get(host, "compute_time")));
             if (offset)
-                printf(", clock %+.6f s from the launch host's", json_number_value(json_array_get(offset, 0)));
+                printf(", clock %+.6f s from the launch host's", summary_number(host, "clock_offset", 0));
             printf("\n");
         }
         for (size_t i = 0; i < a->measured; i++) {
@@ -336,7 +227,7 @@ static int cmd_mpi_report(int argc, char **argv)
         return TALLY_EXIT_ERROR;
     }
     if (!strcmp(format, "json")) {
-        json_t *o = report_json(&a, summary, wsummary ? &w : NULL);
+        json_t *o = mpi_report_json(&a, summary, wsummary ? &w : NULL);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         printf("\n");
         json_decref(o);
@@ -365,7 +256,7 @@ static int seconds_or_wall_time(const char *text, double *out, json_t **summary)
     json_t *s = load_summary(text);
     if (!s)
         return -1;
-    *out = summary_number(s, "wall_time");
+    *out = mpi_wall_time(s);
     if (*out <= 0) {
         tally_error("mpi predict: %s: no wall_time", text);
         json_decref(s);
@@ -375,50 +266,13 @@ static int seconds_or_wall_time(const char *text, double *out, json_t **summary)
     return 0;
 }
 
-/* The progress rate (mpi.window.time_per_iteration) of a summary. */
+/* The progress rate of a summary, or <= 0 after a message. */
 static double time_per_iteration_of(const json_t *s, const char *name)
 {
-    double v = summary_number(json_object_get(json_object_get(s, "mpi"), "window"), "time_per_iteration");
+    double v = mpi_time_per_iteration(s);
     if (v <= 0)
         tally_error("mpi predict: %s: no progress rate (mpi.window.time_per_iteration: run with a marker)", name);
     return v;
-}
-
-/* T_b from the clocks of A's run beside B and of B's run when both are
- * summaries with start and end; else B's wall time (B assumed started with A). */
-static double other_time(const json_t *a2, const json_t *b, double b_wall, const char **how)
-{
-    double a_start = summary_number(a2, "start"), b_start = summary_number(b, "start"), b_end = summary_number(b, "end");
-    if (a_start > 0 && b_start > 0 && b_end > 0) {
-        *how = b_start <= a_start ? "B's end - A's start" : "B's end - B's start (B started after A)";
-        return coscheduled_time(a_start, b_start, b_end);
-    }
-    *how = "B's wall time (B assumed started with A)";
-    return b_wall;
-}
-
-/* S_a is a slowdown beside B only when A's window lies inside B's run: from
- * all of B's ranks past MPI_Init to the first in MPI_Finalize (mpi.started,
- * mpi.finalizing), else B's start and end. One line when it does not, or
- * when the summaries cannot tell. */
-static void check_window_inside(const json_t *a2, const char *a2_name, const json_t *b, const char *b_name)
-{
-    const json_t *w = json_object_get(json_object_get(a2, "mpi"), "window"), *b_mpi = json_object_get(b, "mpi");
-    double opened = summary_number(w, "opened"), closed = summary_number(w, "closed"), a_start = summary_number(a2, "start");
-    double b_from = summary_number(b_mpi, "started"), b_to = summary_number(b_mpi, "finalizing");
-    const char *span = "MPI_Init to MPI_Finalize";
-    if (b_from <= 0 || b_to <= 0) {
-        b_from = summary_number(b, "start");
-        b_to = summary_number(b, "end");
-        span = "start to end";
-    }
-    if (opened <= 0 || closed <= 0 || b_from <= 0 || b_to <= 0 || a_start <= 0)
-        tally_error("mpi predict: cannot tell whether %s's window was inside %s's run (no mpi.window.opened/closed "
-                    "or start/end)", a2_name, b_name);
-    else if (opened < b_from || closed > b_to)
-        tally_error("mpi predict: %s's window (%.3f to %.3f s after its start) is not inside %s's run (%s: %.3f "
-                    "to %.3f s): S_a is not the slowdown beside %s", a2_name, opened - a_start, closed - a_start,
-                    b_name, span, b_from - a_start, b_to - a_start, b_name);
 }
 
 static int cmd_mpi_predict(int argc, char **argv)
@@ -482,8 +336,10 @@ static int cmd_mpi_predict(int argc, char **argv)
             goto out;
         s_a = together_tpi / alone_tpi;
         if (b) {
-            t_b = other_time(a2, b, b_wall, &how);
-            check_window_inside(a2, together, b, other);
+            t_b = mpi_other_time(a2, b, b_wall, &how);
+            char why[1024];
+            if (mpi_window_inside(a2, together, b, other, why, sizeof why) < 0)
+                tally_error("mpi predict: %s", why);
         }
     } else if (b)
         how = "B's wall time (B assumed started with A)";

@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/rm_limits.h"
-#include "cli/rm_sampling.h"
-#include "cli/rm_snapshots.h"
+#include "rmcompat/rm_limits.h"
+#include "rmcompat/rm_sampling.h"
+#include "rmcompat/rm_snapshots.h"
 #include "cli/run_common.h"
 #include "report/rm_files.h"
 #include "report/rm_series.h"

@@ -1,8 +1,9 @@
 /* 'tally top [--app NAME]': a live terminal view of an application on all
  * its hosts (or of everything the local agent follows), refreshed every
  * interval. Each refresh is one proc_get_info request through live_client
- * (the local socket, or NATS for every host and site); rates come from two
- * successive answers for the same process; the screen is top_render's.
+ * (the local socket, or NATS for every host and site); the rows and their
+ * rates (from two successive answers) are view/top_rows.c's, the screen
+ * top_render's.
  * Plain text and ANSI clear-screen, no curses: it works over ssh and in
  * tmux. Keys: c m r w R s (sort by cpu, memory, read, write, recv, sent),
  * p h n l (pid, host, command, contract level), v (reverse), q (quit).
@@ -27,6 +28,7 @@
 #include "cli/live_options.h"
 #include "client/live_client.h"
 #include "view/top_render.h"
+#include "view/top_rows.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -65,14 +67,6 @@ static void on_stop(int sig)
     stop_requested = 1;
 }
 
-/* What one process was at the previous refresh, for its rates. */
-struct previous {
-    char key[320];      /* p_PID@HOST */
-    char node[256];
-    pid_t pid, ppid;
-    double t, cpu, children_cpu, read, written, received, sent;
-};
-
 struct gather {
     json_t *lines;      /* proc_get_info answers */
 };
@@ -96,138 +90,6 @@ static void keep_apps(void *ctx, json_t *line)
         if (token)
             json_array_append_new(apps, json_string(token));
     }
-}
-
-static double value_of(json_t *result, const char *name)
-{
-    json_t *v = json_object_get(result, name);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const struct previous *find_previous(const struct previous *p, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(p[i].key, key))
-            return &p[i];
-    return NULL;
-}
-
-static double rate(double now, double before, double dt)
-{
-    return isnan(now) || isnan(before) || dt <= 0 || now < before ? NAN : (now - before) / dt;
-}
-
-/* proc_get_info 0x80's "recording" as REC shows it: the kinds joined by
- * '+' or "off", with '*' while the process has not taken the last switch;
- * "" for a process that is not instrumented. */
-static void recording_text(json_t *recording, char *out, size_t len)
-{
-    out[0] = '\0';
-    if (!json_is_object(recording))
-        return;
-    size_t used = 0, i;
-    json_t *kind;
-    json_array_foreach(json_object_get(recording, "on"), i, kind)
-        if (json_is_string(kind) && used < len)
-            used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "+" : "", json_string_value(kind));
-    if (!used)
-        used = (size_t)snprintf(out, len, "off");
-    if (used < len && json_integer_value(json_object_get(recording, "ack")) !=
-                          json_integer_value(json_object_get(recording, "request")))
-        snprintf(out + used, len - used, "*");
-}
-
-/* A process's own CPU as a % of one core: over the interval since the
- * previous refresh; for a process born since then (its whole life inside
- * the interval), over its life; NaN otherwise (first refresh). */
-static double own_cpu_percent(const struct previous *p, const struct previous *b, double wall_time,
-                              double last_t)
-{
-    double own = p->cpu - (isnan(p->children_cpu) ? 0 : p->children_cpu);
-    if (b)
-        return 100 * rate(own, b->cpu - (isnan(b->children_cpu) ? 0 : b->children_cpu), p->t - b->t);
-    double dt = p->t - last_t;
-    if (!isnan(last_t) && wall_time > 0 && wall_time <= dt * 1.25 + 0.05)
-        return 100 * rate(own, 0, wall_time);
-    return NAN;
-}
-
-/* The CPU of the children of now[i] that ended since the previous refresh
- * beyond what their own lines showed: the growth of its reaped children's
- * time less the CPU its vanished children had at their last line. */
-static double ended_percent(const struct previous *now, size_t n, size_t i, const struct previous *old,
-                            size_t old_n, const struct previous *b)
-{
-    const struct previous *p = &now[i];
-    if (!b || isnan(p->children_cpu) || isnan(b->children_cpu) || p->t <= b->t)
-        return NAN;
-    double grown = p->children_cpu - b->children_cpu, shown = 0;
-    for (size_t k = 0; k < old_n; k++) {
-        const struct previous *o = &old[k];
-        if (o->ppid != p->pid || strcmp(o->node, p->node))
-            continue;
-        bool alive = false;
-        for (size_t j = 0; j < n && !alive; j++)
-            alive = now[j].pid == o->pid && !strcmp(now[j].node, o->node);
-        if (!alive && !isnan(o->cpu))
-            shown += o->cpu;
-    }
-    return grown > shown ? 100 * (grown - shown) / (p->t - b->t) : 0;
-}
-
-/* One refresh: the rows (their strings point into lines) and the new previous values. */
-static size_t build_rows(json_t *lines, double t, double last_t, const struct previous *old,
-                         size_t old_n, struct top_row *rows, struct previous *now)
-{
-    size_t n = 0, i;
-    json_t *line;
-    json_array_foreach(lines, i, line) {
-        json_t *r = json_object_get(line, "result");
-        const char *object = json_string_value(json_object_get(line, "object"));
-        struct previous *p = &now[n];
-        const char *node = json_string_value(json_object_get(line, "node"));
-        snprintf(p->key, sizeof p->key, "%s@%s", object ? object : "", node ? node : "");
-        p->t = t;
-        snprintf(p->node, sizeof p->node, "%s", node ? node : "");
-        p->pid = (pid_t)value_of(r, "pid");
-        p->ppid = (pid_t)value_of(r, "ppid");
-        p->cpu = value_of(r, "cpu_time");
-        p->children_cpu = value_of(r, "children_cpu_time");
-        p->read = value_of(r, "bytes_read") * 1048576.0;
-        p->written = value_of(r, "bytes_written") * 1048576.0;
-        p->received = value_of(r, "bytes_received");
-        p->sent = value_of(r, "bytes_sent");
-        const struct previous *b = find_previous(old, old_n, p->key);
-        double dt = b ? t - b->t : 0;
-        const char *state = json_string_value(json_object_get(r, "state"));
-        json_t *contract = json_object_get(r, "contract"); /* proc_get_info 0x100 */
-        json_t *worst = json_object_get(contract, "worst");
-        json_t *recording = json_object_get(json_object_get(r, "probes"), "recording"); /* 0x80 */
-        rows[n] = (struct top_row){
-            .host = json_string_value(json_object_get(line, "node")),
-            .pid = (pid_t)value_of(r, "pid"),
-            .state = state && *state ? state[0] : '?',
-            .cpu_percent = own_cpu_percent(p, b, value_of(r, "wall_time"), last_t),
-            .memory_mb = value_of(r, "memory"),
-            .read_bytes_per_s = b ? rate(p->read, b->read, dt) : NAN,
-            .write_bytes_per_s = b ? rate(p->written, b->written, dt) : NAN,
-            .recv_bytes_per_s = b ? rate(p->received, b->received, dt) : NAN,
-            .sent_bytes_per_s = b ? rate(p->sent, b->sent, dt) : NAN,
-            .command = json_string_value(json_object_get(r, "command")),
-            .has_contract = json_is_number(json_object_get(contract, "overall")),
-            .contract_level = json_number_value(json_object_get(contract, "overall")),
-            .contract_threshold = value_of(contract, "threshold"),
-            .contract_space = json_string_value(json_object_get(worst, "space")),
-            .contract_dimension = json_string_value(json_object_get(worst, "dimension")),
-        };
-        recording_text(recording, rows[n].recording, sizeof rows[n].recording);
-        n++;
-    }
-    for (size_t k = 0; k < n; k++)
-        rows[k].ended_percent = ended_percent(now, n, k, old, old_n, find_previous(old, old_n, now[k].key));
-    return n;
 }
 
 static void terminal_size(int *width, int *height)
@@ -332,9 +194,9 @@ int cmd_top(int argc, char **argv)
     const char *term = getenv("TERM");
     bool terminal = isatty(STDOUT_FILENO); /* piped: plain text, one screen after another */
     to.color = terminal && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
-    struct previous *old = NULL, *now = NULL;
-    size_t old_n = 0;
+    struct top_previous *old = NULL, *now = NULL;
     double last_t = NAN; /* the previous refresh */
+    size_t old_n = 0;
     int status = TALLY_EXIT_OK;
     for (int round = 0; !stop_requested; round++) {
         struct gather g = {.lines = json_array()};
@@ -372,7 +234,7 @@ int cmd_top(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
-        n = build_rows(g.lines, t, last_t, old, old_n, rows, now);
+        n = top_rows_build_since(g.lines, t, last_t, old, old_n, rows, now);
         last_t = t;
         for (size_t k = 0; k < n; k++)
             to.ended_column |= rows[k].ended_percent > 0;

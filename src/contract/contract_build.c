@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "contract/cluster.h"
+#include "util/word_lines.h"
 
 /* A dimension is kept when its metric is in this share of the samples that
  * have any metric of the space (a worker's period without a finished job has
@@ -168,61 +169,54 @@ static int parse_quantity(const char *w, double *out)
     return 0;
 }
 
-int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *err, size_t errlen)
+struct capabilities_ctx {
+    struct contract_factor **factors;
+    size_t *n;
+};
+
+/* One line "HOST flops_per_s 1.2G bytes_per_s 5G" of --capabilities. */
+static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_t why_len)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    struct capabilities_ctx *c = ctx;
+    const char *host = words[0];
+    int pairs = 0;
+    for (size_t i = 1; i < n; i += 2) {
+        const char *key = words[i], *val = i + 1 < n ? words[i + 1] : NULL;
+        int cap = capability_by_name(key);
+        double v;
+        if (cap < 0) {
+            snprintf(why, why_len, "'%s': expected flops_per_s or bytes_per_s", key);
+            return -1;
+        }
+        if (!val || parse_quantity(val, &v) < 0) {
+            snprintf(why, why_len, "%s needs a positive number (k, M, G, T allowed)", key);
+            return -1;
+        }
+        struct contract_factor *nf = realloc(*c->factors, (*c->n + 1) * sizeof *nf);
+        if (!nf) {
+            snprintf(why, why_len, "out of memory");
+            return -1;
+        }
+        *c->factors = nf;
+        struct contract_factor *fa = &nf[(*c->n)++];
+        memset(fa, 0, sizeof *fa);
+        snprintf(fa->host, sizeof fa->host, "%s", host);
+        fa->capability = cap;
+        fa->value = v;
+        fa->given = 1;
+        pairs++;
+    }
+    if (pairs == 0) {
+        snprintf(why, why_len, "host '%s' without a capability", host);
         return -1;
     }
-    char line[1024];
-    size_t lineno = 0;
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char *save = NULL, *host = strtok_r(line, " \t\r\n", &save);
-        if (!host)
-            continue;
-        int pairs = 0;
-        for (char *key = strtok_r(NULL, " \t\r\n", &save); key; key = strtok_r(NULL, " \t\r\n", &save)) {
-            char *val = strtok_r(NULL, " \t\r\n", &save);
-            int cap = capability_by_name(key);
-            double v;
-            if (cap < 0) {
-                snprintf(err, errlen, "%s:%zu: '%s': expected flops_per_s or bytes_per_s", path, lineno, key);
-                rc = -1;
-                break;
-            }
-            if (!val || parse_quantity(val, &v) < 0) {
-                snprintf(err, errlen, "%s:%zu: %s needs a positive number (k, M, G, T allowed)", path, lineno, key);
-                rc = -1;
-                break;
-            }
-            struct contract_factor *nf = realloc(*factors, (*n + 1) * sizeof *nf);
-            if (!nf) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-                break;
-            }
-            *factors = nf;
-            struct contract_factor *fa = &nf[(*n)++];
-            memset(fa, 0, sizeof *fa);
-            snprintf(fa->host, sizeof fa->host, "%s", host);
-            fa->capability = cap;
-            fa->value = v;
-            fa->given = 1;
-            pairs++;
-        }
-        if (rc == 0 && pairs == 0) {
-            snprintf(err, errlen, "%s:%zu: host '%s' without a capability", path, lineno, host);
-            rc = -1;
-        }
-    }
-    fclose(f);
-    return rc;
+    return 0;
+}
+
+int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *err, size_t errlen)
+{
+    struct capabilities_ctx c = {factors, n};
+    return word_lines_read(path, capabilities_line, &c, err, errlen);
 }
 
 /* Observed factors: per host and capability, the mean of the capability's

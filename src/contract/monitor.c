@@ -32,6 +32,7 @@ struct contract_monitor {
     /* live mode, for the current batch: service level per host and execution dimension */
     char (*svc_host)[SAMPLE_NAME_MAX];
     double (*svc)[CONTRACT_MAX_DIMS];
+    double *runnable;   /* runnable tasks per core (median of the batch's samples), NAN unknown */
     size_t n_svc;
 };
 
@@ -64,6 +65,7 @@ void contract_monitor_free(struct contract_monitor *m)
     free(m->index);
     free(m->svc_host);
     free(m->svc);
+    free(m->runnable);
     free(m);
 }
 
@@ -199,6 +201,14 @@ static double service_of(const struct contract_monitor *m, const char *host, int
     return 1;
 }
 
+static double runnable_of(const struct contract_monitor *m, const char *host)
+{
+    for (size_t i = 0; i < m->n_svc; i++)
+        if (!strcmp(m->svc_host[i], host))
+            return m->runnable[i];
+    return NAN;
+}
+
 /* The cluster a sample is compared to in a space (see monitor.h), with the
  * projected coordinates and factors. Returns -1 when nothing is present. */
 static long compare_cluster(const struct contract_monitor *m, const struct contract_sample *s, enum contract_space space,
@@ -253,11 +263,13 @@ static int compute_service(struct contract_monitor *m, const struct contract_sam
     const struct contract_space_model *sm = &m->c->space[SPACE_EXECUTION];
     free(m->svc_host);
     free(m->svc);
+    free(m->runnable);
     m->n_svc = 0;
     m->svc_host = calloc(n + 1, sizeof *m->svc_host);
     m->svc = calloc(n + 1, sizeof *m->svc);
+    m->runnable = calloc(n + 1, sizeof *m->runnable);
     double *ratios = calloc(n + 1, sizeof *ratios);
-    if (!m->svc_host || !m->svc || !ratios) {
+    if (!m->svc_host || !m->svc || !m->runnable || !ratios) {
         free(ratios);
         return -1;
     }
@@ -271,6 +283,12 @@ static int compute_service(struct contract_monitor *m, const struct contract_sam
             continue;
         size_t h = m->n_svc++;
         snprintf(m->svc_host[h], SAMPLE_NAME_MAX, "%s", samples[i].host);
+        size_t kr = 0;
+        for (size_t j = i; j < n; j++)
+            if (!strcmp(samples[j].host, samples[i].host) && !isnan(samples[j].runnable_per_core))
+                ratios[kr++] = samples[j].runnable_per_core;
+        qsort(ratios, kr, sizeof *ratios, by_double);
+        m->runnable[h] = kr == 0 ? NAN : kr % 2 ? ratios[kr / 2] : 0.5 * (ratios[kr / 2 - 1] + ratios[kr / 2]);
         for (int d = 0; d < sm->n_dims; d++) {
             size_t k = 0;
             for (size_t j = i; j < n; j++) {
@@ -325,6 +343,9 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
         const struct contract_rulebase *rb = m->rb[space][d];
         /* live factors replace the projection factor's spread in the tolerance */
         double tol = m->live && cc->tolerance_live[d] > 0 ? cc->tolerance_live[d] : cc->tolerance[d];
+        double rq = m->live && space == SPACE_EXECUTION ? runnable_of(m, s->host) : NAN;
+        if (rq > 1 && x[d] > cc->centroid[d]) /* above the projection on an oversubscribed host */
+            tol = fmax(tol, LIVE_OVERSUBSCRIBED_TOLERANCE * (rq - 1) * fabs(cc->centroid[d]));
         double dist = fabs(x[d] - cc->centroid[d]) / tol;
         double level = rb ? fuzzy_evaluate1(rb->parsed, rb->in_var, dist, rb->out_var) : NAN;
         if (isnan(level))

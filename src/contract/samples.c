@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/series_read.h"
+#include "report/summary_read.h"
 #include "util/text_file.h"
 
 static const char *const counter_names[SAMPLE_N_COUNTERS] = {
@@ -36,6 +39,7 @@ void sample_init(struct contract_sample *s)
     memset(s, 0, sizeof *s);
     for (int m = 0; m < CONTRACT_N_METRICS; m++)
         s->value[m] = NAN;
+    s->runnable_per_core = NAN;
 }
 
 static double ratio(double num, double den)
@@ -242,6 +246,14 @@ static int parse_line(json_t *o, struct snapshots *snaps, struct sample_set *set
     snprintf(s.host, sizeof s.host, "%s", host);
     s.time = json_number_value(t);
     s.period = json_number_value(p);
+    json_t *rq = json_object_get(o, "runnable_per_core");
+    if (rq && !json_is_null(rq)) {
+        if (!json_is_number(rq) || !(json_number_value(rq) >= 0) || !isfinite(json_number_value(rq))) {
+            *why = "\"runnable_per_core\" is not a number >= 0";
+            return -1;
+        }
+        s.runnable_per_core = json_number_value(rq);
+    }
     json_object_foreach(metrics, key, val) {
         int m = metric_by_name(key);
         if (m < 0)
@@ -300,61 +312,45 @@ int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *
     return rc;
 }
 
-static double summary_number(json_t *sum, const char *field)
-{
-    json_t *v = json_object_get(sum, field);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 int samples_read_run(const char *prefix, struct sample_set *set, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_error_t jerr;
-    json_t *sum = json_load_file(path, 0, &jerr);
-    if (!sum) {
-        snprintf(err, errlen, "%s: %s", path, jerr.text);
+    json_t *sum = summary_load(path, err, errlen);
+    if (!sum)
         return -1;
-    }
     char host[SAMPLE_NAME_MAX] = "localhost";
     json_t *h = json_object_get(sum, "host");
     if (json_is_string(h))
         snprintf(host, sizeof host, "%s", json_string_value(h));
-    double start = summary_number(sum, "start");
+    double start = summary_number(sum, "start", NAN);
     json_decref(sum);
     const char *base = strrchr(prefix, '/');
     base = base ? base + 1 : prefix;
 
     snprintf(path, sizeof path, "%s.series", prefix);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s (run with --time-series)", path, strerror(errno));
+    struct series_reader in;
+    char open_why[160];
+    if (series_reader_open(&in, path, open_why, sizeof open_why) < 0) {
+        snprintf(err, errlen, "%s: %s (run with --time-series)", path, open_why);
         return -1;
     }
     struct snapshots snaps = {0};
-    char line[8192], header[8192] = "";
-    int c_wall = -1, c_cpu = -1, c_read = -1, c_written = -1, n_cols = 0;
-    size_t lineno = 0;
-    int rc = 0;
+    int c_wall = -1, c_cpu = -1, c_read = -1, c_written = -1;
+    bool first = true;
+    int rc = 0, got;
     const char *why = NULL;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#') {
-            snprintf(header, sizeof header, "%s", line + 1);
-            continue;
-        }
-        if (n_cols == 0) { /* the last comment before the data names the columns */
-            char *save = NULL;
-            for (char *w = strtok_r(header, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save), n_cols++) {
-                if (!strcmp(w, "wall_clock")) c_wall = n_cols;
-                else if (!strcmp(w, "cpu_time")) c_cpu = n_cols;
-                else if (!strcmp(w, "bytes_read")) c_read = n_cols;
-                else if (!strcmp(w, "bytes_written")) c_written = n_cols;
-            }
+    while ((got = series_reader_next(&in, err, errlen)) > 0) {
+        const double *vals = in.values;
+        if (first) { /* the first row: the header is known */
+            first = false;
+            c_wall = series_reader_column(&in, "wall_clock");
+            c_cpu = series_reader_column(&in, "cpu_time");
+            c_read = series_reader_column(&in, "bytes_read");
+            c_written = series_reader_column(&in, "bytes_written");
             if (c_wall < 0 || c_cpu < 0) {
-                snprintf(err, errlen, "%s:%zu: header lacks wall_clock or cpu_time", path, lineno);
+                snprintf(err, errlen, "%s:%lu: header lacks wall_clock or cpu_time", path,
+                         series_reader_line(&in));
                 rc = -1;
                 break;
             }
@@ -367,22 +363,6 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
                 if (add_counters(&snaps, base, host, start, zero, set, &why) < 0)
                     break;
             }
-        }
-        double vals[64];
-        int nv = 0;
-        char *save = NULL;
-        for (char *w = strtok_r(line, " \t\n", &save); w && nv < 64; w = strtok_r(NULL, " \t\n", &save)) {
-            char *stop;
-            vals[nv++] = strtod(w, &stop);
-            if (*stop)
-                nv = -1000;
-        }
-        if (nv == 0)
-            continue;
-        if (nv < n_cols) {
-            snprintf(err, errlen, "%s:%zu: bad row (want %d numbers)", path, lineno, n_cols);
-            rc = -1;
-            break;
         }
         double c[SAMPLE_N_COUNTERS];
         for (int i = 0; i < SAMPLE_N_COUNTERS; i++)
@@ -397,11 +377,13 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
         if (add_counters(&snaps, base, host, vals[c_wall], c, set, &why) < 0)
             break;
     }
+    if (got < 0)
+        rc = -1;
     if (why && rc == 0) {
-        snprintf(err, errlen, "%s:%zu: %s", path, lineno, why);
+        snprintf(err, errlen, "%s:%lu: %s", path, series_reader_line(&in), why);
         rc = -1;
     }
-    fclose(f);
+    series_reader_close(&in);
     free(snaps.v);
     return rc;
 }
@@ -448,6 +430,8 @@ void samples_write_jsonl(FILE *f, const struct contract_sample *s)
             json_object_set_new(metrics, metric_info(m)->name, json_real(s->value[m]));
     json_t *o = json_pack("{s:s,s:s,s:f,s:f,s:o}", "process", s->process, "host", s->host, "t", s->time,
                           "period", s->period, "metrics", metrics);
+    if (o && !isnan(s->runnable_per_core))
+        json_object_set_new(o, "runnable_per_core", json_real(s->runnable_per_core));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     if (text)
         fprintf(f, "%s\n", text);

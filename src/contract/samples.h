@@ -36,6 +36,9 @@ struct contract_sample {
     double time;   /* end of the period, epoch seconds */
     double period; /* its length, seconds */
     double value[CONTRACT_N_METRICS];
+    double runnable_per_core; /* the host's runnable tasks per core during the period
+                                 (NAN: not measured); "runnable_per_core" in the
+                                 metrics form, written by 'contract watch' */
 };
 
 struct sample_set {

@@ -5,13 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double summary_number(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : -1;
-}
+#include "report/summary_read.h"
 
 static long long count_value(const json_t *o, const char *key)
 {
@@ -23,7 +17,7 @@ static long long count_value(const json_t *o, const char *key)
 static void counters_from_json(const json_t *r, struct rank_counters *c)
 {
     const json_t *w = json_object_get(json_object_get(r, "counters"), "window");
-    c->task_clock = summary_number(w, "task_clock");
+    c->task_clock = summary_number(w, "task_clock", -1);
     c->page_faults = count_value(w, "page_faults");
     c->context_switches = count_value(w, "context_switches");
     c->instructions = count_value(w, "instructions");
@@ -55,18 +49,18 @@ int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why,
     size_t tpi_n = 0;
     for (size_t i = 0; i < json_array_size(per_rank); i++) {
         const json_t *r = json_array_get(per_rank, i);
-        if (summary_number(r, "span") < 0)
+        if (summary_number(r, "span", -1) < 0)
             continue; /* the window never opened there */
         struct rank_times *t = &a->per_rank[a->measured++];
         t->rank = (int)json_integer_value(json_object_get(r, "rank"));
         const char *host = json_string_value(json_object_get(r, "host"));
         snprintf(t->host, sizeof t->host, "%s", host ? host : "");
-        t->comm = summary_number(r, "comm_time");
-        t->wait = summary_number(r, "wait_time");
-        t->compute = summary_number(r, "compute_time");
-        t->span = summary_number(r, "span");
+        t->comm = summary_number(r, "comm_time", -1);
+        t->wait = summary_number(r, "wait_time", -1);
+        t->compute = summary_number(r, "compute_time", -1);
+        t->span = summary_number(r, "span", -1);
         t->iterations = json_integer_value(json_object_get(r, "iterations"));
-        t->time_per_iteration = summary_number(r, "time_per_iteration");
+        t->time_per_iteration = summary_number(r, "time_per_iteration", -1);
         counters_from_json(r, &t->counters);
         a->comm += t->comm;
         a->wait += t->wait;

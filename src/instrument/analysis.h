@@ -44,10 +44,6 @@ struct mpi_analysis {
     long long **matrix;             /* bytes [from][to], ranks x ranks (ranks <= 4096) */
 };
 
-/* A number field of a summary object, or the value of a [value, "unit"]
- * pair; -1 when absent or not a number. */
-double summary_number(const json_t *o, const char *key);
-
 /* Fills a from an `mpi` object. Returns -1 with a reason when it is not one. */
 int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t whylen);
 void mpi_analysis_free(struct mpi_analysis *a);

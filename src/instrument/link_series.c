@@ -1,6 +1,7 @@
 /* Link volumes over time as a Paje trace (link_series.h). */
 #include "instrument/link_series.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct link_series {
     size_t n, cap;
     double t0;
     int have_t0;
+    double last_raw, last_t; /* the previous sampling's time, as given and as kept */
     char hosts[MAX_HOSTS][64]; /* the hosts of the ranks sampled, in order of appearance */
     size_t n_hosts;
     short *rank_host;          /* [TALLY_SEG_MAX_RANKS] index into hosts, -1: not known */
@@ -74,9 +76,24 @@ void link_series_begin(struct link_series *s, double t)
     }
 }
 
+/* Whole microseconds since the origin (see link_series.h), increasing from
+ * one sampling to the next: the segments of one sampling share its time. */
+static double kept_time(struct link_series *s, double t)
+{
+    if (s->n && t == s->last_raw)
+        return s->last_t;
+    double q = round((t - s->t0) * 1e6) / 1e6;
+    if (s->n && q <= s->last_t)
+        q = s->last_t + 1e-6;
+    s->last_raw = t;
+    s->last_t = q;
+    return q;
+}
+
 void link_series_sample(struct link_series *s, double t, const struct tally_segment *seg)
 {
     link_series_begin(s, t);
+    double kept = -1;
     int from = seg->d.rank;
     if (from < 0 || from >= TALLY_SEG_MAX_RANKS)
         return;
@@ -96,7 +113,9 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
             s->v = g;
             s->cap = cap;
         }
-        s->v[s->n++] = (struct link_sample){t - s->t0, from, to, b};
+        if (kept < 0)
+            kept = kept_time(s, t);
+        s->v[s->n++] = (struct link_sample){kept, from, to, b};
     }
 }
 

@@ -7,7 +7,14 @@
  * link in the run (so a view compares links). Ranks hang from their hosts
  * (the segment's host). A rank on another host, gathered at the end, is
  * sampled once then: its links show their average rate over the run, since
- * only totals cross hosts. tally view draws it. */
+ * only totals cross hosts. tally view draws it.
+ * Sample times are kept in whole microseconds since the origin, and each
+ * rate is the bytes over the difference of those times: Paje readers print
+ * times to the microsecond (pj_dump), and a rate over unrounded times, times
+ * a duration the reader rounded, did not give the bytes back when the rate
+ * was high (a rank registered late: its bytes so far in one interval). Now
+ * rate x duration summed in such a reader is the bytes up to the reader's
+ * float precision of the rate (6e-8 relative). */
 #ifndef TALLY_INSTRUMENT_LINK_SERIES_H
 #define TALLY_INSTRUMENT_LINK_SERIES_H
 

@@ -54,9 +54,8 @@ static int parse_item(struct limit_set *out, char *item, char *why, size_t why_l
     return 0;
 }
 
-int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len)
+int limits_each_item(const char *text, limits_item_fn fn, void *ctx, char *why, size_t why_len)
 {
-    struct limit_set parsed = *limits;
     char *copy = strdup(text);
     if (!copy) {
         snprintf(why, why_len, "out of memory");
@@ -70,7 +69,7 @@ int limits_parse(struct limit_set *limits, const char *text, char *why, size_t w
         p[len] = '\0';
         char *item = trim_space(p);
         if (*item) {
-            status = parse_item(&parsed, item, why, why_len);
+            status = fn(ctx, item, why, why_len);
             items++;
         }
         p += len + (delim != '\0');
@@ -78,13 +77,26 @@ int limits_parse(struct limit_set *limits, const char *text, char *why, size_t w
             p += strcspn(p, "\n");
     }
     free(copy);
-    if (status == 0 && items == 0) {
+    return status < 0 ? -1 : items;
+}
+
+static int parse_one(void *ctx, char *item, char *why, size_t why_len)
+{
+    return parse_item(ctx, item, why, why_len);
+}
+
+int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len)
+{
+    struct limit_set parsed = *limits;
+    int items = limits_each_item(text, parse_one, &parsed, why, why_len);
+    if (items < 0)
+        return -1;
+    if (items == 0) {
         snprintf(why, why_len, "no 'field: value' given");
-        status = -1;
+        return -1;
     }
-    if (status == 0)
-        *limits = parsed;
-    return status;
+    *limits = parsed;
+    return 0;
 }
 
 int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_len)

@@ -26,6 +26,12 @@ bool limits_any(const struct limit_set *limits);
  * summary unit. On error returns -1 with a reason naming the bad part in
  * why (e.g. "unknown field 'memry'"), and the set is left unchanged. */
 int limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len);
+/* The items of TEXT as limits_parse splits them (at ',' ';' and newlines,
+ * '#' comments removed, blanks around each trimmed, empty ones skipped),
+ * each handed to fn, which returns 0 or -1 with the reason in why. The
+ * number of items, or -1 at the first fn refused (or out of memory). */
+typedef int (*limits_item_fn)(void *ctx, char *item, char *why, size_t why_len);
+int limits_each_item(const char *text, limits_item_fn fn, void *ctx, char *why, size_t why_len);
 /* As limits_parse on the contents of the file at PATH (one item per line).
  * The reason names the line ("line 3: ..."), or the file when unreadable. */
 int limits_parse_file(struct limit_set *limits, const char *path, char *why, size_t why_len);

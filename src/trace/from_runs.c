@@ -33,6 +33,8 @@
 
 #include <jansson.h>
 
+#include "report/series_read.h"
+#include "report/summary_read.h"
 #include "trace/from_runs.h"
 #include "trace/hierarchy.h"
 #include "trace/host_load.h"
@@ -101,33 +103,13 @@ static int add_curve(struct builder *b, const double *a, const double *v, size_t
     return add_step(b, end, -prev, host, kind, category);
 }
 
-static double summary_number(json_t *root, const char *field, double fallback)
-{
-    json_t *v = json_object_get(root, field);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : fallback;
-}
-
-/* Column index of name in the header's words, -1 when absent. */
-static int column(char **words, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(words[i], name))
-            return i;
-    return -1;
-}
-
 static int read_task(struct builder *b, const char *prefix)
 {
     char path[4096];
-    json_error_t jerr;
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_t *sum = json_load_file(path, 0, &jerr);
-    if (!sum) {
-        snprintf(b->err, b->errlen, "%s: %s", path, jerr.text);
+    json_t *sum = summary_load(path, b->err, b->errlen);
+    if (!sum)
         return -1;
-    }
     const char *category = json_string_value(json_object_get(sum, "category"));
     const char *host = json_string_value(json_object_get(sum, "host"));
     double cpus = summary_number(sum, "machine_cpus", NAN);
@@ -173,79 +155,45 @@ static int read_task(struct builder *b, const char *prefix)
         log->summary_cpus = cpus;
 
     snprintf(path, sizeof path, "%s.series", prefix);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(b->err, b->errlen, "%s: %s (run with --time-series)", path, strerror(errno));
+    struct series_reader in;
+    char why[160];
+    if (series_reader_open(&in, path, why, sizeof why) < 0) {
+        snprintf(b->err, b->errlen, "%s: %s (run with --time-series)", path, why);
         return -1;
     }
-    char *line = NULL, *header = NULL; /* whole lines, however long (getline) */
-    size_t line_cap = 0;
-    char *words[64];
-    int n_words = 0, c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
+    int c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
     int c_recv = -1, c_sent = -1, c_host[9];
     static const char *const host_columns[9] = {
         "host_cores", "host_memory_total", "host_network_bandwidth", "host_cpu_time", "host_memory_used",
         "host_disk_read", "host_disk_written", "host_received", "host_sent"};
     bool host_cols = false;
-    size_t cap = 0, n = 0, lineno = 0;
+    size_t cap = 0, n = 0;
     double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL, *net = NULL;
-    int rc = -1;
-    while (getline(&line, &line_cap, f) >= 0) {
-        lineno++;
-        if (line[0] == '#') {
-            if (n_words == 0) { /* comments after the data do not change the columns */
-                free(header);
-                if (!(header = strdup(line))) {
-                    snprintf(b->err, b->errlen, "out of memory");
-                    goto out;
-                }
-            }
-            continue;
-        }
-        if (n_words == 0) { /* the last comment before data is the header */
-            char *save = NULL;
-            for (char *w = strtok_r(header ? header + 1 : line + strlen(line), " \t\n", &save);
-                 w && n_words < 64;
-                 w = strtok_r(NULL, " \t\n", &save))
-                words[n_words++] = w;
-            c_wall = column(words, n_words, "wall_clock");
-            c_cores = column(words, n_words, "cores");
-            c_cpu = column(words, n_words, "cpu_time");
-            c_mem = column(words, n_words, "memory");
-            c_read = column(words, n_words, "storage_bytes_read");
-            c_written = column(words, n_words, "storage_bytes_written");
+    int rc = -1, got;
+    while ((got = series_reader_next(&in, b->err, b->errlen)) > 0) {
+        unsigned long lineno = series_reader_line(&in);
+        const double *vals = in.values;
+        if (n == 0) { /* the first row: the header is known */
+            c_wall = series_reader_column(&in, "wall_clock");
+            c_cores = series_reader_column(&in, "cores");
+            c_cpu = series_reader_column(&in, "cpu_time");
+            c_mem = series_reader_column(&in, "memory");
+            c_read = series_reader_column(&in, "storage_bytes_read");
+            c_written = series_reader_column(&in, "storage_bytes_written");
             if (c_read < 0 || c_written < 0) { /* an older series: all bytes read and written */
-                c_read = column(words, n_words, "bytes_read");
-                c_written = column(words, n_words, "bytes_written");
+                c_read = series_reader_column(&in, "bytes_read");
+                c_written = series_reader_column(&in, "bytes_written");
             }
-            c_recv = column(words, n_words, "bytes_received");
-            c_sent = column(words, n_words, "bytes_sent");
+            c_recv = series_reader_column(&in, "bytes_received");
+            c_sent = series_reader_column(&in, "bytes_sent");
             host_cols = true;
             for (int k = 0; k < 9; k++)
-                host_cols &= (c_host[k] = column(words, n_words, host_columns[k])) >= 0;
+                host_cols &= (c_host[k] = series_reader_column(&in, host_columns[k])) >= 0;
             if (c_wall < 0 || (c_cores < 0 && c_cpu < 0)) {
-                snprintf(b->err, b->errlen, "%s:%zu: header lacks wall_clock, or cpu_time and cores",
+                snprintf(b->err, b->errlen, "%s:%lu: header lacks wall_clock, or cpu_time and cores",
                          path, lineno);
                 goto out;
             }
-        }
-        double vals[64];
-        int nv = 0;
-        char *save = NULL;
-        for (char *w = strtok_r(line, " \t\n", &save); w && nv < 64; w = strtok_r(NULL, " \t\n", &save)) {
-            char *stop;
-            vals[nv++] = strtod(w, &stop);
-            if (*stop || !isfinite(vals[nv - 1])) { /* "inf", "nan", 1e999: no trace can hold them */
-                snprintf(b->err, b->errlen, "%s:%zu: bad number '%s'", path, lineno, w);
-                goto out;
-            }
-        }
-        if (nv == 0)
-            continue;
-        if (nv < n_words) {
-            snprintf(b->err, b->errlen, "%s:%zu: %d values, header has %d columns", path, lineno, nv,
-                     n_words);
-            goto out;
         }
         if (n == cap) {
             cap = cap ? cap * 2 : 256;
@@ -268,7 +216,7 @@ static int read_task(struct builder *b, const char *prefix)
         }
         wall[n] = vals[c_wall];
         if (n > 0 && wall[n] < wall[n - 1]) {
-            snprintf(b->err, b->errlen, "%s:%zu: wall_clock goes backwards", path, lineno);
+            snprintf(b->err, b->errlen, "%s:%lu: wall_clock goes backwards", path, lineno);
             goto out;
         }
         cores[n] = c_cores >= 0 ? vals[c_cores] : 0;
@@ -281,7 +229,7 @@ static int read_task(struct builder *b, const char *prefix)
                 wall[n], vals[c_host[0]], vals[c_host[1]], vals[c_host[2]], vals[c_host[3]],
                 vals[c_host[4]], vals[c_host[5]] + vals[c_host[6]], vals[c_host[7]] + vals[c_host[8]]};
             if (row.cores <= 0 || row.memory_total <= 0) {
-                snprintf(b->err, b->errlen, "%s:%zu: host_cores and host_memory_total must be positive",
+                snprintf(b->err, b->errlen, "%s:%lu: host_cores and host_memory_total must be positive",
                          path, lineno);
                 goto out;
             }
@@ -292,6 +240,8 @@ static int read_task(struct builder *b, const char *prefix)
         }
         n++;
     }
+    if (got < 0)
+        goto out;
     /* cpu and io as rates over each interval (previous sample, this sample]:
      * cores from d cpu_time / d t (exact integral; the "cores" column only when
      * there is no cpu_time), io from d (bytes_read + bytes_written) / d t */
@@ -319,9 +269,7 @@ static int read_task(struct builder *b, const char *prefix)
         goto out;
     rc = 0;
 out:
-    fclose(f);
-    free(line);
-    free(header);
+    series_reader_close(&in);
     free(wall);
     free(cores);
     free(cpu);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/word_lines.h"
+
 int host_log_add(struct host_log *log, const struct host_row *row)
 {
     if (log->n == log->cap) {
@@ -37,66 +39,58 @@ void host_log_free(struct host_log *log)
     log->n = log->cap = 0;
 }
 
+struct capacity_ctx {
+    struct trace *t;
+    struct host_log *logs;
+};
+
+/* One line "HOST disk=MB/s network=MB/s" of the --capacity file. */
+static int capacity_line(void *ctx, char **words, size_t n, char *why, size_t why_len)
+{
+    struct capacity_ctx *c = ctx;
+    struct trace *t = c->t;
+    const char *host = words[0];
+    double disk = -1, net = -1;
+    for (size_t i = 1; i < n; i++) {
+        char *w = words[i], *eq = strchr(w, '='), *stop = NULL;
+        double v = eq ? strtod(eq + 1, &stop) : NAN;
+        if (!eq || !stop || *stop || !(v > 0) || !isfinite(v)) {
+            snprintf(why, why_len, "'%s' is not disk=MB/s or network=MB/s (a positive number)", w);
+            return -1;
+        }
+        *eq = '\0';
+        if (!strcmp(w, "disk"))
+            disk = v;
+        else if (!strcmp(w, "network"))
+            net = v;
+        else {
+            snprintf(why, why_len, "unknown key '%s' (disk, network)", w);
+            return -1;
+        }
+    }
+    bool all = !strcmp(host, "*"), found = all;
+    int host_type = trace_find_type(t, "host");
+    for (size_t h = 0; h < t->n_containers; h++) {
+        if (t->containers[h].type != host_type || (!all && strcmp(t->containers[h].name, host)))
+            continue;
+        found = true;
+        if (disk > 0)
+            c->logs[h].disk_bandwidth = disk;
+        if (net > 0)
+            c->logs[h].net_bandwidth = net;
+    }
+    if (!found) {
+        snprintf(why, why_len, "no run was on host '%s'", host);
+        return -1;
+    }
+    return 0;
+}
+
 int host_capacity_file(struct trace *t, struct host_log *logs, const char *path, char *err,
                        size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open", path);
-        return -1;
-    }
-    char line[1024];
-    size_t lineno = 0;
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char *save = NULL, *host = strtok_r(line, " \t\n", &save);
-        if (!host)
-            continue;
-        double disk = -1, net = -1;
-        for (char *w = strtok_r(NULL, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-            char *eq = strchr(w, '='), *stop = NULL;
-            double v = eq ? strtod(eq + 1, &stop) : NAN;
-            if (!eq || !stop || *stop || !(v > 0) || !isfinite(v)) {
-                snprintf(err, errlen, "%s:%zu: '%s' is not disk=MB/s or network=MB/s (a positive number)",
-                         path, lineno, w);
-                rc = -1;
-                break;
-            }
-            *eq = '\0';
-            if (!strcmp(w, "disk"))
-                disk = v;
-            else if (!strcmp(w, "network"))
-                net = v;
-            else {
-                snprintf(err, errlen, "%s:%zu: unknown key '%s' (disk, network)", path, lineno, w);
-                rc = -1;
-                break;
-            }
-        }
-        if (rc < 0)
-            break;
-        bool all = !strcmp(host, "*"), found = all;
-        int host_type = trace_find_type(t, "host");
-        for (size_t c = 0; c < t->n_containers; c++) {
-            if (t->containers[c].type != host_type || (!all && strcmp(t->containers[c].name, host)))
-                continue;
-            found = true;
-            if (disk > 0)
-                logs[c].disk_bandwidth = disk;
-            if (net > 0)
-                logs[c].net_bandwidth = net;
-        }
-        if (!found) {
-            snprintf(err, errlen, "%s:%zu: no run was on host '%s'", path, lineno, host);
-            rc = -1;
-        }
-    }
-    fclose(f);
-    return rc;
+    struct capacity_ctx c = {t, logs};
+    return word_lines_read(path, capacity_line, &c, err, errlen);
 }
 
 static int by_time(const void *x, const void *y)

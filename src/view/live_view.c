@@ -9,6 +9,7 @@
  * says whether the application runs ("state": "waiting" until a process is
  * found, "running", "finished" once a poll finds none left, with the time). */
 #include "view/live_view.h"
+#include "report/summary_read.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -41,14 +42,6 @@ struct live_state {
     bool seen_processes;  /* some poll found a process of the application */
     double finished;      /* epoch of the first poll that found none after that (0: running) */
 };
-
-static double field(json_t *result, const char *name)
-{
-    json_t *v = json_object_get(result, name);
-    if (json_is_array(v))
-        v = json_array_get(v, 0);
-    return json_is_number(v) ? json_number_value(v) : 0;
-}
 
 struct poll_ctx {
     struct live_state *s;
@@ -108,24 +101,24 @@ static void on_process(void *ctx, json_t *line)
                       "written", 0.0, "received", 0.0, "sent", 0.0, "processes", 0);
         json_object_set_new(p->hosts, node, h);
     }
-    json_object_set_new(h, "cores", json_real(field(h, "cores") + field(r, "cores")));
-    json_object_set_new(h, "memory", json_real(field(h, "memory") + field(r, "memory")));
-    json_object_set_new(h, "processes", json_integer((json_int_t)field(h, "processes") + 1));
+    json_object_set_new(h, "cores", json_real(summary_number(h, "cores", 0) + summary_number(r, "cores", 0)));
+    json_object_set_new(h, "memory", json_real(summary_number(h, "memory", 0) + summary_number(r, "memory", 0)));
+    json_object_set_new(h, "processes", json_integer((json_int_t)summary_number(h, "processes", 0) + 1));
     /* rates: MB/s from this process's counters since the last poll */
     static const char *const counters[][2] = {{"read", "bytes_read"}, {"written", "bytes_written"},
                                               {"received", "bytes_received"}, {"sent", "bytes_sent"}};
     json_t *before = json_object_get(p->s->previous, object);
     json_t *now = json_pack("{s:f}", "t", p->now);
     for (size_t i = 0; i < 4; i++) {
-        double v = field(r, counters[i][1]);
+        double v = summary_number(r, counters[i][1], 0);
         if (!strcmp(counters[i][0], "received") || !strcmp(counters[i][0], "sent"))
             v /= 1e6; /* network counters are bytes; I/O are MB */
         json_object_set_new(now, counters[i][0], json_real(v));
         if (before) {
-            double dt = p->now - field(before, "t");
-            double d = v - field(before, counters[i][0]);
+            double dt = p->now - summary_number(before, "t", 0);
+            double d = v - summary_number(before, counters[i][0], 0);
             if (dt > 0 && d > 0)
-                json_object_set_new(h, counters[i][0], json_real(field(h, counters[i][0]) + d / dt));
+                json_object_set_new(h, counters[i][0], json_real(summary_number(h, counters[i][0], 0) + d / dt));
         }
     }
     json_object_set_new(p->seen, object, now);
@@ -176,16 +169,14 @@ static void take_bars(struct live_state *s, struct live_client *client)
     json_t *line;
     while ((line = live_client_next(client))) {
         json_t *r = json_object_get(line, "result");
-        json_t *v = json_object_get(r, name);
-        if (json_is_array(v))
-            v = json_array_get(v, 0);
-        if (json_is_number(v)) {
-            double t = field(line, "time");
+        double value = summary_number(r, name, NAN);
+        if (!isnan(value)) {
+            double t = summary_number(line, "time", 0);
             pthread_mutex_lock(&s->lock);
             json_array_append_new(s->bars, json_pack("{s:f, s:s?, s:s?, s:f}", "t", t ? t : clock_epoch_seconds(),
                                                      "node", json_string_value(json_object_get(line, "node")),
                                                      "object", json_string_value(json_object_get(line, "object")),
-                                                     "value", json_number_value(v)));
+                                                     "value", value));
             trim(s->bars, s->options->keep);
             pthread_mutex_unlock(&s->lock);
         }
@@ -199,7 +190,7 @@ static json_t *since(json_t *array, double t)
     size_t i;
     json_t *item;
     json_array_foreach(array, i, item)
-        if (field(item, "t") > t)
+        if (summary_number(item, "t", 0) > t)
             json_array_append(out, item);
     return out;
 }

@@ -2,12 +2,12 @@
  * --limits-file text): any bytes must give 0 or -1 with a reason, never a
  * crash, and the set must only hold non-negative values.
  *   clang -g -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/rm_limits_fuzz.c \
- *     src/cli/rm_limits.c src/monitor/limits.c src/report/fields.c src/util/units.c -lm */
+ *     src/rmcompat/rm_limits.c src/monitor/limits.c src/report/fields.c src/util/units.c -lm */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/rm_limits.h"
+#include "rmcompat/rm_limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

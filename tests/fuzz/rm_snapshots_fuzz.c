@@ -2,12 +2,12 @@
  * --snapshot-events JSON): any bytes must give a watch list or NULL with a
  * reason, never a crash or a leak. Only parses: polling would act on files.
  *   clang -g -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/rm_snapshots_fuzz.c \
- *     src/cli/rm_snapshots.c -ljansson */
+ *     src/rmcompat/rm_snapshots.c -ljansson */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/rm_snapshots.h"
+#include "rmcompat/rm_snapshots.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

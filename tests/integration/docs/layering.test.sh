@@ -12,17 +12,18 @@ SRC=$TALLY_TEST_ROOT/src
 # the table of docs/architecture.md.
 declare -A ALLOWED=(
   [main]="cli util"
-  [cli]="agent request client view instrument contract monitor platform report archive trace util"
+  [cli]="agent request client view instrument contract rmcompat monitor platform report archive trace util"
   [agent]="request client monitor platform report archive util"
   [request]="util"
   [client]="request platform util"
-  [view]="trace client util"
-  [instrument]="monitor platform trace util"
+  [view]="trace client report util"
+  [instrument]="monitor platform report trace util"
   [contract]="monitor report util"
+  [rmcompat]="monitor platform report util"
   [monitor]="platform util"
   [report]="monitor util"
   [archive]="report util"
-  [trace]="util"
+  [trace]="report util"
   [platform]="util"
   [util]=""
 )

@@ -1,12 +1,11 @@
 /* Following a run for the resource_monitor front end (see rm_sampling.h). */
-#include "cli/rm_sampling.h"
+#include "rmcompat/rm_sampling.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 
-#include "cli/run_common.h"
 #include "platform/platform.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"
@@ -28,10 +27,8 @@ static void take_snapshot_if_due(struct rm_sampling *sm, const struct task_sampl
     if (rm_snapshots_poll(sm->watch, labels, sizeof labels) == 0)
         return;
     json_t *snap = rm_snapshot_to_json(labels, sm->window_start, s->wall_clock, sm->window_max);
-    char suffix[32];
-    snprintf(suffix, sizeof suffix, ".snapshot.%02zu", json_array_size(sm->snapshots));
-    char *path = run_report_path(sm->prefix, suffix);
-    if (path)
+    char *path = NULL;
+    if (asprintf(&path, "%s.snapshot.%02zu", sm->prefix, json_array_size(sm->snapshots)) >= 0)
         summary_write_object(path, snap, sm->pretty); /* a failure is said; the run goes on */
     free(path);
     json_array_append_new(sm->snapshots, snap);

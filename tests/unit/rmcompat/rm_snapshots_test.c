@@ -1,7 +1,7 @@
 /* rm_snapshots: parsing --snapshot-events and the events a poll sees
  * (create, complete appended lines against patterns, count, truncate,
  * delete, delete-if-found), in a temporary directory. */
-#include "cli/rm_snapshots.h"
+#include "rmcompat/rm_snapshots.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * fs_nodes, ...) are skipped and named, so the caller can warn, as
  * resource_monitor skips names it does not know. Everything else goes
  * through limits_parse: units, values and unknown names as in 'tally run'. */
-#ifndef TALLY_CLI_RM_LIMITS_H
-#define TALLY_CLI_RM_LIMITS_H
+#ifndef TALLY_RMCOMPAT_RM_LIMITS_H
+#define TALLY_RMCOMPAT_RM_LIMITS_H
 
 #include <stddef.h>
 

@@ -9,8 +9,8 @@
  * (exactly one on-... per event; labels of letters, digits, '-' and '_';
  * patterns are POSIX extended regular expressions). The caller polls at its
  * samples; each poll reads the lines appended since the last one. */
-#ifndef TALLY_CLI_RM_SNAPSHOTS_H
-#define TALLY_CLI_RM_SNAPSHOTS_H
+#ifndef TALLY_RMCOMPAT_RM_SNAPSHOTS_H
+#define TALLY_RMCOMPAT_RM_SNAPSHOTS_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* Watched files and snapshot events (see rm_snapshots.h). */
-#include "cli/rm_snapshots.h"
+#include "rmcompat/rm_snapshots.h"
 
 #include <ctype.h>
 #include <jansson.h>

@@ -2,13 +2,13 @@
  * sample by sample: the series rows (report/rm_series.h), the network
  * bandwidth that resource_monitor reports and the engine does not (from the
  * byte counts), and the snapshots of --snapshot-events (rm_snapshots.h). */
-#ifndef TALLY_CLI_RM_SAMPLING_H
-#define TALLY_CLI_RM_SAMPLING_H
+#ifndef TALLY_RMCOMPAT_RM_SAMPLING_H
+#define TALLY_RMCOMPAT_RM_SAMPLING_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "cli/rm_snapshots.h"
+#include "rmcompat/rm_snapshots.h"
 #include "monitor/task.h"
 #include "report/series.h"
 

@@ -1,5 +1,5 @@
 /* resource_monitor's limits onto tally's (see rm_limits.h). */
-#include "cli/rm_limits.h"
+#include "rmcompat/rm_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +47,16 @@ static void note_skipped(char *skipped, size_t len, const char *name)
     snprintf(skipped + used, len - used, "%s%s", used ? " " : "", name);
 }
 
-/* One trimmed, non-empty item. */
-static int parse_item(struct limit_set *limits, char *item, char *why, size_t why_len,
-                      char *skipped, size_t skipped_len)
+struct rm_item_ctx {
+    struct limit_set *limits;
+    char *skipped;
+    size_t skipped_len;
+};
+
+/* One trimmed, non-empty item (limits_each_item). */
+static int parse_item(void *ctx, char *item, char *why, size_t why_len)
 {
+    struct rm_item_ctx *c = ctx;
     char *sep = strpbrk(item, ":=");
     if (!sep) {
         snprintf(why, why_len, "'%s' is not 'field: value'", item);
@@ -59,7 +65,7 @@ static int parse_item(struct limit_set *limits, char *item, char *why, size_t wh
     *sep = '\0';
     const char *name = current_name(trim_space(item));
     if (is_skipped(name)) {
-        note_skipped(skipped, skipped_len, name);
+        note_skipped(c->skipped, c->skipped_len, name);
         return 0;
     }
     size_t len = strlen(name) + strlen(sep + 1) + 3;
@@ -69,7 +75,7 @@ static int parse_item(struct limit_set *limits, char *item, char *why, size_t wh
         return -1;
     }
     snprintf(canonical, len, "%s: %s", name, sep + 1);
-    int rc = limits_parse(limits, canonical, why, why_len);
+    int rc = limits_parse(c->limits, canonical, why, why_len);
     free(canonical);
     return rc;
 }
@@ -78,32 +84,9 @@ int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_
                     char *skipped, size_t skipped_len)
 {
     struct limit_set parsed = *limits;
-    char *copy = strdup(text);
-    if (!copy) {
-        snprintf(why, why_len, "out of memory");
+    struct rm_item_ctx c = {&parsed, skipped, skipped_len};
+    if (limits_each_item(text, parse_item, &c, why, why_len) < 0)
         return -1;
-    }
-    int rc = 0;
-    char *p = copy;
-    while (*p && rc == 0) {
-        size_t len = strcspn(p, ",;\n#");
-        char delim = p[len];
-        p[len] = '\0';
-        char *item = trim_space(p);
-        if (*item)
-            rc = parse_item(&parsed, item, why, why_len, skipped, skipped_len);
-        p += len;
-        if (!delim)
-            break;
-        if (delim == '#') { /* a comment runs to the end of the line */
-            p += 1 + strcspn(p + 1, "\n");
-            if (!*p)
-                break;
-        }
-        p++;
-    }
-    free(copy);
-    if (rc == 0)
-        *limits = parsed;
-    return rc;
+    *limits = parsed;
+    return 0;
 }

@@ -1,6 +1,6 @@
 /* rm_limits_parse: resource_monitor's -L and --limits-file text onto tally's
  * limits (old names, skipped fields, comments, errors naming the item). */
-#include "cli/rm_limits.h"
+#include "rmcompat/rm_limits.h"
 #include "test.h"
 
 int main(void)

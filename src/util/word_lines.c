@@ -1,0 +1,53 @@
+/* Files of lines of words (see word_lines.h). */
+#include "util/word_lines.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/text_file.h"
+
+int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *err, size_t err_len)
+{
+    struct text_lines in;
+    char why[256];
+    if (text_lines_open(&in, path, TEXT_FILE_SMALL, TEXT_LINE_MAX, why, sizeof why) < 0) {
+        snprintf(err, err_len, "%s: %s", path, why);
+        return -1;
+    }
+    char **words = NULL, *line;
+    size_t cap = 0;
+    int rc = 0, got = 0;
+    while (rc == 0 && (got = text_lines_next(&in, &line, NULL)) > 0) {
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        size_t n = 0;
+        char *save = NULL;
+        for (char *w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+            if (n == cap) {
+                size_t c = cap ? 2 * cap : 16;
+                char **bigger = realloc(words, c * sizeof *bigger);
+                if (!bigger) {
+                    snprintf(err, err_len, "%s:%lu: out of memory", path, in.number);
+                    rc = -1;
+                    break;
+                }
+                words = bigger;
+                cap = c;
+            }
+            words[n++] = w;
+        }
+        if (rc == 0 && n > 0 && fn(ctx, words, n, why, sizeof why) < 0) {
+            snprintf(err, err_len, "%s:%lu: %s", path, in.number, why);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && got < 0) {
+        snprintf(err, err_len, "%s: %s", path, in.why);
+        rc = -1;
+    }
+    free(words);
+    text_lines_close(&in);
+    return rc;
+}
