@@ -95,7 +95,7 @@ size_t top_rows_build_since(json_t *lines, double t, double last_t, const struct
         const char *object = json_string_value(json_object_get(line, "object"));
         struct top_previous *p = &now[n];
         const char *node = json_string_value(json_object_get(line, "node"));
-        snprintf(p->key, sizeof p->key, "%s@%s", object ? object : "", node ? node : "");
+        snprintf(p->key, sizeof p->key, "%s", object ? object : "");
         snprintf(p->node, sizeof p->node, "%s", node ? node : "");
         p->t = t;
         p->pid = (pid_t)summary_number(r, "pid", NAN);

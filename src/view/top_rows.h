@@ -14,7 +14,7 @@
 
 /* What one process was at a refresh, for its rates at the next. */
 struct top_previous {
-    char key[320];      /* the answer's object and node: p_PID@HOST */
+    char key[320];      /* the answer's object: p_PID@HOST */
     char node[256];
     pid_t pid, ppid;
     double t, cpu, children_cpu, read, written, received, sent;
