@@ -125,6 +125,9 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
     }
     if (flags & PROC_INFO_CPU) {
         put_field(o, "cpu_time", st.cpu_self + st.cpu_children);
+        /* of cpu_time, what its ended children (and theirs) used: the kernel adds a child's
+         * time to its parent when the parent reaps it */
+        put_field(o, "children_cpu_time", st.cpu_children);
         put_field(o, "cores", p ? p->cores : 0);
         put_field(o, "context_switches",
                   has_status ? (double)status.context_switches : 0);

@@ -45,11 +45,18 @@ static void usage(FILE *out)
 static int load_all(char **paths, int n, struct sample_set *set)
 {
     char err[512];
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        size_t before = set->n;
         if (samples_load(paths[i], set, err, sizeof err) < 0) {
             tally_error("contract: %s", err);
             return -1;
         }
+        if (set->n == before) {
+            tally_error("contract: %s: no sample (empty, or no process with two snapshots)",
+                        strcmp(paths[i], "-") ? paths[i] : "(stdin)");
+            return -1;
+        }
+    }
     sample_set_sort(set);
     return 0;
 }

@@ -37,7 +37,8 @@ static const char usage_text[] =
     "                 [--sort COLUMN] [--interval TIME] [--once]\n"
     "\n"
     "A live view of application NAME's processes on every host that runs it (without\n"
-    "--app: every task the local agent follows): per host and per process, CPU, memory,\n"
+    "--app: every task the local agent follows): per host and per process, CPU (its own;\n"
+    "ENDED%: its children that ended since the last refresh), memory,\n"
     "I/O and network rates and state, refreshed every interval; with 'tally contract watch'\n"
     "running, each process's contract violation level and worst dimension ('!' and red at\n"
     "or above the threshold; no colour when NO_COLOR is set or the output is not a terminal);\n"
@@ -194,6 +195,7 @@ int cmd_top(int argc, char **argv)
     bool terminal = isatty(STDOUT_FILENO); /* piped: plain text, one screen after another */
     to.color = terminal && !getenv("NO_COLOR") && !(term && !strcmp(term, "dumb"));
     struct top_previous *old = NULL, *now = NULL;
+    double last_t = NAN; /* the previous refresh */
     size_t old_n = 0;
     int status = TALLY_EXIT_OK;
     for (int round = 0; !stop_requested; round++) {
@@ -232,7 +234,10 @@ int cmd_top(int argc, char **argv)
             status = TALLY_EXIT_ERROR;
             break;
         }
-        n = top_rows_build(g.lines, t, old, old_n, rows, now);
+        n = top_rows_build_since(g.lines, t, last_t, old, old_n, rows, now);
+        last_t = t;
+        for (size_t k = 0; k < n; k++)
+            to.ended_column |= rows[k].ended_percent > 0;
         free(old);
         old = now;
         old_n = n;

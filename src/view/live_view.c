@@ -5,7 +5,9 @@
  * mutex. Rates (I/O, network) are differences of the processes' cumulative
  * counters between two polls of the same process. Each point also holds the
  * processes' contract violation levels when 'tally contract watch' sends
- * them (proc_get_info 0x100), drawn over time with the threshold. */
+ * them (proc_get_info 0x100), drawn over time with the threshold. /data
+ * says whether the application runs ("state": "waiting" until a process is
+ * found, "running", "finished" once a poll finds none left, with the time). */
 #include "view/live_view.h"
 #include "report/summary_read.h"
 
@@ -37,6 +39,8 @@ struct live_state {
     json_t *bars;         /* [{"t": epoch, "node": ..., "object": ..., "value": ...}] */
     json_t *previous;     /* "pid@host" -> {"t", "read", "written", "received", "sent"} */
     char status[512];
+    bool seen_processes;  /* some poll found a process of the application */
+    double finished;      /* epoch of the first poll that found none after that (0: running) */
 };
 
 struct poll_ctx {
@@ -135,11 +139,19 @@ static void poll_agents(struct live_state *s, struct live_client *client)
                          .seen = json_object(), .now = clock_epoch_seconds()};
     int rc = live_client_ask(client, text, on_process, &p, why, sizeof why);
     pthread_mutex_lock(&s->lock);
+    size_t hosts = json_object_size(p.hosts);
+    if (rc == 0 && hosts) {
+        s->seen_processes = true;
+        s->finished = 0;
+    } else if (rc == 0 && s->seen_processes && !s->finished) {
+        s->finished = p.now; /* the application ended: no process left on any host */
+    }
     if (rc < 0)
         snprintf(s->status, sizeof s->status, "%s", why);
+    else if (s->finished)
+        snprintf(s->status, sizeof s->status, "finished: no process left");
     else
-        snprintf(s->status, sizeof s->status, "%zu host%s", json_object_size(p.hosts),
-                 json_object_size(p.hosts) == 1 ? "" : "s");
+        snprintf(s->status, sizeof s->status, "%zu host%s", hosts, hosts == 1 ? "" : "s");
     json_t *point = json_pack("{s:f, s:o}", "t", p.now, "hosts", p.hosts);
     if (json_object_size(p.contract))
         json_object_set(point, "contract", p.contract);
@@ -213,9 +225,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return http_respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "since: not a number\n", 20,
                        MHD_RESPMEM_PERSISTENT);
     pthread_mutex_lock(&s->lock);
-    json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:o, s:o}", "app", s->options->app, "interval",
+    json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:s, s:o, s:o}", "app", s->options->app, "interval",
                             s->options->interval, "bars_request", s->options->bars, "status",
-                            s->status, "points", since(s->points, t), "bars", since(s->bars, bt));
+                            s->status, "state",
+                            s->finished ? "finished" : s->seen_processes ? "running" : "waiting",
+                            "points", since(s->points, t), "bars", since(s->bars, bt));
+    if (doc && s->finished)
+        json_object_set_new(doc, "finished", json_real(s->finished));
     pthread_mutex_unlock(&s->lock);
     char *body = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
     json_decref(doc);
@@ -231,23 +247,33 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
         opts.interval = 1;
     if (!opts.keep)
         opts.keep = 3600;
-    struct live_client *client;
-    if (live_client_open(&opts.client, &client, why, why_size) < 0)
-        return -1;
-    if (opts.bars && live_client_follow(client, opts.bars, why, why_size) < 0) {
-        live_client_close(client);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigset_t previous;
+    /* blocked before any thread starts (libnats', MHD's): they inherit the mask, and the
+     * signals wait for the signalfd. Started in the background ('&' in a script), we
+     * inherit SIGINT ignored: an ignored signal is discarded, never queued for the
+     * signalfd, and Ctrl-C or kill -INT would not stop us */
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, old_int, old_term;
+    pthread_sigmask(SIG_BLOCK, &stop, &previous);
+    sigaction(SIGINT, &dfl, &old_int);
+    sigaction(SIGTERM, &dfl, &old_term);
+    struct live_client *client = NULL;
+    if (live_client_open(&opts.client, &client, why, why_size) < 0 ||
+        (opts.bars && live_client_follow(client, opts.bars, why, why_size) < 0)) {
+        if (client)
+            live_client_close(client);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
         return -1;
     }
     struct live_state s = {.options = &opts, .points = json_array(), .bars = json_array(),
                            .previous = json_object()};
     pthread_mutex_init(&s.lock, NULL);
     unsigned port = 0;
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    sigset_t previous;
-    pthread_sigmask(SIG_BLOCK, &stop, &previous); /* before MHD's thread starts */
     int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
     struct MHD_Daemon *d = NULL;
     if (sfd < 0)
@@ -262,29 +288,33 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
         fflush(stdout);
         double next = clock_monotonic_seconds();
         for (bool stopping = false; !stopping;) {
+            /* the signals first, every round: a poll of agents that do not answer takes
+             * seconds, and the next one is then due at once */
             double now = clock_monotonic_seconds();
-            if (now >= next) {
-                poll_agents(&s, client);
-                take_bars(&s, client); /* lines read while asking stay buffered */
-                next += opts.interval;
-                if (next < now)
-                    next = now + opts.interval;
-                continue;
-            }
             struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN},
                                     {.fd = live_client_stream_fd(client), .events = POLLIN}};
-            int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, (int)ceil((next - now) * 1000));
+            int n = poll(fds, fds[1].fd >= 0 ? 2 : 1, now >= next ? 0 : (int)ceil((next - now) * 1000));
             if (n > 0 && (fds[0].revents & POLLIN))
                 stopping = true;
-            if (n > 0 && fds[1].fd >= 0 && fds[1].revents)
+            else if (n > 0 && fds[1].fd >= 0 && fds[1].revents)
                 take_bars(&s, client);
+            if (stopping || clock_monotonic_seconds() < next)
+                continue;
+            poll_agents(&s, client);
+            take_bars(&s, client); /* lines read while asking stay buffered */
+            next += opts.interval;
+            now = clock_monotonic_seconds();
+            if (next < now)
+                next = now + opts.interval;
         }
         MHD(MHD_stop_daemon)(d);
     }
     if (sfd >= 0)
         close(sfd);
-    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     live_client_close(client);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     json_decref(s.points);
     json_decref(s.bars);
     json_decref(s.previous);

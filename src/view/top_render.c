@@ -110,6 +110,8 @@ static struct host_total *host_totals(const struct top_snapshot *s, size_t *coun
         struct host_total *t = &hosts[h];
         t->processes++;
         add_known(&t->cpu, row->cpu_percent);
+        if (row->ended_percent > 0)
+            add_known(&t->cpu, row->ended_percent);
         add_known(&t->memory_mb, row->memory_mb);
         add_known(&t->read, row->read_bytes_per_s);
         add_known(&t->write, row->write_bytes_per_s);
@@ -328,6 +330,14 @@ static bool any_instrumented(const struct top_snapshot *snap)
     return false;
 }
 
+static bool any_ended(const struct top_snapshot *snap)
+{
+    for (size_t i = 0; i < snap->row_count; i++)
+        if (snap->rows[i].ended_percent > 0)
+            return true;
+    return false;
+}
+
 static void put_title(struct screen *s, const struct top_snapshot *snap, size_t hosts,
                       const struct top_options *o)
 {
@@ -364,7 +374,7 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
     char *text = NULL;
     size_t text_len = 0;
     struct screen s = {.width = o.width, .height = o.height > 0 ? o.height : 0, .color = o.color};
-    bool contract, recording = any_instrumented(snap);
+    bool contract, recording = any_instrumented(snap), ended = o.ended_column || any_ended(snap);
     count_violating(snap, &contract);
     s.out = hosts && rows ? open_memstream(&text, &text_len) : NULL;
     if (!s.out) {
@@ -406,6 +416,8 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
     end_line(&s); /* blank */
     putf(&s, "%-*s %7s %c %6s %7s %8s %8s %8s %8s", s.host_width, "HOST", "PID", 'S', "CPU%",
          "MEM", "READ/s", "WRITE/s", "RECV/s", "SENT/s");
+    if (ended)
+        putf(&s, " %6s", "ENDED%");
     if (contract)
         putf(&s, " %-*s", 6 + WORST_WIDTH, "CONTRACT");
     if (recording)
@@ -423,6 +435,10 @@ char *top_render(const struct top_snapshot *snap, const struct top_options *opti
         putf(&s, " %7d %c", (int)row->pid, row->state ? row->state : '?');
         put_quantities(&s, row->cpu_percent, row->memory_mb, row->read_bytes_per_s,
                        row->write_bytes_per_s, row->recv_bytes_per_s, row->sent_bytes_per_s);
+        if (ended && row->ended_percent > 0)
+            putf(&s, " %6.1f", row->ended_percent);
+        else if (ended)
+            putf(&s, " %6s", "-");
         if (contract)
             put_contract(&s, row);
         if (recording)

@@ -10,7 +10,10 @@
  * while a switch is not yet taken by the process). No
  * terminal I/O here: the command clears the screen and prints the string,
  * which keeps the layout unit-testable and lets `tally top` work over plain
- * ssh (no curses needed). */
+ * ssh (no curses needed). An ENDED% column, once some process has it,
+ * shows the CPU of a process's children that ended since the last refresh
+ * and that no line of theirs showed (children living less than one
+ * interval); the host's CPU% counts it. */
 #ifndef TALLY_VIEW_TOP_RENDER_H
 #define TALLY_VIEW_TOP_RENDER_H
 
@@ -36,6 +39,9 @@ struct top_row {
     double contract_threshold; /* violating at or above it (NaN: unknown) */
     const char *contract_space, *contract_dimension; /* the worst dimension (NULL: unknown) */
     char recording[24];        /* what it records ("mpi+probes", "off", "mpi*"); "": not instrumented */
+    double ended_percent;      /* CPU of its children that ended in the last interval, beyond what
+                                * their own lines showed (the kernel adds it to the parent), per
+                                * second of the interval, % of one core (NaN or 0: none known) */
 };
 
 struct top_snapshot {
@@ -66,6 +72,7 @@ struct top_options {
                                   quantities, A to Z for names, pids ascending */
     int width, height; /* the terminal's size in columns and lines */
     bool color;        /* ANSI bold red for violating lines (outside the width count) */
+    bool ended_column; /* show ENDED% even when no row has some now (it appeared once) */
 };
 
 /* The column named by a --sort value or key ("cpu", "mem", "memory",

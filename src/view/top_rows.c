@@ -2,6 +2,7 @@
 #include "view/top_rows.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,8 +41,52 @@ static void recording_text(json_t *recording, char *out, size_t len)
         snprintf(out + used, len - used, "*");
 }
 
+/* A process's own CPU as a % of one core: over the interval since the
+ * previous refresh; for a process born since then (its whole life inside
+ * the interval), over its life; NaN otherwise (first refresh). */
+static double own_cpu_percent(const struct top_previous *p, const struct top_previous *b, double wall_time,
+                              double last_t)
+{
+    double own = p->cpu - (isnan(p->children_cpu) ? 0 : p->children_cpu);
+    if (b)
+        return 100 * rate(own, b->cpu - (isnan(b->children_cpu) ? 0 : b->children_cpu), p->t - b->t);
+    double dt = p->t - last_t;
+    if (!isnan(last_t) && wall_time > 0 && wall_time <= dt * 1.25 + 0.05)
+        return 100 * rate(own, 0, wall_time);
+    return NAN;
+}
+
+/* The CPU of the children of now[i] that ended since the previous refresh
+ * beyond what their own rows showed: the growth of its reaped children's
+ * time less the CPU its vanished children had at their last row. */
+static double ended_percent(const struct top_previous *now, size_t n, size_t i, const struct top_previous *old,
+                            size_t old_n, const struct top_previous *b)
+{
+    const struct top_previous *p = &now[i];
+    if (!b || isnan(p->children_cpu) || isnan(b->children_cpu) || p->t <= b->t)
+        return NAN;
+    double grown = p->children_cpu - b->children_cpu, shown = 0;
+    for (size_t k = 0; k < old_n; k++) {
+        const struct top_previous *o = &old[k];
+        if (o->ppid != p->pid || strcmp(o->node, p->node))
+            continue;
+        bool alive = false;
+        for (size_t j = 0; j < n && !alive; j++)
+            alive = now[j].pid == o->pid && !strcmp(now[j].node, o->node);
+        if (!alive && !isnan(o->cpu))
+            shown += o->cpu;
+    }
+    return grown > shown ? 100 * (grown - shown) / (p->t - b->t) : 0;
+}
+
 size_t top_rows_build(json_t *lines, double t, const struct top_previous *old, size_t old_n,
                          struct top_row *rows, struct top_previous *now)
+{
+    return top_rows_build_since(lines, t, NAN, old, old_n, rows, now);
+}
+
+size_t top_rows_build_since(json_t *lines, double t, double last_t, const struct top_previous *old,
+                            size_t old_n, struct top_row *rows, struct top_previous *now)
 {
     size_t n = 0, i;
     json_t *line;
@@ -49,9 +94,14 @@ size_t top_rows_build(json_t *lines, double t, const struct top_previous *old, s
         json_t *r = json_object_get(line, "result");
         const char *object = json_string_value(json_object_get(line, "object"));
         struct top_previous *p = &now[n];
+        const char *node = json_string_value(json_object_get(line, "node"));
         snprintf(p->key, sizeof p->key, "%s", object ? object : "");
+        snprintf(p->node, sizeof p->node, "%s", node ? node : "");
         p->t = t;
+        p->pid = (pid_t)summary_number(r, "pid", NAN);
+        p->ppid = (pid_t)summary_number(r, "ppid", NAN);
         p->cpu = summary_number(r, "cpu_time", NAN);
+        p->children_cpu = summary_number(r, "children_cpu_time", NAN);
         p->read = summary_number(r, "bytes_read", NAN) * 1048576.0;
         p->written = summary_number(r, "bytes_written", NAN) * 1048576.0;
         p->received = summary_number(r, "bytes_received", NAN);
@@ -66,7 +116,7 @@ size_t top_rows_build(json_t *lines, double t, const struct top_previous *old, s
             .host = json_string_value(json_object_get(line, "node")),
             .pid = (pid_t)summary_number(r, "pid", NAN),
             .state = state && *state ? state[0] : '?',
-            .cpu_percent = b ? 100 * rate(p->cpu, b->cpu, dt) : NAN,
+            .cpu_percent = own_cpu_percent(p, b, summary_number(r, "wall_time", NAN), last_t),
             .memory_mb = summary_number(r, "memory", NAN),
             .read_bytes_per_s = b ? rate(p->read, b->read, dt) : NAN,
             .write_bytes_per_s = b ? rate(p->written, b->written, dt) : NAN,
@@ -82,6 +132,8 @@ size_t top_rows_build(json_t *lines, double t, const struct top_previous *old, s
         recording_text(recording, rows[n].recording, sizeof rows[n].recording);
         n++;
     }
+    for (size_t k = 0; k < n; k++)
+        rows[k].ended_percent = ended_percent(now, n, k, old, old_n, find_previous(old, old_n, now[k].key));
     return n;
 }
 

@@ -15,7 +15,9 @@
 /* What one process was at a refresh, for its rates at the next. */
 struct top_previous {
     char key[320];      /* the answer's object: p_PID@HOST */
-    double t, cpu, read, written, received, sent;
+    char node[256];
+    pid_t pid, ppid;
+    double t, cpu, children_cpu, read, written, received, sent;
 };
 
 /* One refresh at monotonic time t: LINES (proc_get_info answers, each with
@@ -26,5 +28,11 @@ struct top_previous {
  * advance or a counter went down. Returns the number of rows. */
 size_t top_rows_build(json_t *lines, double t, const struct top_previous *old, size_t old_n,
                       struct top_row *rows, struct top_previous *now);
+/* The same, knowing the previous refresh's time LAST_T (NaN: none): CPU% is a
+ * process's own (cpu_time less children_cpu_time); a process born since
+ * LAST_T shows its CPU over its life; ended_percent is the CPU of its
+ * children that ended since then beyond what their own rows showed. */
+size_t top_rows_build_since(json_t *lines, double t, double last_t, const struct top_previous *old,
+                            size_t old_n, struct top_row *rows, struct top_previous *now);
 
 #endif

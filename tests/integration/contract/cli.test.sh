@@ -74,6 +74,22 @@ printf '{"process":"a","t":1,"counters":{"flops":"x"}}\n' >bad.jsonl
 err=$("$TALLY" contract check mw.contract bad.jsonl 2>&1 >/dev/null); st=$?
 check_eq "bad samples: exit 125" "$st" 125
 check_eq "bad samples: names file and line" "$err" "tally: contract: bad.jsonl:1: a counter is not a number"
+# empty input: no silent success (issue 22): one line naming the input, exit 125, nothing on stdout
+: >empty.jsonl
+out=$("$TALLY" contract samples empty.jsonl 2>err.txt); st=$?
+check_eq "samples of an empty file: exit 125" "$st" 125
+check_eq "samples of an empty file: nothing on stdout" "$out" ""
+check_eq "samples of an empty file: one line naming it" "$(cat err.txt)" \
+    "tally: contract: empty.jsonl: no sample (empty, or no process with two snapshots)"
+out=$("$TALLY" contract samples - </dev/null 2>err.txt); st=$?
+check_eq "samples of empty stdin: exit 125" "$st" 125
+check_contains "samples of empty stdin: names it" "$(cat err.txt)" "contract: (stdin): no sample"
+printf '{"process":"a","t":1,"counters":{"flops":5}}\n' >one.jsonl
+"$TALLY" contract samples one.jsonl >/dev/null 2>err.txt
+check_eq "one counter snapshot yields no sample: exit 125" "$?" 125
+check_contains "names the one-snapshot file" "$(cat err.txt)" "contract: one.jsonl: no sample"
+"$TALLY" contract check mw.contract empty.jsonl >/dev/null 2>err.txt
+check_eq "check of an empty run: exit 125, not a clean pass" "$?" 125
 "$TALLY" contract build -o x.contract 2>/dev/null
 check_eq "build without baselines: 125" "$?" 125
 err=$("$TALLY" contract build mw.jsonl -o x.contract --min-tolerance bogus=1 2>&1); st=$?

@@ -2,8 +2,11 @@
 // what it saw as JSON: the hosts charted, the last value of each host's
 // memory line, how many updates arrived without a reload, the bar values,
 // the contract panels (levels per process, threshold, heat-strip cells),
-// and a screenshot.   node live_check.js URL SCREENSHOT MIN_BARS [MIN_CONTRACT]
-// (MIN_CONTRACT: wait until that many processes have contract levels)
+// the axes' ticks, the application's state, and a screenshot.
+//   node live_check.js URL SCREENSHOT MIN_BARS [MIN_CONTRACT [RELEASE]]
+// (MIN_CONTRACT: wait until that many processes have contract levels;
+// RELEASE: then create this file, which ends the application, and wait until
+// the page says it finished: "ended" in the output)
 'use strict';
 const { Browser } = require('../view/cdp.js');
 
@@ -20,6 +23,12 @@ const SNAPSHOT = `(() => ({
   bars: Array.from(document.querySelectorAll('#bars rect[data-value]')).map((r) => Number(r.dataset.value)),
   barsShown: !document.getElementById('bars-panel').hidden,
   navigations: performance.getEntriesByType('navigation').length,
+  state: document.body.dataset.state || null,
+  ticks: Object.fromEntries(['cores', 'memory', 'io', 'net'].map((m) => {
+    const svg = document.getElementById('chart-' + m);
+    return [m, { y: (svg.dataset.yticks || '').split(',').filter(Boolean).map(Number),
+                 x: (svg.dataset.xticks || '').split(',').filter(Boolean).map(Number) }];
+  })),
   contractShown: !document.getElementById('contract-panel').hidden,
   threshold: document.getElementById('chart-contract').dataset.threshold || null,
   thresholdLines: document.querySelectorAll('#chart-contract line.threshold').length,
@@ -34,7 +43,7 @@ const SNAPSHOT = `(() => ({
 }))()`;
 
 (async () => {
-  const [url, shot, minBars, minContract] = process.argv.slice(2);
+  const [url, shot, minBars, minContract, release] = process.argv.slice(2);
   const browser = await Browser.launch();
   try {
     const page = await browser.newPage();
@@ -46,7 +55,13 @@ const SNAPSHOT = `(() => ({
                         document.querySelectorAll('#contract-now tr[data-process]').length >= ${Number(minContract || 0)}`, 30000);
     const later = await page.eval(SNAPSHOT);
     await page.screenshot(shot, true);
-    console.log(JSON.stringify({ first, later }));
+    let ended = null;
+    if (release) {
+      require('fs').writeFileSync(release, '');
+      await page.waitFor(`document.body.dataset.state === 'finished'`, 30000);
+      ended = await page.eval(SNAPSHOT);
+    }
+    console.log(JSON.stringify({ first, later, ended }));
   } finally {
     await browser.close();
   }

@@ -54,7 +54,7 @@ done
 check_eq "over NATS the data has both hosts" "$got" '["n1","n2"]'
 
 if node "$TALLY_TEST_ROOT/tests/integration/live/live_check.js" "http://127.0.0.1:$PORT/" \
-     "$artifacts/live.png" 3 > "$WORK/page.json" 2> "$WORK/page.err"; then
+     "$artifacts/live.png" 3 0 "$WORK/release" > "$WORK/page.json" 2> "$WORK/page.err"; then
   ok "the page loads in Chromium"
 else
   not_ok "the page loads in Chromium: $(cat "$WORK/page.err")"
@@ -75,6 +75,27 @@ bars=$(jq -r '.later.bars[1:] | map(tostring) | join(" ")' "$WORK/page.json")
 full=$(jq '[.later.bars[1:][] | select(. >= 40 and . <= 60)] | length' "$WORK/page.json")
 check_eq "page: every bar after the first is about 50 (5 every 100 ms for 1 s: $bars)" \
   "$full" "$(jq '.later.bars[1:] | length' "$WORK/page.json")"
+
+# readable axes (issue 22): 0, s, 2s, ... with s 1, 2 or 5 times a power of
+# ten, at least 4 ticks; the value axis reaches the largest value charted
+readable() { # TICKS (space-separated): the step's mantissa is 1, 2 or 5 and every tick a multiple
+  awk -v t="$1" 'BEGIN { n = split(t, v, " "); if (n < 4 || v[1] != 0) exit 1; s = v[2]
+    m = s / 10 ^ int(log(s) / log(10) + 1e-9 - (s < 1)); if (m < 0.999) m *= 10
+    if (!(m > 0.999 && m < 1.001) && !(m > 1.999 && m < 2.001) && !(m > 4.999 && m < 5.001)) exit 1
+    for (i = 2; i <= n; i++) if (v[i] - v[i-1] < s * 0.999 || v[i] - v[i-1] > s * 1.001) exit 1 }'
+}
+for m in cores memory; do
+  yt=$(jq -r --arg m $m '.later.ticks[$m].y | map(tostring) | join(" ")' "$WORK/page.json")
+  xt=$(jq -r --arg m $m '.later.ticks[$m].x | map(tostring) | join(" ")' "$WORK/page.json")
+  check "page: $m's value ticks are readable ($yt)" readable "$yt"
+  check "page: $m's time ticks are readable ($xt)" readable "$xt"
+done
+top=$(jq '.later.ticks.memory.y[-1]' "$WORK/page.json")
+check_cmp "page: the memory axis reaches n2's memory" "$top" ">=" "$(jq '.later.memory.n2' "$WORK/page.json")"
+# the application ended (live_check released it): the page says so
+check_eq "page: the application's state once its processes ended" "$(jq -r .ended.state "$WORK/page.json")" finished
+check_contains "page: the status line says finished" "$(jq -r .ended.status "$WORK/page.json")" "finished at "
+check_eq "data: state finished" "$(curl -s "http://127.0.0.1:$PORT/data?since=1e12" | jq -r .state)" finished
 
 # bad input
 out=$("$TALLY" view --live 2>&1); check_eq "--live without a name: exit status" "$?" 125

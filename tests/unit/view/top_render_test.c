@@ -12,17 +12,17 @@
 #include "test.h"
 
 static const struct top_row rows[] = {
-    {"n1", 4242, 'R', 99.5, 256, 1024, 0, 5e6, 6e6, "./ring --size 100", false, 0, 0, NULL, NULL, ""},
-    {"n1", 4243, 'S', 0.5, 12.25, 0, 2048, NAN, NAN, "bash -c x", false, 0, 0, NULL, NULL, ""},
-    {"node-two", 77, 'R', 150, 1500, 3e9, 1e3, 100, 200, "./ring", false, 0, 0, NULL, NULL, ""},
-    {"n3", 9, 'T', NAN, NAN, NAN, NAN, NAN, NAN, NULL, false, 0, 0, NULL, NULL, ""},
+    {"n1", 4242, 'R', 99.5, 256, 1024, 0, 5e6, 6e6, "./ring --size 100", false, 0, 0, NULL, NULL, "", NAN},
+    {"n1", 4243, 'S', 0.5, 12.25, 0, 2048, NAN, NAN, "bash -c x", false, 0, 0, NULL, NULL, "", NAN},
+    {"node-two", 77, 'R', 150, 1500, 3e9, 1e3, 100, 200, "./ring", false, 0, 0, NULL, NULL, "", NAN},
+    {"n3", 9, 'T', NAN, NAN, NAN, NAN, NAN, NAN, NULL, false, 0, 0, NULL, NULL, "", NAN},
 };
 
 static char *render(const struct top_row *r, size_t n, enum top_column sort, bool reverse,
                     int width, int height)
 {
     struct top_snapshot snap = {"ring", 1700000000.0, r, n};
-    struct top_options o = {sort, reverse, width, height, false};
+    struct top_options o = {sort, reverse, width, height, false, false};
     return top_render(&snap, &o);
 }
 
@@ -110,7 +110,7 @@ static void test_screen(void)
 
     /* no application, one process, no time */
     struct top_snapshot one = {NULL, NAN, rows, 1};
-    struct top_options o = {TOP_CPU, false, 200, 40, false};
+    struct top_options o = {TOP_CPU, false, 200, 40, false, false};
     screen = top_render(&one, &o);
     CHECK_CONTAINS(
         screen,
@@ -231,7 +231,7 @@ static void test_contract(void)
     r[1].contract_space = "execution";
     r[1].contract_dimension = "communicate";
     struct top_snapshot snap = {"ring", 1700000000.0, r, 3};
-    struct top_options o = {TOP_CPU, false, 200, 40, false};
+    struct top_options o = {TOP_CPU, false, 200, 40, false, false};
     char *screen = top_render(&snap, &o);
     CHECK_CONTAINS(screen, " - sorted by cpu - 1 violating\n");
     CHECK_CONTAINS(screen, "HOST      PROCS   CPU%     MEM   READ/s  WRITE/s   RECV/s   SENT/s  VIOL\n");
@@ -260,7 +260,7 @@ static void test_contract(void)
     CHECK_CONTAINS(screen, "\n\033[1;31mn1          4242 R   99.5  256.0M     1.0K       0B     4.8M\033[0m\n");
     free(screen);
     /* by level: largest first, processes without levels last */
-    o = (struct top_options){TOP_LEVEL, false, 200, 40, false};
+    o = (struct top_options){TOP_LEVEL, false, 200, 40, false, false};
     screen = top_render(&snap, &o);
     CHECK_STR(pid_order(screen), "4242 4243 77");
     free(screen);
@@ -278,7 +278,7 @@ static void test_recording(void)
     snprintf(r[0].recording, sizeof r[0].recording, "mpi");
     snprintf(r[1].recording, sizeof r[1].recording, "off*"); /* switched off, not yet taken */
     struct top_snapshot snap = {"ring", 1700000000.0, r, 3};
-    struct top_options o = {TOP_CPU, false, 200, 40, false};
+    struct top_options o = {TOP_CPU, false, 200, 40, false, false};
     char *screen = top_render(&snap, &o);
     CHECK_CONTAINS(screen, "   SENT/s REC         COMMAND\n");
     CHECK_CONTAINS(screen, "     5.7M mpi         ./ring --size 100\n");
@@ -288,6 +288,31 @@ static void test_recording(void)
     /* nothing instrumented: no REC column */
     screen = render(rows, 3, TOP_CPU, false, 200, 40);
     CHECK(strstr(screen, " REC ") == NULL);
+    free(screen);
+}
+
+/* A shell whose short children ended: their CPU on its line (ENDED%) and in its host's CPU%. */
+static void test_ended_children(void)
+{
+    struct top_row r[2] = {rows[0], rows[1]};
+    r[1].ended_percent = 62.5;
+    struct top_snapshot snap = {"ring", 1700000000.0, r, 2};
+    struct top_options o = {TOP_CPU, false, 200, 40, false, false};
+    char *screen = top_render(&snap, &o);
+    CHECK_CONTAINS(screen, "   SENT/s ENDED% COMMAND\n");
+    CHECK_CONTAINS(screen, "        -   62.5 bash -c x\n");
+    CHECK_CONTAINS(screen, "     5.7M      - ./ring --size 100\n");
+    CHECK_CONTAINS(screen, "n1        2  162.5 "); /* 99.5 + 0.5 + 62.5 */
+    free(screen);
+    /* none now, but shown before: the column stays, with '-' */
+    r[1].ended_percent = 0;
+    o.ended_column = true;
+    screen = top_render(&snap, &o);
+    CHECK_CONTAINS(screen, "        -      - bash -c x\n");
+    CHECK_CONTAINS(screen, "n1        2  100.0 ");
+    free(screen);
+    screen = render(rows, 3, TOP_CPU, false, 200, 40);
+    CHECK(strstr(screen, "ENDED%") == NULL);
     free(screen);
 }
 
@@ -336,6 +361,7 @@ int main(void)
     test_cuts();
     test_contract();
     test_recording();
+    test_ended_children();
     test_names_and_bytes();
     return test_done();
 }
