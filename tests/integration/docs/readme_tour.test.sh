@@ -9,7 +9,8 @@
 #     in site-a, host3 in site-b (sites.txt); quiet.paje and loaded.paje:
 #     host1's run alone and beside a CPU hog;
 #   - ./sim (a shell that holds 20 MB in a child and starts a short 'sleep'
-#     every 0.3 s) and ./md (an MPI stencil with libtally-probe's marker);
+#     every 0.3 s) and ./md (an MPI stencil with libtally-probe's marker, 600 iterations:
+#     about 7 s, so that it still runs when the steering requests reach it);
 #   - real nats-servers (two sites, per-user accounts: live/nats-sites.sh).
 # Substituted, because they must be this test's own: the nats URL (the
 # test's server), alice.creds (the test's credentials file), the ports 9464
@@ -139,7 +140,7 @@ export XDG_RUNTIME_DIR=$WORK/xdg2
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 METRICS_PORT=$(port) SERVE_PORT=$(port)
 build openmpi stencil -DWITH_PROBE || { not_ok "build the stencil"; finish; }
-printf '#!/bin/sh\nexec "%s/stencil.openmpi" blocking 200 64 300 0 1 "%s/hand"\n' "$WORK" "$WORK" > md
+printf '#!/bin/sh\nexec "%s/stencil.openmpi" blocking 600 64 300 0 1 "%s/hand"\n' "$WORK" "$WORK" > md
 chmod +x md
 block_commands '^# on each host: the agent' '^```' > across.txt
 check_eq "the README's commands across hosts: ten" "$(wc -l < across.txt)" 10
