@@ -32,8 +32,9 @@ expect "contract samples /dev/zero" 125 "tally: contract: /dev/zero: a NUL byte 
   "$TALLY" contract samples /dev/zero
 check_eq "contract samples /dev/zero: no output" "$(wc -c <out)" 0
 timeout 60 "$TALLY" contract samples fifo >out 2>err
-check_eq "contract samples on a FIFO nobody writes to: not waited for (empty: no sample, status 0)" \
-  "$?:$(wc -c <out)" "0:0"
+check_eq "contract samples on a FIFO nobody writes to: not waited for (empty: no sample, status 125, no output)" \
+  "$?:$(wc -c <out)" "125:0"
+check_contains "... and it says there was no sample" "$(cat err)" "tally: contract: fifo: no sample"
 for t in 1 2 3 4; do
   printf '{"process":"p","host":"h","t":%d,"period":1,"metrics":{"cpu_share":0.5}}\n' "$t"
 done >base.jsonl
