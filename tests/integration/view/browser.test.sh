@@ -25,7 +25,7 @@ cell() { jq -r --arg s "$1" --arg r "$2" --arg c "$3" '.[$s].cells[] | select(.r
 # the findings of tally trace anomalies grouped independently of the page:
 # "kind resource slices ranges" per (kind, resource), consecutive slices
 # merged into ranges, the most time covered first
-"$TALLY" trace anomalies "$trace" --format json > anomalies.json
+"$TALLY" trace anomalies "$trace" --each-slice --format json > anomalies.json
 expected_groups=$(jq -r 'group_by([.kind, .resource]) | map({kind: .[0].kind, resource: .[0].resource, slices: length,
     duration: (map(.to - .from) | add),
     ranges: (sort_by(.from) | reduce .[] as $f ([]; if length > 0 and $f.from <= .[-1][1] then .[-1][1] = $f.to else . + [[$f.from, $f.to]] end) | length)})

@@ -39,7 +39,7 @@ for level in HOST LINK root; do
   compare_aggregates "page [$from,$to] $level = tally trace aggregate" page.json cli.json
 done
 # the findings: one line per (kind, resource), with its count, not one per slice
-"$TALLY" trace anomalies sim.paje --format json > anomalies.json
+"$TALLY" trace anomalies sim.paje --each-slice --format json > anomalies.json
 check_eq "findings: one group per kind and resource" "$(jq '.findings.groups | length' out.json)" "$(jq '[group_by([.kind, .resource])[]] | length' anomalies.json)"
 check_eq "findings: the groups' counts add up to tally trace anomalies" "$(jq '[.findings.groups[].slices] | add' out.json)" "$(jq length anomalies.json)"
 check_eq "findings: worst first (the group covering the most time)" "$(jq -r '.findings.groups[0] | "\(.kind) \(.resource)"' out.json)" \
