@@ -25,3 +25,16 @@ int dynlib_open(const char *soname, const struct dynlib_symbol *symbols, size_t 
     }
     return 0; /* the library stays loaded: its functions are in use from now on */
 }
+
+int dynlib_open_once(struct dynlib_once *once, const char *soname,
+                     const struct dynlib_symbol *symbols, size_t n, char *why, size_t why_size)
+{
+    pthread_mutex_lock(&once->lock);
+    if (once->state == 0)
+        once->state = dynlib_open(soname, symbols, n, once->error, sizeof once->error) == 0 ? 1 : -1;
+    int state = once->state;
+    if (state < 0)
+        snprintf(why, why_size, "%s", once->error);
+    pthread_mutex_unlock(&once->lock);
+    return state > 0 ? 0 : -1;
+}

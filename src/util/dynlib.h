@@ -10,6 +10,7 @@
 #ifndef TALLY_UTIL_DYNLIB_H
 #define TALLY_UTIL_DYNLIB_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 struct dynlib_symbol {
@@ -25,5 +26,18 @@ struct dynlib_symbol {
  * words) in why; nothing is left open then. */
 int dynlib_open(const char *soname, const struct dynlib_symbol *symbols, size_t n, char *why,
                 size_t why_size);
+
+/* A library opened once per process: the first caller opens it, the
+ * others (any thread) get the same outcome, success or the same reason. */
+struct dynlib_once {
+    pthread_mutex_t lock;
+    int state; /* 0: not tried, 1: loaded, -1: failed */
+    char error[256];
+};
+#define DYNLIB_ONCE_INIT {PTHREAD_MUTEX_INITIALIZER, 0, ""}
+
+/* dynlib_open the first time; afterwards its outcome again. */
+int dynlib_open_once(struct dynlib_once *once, const char *soname,
+                     const struct dynlib_symbol *symbols, size_t n, char *why, size_t why_size);
 
 #endif

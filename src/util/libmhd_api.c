@@ -1,34 +1,20 @@
 /* libmicrohttpd, the HTTP server library, loaded on first use (see libmhd_api.h). The table is the
  * process's one view of a library the dynamic linker has loaded: it is
- * filled once, under pthread_once, and only read afterwards. */
+ * filled once (dynlib_open_once) and only read afterwards. */
 #include "util/libmhd_api.h"
 
-#include <pthread.h>
-#include <stdbool.h>
-#include <stdio.h>
-
 static struct libmhd_api table;
-static bool loaded;
-static char load_error[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct dynlib_once once = DYNLIB_ONCE_INIT;
 
-static void load(void)
+const struct libmhd_api *libmhd_api_load(char *why, size_t why_size)
 {
 #define SYMBOL(f) DYNLIB_SYMBOL(table, f)
     const struct dynlib_symbol symbols[] = {TALLY_LIBMHD_FUNCTIONS(SYMBOL)};
 #undef SYMBOL
-    loaded = dynlib_open(TALLY_SONAME_LIBMHD, symbols, sizeof symbols / sizeof symbols[0], load_error,
-                         sizeof load_error) == 0;
-}
-
-const struct libmhd_api *libmhd_api_load(char *why, size_t why_size)
-{
-    pthread_once(&once, load);
-    if (!loaded) {
-        snprintf(why, why_size, "%s", load_error);
-        return NULL;
-    }
-    return &table;
+    return dynlib_open_once(&once, TALLY_SONAME_LIBMHD, symbols, sizeof symbols / sizeof symbols[0], why,
+                            why_size) == 0
+               ? &table
+               : NULL;
 }
 
 const struct libmhd_api *libmhd_api(void)
