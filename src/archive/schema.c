@@ -28,10 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fields.h"
 
 #define SCHEMA_VERSION 4
+#define MIGRATE_TRIES 20
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
 
@@ -172,7 +174,26 @@ static int add_missing_field_columns(struct store *s, bool check_only, char *why
     return 0;
 }
 
+static int migrate_once(struct store *s, int target_version, char *why, size_t why_len);
+
+/* Brings the schema to target_version. Two processes opening a new archive at
+ * once can have one transaction refused for the other's lock without
+ * waiting (SQLite's deadlock avoidance): it is run again, out of step. */
 int schema_migrate(struct store *s, int target_version, char *why, size_t why_len)
+{
+    int rc = -1;
+    for (int attempt = 1; attempt <= MIGRATE_TRIES; attempt++) {
+        s->retryable = false;
+        rc = migrate_once(s, target_version, why, why_len);
+        if (rc == 0 || !s->retryable)
+            break;
+        usleep((useconds_t)(1000 * attempt + rand() % 5000));
+    }
+    s->retryable = false;
+    return rc;
+}
+
+static int migrate_once(struct store *s, int target_version, char *why, size_t why_len)
 {
     char ignored[512];
     int current = schema_version_of(s, ignored, sizeof ignored);

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "archive/libsqlite_api.h"
 
 #define STATEMENT_CACHE_SIZE 16
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
+#define OPEN_BUSY_TRIES 50
 
 struct cached_statement {
     char *sql;
@@ -26,6 +28,17 @@ struct sqlite_store {
     size_t next_victim;
 };
 
+/* A lock another connection held past the busy timeout, or one SQLite gave
+ * up on without waiting (two connections each wanting to upgrade its lock,
+ * as when two processes create the same file at once): the ingest runs the
+ * whole transaction again (write_pending), as it does for a PostgreSQL
+ * deadlock. */
+static void note_busy(struct store *s, int rc)
+{
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        s->retryable = true;
+}
+
 static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t why_len)
 {
     struct sqlite_store *impl = s->impl;
@@ -36,7 +49,9 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t
             return impl->cache[i].stmt;
         }
     sqlite3_stmt *stmt;
-    if (SQLITE(sqlite3_prepare_v2)(impl->db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+    int rc = SQLITE(sqlite3_prepare_v2)(impl->db, sql, -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        note_busy(s, rc);
         snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         return NULL;
     }
@@ -114,6 +129,7 @@ static int run(struct store *s, const char *sql, const struct sql_value *params,
     }
     if (rc != SQLITE_DONE) {
         snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
+        note_busy(s, rc);
         status = -1;
     }
     SQLITE(sqlite3_reset)(stmt);
@@ -128,7 +144,9 @@ static long long sqlite_exec(struct store *s, const char *sql, const struct sql_
     struct sqlite_store *impl = s->impl;
     if (!params && strchr(sql, ';')) { /* a script of several statements (schema) */
         char *err = NULL;
-        if (SQLITE(sqlite3_exec)(impl->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+        int rc = SQLITE(sqlite3_exec)(impl->db, sql, NULL, NULL, &err);
+        if (rc != SQLITE_OK) {
+            note_busy(s, rc);
             snprintf(why, why_len, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
             SQLITE(sqlite3_free)(err);
             return -1;
@@ -196,10 +214,21 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
     SQLITE(sqlite3_busy_timeout)(impl->db, BUSY_TIMEOUT_MS);
     char *err = NULL;
     /* journal_mode=WAL itself needs a lock when another process is creating
-     * the file; the busy timeout covers that. */
-    if (SQLITE(sqlite3_exec)(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                     " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;", NULL, NULL,
-                     &err) != SQLITE_OK) {
+     * the file. SQLite does not wait for it when both hold a shared lock and
+     * want to upgrade (it would deadlock): it fails at once with
+     * SQLITE_BUSY, so the pragmas are tried again, out of step. */
+    int rc;
+    for (int attempt = 1;; attempt++) {
+        rc = SQLITE(sqlite3_exec)(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                                  " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;",
+                                  NULL, NULL, &err);
+        if ((rc & 0xff) != SQLITE_BUSY || attempt == OPEN_BUSY_TRIES)
+            break;
+        SQLITE(sqlite3_free)(err);
+        err = NULL;
+        usleep((useconds_t)(1000 * attempt + rand() % 5000));
+    }
+    if (rc != SQLITE_OK) {
         snprintf(why, why_len, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
         SQLITE(sqlite3_free)(err);
         sqlite_close(s);
