@@ -4,19 +4,19 @@
 #include <string.h>
 
 static const struct metric_info metrics[CONTRACT_N_METRICS] = {
-    [METRIC_FLOPS_PER_JOB] = {"flops_per_job", "FLOP per job", SPACE_INTRINSIC, CAP_NONE, 0},
-    [METRIC_INSTRUCTIONS_PER_FLOP] = {"instructions_per_flop", "instructions per FLOP", SPACE_INTRINSIC, CAP_NONE, 0},
-    [METRIC_MESSAGES_PER_BYTE] = {"messages_per_byte", "messages per byte", SPACE_INTRINSIC, CAP_NONE, 0},
-    [METRIC_BYTES_PER_MESSAGE] = {"bytes_per_message", "bytes per message", SPACE_INTRINSIC, CAP_NONE, 0},
-    [METRIC_IO_BYTES_PER_OP] = {"io_bytes_per_op", "I/O bytes per operation", SPACE_INTRINSIC, CAP_NONE, 0},
-    [METRIC_FLOPS_PER_S] = {"flops_per_s", "FLOP/s", SPACE_EXECUTION, CAP_FLOPS, 0},
-    [METRIC_MESSAGES_PER_S] = {"messages_per_s", "messages/s", SPACE_EXECUTION, CAP_BANDWIDTH, 0},
-    [METRIC_BYTES_PER_S] = {"bytes_per_s", "bytes/s", SPACE_EXECUTION, CAP_BANDWIDTH, 0},
-    [METRIC_ITERATIONS_PER_S] = {"iterations_per_s", "jobs/s", SPACE_EXECUTION, CAP_FLOPS, 0},
-    [METRIC_IO_BYTES_PER_S] = {"io_bytes_per_s", "I/O bytes/s", SPACE_EXECUTION, CAP_NONE, 0},
+    [METRIC_FLOPS_PER_JOB] = {"flops_per_job", "FLOP per job", SPACE_INTRINSIC, CAP_NONE, 0, 0},
+    [METRIC_INSTRUCTIONS_PER_FLOP] = {"instructions_per_flop", "instructions per FLOP", SPACE_INTRINSIC, CAP_NONE, 0, 0},
+    [METRIC_MESSAGES_PER_BYTE] = {"messages_per_byte", "messages per byte", SPACE_INTRINSIC, CAP_NONE, 0, 0},
+    [METRIC_BYTES_PER_MESSAGE] = {"bytes_per_message", "bytes per message", SPACE_INTRINSIC, CAP_NONE, 0, 0},
+    [METRIC_IO_BYTES_PER_OP] = {"io_bytes_per_op", "I/O bytes per operation", SPACE_INTRINSIC, CAP_NONE, 0, 0},
+    [METRIC_FLOPS_PER_S] = {"flops_per_s", "FLOP/s", SPACE_EXECUTION, CAP_FLOPS, 0, 0},
+    [METRIC_MESSAGES_PER_S] = {"messages_per_s", "messages/s", SPACE_EXECUTION, CAP_BANDWIDTH, 0, 0},
+    [METRIC_BYTES_PER_S] = {"bytes_per_s", "bytes/s", SPACE_EXECUTION, CAP_BANDWIDTH, 0, 0},
+    [METRIC_ITERATIONS_PER_S] = {"iterations_per_s", "jobs/s", SPACE_EXECUTION, CAP_FLOPS, 0, 0},
+    [METRIC_IO_BYTES_PER_S] = {"io_bytes_per_s", "I/O bytes/s", SPACE_EXECUTION, CAP_NONE, 0, 0},
     /* a hundredth of a core: below that, CPU accounting on a shared machine
      * moves from run to run without the application changing */
-    [METRIC_CPU_SHARE] = {"cpu_share", "CPU share", SPACE_EXECUTION, CAP_NONE, 0.01},
+    [METRIC_CPU_SHARE] = {"cpu_share", "CPU share", SPACE_EXECUTION, CAP_NONE, 0.01, 1},
 };
 
 const struct metric_info *metric_info(enum contract_metric m)

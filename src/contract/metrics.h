@@ -34,6 +34,10 @@ struct metric_info {
     enum contract_space space;
     enum contract_capability capability; /* execution metrics: what projects them */
     double min_tolerance; /* absolute floor of a tolerance, in the metric's units (0: none) */
+    /* what the process spends (CPU), not what it produces (FLOP/s, jobs/s):
+     * below the projection it is judged only when the sample has no
+     * production dimension (monitor.c, consumption_judged) */
+    int consumption;
 };
 
 const struct metric_info *metric_info(enum contract_metric m);

@@ -318,6 +318,21 @@ static int compute_service(struct contract_monitor *m, const struct contract_sam
     return 0;
 }
 
+/* Whether a consumption dimension (CPU) below its projection is judged: only
+ * when the sample has no production dimension in this space. A process
+ * doing its projected work (its FLOP/s, bytes/s, jobs/s at the projection)
+ * with less CPU needed less, it did not get less: on a busy host a master
+ * handling messages in fewer, fuller wake-ups used 0.55 of its projected CPU
+ * at the projected job rate. One that got less than it needed shows it in
+ * the work it did, the production dimensions, which are judged as before. */
+static int consumption_judged(const struct contract_space_model *sm, const double *x)
+{
+    for (int d = 0; d < sm->n_dims; d++)
+        if (!metric_info(sm->dims[d].metric)->consumption && !isnan(x[d]))
+            return 0;
+    return 1;
+}
+
 static long evaluate_space(struct contract_monitor *m, const struct contract_sample *s, struct process_state *st,
                            enum contract_space space, contract_level_fn fn, void *ctx)
 {
@@ -350,6 +365,9 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
         double level = rb ? fuzzy_evaluate1(rb->parsed, rb->in_var, dist, rb->out_var) : NAN;
         if (isnan(level))
             level = 0; /* no rule fired: the rulebase does not cover this distance */
+        if (space == SPACE_EXECUTION && metric_info(sm->dims[d].metric)->consumption &&
+            x[d] < cc->centroid[d] && !consumption_judged(sm, x))
+            level = 0; /* spent less on the projected work */
         level = level < 0 ? 0 : level > 1 ? 1 : level;
         lv.dimension = sm->dims[d].name;
         lv.overall = 0;

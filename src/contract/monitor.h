@@ -67,7 +67,8 @@ struct contract_monitor *contract_monitor_new(const struct contract *c, double t
  * tolerance (no violation): the tolerance above is at least
  * LIVE_OVERSUBSCRIBED_TOLERANCE (2) x (rho - 1) x |centroid|. Below the
  * projection nothing changes: a process getting less than its share is what
- * the contract reports. Measured: every level at the threshold in clean
+ * the contract reports (except a consumption dimension, CPU, below its
+ * projection beside production dimensions: see metrics.h). Measured: every level at the threshold in clean
  * reruns of an unpaced master/worker on a busy 2-core host was a rank at
  * 140-270 % of its projection (docs/contracts.md, "Tolerances on a busy
  * host"). */
