@@ -10,6 +10,8 @@
 
 #include "contract/cluster.h"
 #include "contract/fuzzy.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
 
 /* Since when each dimension (and the overall) of a process has been violated. */
 struct process_state {
@@ -24,8 +26,7 @@ struct contract_monitor {
     size_t n_caps;
     struct process_state *states;
     size_t n_states, cap_states;
-    int *index;         /* open addressing over states by process and host: -1 empty */
-    size_t index_cap;   /* a power of two, at least twice n_states */
+    struct hashmap index;   /* "process\0host" -> index in states */
     const struct contract_rulebase *rb[CONTRACT_N_SPACES][CONTRACT_MAX_DIMS];
     char explanation[2048];
     int live;
@@ -62,7 +63,7 @@ void contract_monitor_free(struct contract_monitor *m)
     if (!m)
         return;
     free(m->states);
-    free(m->index);
+    hashmap_free(&m->index);
     free(m->svc_host);
     free(m->svc);
     free(m->runnable);
@@ -82,60 +83,25 @@ void format_si(double v, char *buf, size_t buflen)
     snprintf(buf, buflen, "%.3g", v);
 }
 
-static size_t name_hash(const char *process, const char *host)
-{
-    size_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (const char *p = process; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
-    for (const char *p = host; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
-}
-
-static int rebuild_index(struct contract_monitor *m, size_t cap)
-{
-    int *index = malloc(cap * sizeof *index);
-    if (!index)
-        return -1;
-    for (size_t i = 0; i < cap; i++)
-        index[i] = -1;
-    for (size_t i = 0; i < m->n_states; i++) {
-        size_t h = name_hash(m->states[i].process, m->states[i].host) & (cap - 1);
-        while (index[h] >= 0)
-            h = (h + 1) & (cap - 1);
-        index[h] = (int)i;
-    }
-    free(m->index);
-    m->index = index;
-    m->index_cap = cap;
-    return 0;
-}
-
 /* The state of a process, created on first sight (a hash lookup: a live
  * monitor sees thousands of processes). */
 static struct process_state *state_for(struct contract_monitor *m, const struct contract_sample *s)
 {
-    if (m->index_cap < 2 * (m->n_states + 1) && rebuild_index(m, m->index_cap ? m->index_cap * 2 : 64) < 0)
+    char key[2 * SAMPLE_NAME_MAX];
+    size_t plen = strlen(s->process), hlen = strlen(s->host);
+    memcpy(key, s->process, plen + 1);
+    memcpy(key + plen + 1, s->host, hlen);
+    const struct hashmap_slot *known = hashmap_find(&m->index, key, plen + 1 + hlen);
+    if (known)
+        return &m->states[(intptr_t)known->value];
+    intptr_t id = (intptr_t)m->n_states;
+    struct process_state *p = VEC_PUSH(m->states, m->n_states, m->cap_states);
+    if (!p)
         return NULL;
-    size_t h = name_hash(s->process, s->host) & (m->index_cap - 1);
-    while (m->index[h] >= 0) {
-        struct process_state *p = &m->states[m->index[h]];
-        if (!strcmp(p->process, s->process) && !strcmp(p->host, s->host))
-            return p;
-        h = (h + 1) & (m->index_cap - 1);
+    if (hashmap_put_bytes(&m->index, key, plen + 1 + hlen, (void *)id) < 0) {
+        m->n_states--;
+        return NULL;
     }
-    if (m->n_states == m->cap_states) {
-        size_t cap = m->cap_states ? m->cap_states * 2 : 64;
-        struct process_state *v = realloc(m->states, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        m->states = v;
-        m->cap_states = cap;
-    }
-    struct process_state *p = &m->states[m->n_states];
-    m->index[h] = (int)m->n_states++;
-    memset(p, 0, sizeof *p);
     snprintf(p->process, sizeof p->process, "%s", s->process);
     snprintf(p->host, sizeof p->host, "%s", s->host);
     for (int sp = 0; sp < CONTRACT_N_SPACES; sp++)

@@ -21,10 +21,9 @@
 #include <unistd.h>
 
 #include "trace/hierarchy.h"
-#include "trace/idmap.h"
-#include "trace/namemap.h"
 #include "trace/trace.h"
 #include "trace/varmap.h"
+#include "util/hashmap.h"
 #include "util/text_file.h"
 
 enum paje_event {
@@ -126,19 +125,20 @@ struct reader {
     struct event_def *defs;    /* [MAX_EVENT_ID + 1] */
     struct paje_type *types;
     size_t n_types, cap_types;
-    struct namemap type_by_name;       /* name/alias -> paje type */
-    struct namemap container_by_name;  /* name/alias -> container */
-    struct idmap slot_of;            /* (container, paje type) -> var slot */
+    /* the maps' keys are interned names or pair() ids; their values ints */
+    struct hashmap type_by_name;       /* name/alias -> paje type */
+    struct hashmap container_by_name;  /* name/alias -> container */
+    struct hashmap slot_of;            /* (container, paje type) -> var slot */
     struct var_slot *slots;
     size_t n_slots, cap_slots;
     struct signal_tail *tails;
     size_t n_tails, cap_tails;
-    struct idmap tail_of;            /* (resource, category + 1 | 0 = capacity) -> tail */
+    struct hashmap tail_of;            /* (resource, category + 1 | 0 = capacity) -> tail */
     double *cap_base, *cap_mult;     /* per resource: current capacity factors */
     size_t cap_res;
-    struct idmap link_start, link_end;  /* (link type, key number) -> container */
-    struct namemap link_keys;        /* link key -> key number */
-    struct idmap edges_seen;         /* (container a < b) -> 1 */
+    struct hashmap link_start, link_end;  /* (link type, key number) -> container */
+    struct hashmap link_keys;          /* link key -> key number */
+    struct hashmap edges_seen;         /* (container a < b) -> 1 */
     const char **own_kinds;          /* kinds K with a "K.capacity" variable */
     size_t n_own_kinds, cap_own_kinds;
     struct token tok[MAX_FIELDS];
@@ -221,9 +221,21 @@ static int parse_number(struct reader *r, struct token tk, double *out)
     return 0;
 }
 
-static int lookup(struct reader *r, struct namemap *map, struct token tk, const char *what)
+/* The int a map holds in slot s, or -1 for no slot. */
+static int value_of(const struct hashmap_slot *s)
 {
-    int id = namemap_get(map, tk.s, tk.len);
+    return s ? (int)(intptr_t)s->value : -1;
+}
+
+/* The id of a pair of indexes. */
+static uint64_t pair(uint32_t a, uint32_t b)
+{
+    return (uint64_t)a << 32 | b;
+}
+
+static int lookup(struct reader *r, struct hashmap *map, struct token tk, const char *what)
+{
+    int id = value_of(hashmap_find(map, tk.s, tk.len));
     if (id < 0)
         return fail(r, "unknown %s '%.*s'", what, (int)(tk.len > 60 ? 60 : tk.len), tk.s), -2;
     return id;
@@ -239,10 +251,10 @@ static int lookup_type(struct reader *r, struct token tk, enum type_class cls, c
     return id;
 }
 
-static int name_it(struct reader *r, struct namemap *map, struct token tk, int id)
+static int name_it(struct reader *r, struct hashmap *map, struct token tk, int id)
 {
     const char *s = trace_intern(r->t, tk.s, tk.len);
-    if (!s || namemap_put(map, s, tk.len, id) < 0)
+    if (!s || hashmap_put_kept(map, s, tk.len, (void *)(intptr_t)id) < 0)
         return fail(r, "out of memory");
     return 0;
 }
@@ -474,15 +486,15 @@ static int signal_set(struct reader *r, struct trace_signal *s, int tail, double
 
 static int tail_for(struct reader *r, int resource, int category)
 {
-    uint64_t key = idmap_pair((uint32_t)resource, (uint32_t)(category + 1));
-    int id = idmap_get(&r->tail_of, key);
+    uint64_t key = pair((uint32_t)resource, (uint32_t)(category + 1));
+    int id = value_of(hashmap_find_id(&r->tail_of, key));
     if (id >= 0)
         return id;
     if (grow_array((void **)&r->tails, &r->cap_tails, r->n_tails, sizeof *r->tails) < 0)
         return -1;
     id = (int)r->n_tails++;
     r->tails[id] = (struct signal_tail){0, 0, false};
-    return idmap_put(&r->tail_of, key, id) < 0 ? -1 : id;
+    return hashmap_put_id(&r->tail_of, key, (void *)(intptr_t)id) < 0 ? -1 : id;
 }
 
 static int new_slot(struct reader *r, int container, int ptype)
@@ -522,7 +534,7 @@ static int new_slot(struct reader *r, int container, int ptype)
             r->cap_res = cap;
         }
     }
-    if (idmap_put(&r->slot_of, idmap_pair((uint32_t)container, (uint32_t)ptype), id) < 0)
+    if (hashmap_put_id(&r->slot_of, pair((uint32_t)container, (uint32_t)ptype), (void *)(intptr_t)id) < 0)
         return fail(r, "out of memory"), -2;
     return id;
 }
@@ -538,7 +550,7 @@ static int variable_event(struct reader *r, const struct event_def *d, int kind)
     int c = lookup(r, &r->container_by_name, field(r, d, F_CONTAINER), "container");
     if (c < 0 || parse_number(r, field(r, d, F_VALUE), &value) < 0)
         return -1;
-    int id = idmap_get(&r->slot_of, idmap_pair((uint32_t)c, (uint32_t)ptype));
+    int id = value_of(hashmap_find_id(&r->slot_of, pair((uint32_t)c, (uint32_t)ptype)));
     if (id < 0 && (id = new_slot(r, c, ptype)) < 0)
         return -1;
     struct var_slot *s = &r->slots[id];
@@ -594,28 +606,28 @@ static int link_event(struct reader *r, const struct event_def *d, bool start)
         return -1;
     /* a start and an end match by (link type, key) */
     struct token key = field(r, d, F_KEY);
-    int key_id = namemap_get(&r->link_keys, key.s, key.len);
+    int key_id = value_of(hashmap_find(&r->link_keys, key.s, key.len));
     if (key_id < 0) {
         const char *k = trace_intern(r->t, key.s, key.len);
-        key_id = (int)r->link_keys.n_used;
-        if (!k || namemap_put(&r->link_keys, k, key.len, key_id) < 0)
+        key_id = (int)r->link_keys.count;
+        if (!k || hashmap_put_kept(&r->link_keys, k, key.len, (void *)(intptr_t)key_id) < 0)
             return fail(r, "out of memory");
     }
-    uint64_t slot = idmap_pair((uint32_t)ltype, (uint32_t)key_id);
-    struct idmap *mine = start ? &r->link_start : &r->link_end;
-    struct idmap *other = start ? &r->link_end : &r->link_start;
-    int peer = idmap_get(other, slot);
+    uint64_t slot = pair((uint32_t)ltype, (uint32_t)key_id);
+    struct hashmap *mine = start ? &r->link_start : &r->link_end;
+    struct hashmap *other = start ? &r->link_end : &r->link_start;
+    int peer = value_of(hashmap_find_id(other, slot));
     if (peer >= 0) {
-        idmap_put(other, slot, -1);
+        hashmap_put_id(other, slot, (void *)(intptr_t)-1);
         r->t->n_links++;
         int a = peer < end_c ? peer : end_c, b = peer < end_c ? end_c : peer;
-        uint64_t edge = idmap_pair((uint32_t)a, (uint32_t)b);
-        if (a != b && idmap_get(&r->edges_seen, edge) < 0) {
-            if (idmap_put(&r->edges_seen, edge, 1) < 0)
+        uint64_t edge = pair((uint32_t)a, (uint32_t)b);
+        if (a != b && value_of(hashmap_find_id(&r->edges_seen, edge)) < 0) {
+            if (hashmap_put_id(&r->edges_seen, edge, (void *)(intptr_t)1) < 0)
                 return fail(r, "out of memory");
             trace_add_edge(r->t, a, b);
         }
-    } else if (idmap_put(mine, slot, end_c) < 0) {
+    } else if (hashmap_put_id(mine, slot, (void *)(intptr_t)end_c) < 0) {
         return fail(r, "out of memory");
     }
     return 0;
@@ -735,16 +747,16 @@ static void reader_free(struct reader *r)
 {
     free(r->defs);
     free(r->types);
-    namemap_free(&r->type_by_name);
-    namemap_free(&r->container_by_name);
-    idmap_free(&r->slot_of);
-    idmap_free(&r->link_start);
-    idmap_free(&r->link_end);
-    namemap_free(&r->link_keys);
-    idmap_free(&r->edges_seen);
+    hashmap_free(&r->type_by_name);
+    hashmap_free(&r->container_by_name);
+    hashmap_free(&r->slot_of);
+    hashmap_free(&r->link_start);
+    hashmap_free(&r->link_end);
+    hashmap_free(&r->link_keys);
+    hashmap_free(&r->edges_seen);
     free(r->slots);
     free(r->tails);
-    idmap_free(&r->tail_of);
+    hashmap_free(&r->tail_of);
     free(r->cap_base);
     free(r->cap_mult);
     free(r->own_kinds);
@@ -755,14 +767,6 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
 {
     trace_init(out);
     struct reader r = {.path = path, .err = err, .errlen = errlen, .t = out, .opts = opts};
-    namemap_init(&r.type_by_name);
-    namemap_init(&r.container_by_name);
-    idmap_init(&r.slot_of);
-    idmap_init(&r.link_start);
-    idmap_init(&r.link_end);
-    namemap_init(&r.link_keys);
-    idmap_init(&r.edges_seen);
-    idmap_init(&r.tail_of);
     char why[160];
     int fd = text_file_open(path, true, why, sizeof why); /* never waits on a FIFO */
     if (fd < 0) {

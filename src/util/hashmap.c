@@ -1,33 +1,60 @@
-/* String-keyed hash map (see hashmap.h). */
+/* The hash map (see hashmap.h): one probing engine for string, byte-string
+ * and id keys. */
 #include "util/hashmap.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fnv1a(const char *key)
+/* The key of every id slot: a constant address, never dereferenced. */
+static const char id_key[1];
+
+static uint64_t fnv1a(const char *key, size_t len)
 {
     uint64_t h = 14695981039346656037ULL;
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
     return h;
 }
 
-/* The slot of key, or of the empty slot where it would go. */
-static size_t find(const struct hashmap *m, const char *key, uint64_t hash)
+/* The home slot of a key: FNV-1a's low bits spread strings well enough, ids
+ * in sequence (packed index pairs) are mixed first. */
+static inline size_t home(const char *key, uint64_t hash, size_t mask)
 {
-    size_t mask = m->capacity - 1, i = (size_t)hash & mask;
-    while (m->slots[i].key && (m->slots[i].hash != hash || strcmp(m->slots[i].key, key)))
+    if (key == id_key) {
+        hash ^= hash >> 33;
+        hash *= 0xff51afd7ed558ccdULL;
+        hash ^= hash >> 33;
+    }
+    return (size_t)hash & mask;
+}
+
+/* The index of key's slot, or of the empty slot where it would go. Always
+ * inlined, so that each caller gets the loop of its own kind of key (the
+ * reader of a trace probes millions of times). */
+static inline __attribute__((always_inline)) size_t locate(const struct hashmap *m, const char *key,
+                                                           size_t len, uint64_t hash)
+{
+    size_t mask = m->capacity - 1, i = home(key, hash, mask);
+    const struct hashmap_slot *slots = m->slots;
+    if (key == id_key) {
+        while (slots[i].key && (slots[i].hash != hash || slots[i].key != id_key))
+            i = (i + 1) & mask;
+        return i;
+    }
+    while (slots[i].key && (slots[i].hash != hash || slots[i].len != len || slots[i].key == id_key ||
+                            memcmp(slots[i].key, key, len)))
         i = (i + 1) & mask;
     return i;
 }
 
-void *hashmap_get(const struct hashmap *m, const char *key)
+static inline __attribute__((always_inline)) struct hashmap_slot *find(const struct hashmap *m, const char *key,
+                                                                       size_t len, uint64_t hash)
 {
     if (!m->count)
         return NULL;
-    size_t i = find(m, key, fnv1a(key));
-    return m->slots[i].key ? m->slots[i].value : NULL;
+    struct hashmap_slot *s = &m->slots[locate(m, key, len, hash)];
+    return s->key ? s : NULL;
 }
 
 static int grow(struct hashmap *m)
@@ -36,49 +63,98 @@ static int grow(struct hashmap *m)
     struct hashmap_slot *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
-    struct hashmap grown = {slots, cap, m->count};
-    for (size_t i = 0; i < m->capacity; i++)
-        if (m->slots[i].key)
-            slots[find(&grown, m->slots[i].key, m->slots[i].hash)] = m->slots[i];
+    for (size_t i = 0; i < m->capacity; i++) {
+        if (!m->slots[i].key)
+            continue;
+        size_t j = home(m->slots[i].key, m->slots[i].hash, cap - 1);
+        while (slots[j].key)
+            j = (j + 1) & (cap - 1);
+        slots[j] = m->slots[i];
+    }
     free(m->slots);
-    *m = grown;
+    m->slots = slots;
+    m->capacity = cap;
     return 0;
 }
 
-int hashmap_put(struct hashmap *m, const char *key, void *value)
+/* copy: 1 copies the key, 0 keeps the caller's pointer. */
+static int put(struct hashmap *m, const char *key, size_t len, uint64_t hash, int copy, void *value)
 {
-    uint64_t hash = fnv1a(key);
-    if (m->capacity) {
-        size_t i = find(m, key, hash);
-        if (m->slots[i].key) {
-            m->slots[i].value = value;
-            return 0;
-        }
+    if (len > UINT32_MAX)
+        return -1;
+    struct hashmap_slot *s = find(m, key, len, hash);
+    if (s) {
+        s->value = value;
+        return 0;
     }
-    if (4 * (m->count + 1) > 3 * m->capacity && grow(m) < 0)
+    if (2 * (m->count + 1) > m->capacity && grow(m) < 0)
         return -1;
-    char *copy = strdup(key);
-    if (!copy)
-        return -1;
-    m->slots[find(m, key, hash)] = (struct hashmap_slot){copy, value, hash};
+    const char *stored = key;
+    if (copy) {
+        char *dup = malloc(len + 1);
+        if (!dup)
+            return -1;
+        memcpy(dup, key, len);
+        dup[len] = '\0';
+        stored = dup;
+    }
+    m->slots[locate(m, key, len, hash)] = (struct hashmap_slot){stored, value, hash, (uint32_t)len, (uint32_t)copy};
     m->count++;
     return 0;
 }
 
+void *hashmap_get(const struct hashmap *m, const char *key)
+{
+    size_t len = strlen(key);
+    struct hashmap_slot *s = find(m, key, len, fnv1a(key, len));
+    return s ? s->value : NULL;
+}
+
+int hashmap_put(struct hashmap *m, const char *key, void *value)
+{
+    return hashmap_put_bytes(m, key, strlen(key), value);
+}
+
+struct hashmap_slot *hashmap_find(const struct hashmap *m, const char *key, size_t len)
+{
+    return find(m, key, len, fnv1a(key, len));
+}
+
+int hashmap_put_bytes(struct hashmap *m, const char *key, size_t len, void *value)
+{
+    return put(m, key, len, fnv1a(key, len), 1, value);
+}
+
+int hashmap_put_kept(struct hashmap *m, const char *key, size_t len, void *value)
+{
+    return put(m, key, len, fnv1a(key, len), 0, value);
+}
+
+struct hashmap_slot *hashmap_find_id(const struct hashmap *m, uint64_t id)
+{
+    return find(m, id_key, 0, id);
+}
+
+int hashmap_put_id(struct hashmap *m, uint64_t id, void *value)
+{
+    return put(m, id_key, 0, id, 0, value);
+}
+
 void *hashmap_remove(struct hashmap *m, const char *key)
 {
-    if (!m->count)
+    size_t len = strlen(key);
+    uint64_t hash = fnv1a(key, len);
+    if (!find(m, key, len, hash))
         return NULL;
-    size_t mask = m->capacity - 1, i = find(m, key, fnv1a(key));
-    if (!m->slots[i].key)
-        return NULL;
+    size_t mask = m->capacity - 1, i = locate(m, key, len, hash);
     void *value = m->slots[i].value;
-    free(m->slots[i].key);
+    if (m->slots[i].owned)
+        free((char *)m->slots[i].key);
     /* Backward shift: move up each later key of the run whose home slot is
      * not in (i, j], so that every key stays reachable from its home. */
     for (size_t j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
-        size_t home = (size_t)m->slots[j].hash & mask;
-        bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        size_t h = home(m->slots[j].key, m->slots[j].hash, mask);
+        bool between = i <= j ? (i < h && h <= j) : (i < h || h <= j);
         if (!between) {
             m->slots[i] = m->slots[j];
             i = j;
@@ -92,7 +168,8 @@ void *hashmap_remove(struct hashmap *m, const char *key)
 void hashmap_free(struct hashmap *m)
 {
     for (size_t i = 0; i < m->capacity; i++)
-        free(m->slots[i].key);
+        if (m->slots[i].owned)
+            free((char *)m->slots[i].key);
     free(m->slots);
     *m = (struct hashmap){0};
 }

@@ -1,7 +1,14 @@
-/* A hash map from strings to pointers: open addressing with linear probing
- * (FNV-1a hashes, kept), at most 3/4 full, backward-shift deletion, as in
- * pidmap.h for process ids. The map owns copies of its keys; the values are
- * the caller's. Slots move when the map grows or loses a key.
+/* The hash map of the project: open addressing with linear probing, at most
+ * half full, hashes kept beside the keys, backward-shift deletion (pidmap.h
+ * is its sibling for process ids with records inline). Values are the
+ * caller's pointers (or integers cast through intptr_t). Three kinds of key,
+ * one kind to a map:
+ *   - strings: hashmap_get/put/remove copy a NUL-terminated key;
+ *   - byte strings (len bytes, not NUL-terminated when looked up):
+ *     hashmap_find, and hashmap_put_bytes (copied) or hashmap_put_kept (the
+ *     caller keeps the bytes alive, e.g. interned names, as long as the map);
+ *   - 64-bit ids: hashmap_find_id, hashmap_put_id.
+ * Slots move when the map grows or loses a key.
  *
  *   struct hashmap m = {0};
  *   if (hashmap_put(&m, "app_x", app) < 0) ...   (out of memory)
@@ -15,9 +22,11 @@
 #include <stdint.h>
 
 struct hashmap_slot {
-    char *key;          /* NULL: empty */
+    const char *key;    /* NULL: empty; the bytes of the key (for an id key, a marker) */
     void *value;
-    uint64_t hash;
+    uint64_t hash;      /* FNV-1a of the key's bytes; for an id key, the id */
+    uint32_t len;       /* bytes of the key */
+    uint32_t owned;     /* 1: key is the map's copy, freed with the map */
 };
 
 struct hashmap {
@@ -33,7 +42,19 @@ void *hashmap_get(const struct hashmap *map, const char *key);
 int hashmap_put(struct hashmap *map, const char *key, void *value);
 /* Removes key; returns the value it had, or NULL when absent. */
 void *hashmap_remove(struct hashmap *map, const char *key);
-/* Frees the keys and the table (not the values); the map is empty again. */
+/* Frees the keys it copied and the table (not the values); the map is empty again. */
 void hashmap_free(struct hashmap *map);
+
+/* The slot of key[0..len), or NULL when absent. */
+struct hashmap_slot *hashmap_find(const struct hashmap *map, const char *key, size_t len);
+/* Sets key[0..len) to value: put_bytes copies the key (NUL added), put_kept
+ * keeps the caller's pointer. 0, or -1 when out of memory or len >= 4 GiB. */
+int hashmap_put_bytes(struct hashmap *map, const char *key, size_t len, void *value);
+int hashmap_put_kept(struct hashmap *map, const char *key, size_t len, void *value);
+
+/* The slot of id, or NULL when absent. */
+struct hashmap_slot *hashmap_find_id(const struct hashmap *map, uint64_t id);
+/* Sets id to value: 0, or -1 when out of memory. */
+int hashmap_put_id(struct hashmap *map, uint64_t id, void *value);
 
 #endif

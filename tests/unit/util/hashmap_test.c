@@ -1,14 +1,66 @@
-/* Unit tests for the string hash map (src/util/hashmap.c): growth, lookups
- * of present and absent keys, replacement, and removal with backward shift
- * keeping every other key reachable. */
+/* Unit tests for the hash map (src/util/hashmap.c): growth, lookups of
+ * present and absent keys, replacement, and removal with backward shift
+ * keeping every other key reachable; byte-string keys (copied or kept by the
+ * caller) and 64-bit id keys. */
 #include "test.h"
 #include "util/hashmap.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
+/* Byte strings: a key is its len bytes, not a prefix or an extension. */
+static void byte_keys(void)
+{
+    struct hashmap m = {0};
+    const char *text = "host_1 host_12 host_1"; /* tokens inside a line, as a reader sees them */
+    CHECK(hashmap_find(&m, text, 6) == NULL);
+    CHECK_INT(hashmap_put_kept(&m, text, 6, (void *)1), 0);        /* "host_1", the caller's bytes */
+    CHECK_INT(hashmap_put_bytes(&m, text + 7, 7, (void *)12), 0);  /* "host_12", copied */
+    CHECK_INT(m.count, 2);
+    struct hashmap_slot *s = hashmap_find(&m, text + 15, 6);       /* the second "host_1" */
+    CHECK(s && s->key == text && (intptr_t)s->value == 1 && !s->owned);
+    s = hashmap_find(&m, "host_12", 7);
+    CHECK(s && s->key != text + 7 && s->key[7] == '\0' && (intptr_t)s->value == 12 && s->owned);
+    CHECK(hashmap_find(&m, "host_", 5) == NULL);
+    CHECK(hashmap_find(&m, "host_123", 8) == NULL);
+    CHECK((intptr_t)hashmap_get(&m, "host_12") == 12); /* the string calls see the same keys */
+    CHECK_INT(hashmap_put_kept(&m, "host_1", 6, (void *)-1), 0); /* replaced, the first pointer kept */
+    CHECK(hashmap_find(&m, text, 6)->key == text && (intptr_t)hashmap_find(&m, text, 6)->value == -1);
+    CHECK_INT(m.count, 2);
+    hashmap_free(&m); /* frees "host_12" only: ASan reports a double or bad free */
+}
+
+/* 64-bit ids, in sequence (packed index pairs) and far apart. */
+static void id_keys(void)
+{
+    struct hashmap m = {0};
+    int ok = 1;
+    for (uint64_t a = 0; a < 100; a++)
+        for (uint64_t b = 0; b < 100; b++)
+            ok &= hashmap_put_id(&m, a << 32 | b, (void *)(intptr_t)(a * 100 + b)) == 0;
+    CHECK(ok);
+    CHECK_INT(m.count, 10000);
+    ok = 1;
+    for (uint64_t a = 0; a < 100; a++)
+        for (uint64_t b = 0; b < 100; b++) {
+            struct hashmap_slot *s = hashmap_find_id(&m, a << 32 | b);
+            ok &= s && (intptr_t)s->value == (intptr_t)(a * 100 + b);
+        }
+    CHECK(ok);
+    CHECK(hashmap_find_id(&m, (uint64_t)100 << 32) == NULL);
+    CHECK(hashmap_find_id(&m, UINT64_MAX) == NULL);
+    CHECK_INT(hashmap_put_id(&m, UINT64_MAX, (void *)5), 0);
+    CHECK(hashmap_find_id(&m, UINT64_MAX) && (intptr_t)hashmap_find_id(&m, UINT64_MAX)->value == 5);
+    CHECK_INT(hashmap_put_id(&m, 7, (void *)70), 0); /* replaced */
+    CHECK_INT(m.count, 10001);
+    CHECK((intptr_t)hashmap_find_id(&m, 7)->value == 70);
+    hashmap_free(&m);
+}
+
 int main(void)
 {
+    byte_keys();
+    id_keys();
     struct hashmap m = {0};
     CHECK(hashmap_get(&m, "absent") == NULL);
     CHECK(hashmap_remove(&m, "absent") == NULL);
