@@ -1,5 +1,6 @@
 /* Aggregates kept at ingest: adding, merging, reading (see aggregate.h). */
 #include "archive/aggregate.h"
+#include "util/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,18 +36,10 @@ static struct aggregate_bin *bin_of(struct aggregate_field *f, int32_t index)
     }
     if (lo < f->nbins && f->bins[lo].index == index)
         return &f->bins[lo];
-    if (f->nbins == f->capacity) {
-        size_t capacity = f->capacity ? 2 * f->capacity : 8;
-        struct aggregate_bin *bigger = realloc(f->bins, capacity * sizeof *bigger);
-        if (!bigger)
-            return NULL;
-        f->bins = bigger;
-        f->capacity = capacity;
-    }
-    memmove(&f->bins[lo + 1], &f->bins[lo], (f->nbins - lo) * sizeof *f->bins);
-    f->nbins++;
-    f->bins[lo] = (struct aggregate_bin){index, 0, -INFINITY, 0, 0, 0};
-    return &f->bins[lo];
+    struct aggregate_bin *bin = VEC_INSERT(f->bins, f->nbins, f->capacity, lo);
+    if (bin)
+        *bin = (struct aggregate_bin){index, 0, -INFINITY, 0, 0, 0};
+    return bin;
 }
 
 static void keep_top(struct aggregate_field *f, double value, long long id)

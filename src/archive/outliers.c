@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "archive/stats.h"
+#include "util/vec.h"
 
 static double median_in_place(double *a, size_t n)
 {
@@ -68,15 +69,10 @@ struct outlier_list {
 
 static int push(struct outlier_list *l, struct outlier o)
 {
-    if (l->count == l->capacity) {
-        size_t capacity = l->capacity ? 2 * l->capacity : 16;
-        struct outlier *bigger = realloc(l->items, capacity * sizeof *bigger);
-        if (!bigger)
-            return -1;
-        l->items = bigger;
-        l->capacity = capacity;
-    }
-    l->items[l->count++] = o;
+    struct outlier *item = VEC_PUSH(l->items, l->count, l->capacity);
+    if (!item)
+        return -1;
+    *item = o;
     return 0;
 }
 

@@ -45,6 +45,7 @@
 #include "report/summary_read.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -108,15 +109,9 @@ static void process_name(json_t *probes, json_t *result, char *out, size_t size)
 
 static void remember(struct watch *w, const char *name, const char *token, long long pid)
 {
-    if (w->seen_n == w->seen_cap) {
-        size_t cap = w->seen_cap ? 2 * w->seen_cap : 32;
-        struct seen_process *grown = realloc(w->seen, cap * sizeof *grown);
-        if (!grown)
-            return;
-        w->seen = grown;
-        w->seen_cap = cap;
-    }
-    struct seen_process *s = &w->seen[w->seen_n++];
+    struct seen_process *s = VEC_PUSH(w->seen, w->seen_n, w->seen_cap);
+    if (!s)
+        return;
     snprintf(s->name, sizeof s->name, "%s", name);
     snprintf(s->token, sizeof s->token, "%s", token ? token : "");
     s->pid = pid;

@@ -14,6 +14,7 @@
 #include "report/series_read.h"
 #include "report/summary_read.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 static const char *const counter_names[SAMPLE_N_COUNTERS] = {
     "flops", "jobs", "messages", "bytes", "io_bytes", "io_ops", "instructions", "cpu_seconds",
@@ -69,15 +70,10 @@ void samples_derive(const double *before, const double *after, double dt, double
 
 int sample_set_push(struct sample_set *set, const struct contract_sample *s)
 {
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 256;
-        struct contract_sample *v = realloc(set->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        set->v = v;
-        set->cap = cap;
-    }
-    set->v[set->n++] = *s;
+    struct contract_sample *v = VEC_PUSH(set->v, set->n, set->cap);
+    if (!v)
+        return -1;
+    *v = *s;
     return 0;
 }
 
@@ -121,16 +117,9 @@ static struct snapshot *snapshot_for(struct snapshots *s, const char *process, c
             *fresh = 0;
             return &s->v[i];
         }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        struct snapshot *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        s->v = v;
-        s->cap = cap;
-    }
-    struct snapshot *n = &s->v[s->n++];
-    memset(n, 0, sizeof *n);
+    struct snapshot *n = VEC_PUSH(s->v, s->n, s->cap);
+    if (!n)
+        return NULL;
     snprintf(n->process, sizeof n->process, "%s", process);
     snprintf(n->host, sizeof n->host, "%s", host);
     *fresh = 1;

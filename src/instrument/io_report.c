@@ -12,6 +12,8 @@
 
 #include "platform/platform.h"
 #include "core/units.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
 
 #define COUNTER_NAME(name, kind) #name,
 #define COUNTER_KIND(name, kind) TALLY_IO_##kind,
@@ -27,7 +29,6 @@ struct io_split {          /* one process image's share of a file */
 
 struct io_file {
     char *path;
-    uint32_t hash;
     int64_t counter[TALLY_IO_COUNTER_COUNT];
     struct io_split *splits;
     size_t split_count, split_cap;
@@ -37,8 +38,7 @@ struct io_report {
     double start_epoch;
     struct io_file *files;
     size_t count, cap;
-    size_t *slots;         /* index + 1 into files; slot_cap a power of two */
-    size_t slot_cap;
+    struct hashmap by_path;  /* path (the file's own copy) -> index into files */
 };
 
 struct io_report *io_report_new(double start_epoch)
@@ -58,62 +58,24 @@ void io_report_free(struct io_report *r)
         free(r->files[i].splits);
     }
     free(r->files);
-    free(r->slots);
+    hashmap_free(&r->by_path);
     free(r);
-}
-
-static uint32_t hash_of(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-static int grow_slots(struct io_report *r)
-{
-    size_t cap = r->slot_cap ? 2 * r->slot_cap : 1024;
-    size_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < r->count; i++) {
-        size_t s = r->files[i].hash & (cap - 1);
-        while (slots[s])
-            s = (s + 1) & (cap - 1);
-        slots[s] = i + 1;
-    }
-    free(r->slots);
-    r->slots = slots;
-    r->slot_cap = cap;
-    return 0;
 }
 
 static struct io_file *file_of(struct io_report *r, const char *path)
 {
-    if (2 * (r->count + 1) > r->slot_cap && grow_slots(r) < 0)
+    const struct hashmap_slot *known = hashmap_find(&r->by_path, path, strlen(path));
+    if (known)
+        return &r->files[(intptr_t)known->value];
+    struct io_file *f = VEC_PUSH(r->files, r->count, r->cap);
+    if (!f)
         return NULL;
-    uint32_t h = hash_of(path);
-    size_t s = h & (r->slot_cap - 1);
-    for (; r->slots[s]; s = (s + 1) & (r->slot_cap - 1)) {
-        struct io_file *f = &r->files[r->slots[s] - 1];
-        if (f->hash == h && !strcmp(f->path, path))
-            return f;
-    }
-    if (r->count == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        struct io_file *grown = realloc(r->files, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        r->files = grown;
-        r->cap = cap;
-    }
-    struct io_file *f = &r->files[r->count];
-    memset(f, 0, sizeof *f);
     f->path = strdup(path);
-    if (!f->path)
+    if (!f->path || hashmap_put_kept(&r->by_path, f->path, strlen(path), (void *)(intptr_t)(r->count - 1)) < 0) {
+        free(f->path);
+        r->count--;
         return NULL;
-    f->hash = h;
-    r->slots[s] = ++r->count;
+    }
     return f;
 }
 
@@ -196,16 +158,9 @@ void io_report_add(void *ctx, const struct io_image *img)
             continue;
         struct io_split *last = f->split_count ? &f->splits[f->split_count - 1] : NULL;
         if (!last || last->pid != img->header.pid || last->image != img->header.image) {
-            if (f->split_count == f->split_cap) {
-                size_t cap = f->split_cap ? 2 * f->split_cap : 2;
-                struct io_split *grown = realloc(f->splits, cap * sizeof *grown);
-                if (!grown)
-                    continue;
-                f->splits = grown;
-                f->split_cap = cap;
-            }
-            last = &f->splits[f->split_count++];
-            memset(last, 0, sizeof *last);
+            last = VEC_PUSH(f->splits, f->split_count, f->split_cap);
+            if (!last)
+                continue;
             last->pid = img->header.pid;
             last->image = img->header.image;
         }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/vec.h"
 
 static int read_at(int fd, void *buf, size_t len, off_t at)
 {
@@ -106,13 +107,8 @@ int io_image_set_load(const char *dir, struct io_image_set *set,
             continue;
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
             continue;
-        if (set->count == cap) {
-            cap = cap ? 2 * cap : 64;
-            struct io_image *grown = realloc(set->items, cap * sizeof *grown);
-            if (!grown)
-                break;
-            set->items = grown;
-        }
+        if (VEC_RESERVE(set->items, cap, set->count + 1) < 0)
+            break;
         struct io_image *img = &set->items[set->count];
         if (read_image(path, img) == 0) {
             each(ctx, img);

@@ -8,6 +8,7 @@
 
 #include "trace/paje_writer.h"
 #include "trace/trace.h"
+#include "util/vec.h"
 
 struct link_sample {
     double t;
@@ -105,17 +106,12 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
         unsigned long long b = seg->d.links[to].bytes;
         if (!b)
             continue;
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 256;
-            struct link_sample *g = realloc(s->v, cap * sizeof *g);
-            if (!g)
-                return;
-            s->v = g;
-            s->cap = cap;
-        }
         if (kept < 0)
             kept = kept_time(s, t);
-        s->v[s->n++] = (struct link_sample){kept, from, to, b};
+        struct link_sample *g = VEC_PUSH(s->v, s->n, s->cap);
+        if (!g)
+            return;
+        *g = (struct link_sample){kept, from, to, b};
     }
 }
 

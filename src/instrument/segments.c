@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/vec.h"
 
 int segment_dir_create(char *path, size_t len)
 {
@@ -109,16 +110,12 @@ int segment_set_load(const char *dir, struct segment_set *set)
         struct tally_segment *s = read_copy(path);
         if (!s)
             continue;
-        if (set->count == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct tally_segment **grown = realloc(set->items, cap * sizeof *grown);
-            if (!grown) {
-                free(s);
-                break;
-            }
-            set->items = grown;
+        struct tally_segment **slot = VEC_PUSH(set->items, set->count, cap);
+        if (!slot) {
+            free(s);
+            break;
         }
-        set->items[set->count++] = s;
+        *slot = s;
     }
     closedir(d);
     if (set->count)

@@ -21,6 +21,7 @@
 #include "platform/platform.h"
 #include "tally/segment_switch.h"
 #include "util/clock.h"
+#include "util/vec.h"
 
 struct watched {
     pid_t pid;
@@ -62,19 +63,14 @@ static void watch(struct instrument_session *s, pid_t pid)
     int fd = -1;
     if (s->window.marker && (fd = uprobe_open(s->program, s->offset, pid, why, sizeof why)) < 0)
         note_problem(s, why); /* no marker there: its window never opens */
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        struct watched *grown = realloc(s->procs, cap * sizeof *grown);
-        if (!grown) {
-            if (fd >= 0)
-                close(fd);
-            segment_unmap(seg);
-            return;
-        }
-        s->procs = grown;
-        s->cap = cap;
+    struct watched *w = VEC_PUSH(s->procs, s->count, s->cap);
+    if (!w) {
+        if (fd >= 0)
+            close(fd);
+        segment_unmap(seg);
+        return;
     }
-    s->procs[s->count++] = (struct watched){.pid = pid, .seg = seg, .fd = fd};
+    *w = (struct watched){.pid = pid, .seg = seg, .fd = fd};
 }
 
 static void detach(struct watched *w)

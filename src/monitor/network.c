@@ -6,6 +6,7 @@
 
 #include "platform/platform.h"
 #include "core/units.h"
+#include "util/vec.h"
 
 static struct net_socket *find(const struct net_usage *net, uint64_t inode, size_t *at)
 {
@@ -35,17 +36,9 @@ static void add_socket(void *ctx, uint64_t inode)
     a->held++;
     if (find(net, inode, &at))
         return;
-    if (net->count == net->capacity) {
-        size_t capacity = net->capacity ? net->capacity * 2 : 16;
-        struct net_socket *grown = realloc(net->sockets, capacity * sizeof *grown);
-        if (!grown)
-            return;
-        net->sockets = grown;
-        net->capacity = capacity;
-    }
-    memmove(&net->sockets[at + 1], &net->sockets[at], (net->count - at) * sizeof *net->sockets);
-    net->sockets[at] = (struct net_socket){inode, 0, 0};
-    net->count++;
+    struct net_socket *s = VEC_INSERT(net->sockets, net->count, net->capacity, at);
+    if (s)
+        *s = (struct net_socket){inode, 0, 0};
 }
 
 int net_usage_add_process(struct net_usage *net, pid_t pid)

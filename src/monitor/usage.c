@@ -37,6 +37,7 @@
 #include "platform/platform.h"
 #include "util/clock.h"
 #include "core/units.h"
+#include "util/vec.h"
 
 /* Read the others afresh at an exit when at most this many are alive. */
 #define FRESH_READ_MAX_PROCESSES 32
@@ -264,14 +265,8 @@ void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
 static void keep_executable(struct usage *u, pid_t pid)
 {
     struct task_result *r = u->result;
-    if (r->executable_count == u->executable_capacity) {
-        size_t cap = u->executable_capacity ? 2 * u->executable_capacity : 64;
-        struct task_executable *grown = realloc(r->executables, cap * sizeof *grown);
-        if (!grown)
-            return;
-        r->executables = grown;
-        u->executable_capacity = cap;
-    }
+    if (VEC_RESERVE(r->executables, u->executable_capacity, r->executable_count + 1) < 0)
+        return;
     char path[4096];
     if (proc_read_exe(pid, path, sizeof path) < 0)
         path[0] = '\0';

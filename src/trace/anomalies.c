@@ -30,6 +30,7 @@
 #include "trace/aggregate.h"
 #include "trace/anomalies.h"
 #include "trace/host_load.h"
+#include "util/vec.h"
 
 struct unit {
     const char *name;
@@ -86,16 +87,9 @@ void anomaly_options_defaults(struct anomaly_options *o)
 static struct anomaly *add(struct finder *f, enum anomaly_kind kind, const char *resource,
                            double from, double to)
 {
-    if (f->n == f->cap) {
-        size_t c = f->cap ? f->cap * 2 : 32;
-        struct anomaly *l = realloc(f->list, c * sizeof *l);
-        if (!l)
-            return NULL;
-        f->list = l;
-        f->cap = c;
-    }
-    struct anomaly *a = &f->list[f->n++];
-    memset(a, 0, sizeof *a);
+    struct anomaly *a = VEC_PUSH(f->list, f->n, f->cap);
+    if (!a)
+        return NULL;
     a->kind = kind;
     snprintf(a->resource, sizeof a->resource, "%s", resource);
     a->from = from;

@@ -8,6 +8,7 @@
 
 #include "trace/aggregate.h"
 #include "trace/host_load.h"
+#include "util/vec.h"
 
 static int find_row(const struct trace_diff *d, const char *container, const char *kind,
                     const char *category)
@@ -25,23 +26,16 @@ static int add_row(struct trace_diff *d, size_t *cap, const char *container, con
     int found = find_row(d, container, kind, category);
     if (found >= 0)
         return found;
-    if (d->n_rows == *cap) {
-        size_t c = *cap ? *cap * 2 : 32;
-        struct diff_row *r = realloc(d->rows, c * sizeof *r);
-        if (!r)
-            return -1;
-        d->rows = r;
-        *cap = c;
-    }
-    struct diff_row *row = &d->rows[d->n_rows];
-    memset(row, 0, sizeof *row);
+    struct diff_row *row = VEC_PUSH(d->rows, d->n_rows, *cap);
+    if (!row)
+        return -1;
     snprintf(row->container, sizeof row->container, "%s", container);
     snprintf(row->kind, sizeof row->kind, "%s", kind);
     snprintf(row->category, sizeof row->category, "%s", category);
     row->cells = calloc(d->n_phases, sizeof *row->cells);
     if (!row->cells)
         return -1;
-    return (int)d->n_rows++;
+    return (int)d->n_rows - 1;
 }
 
 /* The span during which the category used the resource at all. */
@@ -201,15 +195,10 @@ int trace_diff(const struct trace *a, const struct trace *b, double phase, doubl
             }
             double weight = fabs(delta) / scale;
             if (weight >= min_share) {
-                if (out->n_changes == cap_changes) {
-                    size_t c = cap_changes ? cap_changes * 2 : 32;
-                    struct diff_change *ch = realloc(out->changes, c * sizeof *ch);
-                    if (!ch)
-                        goto oom;
-                    out->changes = ch;
-                    cap_changes = c;
-                }
-                out->changes[out->n_changes++] = (struct diff_change){i, k, last, delta, weight, ""};
+                struct diff_change *ch = VEC_PUSH(out->changes, out->n_changes, cap_changes);
+                if (!ch)
+                    goto oom;
+                *ch = (struct diff_change){i, k, last, delta, weight, ""};
             }
             k = last + 1;
         }

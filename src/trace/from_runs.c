@@ -38,6 +38,7 @@
 #include "trace/from_runs.h"
 #include "trace/hierarchy.h"
 #include "trace/host_load.h"
+#include "util/vec.h"
 
 enum { K_CPU, K_MEMORY, K_IO, K_NET, K_KINDS };
 static const char *const kind_names[K_KINDS] = {"cpu", "memory", "io", "network"};
@@ -76,17 +77,12 @@ static int add_step(struct builder *b, double time, double delta, int host, int 
 {
     if (delta == 0)
         return 0;
-    if (b->n == b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 1024;
-        struct step *s = realloc(b->steps, c * sizeof *s);
-        if (!s) {
-            snprintf(b->err, b->errlen, "out of memory");
-            return -1;
-        }
-        b->steps = s;
-        b->cap = c;
+    struct step *s = VEC_PUSH(b->steps, b->n, b->cap);
+    if (!s) {
+        snprintf(b->err, b->errlen, "out of memory");
+        return -1;
     }
-    b->steps[b->n++] = (struct step){time, delta, host, kind, category};
+    *s = (struct step){time, delta, host, kind, category};
     return 0;
 }
 

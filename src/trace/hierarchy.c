@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trace/hierarchy.h"
+#include "util/vec.h"
 
 static void detach(struct trace *t, int child)
 {
@@ -24,15 +25,10 @@ static void detach(struct trace *t, int child)
 static int attach(struct trace *t, int child, int parent)
 {
     struct trace_container *p = &t->containers[parent];
-    if (p->n_children == p->cap_children) {
-        size_t n = p->cap_children ? p->cap_children * 2 : 4;
-        int *c = realloc(p->children, n * sizeof *c);
-        if (!c)
-            return -1;
-        p->children = c;
-        p->cap_children = n;
-    }
-    p->children[p->n_children++] = child;
+    int *c = VEC_PUSH(p->children, p->n_children, p->cap_children);
+    if (!c)
+        return -1;
+    *c = child;
     t->containers[child].parent = parent;
     return 0;
 }

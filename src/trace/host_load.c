@@ -17,18 +17,14 @@
 #include <string.h>
 
 #include "util/word_lines.h"
+#include "util/vec.h"
 
 int host_log_add(struct host_log *log, const struct host_row *row)
 {
-    if (log->n == log->cap) {
-        size_t c = log->cap ? log->cap * 2 : 64;
-        struct host_row *r = realloc(log->rows, c * sizeof *r);
-        if (!r)
-            return -1;
-        log->rows = r;
-        log->cap = c;
-    }
-    log->rows[log->n++] = *row;
+    struct host_row *r = VEC_PUSH(log->rows, log->n, log->cap);
+    if (!r)
+        return -1;
+    *r = *row;
     return 0;
 }
 
@@ -254,15 +250,10 @@ static int push_within_room(struct trace_signal *s, const struct trace_resource 
             double x = res->usage[c].t[i];
             if (x <= a || x >= b)
                 continue;
-            if (n == *cap) {
-                size_t nc = *cap ? *cap * 2 : 16;
-                double *p = realloc(*cuts, nc * sizeof *p);
-                if (!p)
-                    return -1;
-                *cuts = p;
-                *cap = nc;
-            }
-            (*cuts)[n++] = x;
+            double *p = VEC_PUSH(*cuts, n, *cap);
+            if (!p)
+                return -1;
+            *p = x;
         }
     if (n)
         qsort(*cuts, n, sizeof **cuts, compare_doubles);

@@ -24,6 +24,7 @@
 #include "trace/trace.h"
 #include "trace/varmap.h"
 #include "util/hashmap.h"
+#include "util/vec.h"
 #include "util/text_file.h"
 
 enum paje_event {
@@ -154,21 +155,6 @@ __attribute__((format(printf, 2, 3))) static int fail(struct reader *r, const ch
     vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-static int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need < *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n <= need)
-        n *= 2;
-    void *p = realloc(*arr, n * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
 }
 
 static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -361,10 +347,9 @@ static int header_line(struct reader *r, const char *p, const char *end, struct 
 static int new_paje_type(struct reader *r, enum type_class cls, struct token name,
                          struct token alias)
 {
-    if (grow_array((void **)&r->types, &r->cap_types, r->n_types, sizeof *r->types) < 0)
+    if (!VEC_PUSH(r->types, r->n_types, r->cap_types))
         return fail(r, "out of memory");
-    int id = (int)r->n_types++;
-    memset(&r->types[id], 0, sizeof r->types[id]);
+    int id = (int)r->n_types - 1;
     r->types[id].cls = cls;
     r->types[id].trace_type = -1;
     r->types[id].category = -1;
@@ -410,10 +395,10 @@ static int define_type(struct reader *r, const struct event_def *d, int kind)
         const char *dot = strchr(buf, '.');
         if (pt->var.role == VAR_CAPACITY && dot &&
             (!strcmp(dot + 1, "capacity") || !strcmp(dot + 1, "peak-capacity"))) {
-            if (grow_array((void **)&r->own_kinds, &r->cap_own_kinds, r->n_own_kinds,
-                           sizeof *r->own_kinds) < 0)
+            const char **kind = VEC_PUSH(r->own_kinds, r->n_own_kinds, r->cap_own_kinds);
+            if (!kind)
                 return fail(r, "out of memory");
-            r->own_kinds[r->n_own_kinds++] = trace_intern(r->t, pt->var.kind, strlen(pt->var.kind));
+            *kind = trace_intern(r->t, pt->var.kind, strlen(pt->var.kind));
         }
         if (pt->var.role == VAR_USAGE) {
             pt->category = trace_add_category(r->t, pt->var.category);
@@ -490,18 +475,17 @@ static int tail_for(struct reader *r, int resource, int category)
     int id = value_of(hashmap_find_id(&r->tail_of, key));
     if (id >= 0)
         return id;
-    if (grow_array((void **)&r->tails, &r->cap_tails, r->n_tails, sizeof *r->tails) < 0)
+    if (!VEC_PUSH(r->tails, r->n_tails, r->cap_tails)) /* zero: no value yet */
         return -1;
-    id = (int)r->n_tails++;
-    r->tails[id] = (struct signal_tail){0, 0, false};
+    id = (int)r->n_tails - 1;
     return hashmap_put_id(&r->tail_of, key, (void *)(intptr_t)id) < 0 ? -1 : id;
 }
 
 static int new_slot(struct reader *r, int container, int ptype)
 {
-    if (grow_array((void **)&r->slots, &r->cap_slots, r->n_slots, sizeof *r->slots) < 0)
+    if (!VEC_PUSH(r->slots, r->n_slots, r->cap_slots))
         return fail(r, "out of memory"), -2;
-    int id = (int)r->n_slots++;
+    int id = (int)r->n_slots - 1;
     struct var_slot *s = &r->slots[id];
     const struct paje_type *pt = &r->types[ptype];
     s->value = 0;

@@ -14,6 +14,7 @@
 
 #include "trace/paje_writer.h"
 #include "util/atomic_file.h"
+#include "util/vec.h"
 
 static const char header[] =
     "%EventDef PajeDefineContainerType 0\n%  Alias string\n%  Type string\n%  Name string\n%EndEventDef\n"
@@ -75,16 +76,11 @@ static int vardef_for(struct vardef **defs, size_t *n, size_t *cap, int ctype, c
     for (size_t i = 0; i < *n; i++)
         if ((*defs)[i].ctype == ctype && (*defs)[i].kind == kind && (*defs)[i].category == category)
             return (int)i;
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        struct vardef *d = realloc(*defs, c * sizeof *d);
-        if (!d)
-            return -1;
-        *defs = d;
-        *cap = c;
-    }
-    (*defs)[*n] = (struct vardef){ctype, kind, category};
-    return (int)(*n)++;
+    struct vardef *d = VEC_PUSH(*defs, *n, *cap);
+    if (!d)
+        return -1;
+    *d = (struct vardef){ctype, kind, category};
+    return (int)*n - 1;
 }
 
 static int add_points(struct point **pts, size_t *n, size_t *cap, const struct trace_signal *s,
@@ -93,15 +89,10 @@ static int add_points(struct point **pts, size_t *n, size_t *cap, const struct t
     for (size_t i = 0; i < s->n; i++) {
         if (s->t[i] > end)
             break;
-        if (*n == *cap) {
-            size_t c = *cap ? *cap * 2 : 1024;
-            struct point *p = realloc(*pts, c * sizeof *p);
-            if (!p)
-                return -1;
-            *pts = p;
-            *cap = c;
-        }
-        (*pts)[(*n)++] = (struct point){s->t[i], s->v[i], container, var};
+        struct point *p = VEC_PUSH(*pts, *n, *cap);
+        if (!p)
+            return -1;
+        *p = (struct point){s->t[i], s->v[i], container, var};
     }
     return 0;
 }
@@ -129,16 +120,11 @@ static int ctype_for(struct paje_ctype **list, size_t *n, size_t *cap, int type,
     for (size_t i = 0; i < *n; i++)
         if ((*list)[i].type == type && (*list)[i].parent == parent)
             return (int)i;
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        struct paje_ctype *l = realloc(*list, c * sizeof *l);
-        if (!l)
-            return -1;
-        *list = l;
-        *cap = c;
-    }
-    (*list)[*n] = (struct paje_ctype){type, parent};
-    return (int)(*n)++;
+    struct paje_ctype *l = VEC_PUSH(*list, *n, *cap);
+    if (!l)
+        return -1;
+    *l = (struct paje_ctype){type, parent};
+    return (int)*n - 1;
 }
 
 int trace_write_paje(const struct trace *t, const char *path, char *err, size_t errlen)

@@ -9,23 +9,7 @@
 
 #include "trace/strings.h"
 #include "trace/trace.h"
-
-/* Grows *arr (of elem-size entries) so that index `need` fits. */
-static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need < *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 8;
-    while (n <= need)
-        n *= 2;
-    void *p = realloc(*arr, n * elem);
-    if (!p)
-        return -1;
-    memset((char *)p + *cap * elem, 0, (n - *cap) * elem);
-    *arr = p;
-    *cap = n;
-    return 0;
-}
+#include "util/vec.h"
 
 void trace_init(struct trace *t)
 {
@@ -42,22 +26,22 @@ const char *trace_intern(struct trace *t, const char *s, size_t len)
 
 int trace_add_type(struct trace *t, const char *name, int parent)
 {
-    if (reserve((void **)&t->types, &t->cap_types, t->n_types, sizeof *t->types) < 0)
+    struct trace_container_type *ty = VEC_PUSH(t->types, t->n_types, t->cap_types);
+    if (!ty)
         return -1;
-    struct trace_container_type *ty = &t->types[t->n_types];
     ty->name = trace_intern(t, name, strlen(name));
     ty->parent = parent;
-    return (int)t->n_types++;
+    return (int)t->n_types - 1;
 }
 
 int trace_add_container(struct trace *t, const char *name, const char *alias, int type, int parent,
                         double start)
 {
-    if (reserve((void **)&t->containers, &t->cap_containers, t->n_containers,
-                sizeof *t->containers) < 0)
+    if (VEC_RESERVE(t->containers, t->cap_containers, t->n_containers + 1) < 0)
         return -1;
     int id = (int)t->n_containers;
     struct trace_container *c = &t->containers[id];
+    memset(c, 0, sizeof *c);
     c->name = trace_intern(t, name, strlen(name));
     c->alias = alias ? trace_intern(t, alias, strlen(alias)) : c->name;
     c->type = type;
@@ -67,9 +51,10 @@ int trace_add_container(struct trace *t, const char *name, const char *alias, in
     c->depth = 0;
     if (parent >= 0) {
         struct trace_container *p = &t->containers[parent];
-        if (reserve((void **)&p->children, &p->cap_children, p->n_children, sizeof(int)) < 0)
+        int *child = VEC_PUSH(p->children, p->n_children, p->cap_children);
+        if (!child)
             return -1;
-        p->children[p->n_children++] = id;
+        *child = id;
         c->depth = p->depth + 1;
     }
     t->n_containers++;
@@ -81,8 +66,7 @@ int trace_add_category(struct trace *t, const char *name)
     int found = trace_find_category(t, name);
     if (found >= 0)
         return found;
-    if (reserve((void **)&t->categories, &t->cap_categories, t->n_categories,
-                sizeof *t->categories) < 0)
+    if (VEC_RESERVE(t->categories, t->cap_categories, t->n_categories + 1) < 0)
         return -1;
     t->categories[t->n_categories] = trace_intern(t, name, strlen(name));
     /* every resource gets a usage slot for the new category */
@@ -103,8 +87,7 @@ int trace_resource_for(struct trace *t, int container, const char *kind)
     for (size_t r = 0; r < t->n_resources; r++)
         if (t->resources[r].container == container && t->resources[r].kind == k)
             return (int)r;
-    if (reserve((void **)&t->resources, &t->cap_resources, t->n_resources,
-                sizeof *t->resources) < 0)
+    if (VEC_RESERVE(t->resources, t->cap_resources, t->n_resources + 1) < 0)
         return -1;
     struct trace_resource *res = &t->resources[t->n_resources];
     memset(res, 0, sizeof *res);
@@ -130,9 +113,9 @@ void trace_add_edge(struct trace *t, int a, int b)
         a = b;
         b = x;
     }
-    if (reserve((void **)&t->edges, &t->cap_edges, t->n_edges, sizeof *t->edges) < 0)
-        return;
-    t->edges[t->n_edges++] = (struct trace_edge){a, b};
+    struct trace_edge *e = VEC_PUSH(t->edges, t->n_edges, t->cap_edges);
+    if (e)
+        *e = (struct trace_edge){a, b};
 }
 
 int trace_signal_push(struct trace_signal *s, double time, double value)
@@ -252,10 +235,10 @@ static int add_violation(struct trace *t, int resource, double from, double to, 
             return 0;
         }
     }
-    if (reserve((void **)&t->violations, &t->cap_violations, t->n_violations,
-                sizeof *t->violations) < 0)
+    struct trace_violation *v = VEC_PUSH(t->violations, t->n_violations, t->cap_violations);
+    if (!v)
         return -1;
-    t->violations[t->n_violations++] = (struct trace_violation){resource, from, to, usage, capacity};
+    *v = (struct trace_violation){resource, from, to, usage, capacity};
     return 0;
 }
 
