@@ -40,7 +40,6 @@
 #include "util/vec.h"
 
 #define IN_MAX (1u << 20)   /* longest line a client may send */
-#define FLUSH_AT (64u << 10) /* pending output written at once past this */
 
 
 void agent_options_init(struct agent_options *o)
@@ -52,140 +51,6 @@ void agent_options_init(struct agent_options *o)
     o->ready_fd = -1;
     o->log_fd = -1;
     o->client_output = 64u << 20;
-}
-
-static void client_close(struct agent *a, struct agent_client *c)
-{
-    c->closing = true;
-}
-
-/* Pending output is c->out[out_off, out_off + out_len): sent from the
- * front without moving the rest. */
-static int flush_client(struct agent *a, struct agent_client *c)
-{
-    while (c->out_len > 0) {
-        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-        }
-        c->out_off += (size_t)n;
-        c->out_len -= (size_t)n;
-        a->out_total -= (size_t)n;
-    }
-    c->out_off = 0;
-    return 0;
-}
-
-/* Drops what is pending for c (it is being closed for not reading). */
-static void discard_output(struct agent *a, struct agent_client *c)
-{
-    a->out_total -= c->out_len;
-    c->out_len = c->out_off = 0;
-}
-
-/* Room for NEED more bytes of output for c within the bound on all clients
- * together: while it would be passed, the client holding the most pending
- * output is dropped (c itself when it would hold the most). False: c goes. */
-static bool output_room(struct agent *a, struct agent_client *c, size_t need)
-{
-    while (a->out_total + need > a->options.client_output) {
-        struct agent_client *big = NULL;
-        for (size_t i = 0; i < a->client_count; i++) {
-            struct agent_client *o = a->clients[i];
-            if (o != c && !o->closing && o->out_len > 0 && (!big || o->out_len > big->out_len))
-                big = o;
-        }
-        if (!big || c->out_len + need >= big->out_len)
-            return false;
-        discard_output(a, big);
-        client_close(a, big);
-    }
-    return true;
-}
-
-static void update_interest(struct agent *a, struct agent_client *c)
-{
-    struct epoll_event ev = {.events = EPOLLIN | (c->wants_out ? EPOLLOUT : 0), .data.ptr = c};
-    epoll_ctl(a->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
-}
-
-void agent_send(struct agent *a, struct agent_client *c, json_t *line)
-{
-    if (!line)
-        return;
-    if (!c || c->closing) {
-        json_decref(line);
-        return;
-    }
-    char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-    json_decref(line);
-    if (!text)
-        return;
-    size_t len = strlen(text);
-    if (c->reply_subject) { /* a NATS requester */
-        agent_nats_publish(a, c, text, len);
-        free(text);
-        return;
-    }
-    if (!output_room(a, c, len + 1)) {
-        free(text);
-        discard_output(a, c);
-        client_close(a, c); /* not reading: let it go rather than grow without bound */
-        return;
-    }
-    if (c->out_off > 0 && c->out_off + c->out_len + len + 1 > c->out_cap) {
-        memmove(c->out, c->out + c->out_off, c->out_len);
-        c->out_off = 0;
-    }
-    if (c->out_len + len + 1 > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        while (cap < c->out_len + len + 1)
-            cap *= 2;
-        char *out = realloc(c->out, cap);
-        if (!out) {
-            free(text);
-            client_close(a, c);
-            return;
-        }
-        c->out = out;
-        c->out_cap = cap;
-    }
-    memcpy(c->out + c->out_off + c->out_len, text, len);
-    c->out[c->out_off + c->out_len + len] = '\n';
-    c->out_len += len + 1;
-    a->out_total += len + 1;
-    free(text);
-    /* Written once per loop turn (agent_flush), so that the lines of many
-     * requests read together leave in one system call; early when large. */
-    if (c->out_len >= FLUSH_AT && flush_client(a, c) < 0)
-        client_close(a, c);
-}
-
-/* Writes what each client has pending; waits for EPOLLOUT where the
- * socket is full. */
-void agent_flush(struct agent *a)
-{
-    for (size_t i = 0; i < a->client_count; i++) {
-        struct agent_client *c = a->clients[i];
-        if (c->closing || c->out_len == 0) {
-            if (c->wants_out && !c->closing) {
-                c->wants_out = false;
-                update_interest(a, c);
-            }
-            continue;
-        }
-        if (flush_client(a, c) < 0) {
-            client_close(a, c);
-            continue;
-        }
-        bool wants = c->out_len > 0;
-        if (wants != c->wants_out) {
-            c->wants_out = wants;
-            update_interest(a, c);
-        }
-    }
 }
 
 static void send_error(struct agent *a, struct agent_client *c, const char *message)
@@ -257,7 +122,7 @@ static void read_client(struct agent *a, struct agent_client *c)
             size_t cap = c->in_cap ? 2 * c->in_cap : 8192;
             char *in = realloc(c->in, cap);
             if (!in) {
-                client_close(a, c);
+                agent_client_close(a, c);
                 return;
             }
             c->in = in;
@@ -269,7 +134,7 @@ static void read_client(struct agent *a, struct agent_client *c)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
-            client_close(a, c);
+            agent_client_close(a, c);
             break;
         }
         c->in_len += (size_t)n;
@@ -296,7 +161,7 @@ static void read_client(struct agent *a, struct agent_client *c)
         c->in_scanned -= start; /* start <= in_scanned */
         if (c->in_len > IN_MAX) {
             send_error(a, c, "line too long (over 1 MiB)");
-            client_close(a, c);
+            agent_client_close(a, c);
         }
     }
 }
@@ -312,8 +177,8 @@ static void reap_clients(struct agent *a)
             a->clients[k++] = c;
             continue;
         }
-        flush_client(a, c); /* what was answered before it went (best effort) */
-        discard_output(a, c);
+        agent_client_flush(a, c); /* what was answered before it went (best effort) */
+        agent_client_discard(a, c);
         for (size_t t = 0; t < a->task_count; t++)
             if (a->tasks[t]->runner == c)
                 a->tasks[t]->runner = NULL;
@@ -345,6 +210,7 @@ static int arm_tick(struct agent *a)
 static int agent_open(struct agent *a, const struct agent_options *o)
 {
     memset(a, 0, sizeof *a);
+    agent_ops_connect(a);
     a->options = *o;
     if (a->options.interval <= 0)
         a->options.interval = 1;
@@ -512,8 +378,8 @@ int agent_run(const struct agent_options *o)
                 struct agent_client *c = tag;
                 if (c->closing)
                     continue;
-                if ((events[i].events & EPOLLOUT) && flush_client(a, c) < 0)
-                    client_close(a, c);
+                if ((events[i].events & EPOLLOUT) && agent_client_flush(a, c) < 0)
+                    agent_client_close(a, c);
                 if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
                     read_client(a, c);
             }

@@ -1,5 +1,6 @@
-/* The agent loop's side of its clients (agent.c): queue a line for one, take a line from one, write what is pending.
- * Part of the agent; not a public interface. */
+/* The agent's clients (agent_io.c): queue a line for one, whichever
+ * transport carries it, write what is pending; and (agent.c, the loop) take
+ * a line from one. Part of the agent; not a public interface. */
 #ifndef TALLY_AGENT_AGENT_IO_H
 #define TALLY_AGENT_AGENT_IO_H
 
@@ -11,5 +12,12 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line);
 void agent_handle_line(struct agent *a, struct agent_client *c, const char *line);
 /* Writes what every client has pending (once per loop turn). */
 void agent_flush(struct agent *a);
+/* Writes what c has pending until its socket is full: 0, or -1 when the
+ * connection failed. */
+int agent_client_flush(struct agent *a, struct agent_client *c);
+/* Drops what is pending for c (it is being closed for not reading). */
+void agent_client_discard(struct agent *a, struct agent_client *c);
+/* Marks c to be closed by the loop. */
+void agent_client_close(struct agent *a, struct agent_client *c);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/metrics.h"
+#include "agent/metrics_label.h"
 #include "util/vec.h"
 
 #define LEVELS_MAX 100000

@@ -19,8 +19,6 @@
 #include <unistd.h>
 
 #include "agent/agent_state.h"
-#include "agent/agent_eval.h"
-#include "agent/agent_ops.h"
 #include "client/nats_link.h"
 #include "client/subjects.h"
 #include "util/clock.h"
@@ -282,16 +280,16 @@ void agent_nats_drain(struct agent *a)
         const char *text = json_string_value(json_object_get(env, "request"));
         json_t *message = json_object_get(env, "message");
         if (!env) {
-            agent_peer_error(&inbox, why);
+            a->up.peer_error(&inbox, why);
         } else if (!text && !json_is_object(message)) {
-            agent_peer_error(&inbox, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
+            a->up.peer_error(&inbox, "expected {\"id\": ..., \"request\": \"...\"} from the tool");
         } else if (!text) {
             if (!seen_before(a->nats, id))
-                agent_ops_take(&inbox, message);
+                a->up.take_op(&inbox, message);
         } else if (!seen_before(a->nats, id)) {
             struct agent_client *c = inbox_client(a, m.reply);
             if (c) {
-                agent_request(a, c, text);
+                a->up.request(a, c, text);
                 if (!owns_csrs(a, c))
                     c->closing = true; /* an unconditional request: answered in full */
             }

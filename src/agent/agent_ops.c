@@ -328,6 +328,17 @@ static void refuse_over_nats(const struct agent_peer *p)
     agent_peer_error(p, why);
 }
 
+void agent_ops_connect(struct agent *a)
+{
+    a->up = (struct agent_upcalls){
+        .event = agent_event,
+        .instrumented_event = agent_instrumented_event,
+        .take_op = agent_ops_take,
+        .peer_error = agent_peer_error,
+        .request = agent_request,
+    };
+}
+
 void agent_ops_take(const struct agent_peer *p, json_t *msg)
 {
     const char *name = json_string_value(json_object_get(msg, "op"));

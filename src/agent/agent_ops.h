@@ -5,20 +5,9 @@
 #ifndef TALLY_AGENT_AGENT_OPS_H
 #define TALLY_AGENT_AGENT_OPS_H
 
-#include <stdint.h>
-
 #include <jansson.h>
 
-struct agent;
-struct agent_client;
-
-/* The sender of one message and the way back to it. */
-struct agent_peer {
-    struct agent *agent;
-    struct agent_client *client; /* a socket client; NULL over NATS */
-    const char *inbox;           /* NATS: the message's reply subject; NULL on the socket */
-    uint64_t received;           /* CLOCK_MONOTONIC ns when the message came */
-};
+#include "agent/agent_state.h" /* struct agent_peer */
 
 /* One line to the peer (the reference is stolen), as it is. */
 void agent_peer_send(const struct agent_peer *p, json_t *line);
@@ -33,5 +22,10 @@ void agent_peer_error(const struct agent_peer *p, const char *why);
  * peer's transport does not take, or one that needs a registered task when
  * the connection has none, gets an error line. */
 void agent_ops_take(const struct agent_peer *p, json_t *msg);
+
+/* Sets a's calls back up (struct agent_upcalls) to this file's and
+ * agent_eval.c's functions: agent_open does it, as must whoever builds an
+ * agent by hand (tests). */
+void agent_ops_connect(struct agent *a);
 
 #endif

@@ -11,7 +11,7 @@
  * csrs name: the hits of a probe (or the marker, named "marker"), or the
  * calls and bytes of an MPI function, that appeared since the last poll go
  * to the registry as 'times' occurrences whose $len add up to the bytes of
- * those calls (agent_instrumented_event). So counter increments are exact
+ * those calls (agent_instrumented_event, through a->up). So counter increments are exact
  * (c_1 += $len sums every MPI_Send's bytes) and a read at a probe reads once
  * per poll in which the probe was hit (once per iteration for iterations
  * longer than PROBE_POLL). Nothing is polled while no such csr is enabled.
@@ -156,7 +156,7 @@ static void poll_one(struct agent *a, struct agent_probes *p, enum event_kind ki
         uint64_t times = count - s->count, len = bytes - s->bytes;
         s->count = count;
         s->bytes = bytes;
-        agent_instrumented_event(a, t, maps[m].pid, kind, name, (double)times, (double)len);
+        a->up.instrumented_event(a, t, maps[m].pid, kind, name, (double)times, (double)len);
         map_count = agent_segments_mapped(a, &maps); /* its actions may have mapped one */
     }
 }

@@ -16,12 +16,5 @@ void agent_probes_flush(struct agent *a, double now);
 /* Is some process of a task with segments inside the event's objects? */
 bool agent_probes_match(const struct agent *a, const struct request_call *event);
 void agent_probes_free(struct agent *a);
-/* 'times' occurrences of a probe or MPI event (kind, name) in process pid
- * of task t, their $len adding up to len_sum, through the registry
- * (agent_eval.c): csrs whose actions are only increments take all of them
- * exactly (csr_apply_batch); the others fire once. */
-void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t pid,
-                              enum event_kind kind, const char *name, double times,
-                              double len_sum);
 
 #endif

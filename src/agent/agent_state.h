@@ -2,7 +2,9 @@
  * declares its functions in its own header (agent_io.h: agent.c's clients,
  * agent_tree.h, agent_eval.h, agent_probes.h, agent_segments.h,
  * agent_recording.h, agent_launch.h, proc_info.h), which includes this one;
- * a file includes the headers of the parts it calls. Not a public interface. */
+ * a file includes the headers of the parts it calls, never of a part that
+ * calls it: those are reached through struct agent_upcalls. Not a public
+ * interface. */
 #ifndef TALLY_AGENT_AGENT_STATE_H
 #define TALLY_AGENT_AGENT_STATE_H
 
@@ -83,8 +85,40 @@ struct agent_client {
     char *reply_subject;           /* a NATS reply inbox (fd -1): answers are published there */
 };
 
+/* Events seen by the tree code, for conditional requests. */
+enum agent_event { AGENT_EVENT_PROC_CREATED, AGENT_EVENT_PROC_TERMINATED,
+                   AGENT_EVENT_LIMIT_EXCEEDED };
+
+/* The sender of one message and the way back to it (agent_ops.h). */
+struct agent_peer {
+    struct agent *agent;
+    struct agent_client *client; /* a socket client; NULL over NATS */
+    const char *inbox;           /* NATS: the message's reply subject; NULL on the socket */
+    uint64_t received;           /* CLOCK_MONOTONIC ns when the message came */
+};
+
+/* The calls back up. The loop (agent.c) calls the operations (agent_ops.c),
+ * which call the evaluation of requests (agent_eval.c), which calls the
+ * probes, trees and segments, and every part answers through agent_io.c and
+ * the NATS transport below them. What a lower part must hand to one above
+ * it (a tree's event, the probes' counts, a message NATS received) goes
+ * through these pointers, set by agent_ops_connect, so that no part calls
+ * into a part that calls it. */
+struct agent_upcalls {
+    /* agent_eval.c: agent_event, agent_instrumented_event */
+    void (*event)(struct agent *a, enum agent_event kind, const struct agent_task *t, pid_t pid,
+                  json_t *detail);
+    void (*instrumented_event)(struct agent *a, const struct agent_task *t, pid_t pid,
+                               enum event_kind kind, const char *name, double times, double len_sum);
+    /* a message from a NATS inbox: agent_ops_take, agent_peer_error, agent_request */
+    void (*take_op)(const struct agent_peer *p, json_t *msg);
+    void (*peer_error)(const struct agent_peer *p, const char *why);
+    void (*request)(struct agent *a, struct agent_client *c, const char *text);
+};
+
 struct agent {
     struct agent_options options;
+    struct agent_upcalls up;       /* set by agent_ops_connect */
     char socket_path[4096];
     char host[256], site[128];
     uid_t uid;

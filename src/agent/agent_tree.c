@@ -21,7 +21,6 @@
 #include "archive/summary_store.h"
 #include "agent/agent_tree.h"
 #include "agent/agent_state.h"
-#include "agent/agent_eval.h"
 #include "client/agent_socket.h"
 #include "report/summary.h"
 #include "util/clock.h"
@@ -240,7 +239,7 @@ static void drop_process(struct agent *a, pid_t pid, bool report)
     free(p->ring);
     pidmap_remove(&a->procs, pid);
     if (report && t)
-        agent_event(a, AGENT_EVENT_PROC_TERMINATED, t, pid, NULL);
+        a->up.event(a, AGENT_EVENT_PROC_TERMINATED, t, pid, NULL);
 }
 
 void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started)
@@ -263,7 +262,7 @@ void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool s
         p->last_at = clock_monotonic_seconds();
     }
     p->seen = true;
-    agent_event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
+    a->up.event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
 }
 
 /* The processes of every tree from the scan: new ones, vanished ones,
@@ -312,7 +311,7 @@ static void update_processes(struct agent *a, double now)
                                   (double)e->stat.rss_bytes / (1024.0 * 1024.0), e->stat.state};
         ring_push(a, p, &pt);
         if (created)
-            agent_event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
+            a->up.event(a, AGENT_EVENT_PROC_CREATED, t, pid, NULL);
     }
     /* Collect first: dropping changes the table. */
     pid_t gone[256];
@@ -401,7 +400,7 @@ void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary)
     if (summary && t->follower && follower_result(t->follower)->exit_type == TASK_EXIT_LIMITS &&
         !t->limit_reported) {
         t->limit_reported = true;
-        agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
+        a->up.event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
     }
     store_summary(a, summary);
     json_decref(own);
@@ -465,7 +464,7 @@ void agent_tick(struct agent *a)
             t->has_current = true;
             if (!t->limit_reported && limits_broken(t)) {
                 t->limit_reported = true;
-                agent_event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
+                a->up.event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
             }
             /* A runner's task ends with the runner's "finished" (its
              * summary has the exact totals); an attached one here. */

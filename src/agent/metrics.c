@@ -14,6 +14,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/agent_levels.h"
+#include "agent/metrics_label.h"
 #include "platform/platform.h"
 #include "util/http_gate.h"
 #include "core/units.h"
@@ -54,21 +55,6 @@ static bool is_skipped(int f)
 {
     return f == FIELD_START || f == FIELD_END || f == FIELD_MACHINE_CPUS ||
            f == FIELD_MACHINE_LOAD || f == FIELD_CORES_AVG;
-}
-
-/* A label value with \, " and newline escaped (metrics.h). */
-void metrics_label(FILE *out, const char *name, const char *value, bool comma)
-{
-    fprintf(out, "%s%s=\"", comma ? "," : "", name);
-    for (const char *p = value; *p; p++) {
-        if (*p == '\\' || *p == '"')
-            fputc('\\', out), fputc(*p, out);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
 }
 
 /* The metric family's name and unit for a field: base units (bytes,

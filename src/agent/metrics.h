@@ -16,9 +16,6 @@
 
 struct agent;
 
-/* Writes label NAME="VALUE" (escaped as the format asks), preceded by a
- * comma when comma is set. */
-void metrics_label(FILE *out, const char *name, const char *value, bool comma);
 /* The exposition text (malloc'd): OpenMetrics 1.0 (families without
  * _total, UNIT, ends with "# EOF\n"), or the Prometheus text format 0.0.4
  * (TYPE and HELP name each series, _total included); NULL when out of

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent/agent_io.h"
+#include "agent/agent_ops.h"
 #include "agent/agent_state.h"
 #include "agent/agent_tree.h"
 #include "agent/proc_info.h"
@@ -31,6 +32,7 @@ static void setup(void)
     peer = sv[1];
     client.fd = sv[0];
     agent_options_init(&agent.options);
+    agent_ops_connect(&agent); /* the calls back up, as agent_open sets them */
     strcpy(agent.host, "n1");
     strcpy(agent.site, "s1");
     agent.uid = 65534; /* nobody: owns no process here */

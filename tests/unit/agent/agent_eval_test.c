@@ -11,6 +11,7 @@
 
 #include "agent/agent_eval.h"
 #include "agent/agent_io.h"
+#include "agent/agent_ops.h"
 #include "agent/agent_state.h"
 #include "agent/agent_tree.h"
 #include "agent/proc_info.h"
@@ -59,6 +60,7 @@ int main(void)
     agent.clients = clients;
     agent.client_count = agent.client_cap = 1;
     agent_options_init(&agent.options);
+    agent_ops_connect(&agent); /* the calls back up, as agent_open sets them */
     strcpy(agent.host, "n1");
     strcpy(agent.site, "s1");
     agent.uid = getuid();
