@@ -20,8 +20,10 @@ R=$TALLY_TEST_ROOT
 rm -f "$R/build/resource_monitor"
 mkdir -m 700 xdg
 (cd "$R" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS DEMO_OUT="$WORK/demo" XDG_RUNTIME_DIR="$WORK/xdg" \
-  timeout 300 bash -c "$demo" > demo.out 2> demo.err < /dev/null)
-check_eq "make demo: exit 0" "$?" 0
+  timeout 300 bash -c "$demo" > "$WORK/demo.out" 2> "$WORK/demo.err" < /dev/null)
+rc=$?
+check_eq "make demo: exit 0" "$rc" 0
+[ "$rc" = 0 ] || tail -20 "$WORK/demo.err"
 check_eq "make demo made build/resource_monitor, tally under resource_monitor's name" \
   "$(readlink "$R/build/resource_monitor")" tally
 D=$WORK/demo
