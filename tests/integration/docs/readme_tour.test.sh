@@ -22,6 +22,7 @@ source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/live/nats-sites.sh"
 source "$TALLY_TEST_ROOT/tests/integration/multihost/hosts.sh"
 source "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh" # Open MPI as root, oversubscribed
+source "$TALLY_TEST_ROOT/tests/integration/docs/readme_lib.sh" # block_commands
 user=$(id -un)
 NATS_ALPHA=nats://nats.site-a:4222 METRICS_PORT=9464 SERVE_PORT=8080 # until the across-hosts block sets them
 bg=()
@@ -31,12 +32,6 @@ trap 'for p in "${bg[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release"
 mkdir build
 ln -s "$TALLY" build/tally
 
-# block_commands FROM TO: the README's commands from the line matching FROM
-# to the first line matching TO after it, one per logical line, comments dropped
-block_commands() {
-  awk -v from="$1" -v to="$2" '$0 ~ from { on = 1 } on && $0 ~ to && !($0 ~ from) { exit } on' "$TALLY_TEST_ROOT/README.md" \
-    | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | grep -v '^ *#' | grep -v '^ *$' | grep -v '^```'
-}
 port() { nats_free_port; }
 # run N LINE: runs the README's line N as written (after the substitutions)
 run_line() {
