@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/text_file.h"
+#include "util/vec.h"
 
 int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *err, size_t err_len)
 {
@@ -25,18 +26,13 @@ int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *err, siz
         size_t n = 0;
         char *save = NULL;
         for (char *w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
-            if (n == cap) {
-                size_t c = cap ? 2 * cap : 16;
-                char **bigger = realloc(words, c * sizeof *bigger);
-                if (!bigger) {
-                    snprintf(err, err_len, "%s:%lu: out of memory", path, in.number);
-                    rc = -1;
-                    break;
-                }
-                words = bigger;
-                cap = c;
+            char **slot = VEC_PUSH(words, n, cap);
+            if (!slot) {
+                snprintf(err, err_len, "%s:%lu: out of memory", path, in.number);
+                rc = -1;
+                break;
             }
-            words[n++] = w;
+            *slot = w;
         }
         if (rc == 0 && n > 0 && fn(ctx, words, n, why, sizeof why) < 0) {
             snprintf(err, err_len, "%s:%lu: %s", path, in.number, why);

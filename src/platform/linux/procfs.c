@@ -3,6 +3,7 @@
  * avoid stdio and allocation. */
 #include "platform/platform.h"
 #include "util/pidmap.h"
+#include "util/vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -430,15 +431,10 @@ static int add_children(pid_t pid, pid_t **queue, size_t *len, size_t *cap)
                 break;
             if (child <= 0)
                 continue;
-            if (*len == *cap) {
-                size_t grown = *cap ? 2 * *cap : 64;
-                pid_t *q = realloc(*queue, grown * sizeof *q);
-                if (!q)
-                    break;
-                *queue = q;
-                *cap = grown;
-            }
-            (*queue)[(*len)++] = (pid_t)child;
+            pid_t *q = VEC_PUSH(*queue, *len, *cap);
+            if (!q)
+                break;
+            *q = (pid_t)child;
         }
     }
     closedir(dir);
