@@ -6,50 +6,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The key of every id slot: a constant address, never dereferenced. */
-static const char id_key[1];
+#define LEN_MASK 0x7fffffffu
 
-static uint64_t fnv1a(const char *key, size_t len)
+static uint32_t fnv1a(const char *key, size_t len)
 {
-    uint64_t h = 14695981039346656037ULL;
+    uint32_t h = 2166136261u;
     for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
+        h = (h ^ (unsigned char)key[i]) * 16777619u;
     return h;
 }
 
-/* The home slot of a key: FNV-1a's low bits spread strings well enough, ids
- * in sequence (packed index pairs) are mixed first. */
-static inline size_t home(const char *key, uint64_t hash, size_t mask)
+/* The hash of an id: mixed, so that ids in sequence (packed index pairs)
+ * spread over the table. */
+static uint32_t id_hash(uint64_t id)
 {
-    if (key == id_key) {
-        hash ^= hash >> 33;
-        hash *= 0xff51afd7ed558ccdULL;
-        hash ^= hash >> 33;
-    }
-    return (size_t)hash & mask;
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdULL;
+    id ^= id >> 33;
+    return (uint32_t)id;
 }
 
-/* The index of key's slot, or of the empty slot where it would go. Always
- * inlined, so that each caller gets the loop of its own kind of key (the
- * reader of a trace probes millions of times). */
-static inline __attribute__((always_inline)) size_t locate(const struct hashmap *m, const char *key,
-                                                           size_t len, uint64_t hash)
+static const char *id_as_key(uint64_t id)
 {
-    size_t mask = m->capacity - 1, i = home(key, hash, mask);
+    return (const char *)(uintptr_t)(id + 1);
+}
+
+/* The index of key's slot, or of the empty slot where it would go (len is
+ * HASHMAP_ID for an id key). Always inlined, so that each caller gets the
+ * loop of its own kind of key: the reader of a trace probes millions of
+ * times. An id slot's len never equals a byte key's, so the kinds do not
+ * meet. */
+static inline __attribute__((always_inline)) size_t locate(const struct hashmap *m, const char *key,
+                                                           uint32_t len, uint32_t hash)
+{
+    size_t mask = m->capacity - 1, i = hash & mask;
     const struct hashmap_slot *slots = m->slots;
-    if (key == id_key) {
-        while (slots[i].key && (slots[i].hash != hash || slots[i].key != id_key))
+    if (len == HASHMAP_ID) {
+        while (slots[i].key && (slots[i].key != key || slots[i].len != HASHMAP_ID))
             i = (i + 1) & mask;
         return i;
     }
-    while (slots[i].key && (slots[i].hash != hash || slots[i].len != len || slots[i].key == id_key ||
+    while (slots[i].key && (slots[i].hash != hash || (slots[i].len & LEN_MASK) != len ||
                             memcmp(slots[i].key, key, len)))
         i = (i + 1) & mask;
     return i;
 }
 
 static inline __attribute__((always_inline)) struct hashmap_slot *find(const struct hashmap *m, const char *key,
-                                                                       size_t len, uint64_t hash)
+                                                                       uint32_t len, uint32_t hash)
 {
     if (!m->count)
         return NULL;
@@ -66,7 +70,7 @@ static int grow(struct hashmap *m)
     for (size_t i = 0; i < m->capacity; i++) {
         if (!m->slots[i].key)
             continue;
-        size_t j = home(m->slots[i].key, m->slots[i].hash, cap - 1);
+        size_t j = m->slots[i].hash & (cap - 1);
         while (slots[j].key)
             j = (j + 1) & (cap - 1);
         slots[j] = m->slots[i];
@@ -77,11 +81,11 @@ static int grow(struct hashmap *m)
     return 0;
 }
 
-/* copy: 1 copies the key, 0 keeps the caller's pointer. */
-static int put(struct hashmap *m, const char *key, size_t len, uint64_t hash, int copy, void *value)
+/* owned: HASHMAP_OWNED copies the key, 0 keeps the caller's pointer (and
+ * an id's key). */
+static int put(struct hashmap *m, const char *key, uint32_t len, uint32_t hash, uint32_t owned,
+               void *value)
 {
-    if (len > UINT32_MAX)
-        return -1;
     struct hashmap_slot *s = find(m, key, len, hash);
     if (s) {
         s->value = value;
@@ -90,15 +94,15 @@ static int put(struct hashmap *m, const char *key, size_t len, uint64_t hash, in
     if (2 * (m->count + 1) > m->capacity && grow(m) < 0)
         return -1;
     const char *stored = key;
-    if (copy) {
-        char *dup = malloc(len + 1);
+    if (owned) {
+        char *dup = malloc((size_t)len + 1);
         if (!dup)
             return -1;
         memcpy(dup, key, len);
         dup[len] = '\0';
         stored = dup;
     }
-    m->slots[locate(m, key, len, hash)] = (struct hashmap_slot){stored, value, hash, (uint32_t)len, (uint32_t)copy};
+    m->slots[locate(m, key, len, hash)] = (struct hashmap_slot){stored, value, hash, len | owned};
     m->count++;
     return 0;
 }
@@ -106,7 +110,9 @@ static int put(struct hashmap *m, const char *key, size_t len, uint64_t hash, in
 void *hashmap_get(const struct hashmap *m, const char *key)
 {
     size_t len = strlen(key);
-    struct hashmap_slot *s = find(m, key, len, fnv1a(key, len));
+    if (len >= LEN_MASK)
+        return NULL;
+    struct hashmap_slot *s = find(m, key, (uint32_t)len, fnv1a(key, len));
     return s ? s->value : NULL;
 }
 
@@ -117,43 +123,55 @@ int hashmap_put(struct hashmap *m, const char *key, void *value)
 
 struct hashmap_slot *hashmap_find(const struct hashmap *m, const char *key, size_t len)
 {
-    return find(m, key, len, fnv1a(key, len));
+    if (len >= LEN_MASK)
+        return NULL;
+    return find(m, key, (uint32_t)len, fnv1a(key, len));
 }
 
 int hashmap_put_bytes(struct hashmap *m, const char *key, size_t len, void *value)
 {
-    return put(m, key, len, fnv1a(key, len), 1, value);
+    if (len >= LEN_MASK)
+        return -1;
+    return put(m, key, (uint32_t)len, fnv1a(key, len), HASHMAP_OWNED, value);
 }
 
 int hashmap_put_kept(struct hashmap *m, const char *key, size_t len, void *value)
 {
-    return put(m, key, len, fnv1a(key, len), 0, value);
+    if (len >= LEN_MASK)
+        return -1;
+    return put(m, key, (uint32_t)len, fnv1a(key, len), 0, value);
 }
 
 struct hashmap_slot *hashmap_find_id(const struct hashmap *m, uint64_t id)
 {
-    return find(m, id_key, 0, id);
+    if (id == UINT64_MAX)
+        return NULL;
+    return find(m, id_as_key(id), HASHMAP_ID, id_hash(id));
 }
 
 int hashmap_put_id(struct hashmap *m, uint64_t id, void *value)
 {
-    return put(m, id_key, 0, id, 0, value);
+    if (id == UINT64_MAX)
+        return -1;
+    return put(m, id_as_key(id), HASHMAP_ID, id_hash(id), 0, value);
 }
 
 void *hashmap_remove(struct hashmap *m, const char *key)
 {
     size_t len = strlen(key);
-    uint64_t hash = fnv1a(key, len);
-    if (!find(m, key, len, hash))
+    if (len >= LEN_MASK)
         return NULL;
-    size_t mask = m->capacity - 1, i = locate(m, key, len, hash);
+    uint32_t hash = fnv1a(key, len);
+    if (!find(m, key, (uint32_t)len, hash))
+        return NULL;
+    size_t mask = m->capacity - 1, i = locate(m, key, (uint32_t)len, hash);
     void *value = m->slots[i].value;
-    if (m->slots[i].owned)
+    if (m->slots[i].len & HASHMAP_OWNED)
         free((char *)m->slots[i].key);
     /* Backward shift: move up each later key of the run whose home slot is
      * not in (i, j], so that every key stays reachable from its home. */
     for (size_t j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
-        size_t h = home(m->slots[j].key, m->slots[j].hash, mask);
+        size_t h = m->slots[j].hash & mask;
         bool between = i <= j ? (i < h && h <= j) : (i < h || h <= j);
         if (!between) {
             m->slots[i] = m->slots[j];
@@ -168,7 +186,7 @@ void *hashmap_remove(struct hashmap *m, const char *key)
 void hashmap_free(struct hashmap *m)
 {
     for (size_t i = 0; i < m->capacity; i++)
-        if (m->slots[i].owned)
+        if (m->slots[i].len & HASHMAP_OWNED)
             free((char *)m->slots[i].key);
     free(m->slots);
     *m = (struct hashmap){0};

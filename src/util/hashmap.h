@@ -8,7 +8,8 @@
  *     hashmap_find, and hashmap_put_bytes (copied) or hashmap_put_kept (the
  *     caller keeps the bytes alive, e.g. interned names, as long as the map);
  *   - 64-bit ids: hashmap_find_id, hashmap_put_id.
- * Slots move when the map grows or loses a key.
+ * Slots move when the map grows or loses a key. A slot is 24 bytes: a
+ * trace's reader keeps maps of tens of thousands of keys in cache.
  *
  *   struct hashmap m = {0};
  *   if (hashmap_put(&m, "app_x", app) < 0) ...   (out of memory)
@@ -22,12 +23,14 @@
 #include <stdint.h>
 
 struct hashmap_slot {
-    const char *key;    /* NULL: empty; the bytes of the key (for an id key, a marker) */
+    const char *key;    /* NULL: empty; the key's bytes (an id key: the id + 1, never read) */
     void *value;
-    uint64_t hash;      /* FNV-1a of the key's bytes; for an id key, the id */
-    uint32_t len;       /* bytes of the key */
-    uint32_t owned;     /* 1: key is the map's copy, freed with the map */
+    uint32_t hash;      /* FNV-1a of the key's bytes; of an id key, the id mixed */
+    uint32_t len;       /* bytes of the key, with HASHMAP_OWNED when the map made
+                         * the copy (freed with it); HASHMAP_ID: an id key */
 };
+#define HASHMAP_OWNED 0x80000000u
+#define HASHMAP_ID 0x7fffffffu
 
 struct hashmap {
     struct hashmap_slot *slots;
@@ -48,13 +51,13 @@ void hashmap_free(struct hashmap *map);
 /* The slot of key[0..len), or NULL when absent. */
 struct hashmap_slot *hashmap_find(const struct hashmap *map, const char *key, size_t len);
 /* Sets key[0..len) to value: put_bytes copies the key (NUL added), put_kept
- * keeps the caller's pointer. 0, or -1 when out of memory or len >= 4 GiB. */
+ * keeps the caller's pointer. 0, or -1 when out of memory or len >= 2 GiB - 1. */
 int hashmap_put_bytes(struct hashmap *map, const char *key, size_t len, void *value);
 int hashmap_put_kept(struct hashmap *map, const char *key, size_t len, void *value);
 
 /* The slot of id, or NULL when absent. */
 struct hashmap_slot *hashmap_find_id(const struct hashmap *map, uint64_t id);
-/* Sets id to value: 0, or -1 when out of memory. */
+/* Sets id to value: 0, or -1 when out of memory or id is UINT64_MAX. */
 int hashmap_put_id(struct hashmap *map, uint64_t id, void *value);
 
 #endif

@@ -18,9 +18,9 @@ static void byte_keys(void)
     CHECK_INT(hashmap_put_bytes(&m, text + 7, 7, (void *)12), 0);  /* "host_12", copied */
     CHECK_INT(m.count, 2);
     struct hashmap_slot *s = hashmap_find(&m, text + 15, 6);       /* the second "host_1" */
-    CHECK(s && s->key == text && (intptr_t)s->value == 1 && !s->owned);
+    CHECK(s && s->key == text && (intptr_t)s->value == 1 && !(s->len & HASHMAP_OWNED));
     s = hashmap_find(&m, "host_12", 7);
-    CHECK(s && s->key != text + 7 && s->key[7] == '\0' && (intptr_t)s->value == 12 && s->owned);
+    CHECK(s && s->key != text + 7 && s->key[7] == '\0' && (intptr_t)s->value == 12 && (s->len & HASHMAP_OWNED));
     CHECK(hashmap_find(&m, "host_", 5) == NULL);
     CHECK(hashmap_find(&m, "host_123", 8) == NULL);
     CHECK((intptr_t)hashmap_get(&m, "host_12") == 12); /* the string calls see the same keys */
@@ -48,9 +48,11 @@ static void id_keys(void)
         }
     CHECK(ok);
     CHECK(hashmap_find_id(&m, (uint64_t)100 << 32) == NULL);
-    CHECK(hashmap_find_id(&m, UINT64_MAX) == NULL);
-    CHECK_INT(hashmap_put_id(&m, UINT64_MAX, (void *)5), 0);
-    CHECK(hashmap_find_id(&m, UINT64_MAX) && (intptr_t)hashmap_find_id(&m, UINT64_MAX)->value == 5);
+    CHECK(hashmap_find_id(&m, UINT64_MAX - 1) == NULL);
+    CHECK_INT(hashmap_put_id(&m, UINT64_MAX - 1, (void *)5), 0);
+    CHECK(hashmap_find_id(&m, UINT64_MAX - 1) && (intptr_t)hashmap_find_id(&m, UINT64_MAX - 1)->value == 5);
+    CHECK_INT(hashmap_put_id(&m, UINT64_MAX, (void *)6), -1); /* the one id refused */
+    CHECK(hashmap_find_id(&m, 0) && (intptr_t)hashmap_find_id(&m, 0)->value == 0); /* id 0 is an id */
     CHECK_INT(hashmap_put_id(&m, 7, (void *)70), 0); /* replaced */
     CHECK_INT(m.count, 10001);
     CHECK((intptr_t)hashmap_find_id(&m, 7)->value == 70);
