@@ -13,7 +13,7 @@ static const struct {
     const char *summary;
 } subcommands[] = {
     {"aggregate", trace_cmd_aggregate, "time-slice usage per group and category (eq. 2, 3)"},
-    {"anomalies", trace_cmd_anomalies, "unfair sharing, waste, saturation, moving bottlenecks, oscillation"},
+    {"anomalies", trace_cmd_anomalies, "unfair sharing, waste, saturation, moving bottlenecks, oscillation, slow start, burst then idle"},
     {"from-runs", trace_cmd_from_runs, "build a Paje trace from 'tally run --category --time-series' outputs"},
     {"export", trace_cmd_export, "re-write a trace as Paje (tally's own variable names)"},
     {"diff", trace_cmd_diff, "compare two traces: changes per resource, category and phase, in words"},

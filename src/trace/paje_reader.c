@@ -6,7 +6,9 @@
  * standard events (container, variable, state, event and link types, entity
  * values, containers, variables set/add/sub, states set/push/pop/reset, new
  * events, start/end links), quoted strings and '#' comments. States and point
- * events are validated and counted; links become topology edges. Any error
+ * events are validated and counted; links become topology edges; a variable
+ * "active.<category>" that is no resource's is the activity of that
+ * category's server (trace_activity). Any error
  * stops the read with "FILE:LINE: why". */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +93,7 @@ struct paje_type {
     int trace_type;            /* T_CONTAINER: index into trace.types */
     struct var_class var;      /* T_VARIABLE */
     int category;              /* T_VARIABLE usage: index into trace.categories */
+    const char *activity;      /* T_VARIABLE "active.<category>": the category (interned), else NULL */
 };
 
 /* One (container, variable type) pair seen in the trace. */
@@ -99,6 +102,7 @@ struct var_slot {
     int resource;              /* -1 when the variable is ignored */
     enum var_role role;
     int category;
+    int activity;              /* index into trace.activities, -1 when not one */
     int tail;                  /* index into reader.tails of the signal it feeds */
 };
 
@@ -408,6 +412,11 @@ static int define_type(struct reader *r, const struct event_def *d, int kind)
             if (pt->category < 0)
                 return fail(r, "out of memory");
         }
+        if (pt->var.role == VAR_IGNORED && !strncmp(buf, "active.", 7) && buf[7]) {
+            pt->activity = trace_intern(r->t, buf + 7, strlen(buf + 7));
+            if (!pt->activity)
+                return fail(r, "out of memory");
+        }
     }
     return 0;
 }
@@ -472,17 +481,23 @@ static int signal_set(struct reader *r, struct trace_signal *s, int tail, double
     return 0;
 }
 
+static int new_tail(struct reader *r)
+{
+    if (grow_array((void **)&r->tails, &r->cap_tails, r->n_tails, sizeof *r->tails) < 0)
+        return -1;
+    int id = (int)r->n_tails++;
+    r->tails[id] = (struct signal_tail){0, 0, false};
+    return id;
+}
+
 static int tail_for(struct reader *r, int resource, int category)
 {
     uint64_t key = idmap_pair((uint32_t)resource, (uint32_t)(category + 1));
     int id = idmap_get(&r->tail_of, key);
     if (id >= 0)
         return id;
-    if (grow_array((void **)&r->tails, &r->cap_tails, r->n_tails, sizeof *r->tails) < 0)
-        return -1;
-    id = (int)r->n_tails++;
-    r->tails[id] = (struct signal_tail){0, 0, false};
-    return idmap_put(&r->tail_of, key, id) < 0 ? -1 : id;
+    id = new_tail(r);
+    return id < 0 || idmap_put(&r->tail_of, key, id) < 0 ? -1 : id;
 }
 
 static int new_slot(struct reader *r, int container, int ptype)
@@ -496,6 +511,13 @@ static int new_slot(struct reader *r, int container, int ptype)
     s->role = pt->var.role;
     s->category = pt->category;
     s->resource = -1;
+    s->activity = -1;
+    if (pt->activity) {
+        /* one signal per (container, category): its own tail */
+        s->activity = trace_activity_for(r->t, container, pt->activity);
+        if (s->activity < 0 || (s->tail = new_tail(r)) < 0)
+            return fail(r, "out of memory"), -2;
+    }
     if (s->role != VAR_IGNORED) {
         s->resource = trace_resource_for(r->t, container, pt->var.kind);
         if (s->resource < 0)
@@ -544,6 +566,8 @@ static int variable_event(struct reader *r, const struct event_def *d, int kind)
     struct var_slot *s = &r->slots[id];
     s->value = kind == EV_SET_VARIABLE ? value : kind == EV_ADD_VARIABLE ? s->value + value
                                                                          : s->value - value;
+    if (s->activity >= 0)
+        return signal_set(r, &r->t->activities[s->activity].active, s->tail, time, s->value);
     if (s->resource < 0)
         return 0;
     struct trace_resource *res = &r->t->resources[s->resource];
