@@ -76,5 +76,6 @@ int trace_cmd_from_runs(int argc, char **argv);
 int trace_cmd_stats(int argc, char **argv);
 int trace_cmd_export(int argc, char **argv);
 int trace_cmd_diff(int argc, char **argv);
+int trace_cmd_measure_host(int argc, char **argv);
 
 #endif

@@ -24,7 +24,8 @@ static void usage(FILE *out)
                  "  --capacity FILE        lines 'HOST disk=MB/s network=MB/s' (HOST '*': all):\n"
                  "                         the disk and network bandwidths of the hosts; without\n"
                  "                         them, disk is the peak seen and network the link\n"
-                 "                         speeds the runs recorded (marked inferred)\n");
+                 "                         speeds the runs recorded (marked inferred);\n"
+                 "                         'tally trace measure-host' writes a host's line\n");
 }
 
 /* The runs named: a PREFIX, or any of its files (a shell glob such as
