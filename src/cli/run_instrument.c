@@ -141,6 +141,9 @@ int run_instrument_prepare(struct run_config *cfg)
         else if (o->window.by_request)
             set_env_number("TALLY_WINDOW_BY_MONITOR", TALLY_WINDOW_BY_REQUEST);
     }
+    /* Slurm's plugin (tally-slurm(7)) runs each rank under a tally run of its own */
+    const char *slurm = getenv("TALLY_SLURM_MPI");
+    o->window.rank_per_run = slurm && !strcmp(slurm, "1");
     enum mpi_flavour flavour = MPI_FLAVOUR_UNKNOWN;
     if (o->mpi && preload_mpi_library(cfg, &flavour) < 0)
         return -1;

@@ -131,7 +131,9 @@ static json_t *hosts_json(const struct segment_set *set, const json_t *answered)
 json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
 {
     struct run_instrument_options *o = &cfg->instrument;
-    if (!o->launch[0])
+    /* A rank per run (Slurm started the ranks): each under a launch of its
+     * own, so no other rank can come under this one; none is waited for. */
+    if (!o->launch[0] || o->window.rank_per_run)
         return NULL;
     int ranks = 0;
     bool *have = calloc(TALLY_SEG_MAX_RANKS, sizeof *have);

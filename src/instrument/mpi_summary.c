@@ -120,7 +120,7 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
         return NULL;
     json_t *warnings = json_array();
     int size = items[0]->d.ranks;
-    if ((int)ranks.count != size)
+    if ((int)ranks.count != size && !spec->rank_per_run)
         warn(warnings, "%zu of %d ranks registered", ranks.count, size);
     json_t *per_rank = json_array();
     double sum_comm = 0, sum_span = 0, sum_tpi = 0;

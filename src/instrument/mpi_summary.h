@@ -28,6 +28,8 @@ struct window_spec {
     long long call_limit;     /* recorded MPI calls, 0: none */
     const char *marker;       /* uprobe marker symbol, or NULL (tally_mark) */
     bool by_request;          /* --window request: off until the agent switches it (periods) */
+    bool rank_per_run;        /* each rank has a run of its own (Slurm started the ranks): one
+                                 rank of N is all a run expects, not a missing rank */
 };
 
 /* The `mpi` object, or NULL when no process registered as an MPI rank.

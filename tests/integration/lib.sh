@@ -12,7 +12,8 @@ trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 
 ok()     { _checks=$((_checks + 1)); echo "ok $_checks - $*"; }
-not_ok() { _checks=$((_checks + 1)); _failures=$((_failures + 1)); echo "not ok $_checks - $*"; }
+# each check returns 0 when it passed, 1 when not (CHECK || { what to show; })
+not_ok() { _checks=$((_checks + 1)); _failures=$((_failures + 1)); echo "not ok $_checks - $*"; return 1; }
 
 # check DESCRIPTION COMMAND...: passes when COMMAND exits 0.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }

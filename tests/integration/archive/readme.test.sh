@@ -5,6 +5,7 @@
 # a history of align (category rmapper) with one runaway and one run stopped
 # by a limit. Each command's answer is checked.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+source "$TALLY_TEST_ROOT/tests/integration/docs/readme_lib.sh"
 export TALLY_DB=$WORK/default/archive.db
 mkdir build old-runs
 ln -s "$TALLY" build/tally
@@ -19,10 +20,8 @@ done
 echo '{"name":"align","category":"rmapper","host":"c9","seq":30,"exit_type":"normal","memory":[9000,"MB"],"wall_time":[100,"s"],"cpu_time":[90,"s"]}' > old-runs/runaway.summary
 echo '{"name":"align","category":"rmapper","host":"c8","seq":31,"exit_type":"limits","limits_exceeded":{"memory":[2048,"MB"]},"memory":[2100,"MB"],"wall_time":[30,"s"],"cpu_time":[29,"s"]}' > old-runs/stopped.summary
 
-# the README's commands from '# measure a task' to the closed loop, one per
-# logical line (a trailing backslash joins lines)
-awk '/^# measure a task/ { on = 1 } /^# categorized traces/ { on = 0 } on' "$TALLY_TEST_ROOT/README.md" \
-  | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | grep -v '^#' | grep -v '^$' > commands.txt
+# the README's commands from '# measure a task' to the closed loop
+block_commands '^# measure a task' '^# categorized traces' > commands.txt
 check_eq "the README's archive tour has its eight commands" "$(wc -l < commands.txt)" 8
 n=0
 while IFS= read -r line; do

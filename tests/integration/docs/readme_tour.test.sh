@@ -9,8 +9,8 @@
 #     in site-a, host3 in site-b (sites.txt); quiet.paje and loaded.paje:
 #     host1's run alone and beside a CPU hog;
 #   - ./sim (a shell that holds 20 MB in a child and starts a short 'sleep'
-#     every 0.3 s) and ./md (an MPI stencil with libtally-probe's marker, 600 iterations:
-#     about 7 s, so that it still runs when the steering requests reach it);
+#     every 0.3 s) and ./md (an MPI stencil with libtally-probe's marker that
+#     runs until the test has steered it: STENCIL_UNTIL);
 #   - real nats-servers (two sites, per-user accounts: live/nats-sites.sh).
 # Substituted, because they must be this test's own: the nats URL (the
 # test's server), alice.creds (the test's credentials file), the ports 9464
@@ -22,21 +22,16 @@ source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/live/nats-sites.sh"
 source "$TALLY_TEST_ROOT/tests/integration/multihost/hosts.sh"
 source "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh" # Open MPI as root, oversubscribed
+source "$TALLY_TEST_ROOT/tests/integration/docs/readme_lib.sh" # block_commands
 user=$(id -un)
 NATS_ALPHA=nats://nats.site-a:4222 METRICS_PORT=9464 SERVE_PORT=8080 # until the across-hosts block sets them
 bg=()
-trap 'for p in "${bg[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release";
+trap 'for p in "${bg[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release" "$WORK/md.release";
       for x in "$WORK"/xdg*; do [ -S "$x/tally/agent.sock" ] && "$TALLY" agent stop --socket "$x/tally/agent.sock" >/dev/null 2>&1; done
       _nats_stop; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir build
 ln -s "$TALLY" build/tally
 
-# block_commands FROM TO: the README's commands from the line matching FROM
-# to the first line matching TO after it, one per logical line, comments dropped
-block_commands() {
-  awk -v from="$1" -v to="$2" '$0 ~ from { on = 1 } on && $0 ~ to && !($0 ~ from) { exit } on' "$TALLY_TEST_ROOT/README.md" \
-    | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | grep -v '^ *#' | grep -v '^ *$' | grep -v '^```'
-}
 port() { nats_free_port; }
 # run N LINE: runs the README's line N as written (after the substitutions)
 run_line() {
@@ -140,7 +135,8 @@ export XDG_RUNTIME_DIR=$WORK/xdg2
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 METRICS_PORT=$(port) SERVE_PORT=$(port)
 build openmpi stencil -DWITH_PROBE || { not_ok "build the stencil"; finish; }
-printf '#!/bin/sh\nexec "%s/stencil.openmpi" blocking 600 64 300 0 1 "%s/hand"\n' "$WORK" "$WORK" > md
+# md runs until the test has steered it (STENCIL_UNTIL: at least 100 iterations, then until md.release)
+printf '#!/bin/sh\nSTENCIL_UNTIL="%s/md.release" exec "%s/stencil.openmpi" blocking 100 64 300 0 1 "%s/hand"\n' "$WORK" "$WORK" "$WORK" > md
 chmod +x md
 block_commands '^# on each host: the agent' '^```' > across.txt
 check_eq "the README's commands across hosts: ten" "$(wc -l < across.txt)" 10
@@ -154,7 +150,7 @@ check "sim registered, seen over NATS" wait_until 20 nregistered
 curl -s "http://127.0.0.1:$METRICS_PORT/metrics" > metrics.txt
 check_contains "--metrics: the agent serves sim's memory" "$(cat metrics.txt)" 'tally_memory_bytes{app="sim"'
 for i in 3 4 5 6; do run_line "$(sed -n ${i}p across.txt)" a$i; done
-check_eq "request --nats: exit 0" "$(status_of a3)" 0
+check_eq "request --nats: exit 0" "$(status_of a3)" 0 || { sed 's/^/# err: /' err.a3; grep -i 'error' out.a3 | cut -c1-400 | sed 's/^/# out: /' | head; }
 mem=$(jq -r --argjson p "$holder" 'select(.service == "proc_get_info" and .result.pid == $p) | .result.memory[0]' out.a3)
 check_cmp "request --nats: sim's memory (MB)" "${mem:-0}" ">=" 20
 check_eq "request --follow: stopped by Ctrl-C, status 0" "$(status_of a4)" 0
@@ -181,7 +177,8 @@ ranks4() { [ "$(ranks)" = 4 ]; }
 # within SECONDS CMD...: CMD until it succeeds, for SECONDS of wall time (each
 # request may take its own timeout: wait_until's count of tries would not bound it)
 within() { local end=$((SECONDS + $1)); shift; while [ "$SECONDS" -lt "$end" ]; do "$@" && return 0; sleep 0.05; done; return 1; }
-check "md: its 4 ranks registered" within 30 ranks4
+check "md: its 4 ranks registered" within 30 ranks4 ||
+  { echo "# ranks seen: $(ranks); md's stderr:"; sed 's/^/#   /' err.a7 | head -20; }
 run_line "$(sed -n 8p across.txt)" a8
 check_eq "proc_record_start over NATS: the 4 ranks answer on mpi" \
   "$(jq -r 'select(.service == "proc_record_start") | .result.on | join("+")' out.a8 | sort | uniq -c | awk '{ print $1, $2 }')" "4 mpi"
@@ -191,7 +188,8 @@ check "every rank took the switch" within 10 acked
 sleep 0.5
 run_line "$(sed -n 9p across.txt)" a9
 check_eq "proc_get_info 0x80: 4 ranks recording mpi" "$(jq -r 'select(.result.probes) | .result.probes.recording.on | join("+")' out.a9 | grep -c mpi)" 4
-check_cmp "... with messages counted" "$(jq -s '[.[] | select(.result.probes) | .result.probes.mpi.messages] | add' out.a9)" ">" 0
+check_cmp "... with messages counted" "$(jq -s '[.[] | select(.result.probes) | .result.probes.mpi.messages // 0] | add // 0' out.a9)" ">" 0
+touch "$WORK/md.release"
 wait "$(cat pid.a7)"
 check_eq "md ran to its end under tally run --mpi" "$?" 0
 run_line "$(sed -n 10p across.txt)" a10

@@ -44,6 +44,6 @@ for flavour in ${FLAVOURS:-openmpi mpich}; do
 done
 check_eq "hostB's agent, started by a rank, runs at hostB's default socket" \
   "$(host_run hostB test -S "/run/user/$(id -u)/tally/agent.sock" && echo yes)" yes
-check_contains "hostB's agent joined NATS as its agent.conf says" \
-  "$(on_launch $TALLY request --nats "$NATS_ALPHA" --creds "$WORK/creds/$MH_USER" --timeout 2 'n_hostB:app_get_list()' 2>&1)" hostB
+check_eq "hostB's agent joined NATS as its agent.conf says: it answers for n_hostB" \
+  "$(on_launch $TALLY request --nats "$NATS_ALPHA" --creds "$WORK/creds/$MH_USER" --timeout 2 ':node_get_info([n_hostB])' 2>/dev/null | jq -r 'select(.service == "node_get_info") | .node')" hostB
 finish

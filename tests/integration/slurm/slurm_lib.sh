@@ -27,7 +27,8 @@ trap 'slurm_stop; rm -rf "$WORK"' EXIT
 
 # slurm_start [PLUGSTACK ARGS...]: starts the three daemons and waits until
 # the node is idle (at most 20 s). Returns non-zero (after printing the
-# logs) when Slurm cannot start.
+# logs) when Slurm cannot start. plugstack.conf's line is
+# $SLURM_PLUGSTACK_LINE when set, else the plugin with tally=$TALLY and ARGS.
 slurm_start() {
   local host base
   host=$(hostname -s)
@@ -36,7 +37,7 @@ slurm_start() {
   head -c 1024 /dev/urandom >"$SL/munge/key" && chmod 600 "$SL/munge/key"
   /usr/sbin/munged --key-file="$SL/munge/key" --socket="$SL/munge/sock" --pid-file="$SL/munge/pid" \
     --log-file="$SL/munge/log" --seed-file="$SL/munge/seed" --force || return 1
-  echo "optional $SPANK_SO tally=$TALLY $*" >"$SL/plugstack.conf"
+  echo "${SLURM_PLUGSTACK_LINE:-optional $SPANK_SO tally=$TALLY $*}" >"$SL/plugstack.conf"
   cat >"$SLURM_CONF" <<EOF
 ClusterName=tallytest
 SlurmctldHost=$host

@@ -114,6 +114,18 @@ int main(void)
     mpi_analysis_free(&a);
     json_decref(mpi);
 
+    /* one rank of four: a missing rank, unless each rank has a run of its own (Slurm) */
+    struct segment_set one = {segs, 1};
+    struct window_spec whole = {0};
+    mpi = mpi_summary_json(&one, &whole, 0);
+    CHECK_STR(json_string_value(json_array_get(json_object_get(mpi, "warnings"), 0)), "1 of 4 ranks registered");
+    json_decref(mpi);
+    whole.rank_per_run = true;
+    mpi = mpi_summary_json(&one, &whole, 0);
+    CHECK_INT(json_integer_value(json_object_get(mpi, "ranks")), 4);
+    CHECK(json_object_get(mpi, "warnings") == NULL);
+    json_decref(mpi);
+
     /* a window the program's end closed counts its last iteration; one never opened is named */
     segs[0]->d.window.how |= TALLY_WINDOW_CLOSED_AT_END;
     segs[1]->d.window.state = TALLY_WINDOW_WAITING;
