@@ -23,7 +23,8 @@ static void usage(FILE *out)
             "given as one (its slices counted, the detail of the surest slice);\n"
             "--each-slice gives every slice's finding on its own.\n"
             "Kinds: unfair, waste, saturation, oscillation, slow-start, burst-then-idle\n"
-            "(work for a category after its server's Paje variable active.CATEGORY went to 0).\n");
+            "(work for a category after its server went idle: the Paje variable active.CATEGORY\n"
+            "at 0, or no state of the state type active.CATEGORY).\n");
 }
 
 static double *parse_shares(const struct trace *t, const char *text)

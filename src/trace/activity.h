@@ -2,7 +2,7 @@
  * Schnorr, Legrand and Vincent: the burst project's server is active while it
  * hands out tasks and waits for their results; work for it after that is
  * wasted computation). The activity signals come from the trace
- * (trace_activity, the Paje variable "active.<category>"). */
+ * (trace_activity: the Paje variable, or state type, "active.<category>"). */
 #ifndef TALLY_TRACE_ACTIVITY_H
 #define TALLY_TRACE_ACTIVITY_H
 

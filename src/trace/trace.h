@@ -77,7 +77,9 @@ struct trace_resource {
  * burst project's server is active from its first task handed out until it
  * has a result for every task). Read from the Paje variable
  * "active.<category>" of any container (a SimGrid user variable, say):
- * non-zero while active. Work for the category after its server went idle
+ * non-zero while active; or from Paje states of a state type of that name:
+ * active while the container is in one (set or pushed), idle once popped
+ * to none or reset. Work for the category after its server went idle
  * is wasted computation (anomalies.h, burst-then-idle). */
 struct trace_activity {
     int container;              /* the server: index into trace.containers */

@@ -36,6 +36,26 @@ check_eq "server active again at 50: the finding ends there" \
 sed 's/^4 40 ab burst-server 0$//' "$FIX/burst_idle.paje" >always.paje
 check_eq "server active to the end: no finding" "$("$TALLY" trace anomalies always.paje --format json | jq length)" 0
 
+# the same servers told by Paje states of the type active.<category>: the
+# burst server pushes a state at 10 s and pops it at 40 s; the continuous
+# server is set in one at 0 s and stays; the burst server pushes and pops a
+# nested state meanwhile (still active)
+{ sed -n '/^%EventDef/,/^%EndEventDef$/p' "$FIX/burst_idle.paje"
+  printf '%%EventDef PajeDefineStateType 5\n%%  Alias string\n%%  Type string\n%%  Name string\n%%EndEventDef\n'
+  printf '%%EventDef PajeSetState 6\n%%  Time date\n%%  Type string\n%%  Container string\n%%  Value string\n%%EndEventDef\n'
+  printf '%%EventDef PajePushState 7\n%%  Time date\n%%  Type string\n%%  Container string\n%%  Value string\n%%EndEventDef\n'
+  printf '%%EventDef PajePopState 8\n%%  Time date\n%%  Type string\n%%  Container string\n%%EndEventDef\n'
+  grep -v '^%\|^#\| a[bc] ' "$FIX/burst_idle.paje" | sed 's/^1 b H cpu.burst .*/&\n5 ab S active.burst\n5 ac S active.continuous/' |
+    sed 's/^4 0 cap h1 100$/6 0 ac continuous-server serving\n7 10 ab burst-server serving\n7 20 ab burst-server collecting\n8 25 ab burst-server\n8 40 ab burst-server\n&/'; } >states.paje
+check_eq "  ... a Paje trace pj_dump reads: the burst server in a state from 10 to 40 s" \
+  "$(pj_dump states.paje | grep -c '^State, burst-server, active.burst, 10.000000, 40.000000')" 1
+check_eq "servers as Paje states: the same finding" \
+  "$("$TALLY" trace anomalies states.paje --format json | jq -c '[.[] | [.kind, .resource, .from, .to, .slices]]')" '[["burst-then-idle","h3",40,55,3]]'
+# popped at 25 s instead (one pop only): idle from 25, h1 and h2 work for it until 40 too
+sed '/^8 40 ab burst-server$/d; s/^7 20 ab burst-server collecting$//' states.paje >early.paje
+check_eq "  ... idle from 25 s: every host's work after it is found" \
+  "$("$TALLY" trace anomalies early.paje --format json | jq -c '[.[] | select(.kind == "burst-then-idle") | [.resource, .from, .to]] | sort')" '[["h1",25,40],["h2",25,40],["h3",25,55]]'
+
 # tally's writer keeps the servers' activity: the same finding after export
 "$TALLY" trace export "$FIX/burst_idle.paje" -o exported.paje
 check_eq "exported trace: the same finding" \
