@@ -10,7 +10,7 @@ packages=(
   gfortran prometheus prometheus-node-exporter afl++ clang libclang-rt-14-dev
   libpapi-dev tmux iproute2
   socat passwd util-linux coop-computing-tools-dev openssl
-  slurm-wlm slurmctld slurmd munge libslurm-dev
+  slurm-wlm slurmctld slurmd munge libslurm-dev slurmdbd mariadb-server
 )
 missing=()
 for p in "${packages[@]}"; do

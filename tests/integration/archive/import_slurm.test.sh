@@ -4,10 +4,11 @@
 # batch/extern steps, K/M/G sizes, per-CPU ReqMem "2Gc", D-HH:MM:SS times,
 # TotalCPU as MM:SS.mmm, TIMEOUT/OUT_OF_MEMORY/CANCELLED states, one bad line)
 # becomes one summary per step with requested and used memory, cores, time.
-# No slurmdbd runs here (its MariaDB is not installed on this machine), so
-# the fixture was written by hand after sacct's documented format rather
-# than recorded from a live cluster; running sacct without a Slurm database
-# is tested to fail cleanly.
+# The fixture was written by hand after sacct's documented format, for the
+# cases a test cluster does not produce in seconds (days-long times, OOM,
+# per-CPU memory); tests/integration/slurm/accounting.test.sh imports from
+# a real slurmdbd with MariaDB. Running sacct without a Slurm database is
+# tested to fail cleanly.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 FIX=$TALLY_TEST_ROOT/tests/integration/archive/fixtures/sacct-parsable2.txt
 DB=$WORK/slurm.db

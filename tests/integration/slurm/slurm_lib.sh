@@ -15,7 +15,7 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
 slurm_stop() {
   local f pid
-  for f in "$SL/slurmd.pid" "$SL/slurmctld.pid" "$SL/munge/pid"; do
+  for f in "$SL/slurmd.pid" "$SL/slurmctld.pid" "$SL/slurmdbd.pid" "$SL/mariadb/pid" "$SL/munge/pid"; do
     pid=$(cat "$f" 2>/dev/null) || continue
     kill "$pid" 2>/dev/null
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
@@ -24,6 +24,41 @@ slurm_stop() {
   return 0
 }
 trap 'slurm_stop; rm -rf "$WORK"' EXIT
+
+# slurm_accounting_start: before slurm_start, a real accounting database
+# for the cluster: MariaDB (its own data directory, socket and loopback port
+# under $SL/mariadb, a user 'slurm' for slurmdbd) and slurmdbd's
+# configuration; slurm_start then starts slurmdbd (beside SLURM_CONF, after
+# munged), registers the cluster, and has slurmctld store every job's
+# accounting there, with jobacct_gather/linux sampling each task every
+# second: what sacct reads. Returns non-zero (after printing the log) when
+# MariaDB cannot start.
+slurm_accounting_start() {
+  local host base db=$SL/mariadb
+  host=$(hostname -s)
+  base=$(( 24000 + ($$ % 2000) * 2 ))
+  mkdir -p "$db"
+  mariadb-install-db --no-defaults --datadir="$db/data" --user=root \
+    --auth-root-authentication-method=socket >"$db/install.log" 2>&1 || { cat "$db/install.log"; return 1; }
+  mariadbd --no-defaults --datadir="$db/data" --user=root --socket="$db/sock" --port="$base" \
+    --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$db/pid" --log-error="$db/err.log" \
+    --innodb-buffer-pool-size=32M --innodb-log-file-size=8M >/dev/null 2>&1 &
+  wait_until 30 test -S "$db/sock" || { cat "$db/err.log"; return 1; }
+  mariadb --no-defaults -S "$db/sock" -u root -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'tallytest';
+    GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" || return 1
+  SLURM_DBD_PORT=$(( base + 1 ))
+  printf '%s\n' AuthType=auth/munge "AuthInfo=socket=$SL/munge/sock" "DbdHost=$host" "DbdPort=$SLURM_DBD_PORT" \
+    SlurmUser=root "PidFile=$SL/slurmdbd.pid" "LogFile=$SL/slurmdbd.log" StorageType=accounting_storage/mysql \
+    StorageHost=127.0.0.1 "StoragePort=$base" StorageUser=slurm StoragePass=tallytest StorageLoc=slurm_acct_db \
+    >"$SL/slurmdbd.conf"
+  chmod 600 "$SL/slurmdbd.conf"
+  SLURM_ACCOUNTING_LINES="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=$host
+AccountingStoragePort=$SLURM_DBD_PORT
+AccountingStoragePass=$SL/munge/sock
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=1"
+}
 
 # slurm_start [PLUGSTACK ARGS...]: starts the three daemons and waits until
 # the node is idle (at most 20 s). Returns non-zero (after printing the
@@ -61,14 +96,19 @@ MpiDefault=none
 SchedulerType=sched/builtin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+${SLURM_ACCOUNTING_LINES:-JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none}
 ReturnToService=2
 SlurmdParameters=config_overrides
 PlugStackConfig=$SL/plugstack.conf
 NodeName=$host CPUs=8 RealMemory=4096 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+  if [ -n "${SLURM_ACCOUNTING_LINES:-}" ]; then
+    /usr/sbin/slurmdbd || { cat "$SL/slurmdbd.log"; return 1; }
+    wait_until 30 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$SLURM_DBD_PORT) 2>/dev/null" || { cat "$SL/slurmdbd.log"; return 1; }
+    sacctmgr -i add cluster tallytest >"$SL/sacctmgr.log" 2>&1 || { cat "$SL/sacctmgr.log"; return 1; }
+  fi
   /usr/sbin/slurmctld -i && /usr/sbin/slurmd || { cat "$SL"/*.log; return 1; }
   if ! wait_until 20 sh -c 'sinfo -h -o %T 2>/dev/null | grep -q idle'; then
     cat "$SL"/*.log
