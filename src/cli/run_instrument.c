@@ -7,6 +7,7 @@
 #include "cli/run_instrument.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,10 @@ void run_instrument_collect(struct run_config *cfg)
         tally_error("mpi: no rank registered (did the program call MPI_Init? is it an MPI program?)");
         json_object_set_new(o->summary_extra, "mpi", json_null());
     }
+    if (mpi && o->series && isfinite(link_series_origin(o->series))) /* PREFIX.mpi.paje's t = 0, dated */
+        json_object_set_new(mpi, "link_series_origin",
+                            json_real(link_series_origin(o->series) + clock_epoch_seconds() -
+                                      clock_monotonic_seconds()));
     if (o->series) {
         /* ranks of other hosts, gathered: their totals, once, now */
         double now = clock_monotonic_seconds();

@@ -13,10 +13,11 @@ static const struct {
     const char *summary;
 } subcommands[] = {
     {"aggregate", trace_cmd_aggregate, "time-slice usage per group and category (eq. 2, 3)"},
-    {"anomalies", trace_cmd_anomalies, "unfair sharing, waste, saturation, moving bottlenecks, oscillation"},
+    {"anomalies", trace_cmd_anomalies, "unfair sharing, waste, saturation, moving bottlenecks, oscillation, slow start, burst then idle"},
     {"from-runs", trace_cmd_from_runs, "build a Paje trace from 'tally run --category --time-series' outputs"},
     {"export", trace_cmd_export, "re-write a trace as Paje (tally's own variable names)"},
     {"diff", trace_cmd_diff, "compare two traces: changes per resource, category and phase, in words"},
+    {"measure-host", trace_cmd_measure_host, "this host's disk and network bandwidths, a line of from-runs' --capacity"},
     {"stats", trace_cmd_stats, "what a trace holds, and read/index/query times"},
 };
 
@@ -24,7 +25,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: tally trace <subcommand> [<args>]\n\nsubcommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-        fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+        fprintf(out, "  %-12s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(out, "\nCommon options of the reading subcommands:\n"
                  "  --map capacity=VAR[,usage-prefix=P][,multiplier=VAR][,kind=NAME]\n"
                  "                 variable names of capacity and per-category usage\n"

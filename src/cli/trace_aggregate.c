@@ -133,20 +133,11 @@ int trace_cmd_aggregate(int argc, char **argv)
     char err[512];
     bool *sel = NULL;
     struct trace_aggregation a = {0};
-    if ((have_from && trace_resolve_time(&t, "--from", args.from_text, &aopts.from) < 0) ||
-        (have_to && trace_resolve_time(&t, "--to", args.to_text, &aopts.to) < 0))
+    if ((have_from || have_to) &&
+        trace_resolve_slice(&t, "trace aggregate", args.from_text, args.to_text, &aopts.from, &aopts.to) < 0)
         goto out;
-    if (!have_from)
-        aopts.from = t.start;
-    if (!have_to)
-        aopts.to = t.end;
-    if (aopts.to <= aopts.from && (have_from || have_to)) {
-        tally_error("trace aggregate: --from t+%.9g is not before --to t+%.9g", aopts.from - t.start,
-                    aopts.to - t.start);
-        goto out;
-    }
-    if ((have_from || have_to) && trace_check_slice(&t, "trace aggregate", aopts.from, aopts.to) < 0)
-        goto out;
+    if (!have_from && !have_to)
+        aopts.from = t.start, aopts.to = t.end;
     if (categories && !(sel = trace_category_selection(&t, categories, err, sizeof err))) {
         tally_error("trace aggregate: --category: %s", err);
         goto out;

@@ -1,5 +1,6 @@
-/* 'tally trace anomalies': the anomalies of seed 000 found slice by slice
- * (unfair sharing, waste, saturation and moving bottlenecks, oscillation). */
+/* 'tally trace anomalies': the anomalies of Schnorr, Legrand and Vincent's
+ * paper found slice by slice (unfair sharing, waste, saturation and moving
+ * bottlenecks, oscillation, slow start, burst then idle). */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +21,10 @@ static void usage(FILE *out)
             "Thresholds are percentages (unfair: percentage points of share).\n"
             "Findings of one kind, resource and subject on neighbouring slices are\n"
             "given as one (its slices counted, the detail of the surest slice);\n"
-            "--each-slice gives every slice's finding on its own.\n");
+            "--each-slice gives every slice's finding on its own.\n"
+            "Kinds: unfair, waste, saturation, oscillation, slow-start, burst-then-idle\n"
+            "(work for a category after its server went idle: the Paje variable active.CATEGORY\n"
+            "at 0, or no state of the state type active.CATEGORY).\n");
 }
 
 static double *parse_shares(const struct trace *t, const char *text)

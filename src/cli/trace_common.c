@@ -113,6 +113,27 @@ int trace_check_slice(const struct trace *t, const char *cmd, double from, doubl
     return -1;
 }
 
+int trace_resolve_slice(const struct trace *t, const char *cmd, const char *from_text,
+                        const char *to_text, double *from, double *to)
+{
+    *from = t->start;
+    *to = t->end;
+    if ((from_text && trace_resolve_time(t, "--from", from_text, from) < 0) ||
+        (to_text && trace_resolve_time(t, "--to", to_text, to) < 0))
+        return -1;
+    if (!isfinite(*from) || !isfinite(*to)) {
+        tally_error("%s: --%s '%s': not a finite time", cmd, isfinite(*from) ? "to" : "from",
+                    isfinite(*from) ? to_text : from_text);
+        return -1;
+    }
+    if (!(*from < *to)) {
+        tally_error("%s: --from t+%g s is not before --to t+%g s", cmd, *from - t->start,
+                    *to - t->start);
+        return -1;
+    }
+    return trace_check_slice(t, cmd, *from, *to);
+}
+
 /* own_options, then --help and the common options, then the terminator;
  * NULL when out of memory. */
 static struct option *with_common_options(const struct option *own_options)

@@ -38,6 +38,12 @@ int trace_resolve_time(const struct trace *t, const char *option, const char *te
  * trace's span ("CMD: the slice t+A..t+B s is outside the trace, which spans
  * t+0..t+S s from DATE"). Returns -1 after printing it. */
 int trace_check_slice(const struct trace *t, const char *cmd, double from, double to);
+/* The slice of --from/--to (texts as trace_resolve_time takes them; NULL: the
+ * trace's start, its end) as absolute trace times in *from and *to: a finite
+ * time each, from before to ("CMD: --from t+A s is not before --to t+B s"),
+ * overlapping the trace (trace_check_slice). Returns -1 after printing why. */
+int trace_resolve_slice(const struct trace *t, const char *cmd, const char *from_text,
+                        const char *to_text, double *from, double *to);
 
 /* What an option handler returns to go on parsing (exit statuses are >= 0). */
 #define TRACE_OPTIONS_CONTINUE (-1)
@@ -70,5 +76,6 @@ int trace_cmd_from_runs(int argc, char **argv);
 int trace_cmd_stats(int argc, char **argv);
 int trace_cmd_export(int argc, char **argv);
 int trace_cmd_diff(int argc, char **argv);
+int trace_cmd_measure_host(int argc, char **argv);
 
 #endif

@@ -15,7 +15,8 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] [--capacity FILE] -o OUT.paje\n"
+    fprintf(out, "usage: tally trace from-runs PREFIX... [--hierarchy FILE] [--capacity FILE] [--mpi]\n"
+                 "       -o OUT.paje\n"
                  "PREFIX.summary and PREFIX.series come from\n"
                  "'tally run --category C --time-series -o PREFIX COMMAND'; any of a run's\n"
                  "files names the run too (host*/run* may give run1.series and run1.summary).\n"
@@ -24,7 +25,12 @@ static void usage(FILE *out)
                  "  --capacity FILE        lines 'HOST disk=MB/s network=MB/s' (HOST '*': all):\n"
                  "                         the disk and network bandwidths of the hosts; without\n"
                  "                         them, disk is the peak seen and network the link\n"
-                 "                         speeds the runs recorded (marked inferred)\n");
+                 "                         speeds the runs recorded (marked inferred);\n"
+                 "                         'tally trace measure-host' writes a host's line\n"
+                 "  --mpi                  the links between hosts, from each run's PREFIX.mpi.paje\n"
+                 "                         ('tally run --mpi --time-series'): one link per pair of\n"
+                 "                         hosts, its bandwidth used by the run's category in MB/s\n"
+                 "                         (capacity: the peak seen, inferred)\n");
 }
 
 /* The runs named: a PREFIX, or any of its files (a shell glob such as
@@ -60,6 +66,7 @@ int trace_cmd_from_runs(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"hierarchy", required_argument, NULL, 'H'},
         {"capacity", required_argument, NULL, 'C'},
+        {"mpi", no_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -72,6 +79,7 @@ int trace_cmd_from_runs(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'H': opts.hierarchy_file = optarg; break;
         case 'C': opts.capacity_file = optarg; break;
+        case 'M': opts.mpi = true; break;
         case 'h': usage(stdout); return TALLY_EXIT_OK;
         default: usage(stderr); return TALLY_EXIT_ERROR;
         }

@@ -46,8 +46,11 @@ static const char usage[] =
     "  --serve [PORT]      serve the page on 127.0.0.1:PORT (default 8080; 0 picks\n"
     "                      a free port) and compute slices on request; stop with ^C\n"
     "  --svg FILE          export one slice as a standalone SVG\n"
-    "  --from T, --to T    the slice, in trace time units or as a duration (10min)\n"
-    "                      (default: the whole trace); with -o/--serve, the first one shown\n"
+    "  --from T, --to T    the slice: t+ seconds from the trace's start (or a duration,\n"
+    "                      10min), or an ISO date-time 2026-11-25T15:06:55Z (UTC) for a\n"
+    "                      dated trace (from-runs); default: the whole trace; with\n"
+    "                      -o/--serve, the first one shown. A slice outside the trace\n"
+    "                      is an error that names the trace's span\n"
     "  --level TYPE        container type grouping the resources, or root\n"
     "  --kind KIND         resource kind (cpu, bandwidth, ...; default cpu)\n"
     "  --categories LIST   only these categories\n"
@@ -71,14 +74,15 @@ enum {
 
 struct view_args {
     const char *trace_path, *output, *svg, *level, *kind, *categories, *title, *svg_view;
-    bool serve, has_from, has_to, idle;
+    const char *from_text, *to_text; /* --from/--to, resolved once the trace is read */
+    bool serve, idle;
     unsigned port;
     size_t coarse_steps;
-    double from, to, anomaly_slice;
+    double anomaly_slice;
     struct trace_read_options read;
 };
 
-/* A slice bound: a number or a duration (trace_parse_seconds), finite. */
+/* A number or a duration (trace_parse_seconds), finite. */
 static int parse_time(const char *option, const char *text, double *out)
 {
     if (trace_parse_seconds(option, text, out) < 0)
@@ -169,16 +173,8 @@ static int parse_args(int argc, char **argv, struct view_args *a)
                 return -1;
             break;
         case OPT_SVG: a->svg = optarg; break;
-        case OPT_FROM:
-            if (parse_time("--from", optarg, &a->from) < 0)
-                return -1;
-            a->has_from = true;
-            break;
-        case OPT_TO:
-            if (parse_time("--to", optarg, &a->to) < 0)
-                return -1;
-            a->has_to = true;
-            break;
+        case OPT_FROM: a->from_text = optarg; break; /* resolved once the trace is read */
+        case OPT_TO: a->to_text = optarg; break;
         case OPT_LEVEL: a->level = optarg; break;
         case OPT_KIND: a->kind = optarg; break;
         case OPT_CATEGORIES: a->categories = optarg; break;
@@ -224,10 +220,6 @@ static int parse_args(int argc, char **argv, struct view_args *a)
                                        : "nothing to do: give -o FILE, --serve or --svg FILE");
         return -1;
     }
-    if (a->has_from && a->has_to && !(a->from < a->to)) {
-        tally_error("view: --from %g --to %g: the slice must start before it ends", a->from, a->to);
-        return -1;
-    }
     return 0;
 }
 
@@ -246,29 +238,12 @@ static int parse_svg_view(const char *text, int *views)
     return 0;
 }
 
-/* The slice asked for must overlap the trace. */
-static int check_slice(const struct view_args *a, const struct trace *t, double *from, double *to)
-{
-    *from = a->has_from ? a->from : t->start;
-    *to = a->has_to ? a->to : t->end;
-    if (!(*from < *to)) {
-        tally_error("view: slice [%g, %g]: the slice must start before it ends (trace spans [%g, %g])",
-                    *from, *to, t->start, t->end);
-        return -1;
-    }
-    if (*to <= t->start || *from >= t->end) {
-        tally_error("view: slice [%g, %g]: outside the trace, which spans [%g, %g]", *from, *to,
-                    t->start, t->end);
-        return -1;
-    }
-    return 0;
-}
-
 static int write_svg(const struct view_args *a, const struct trace *t, const char *title)
 {
     struct svg_export_options o = {.idle = a->idle, .level = a->level, .kind = a->kind, .title = title};
     char err[512];
-    if (parse_svg_view(a->svg_view, &o.views) < 0 || check_slice(a, t, &o.from, &o.to) < 0)
+    if (parse_svg_view(a->svg_view, &o.views) < 0 ||
+        trace_resolve_slice(t, "view", a->from_text, a->to_text, &o.from, &o.to) < 0)
         return -1;
     bool *selection = NULL;
     if (a->categories && !(selection = trace_category_selection(t, a->categories, err, sizeof err))) {
@@ -305,7 +280,8 @@ static int page_options(const struct view_args *a, const struct trace *t, const 
                                        .level = a->level, .kind = a->kind,
                                        .categories = a->categories, .no_idle = !a->idle,
                                        .coarse_steps = a->coarse_steps};
-    if ((a->has_from || a->has_to) && check_slice(a, t, &page->from, &page->to) < 0)
+    if ((a->from_text || a->to_text) &&
+        trace_resolve_slice(t, "view", a->from_text, a->to_text, &page->from, &page->to) < 0)
         return -1;
     if (a->kind && !view_has_kind(t, a->kind)) {
         tally_error("view: --kind '%s': no resource of that kind in the trace", a->kind);

@@ -115,6 +115,11 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
     }
 }
 
+double link_series_origin(const struct link_series *s)
+{
+    return s->have_t0 ? s->t0 : NAN;
+}
+
 bool link_series_has_rank(const struct link_series *s, int rank)
 {
     return rank >= 0 && rank < TALLY_SEG_MAX_RANKS && s->rank_host && s->rank_host[rank] >= 0;

@@ -31,6 +31,9 @@ void link_series_free(struct link_series *s);
 void link_series_begin(struct link_series *s, double t);
 /* Records seg's cumulative link bytes at time t (seconds, any origin; must not decrease). */
 void link_series_sample(struct link_series *s, double t, const struct tally_segment *seg);
+/* The series' time origin as given to link_series_begin (the clock of the
+ * samples); NAN before it. Its times are seconds since then. */
+double link_series_origin(const struct link_series *s);
 /* Whether rank was sampled (its host is then known). */
 bool link_series_has_rank(const struct link_series *s, int rank);
 /* Writes the trace to path (atomically). -1 with a reason in err. */

@@ -192,6 +192,21 @@ struct host_sample {
 };
 /* Returns -1 when /proc/stat or /proc/meminfo cannot be read. */
 int host_read_sample(struct host_sample *out);
+/* The interfaces' link speeds (/sys/class/net/IF/speed of those up, lo
+ * aside) in MB/s; 0 when none says. */
+double host_network_bandwidth(void);
+
+/* A disk's sequential speed, measured (disk_speed.c) by writing `bytes` of
+ * incompressible data to a new file in a directory, synced, then reading
+ * them back; the file is unlinked at once, so nothing is left behind. */
+struct disk_speed {
+    double write_mbs, read_mbs;   /* MB/s (2^20 B) */
+    bool direct;                  /* through O_DIRECT; false: the file system refused it
+                                   * (tmpfs), so the read came from memory */
+};
+/* Returns -1 with a reason in why (the directory, the write or the read that failed). */
+int disk_measure_speed(const char *dir, size_t bytes, struct disk_speed *out, char *why,
+                       size_t why_size);
 /* GPUs on which one of pids runs (NVML via dlopen; 0 without NVML). */
 int gpu_count_in_use(const pid_t *pids, size_t count);
 

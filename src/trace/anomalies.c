@@ -21,12 +21,18 @@
  *              slices or more, took 2 slices or more, and a quarter of its
  *              active time or more, to reach half of its peak share of the unit (section 4.2's burst project, which
  *              took 18 of its 26 hours to get half of the platform); never
- *              of other-load, the load of others, which does not start. */
+ *              of other-load, the load of others, which does not start;
+ *  burst then idle  a category kept the activity threshold or more of a
+ *              unit's capacity busy while its server said it was idle after
+ *              having been active (trace_activity: section 4.2's burst tasks
+ *              that went on after the burst, wasted computation); judged on
+ *              the part of each slice inside such an idle period. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/activity.h"
 #include "trace/aggregate.h"
 #include "trace/anomalies.h"
 #include "trace/host_load.h"
@@ -68,7 +74,8 @@ struct finder {
 
 const char *anomaly_kind_name(enum anomaly_kind k)
 {
-    static const char *const names[] = {"unfair", "waste", "saturation", "oscillation", "slow-start"};
+    static const char *const names[] = {"unfair",      "waste",      "saturation",
+                                        "oscillation", "slow-start", "burst-then-idle"};
     return names[k];
 }
 
@@ -219,6 +226,73 @@ static int slow_starts(struct finder *f, const struct unit *units, size_t n_unit
                      t->categories[c], to - from, frac * 100, peak * 100, units[u].kind);
 #undef SHARE
         }
+    return 0;
+}
+
+/* Burst then idle for one category over one idle period of its server (see
+ * the top): each slice's part inside the period, from the slice history when
+ * it is the whole slice, else aggregated anew into cap and use. */
+static int idle_work(struct finder *f, const struct unit *units, size_t n_units,
+                     const double *history, size_t n_slices, double width, size_t c,
+                     const struct trace_period *p, const char *server, double *cap, double *use,
+                     char *err, size_t errlen)
+{
+    const struct trace *t = f->t;
+    size_t nc = t->n_categories;
+    char label[160];
+    for (size_t s = 0; s < n_slices; s++) {
+        double from = t->start + width * (double)s;
+        double to = s + 1 == n_slices ? t->end : fmin(from + width, t->end);
+        double a = fmax(from, p->from), b = fmin(to, p->to);
+        if (b - a <= 1e-9 * (fabs(t->end) + 1))
+            continue;
+        bool whole = history && a == from && b == to;
+        if (!whole && slice_values(t, f->o, units, n_units, a, b, cap, use, err, errlen) < 0)
+            return -1;
+        for (size_t u = 0; u < n_units; u++) {
+            double share = whole ? history[(s * n_units + u) * nc + c]
+                                 : cap[u] > 0 ? use[u * nc + c] / cap[u] : 0;
+            if (share < f->o->min_activity)
+                continue;
+            unit_label(units, n_units, u, label, sizeof label);
+            struct anomaly *an = add(f, ANOMALY_BURST_IDLE, label, a, b);
+            if (!an) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            snprintf(an->subject, sizeof an->subject, "%s", t->categories[c]);
+            an->confidence = sureness(share, f->o->min_activity, 1);
+            snprintf(an->detail, sizeof an->detail,
+                     "%s kept %.0f%% of the %s capacity busy after its server %s went idle at "
+                     "t+%.4g s (wasted computation)",
+                     t->categories[c], share * 100, units[u].kind, server, p->from - t->start);
+        }
+    }
+    return 0;
+}
+
+/* Burst then idle of every category whose server's activity the trace gives. */
+static int burst_then_idle(struct finder *f, const struct unit *units, size_t n_units,
+                           const double *history, size_t n_slices, double width, double *cap,
+                           double *use, char *err, size_t errlen)
+{
+    const struct trace *t = f->t;
+    for (size_t c = 0; c < t->n_categories; c++) {
+        struct trace_period *idle = NULL;
+        size_t n_idle = 0;
+        int server = -1;
+        if (trace_idle_after_active(t, t->categories[c], &idle, &n_idle, &server) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        int rc = 0;
+        for (size_t i = 0; i < n_idle && rc == 0; i++)
+            rc = idle_work(f, units, n_units, history, n_slices, width, c, &idle[i],
+                           t->containers[server].name, cap, use, err, errlen);
+        free(idle);
+        if (rc < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -420,6 +494,8 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     }
     if (history && slow_starts(&f, units, n_units, history, n_slices, width) < 0)
         goto oom;
+    if (burst_then_idle(&f, units, n_units, history, n_slices, width, cap, use, err, errlen) < 0)
+        goto out;
     rc = 0;
     goto out;
 oom:

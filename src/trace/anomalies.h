@@ -1,6 +1,9 @@
-/* Finding the resource-usage anomalies of seed 000 (section 4) automatically,
- * slice by slice: unfair sharing, waste, saturation and moving bottlenecks,
- * oscillation ("blinking"), slow start. */
+/* Finding the resource-usage anomalies of Schnorr, Legrand and Vincent,
+ * "Visualization and Detection of Resource Usage Anomalies in Large Scale
+ * Distributed Systems" (section 4) automatically, slice by slice: unfair
+ * sharing, waste, saturation and moving bottlenecks, oscillation
+ * ("blinking"), slow start, and burst then idle (work for a category whose
+ * server says it is idle: the wasted computation of section 4.2). */
 #ifndef TALLY_TRACE_ANOMALIES_H
 #define TALLY_TRACE_ANOMALIES_H
 
@@ -16,6 +19,7 @@ enum anomaly_kind {
     ANOMALY_SATURATION,
     ANOMALY_OSCILLATION,
     ANOMALY_SLOW_START,
+    ANOMALY_BURST_IDLE,
 };
 
 struct anomaly {
@@ -25,8 +29,9 @@ struct anomaly {
     char detail[320];       /* one line of explanation */
     double confidence;      /* how sure, 0.5 .. 1: how far past its threshold the
                                slice went (1 = at the far end of the scale) */
-    char subject[64];       /* what it is about within the resource (unfair: the
-                               category); findings of one subject may be grouped */
+    char subject[64];       /* what it is about within the resource (unfair, slow start,
+                               burst then idle: the category); findings of one subject
+                               may be grouped */
     bool event;             /* a moment (bottleneck moved): never grouped */
     size_t slices;          /* slices it covers (1 until grouped) */
 };

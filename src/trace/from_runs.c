@@ -36,6 +36,7 @@
 #include "report/series_read.h"
 #include "report/summary_read.h"
 #include "trace/from_runs.h"
+#include "trace/mpi_links.h"
 #include "trace/hierarchy.h"
 #include "trace/host_load.h"
 #include "util/vec.h"
@@ -347,6 +348,22 @@ static void free_logs(struct builder *b)
     free(b->steps);
 }
 
+/* --mpi: every run's links between hosts (mpi_links.h). */
+static int add_mpi_links(struct trace *t, const char *const *prefixes, size_t n, char *err,
+                         size_t errlen)
+{
+    struct mpi_links *m = mpi_links_new();
+    int rc = m ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = mpi_links_add_run(m, t, prefixes[i], err, errlen);
+    if (rc == 0 && mpi_links_build(m, t) < 0)
+        rc = -1, snprintf(err, errlen, "out of memory");
+    if (!m)
+        snprintf(err, errlen, "out of memory");
+    mpi_links_free(m);
+    return rc;
+}
+
 int trace_from_runs(const char *const *prefixes, size_t n, const struct from_runs_options *opts,
                     struct trace *out, char *err, size_t errlen)
 {
@@ -376,6 +393,8 @@ int trace_from_runs(const char *const *prefixes, size_t n, const struct from_run
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    if (opts && opts->mpi && add_mpi_links(out, prefixes, n, err, errlen) < 0)
+        goto fail;
     int bad = container_with_infinite_value(out);
     if (bad >= 0) {
         snprintf(err, errlen,

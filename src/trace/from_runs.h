@@ -3,6 +3,7 @@
 #ifndef TALLY_TRACE_FROM_RUNS_H
 #define TALLY_TRACE_FROM_RUNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trace/trace.h"
@@ -10,6 +11,7 @@
 struct from_runs_options {
     const char *hierarchy_file; /* "host site" lines grouping hosts, or NULL */
     const char *capacity_file;  /* "HOST disk=MB/s network=MB/s" lines, or NULL */
+    bool mpi;                   /* the links between hosts from each PREFIX.mpi.paje (mpi_links.h) */
 };
 
 /* Reads PREFIX.summary and PREFIX.series for each prefix; opts may be NULL.

@@ -6,7 +6,9 @@
  * standard events (container, variable, state, event and link types, entity
  * values, containers, variables set/add/sub, states set/push/pop/reset, new
  * events, start/end links), quoted strings and '#' comments. States and point
- * events are validated and counted; links become topology edges. Any error
+ * events are validated and counted; links become topology edges; a variable
+ * "active.<category>" that is no resource's, or a state type of that name,
+ * is the activity of that category's server (trace_activity). Any error
  * stops the read with "FILE:LINE: why". */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +93,7 @@ struct paje_type {
     int trace_type;            /* T_CONTAINER: index into trace.types */
     struct var_class var;      /* T_VARIABLE */
     int category;              /* T_VARIABLE usage: index into trace.categories */
+    const char *activity;      /* T_VARIABLE "active.<category>": the category (interned), else NULL */
 };
 
 /* One (container, variable type) pair seen in the trace. */
@@ -99,7 +102,9 @@ struct var_slot {
     int resource;              /* -1 when the variable is ignored */
     enum var_role role;
     int category;
+    int activity;              /* index into trace.activities, -1 when not one */
     int tail;                  /* index into reader.tails of the signal it feeds */
+    unsigned depth;            /* an activity state: how many states are stacked */
 };
 
 /* The last breakpoint of one signal, kept beside the slots so that appending
@@ -360,6 +365,16 @@ static int new_paje_type(struct reader *r, enum type_class cls, struct token nam
     return id;
 }
 
+/* A variable or state type named "active.<category>" is the activity of
+ * that category's server. */
+static int activity_type(struct reader *r, struct paje_type *pt, const char *name)
+{
+    if (strncmp(name, "active.", 7) || !name[7])
+        return 0;
+    pt->activity = trace_intern(r->t, name + 7, strlen(name + 7));
+    return pt->activity ? 0 : fail(r, "out of memory");
+}
+
 static int define_type(struct reader *r, const struct event_def *d, int kind)
 {
     struct token name = field(r, d, F_NAME), alias = field(r, d, F_ALIAS);
@@ -405,6 +420,13 @@ static int define_type(struct reader *r, const struct event_def *d, int kind)
             if (pt->category < 0)
                 return fail(r, "out of memory");
         }
+        if (pt->var.role == VAR_IGNORED && activity_type(r, pt, buf) < 0)
+            return -1;
+    } else if (cls == T_STATE) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)(name.len > 255 ? 255 : name.len), name.s);
+        if (activity_type(r, pt, buf) < 0)
+            return -1;
     }
     return 0;
 }
@@ -469,16 +491,23 @@ static int signal_set(struct reader *r, struct trace_signal *s, int tail, double
     return 0;
 }
 
+static int new_tail(struct reader *r)
+{
+    struct signal_tail *t = VEC_PUSH(r->tails, r->n_tails, r->cap_tails);
+    if (!t)
+        return -1;
+    *t = (struct signal_tail){0, 0, false};
+    return (int)r->n_tails - 1;
+}
+
 static int tail_for(struct reader *r, int resource, int category)
 {
     uint64_t key = pair((uint32_t)resource, (uint32_t)(category + 1));
     int id = value_of(hashmap_find_id(&r->tail_of, key));
     if (id >= 0)
         return id;
-    if (!VEC_PUSH(r->tails, r->n_tails, r->cap_tails)) /* zero: no value yet */
-        return -1;
-    id = (int)r->n_tails - 1;
-    return hashmap_put_id(&r->tail_of, key, (void *)(intptr_t)id) < 0 ? -1 : id;
+    id = new_tail(r);
+    return id < 0 || hashmap_put_id(&r->tail_of, key, (void *)(intptr_t)id) < 0 ? -1 : id;
 }
 
 static int new_slot(struct reader *r, int container, int ptype)
@@ -492,6 +521,14 @@ static int new_slot(struct reader *r, int container, int ptype)
     s->role = pt->var.role;
     s->category = pt->category;
     s->resource = -1;
+    s->activity = -1;
+    s->depth = 0;
+    if (pt->activity) {
+        /* one signal per (container, category): its own tail */
+        s->activity = trace_activity_for(r->t, container, pt->activity);
+        if (s->activity < 0 || (s->tail = new_tail(r)) < 0)
+            return fail(r, "out of memory"), -2;
+    }
     if (s->role != VAR_IGNORED) {
         s->resource = trace_resource_for(r->t, container, pt->var.kind);
         if (s->resource < 0)
@@ -540,6 +577,8 @@ static int variable_event(struct reader *r, const struct event_def *d, int kind)
     struct var_slot *s = &r->slots[id];
     s->value = kind == EV_SET_VARIABLE ? value : kind == EV_ADD_VARIABLE ? s->value + value
                                                                          : s->value - value;
+    if (s->activity >= 0)
+        return signal_set(r, &r->t->activities[s->activity].active, s->tail, time, s->value);
     if (s->resource < 0)
         return 0;
     struct trace_resource *res = &r->t->resources[s->resource];
@@ -561,19 +600,40 @@ static int variable_event(struct reader *r, const struct event_def *d, int kind)
 
 /* --- states, events, links --- */
 
+/* A state of an activity type: active while the container is in one (set
+ * or pushed), idle once popped to none or reset. */
+static int activity_state(struct reader *r, int kind, int container, int ptype, double time)
+{
+    int id = value_of(hashmap_find_id(&r->slot_of, pair((uint32_t)container, (uint32_t)ptype)));
+    if (id < 0 && (id = new_slot(r, container, ptype)) < 0)
+        return -1;
+    struct var_slot *s = &r->slots[id];
+    if (kind == EV_SET_STATE)
+        s->depth = s->depth ? s->depth : 1;
+    else if (kind == EV_PUSH_STATE)
+        s->depth++;
+    else if (kind == EV_POP_STATE)
+        s->depth -= s->depth > 0;
+    else
+        s->depth = 0;
+    return signal_set(r, &r->t->activities[s->activity].active, s->tail, time, s->depth > 0);
+}
+
 static int state_or_event(struct reader *r, const struct event_def *d, enum type_class cls)
 {
     double time;
     if (event_time(r, d, &time) < 0)
         return -1;
-    if (lookup_type(r, field(r, d, F_TYPE), cls, cls == T_STATE ? "state type" : "event type") < 0 ||
-        lookup(r, &r->container_by_name, field(r, d, F_CONTAINER), "container") < 0)
+    int ptype = lookup_type(r, field(r, d, F_TYPE), cls, cls == T_STATE ? "state type" : "event type");
+    int c = ptype < 0 ? -1 : lookup(r, &r->container_by_name, field(r, d, F_CONTAINER), "container");
+    if (ptype < 0 || c < 0)
         return -1;
-    if (cls == T_STATE)
-        r->t->n_states++;
-    else
+    if (cls == T_EVENT) {
         r->t->n_point_events++;
-    return 0;
+        return 0;
+    }
+    r->t->n_states++;
+    return r->types[ptype].activity ? activity_state(r, d->kind, c, ptype, time) : 0;
 }
 
 static int link_event(struct reader *r, const struct event_def *d, bool start)

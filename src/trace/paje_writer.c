@@ -1,7 +1,8 @@
 /* The Paje writer: one trace model out as a Paje file that pj_dump (PajeNG)
  * and tally's reader read back to the same values. Variables are named in
  * tally's convention, "K.capacity" and "K.<category>" for a resource of kind
- * K, so the mapping survives without --map. Topology edges become links at
+ * K, so the mapping survives without --map; a server's activity is
+ * "active.<category>" as the reader takes it. Topology edges become links at
  * the trace start. Written atomically. Names are written in double quotes;
  * Paje has no escape inside them, so a '"' is written as '\'' and a line
  * break as a blank (names from summaries and --hierarchy files may hold
@@ -62,24 +63,26 @@ static int by_time(const void *x, const void *y)
 }
 
 /* Variable type number for (Paje container type, kind, category; -1 = capacity,
- * -2 = capacity inferred from the peak),
- * defined on first use. */
+ * -2 = capacity inferred from the peak), or for (Paje container type, the
+ * category of a server's activity; kind NULL), defined on first use. */
 struct vardef {
     int ctype;
     const char *kind;
     int category;
+    const char *activity;
 };
 
 static int vardef_for(struct vardef **defs, size_t *n, size_t *cap, int ctype, const char *kind,
-                      int category)
+                      int category, const char *activity)
 {
     for (size_t i = 0; i < *n; i++)
-        if ((*defs)[i].ctype == ctype && (*defs)[i].kind == kind && (*defs)[i].category == category)
+        if ((*defs)[i].ctype == ctype && (*defs)[i].kind == kind &&
+            (*defs)[i].category == category && (*defs)[i].activity == activity)
             return (int)i;
     struct vardef *d = VEC_PUSH(*defs, *n, *cap);
     if (!d)
         return -1;
-    *d = (struct vardef){ctype, kind, category};
+    *d = (struct vardef){ctype, kind, category, activity};
     return (int)*n - 1;
 }
 
@@ -165,16 +168,26 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
         double end = t->containers[res->container].end;
         if (res->container == 0)
             continue; /* Paje variables live in non-root containers */
-        int v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, res->capacity_inferred ? -2 : -1);
+        int v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, res->capacity_inferred ? -2 : -1,
+                           NULL);
         if (v < 0 || add_points(&pts, &n_pts, &cap_pts, &res->capacity, res->container, v, end) < 0)
             goto oom;
         for (size_t c = 0; c < t->n_categories; c++) {
             if (!res->usage[c].n)
                 continue;
-            v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, (int)c);
+            v = vardef_for(&defs, &n_defs, &cap_defs, ctype, res->kind, (int)c, NULL);
             if (v < 0 || add_points(&pts, &n_pts, &cap_pts, &res->usage[c], res->container, v, end) < 0)
                 goto oom;
         }
+    }
+    for (size_t a = 0; a < t->n_activities; a++) {
+        const struct trace_activity *act = &t->activities[a];
+        if (act->container == 0)
+            continue; /* as resources: variables live in non-root containers */
+        int v = vardef_for(&defs, &n_defs, &cap_defs, ctype_of[act->container], NULL, 0, act->category);
+        if (v < 0 || add_points(&pts, &n_pts, &cap_pts, &act->active, act->container, v,
+                                t->containers[act->container].end) < 0)
+            goto oom;
     }
     if (n_pts) /* a trace without any variable has no points (and pts is NULL) */
         qsort(pts, n_pts, sizeof *pts, by_time); /* ties: any order, the signals are disjoint */
@@ -196,6 +209,10 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
     for (size_t i = 0; i < n_defs; i++) {
         const struct vardef *d = &defs[i];
         fprintf(f, "1 v%zu t%d ", i, d->ctype);
+        if (d->activity) {
+            put_quoted(f, "active", ".", d->activity, " \"1 1 1\"\n");
+            continue;
+        }
         put_quoted(f, d->kind, ".",
                    d->category == -2 ? "peak-capacity"
                    : d->category < 0 ? "capacity"

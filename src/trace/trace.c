@@ -104,6 +104,21 @@ struct trace_signal *trace_usage_signal(struct trace *t, int resource, int categ
     return &t->resources[resource].usage[category];
 }
 
+int trace_activity_for(struct trace *t, int container, const char *category)
+{
+    const char *name = trace_intern(t, category, strlen(category));
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < t->n_activities; i++)
+        if (t->activities[i].container == container && t->activities[i].category == name)
+            return (int)i;
+    struct trace_activity *a = VEC_PUSH(t->activities, t->n_activities, t->cap_activities);
+    if (!a)
+        return -1;
+    *a = (struct trace_activity){.container = container, .category = name};
+    return (int)t->n_activities - 1;
+}
+
 void trace_add_edge(struct trace *t, int a, int b)
 {
     if (a == b || a < 0 || b < 0)
@@ -312,6 +327,9 @@ int trace_finish(struct trace *t)
         if (find_violations(t, (int)r) < 0)
             return -1;
     }
+    for (size_t a = 0; a < t->n_activities; a++)
+        if (signal_index(&t->activities[a].active) < 0)
+            return -1;
     return 0;
 }
 
@@ -325,6 +343,9 @@ void trace_free(struct trace *t)
             signal_free(&t->resources[r].usage[c]);
         free(t->resources[r].usage);
     }
+    for (size_t a = 0; a < t->n_activities; a++)
+        signal_free(&t->activities[a].active);
+    free(t->activities);
     free(t->types);
     free(t->containers);
     free(t->resources);

@@ -73,6 +73,20 @@ struct trace_resource {
     struct trace_signal *usage; /* [trace.n_categories]; a category never seen has n == 0 */
 };
 
+/* When the server of a category is active (section 4.2 of the paper: the
+ * burst project's server is active from its first task handed out until it
+ * has a result for every task). Read from the Paje variable
+ * "active.<category>" of any container (a SimGrid user variable, say):
+ * non-zero while active; or from Paje states of a state type of that name:
+ * active while the container is in one (set or pushed), idle once popped
+ * to none or reset. Work for the category after its server went idle
+ * is wasted computation (anomalies.h, burst-then-idle). */
+struct trace_activity {
+    int container;              /* the server: index into trace.containers */
+    const char *category;       /* interned; may name a category no resource uses */
+    struct trace_signal active; /* > 0 while the server is active */
+};
+
 /* A topology edge between two containers (deduplicated, unordered). */
 struct trace_edge {
     int a, b;   /* indices into trace.containers */
@@ -98,6 +112,8 @@ struct trace {
     size_t n_categories;
     struct trace_edge *edges;
     size_t n_edges;
+    struct trace_activity *activities;   /* servers' activity, per (container, category) */
+    size_t n_activities;
     struct trace_violation *violations;  /* computed by trace_finish() */
     size_t n_violations;
     double start, end;                   /* time bounds of the trace */
@@ -105,7 +121,8 @@ struct trace {
     size_t n_states, n_links, n_point_events;  /* non-variable events, counted */
     struct trace_strings *strings;
     /* internal capacities */
-    size_t cap_types, cap_containers, cap_resources, cap_categories, cap_edges, cap_violations;
+    size_t cap_types, cap_containers, cap_resources, cap_categories, cap_edges, cap_violations,
+           cap_activities;
 };
 
 /* How variable names map to resources. A rule says: the variable named
@@ -160,6 +177,9 @@ int trace_add_category(struct trace *t, const char *name);
 /* The resource of (container, kind), created when missing. */
 int trace_resource_for(struct trace *t, int container, const char *kind);
 struct trace_signal *trace_usage_signal(struct trace *t, int resource, int category);
+/* The activity of category's server on container, created when missing; -1
+ * when out of memory. */
+int trace_activity_for(struct trace *t, int container, const char *category);
 /* Appends an edge (stored with a < b); callers add each edge once. */
 void trace_add_edge(struct trace *t, int a, int b);
 /* Appends a breakpoint (times must not decrease). Returns -1 on allocation failure. */

@@ -1,6 +1,7 @@
 /* What tally found in a trace, for the view page to list next to the slices
  * it belongs to: the anomalies of `tally trace anomalies` (unfair sharing,
- * waste, saturation, oscillation; src/trace/anomalies.h, default options) and
+ * waste, saturation, oscillation, slow start, burst then idle;
+ * src/trace/anomalies.h, default options) and
  * the places where usage exceeds capacity (eq. 1 of seed 000, found by the
  * reader), grouped so that a person reads them at a glance:
  *  - one group per (kind, resource), with the number of anomaly slices (or

@@ -218,23 +218,30 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
     if (topology_graph_build(t, &g) < 0)
         return -1;
     double *usage = calloc(t->n_categories ? t->n_categories : 1, sizeof *usage);
-    if (!usage) {
+    struct topology_point *at = malloc((g.n_vertices ? g.n_vertices : 1) * sizeof *at);
+    if (!usage || !at) {
+        free(usage), free(at);
         topology_graph_free(&g);
         return -1;
     }
-    double W = SVG_WIDTH - 80, H = SVG_TOPOLOGY_HEIGHT - 80;
-    double max_side = fmax(10, fmin(64, 520 / sqrt((double)(g.n_vertices ? g.n_vertices : 1))));
+    /* every shape and name inside the pane, as on the page (labels always drawn here) */
+    double max_side = topology_max_side(g.n_vertices);
+    struct topology_drawing d = {.width = SVG_WIDTH, .height = SVG_TOPOLOGY_HEIGHT, .margin = 8,
+                                 .max_side = max_side, .font_px = 10, .label_gap = 11, .labelled = true};
+    topology_graph_place(t, &g, &d, at);
+    for (size_t v = 0; v < g.n_vertices; v++)
+        at[v].y += top;
     fprintf(out, "<g class=\"topology\">\n");
     for (size_t e = 0; e < t->n_edges; e++) {
-        const struct topology_vertex *a = &g.vertices[g.vertex_of[t->edges[e].a]];
-        const struct topology_vertex *b = &g.vertices[g.vertex_of[t->edges[e].b]];
+        const struct topology_point *a = &at[g.vertex_of[t->edges[e].a]];
+        const struct topology_point *b = &at[g.vertex_of[t->edges[e].b]];
         fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#999\"/>\n",
-                40 + a->x * W, top + 40 + a->y * H, 40 + b->x * W, top + 40 + b->y * H);
+                a->x, a->y, b->x, b->y);
     }
     for (size_t v = 0; v < g.n_vertices; v++) {
         const struct topology_vertex *vx = &g.vertices[v];
         const char *vkind = topology_vertex_kind(t, vx, kind);
-        double cap = 0, x = 40 + vx->x * W, y = top + 40 + vx->y * H;
+        double cap = 0, x = at[v].x, y = at[v].y;
         if (vkind)
             vertex_average(t, vx->container, vkind, from, to, &cap, usage);
         double max = vkind ? kind_max_capacity(t, vkind) : 1;
@@ -248,13 +255,10 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
                 else if (t->edges[e].b == vx->container)
                     nb[k++] = g.vertex_of[t->edges[e].a];
             }
-            /* in drawing coordinates: x and y are scaled differently */
             if (k == 2)
-                angle = atan2((g.vertices[nb[1]].y - g.vertices[nb[0]].y) * H,
-                              (g.vertices[nb[1]].x - g.vertices[nb[0]].x) * W) * 180 / M_PI;
+                angle = atan2(at[nb[1]].y - at[nb[0]].y, at[nb[1]].x - at[nb[0]].x) * 180 / M_PI;
             else if (k == 1)
-                angle = atan2((g.vertices[nb[0]].y - vx->y) * H, (g.vertices[nb[0]].x - vx->x) * W) *
-                        180 / M_PI;
+                angle = atan2(at[nb[0]].y - y, at[nb[0]].x - x) * 180 / M_PI;
         }
         fprintf(out, "<g transform=\"translate(%.2f,%.2f)\" %s=\"", x, y,
                 vx->is_link ? "data-link" : "data-node");
@@ -294,6 +298,7 @@ static int draw_topology(const struct trace *t, const struct svg_export_options 
     }
     fputs("</g>\n", out);
     free(usage);
+    free(at);
     topology_graph_free(&g);
     return 0;
 }

@@ -1,10 +1,9 @@
 /* Builds the view's topology graph from a trace; see topology_graph.h. */
 #include "view/topology_graph.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "view/topology.h"
 
 static bool has_kind(const struct trace *t, int container, const char *kind)
 {
@@ -78,4 +77,59 @@ const char *topology_vertex_kind(const struct trace *t, const struct topology_ve
                 first = t->resources[r].kind;
         }
     return first;
+}
+
+double topology_max_side(size_t n)
+{
+    return fmax(10, fmin(64, 520 / sqrt((double)(n ? n : 1))));
+}
+
+bool topology_labelled(size_t n)
+{
+    return n <= 300;
+}
+
+/* A bound on the width of a name in font_px sans-serif type: wide letters
+ * (m, w, M, W, @, %) a full em, other capitals 0.8 em, the rest 0.65 em;
+ * a UTF-8 sequence counts once, as a wide letter. */
+static double label_width(const char *name, double font_px)
+{
+    double em = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if ((*p & 0xc0) == 0x80)
+            continue; /* continuation byte */
+        if (*p >= 0x80 || strchr("mwMW@%", *p))
+            em += 1;
+        else if (*p >= 'A' && *p <= 'Z')
+            em += 0.8;
+        else
+            em += 0.65;
+    }
+    return em * font_px;
+}
+
+void topology_graph_place(const struct trace *t, const struct topology_graph *g,
+                          const struct topology_drawing *d, struct topology_point *out)
+{
+    size_t n = g->n_vertices;
+    struct topology_point *unit = malloc((n ? n : 1) * sizeof *unit);
+    struct topology_extent *ext = malloc((n ? n : 1) * sizeof *ext);
+    if (!unit || !ext) {
+        for (size_t v = 0; v < n; v++) /* no room to weigh the names: the margin alone */
+            out[v] = (struct topology_point){d->margin + g->vertices[v].x * (d->width - 2 * d->margin),
+                                             d->margin + g->vertices[v].y * (d->height - 2 * d->margin)};
+        free(unit), free(ext);
+        return;
+    }
+    for (size_t v = 0; v < n; v++) {
+        unit[v] = (struct topology_point){g->vertices[v].x, g->vertices[v].y};
+        /* a link's bar turned any way reaches at most half its length plus half its thickness */
+        double half = g->vertices[v].is_link ? d->max_side * (1.1 + 0.45) / 2 : d->max_side / 2;
+        double name = d->labelled ? label_width(t->containers[g->vertices[v].container].name, d->font_px) / 2 : 0;
+        /* the label's baseline label_gap below the shape, its descenders a third of the type below that */
+        double below = d->labelled ? half + d->label_gap + d->font_px / 3 : half;
+        ext[v] = (struct topology_extent){fmax(half, name), fmax(half, name), half, below};
+    }
+    topology_fit(n, unit, ext, d->width, d->height, d->margin, out);
+    free(unit), free(ext);
 }

@@ -85,8 +85,9 @@ static json_t *levels_json(const struct trace *t)
     return levels;
 }
 
-/* Topology vertices with their fixed layout (x, y in [0, VIEW_LAYOUT_SCALE]), and
- * the edges (container indices). */
+/* Topology vertices with their fixed places in the page's pane (x, y in
+ * pixels of its width x height, every shape and name inside), the edges
+ * (container indices), and how the page draws them (maxSide, labelled). */
 static json_t *topology_json(const struct trace *t)
 {
     json_t *topo = json_object(), *vertices = json_array(), *edges = json_array();
@@ -95,19 +96,33 @@ static json_t *topology_json(const struct trace *t)
     struct topology_graph g;
     if (topology_graph_build(t, &g) < 0)
         return topo;
+    struct topology_drawing d = {.width = VIEW_TOPOLOGY_WIDTH, .height = VIEW_TOPOLOGY_HEIGHT,
+                                 .margin = 8, .max_side = topology_max_side(g.n_vertices),
+                                 .font_px = 10, .label_gap = 11,
+                                 .labelled = topology_labelled(g.n_vertices)};
+    struct topology_point *at = malloc((g.n_vertices ? g.n_vertices : 1) * sizeof *at);
+    if (!at) {
+        topology_graph_free(&g);
+        return topo;
+    }
+    topology_graph_place(t, &g, &d, at);
+    json_object_set_new(topo, "width", json_real(d.width));
+    json_object_set_new(topo, "height", json_real(d.height));
+    json_object_set_new(topo, "maxSide", json_real(d.max_side));
+    json_object_set_new(topo, "labelled", json_boolean(d.labelled));
     for (size_t v = 0; v < g.n_vertices; v++) {
         int c = g.vertices[v].container;
         json_t *kinds = json_array();
         for (size_t r = 0; r < t->n_resources; r++)
             if (t->resources[r].container == c)
                 kind_index(kinds, t->resources[r].kind);
-        json_int_t x = lround(g.vertices[v].x * VIEW_LAYOUT_SCALE);
-        json_int_t y = lround(g.vertices[v].y * VIEW_LAYOUT_SCALE);
-        json_array_append_new(vertices, json_pack("{s:i,s:I,s:I,s:b,s:o}", "c", c, "x", x, "y", y,
+        double x = round(at[v].x * 100) / 100, y = round(at[v].y * 100) / 100; /* to 0.01 px */
+        json_array_append_new(vertices, json_pack("{s:i,s:f,s:f,s:b,s:o}", "c", c, "x", x, "y", y,
                                                   "link", g.vertices[v].is_link, "kinds", kinds));
     }
     for (size_t e = 0; e < t->n_edges; e++)
         json_array_append_new(edges, json_pack("[ii]", t->edges[e].a, t->edges[e].b));
+    free(at);
     topology_graph_free(&g);
     return topo;
 }
@@ -167,14 +182,13 @@ json_t *view_meta_json(const struct trace *t, const struct view_page_options *o)
     json_t *resolution = json_pack("{s:b,s:I,s:f,s:I}", "coarse", res.coarse && !o->serve, "steps",
                                    (json_int_t)res.steps, "step", res.step, "breakpoints",
                                    (json_int_t)res.breakpoints);
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
                      "version", 1,
                      "title", o->title ? o->title : "",
                      "serve", o->serve,
                      "start", t->start,
                      "end", t->end,
                      "quantum", view_time_quantum(t),
-                     "layoutScale", VIEW_LAYOUT_SCALE,
                      "types", types,
                      "containers", containers,
                      "categories", categories,

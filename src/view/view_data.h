@@ -28,7 +28,8 @@
 
 #define VIEW_TICKS_PER_SPAN 4294967296.0 /* at least 2^32 ticks over the trace span */
 #define VIEW_VALUE_DIGITS 7
-#define VIEW_LAYOUT_SCALE 10000 /* layout positions are integers in [0, this] */
+#define VIEW_TOPOLOGY_WIDTH 800  /* the page's topology pane (its SVG viewBox) */
+#define VIEW_TOPOLOGY_HEIGHT 640
 #define VIEW_FULL_MAX_BREAKPOINTS 500000 /* embedded at full resolution up to this many */
 #define VIEW_COARSE_BUDGET 1200000      /* values over all signals at the coarse level */
 #define VIEW_COARSE_MIN_STEPS 100

@@ -140,7 +140,7 @@ static int read_network(double *received_mb, double *sent_mb)
     return 0;
 }
 
-static double network_bandwidth_mbs(void)
+double host_network_bandwidth(void)
 {
     DIR *d = opendir("/sys/class/net");
     if (!d)
@@ -173,6 +173,6 @@ int host_read_sample(struct host_sample *out)
     /* disks and network may be hidden (containers): zeros then */
     read_disks(&out->disk_read, &out->disk_written);
     read_network(&out->net_received, &out->net_sent);
-    out->net_bandwidth = network_bandwidth_mbs();
+    out->net_bandwidth = host_network_bandwidth();
     return 0;
 }

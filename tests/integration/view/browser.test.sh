@@ -178,6 +178,46 @@ check_eq "first view: driver ran" "$?" 0
 check_eq "first view: the slice of --from/--to" "$(jq -r '.snapshot.label' out.json)" "slice t+50 s – t+100 s (50 s wide)"
 check_eq "first view: --level site, --categories burst, --no-idle" "$(jq -r '.snapshot.cells | map("\(.r)/\(.c)=\(.v)") | sort | join(" ")' out.json)" "s1/burst=100 s2/burst=50"
 
+# 2a. the topology uses the whole pane and clips no label: two hosts (side by
+# side, not in opposite corners), many hosts, and view-platform's hosts and links
+# hosts_trace N FORMAT: N hosts (names printf FORMAT i) with one cpu each, no edges
+hosts_trace() {
+  local i name
+  sed -n '/^%EventDef/,/^%EndEventDef$/p' "$TALLY_TEST_ROOT/tests/fixtures/traces/oscillation.paje"
+  printf '0 T 0 HOST\n1 cap T cpu.capacity "1 1 1"\n1 a T cpu.a "1 0 0"\n'
+  for i in $(seq "$1"); do
+    name=$(printf "$2" "$i")
+    printf '2 0 %s T 0 %s\n4 0 cap %s %d\n4 0 a %s %d\n' "$name" "$name" "$name" $((100 + i % 3 * 100)) "$name" $((50 + i % 3 * 50))
+  done
+  for i in $(seq "$1"); do printf '3 10 T %s\n' "$(printf "$2" "$i")"; done
+}
+# check_topology LABEL N: N labels, every one inside the pane; the vertices' drawings span
+# at least 80 % of the pane's width (and of its height when more than a row)
+check_topology() {
+  local m=$1
+  check_eq "$m: $2 labels drawn" "$(jq '.topology.labels | length' out.json)" "$2"
+  check_eq "$m: every label inside the pane" "$(jq -c '.topology as $t | [$t.labels[] | select(.left < $t.pane.left or .right > $t.pane.right or .top < $t.pane.top or .bottom > $t.pane.bottom) | .name]' out.json)" '[]'
+  check_cmp "$m: drawings span the pane's width" "$(jq '.topology as $t | (([$t.vertices[].right] | max) - ([$t.vertices[].left] | min)) / ($t.pane.right - $t.pane.left)' out.json)" ">=" 0.8
+}
+hosts_trace 2 'compute-node-%02d.cluster.example.org' >two.paje
+"$TALLY" view two.paje -o two.html
+timeout 120 node "$driver" --slice "file://$WORK/two.html" "$WORK/shots/two.png" root > out.json 2>driver.err
+check_eq "two hosts: driver ran" "$?" 0
+check_topology "two hosts" 2
+check_near "two hosts: side by side (their squares' centres at one height)" "$(jq '.topology.vertices | map(.shape) | ((.[0].top + .[0].bottom) - (.[1].top + .[1].bottom)) / 2' out.json)" 0 0.5
+check_near "two hosts: in the middle of the pane's height" "$(jq '.topology as $t | ($t.vertices[0].top + $t.vertices[0].bottom - $t.pane.top - $t.pane.bottom) / 2 / ($t.pane.bottom - $t.pane.top)' out.json)" 0 0.05
+cp shots/two.png "$artifacts/topology-two-hosts.png"
+hosts_trace 60 'node%03d.example' >many.paje
+"$TALLY" view many.paje -o many.html
+timeout 120 node "$driver" --slice "file://$WORK/many.html" "$WORK/shots/many.png" root > out.json 2>driver.err
+check_eq "60 hosts: driver ran" "$?" 0
+check_topology "60 hosts" 60
+check_cmp "60 hosts: drawings span the pane's height" "$(jq '.topology as $t | (([$t.vertices[].bottom] | max) - ([$t.vertices[].top] | min)) / ($t.pane.bottom - $t.pane.top)' out.json)" ">=" 0.8
+cp shots/many.png "$artifacts/topology-60-hosts.png"
+timeout 120 node "$driver" --slice "file://$WORK/report.html" "$WORK/shots/platform.png" root > out.json 2>driver.err
+check_eq "view-platform: driver ran" "$?" 0
+check_topology "view-platform" 9
+
 # 2b. a coarse level (--coarse 20: averages over 20 steps of 5 s): the page says so,
 # snaps the slice to whole steps, and its numbers there are still exact
 "$TALLY" view "$trace" -o coarse.html --coarse 20

@@ -10,7 +10,8 @@
 //   node browser_check.js --slice URL SCREENSHOT LEVEL,...
 //     open URL (e.g. with ?from=&to=, which the page honours), save a
 //     screenshot, and report what is drawn (treemap, topology, timeline,
-//     findings, the resolution note) and the page's own aggregates of the
+//     findings, the resolution note, the topology's pane, labels and
+//     vertices as boxes on the screen) and the page's own aggregates of the
 //     shown slice at each LEVEL.
 'use strict';
 const { Browser } = require('./cdp.js');
@@ -46,6 +47,21 @@ const TIMELINE = `(() => {
     band: band ? [Number(band.getAttribute('x')), Number(band.getAttribute('width'))] : null,
     data: t && { group: t.group, level: t.level, kind: t.kind, steps: t.steps, from: t.from, to: t.to,
                  capacity: Array.from(t.capacity), usage: t.usage },
+  };
+})()`;
+
+// Where the topology is drawn, in screen pixels: the pane, each vertex's
+// label and each vertex's whole drawing (shape and label; its shape alone
+// as "shape").
+const TOPOLOGY_BOXES = `(() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom }; };
+  const svg = document.getElementById('topology');
+  const vertices = Array.from(svg.querySelectorAll('[data-node], [data-link]'));
+  return {
+    pane: box(svg),
+    labels: Array.from(svg.querySelectorAll('text.node-label')).map((e) => Object.assign({ name: e.textContent }, box(e))),
+    vertices: vertices.map((e) => Object.assign({ name: e.getAttribute('data-node') || e.getAttribute('data-link'),
+                                                  shape: box(e.querySelector('rect')) }, box(e))),
   };
 })()`;
 
@@ -107,6 +123,7 @@ function sliceMain(url, shot, levels) {
     out.timeline = await page.eval(TIMELINE);
     out.note = await page.eval(`(() => { const n = document.getElementById('resolution-note'); return n.hidden ? '' : n.textContent; })()`);
     out.findings = await page.eval(FINDINGS);
+    out.topology = await page.eval(TOPOLOGY_BOXES);
     out.aggregates = {};
     for (const level of levels)
       out.aggregates[level] = await page.eval(`window.tallyView.aggregate(${out.snapshot.from}, ${out.snapshot.to}, ${JSON.stringify(level)})`);

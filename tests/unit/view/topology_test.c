@@ -1,5 +1,6 @@
-/* Topology layout: deterministic for a seed, inside the unit square, nodes
- * apart from each other, neighbours closer than non-neighbours. */
+/* Topology layout: deterministic for a seed, filling the unit square, nodes
+ * apart from each other, neighbours closer than non-neighbours; and the fit
+ * into a pane that keeps every drawing inside it. */
 #include "test.h"
 #include "view/topology.h"
 
@@ -51,5 +52,39 @@ int main(void)
     struct topology_point two[2];
     CHECK_INT(topology_layout(2, &bad, 1, 1, two), 0);
     CHECK(dist(two[0], two[1]) > 0.5);
+    /* two unlinked nodes: side by side across the square, on its middle line */
+    CHECK_NEAR(fabs(two[0].x - two[1].x), 1, 1e-9);
+    CHECK_NEAR(two[0].y, 0.5, 1e-9);
+    CHECK_NEAR(two[1].y, 0.5, 1e-9);
+    /* the layout fills the square on both axes */
+    double minx = 1, maxx = 0, miny = 1, maxy = 0;
+    for (int i = 0; i < 12; i++)
+        minx = fmin(minx, p[i].x), maxx = fmax(maxx, p[i].x), miny = fmin(miny, p[i].y), maxy = fmax(maxy, p[i].y);
+    CHECK_NEAR(minx, 0, 1e-9);
+    CHECK_NEAR(maxx, 1, 1e-9);
+    CHECK_NEAR(miny, 0, 1e-9);
+    CHECK_NEAR(maxy, 1, 1e-9);
+
+    /* fitting into an 800 x 640 pane with a margin of 8: the two nodes' drawings
+     * (one 100 px wide to the left, 200 px to the right; 20 up, 40 down) end at
+     * the margin, and the empty axis is centred */
+    struct topology_point unit[2] = {{0, 0.5}, {1, 0.5}}, at[2];
+    struct topology_extent ext[2] = {{100, 100, 20, 40}, {200, 200, 20, 40}};
+    topology_fit(2, unit, ext, 800, 640, 8, at);
+    CHECK_NEAR(at[0].x - 100, 8, 1e-9);
+    CHECK_NEAR(at[1].x + 200, 800 - 8, 1e-9);
+    CHECK_NEAR(at[0].y, 320 - 10, 1e-9); /* drawing from y - 20 to y + 40 centred */
+    CHECK_NEAR(at[1].y, at[0].y, 1e-9);
+    /* every drawing of the 12-node layout inside, with labels 150 px wide */
+    struct topology_extent wide[12];
+    struct topology_point placed[12];
+    for (int i = 0; i < 12; i++)
+        wide[i] = (struct topology_extent){75, 75, 20, 35};
+    topology_fit(12, p, wide, 800, 640, 8, placed);
+    int fits = 1;
+    for (int i = 0; i < 12; i++)
+        fits &= placed[i].x - 75 >= 8 - 1e-9 && placed[i].x + 75 <= 792 + 1e-9 &&
+                placed[i].y - 20 >= 8 - 1e-9 && placed[i].y + 35 <= 632 + 1e-9;
+    CHECK(fits);
     return test_done();
 }

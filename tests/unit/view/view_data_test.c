@@ -207,9 +207,9 @@ static void test_meta(const struct trace *t)
     json_array_foreach(vertices, i, v)
     {
         links += json_is_true(json_object_get(v, "link"));
-        json_int_t x = json_integer_value(json_object_get(v, "x"));
-        json_int_t y = json_integer_value(json_object_get(v, "y"));
-        inside &= x >= 0 && x <= VIEW_LAYOUT_SCALE && y >= 0 && y <= VIEW_LAYOUT_SCALE;
+        double x = json_number_value(json_object_get(v, "x"));
+        double y = json_number_value(json_object_get(v, "y"));
+        inside &= x > 0 && x < VIEW_TOPOLOGY_WIDTH && y > 0 && y < VIEW_TOPOLOGY_HEIGHT;
     }
     CHECK_INT(links, 1);
     CHECK(inside);
