@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/hashmap.h"
+
 enum column {
     COL_JOBID, COL_JOBNAME, COL_USER, COL_ACCOUNT, COL_PARTITION, COL_STATE, COL_EXITCODE,
     COL_ELAPSED, COL_TOTALCPU, COL_REQMEM, COL_MAXRSS, COL_ALLOCCPUS, COL_TIMELIMIT, COL_START,
@@ -100,10 +102,10 @@ static size_t split(char *line, char **fields)
 }
 
 struct row {
-    char *text;            /* the line, split */
     const char *col[COL_COUNT];
     size_t line;
     bool has_steps;
+    const struct row *job; /* a step's job (its JobID up to the '.'), when listed */
 };
 
 /* "2026-11-25T10:00:00" (UTC) → epoch seconds; NAN when not a date. */
@@ -312,28 +314,35 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
         }
         nrows++;
     }
-    /* a step's job: the row whose JobID is the step's up to its '.' */
+    /* a step's job: the row whose JobID is the step's up to its '.' (one
+     * map of the jobs' ids: a site's sacct output has millions of lines) */
+    struct hashmap jobs = {0};
+    for (size_t i = 0; i < nrows; i++)
+        if (!strchr(rows[i].col[COL_JOBID], '.') &&
+            hashmap_put_kept(&jobs, rows[i].col[COL_JOBID], strlen(rows[i].col[COL_JOBID]), &rows[i]) < 0) {
+            hashmap_free(&jobs);
+            snprintf(why, why_len, "out of memory");
+            goto done;
+        }
     for (size_t i = 0; i < nrows; i++) {
         const char *dot = strchr(rows[i].col[COL_JOBID], '.');
-        if (!dot)
-            continue;
-        size_t prefix = (size_t)(dot - rows[i].col[COL_JOBID]);
-        for (size_t j = 0; j < nrows; j++)
-            if (!strchr(rows[j].col[COL_JOBID], '.') && strlen(rows[j].col[COL_JOBID]) == prefix &&
-                !strncmp(rows[j].col[COL_JOBID], rows[i].col[COL_JOBID], prefix)) {
-                rows[j].has_steps = true;
-                rows[i].text = (char *)&rows[j]; /* the job, kept in the unused text slot */
-                break;
-            }
+        struct hashmap_slot *job = dot ? hashmap_find(&jobs, rows[i].col[COL_JOBID],
+                                                      (size_t)(dot - rows[i].col[COL_JOBID]))
+                                       : NULL;
+        if (job) {
+            struct row *j = job->value;
+            j->has_steps = true;
+            rows[i].job = j;
+        }
     }
+    hashmap_free(&jobs);
     given = 0;
     for (size_t i = 0; i < nrows; i++) {
         bool step = strchr(rows[i].col[COL_JOBID], '.') != NULL;
         if (!step && rows[i].has_steps)
             continue;
         char message[512];
-        json_t *s = summary_of(&rows[i], step ? (const struct row *)rows[i].text : NULL, message,
-                               sizeof message);
+        json_t *s = summary_of(&rows[i], rows[i].job, message, sizeof message);
         if (!s) {
             on_error(ctx, message);
             continue;
