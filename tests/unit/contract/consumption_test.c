@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample_text.h"
 #include "test.h"
 
 struct seen {
@@ -26,18 +27,6 @@ static void collect(void *ctx, const struct contract_level *l)
         s->cpu = l->level;
     else if (!strcmp(l->dimension, "compute"))
         s->compute = l->level;
-}
-
-static struct sample_set parse(const char *text)
-{
-    struct sample_set set = {0};
-    char err[256];
-    FILE *f = fmemopen((void *)text, strlen(text), "r");
-    CHECK(f && samples_read_jsonl(f, "unit", &set, err, sizeof err) == 0);
-    if (f)
-        fclose(f);
-    sample_set_sort(&set);
-    return set;
 }
 
 /* One period: w0..w2 at 1e7 FLOP/s and 0.2 of a core; w3 at flops (<0:
@@ -56,7 +45,7 @@ static struct seen period(const struct contract *c, double flops, double cpu, in
                  w, w == 3 ? cpu : 0.2, rate);
         strcat(text, line);
     }
-    struct sample_set set = parse(text);
+    struct sample_set set = sample_text(text);
     struct contract_monitor *m = contract_monitor_new(c, 0.5, NULL, 0);
     contract_monitor_set_live_factors(m, live);
     struct seen s = {NAN, NAN};
@@ -80,7 +69,7 @@ int main(void)
                      w, t, 1e7 * wobble, 0.2 * wobble);
             strcat(text, line);
         }
-    struct sample_set base = parse(text);
+    struct sample_set base = sample_text(text);
     struct build_options o;
     build_options_defaults(&o);
     o.name = "unit";

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample_text.h"
 #include "test.h"
 
 struct seen {
@@ -27,18 +28,6 @@ static void collect(void *ctx, const struct contract_level *l)
         s->at_threshold_others++;
 }
 
-static struct sample_set parse(const char *text)
-{
-    struct sample_set set = {0};
-    char err[256];
-    FILE *f = fmemopen((void *)text, strlen(text), "r");
-    CHECK(f && samples_read_jsonl(f, "unit", &set, err, sizeof err) == 0);
-    if (f)
-        fclose(f);
-    sample_set_sort(&set);
-    return set;
-}
-
 /* One period: w0..w2 at 1e7 FLOP/s, w3 at w3_rate; runnable per core rq (<0: absent). */
 static struct seen period(const struct contract *c, double w3_rate, double rq)
 {
@@ -53,7 +42,7 @@ static struct seen period(const struct contract *c, double w3_rate, double rq)
                  w, extra, w == 3 ? w3_rate : 1e7);
         strcat(text, line);
     }
-    struct sample_set set = parse(text);
+    struct sample_set set = sample_text(text);
     struct contract_monitor *m = contract_monitor_new(c, 0.5, NULL, 0);
     contract_monitor_set_live_factors(m, 1);
     struct seen s = {NAN, 0};
@@ -76,7 +65,7 @@ int main(void)
                      w, t, 1e7 * (1 + 0.01 * ((w + t) % 3 - 1)));
             strcat(text, line);
         }
-    struct sample_set base = parse(text);
+    struct sample_set base = sample_text(text);
     CHECK(base.n == 24 && base.v[0].runnable_per_core == 1);
     struct build_options o;
     build_options_defaults(&o);
