@@ -60,7 +60,11 @@ nats_sites_start() {
   _nats_wait_ready "$WORK/nats/beta.log" "Leafnode connection created" || return 1
   NATS_ALPHA=nats://127.0.0.1:$_nats_alpha_port
   NATS_BETA=nats://127.0.0.1:$_nats_beta_port
-  trap '_nats_stop; rm -rf "$WORK"' EXIT
+  # stopped when the test exits, before what the EXIT trap did so far (a
+  # test's own clean-up, simulated hosts started earlier: hosts.sh)
+  local previous
+  previous=$(trap -p EXIT | sed "s/^trap -- '//; s/' EXIT\$//")
+  trap "_nats_stop; $previous" EXIT
 }
 
 nats_start_alpha() {
