@@ -381,6 +381,15 @@ static void app_get_proclist(struct eval *e, const struct request_call *call)
     }
 }
 
+/* Whether pid is named by a p_ token (not only found in a scope: app_, n_, site_). */
+static bool named_process(const struct request_arg *arg, pid_t pid)
+{
+    for (size_t k = 0; k < arg->object_count; k++)
+        if (arg->objects[k].kind == OBJECT_PROC && arg->objects[k].pid == pid)
+            return true;
+    return false;
+}
+
 /* proc_get_info(objects, flags) */
 static void proc_get_info(struct eval *e, const struct request_call *call)
 {
@@ -399,6 +408,9 @@ static void proc_get_info(struct eval *e, const struct request_call *call)
         proc_token(a, pids[i], token, sizeof token);
         if (info)
             reply(e, token, svc, info);
+        else if (!named_process(arg, pids[i]) && kill(pids[i], 0) < 0 && errno == ESRCH)
+            continue; /* one of the application's processes ended since the last scan
+                       * (a shell's short child): no longer part of it, not an error */
         else
             add_error(e, arg->pos, "%s: %s", token, why);
     }
@@ -426,14 +438,6 @@ static const char *wait_stopped(pid_t pid)
         nanosleep(&ts, NULL);
     }
     return "stopping";
-}
-
-static bool named_process(const struct request_arg *arg, pid_t pid)
-{
-    for (size_t k = 0; k < arg->object_count; k++)
-        if (arg->objects[k].kind == OBJECT_PROC && arg->objects[k].pid == pid)
-            return true;
-    return false;
 }
 
 /* proc_record_start/stop (agent_recording.c): an application's processes
