@@ -39,4 +39,7 @@ check_eq "max_concurrent_processes (the shell and both)" "$(summary_value "$s" m
 check_eq "total_processes" "$(summary_value "$s" total_processes)" 3
 check_cmp "cpu_time: the kernel's total of the reaped tree (> 0)" "$(summary_value "$s" cpu_time)" ">" 0
 check_near "wall_time is tally run's own" "$(summary_value "$s" wall_time)" 4 2
+"$TALLY" agent --socket "$S" stop >/dev/null 2>&1
+wait "$AGENT_PID"
+check_eq "the agent stops when asked (nothing left running)" "$?" 0
 finish
