@@ -45,13 +45,8 @@ static struct seen period(const struct contract *c, double flops, double cpu, in
                  w, w == 3 ? cpu : 0.2, rate);
         strcat(text, line);
     }
-    struct sample_set set = sample_text(text);
-    struct contract_monitor *m = contract_monitor_new(c, 0.5, NULL, 0);
-    contract_monitor_set_live_factors(m, live);
     struct seen s = {NAN, NAN};
-    CHECK(contract_monitor_feed(m, set.v, set.n, collect, &s) >= 0);
-    contract_monitor_free(m);
-    sample_set_free(&set);
+    sample_text_feed(c, text, live, collect, &s);
     return s;
 }
 

@@ -42,13 +42,8 @@ static struct seen period(const struct contract *c, double w3_rate, double rq)
                  w, extra, w == 3 ? w3_rate : 1e7);
         strcat(text, line);
     }
-    struct sample_set set = sample_text(text);
-    struct contract_monitor *m = contract_monitor_new(c, 0.5, NULL, 0);
-    contract_monitor_set_live_factors(m, 1);
     struct seen s = {NAN, 0};
-    CHECK(contract_monitor_feed(m, set.v, set.n, collect, &s) >= 0);
-    contract_monitor_free(m);
-    sample_set_free(&set);
+    sample_text_feed(c, text, 1, collect, &s);
     return s;
 }
 
