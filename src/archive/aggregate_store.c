@@ -121,7 +121,8 @@ long long aggregate_day(bool has_start, double start, double archived_at)
 static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct aggregate *a = ctx;
-    if (ncols > 0 && row[0].type == SQL_TEXT && aggregate_decode_merge(a, row[0].text) < 0)
+    if (ncols > 0 && row[0].type == SQL_BLOB &&
+        aggregate_decode_merge(a, (const unsigned char *)row[0].text, row[0].length) < 0)
         return 1; /* stops; the caller sees the row count unchanged */
     return 0;
 }
@@ -139,13 +140,14 @@ int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why,
             rc = -1;
             break;
         }
-        char *data = aggregate_encode(&e->agg);
+        size_t len;
+        unsigned char *data = aggregate_encode(&e->agg, &len);
         if (!data) {
             snprintf(why, why_len, "out of memory");
             rc = -1;
             break;
         }
-        struct sql_value row[4] = {key[0], key[1], key[2], sql_text(data)};
+        struct sql_value row[4] = {key[0], key[1], key[2], sql_blob(data, len)};
         if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
                           " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data",
                        row, 4, why, why_len) < 0)
@@ -165,7 +167,8 @@ struct load_ctx {
 static int load_row(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct load_ctx *l = ctx;
-    if (ncols < 1 || row[0].type != SQL_TEXT || aggregate_decode_merge(l->a, row[0].text) < 0) {
+    if (ncols < 1 || row[0].type != SQL_BLOB ||
+        aggregate_decode_merge(l->a, (const unsigned char *)row[0].text, row[0].length) < 0) {
         l->bad = true;
         return 1;
     }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "archive/aggregate_store.h"
+#include "archive/document_pack.h"
 #include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
@@ -55,24 +56,47 @@ static char *program_name(const char *command)
     return base;
 }
 
-/* Copies the document and every string the record points to into one
- * allocation (r->document) and lets go of the JSON: the record then crosses
- * to the writing thread as one block, and the many small allocations of the
- * parsed JSON are freed by the thread that made them. */
-static int detach_from_json(struct summary_record *r, const char *text, size_t len)
+/* The columns the record fills, for packing its document. */
+static void record_columns(const struct summary_record *r, struct document_columns *cols)
 {
+    memset(cols, 0, sizeof *cols);
+    const char *strings[DOC_STRINGS] = {r->name,    r->category,  r->set,   r->host,
+                                        r->command, r->exit_type, r->taskid};
+    memcpy(cols->strings, strings, sizeof strings);
+    cols->has_integer[DOC_LEVEL] = r->has_level;
+    cols->integers[DOC_LEVEL] = r->level;
+    cols->has_integer[DOC_EXIT_STATUS] = r->has_exit_status;
+    cols->integers[DOC_EXIT_STATUS] = r->exit_status;
+    for (size_t f = 0; f < FIELD_COUNT && f < MAX_SUMMARY_FIELDS; f++) {
+        cols->present[f] = r->present[f];
+        cols->values[f] = r->values[f];
+    }
+}
+
+/* Packs the document and copies it and every string the record points to
+ * into one allocation (r->packed) and lets go of the JSON: the record then
+ * crosses to the writing thread as one block, and the many small
+ * allocations of the parsed JSON are freed by the thread that made them. */
+static int detach_from_json(struct summary_record *r)
+{
+    struct document_columns cols;
+    record_columns(r, &cols);
+    size_t packed_len;
+    unsigned char *packed = document_pack(r->root, &cols, &packed_len);
+    if (!packed)
+        return -1;
     const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
                               &r->command, &r->exit_type, &r->taskid};
-    size_t total = len + 1;
+    size_t total = packed_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         if (*strings[i])
             total += strlen(*strings[i]) + 1;
-    char *block = malloc(total);
-    if (!block)
+    unsigned char *block = realloc(packed, total);
+    if (!block) {
+        free(packed);
         return -1;
-    memcpy(block, text, len);
-    block[len] = '\0';
-    char *next = block + len + 1;
+    }
+    char *next = (char *)block + packed_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         if (!*strings[i])
             continue;
@@ -81,7 +105,8 @@ static int detach_from_json(struct summary_record *r, const char *text, size_t l
         *strings[i] = next;
         next += n;
     }
-    r->document = block;
+    r->packed = block;
+    r->packed_len = packed_len;
     free(r->name_buffer);
     free(r->taskid_buffer);
     r->name_buffer = r->taskid_buffer = NULL;
@@ -149,11 +174,13 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
         text++;
         len--;
     }
-    if (detach_from_json(r, text, len) < 0) {
+    sha256(text, len, r->hash);
+    r->start_day = r->present[FIELD_START] ? (long long)floor(r->values[FIELD_START] / 86400)
+                                           : SUMMARY_NO_START_DAY;
+    if (detach_from_json(r) < 0) {
         snprintf(why, why_len, "out of memory");
         goto fail;
     }
-    sha256_hex(r->document, len, r->hash);
     return 0;
 fail:
     summary_record_free(r);
@@ -162,14 +189,14 @@ fail:
 
 void summary_record_free(struct summary_record *r)
 {
-    free(r->document);
+    free(r->packed);
     free(r->taskid_buffer);
     free(r->name_buffer);
     json_decref(r->root);
     memset(r, 0, sizeof *r);
 }
 
-#define ROW_PARAMS 15 /* the identity columns before the numeric fields */
+#define ROW_PARAMS 16 /* the identity columns before the numeric fields */
 #define ROWS_PER_STATEMENT 64
 
 /* The INSERT statement for `rows` summaries, built once per row count from
@@ -184,7 +211,7 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
     FILE *out = open_memstream(&sql, &len);
     if (!out)
         return NULL;
-    fputs("INSERT INTO summaries (hash, name, category, set_id, host, tool, level, command,"
+    fputs("INSERT INTO summaries (hash, start_day, name, category, set_id, host, tool, level, command,"
           " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
     for (size_t i = 0; i < nfields; i++)
         fprintf(out, ", \"%s\"", fields[i].name);
@@ -195,7 +222,7 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
             fputs(", ?", out);
         fputc(')', out);
     }
-    fputs(" ON CONFLICT (hash) DO NOTHING RETURNING id, hash", out);
+    fputs(" ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", out);
     if (fclose(out) != 0) {
         free(sql);
         return NULL;
@@ -220,11 +247,11 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     ins->count++;
     if (id > ins->last_id)
         ins->last_id = id;
-    if (ncols < 2 || row[1].type != SQL_TEXT)
+    if (ncols < 2 || row[1].type != SQL_BLOB || row[1].length != SHA256_LEN)
         return 0;
     for (size_t k = 0; k < ins->nrecords; k++) {
         size_t i = (ins->cursor + k) % ins->nrecords;
-        if (!strcmp(ins->records[i]->hash, row[1].text)) {
+        if (!memcmp(ins->records[i]->hash, row[1].text, SHA256_LEN)) {
             ins->records[i]->id = id;
             ins->cursor = i + 1;
             break;
@@ -237,7 +264,8 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
                           size_t nfields)
 {
     size_t k = 0;
-    p[k++] = sql_text(r->hash);
+    p[k++] = sql_blob(r->hash, SHA256_LEN);
+    p[k++] = sql_int(r->start_day);
     p[k++] = sql_text(r->name);
     p[k++] = sql_text(r->category);
     p[k++] = sql_text(r->set);
@@ -249,7 +277,7 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     p[k++] = sql_text(r->exit_type);
     p[k++] = sql_text(r->taskid);
     p[k++] = sql_real(now);
-    p[k++] = sql_text(r->document);
+    p[k++] = sql_blob(r->packed, r->packed_len);
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
     p[k++] = r->previous_attempt ? sql_int(r->previous_attempt) : sql_null();
     for (size_t i = 0; i < nfields; i++)

@@ -18,6 +18,7 @@
     X(PQfinish) \
     X(PQftype) \
     X(PQgetisnull) \
+    X(PQgetlength) \
     X(PQgetvalue) \
     X(PQnfields) \
     X(PQntuples) \

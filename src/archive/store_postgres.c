@@ -2,7 +2,7 @@
  * hosts. Statements are written with '?' placeholders (the SQLite spelling)
  * and rewritten to $1, $2, ...; they are prepared once per connection and
  * cached, and every value is sent as a parameter. */
-#include "archive/store.h"
+#include "archive/store_backend.h"
 
 #include <libpq-fe.h>
 #include "archive/libpq_api.h"
@@ -140,6 +140,15 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         PGresult *res = PQ(PQexec)(impl->conn, sql);
         if (!res)
             set_error(impl, why, why_len);
+        /* a table dropped or altered: the plans prepared on it would fail
+         * ("cached plan must not change result type"); prepare them again */
+        if (strstr(sql, "DROP ") || strstr(sql, "ALTER ")) {
+            for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++) {
+                free(impl->cache[i].sql);
+                impl->cache[i].sql = NULL;
+            }
+            PQ(PQclear)(PQ(PQexec)(impl->conn, "DEALLOCATE ALL"));
+        }
         return res;
     }
     const char *name = prepare(s, sql, (int)nparams, why, why_len);
@@ -147,6 +156,16 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         return NULL;
     const char **values = impl->values;
     char(*numbers)[32] = impl->numbers;
+    /* bytes travel in bytea's text form, \x and two hex digits a byte */
+    size_t blob_text = 0;
+    for (size_t i = 0; i < nparams; i++)
+        if (params[i].type == SQL_BLOB)
+            blob_text += 2 * params[i].length + 3;
+    char *blobs = blob_text ? malloc(blob_text) : NULL, *next_blob = blobs;
+    if (blob_text && !blobs) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
     for (size_t i = 0; i < nparams; i++) {
         switch (params[i].type) {
         case SQL_TEXT: values[i] = params[i].text; break;
@@ -158,10 +177,24 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
             snprintf(numbers[i], sizeof numbers[i], "%lld", params[i].integer);
             values[i] = numbers[i];
             break;
+        case SQL_BLOB: {
+            static const char hex[] = "0123456789abcdef";
+            const unsigned char *b = (const unsigned char *)params[i].text;
+            values[i] = next_blob;
+            *next_blob++ = '\\';
+            *next_blob++ = 'x';
+            for (size_t k = 0; k < params[i].length; k++) {
+                *next_blob++ = hex[b[k] >> 4];
+                *next_blob++ = hex[b[k] & 15];
+            }
+            *next_blob++ = '\0';
+            break;
+        }
         default: values[i] = NULL; break;
         }
     }
     PGresult *res = PQ(PQexecPrepared)(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
+    free(blobs);
     if (!res)
         set_error(impl, why, why_len);
     return res;
@@ -184,8 +217,26 @@ static long long postgres_exec(struct store *s, const char *sql, const struct sq
     return changed;
 }
 
-enum { OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
+enum { OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
        OID_NUMERIC = 1700 };
+
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* bytea's text form (\x and hex digits) decoded into out (room for
+ * strlen(text) / 2 bytes); the number of bytes. */
+static size_t decode_bytea(const char *text, unsigned char *out)
+{
+    size_t n = 0;
+    if (text[0] != '\\' || text[1] != 'x')
+        return 0;
+    for (const char *p = text + 2; hex_value(p[0]) >= 0 && hex_value(p[1]) >= 0; p += 2)
+        out[n++] = (unsigned char)(hex_value(p[0]) << 4 | hex_value(p[1]));
+    return n;
+}
 
 static int postgres_query(struct store *s, const char *sql, const struct sql_value *params,
                           size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_len)
@@ -205,9 +256,19 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
         Oid t = PQ(PQftype)(res, c);
         types[c] = (t == OID_INT8 || t == OID_INT2 || t == OID_INT4) ? SQL_INT
                    : (t == OID_FLOAT4 || t == OID_FLOAT8 || t == OID_NUMERIC) ? SQL_REAL
+                   : t == OID_BYTEA                                           ? SQL_BLOB
                                                                              : SQL_TEXT;
     }
+    unsigned char *bytes = NULL; /* the decoded blobs of one row */
     for (int r = 0; r < nrows; r++) {
+        size_t blob_room = 0;
+        for (int c = 0; c < ncols; c++)
+            if (types[c] == SQL_BLOB)
+                blob_room += (size_t)PQ(PQgetlength)(res, r, c) / 2 + 1;
+        unsigned char *room = blob_room ? realloc(bytes, blob_room) : bytes;
+        if (blob_room && !room)
+            break;
+        bytes = room;
         for (int c = 0; c < ncols; c++) {
             const char *v = PQ(PQgetvalue)(res, r, c);
             if (PQ(PQgetisnull)(res, r, c))
@@ -216,12 +277,18 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
                 row[c] = sql_int(atoll(v));
             else if (types[c] == SQL_REAL)
                 row[c] = sql_real(strtod(v, NULL));
+            else if (types[c] == SQL_BLOB) {
+                size_t n = decode_bytea(v, room);
+                row[c] = sql_blob(room, n);
+                room += n + 1;
+            }
             else
                 row[c] = sql_text(v);
         }
         if (fn && fn(ctx, (size_t)ncols, row))
             break;
     }
+    free(bytes);
     free(row);
     free(types);
     PQ(PQclear)(res);
@@ -254,6 +321,9 @@ static const struct store_backend postgres_backend = {
     .lock_schema = "SELECT pg_advisory_xact_lock(74110311)",
     .column_exists = "SELECT 1 FROM information_schema.columns WHERE table_schema = "
                      "current_schema() AND table_name = ? AND column_name = ?",
+    .blob_type = "BYTEA",
+    .reset_ids = "SELECT setval(pg_get_serial_sequence('summaries', 'id'),"
+                 " (SELECT coalesce(max(id), 0) + 1 FROM summaries), false);",
     .exec = postgres_exec,
     .query = postgres_query,
     .close = postgres_close,
