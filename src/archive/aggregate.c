@@ -90,8 +90,22 @@ static void merge_moments(struct aggregate_field *a, uint64_t nb_count, double m
     a->m4 = m4;
 }
 
+void aggregate_bins_of(const double *values, const bool *present, int32_t *bins)
+{
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        bins[i] = present[i] && !isnan(values[i]) ? bin_index(values[i]) : INT32_MIN;
+}
+
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped)
+{
+    int32_t bins[FIELD_COUNT];
+    aggregate_bins_of(values, present, bins);
+    return aggregate_add_binned(a, values, present, bins, id, stopped);
+}
+
+int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
+                         const int32_t *bins, long long id, bool stopped)
 {
     a->runs++;
     if (stopped)
@@ -103,7 +117,7 @@ int aggregate_add(struct aggregate *a, const double *values, const bool *present
             continue;
         struct aggregate_field *f = &a->fields[i];
         double v = values[i];
-        struct aggregate_bin *b = bin_of(f, bin_index(v));
+        struct aggregate_bin *b = bin_of(f, bins[i]);
         if (!b)
             return -1;
         merge_moments(f, 1, v, 0, 0, 0);

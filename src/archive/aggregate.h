@@ -70,6 +70,11 @@ void aggregate_free(struct aggregate *a);
  * exit_type is "limits". -1 when out of memory. */
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped);
+/* The same, with the bins of the values (aggregate_bins_of) computed once
+ * for the several aggregates a run is added to. */
+void aggregate_bins_of(const double *values, const bool *present, int32_t *bins);
+int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
+                         const int32_t *bins, long long id, bool stopped);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
 

@@ -103,13 +103,15 @@ int aggregate_table_add_run(struct aggregate_table *t, const char *name, const c
                             long long day, const double *values, const bool *present,
                             long long id, bool stopped)
 {
+    int32_t bins[FIELD_COUNT];
+    aggregate_bins_of(values, present, bins);
     struct aggregate *a = entry_for(t, AGGREGATE_BY_NAME, name, day);
-    if (!a || aggregate_add(a, values, present, id, stopped) < 0)
+    if (!a || aggregate_add_binned(a, values, present, bins, id, stopped) < 0)
         return -1;
     if (!category)
         return 0;
     a = entry_for(t, AGGREGATE_BY_CATEGORY, category, day);
-    return a && aggregate_add(a, values, present, id, stopped) == 0 ? 0 : -1;
+    return a && aggregate_add_binned(a, values, present, bins, id, stopped) == 0 ? 0 : -1;
 }
 
 long long aggregate_day(bool has_start, double start, double archived_at)
