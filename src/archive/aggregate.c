@@ -423,7 +423,7 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
     }
     int rc = 0;
     for (uint64_t id; !r.failed && (id = get_varint(&r)) != 0;) {
-        if (id > FIELD_COUNT || one.fields[id - 1].count) {
+        if (id > FIELD_COUNT || one.fields[id - 1].count || one.fields[id - 1].bins) { /* twice */
             r.failed = true;
             break;
         }
@@ -457,9 +457,16 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
         f->capacity = nbins;
         int64_t index = 0;
         for (size_t k = 0; k < nbins && !r.failed; k++) {
-            index += get_signed(&r);
+            int64_t delta = get_signed(&r);
+            /* a bin index is an int32: anything else is damage (found by
+             * stored_archive_fuzz: a delta overflowing the sum) */
+            if (delta < -(INT64_C(1) << 33) || delta > (INT64_C(1) << 33) ||
+                (index += delta) < INT32_MIN || index > INT32_MAX) {
+                r.failed = true;
+                break;
+            }
             struct aggregate_bin *b = &f->bins[f->nbins++];
-            b->index = index < INT32_MIN ? INT32_MIN : index > INT32_MAX ? INT32_MAX : (int32_t)index;
+            b->index = (int32_t)index;
             if (!get_bin(&r, b))
                 r.failed = true;
         }

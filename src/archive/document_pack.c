@@ -223,8 +223,16 @@ json_t *document_unpack(const unsigned char *data, size_t len, const struct docu
             size_t vlen = get_varint(&r);
             const unsigned char *text = get_bytes(&r, vlen);
             json_t *v = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;
-            if (!v || json_object_setn_new(root, (const char *)key, klen, v) < 0)
+            /* a JSON document's keys are UTF-8 without NUL (found by
+             * stored_archive_fuzz); json_stringn checks the UTF-8 */
+            json_t *valid = key && !memchr(key, 0, klen) ? json_stringn((const char *)key, klen) : NULL;
+            json_decref(valid);
+            if (!v || !valid) {
+                json_decref(v);
                 r.failed = true;
+            } else if (json_object_setn_new(root, (const char *)key, klen, v) < 0) {
+                r.failed = true; /* v is released by jansson */
+            }
         } else {
             r.failed = true;
         }
