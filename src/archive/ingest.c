@@ -199,6 +199,15 @@ void summary_record_free(struct summary_record *r)
 #define ROW_PARAMS 16 /* the identity columns before the numeric fields */
 #define ROWS_PER_STATEMENT 64
 
+/* The summaries columns ingest writes, comma-separated. */
+static void write_columns(FILE *out, size_t nfields, const struct summary_field *fields)
+{
+    fputs("hash, start_day, name, category, set_id, host, tool, level, command,"
+          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
+    for (size_t i = 0; i < nfields; i++)
+        fprintf(out, ", \"%s\"", fields[i].name);
+}
+
 /* The INSERT statement for `rows` summaries, built once per row count from
  * the field table. */
 static const char *insert_sql(size_t rows, size_t nfields, const struct summary_field *fields)
@@ -211,10 +220,8 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
     FILE *out = open_memstream(&sql, &len);
     if (!out)
         return NULL;
-    fputs("INSERT INTO summaries (hash, start_day, name, category, set_id, host, tool, level, command,"
-          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
-    for (size_t i = 0; i < nfields; i++)
-        fprintf(out, ", \"%s\"", fields[i].name);
+    fputs("INSERT INTO summaries (", out);
+    write_columns(out, nfields, fields);
     fputs(") VALUES ", out);
     for (size_t r = 0; r < rows; r++) {
         fputs(r ? ", (?" : "(?", out);
@@ -285,6 +292,69 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     return k;
 }
 
+/* The SQL of the bulk path: the columns, the staging table, the insert from it. */
+struct copy_sql {
+    char *columns, *stage, *insert;
+};
+
+static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summary_field *fields)
+{
+    size_t len;
+    FILE *out = open_memstream(&c->columns, &len);
+    if (!out)
+        return -1;
+    write_columns(out, nfields, fields);
+    if (fclose(out) != 0)
+        return -1;
+    /* a session's own table, emptied at each commit (and by a rollback) */
+    if (asprintf(&c->stage, "CREATE TEMP TABLE IF NOT EXISTS summaries_incoming ON COMMIT DELETE ROWS"
+                            " AS SELECT %s FROM summaries WITH NO DATA", c->columns) < 0)
+        c->stage = NULL;
+    if (asprintf(&c->insert, "INSERT INTO summaries (%s) SELECT %s FROM summaries_incoming"
+                             " ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash",
+                 c->columns, c->columns) < 0)
+        c->insert = NULL;
+    return c->stage && c->insert ? 0 : -1;
+}
+
+static void copy_sql_free(struct copy_sql *c)
+{
+    free(c->columns);
+    free(c->stage);
+    free(c->insert);
+}
+
+/* Where the backend has a bulk path (PostgreSQL's COPY): the records are
+ * copied into a staging table, then inserted from it in one statement that
+ * skips those archived before and returns the ids of the new ones. */
+static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
+                               double archived_at, struct inserted *ins, char *why, size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    if (nfields > MAX_SUMMARY_FIELDS)
+        nfields = MAX_SUMMARY_FIELDS;
+    size_t per_row = ROW_PARAMS + nfields;
+    struct copy_sql sql = {NULL, NULL, NULL};
+    struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
+    int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
+    if (rc < 0)
+        snprintf(why, why_len, "out of memory");
+    for (size_t r = 0; r < n && rc == 0; r++)
+        bind_record(values + r * per_row, records[r], archived_at, nfields);
+    ins->records = records;
+    ins->nrecords = n;
+    ins->cursor = 0;
+    if (rc == 0 && (store_exec(s, sql.stage, NULL, 0, why, why_len) < 0 ||
+                    store_exec(s, "TRUNCATE summaries_incoming", NULL, 0, why, why_len) < 0 ||
+                    store_copy(s, "summaries_incoming", sql.columns, values, n, per_row, why, why_len) < 0 ||
+                    store_query(s, sql.insert, NULL, 0, take_id, ins, why, why_len) < 0))
+        rc = -1;
+    free(values);
+    copy_sql_free(&sql);
+    return rc;
+}
+
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
                    size_t *added, long long *last_id, char *why, size_t why_len)
 {
@@ -293,11 +363,6 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
     size_t per_row = ROW_PARAMS + nfields;
-    struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
-    if (!params) {
-        snprintf(why, why_len, "out of memory");
-        return -1;
-    }
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     double archived_at = (double)now.tv_sec + now.tv_nsec / 1e9;
@@ -307,24 +372,33 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
         records[i]->archived_at = archived_at;
     }
     int rc = 0;
-    /* several rows per statement: one round trip to a server for many */
-    for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
-        size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT;
-        size_t k = 0;
-        for (size_t r = 0; r < rows; r++)
-            k += bind_record(params + k, records[first + r], archived_at, nfields);
-        const char *sql = insert_sql(rows, nfields, fields);
-        ins.records = records + first;
-        ins.nrecords = rows;
-        ins.cursor = 0;
-        if (!sql) {
+    if (store_can_copy(s)) {
+        rc = ingest_records_copy(s, records, n, archived_at, &ins, why, why_len);
+    } else {
+        struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
+        if (!params) {
             snprintf(why, why_len, "out of memory");
-            rc = -1;
-        } else {
-            rc = store_query(s, sql, params, k, take_id, &ins, why, why_len);
+            return -1;
         }
+        /* several rows per statement: one round trip to a server for many */
+        for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
+            size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT;
+            size_t k = 0;
+            for (size_t r = 0; r < rows; r++)
+                k += bind_record(params + k, records[first + r], archived_at, nfields);
+            const char *sql = insert_sql(rows, nfields, fields);
+            ins.records = records + first;
+            ins.nrecords = rows;
+            ins.cursor = 0;
+            if (!sql) {
+                snprintf(why, why_len, "out of memory");
+                rc = -1;
+            } else {
+                rc = store_query(s, sql, params, k, take_id, &ins, why, why_len);
+            }
+        }
+        free(params);
     }
-    free(params);
     if (rc < 0)
         return -1;
     *added = ins.count;

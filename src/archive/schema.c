@@ -32,6 +32,7 @@
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/ingest.h"
+#include "archive/partitions.h"
 #include "archive/schema.h"
 #include "util/hex.h"
 #include "util/sha256.h"
@@ -168,17 +169,23 @@ static int create_summaries_v5(struct store *s, const char *table, char *why, si
         snprintf(why, why_len, "out of memory");
         return -1;
     }
+    const char *partition_by = s->backend->partition_by;
     fprintf(out, "CREATE TABLE %s (%s, hash %s NOT NULL, start_day BIGINT NOT NULL,"
                  " name TEXT NOT NULL, category TEXT, set_id TEXT, host TEXT, tool TEXT,"
                  " level INTEGER, command TEXT, exit_status INTEGER, exit_type TEXT, taskid TEXT,"
                  " archived_at DOUBLE PRECISION, document %s NOT NULL, attempt INTEGER,"
                  " previous_attempt BIGINT",
-            table, s->backend->id_column, s->backend->blob_type, s->backend->blob_type);
+            table, partition_by ? s->backend->partitioned_id_column : s->backend->id_column,
+            s->backend->blob_type, s->backend->blob_type);
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     for (size_t i = 0; i < nfields; i++)
         fprintf(out, ", \"%s\" DOUBLE PRECISION", fields[i].name);
-    fputs(");", out);
+    fprintf(out, ")%s;", partition_by ? partition_by : "");
+    /* partitioned by month (partitions.h): summaries without a start, or
+     * of a year outside 1..9999, go to the default partition */
+    if (partition_by)
+        fprintf(out, "CREATE TABLE summaries_default PARTITION OF %s DEFAULT;", table);
     fclose(out);
     int rc = exec_script(s, sql, why, why_len);
     free(sql);
@@ -194,6 +201,7 @@ struct copy {
     struct sql_value *params;
     size_t nfields, rows;
     long long last_id;
+    long long month_from, month_to; /* the partition made last */
     int failed;
     char *why;
     size_t why_len;
@@ -243,11 +251,18 @@ static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
     }
     struct sql_value *p = c->params;
     size_t k = 0;
+    long long day = fields[FIELD_START].type != SQL_NULL
+                        ? (long long)floor(fields[FIELD_START].real / 86400) : SUMMARY_NO_START_DAY;
+    char month[32];
+    if ((day < c->month_from || day >= c->month_to) &&
+        partition_of_day(day, month, sizeof month, &c->month_from, &c->month_to) == 0 &&
+        partitions_ensure(c->s, "summaries_v5", &day, 1, 0, c->why, c->why_len) < 0) {
+        free(packed);
+        return c->failed = 1;
+    }
     p[k++] = row[0]; /* id */
     p[k++] = sql_blob(hash, SHA256_LEN);
-    p[k++] = sql_int(fields[FIELD_START].type != SQL_NULL
-                         ? (long long)floor(fields[FIELD_START].real / 86400)
-                         : SUMMARY_NO_START_DAY);
+    p[k++] = sql_int(day);
     for (int i = 2; i < COPY_COLUMNS; i++)
         p[k++] = row[i];
     p[k++] = sql_blob(packed, packed_len);
@@ -290,7 +305,7 @@ static int migration_5(struct store *s, char *why, size_t why_len)
     fputs(")", out);
     fclose(out);
     struct copy c = {s, insert, calloc(COPY_COLUMNS + 2 + nfields, sizeof *c.params), nfields, 0,
-                     0, 0, why, why_len};
+                     0, 0, 1, 0, why, why_len};
     int rc = c.params ? 0 : -1;
     /* in chunks of ids: a server sends a whole result at once */
     for (size_t before = 1; rc == 0 && c.rows != before;) {
@@ -310,6 +325,9 @@ static int migration_5(struct store *s, char *why, size_t why_len)
                        "CREATE INDEX summaries_name ON summaries (name);"
                        "CREATE UNIQUE INDEX summaries_key ON summaries (start_day, hash);"
                        "DROP TABLE aggregates;", why, why_len) < 0 ||
+        /* a partitioned table's primary key would have to hold start_day */
+        (s->backend->partition_by &&
+         exec_script(s, "CREATE INDEX summaries_id ON summaries (id);", why, why_len) < 0) ||
         (s->backend->reset_ids && exec_script(s, s->backend->reset_ids, why, why_len) < 0))
         return -1;
     char sql[256];

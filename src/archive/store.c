@@ -70,6 +70,18 @@ int store_query(struct store *s, const char *sql, const struct sql_value *params
     return s->backend->query(s, sql, params, nparams, fn, ctx, why, why_len);
 }
 
+bool store_can_copy(const struct store *s)
+{
+    return s->backend->copy != NULL;
+}
+
+int store_copy(struct store *s, const char *table, const char *columns,
+               const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+               size_t why_len)
+{
+    return s->backend->copy(s, table, columns, values, nrows, ncols, why, why_len);
+}
+
 int store_begin(struct store *s, char *why, size_t why_len)
 {
     return store_exec(s, s->backend->begin_write, NULL, 0, why, why_len) < 0 ? -1 : 0;

@@ -26,6 +26,12 @@ long long store_exec(struct store *s, const char *sql, const struct sql_value *p
                      size_t nparams, char *why, size_t why_len);
 int store_query(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
                 store_row_fn fn, void *ctx, char *why, size_t why_len);
+/* Bulk insert of nrows × ncols values into table's columns (comma-separated)
+ * where the backend has one (store_can_copy). 0 or -1. */
+bool store_can_copy(const struct store *s);
+int store_copy(struct store *s, const char *table, const char *columns,
+               const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+               size_t why_len);
 int store_begin(struct store *s, char *why, size_t why_len);
 int store_commit(struct store *s, char *why, size_t why_len);
 void store_rollback(struct store *s);

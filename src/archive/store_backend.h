@@ -62,6 +62,16 @@ struct store_backend {
     const char *blob_type;     /* the column type of bytes */
     const char *reset_ids;     /* after rows were copied with their ids: the next
                                 * id follows the largest (NULL: automatic) */
+    /* summaries partitioned by month of start_day (PostgreSQL): the id
+     * column of such a table (its key must hold start_day, so id is indexed,
+     * not the primary key) and the clause; NULL when not partitioned */
+    const char *partitioned_id_column;
+    const char *partition_by;
+    /* Sends nrows × ncols values into table (columns, comma-separated) in
+     * bulk (PostgreSQL's COPY); NULL when the backend has none. 0 or -1. */
+    int (*copy)(struct store *s, const char *table, const char *columns,
+                const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+                size_t why_len);
     /* Runs one statement; returns the number of rows changed, or -1. */
     long long (*exec)(struct store *s, const char *sql, const struct sql_value *params,
                       size_t nparams, char *why, size_t why_len);

@@ -295,6 +295,121 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     return 0;
 }
 
+/* --- COPY ... FROM STDIN, text format -------------------------------------- */
+
+struct copy_buffer {
+    char *data;
+    size_t len, capacity;
+    bool failed;
+};
+
+static void copy_put(struct copy_buffer *b, const char *bytes, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 1 << 16;
+        while (capacity < b->len + n)
+            capacity *= 2;
+        char *bigger = realloc(b->data, capacity);
+        if (!bigger) {
+            b->failed = true;
+            return;
+        }
+        b->data = bigger;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+}
+
+/* Text as COPY's text format reads it: backslash, tab, newline and carriage
+ * return escaped (a quote needs nothing). */
+static void copy_text(struct copy_buffer *b, const char *s)
+{
+    const char *run = s;
+    for (; *s; s++) {
+        const char *escape = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n"
+                             : *s == '\r' ? "\\r" : NULL;
+        if (!escape)
+            continue;
+        copy_put(b, run, (size_t)(s - run));
+        copy_put(b, escape, 2);
+        run = s + 1;
+    }
+    copy_put(b, run, (size_t)(s - run));
+}
+
+static void copy_value(struct copy_buffer *b, const struct sql_value *v)
+{
+    char number[40];
+    switch (v->type) {
+    case SQL_TEXT: copy_text(b, v->text); break;
+    case SQL_REAL: copy_put(b, number, (size_t)snprintf(number, sizeof number, "%.17g", v->real)); break;
+    case SQL_INT: copy_put(b, number, (size_t)snprintf(number, sizeof number, "%lld", v->integer)); break;
+    case SQL_BLOB: { /* bytea's \x form, its backslash escaped for COPY */
+        static const char hex[] = "0123456789abcdef";
+        copy_put(b, "\\\\x", 3);
+        const unsigned char *p = (const unsigned char *)v->text;
+        for (size_t k = 0; k < v->length; k++) {
+            char two[2] = {hex[p[k] >> 4], hex[p[k] & 15]};
+            copy_put(b, two, 2);
+        }
+        break;
+    }
+    default: copy_put(b, "\\N", 2); break;
+    }
+}
+
+static int postgres_copy(struct store *s, const char *table, const char *columns,
+                         const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+                         size_t why_len)
+{
+    struct postgres_store *impl = s->impl;
+    char *sql = NULL;
+    if (asprintf(&sql, "COPY %s (%s) FROM STDIN", table, columns) < 0) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    PGresult *res = PQ(PQexec)(impl->conn, sql);
+    free(sql);
+    if (PQ(PQresultStatus)(res) != PGRES_COPY_IN) {
+        set_result_error(s, res, why, why_len);
+        PQ(PQclear)(res);
+        return -1;
+    }
+    PQ(PQclear)(res);
+    struct copy_buffer b = {NULL, 0, 0, false};
+    int rc = 0;
+    for (size_t r = 0; r < nrows && rc == 0; r++) {
+        for (size_t c = 0; c < ncols; c++) {
+            if (c)
+                copy_put(&b, "\t", 1);
+            copy_value(&b, &values[r * ncols + c]);
+        }
+        copy_put(&b, "\n", 1);
+        if (b.failed || (b.len >= (1 << 20) || r + 1 == nrows)) { /* a megabyte at a time */
+            if (b.failed || PQ(PQputCopyData)(impl->conn, b.data, (int)b.len) != 1)
+                rc = -1;
+            b.len = 0;
+        }
+    }
+    if (PQ(PQputCopyEnd)(impl->conn, rc == 0 ? NULL : "tally: out of memory") != 1)
+        rc = -1;
+    free(b.data);
+    /* the COPY's outcome, then nothing */
+    while ((res = PQ(PQgetResult)(impl->conn)) != NULL) {
+        if (PQ(PQresultStatus)(res) != PGRES_COMMAND_OK && rc == 0) {
+            set_result_error(s, res, why, why_len);
+            rc = -2;
+        }
+        PQ(PQclear)(res);
+    }
+    if (rc == -1)
+        set_error(impl, why, why_len);
+    return rc < 0 ? -1 : 0;
+}
+
 static void postgres_close(struct store *s)
 {
     struct postgres_store *impl = s->impl;
@@ -322,6 +437,9 @@ static const struct store_backend postgres_backend = {
     .column_exists = "SELECT 1 FROM information_schema.columns WHERE table_schema = "
                      "current_schema() AND table_name = ? AND column_name = ?",
     .blob_type = "BYTEA",
+    .partitioned_id_column = "id BIGSERIAL",
+    .partition_by = " PARTITION BY RANGE (start_day)",
+    .copy = postgres_copy,
     .reset_ids = "SELECT setval(pg_get_serial_sequence('summaries', 'id'),"
                  " (SELECT coalesce(max(id), 0) + 1 FROM summaries), false);",
     .exec = postgres_exec,

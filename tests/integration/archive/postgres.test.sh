@@ -51,6 +51,22 @@ check_eq "bad input: exit 1" "$st" 1
 check_contains "bad input named" "$(cat err.txt)" "wrong.summary: field 'memory': unit \"parsecs\""
 check_contains "unknown fields kept" "$("$TALLY" archive --db "$PG_URI" query --format json 'name = ok' | jq -c '.[0]')" '"new_field":{"x":[1,2]}'
 
+# --- COPY: text with tabs, newlines, backslashes and quotes arrives intact
+printf '%s\n' '{"name":"odd\tname","command":"a\tb\nc\\d \"q\" '"'"'s\\N","host":"h\\x41","total_files":[7777,"files"],"note":"\\.\n\\."}' > odd.json
+check_eq "odd text: added" "$("$TALLY" archive --db "$PG_URI" add odd.json 2>&1)" "added 1, already archived 0, rejected 0"
+check_eq "odd text: back as written" "$("$TALLY" archive --db "$PG_URI" query --format json 'total_files = 7777' | jq -c '.[0] | del(.archive_id)')" "$(jq -c . odd.json)"
+check_eq "odd text: the command's column" "$(PSQL "select command from summaries where total_files = 7777")" "$(jq -r .command odd.json)"
+check_eq "odd text: the name's column" "$(PSQL "select name || '|' || host from summaries where total_files = 7777")" "$(jq -r '.name + "|" + .host' odd.json)"
+
+# --- partitions by month, created when a month first comes
+check_eq "the generated summaries (November 2026) in their month's partition" "$(PSQL "select count(*) from summaries_2026_11 where name in ('rmapper', 'big')")" 25500
+check_eq "... and no other month's partition before the next add" "$(PSQL "select count(*) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'summaries'::regclass and c.relname = 'summaries_2027_12'")" 0
+echo '{"name":"later","start":[1830000000,"s"],"memory":[3,"MB"]}' > later.json  # 2027-12-28
+check_eq "a summary of a new month: added" "$("$TALLY" archive --db "$PG_URI" add later.json 2>&1)" "added 1, already archived 0, rejected 0"
+check_eq "... into its new partition" "$(PSQL "select count(*) from summaries_2027_12 where name = 'later'")" 1
+check_eq "... without a start: the default partition" "$(PSQL "select count(*) from summaries_default where total_files = 7777")" 1
+check_eq "... answered like any other" "$("$TALLY" archive --db "$PG_URI" stats --format json later | jq -c '[.count, .resources.memory.max]')" '[1,3]'
+
 # --- migrations: a database at version 1 is brought to the current version
 PSQL "create database old_archive" >/dev/null
 OLD_URI="postgresql://tally@/old_archive?host=$WORK/pg"
