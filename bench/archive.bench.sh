@@ -51,15 +51,17 @@ for n in $SIZES; do
   read -r w2 c2 _ < <(timed "$TALLY" archive --db "$db" add -q "$WORK/second.jsonl")
   stored=$(sqlite3 "$db" "select count(*) from summaries")
   [ "$stored" = "$n" ] || { echo "SQLite stored $stored of $n" >&2; exit 1; }
-  size=$(du -cb "$db"* | tail -1 | awk '{printf "%.0f", $1 / 1048576}')
+  bytes=$(du -cb "$db"* | tail -1 | awk '{print $1}')
+  size="$(awk -v b="$bytes" 'BEGIN {printf "%.0f", b / 1048576}') MB, $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') B/summary"
   agg=$(sqlite3 "$db" "select count(*) || ' rows, ' || (sum(length(data)) / 1048576) || ' MB' from aggregates")
-  rows+=("| SQLite, $n | $(rate "$half" "$w1")/s ($(rate "$half" "$c1")/s CPU) | $(rate "$half" "$w2")/s ($(rate "$half" "$c2")/s CPU) | $size MB (aggregates: $agg) |")
+  rows+=("| SQLite, $n | $(rate "$half" "$w1")/s ($(rate "$half" "$c1")/s CPU) | $(rate "$half" "$w2")/s ($(rate "$half" "$c2")/s CPU) | $size (aggregates: $agg) |")
   psql -X -q -d "$PG_URI" -c "create database bench_$n" >/dev/null
   uri="postgresql://tally@/bench_$n?host=$WORK/pg"
   read -r pw1 pc1 _ < <(timed "$TALLY" archive --db "$uri" add -q "$WORK/first.jsonl")
   read -r pw2 pc2 _ < <(timed "$TALLY" archive --db "$uri" add -q "$WORK/second.jsonl")
-  pg_size=$(psql -X -t -A -d "$uri" -c "select pg_database_size(current_database()) / 1048576")
-  rows+=("| PostgreSQL, $n | $(rate "$half" "$pw1")/s ($(rate "$half" "$pc1")/s client CPU) | $(rate "$half" "$pw2")/s ($(rate "$half" "$pc2")/s client CPU) | $pg_size MB |")
+  pg_bytes=$(psql -X -t -A -d "$uri" -c "select pg_database_size(current_database())")
+  pg_size="$(awk -v b="$pg_bytes" 'BEGIN {printf "%.0f", b / 1048576}') MB, $(awk -v b="$pg_bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') B/summary"
+  rows+=("| PostgreSQL, $n | $(rate "$half" "$pw1")/s ($(rate "$half" "$pc1")/s client CPU) | $(rate "$half" "$pw2")/s ($(rate "$half" "$pc2")/s client CPU) | $pg_size |")
   for backend in sqlite pg; do
     where=$db; [ $backend = pg ] && where=$uri
     for q in stats predict outliers; do

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive/store.h"
+#include "archive/schema.h"
 #include "archive/summary_store.h"
 #include "agent/agent_tree.h"
 #include "agent/agent_state.h"

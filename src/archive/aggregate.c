@@ -90,8 +90,22 @@ static void merge_moments(struct aggregate_field *a, uint64_t nb_count, double m
     a->m4 = m4;
 }
 
+void aggregate_bins_of(const double *values, const bool *present, int32_t *bins)
+{
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        bins[i] = present[i] && !isnan(values[i]) ? bin_index(values[i]) : INT32_MIN;
+}
+
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped)
+{
+    int32_t bins[FIELD_COUNT];
+    aggregate_bins_of(values, present, bins);
+    return aggregate_add_binned(a, values, present, bins, id, stopped);
+}
+
+int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
+                         const int32_t *bins, long long id, bool stopped)
 {
     a->runs++;
     if (stopped)
@@ -103,7 +117,7 @@ int aggregate_add(struct aggregate *a, const double *values, const bool *present
             continue;
         struct aggregate_field *f = &a->fields[i];
         double v = values[i];
-        struct aggregate_bin *b = bin_of(f, bin_index(v));
+        struct aggregate_bin *b = bin_of(f, bins[i]);
         if (!b)
             return -1;
         merge_moments(f, 1, v, 0, 0, 0);
@@ -180,7 +194,7 @@ int aggregate_merge(struct aggregate *into, const struct aggregate *from)
     return 0;
 }
 
-/* --- the text form: hex of little-endian varints and doubles ------------- */
+/* --- the stored form: little-endian varints and doubles ------------------ */
 
 struct writer {
     unsigned char *data;
@@ -225,9 +239,35 @@ static void put_double(struct writer *w, double d)
         put_byte(w, (unsigned char)(u >> (8 * i)));
 }
 
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
 
-char *aggregate_encode(const struct aggregate *a)
+/* How a bin is stored: its count and mode in one varint (count << 3 | mode),
+ * then only the doubles the others do not give back to the bit. A bin of
+ * one run (most bins of a day) holds sum = max and sum_vt = max * sum_t. */
+enum bin_mode {
+    BIN_FULL,      /* max, sum, sum_t, sum_vt */
+    BIN_ONE,       /* one run: max, sum_t */
+    BIN_ONE_SELF,  /* one run timed by this value (wall_time): max (= sum_t) */
+    BIN_ONE_UNIT,  /* one run without a wall_time (t = 1): max */
+    BIN_UNTIMED,   /* runs without a wall_time (sum_t = count, sum_vt = sum): max, sum */
+    BIN_SELF,      /* runs timed by this value (sum_t = sum): max, sum, sum_vt */
+};
+
+static bool same(double a, double b) { return !memcmp(&a, &b, sizeof a); }
+
+static enum bin_mode mode_of(const struct aggregate_bin *b)
+{
+    if (b->count == 1 && same(b->sum, b->max) && same(b->sum_vt, b->max * b->sum_t)) {
+        if (same(b->sum_t, b->max))
+            return BIN_ONE_SELF;
+        return same(b->sum_t, 1) ? BIN_ONE_UNIT : BIN_ONE;
+    }
+    if (same(b->sum_t, (double)b->count) && same(b->sum_vt, b->sum))
+        return BIN_UNTIMED;
+    return same(b->sum_t, b->sum) ? BIN_SELF : BIN_FULL;
+}
+
+unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
 {
     struct writer w = {NULL, 0, 0, false};
     put_varint(&w, FORMAT_VERSION);
@@ -259,49 +299,40 @@ char *aggregate_encode(const struct aggregate *a)
         int64_t previous = 0;
         for (size_t k = 0; k < f->nbins; k++) {
             const struct aggregate_bin *b = &f->bins[k];
+            enum bin_mode mode = mode_of(b);
             put_signed(&w, (int64_t)b->index - previous);
             previous = b->index;
-            put_varint(&w, b->count);
+            put_varint(&w, b->count << 3 | mode);
             put_double(&w, b->max);
-            put_double(&w, b->sum);
-            put_double(&w, b->sum_t);
-            put_double(&w, b->sum_vt);
+            if (mode == BIN_FULL || mode == BIN_UNTIMED || mode == BIN_SELF)
+                put_double(&w, b->sum);
+            if (mode == BIN_FULL || mode == BIN_ONE)
+                put_double(&w, b->sum_t);
+            if (mode == BIN_FULL || mode == BIN_SELF)
+                put_double(&w, b->sum_vt);
         }
     }
     put_varint(&w, 0);
-    char *text = w.failed ? NULL : malloc(2 * w.len + 1);
-    if (text) {
-        static const char hex[] = "0123456789abcdef";
-        for (size_t k = 0; k < w.len; k++) {
-            text[2 * k] = hex[w.data[k] >> 4];
-            text[2 * k + 1] = hex[w.data[k] & 15];
-        }
-        text[2 * w.len] = '\0';
+    if (w.failed) {
+        free(w.data);
+        return NULL;
     }
-    free(w.data);
-    return text;
+    *len = w.len;
+    return w.data;
 }
 
 struct reader {
-    const char *text;
+    const unsigned char *p, *end;
     bool failed;
 };
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static unsigned get_byte(struct reader *r)
 {
-    int hi = r->failed ? -1 : hex_digit(r->text[0]);
-    int lo = hi < 0 ? -1 : hex_digit(r->text[1]);
-    if (lo < 0) {
+    if (r->failed || r->p >= r->end) {
         r->failed = true;
         return 0;
     }
-    r->text += 2;
-    return (unsigned)(hi << 4 | lo);
+    return *r->p++;
 }
 
 static uint64_t get_varint(struct reader *r)
@@ -333,9 +364,51 @@ static double get_double(struct reader *r)
     return d;
 }
 
-int aggregate_decode_merge(struct aggregate *a, const char *text)
+/* One bin as encoded; false when the mode is not one. */
+static bool get_bin(struct reader *r, struct aggregate_bin *b)
 {
-    struct reader r = {text, false};
+    uint64_t head = get_varint(r);
+    enum bin_mode mode = (enum bin_mode)(head & 7);
+    b->count = head >> 3;
+    b->max = get_double(r);
+    switch (mode) {
+    case BIN_FULL:
+        b->sum = get_double(r);
+        b->sum_t = get_double(r);
+        b->sum_vt = get_double(r);
+        break;
+    case BIN_ONE:
+        b->sum = b->max;
+        b->sum_t = get_double(r);
+        b->sum_vt = b->max * b->sum_t;
+        break;
+    case BIN_ONE_SELF:
+        b->sum = b->sum_t = b->max;
+        b->sum_vt = b->max * b->max;
+        break;
+    case BIN_ONE_UNIT:
+        b->sum = b->max;
+        b->sum_t = 1;
+        b->sum_vt = b->max * 1.0;
+        break;
+    case BIN_UNTIMED:
+        b->sum = get_double(r);
+        b->sum_t = (double)b->count;
+        b->sum_vt = b->sum;
+        break;
+    case BIN_SELF:
+        b->sum = b->sum_t = get_double(r);
+        b->sum_vt = get_double(r);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_t len)
+{
+    struct reader r = {data, data + len, false};
     struct aggregate one;
     aggregate_init(&one);
     if (get_varint(&r) != FORMAT_VERSION)
@@ -350,7 +423,7 @@ int aggregate_decode_merge(struct aggregate *a, const char *text)
     }
     int rc = 0;
     for (uint64_t id; !r.failed && (id = get_varint(&r)) != 0;) {
-        if (id > FIELD_COUNT) {
+        if (id > FIELD_COUNT || one.fields[id - 1].count || one.fields[id - 1].bins) { /* twice */
             r.failed = true;
             break;
         }
@@ -372,7 +445,7 @@ int aggregate_decode_merge(struct aggregate *a, const char *text)
                 f->top[f->ntop++] = (struct aggregate_top){value, run};
         }
         size_t nbins = get_varint(&r);
-        if (r.failed || nbins > strlen(r.text)) {
+        if (r.failed || nbins > (size_t)(r.end - r.p) / 9) { /* a bin takes 9 bytes or more */
             r.failed = true;
             break;
         }
@@ -384,14 +457,18 @@ int aggregate_decode_merge(struct aggregate *a, const char *text)
         f->capacity = nbins;
         int64_t index = 0;
         for (size_t k = 0; k < nbins && !r.failed; k++) {
-            index += get_signed(&r);
+            int64_t delta = get_signed(&r);
+            /* a bin index is an int32: anything else is damage (found by
+             * stored_archive_fuzz: a delta overflowing the sum) */
+            if (delta < -(INT64_C(1) << 33) || delta > (INT64_C(1) << 33) ||
+                (index += delta) < INT32_MIN || index > INT32_MAX) {
+                r.failed = true;
+                break;
+            }
             struct aggregate_bin *b = &f->bins[f->nbins++];
-            b->index = index < INT32_MIN ? INT32_MIN : index > INT32_MAX ? INT32_MAX : (int32_t)index;
-            b->count = get_varint(&r);
-            b->max = get_double(&r);
-            b->sum = get_double(&r);
-            b->sum_t = get_double(&r);
-            b->sum_vt = get_double(&r);
+            b->index = (int32_t)index;
+            if (!get_bin(&r, b))
+                r.failed = true;
         }
     }
     if (!r.failed && rc == 0) {

@@ -70,14 +70,21 @@ void aggregate_free(struct aggregate *a);
  * exit_type is "limits". -1 when out of memory. */
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped);
+/* The same, with the bins of the values (aggregate_bins_of) computed once
+ * for the several aggregates a run is added to. */
+void aggregate_bins_of(const double *values, const bool *present, int32_t *bins);
+int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
+                         const int32_t *bins, long long id, bool stopped);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
 
-/* A compact text form (hex of a binary layout) for the store, malloc'd. */
-char *aggregate_encode(const struct aggregate *a);
-/* Adds the aggregate encoded in text to a (so that days merge as they are
- * read). -1 when the text is not an aggregate. */
-int aggregate_decode_merge(struct aggregate *a, const char *text);
+/* A compact binary form for the store (malloc'd, its length in *len):
+ * varints and doubles, a bin of one run without the sums its value gives
+ * back to the bit. NULL when out of memory. */
+unsigned char *aggregate_encode(const struct aggregate *a, size_t *len);
+/* Adds the aggregate encoded in data to a (so that days merge as they are
+ * read). -1 when data is not an aggregate. */
+int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_t len);
 
 /* The q-quantile of a field, from its histogram (within 1 %). */
 double aggregate_quantile(const struct aggregate_field *f, double q);

@@ -103,13 +103,15 @@ int aggregate_table_add_run(struct aggregate_table *t, const char *name, const c
                             long long day, const double *values, const bool *present,
                             long long id, bool stopped)
 {
+    int32_t bins[FIELD_COUNT];
+    aggregate_bins_of(values, present, bins);
     struct aggregate *a = entry_for(t, AGGREGATE_BY_NAME, name, day);
-    if (!a || aggregate_add(a, values, present, id, stopped) < 0)
+    if (!a || aggregate_add_binned(a, values, present, bins, id, stopped) < 0)
         return -1;
     if (!category)
         return 0;
     a = entry_for(t, AGGREGATE_BY_CATEGORY, category, day);
-    return a && aggregate_add(a, values, present, id, stopped) == 0 ? 0 : -1;
+    return a && aggregate_add_binned(a, values, present, bins, id, stopped) == 0 ? 0 : -1;
 }
 
 long long aggregate_day(bool has_start, double start, double archived_at)
@@ -121,7 +123,8 @@ long long aggregate_day(bool has_start, double start, double archived_at)
 static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct aggregate *a = ctx;
-    if (ncols > 0 && row[0].type == SQL_TEXT && aggregate_decode_merge(a, row[0].text) < 0)
+    if (ncols > 0 && row[0].type == SQL_BLOB &&
+        aggregate_decode_merge(a, (const unsigned char *)row[0].text, row[0].length) < 0)
         return 1; /* stops; the caller sees the row count unchanged */
     return 0;
 }
@@ -139,13 +142,14 @@ int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why,
             rc = -1;
             break;
         }
-        char *data = aggregate_encode(&e->agg);
+        size_t len;
+        unsigned char *data = aggregate_encode(&e->agg, &len);
         if (!data) {
             snprintf(why, why_len, "out of memory");
             rc = -1;
             break;
         }
-        struct sql_value row[4] = {key[0], key[1], key[2], sql_text(data)};
+        struct sql_value row[4] = {key[0], key[1], key[2], sql_blob(data, len)};
         if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
                           " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data",
                        row, 4, why, why_len) < 0)
@@ -165,7 +169,8 @@ struct load_ctx {
 static int load_row(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct load_ctx *l = ctx;
-    if (ncols < 1 || row[0].type != SQL_TEXT || aggregate_decode_merge(l->a, row[0].text) < 0) {
+    if (ncols < 1 || row[0].type != SQL_BLOB ||
+        aggregate_decode_merge(l->a, (const unsigned char *)row[0].text, row[0].length) < 0) {
         l->bad = true;
         return 1;
     }

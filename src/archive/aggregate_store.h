@@ -1,7 +1,7 @@
 /* The aggregates in the store: table aggregates (kind, key, day, data), one
  * row per task name (kind 0) or category (kind 1) and UTC day of the runs'
  * start (days since 1970-01-01; a run without a start counts on the day it
- * was archived), data being aggregate_encode's text (see aggregate.h).
+ * was archived), data being aggregate_encode's bytes (see aggregate.h).
  *
  * Ingest gathers a transaction's new runs in an aggregate_table and merges
  * it into the stored rows in the same transaction, so that the rows and the

@@ -1,5 +1,6 @@
 /* Loading a task's history from the store (see history.h). */
 #include "archive/history.h"
+#include "archive/schema.h"
 
 #include <math.h>
 #include <pthread.h>

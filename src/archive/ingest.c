@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "archive/aggregate_store.h"
+#include "archive/document_pack.h"
 #include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
@@ -55,24 +56,47 @@ static char *program_name(const char *command)
     return base;
 }
 
-/* Copies the document and every string the record points to into one
- * allocation (r->document) and lets go of the JSON: the record then crosses
- * to the writing thread as one block, and the many small allocations of the
- * parsed JSON are freed by the thread that made them. */
-static int detach_from_json(struct summary_record *r, const char *text, size_t len)
+/* The columns the record fills, for packing its document. */
+static void record_columns(const struct summary_record *r, struct document_columns *cols)
 {
+    memset(cols, 0, sizeof *cols);
+    const char *strings[DOC_STRINGS] = {r->name,    r->category,  r->set,   r->host,
+                                        r->command, r->exit_type, r->taskid};
+    memcpy(cols->strings, strings, sizeof strings);
+    cols->has_integer[DOC_LEVEL] = r->has_level;
+    cols->integers[DOC_LEVEL] = r->level;
+    cols->has_integer[DOC_EXIT_STATUS] = r->has_exit_status;
+    cols->integers[DOC_EXIT_STATUS] = r->exit_status;
+    for (size_t f = 0; f < FIELD_COUNT && f < MAX_SUMMARY_FIELDS; f++) {
+        cols->present[f] = r->present[f];
+        cols->values[f] = r->values[f];
+    }
+}
+
+/* Packs the document and copies it and every string the record points to
+ * into one allocation (r->packed) and lets go of the JSON: the record then
+ * crosses to the writing thread as one block, and the many small
+ * allocations of the parsed JSON are freed by the thread that made them. */
+static int detach_from_json(struct summary_record *r)
+{
+    struct document_columns cols;
+    record_columns(r, &cols);
+    size_t packed_len;
+    unsigned char *packed = document_pack(r->root, &cols, &packed_len);
+    if (!packed)
+        return -1;
     const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
                               &r->command, &r->exit_type, &r->taskid};
-    size_t total = len + 1;
+    size_t total = packed_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         if (*strings[i])
             total += strlen(*strings[i]) + 1;
-    char *block = malloc(total);
-    if (!block)
+    unsigned char *block = realloc(packed, total);
+    if (!block) {
+        free(packed);
         return -1;
-    memcpy(block, text, len);
-    block[len] = '\0';
-    char *next = block + len + 1;
+    }
+    char *next = (char *)block + packed_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         if (!*strings[i])
             continue;
@@ -81,7 +105,8 @@ static int detach_from_json(struct summary_record *r, const char *text, size_t l
         *strings[i] = next;
         next += n;
     }
-    r->document = block;
+    r->packed = block;
+    r->packed_len = packed_len;
     free(r->name_buffer);
     free(r->taskid_buffer);
     r->name_buffer = r->taskid_buffer = NULL;
@@ -149,11 +174,13 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
         text++;
         len--;
     }
-    if (detach_from_json(r, text, len) < 0) {
+    sha256(text, len, r->hash);
+    r->start_day = r->present[FIELD_START] ? (long long)floor(r->values[FIELD_START] / 86400)
+                                           : SUMMARY_NO_START_DAY;
+    if (detach_from_json(r) < 0) {
         snprintf(why, why_len, "out of memory");
         goto fail;
     }
-    sha256_hex(r->document, len, r->hash);
     return 0;
 fail:
     summary_record_free(r);
@@ -162,15 +189,24 @@ fail:
 
 void summary_record_free(struct summary_record *r)
 {
-    free(r->document);
+    free(r->packed);
     free(r->taskid_buffer);
     free(r->name_buffer);
     json_decref(r->root);
     memset(r, 0, sizeof *r);
 }
 
-#define ROW_PARAMS 15 /* the identity columns before the numeric fields */
+#define ROW_PARAMS 16 /* the identity columns before the numeric fields */
 #define ROWS_PER_STATEMENT 64
+
+/* The summaries columns ingest writes, comma-separated. */
+static void write_columns(FILE *out, size_t nfields, const struct summary_field *fields)
+{
+    fputs("hash, start_day, name, category, set_id, host, tool, level, command,"
+          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
+    for (size_t i = 0; i < nfields; i++)
+        fprintf(out, ", \"%s\"", fields[i].name);
+}
 
 /* The INSERT statement for `rows` summaries, built once per row count from
  * the field table. */
@@ -184,10 +220,8 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
     FILE *out = open_memstream(&sql, &len);
     if (!out)
         return NULL;
-    fputs("INSERT INTO summaries (hash, name, category, set_id, host, tool, level, command,"
-          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
-    for (size_t i = 0; i < nfields; i++)
-        fprintf(out, ", \"%s\"", fields[i].name);
+    fputs("INSERT INTO summaries (", out);
+    write_columns(out, nfields, fields);
     fputs(") VALUES ", out);
     for (size_t r = 0; r < rows; r++) {
         fputs(r ? ", (?" : "(?", out);
@@ -195,7 +229,7 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
             fputs(", ?", out);
         fputc(')', out);
     }
-    fputs(" ON CONFLICT (hash) DO NOTHING RETURNING id, hash", out);
+    fputs(" ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", out);
     if (fclose(out) != 0) {
         free(sql);
         return NULL;
@@ -220,11 +254,11 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     ins->count++;
     if (id > ins->last_id)
         ins->last_id = id;
-    if (ncols < 2 || row[1].type != SQL_TEXT)
+    if (ncols < 2 || row[1].type != SQL_BLOB || row[1].length != SHA256_LEN)
         return 0;
     for (size_t k = 0; k < ins->nrecords; k++) {
         size_t i = (ins->cursor + k) % ins->nrecords;
-        if (!strcmp(ins->records[i]->hash, row[1].text)) {
+        if (!memcmp(ins->records[i]->hash, row[1].text, SHA256_LEN)) {
             ins->records[i]->id = id;
             ins->cursor = i + 1;
             break;
@@ -237,7 +271,8 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
                           size_t nfields)
 {
     size_t k = 0;
-    p[k++] = sql_text(r->hash);
+    p[k++] = sql_blob(r->hash, SHA256_LEN);
+    p[k++] = sql_int(r->start_day);
     p[k++] = sql_text(r->name);
     p[k++] = sql_text(r->category);
     p[k++] = sql_text(r->set);
@@ -249,12 +284,75 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     p[k++] = sql_text(r->exit_type);
     p[k++] = sql_text(r->taskid);
     p[k++] = sql_real(now);
-    p[k++] = sql_text(r->document);
+    p[k++] = sql_blob(r->packed, r->packed_len);
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
     p[k++] = r->previous_attempt ? sql_int(r->previous_attempt) : sql_null();
     for (size_t i = 0; i < nfields; i++)
         p[k++] = r->present[i] ? sql_real(r->values[i]) : sql_null();
     return k;
+}
+
+/* The SQL of the bulk path: the columns, the staging table, the insert from it. */
+struct copy_sql {
+    char *columns, *stage, *insert;
+};
+
+static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summary_field *fields)
+{
+    size_t len;
+    FILE *out = open_memstream(&c->columns, &len);
+    if (!out)
+        return -1;
+    write_columns(out, nfields, fields);
+    if (fclose(out) != 0)
+        return -1;
+    /* a session's own table, emptied at each commit (and by a rollback) */
+    if (asprintf(&c->stage, "CREATE TEMP TABLE IF NOT EXISTS summaries_incoming ON COMMIT DELETE ROWS"
+                            " AS SELECT %s FROM summaries WITH NO DATA", c->columns) < 0)
+        c->stage = NULL;
+    if (asprintf(&c->insert, "INSERT INTO summaries (%s) SELECT %s FROM summaries_incoming"
+                             " ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash",
+                 c->columns, c->columns) < 0)
+        c->insert = NULL;
+    return c->stage && c->insert ? 0 : -1;
+}
+
+static void copy_sql_free(struct copy_sql *c)
+{
+    free(c->columns);
+    free(c->stage);
+    free(c->insert);
+}
+
+/* Where the backend has a bulk path (PostgreSQL's COPY): the records are
+ * copied into a staging table, then inserted from it in one statement that
+ * skips those archived before and returns the ids of the new ones. */
+static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
+                               double archived_at, struct inserted *ins, char *why, size_t why_len)
+{
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    if (nfields > MAX_SUMMARY_FIELDS)
+        nfields = MAX_SUMMARY_FIELDS;
+    size_t per_row = ROW_PARAMS + nfields;
+    struct copy_sql sql = {NULL, NULL, NULL};
+    struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
+    int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
+    if (rc < 0)
+        snprintf(why, why_len, "out of memory");
+    for (size_t r = 0; r < n && rc == 0; r++)
+        bind_record(values + r * per_row, records[r], archived_at, nfields);
+    ins->records = records;
+    ins->nrecords = n;
+    ins->cursor = 0;
+    if (rc == 0 && (store_exec(s, sql.stage, NULL, 0, why, why_len) < 0 ||
+                    store_exec(s, "TRUNCATE summaries_incoming", NULL, 0, why, why_len) < 0 ||
+                    store_copy(s, "summaries_incoming", sql.columns, values, n, per_row, why, why_len) < 0 ||
+                    store_query(s, sql.insert, NULL, 0, take_id, ins, why, why_len) < 0))
+        rc = -1;
+    free(values);
+    copy_sql_free(&sql);
+    return rc;
 }
 
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
@@ -265,11 +363,6 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
     size_t per_row = ROW_PARAMS + nfields;
-    struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
-    if (!params) {
-        snprintf(why, why_len, "out of memory");
-        return -1;
-    }
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     double archived_at = (double)now.tv_sec + now.tv_nsec / 1e9;
@@ -279,24 +372,33 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
         records[i]->archived_at = archived_at;
     }
     int rc = 0;
-    /* several rows per statement: one round trip to a server for many */
-    for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
-        size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT;
-        size_t k = 0;
-        for (size_t r = 0; r < rows; r++)
-            k += bind_record(params + k, records[first + r], archived_at, nfields);
-        const char *sql = insert_sql(rows, nfields, fields);
-        ins.records = records + first;
-        ins.nrecords = rows;
-        ins.cursor = 0;
-        if (!sql) {
+    if (store_can_copy(s)) {
+        rc = ingest_records_copy(s, records, n, archived_at, &ins, why, why_len);
+    } else {
+        struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
+        if (!params) {
             snprintf(why, why_len, "out of memory");
-            rc = -1;
-        } else {
-            rc = store_query(s, sql, params, k, take_id, &ins, why, why_len);
+            return -1;
         }
+        /* several rows per statement: one round trip to a server for many */
+        for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
+            size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT;
+            size_t k = 0;
+            for (size_t r = 0; r < rows; r++)
+                k += bind_record(params + k, records[first + r], archived_at, nfields);
+            const char *sql = insert_sql(rows, nfields, fields);
+            ins.records = records + first;
+            ins.nrecords = rows;
+            ins.cursor = 0;
+            if (!sql) {
+                snprintf(why, why_len, "out of memory");
+                rc = -1;
+            } else {
+                rc = store_query(s, sql, params, k, take_id, &ins, why, why_len);
+            }
+        }
+        free(params);
     }
-    free(params);
     if (rc < 0)
         return -1;
     *added = ins.count;

@@ -25,10 +25,19 @@ struct ingest_options {
                                   * resource-rule-3.summary → rule-3 (Makeflow) */
 };
 
+/* start_day of a summary without a start */
+#define SUMMARY_NO_START_DAY (-1000000000LL)
+
 struct summary_record {
-    char hash[SHA256_HEX_LEN + 1];
-    char *document;       /* the summary's text as given, followed by the strings
-                           * below (one allocation; the JSON is released) */
+    unsigned char hash[SHA256_LEN]; /* SHA-256 of the summary's text as given */
+    long long start_day;  /* UTC day of its start (SUMMARY_NO_START_DAY: none): the
+                           * archive's key is (start_day, hash), so that new
+                           * summaries land in a small part of the key's index
+                           * whatever the archive's size */
+    unsigned char *packed; /* the document packed against the columns
+                            * (document_pack.h), followed by the strings below
+                            * (one allocation; the JSON is released) */
+    size_t packed_len;
     const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
     char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
@@ -48,8 +57,9 @@ struct summary_record {
  * are converted to the field's unit. Unknown fields are kept in the document.
  * Name: options->name, else "name", else "category" (Work Queue's
  * resource_monitor summaries carry no name), else the command's program.
- * text/len is the document as given: it is stored, and its SHA-256 is the
- * content hash (the same summary = the same bytes, blanks around it aside).
+ * text/len is the document as given: its SHA-256 is the content hash (the
+ * same summary = the same bytes, blanks around it aside); the document is
+ * stored packed (document_pack.h).
  * Takes a reference to root. Returns -1 and a reason naming the bad field. */
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,

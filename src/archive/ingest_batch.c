@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive/partitions.h"
 #include "util/error.h"
 
 #define DEFAULT_BATCH 10000
@@ -67,7 +68,27 @@ static int write_pending(struct ingest_session *session)
         return session->database_failed ? -1 : 0;
     }
     int rc = -1;
-    for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
+    /* the months of the batch get their partitions first, in transactions of
+     * their own (nothing to do where summaries is not partitioned) */
+    long long *days = malloc(session->npending * sizeof *days);
+    for (size_t i = 0; days && i < session->npending; i++)
+        days[i] = session->pending[i]->start_day;
+    if (!days) {
+        snprintf(why, sizeof why, "out of memory");
+    } else {
+        session->store->retryable = false;
+        for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
+            rc = partitions_ensure(session->store, "summaries", days, session->npending, 1, why,
+                                   sizeof why);
+            if (rc == 0 || !session->store->retryable)
+                break;
+            session->store->retryable = false;
+            usleep((useconds_t)(1000 * attempt + rand() % 5000));
+        }
+        free(days);
+    }
+    for (int attempt = 1, partitioned = rc == 0; partitioned && attempt <= MAX_TRANSACTION_TRIES;
+         attempt++) {
         session->store->retryable = false;
         rc = try_write_pending(session, why, sizeof why);
         if (rc == 0 || !session->store->retryable)

@@ -17,11 +17,15 @@
     X(PQexecPrepared) \
     X(PQfinish) \
     X(PQftype) \
+    X(PQgetResult) \
     X(PQgetisnull) \
+    X(PQgetlength) \
     X(PQgetvalue) \
     X(PQnfields) \
     X(PQntuples) \
     X(PQprepare) \
+    X(PQputCopyData) \
+    X(PQputCopyEnd) \
     X(PQresultErrorField) \
     X(PQresultErrorMessage) \
     X(PQresultStatus) \

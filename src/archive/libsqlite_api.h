@@ -9,6 +9,7 @@
 #include "util/dynlib.h"
 
 #define TALLY_LIBSQLITE_FUNCTIONS(X) \
+    X(sqlite3_bind_blob) \
     X(sqlite3_bind_double) \
     X(sqlite3_bind_int64) \
     X(sqlite3_bind_null) \
@@ -17,6 +18,8 @@
     X(sqlite3_changes) \
     X(sqlite3_clear_bindings) \
     X(sqlite3_close) \
+    X(sqlite3_column_blob) \
+    X(sqlite3_column_bytes) \
     X(sqlite3_column_count) \
     X(sqlite3_column_double) \
     X(sqlite3_column_int64) \

@@ -20,10 +20,25 @@
  *            of 'stats' over 100k rows.
  * Version 4: aggregates, one row per task name or category and day, kept at
  *            ingest (aggregate_store.h), filled here from the existing rows:
- *            stats, predict and outliers read them instead of every run. */
+ *            stats, predict and outliers read them instead of every run.
+ * Version 5: the site's scale (issue 20). summaries is rebuilt: hash is the
+ *            hash's 32 bytes, the key is (start_day, hash) so that a new
+ *            summary lands near the other new ones in the key's index (a
+ *            random hash alone touched pages all over an index larger than
+ *            the cache, and ingest slowed as the archive grew), and the
+ *            document is stored packed against the row's columns
+ *            (document_pack.h) instead of as its JSON text. Aggregates are
+ *            rebuilt in their binary form. Every row is kept, with its id. */
 #include "archive/aggregate_store.h"
-#include "archive/store.h"
+#include "archive/document_pack.h"
+#include "archive/ingest.h"
+#include "archive/partitions.h"
+#include "archive/schema.h"
+#include "util/hex.h"
+#include "util/sha256.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +47,25 @@
 
 #include "core/fields.h"
 
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 #define MIGRATE_TRIES 20
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
+
+struct store *store_open_at_version(const char *location, int version, char *why, size_t why_len)
+{
+    struct store *s = store_connect(location, why, why_len);
+    if (s && schema_migrate(s, version, why, why_len) < 0) {
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+struct store *store_open(const char *location, char *why, size_t why_len)
+{
+    return store_open_at_version(location, SCHEMA_VERSION, why, why_len);
+}
 
 static int exec_script(struct store *s, const char *sql, char *why, size_t why_len)
 {
@@ -128,11 +158,193 @@ static int migration_4(struct store *s, char *why, size_t why_len)
     return aggregate_rebuild(s, why, why_len);
 }
 
+
+/* The summaries table of version 5, named table, with every field's column. */
+static int create_summaries_v5(struct store *s, const char *table, char *why, size_t why_len)
+{
+    char *sql = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&sql, &len);
+    if (!out) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    const char *partition_by = s->backend->partition_by;
+    fprintf(out, "CREATE TABLE %s (%s, hash %s NOT NULL, start_day BIGINT NOT NULL,"
+                 " name TEXT NOT NULL, category TEXT, set_id TEXT, host TEXT, tool TEXT,"
+                 " level INTEGER, command TEXT, exit_status INTEGER, exit_type TEXT, taskid TEXT,"
+                 " archived_at DOUBLE PRECISION, document %s NOT NULL, attempt INTEGER,"
+                 " previous_attempt BIGINT",
+            table, partition_by ? s->backend->partitioned_id_column : s->backend->id_column,
+            s->backend->blob_type, s->backend->blob_type);
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    for (size_t i = 0; i < nfields; i++)
+        fprintf(out, ", \"%s\" DOUBLE PRECISION", fields[i].name);
+    fprintf(out, ")%s;", partition_by ? partition_by : "");
+    /* partitioned by month (partitions.h): summaries without a start, or
+     * of a year outside 1..9999, go to the default partition */
+    if (partition_by)
+        fprintf(out, "CREATE TABLE summaries_default PARTITION OF %s DEFAULT;", table);
+    fclose(out);
+    int rc = exec_script(s, sql, why, why_len);
+    free(sql);
+    return rc;
+}
+
+#define COPY_COLUMNS 15 /* before the fields, in the SELECT and the INSERT */
+#define COPY_CHUNK 2000
+
+struct copy {
+    struct store *s;
+    const char *insert;
+    struct sql_value *params;
+    size_t nfields, rows;
+    long long last_id;
+    long long month_from, month_to; /* the partition made last */
+    int failed;
+    char *why;
+    size_t why_len;
+};
+
+static const char *text_or_null(const struct sql_value *v) { return v->type == SQL_TEXT ? v->text : NULL; }
+
+/* One row of the old table into the new: hash as bytes, the start's day,
+ * the document packed. */
+static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct copy *c = ctx;
+    if (ncols != COPY_COLUMNS + c->nfields + 1)
+        return c->failed = 1;
+    const struct sql_value *fields = row + COPY_COLUMNS, *doc = &row[ncols - 1];
+    const char *text = doc->type == SQL_TEXT ? doc->text : "{}";
+    unsigned char hash[SHA256_LEN];
+    if (row[1].type != SQL_TEXT || hex_decode(row[1].text, hash, sizeof hash) != SHA256_LEN)
+        sha256(text, strlen(text), hash);
+    struct document_columns cols;
+    memset(&cols, 0, sizeof cols);
+    const struct sql_value *strings[DOC_STRINGS] = {&row[2], &row[3], &row[4], &row[5],
+                                                    &row[8], &row[10], &row[11]};
+    for (int k = 0; k < DOC_STRINGS; k++)
+        cols.strings[k] = text_or_null(strings[k]);
+    const struct sql_value *integers[DOC_INTEGERS] = {&row[7], &row[9]};
+    for (int k = 0; k < DOC_INTEGERS; k++) {
+        cols.has_integer[k] = integers[k]->type != SQL_NULL;
+        cols.integers[k] = integers[k]->type == SQL_INT ? integers[k]->integer : (long long)integers[k]->real;
+    }
+    for (size_t f = 0; f < c->nfields && f < FIELD_COUNT; f++) {
+        cols.present[f] = fields[f].type != SQL_NULL;
+        cols.values[f] = fields[f].real;
+    }
+    json_t *root = json_loads(text, 0, NULL);
+    if (!json_is_object(root)) { /* kept as it was: a document is never lost */
+        json_decref(root);
+        root = json_object();
+        json_object_set_new(root, "document", json_string(text));
+    }
+    size_t packed_len;
+    unsigned char *packed = document_pack(root, &cols, &packed_len);
+    json_decref(root);
+    if (!packed) {
+        snprintf(c->why, c->why_len, "out of memory");
+        return c->failed = 1;
+    }
+    struct sql_value *p = c->params;
+    size_t k = 0;
+    long long day = fields[FIELD_START].type != SQL_NULL
+                        ? (long long)floor(fields[FIELD_START].real / 86400) : SUMMARY_NO_START_DAY;
+    char month[32];
+    if ((day < c->month_from || day >= c->month_to) &&
+        partition_of_day(day, month, sizeof month, &c->month_from, &c->month_to) == 0 &&
+        partitions_ensure(c->s, "summaries_v5", &day, 1, 0, c->why, c->why_len) < 0) {
+        free(packed);
+        return c->failed = 1;
+    }
+    p[k++] = row[0]; /* id */
+    p[k++] = sql_blob(hash, SHA256_LEN);
+    p[k++] = sql_int(day);
+    for (int i = 2; i < COPY_COLUMNS; i++)
+        p[k++] = row[i];
+    p[k++] = sql_blob(packed, packed_len);
+    for (size_t f = 0; f < c->nfields; f++)
+        p[k++] = fields[f];
+    long long changed = store_exec(c->s, c->insert, p, k, c->why, c->why_len);
+    free(packed);
+    if (changed < 0)
+        return c->failed = 1;
+    c->rows++;
+    c->last_id = row[0].integer;
+    return 0;
+}
+
+static int migration_5(struct store *s, char *why, size_t why_len)
+{
+    if (add_missing_field_columns(s, false, why, why_len) < 0 ||
+        create_summaries_v5(s, "summaries_v5", why, why_len) < 0)
+        return -1;
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    char *select = NULL, *insert = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&select, &len);
+    fputs("SELECT id, hash, name, category, set_id, host, tool, level, command, exit_status,"
+          " exit_type, taskid, archived_at, attempt, previous_attempt", out);
+    for (size_t i = 0; i < nfields; i++)
+        fprintf(out, ", \"%s\"", fields[i].name);
+    fputs(", document FROM summaries WHERE id > ? ORDER BY id LIMIT 2000", out);
+    fclose(out);
+    out = open_memstream(&insert, &len);
+    fputs("INSERT INTO summaries_v5 (id, hash, start_day, name, category, set_id, host, tool, level,"
+          " command, exit_status, exit_type, taskid, archived_at, attempt, previous_attempt,"
+          " document", out);
+    for (size_t i = 0; i < nfields; i++)
+        fprintf(out, ", \"%s\"", fields[i].name);
+    fputs(") VALUES (?", out);
+    for (size_t i = 1; i < COPY_COLUMNS + 2 + nfields; i++)
+        fputs(", ?", out);
+    fputs(")", out);
+    fclose(out);
+    struct copy c = {s, insert, calloc(COPY_COLUMNS + 2 + nfields, sizeof *c.params), nfields, 0,
+                     0, 0, 1, 0, why, why_len};
+    int rc = c.params ? 0 : -1;
+    /* in chunks of ids: a server sends a whole result at once */
+    for (size_t before = 1; rc == 0 && c.rows != before;) {
+        before = c.rows;
+        struct sql_value from = sql_int(c.last_id);
+        if (store_query(s, select, &from, 1, copy_row, &c, why, why_len) < 0 || c.failed)
+            rc = -1;
+        if (c.rows - before < COPY_CHUNK)
+            break;
+    }
+    free(select);
+    free(insert);
+    free(c.params);
+    if (rc < 0)
+        return -1;
+    if (exec_script(s, "DROP TABLE summaries; ALTER TABLE summaries_v5 RENAME TO summaries;"
+                       "CREATE INDEX summaries_name ON summaries (name);"
+                       "CREATE UNIQUE INDEX summaries_key ON summaries (start_day, hash);"
+                       "DROP TABLE aggregates;", why, why_len) < 0 ||
+        /* a partitioned table's primary key would have to hold start_day */
+        (s->backend->partition_by &&
+         exec_script(s, "CREATE INDEX summaries_id ON summaries (id);", why, why_len) < 0) ||
+        (s->backend->reset_ids && exec_script(s, s->backend->reset_ids, why, why_len) < 0))
+        return -1;
+    char sql[256];
+    snprintf(sql, sizeof sql, "CREATE TABLE aggregates (kind INTEGER NOT NULL, key TEXT NOT NULL,"
+             " day BIGINT NOT NULL, data %s NOT NULL, PRIMARY KEY (kind, key, day));",
+             s->backend->blob_type);
+    if (exec_script(s, sql, why, why_len) < 0)
+        return -1;
+    return aggregate_rebuild(s, why, why_len);
+}
+
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
     migration_2,
     migration_3,
     migration_4,
+    migration_5,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)

@@ -1,5 +1,6 @@
 /* Backend-independent part of the store: choosing the backend from the
- * location, the default location, and thin wrappers over the backend. */
+ * location, the default location, and thin wrappers over the backend
+ * (store_backend.h). */
 #include "archive/store.h"
 #include "util/directories.h"
 
@@ -32,7 +33,7 @@ char *store_default_location(void)
     return path;
 }
 
-struct store *store_open_at_version(const char *location, int version, char *why, size_t why_len)
+struct store *store_connect(const char *location, char *why, size_t why_len)
 {
     char *owned = NULL;
     if (!location)
@@ -48,16 +49,7 @@ struct store *store_open_at_version(const char *location, int version, char *why
         s = store_sqlite_open(location, why, why_len);
     }
     free(owned);
-    if (s && schema_migrate(s, version, why, why_len) < 0) {
-        store_close(s);
-        return NULL;
-    }
     return s;
-}
-
-struct store *store_open(const char *location, char *why, size_t why_len)
-{
-    return store_open_at_version(location, schema_current_version(), why, why_len);
 }
 
 void store_close(struct store *s)
@@ -76,6 +68,18 @@ int store_query(struct store *s, const char *sql, const struct sql_value *params
                 store_row_fn fn, void *ctx, char *why, size_t why_len)
 {
     return s->backend->query(s, sql, params, nparams, fn, ctx, why, why_len);
+}
+
+bool store_can_copy(const struct store *s)
+{
+    return s->backend->copy != NULL;
+}
+
+int store_copy(struct store *s, const char *table, const char *columns,
+               const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+               size_t why_len)
+{
+    return s->backend->copy(s, table, columns, values, nrows, ncols, why, why_len);
 }
 
 int store_begin(struct store *s, char *why, size_t why_len)

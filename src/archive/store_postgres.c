@@ -2,7 +2,7 @@
  * hosts. Statements are written with '?' placeholders (the SQLite spelling)
  * and rewritten to $1, $2, ...; they are prepared once per connection and
  * cached, and every value is sent as a parameter. */
-#include "archive/store.h"
+#include "archive/store_backend.h"
 
 #include <libpq-fe.h>
 #include "archive/libpq_api.h"
@@ -140,6 +140,15 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         PGresult *res = PQ(PQexec)(impl->conn, sql);
         if (!res)
             set_error(impl, why, why_len);
+        /* a table dropped or altered: the plans prepared on it would fail
+         * ("cached plan must not change result type"); prepare them again */
+        if (strstr(sql, "DROP ") || strstr(sql, "ALTER ")) {
+            for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++) {
+                free(impl->cache[i].sql);
+                impl->cache[i].sql = NULL;
+            }
+            PQ(PQclear)(PQ(PQexec)(impl->conn, "DEALLOCATE ALL"));
+        }
         return res;
     }
     const char *name = prepare(s, sql, (int)nparams, why, why_len);
@@ -147,6 +156,16 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         return NULL;
     const char **values = impl->values;
     char(*numbers)[32] = impl->numbers;
+    /* bytes travel in bytea's text form, \x and two hex digits a byte */
+    size_t blob_text = 0;
+    for (size_t i = 0; i < nparams; i++)
+        if (params[i].type == SQL_BLOB)
+            blob_text += 2 * params[i].length + 3;
+    char *blobs = blob_text ? malloc(blob_text) : NULL, *next_blob = blobs;
+    if (blob_text && !blobs) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
     for (size_t i = 0; i < nparams; i++) {
         switch (params[i].type) {
         case SQL_TEXT: values[i] = params[i].text; break;
@@ -158,10 +177,24 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
             snprintf(numbers[i], sizeof numbers[i], "%lld", params[i].integer);
             values[i] = numbers[i];
             break;
+        case SQL_BLOB: {
+            static const char hex[] = "0123456789abcdef";
+            const unsigned char *b = (const unsigned char *)params[i].text;
+            values[i] = next_blob;
+            *next_blob++ = '\\';
+            *next_blob++ = 'x';
+            for (size_t k = 0; k < params[i].length; k++) {
+                *next_blob++ = hex[b[k] >> 4];
+                *next_blob++ = hex[b[k] & 15];
+            }
+            *next_blob++ = '\0';
+            break;
+        }
         default: values[i] = NULL; break;
         }
     }
     PGresult *res = PQ(PQexecPrepared)(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
+    free(blobs);
     if (!res)
         set_error(impl, why, why_len);
     return res;
@@ -184,8 +217,26 @@ static long long postgres_exec(struct store *s, const char *sql, const struct sq
     return changed;
 }
 
-enum { OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
+enum { OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
        OID_NUMERIC = 1700 };
+
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* bytea's text form (\x and hex digits) decoded into out (room for
+ * strlen(text) / 2 bytes); the number of bytes. */
+static size_t decode_bytea(const char *text, unsigned char *out)
+{
+    size_t n = 0;
+    if (text[0] != '\\' || text[1] != 'x')
+        return 0;
+    for (const char *p = text + 2; hex_value(p[0]) >= 0 && hex_value(p[1]) >= 0; p += 2)
+        out[n++] = (unsigned char)(hex_value(p[0]) << 4 | hex_value(p[1]));
+    return n;
+}
 
 static int postgres_query(struct store *s, const char *sql, const struct sql_value *params,
                           size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_len)
@@ -205,9 +256,19 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
         Oid t = PQ(PQftype)(res, c);
         types[c] = (t == OID_INT8 || t == OID_INT2 || t == OID_INT4) ? SQL_INT
                    : (t == OID_FLOAT4 || t == OID_FLOAT8 || t == OID_NUMERIC) ? SQL_REAL
+                   : t == OID_BYTEA                                           ? SQL_BLOB
                                                                              : SQL_TEXT;
     }
+    unsigned char *bytes = NULL; /* the decoded blobs of one row */
     for (int r = 0; r < nrows; r++) {
+        size_t blob_room = 0;
+        for (int c = 0; c < ncols; c++)
+            if (types[c] == SQL_BLOB)
+                blob_room += (size_t)PQ(PQgetlength)(res, r, c) / 2 + 1;
+        unsigned char *room = blob_room ? realloc(bytes, blob_room) : bytes;
+        if (blob_room && !room)
+            break;
+        bytes = room;
         for (int c = 0; c < ncols; c++) {
             const char *v = PQ(PQgetvalue)(res, r, c);
             if (PQ(PQgetisnull)(res, r, c))
@@ -216,16 +277,137 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
                 row[c] = sql_int(atoll(v));
             else if (types[c] == SQL_REAL)
                 row[c] = sql_real(strtod(v, NULL));
+            else if (types[c] == SQL_BLOB) {
+                size_t n = decode_bytea(v, room);
+                row[c] = sql_blob(room, n);
+                room += n + 1;
+            }
             else
                 row[c] = sql_text(v);
         }
         if (fn && fn(ctx, (size_t)ncols, row))
             break;
     }
+    free(bytes);
     free(row);
     free(types);
     PQ(PQclear)(res);
     return 0;
+}
+
+/* --- COPY ... FROM STDIN, text format -------------------------------------- */
+
+struct copy_buffer {
+    char *data;
+    size_t len, capacity;
+    bool failed;
+};
+
+static void copy_put(struct copy_buffer *b, const char *bytes, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 1 << 16;
+        while (capacity < b->len + n)
+            capacity *= 2;
+        char *bigger = realloc(b->data, capacity);
+        if (!bigger) {
+            b->failed = true;
+            return;
+        }
+        b->data = bigger;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+}
+
+/* Text as COPY's text format reads it: backslash, tab, newline and carriage
+ * return escaped (a quote needs nothing). */
+static void copy_text(struct copy_buffer *b, const char *s)
+{
+    const char *run = s;
+    for (; *s; s++) {
+        const char *escape = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n"
+                             : *s == '\r' ? "\\r" : NULL;
+        if (!escape)
+            continue;
+        copy_put(b, run, (size_t)(s - run));
+        copy_put(b, escape, 2);
+        run = s + 1;
+    }
+    copy_put(b, run, (size_t)(s - run));
+}
+
+static void copy_value(struct copy_buffer *b, const struct sql_value *v)
+{
+    char number[40];
+    switch (v->type) {
+    case SQL_TEXT: copy_text(b, v->text); break;
+    case SQL_REAL: copy_put(b, number, (size_t)snprintf(number, sizeof number, "%.17g", v->real)); break;
+    case SQL_INT: copy_put(b, number, (size_t)snprintf(number, sizeof number, "%lld", v->integer)); break;
+    case SQL_BLOB: { /* bytea's \x form, its backslash escaped for COPY */
+        static const char hex[] = "0123456789abcdef";
+        copy_put(b, "\\\\x", 3);
+        const unsigned char *p = (const unsigned char *)v->text;
+        for (size_t k = 0; k < v->length; k++) {
+            char two[2] = {hex[p[k] >> 4], hex[p[k] & 15]};
+            copy_put(b, two, 2);
+        }
+        break;
+    }
+    default: copy_put(b, "\\N", 2); break;
+    }
+}
+
+static int postgres_copy(struct store *s, const char *table, const char *columns,
+                         const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+                         size_t why_len)
+{
+    struct postgres_store *impl = s->impl;
+    char *sql = NULL;
+    if (asprintf(&sql, "COPY %s (%s) FROM STDIN", table, columns) < 0) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    PGresult *res = PQ(PQexec)(impl->conn, sql);
+    free(sql);
+    if (PQ(PQresultStatus)(res) != PGRES_COPY_IN) {
+        set_result_error(s, res, why, why_len);
+        PQ(PQclear)(res);
+        return -1;
+    }
+    PQ(PQclear)(res);
+    struct copy_buffer b = {NULL, 0, 0, false};
+    int rc = 0;
+    for (size_t r = 0; r < nrows && rc == 0; r++) {
+        for (size_t c = 0; c < ncols; c++) {
+            if (c)
+                copy_put(&b, "\t", 1);
+            copy_value(&b, &values[r * ncols + c]);
+        }
+        copy_put(&b, "\n", 1);
+        if (b.failed || (b.len >= (1 << 20) || r + 1 == nrows)) { /* a megabyte at a time */
+            if (b.failed || PQ(PQputCopyData)(impl->conn, b.data, (int)b.len) != 1)
+                rc = -1;
+            b.len = 0;
+        }
+    }
+    if (PQ(PQputCopyEnd)(impl->conn, rc == 0 ? NULL : "tally: out of memory") != 1)
+        rc = -1;
+    free(b.data);
+    /* the COPY's outcome, then nothing */
+    while ((res = PQ(PQgetResult)(impl->conn)) != NULL) {
+        if (PQ(PQresultStatus)(res) != PGRES_COMMAND_OK && rc == 0) {
+            set_result_error(s, res, why, why_len);
+            rc = -2;
+        }
+        PQ(PQclear)(res);
+    }
+    if (rc == -1)
+        set_error(impl, why, why_len);
+    return rc < 0 ? -1 : 0;
 }
 
 static void postgres_close(struct store *s)
@@ -254,6 +436,12 @@ static const struct store_backend postgres_backend = {
     .lock_schema = "SELECT pg_advisory_xact_lock(74110311)",
     .column_exists = "SELECT 1 FROM information_schema.columns WHERE table_schema = "
                      "current_schema() AND table_name = ? AND column_name = ?",
+    .blob_type = "BYTEA",
+    .partitioned_id_column = "id BIGSERIAL",
+    .partition_by = " PARTITION BY RANGE (start_day)",
+    .copy = postgres_copy,
+    .reset_ids = "SELECT setval(pg_get_serial_sequence('summaries', 'id'),"
+                 " (SELECT coalesce(max(id), 0) + 1 FROM summaries), false);",
     .exec = postgres_exec,
     .query = postgres_query,
     .close = postgres_close,

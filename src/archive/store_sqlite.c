@@ -3,7 +3,7 @@
  * BEGIN IMMEDIATE so a writing transaction takes the write lock up front (no
  * deadlock between two readers upgrading), and a small cache of prepared
  * statements so batched inserts do not re-parse their SQL. */
-#include "archive/store.h"
+#include "archive/store_backend.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -80,6 +80,9 @@ static int bind_all(sqlite3_stmt *stmt, const struct sql_value *params, size_t n
         case SQL_TEXT: rc = SQLITE(sqlite3_bind_text)(stmt, col, params[i].text, -1, SQLITE_STATIC); break;
         case SQL_REAL: rc = SQLITE(sqlite3_bind_double)(stmt, col, params[i].real); break;
         case SQL_INT: rc = SQLITE(sqlite3_bind_int64)(stmt, col, params[i].integer); break;
+        case SQL_BLOB:
+            rc = SQLITE(sqlite3_bind_blob)(stmt, col, params[i].text, (int)params[i].length, SQLITE_STATIC);
+            break;
         default: rc = SQLITE(sqlite3_bind_null)(stmt, col); break;
         }
         if (rc != SQLITE_OK)
@@ -117,6 +120,11 @@ static int run(struct store *s, const char *sql, const struct sql_value *params,
             case SQLITE_NULL:
                 row[c] = sql_null();
                 break;
+            case SQLITE_BLOB: {
+                const void *data = SQLITE(sqlite3_column_blob)(stmt, c);
+                row[c] = sql_blob(data ? data : "", (size_t)SQLITE(sqlite3_column_bytes)(stmt, c));
+                break;
+            }
             default:
                 row[c] = sql_text((const char *)SQLITE(sqlite3_column_text)(stmt, c));
                 break;
@@ -184,6 +192,7 @@ static const struct store_backend sqlite_backend = {
     .begin_write = "BEGIN IMMEDIATE",
     .lock_schema = NULL, /* BEGIN IMMEDIATE already holds the write lock */
     .column_exists = "SELECT 1 FROM pragma_table_info(?) WHERE name = ?",
+    .blob_type = "BLOB",
     .exec = sqlite_exec,
     .query = sqlite_query,
     .close = sqlite_close,

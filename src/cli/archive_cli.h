@@ -7,7 +7,7 @@
 
 #include "archive/aggregate.h"
 #include "archive/history.h"
-#include "archive/store.h"
+#include "archive/schema.h"
 
 int archive_add_main(int argc, char **argv, const char *db);
 int archive_query_main(int argc, char **argv, const char *db);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "archive/aggregate.h"
+#include "archive/document_pack.h"
 #include "archive/outliers.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
@@ -34,12 +35,8 @@ struct broken {
     json_t *limits; /* {"memory": [300, "MB"], ...} */
 };
 
-static int read_broken(void *ctx, size_t ncols, const struct sql_value *row)
+static void read_broken(json_t *doc, struct broken *b)
 {
-    struct broken *b = ctx;
-    if (ncols < 1 || row[0].type != SQL_TEXT)
-        return 1;
-    json_t *doc = json_loads(row[0].text, 0, NULL);
     json_t *limits = json_object_get(doc, "limits_exceeded");
     const char *field;
     json_t *limit;
@@ -59,19 +56,17 @@ static int read_broken(void *ctx, size_t ncols, const struct sql_value *row)
             break;
     }
     b->limits = json_incref(limits);
-    json_decref(doc);
-    return 1;
 }
 
 static void limits_broken_by(struct store *store, long long id, struct broken *b)
 {
     char why[256];
-    struct sql_value param = sql_int(id);
     b->text[0] = '\0';
     b->limits = NULL;
-    if (store)
-        store_query(store, "SELECT document FROM summaries WHERE id = ?", &param, 1, read_broken,
-                    b, why, sizeof why);
+    json_t *doc = store ? document_load(store, id, why, sizeof why) : NULL;
+    if (doc)
+        read_broken(doc, b);
+    json_decref(doc);
 }
 
 static const char *reason_word(enum outlier_reason r)

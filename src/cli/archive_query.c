@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "archive/document_pack.h"
 #include "archive/query.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
@@ -90,9 +91,10 @@ static int print_row(void *ctx, size_t ncols, const struct sql_value *row)
 {
     struct printer *pr = ctx;
     const struct sql_value *field_values = row + NIDENTITY;
-    const struct sql_value *document = &row[ncols - 1];
     if (pr->format == FORMAT_JSON) {
-        json_t *doc = document->type == SQL_TEXT ? json_loads(document->text, 0, NULL) : NULL;
+        json_t *doc = ncols == NIDENTITY + pr->nfields + DOCUMENT_SELECT_COLUMNS
+                          ? document_from_row(field_values, field_values + pr->nfields)
+                          : NULL;
         if (!json_is_object(doc)) {
             json_decref(doc);
             doc = json_object();
@@ -102,12 +104,12 @@ static int print_row(void *ctx, size_t ncols, const struct sql_value *row)
             if (row[c].type == SQL_TEXT)
                 json_object_set_new(doc, c == 3 ? "set" : identity_columns[c],
                                     json_string(row[c].text));
-        char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15));
+        char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(16)); /* the writers' digits */
         printf("%s%s", pr->rows ? ",\n " : "", text);
         free(text);
         json_decref(doc);
     } else if (pr->format == FORMAT_CSV) {
-        for (size_t c = 0; c < ncols - 1; c++) {
+        for (size_t c = 0; c < NIDENTITY + pr->nfields && c < ncols; c++) {
             if (c)
                 putchar(',');
             if (row[c].type == SQL_TEXT)
@@ -230,7 +232,8 @@ int archive_query_main(int argc, char **argv, const char *db)
         fprintf(out, "%s, ", identity_columns[i]);
     for (size_t i = 0; i < pr.nfields; i++)
         fprintf(out, "\"%s\", ", pr.fields[i].name);
-    fprintf(out, "document FROM summaries WHERE %s ORDER BY id", q.where);
+    document_select_columns(out); /* the document, packed against the columns */
+    fprintf(out, " FROM summaries WHERE %s ORDER BY id", q.where);
     if (limit >= 0)
         fprintf(out, " LIMIT %lld", (long long)limit); /* a validated number, not user text */
     fclose(out);

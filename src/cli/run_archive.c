@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive/schema.h"
 #include "archive/aggregate_store.h"
 #include "archive/predict.h"
 #include "archive/summary_store.h"

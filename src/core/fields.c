@@ -50,8 +50,9 @@ int summary_field_id(const char *name)
 
 const struct summary_field *summary_field_find(const char *name)
 {
+    /* the first letter first: called for every member of every archived summary */
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (!strcmp(fields[i].name, name))
+        if (fields[i].name[0] == name[0] && !strcmp(fields[i].name, name))
             return &fields[i];
     return NULL;
 }

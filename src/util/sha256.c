@@ -113,7 +113,7 @@ static compress_fn best_compress(void)
 }
 
 static void sha256_with(compress_fn compress_block, const void *data, size_t len,
-                        char hex[SHA256_HEX_LEN + 1])
+                        unsigned char out[SHA256_LEN])
 {
     uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -135,17 +135,37 @@ static void sha256_with(compress_fn compress_block, const void *data, size_t len
     if (tail_len == 128)
         compress_block(state, tail + 64);
     for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", state[i]);
+        for (int k = 0; k < 4; k++)
+            out[4 * i + k] = (unsigned char)(state[i] >> (24 - 8 * k));
+}
+
+static void to_hex(const unsigned char raw[SHA256_LEN], char hex[SHA256_HEX_LEN + 1])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < SHA256_LEN; i++) {
+        hex[2 * i] = digits[raw[i] >> 4];
+        hex[2 * i + 1] = digits[raw[i] & 15];
+    }
+    hex[SHA256_HEX_LEN] = '\0';
+}
+
+void sha256(const void *data, size_t len, unsigned char out[SHA256_LEN])
+{
+    sha256_with(best_compress(), data, len, out);
 }
 
 void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 {
-    sha256_with(best_compress(), data, len, hex);
+    unsigned char raw[SHA256_LEN];
+    sha256_with(best_compress(), data, len, raw);
+    to_hex(raw, hex);
 }
 
 void sha256_hex_portable(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 {
-    sha256_with(compress, data, len, hex);
+    unsigned char raw[SHA256_LEN];
+    sha256_with(compress, data, len, raw);
+    to_hex(raw, hex);
 }
 
 /* 32 raw bytes from 64 hex digits. */

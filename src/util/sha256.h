@@ -6,8 +6,11 @@
 
 #include <stddef.h>
 
+#define SHA256_LEN 32
 #define SHA256_HEX_LEN 64
 
+/* The 32 bytes of the hash. */
+void sha256(const void *data, size_t len, unsigned char out[SHA256_LEN]);
 /* Writes 64 hex digits and a NUL into hex (at least 65 bytes). */
 void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
 /* The same without processor extensions (to check them against). */

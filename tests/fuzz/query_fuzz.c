@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "archive/query.h"
-#include "archive/store.h"
+#include "archive/schema.h"
 #include "fuzz_input.h"
 
 static struct store *archive;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "archive/ingest_files.h"
-#include "archive/store.h"
+#include "archive/schema.h"
 
 static struct store *archive;
 

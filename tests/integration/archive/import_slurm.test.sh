@@ -16,7 +16,8 @@ out=$("$TALLY" archive --db "$DB" import slurm "$FIX" 2> err.txt); st=$?
 check_eq "one bad line: exit 1" "$st" 1
 check_eq "counts" "$out" "steps 5, added 5, already archived 0, rejected 1"
 check_eq "the bad line named" "$(cat err.txt)" "tally: archive import slurm: $FIX: line 10: Elapsed: '12:34:56:78' is not a valid value"
-q() { sqlite3 "$DB" "select document from summaries where taskid = '$1'"; }
+# the stored summary as the user gets it back (the document is stored packed)
+q() { "$TALLY" archive --db "$DB" query --format json "taskid = '$1'" | jq -c '.[0]'; }
 check_eq "steps and jobs without steps, not the jobs with steps" "$(sqlite3 "$DB" "select group_concat(taskid, ' ') from (select taskid from summaries order by taskid)")" "1001.batch 1001.extern 1002.batch 1003.batch 1004"
 s=$(q 1001.batch)
 check_eq "step name = job name.step, category = partition" "$(echo "$s" | jq -c '[.name, .category, .user, .account, .host]')" '["align.batch","compute","alice","bio","node01"]'

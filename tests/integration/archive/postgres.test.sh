@@ -26,7 +26,7 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 4
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 5
 "$GEN" 25000 12 big > big.jsonl  # long enough to be read in two halves at once
 "$TALLY" archive --db "$PG_URI" add -q big.jsonl
 "$TALLY" archive --db "$WORK/same.db" add -q s.jsonl rm.summary big.jsonl
@@ -49,7 +49,23 @@ echo '{"name":"ok","memory":[5,"MB"],"new_field":{"x":[1,2]}}' > ok.summary
 "$TALLY" archive --db "$PG_URI" add wrong.summary ok.summary > out.txt 2> err.txt; st=$?
 check_eq "bad input: exit 1" "$st" 1
 check_contains "bad input named" "$(cat err.txt)" "wrong.summary: field 'memory': unit \"parsecs\""
-check_contains "unknown fields kept" "$(PSQL "select document from summaries where name = 'ok'")" '"new_field":{"x":[1,2]}'
+check_contains "unknown fields kept" "$("$TALLY" archive --db "$PG_URI" query --format json 'name = ok' | jq -c '.[0]')" '"new_field":{"x":[1,2]}'
+
+# --- COPY: text with tabs, newlines, backslashes and quotes arrives intact
+printf '%s\n' '{"name":"odd\tname","command":"a\tb\nc\\d \"q\" '"'"'s\\N","host":"h\\x41","total_files":[7777,"files"],"note":"\\.\n\\."}' > odd.json
+check_eq "odd text: added" "$("$TALLY" archive --db "$PG_URI" add odd.json 2>&1)" "added 1, already archived 0, rejected 0"
+check_eq "odd text: back as written" "$("$TALLY" archive --db "$PG_URI" query --format json 'total_files = 7777' | jq -c '.[0] | del(.archive_id)')" "$(jq -c . odd.json)"
+check_eq "odd text: the command's column" "$(PSQL "select command from summaries where total_files = 7777")" "$(jq -r .command odd.json)"
+check_eq "odd text: the name's column" "$(PSQL "select name || '|' || host from summaries where total_files = 7777")" "$(jq -r '.name + "|" + .host' odd.json)"
+
+# --- partitions by month, created when a month first comes
+check_eq "the generated summaries (November 2026) in their month's partition" "$(PSQL "select count(*) from summaries_2026_11 where name in ('rmapper', 'big')")" 25500
+check_eq "... and no other month's partition before the next add" "$(PSQL "select count(*) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'summaries'::regclass and c.relname = 'summaries_2027_12'")" 0
+echo '{"name":"later","start":[1830000000,"s"],"memory":[3,"MB"]}' > later.json  # 2027-12-28
+check_eq "a summary of a new month: added" "$("$TALLY" archive --db "$PG_URI" add later.json 2>&1)" "added 1, already archived 0, rejected 0"
+check_eq "... into its new partition" "$(PSQL "select count(*) from summaries_2027_12 where name = 'later'")" 1
+check_eq "... without a start: the default partition" "$(PSQL "select count(*) from summaries_default where total_files = 7777")" 1
+check_eq "... answered like any other" "$("$TALLY" archive --db "$PG_URI" stats --format json later | jq -c '[.count, .resources.memory.max]')" '[1,3]'
 
 # --- migrations: a database at version 1 is brought to the current version
 PSQL "create database old_archive" >/dev/null
@@ -62,10 +78,12 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
     exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary
-check_eq "migrated to version 4" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 4
+check_eq "migrated to version 5" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 5
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7
+check_eq "version 5: the old row's document, its hash as 32 bytes, its id" "$("$TALLY" archive --db "$OLD_URI" query --format json 'name = old' | jq -c '.[0]') $(psql -X -t -A -d "$OLD_URI" -c "select length(hash) || ' ' || id from summaries where name = 'old'")" '{"archive_id":1,"name":"old"} 32 1'
+check_eq "version 5: new ids follow the copied ones" "$(psql -X -t -A -d "$OLD_URI" -c "select id from summaries where name = 'ok'")" 2
 check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select count(*) from information_schema.columns where table_name = 'summaries' and column_name in ('wall_time', 'attempt', 'major_page_faults')")" 3
 
 # --- 10 concurrent writers × 10,000 summaries, on a fresh database

@@ -44,7 +44,7 @@ check_eq "import slurm (running sacct): exit 0" "$st" 0
 check_eq "... nothing said on stderr" "$(cat import.err)" ""
 steps=$(sqlite3 "$DB" "select count(*) from summaries")
 check_contains "... the counts" "$out" "added $steps, already archived 0, rejected 0"
-doc() { sqlite3 "$DB" "select document from summaries where taskid = '$1'"; }
+doc() { "$TALLY" archive --db "$DB" query --format json "taskid = '$1'" | jq -c '.[0]'; }
 s=$(doc "$J1.0")
 check_eq "the 60 MB job's step: its name, category (partition), node" \
   "$(jq -c '[.name, .category, .host]' <<<"$s")" "[\"hold60.0\",\"debug\",\"$(hostname -s)\"]"

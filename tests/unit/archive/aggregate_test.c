@@ -49,14 +49,15 @@ int main(void)
     CHECK_NEAR(from_agg.p90, exact.p90, exact.p90 / 100);
     CHECK_NEAR(from_agg.p99, exact.p99, exact.p99 / 100);
 
-    /* merging three parts in another order, through the text form, gives the same */
+    /* merging three parts in another order, through the stored form, gives the same */
     struct aggregate merged;
     aggregate_init(&merged);
     struct aggregate *parts[3] = {&c, &a, &b};
     for (int k = 0; k < 3; k++) {
-        char *text = aggregate_encode(parts[k]);
-        CHECK_INT(aggregate_decode_merge(&merged, text), 0);
-        free(text);
+        size_t len;
+        unsigned char *data = aggregate_encode(parts[k], &len);
+        CHECK_INT(aggregate_decode_merge(&merged, data, len), 0);
+        free(data);
     }
     const struct aggregate_field *m = &merged.fields[FIELD_MEMORY], *w = &whole.fields[FIELD_MEMORY];
     CHECK_INT(merged.runs, N);
@@ -69,8 +70,42 @@ int main(void)
     CHECK_NEAR(m->top[0].value, w->top[0].value, 0);
     CHECK_INT(m->top[0].id, w->top[0].id);
     CHECK_NEAR(aggregate_quantile(m, 0.9), aggregate_quantile(w, 0.9), 1e-9);
-    CHECK_INT(aggregate_decode_merge(&merged, "zz"), -1);
-    CHECK_INT(aggregate_decode_merge(&merged, "01"), -1); /* truncated */
+    CHECK_INT(aggregate_decode_merge(&merged, (const unsigned char *)"zz", 2), -1);
+    CHECK_INT(aggregate_decode_merge(&merged, (const unsigned char *)"\x02", 1), -1); /* truncated */
+    CHECK_INT(aggregate_decode_merge(&merged, (const unsigned char *)"\x01\x00\x00\x00\x00", 5),
+              -1); /* the hex text form of version 1: schema 5 rebuilds those */
+    /* the stored form gives back every bin to the bit, however it was shortened */
+    {
+        struct aggregate one, back;
+        aggregate_init(&one);
+        aggregate_init(&back);
+        double v[FIELD_COUNT];
+        bool has[FIELD_COUNT] = {false};
+        has[FIELD_MEMORY] = has[FIELD_WALL_TIME] = true;
+        v[FIELD_MEMORY] = 123.456;
+        v[FIELD_WALL_TIME] = 7.25;
+        aggregate_add(&one, v, has, 1, false);
+        v[FIELD_MEMORY] = 123.457; /* the same bin: a bin of two runs */
+        aggregate_add(&one, v, has, 2, true);
+        has[FIELD_WALL_TIME] = false; /* untimed runs */
+        v[FIELD_MEMORY] = 9000;
+        aggregate_add(&one, v, has, 3, false);
+        size_t len;
+        unsigned char *data = aggregate_encode(&one, &len);
+        CHECK_INT(aggregate_decode_merge(&back, data, len), 0);
+        free(data);
+        for (int f = 0; f < FIELD_COUNT; f++) {
+            CHECK_INT(back.fields[f].nbins, one.fields[f].nbins);
+            for (size_t k = 0; k < one.fields[f].nbins && k < back.fields[f].nbins; k++) {
+                const struct aggregate_bin *x = &one.fields[f].bins[k], *y = &back.fields[f].bins[k];
+                CHECK(x->index == y->index && x->count == y->count && x->max == y->max &&
+                      x->sum == y->sum && x->sum_t == y->sum_t && x->sum_vt == y->sum_vt);
+            }
+        }
+        CHECK_INT(back.stopped_count, 1);
+        aggregate_free(&one);
+        aggregate_free(&back);
+    }
 
     /* predict: 9 runs at 100, one at 2000 (no wall_time: equal weights) →
      * 100 MB, waste (100·1 [stopped] + 0) / 10 … as predict_first_allocation */

@@ -1,0 +1,308 @@
+/* Packing a summary's document against its row (see document_pack.h). */
+#include "archive/document_pack.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_VERSION 1
+enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT };
+enum { FLAG_INTEGER = 1, FLAG_BARE = 2 };
+
+static const char *const string_keys[DOC_STRINGS] = {"name",    "category",  "set",   "host",
+                                                     "command", "exit_type", "taskid"};
+static const char *const integer_keys[DOC_INTEGERS] = {"level", "exit_status"};
+
+struct buffer {
+    unsigned char *data;
+    size_t len, capacity;
+    bool failed;
+};
+
+static void put(struct buffer *b, const void *bytes, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 256;
+        while (capacity < b->len + n)
+            capacity *= 2;
+        unsigned char *bigger = realloc(b->data, capacity);
+        if (!bigger) {
+            b->failed = true;
+            return;
+        }
+        b->data = bigger;
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+}
+
+static void put_byte(struct buffer *b, unsigned char c) { put(b, &c, 1); }
+
+static void put_varint(struct buffer *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        put_byte(b, (unsigned char)(v | 0x80));
+        v >>= 7;
+    }
+    put_byte(b, (unsigned char)v);
+}
+
+static bool same_double(double a, double b) { return !memcmp(&a, &b, sizeof a); }
+
+/* The flags when the number n is what the column holds, else -1. */
+static int number_from_column(const json_t *n, double column)
+{
+    if (json_is_integer(n)) {
+        json_int_t i = json_integer_value(n);
+        return (i > -(1LL << 53) && i < (1LL << 53) && (double)i == column) ? FLAG_INTEGER : -1;
+    }
+    /* -0 would come back as 0 from a column */
+    return json_is_real(n) && same_double(json_real_value(n), column) && !(column == 0 && signbit(column))
+               ? 0 : -1;
+}
+
+/* FLAGS when member (key, value) is numeric field id's column value, else -1. */
+static int field_flags(int id, const json_t *value, const struct document_columns *cols)
+{
+    if (id < 0 || id >= FIELD_COUNT || !cols->present[id])
+        return -1;
+    if (json_is_number(value)) {
+        int flags = number_from_column(value, cols->values[id]);
+        return flags < 0 ? -1 : flags | FLAG_BARE;
+    }
+    const struct summary_field *f = summary_field_by_id((enum summary_field_id)id);
+    if (!json_is_array(value) || json_array_size(value) != 2 ||
+        !json_is_string(json_array_get(value, 1)) ||
+        strcmp(json_string_value(json_array_get(value, 1)), f->unit))
+        return -1;
+    return number_from_column(json_array_get(value, 0), cols->values[id]);
+}
+
+static int string_column(const char *key, const json_t *value, const struct document_columns *cols)
+{
+    if (!json_is_string(value))
+        return -1;
+    for (int k = 0; k < DOC_STRINGS; k++)
+        if (!strcmp(key, string_keys[k]))
+            return cols->strings[k] && !strcmp(cols->strings[k], json_string_value(value)) &&
+                           strlen(cols->strings[k]) == json_string_length(value)
+                       ? k : -1;
+    return -1;
+}
+
+static int integer_column(const char *key, const json_t *value, const struct document_columns *cols)
+{
+    if (!json_is_integer(value))
+        return -1;
+    for (int k = 0; k < DOC_INTEGERS; k++)
+        if (!strcmp(key, integer_keys[k]))
+            return cols->has_integer[k] && cols->integers[k] == json_integer_value(value) ? k : -1;
+    return -1;
+}
+
+unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len)
+{
+    struct buffer b = {NULL, 0, 0, false};
+    put_byte(&b, PACK_VERSION);
+    const char *key;
+    json_t *value;
+    json_object_foreach(root, key, value) {
+        int id = summary_field_id(key), flags, k;
+        if ((flags = field_flags(id, value, cols)) >= 0) {
+            unsigned char entry[3] = {ENTRY_FIELD, (unsigned char)id, (unsigned char)flags};
+            put(&b, entry, 3);
+        } else if ((k = string_column(key, value, cols)) >= 0) {
+            unsigned char entry[2] = {ENTRY_STRING, (unsigned char)k};
+            put(&b, entry, 2);
+        } else if ((k = integer_column(key, value, cols)) >= 0) {
+            unsigned char entry[2] = {ENTRY_INTEGER, (unsigned char)k};
+            put(&b, entry, 2);
+        } else {
+            /* 17 significant digits: every double comes back to the bit */
+            char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                               JSON_REAL_PRECISION(17));
+            if (!text) {
+                b.failed = true;
+                break;
+            }
+            size_t klen = strlen(key), vlen = strlen(text);
+            put_byte(&b, ENTRY_TEXT);
+            put_varint(&b, klen);
+            put(&b, key, klen);
+            put_varint(&b, vlen);
+            put(&b, text, vlen);
+            free(text);
+        }
+    }
+    put_byte(&b, ENTRY_END);
+    if (b.failed) {
+        free(b.data);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data;
+}
+
+struct reader {
+    const unsigned char *p, *end;
+    bool failed;
+};
+
+static unsigned get_byte(struct reader *r)
+{
+    if (r->p >= r->end) {
+        r->failed = true;
+        return 0;
+    }
+    return *r->p++;
+}
+
+static uint64_t get_varint(struct reader *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
+        unsigned c = get_byte(r);
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    r->failed = true;
+    return 0;
+}
+
+static const unsigned char *get_bytes(struct reader *r, size_t n)
+{
+    if (r->failed || (size_t)(r->end - r->p) < n) {
+        r->failed = true;
+        return NULL;
+    }
+    const unsigned char *at = r->p;
+    r->p += n;
+    return at;
+}
+
+static json_t *field_value(const struct document_columns *cols, unsigned id, unsigned flags)
+{
+    if (id >= FIELD_COUNT || !cols->present[id])
+        return NULL;
+    double v = cols->values[id];
+    json_t *n = flags & FLAG_INTEGER ? json_integer((json_int_t)v) : json_real(v);
+    if (flags & FLAG_BARE)
+        return n;
+    return json_pack("[o, s]", n, summary_field_by_id((enum summary_field_id)id)->unit);
+}
+
+json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols)
+{
+    struct reader r = {data, data + len, false};
+    if (get_byte(&r) != PACK_VERSION)
+        return NULL;
+    json_t *root = json_object();
+    for (unsigned tag; root && !r.failed && (tag = get_byte(&r)) != ENTRY_END;) {
+        if (tag == ENTRY_FIELD) {
+            unsigned id = get_byte(&r), flags = get_byte(&r);
+            json_t *v = r.failed ? NULL : field_value(cols, id, flags);
+            if (!v || json_object_set_new(root, summary_field_by_id((enum summary_field_id)id)->name, v) < 0)
+                r.failed = true;
+        } else if (tag == ENTRY_STRING || tag == ENTRY_INTEGER) {
+            unsigned k = get_byte(&r);
+            bool string = tag == ENTRY_STRING;
+            if (r.failed || k >= (string ? DOC_STRINGS : DOC_INTEGERS) ||
+                (string ? !cols->strings[k] : !cols->has_integer[k]) ||
+                json_object_set_new(root, string ? string_keys[k] : integer_keys[k],
+                                    string ? json_string(cols->strings[k])
+                                           : json_integer(cols->integers[k])) < 0)
+                r.failed = true;
+        } else if (tag == ENTRY_TEXT) {
+            size_t klen = get_varint(&r);
+            const unsigned char *key = get_bytes(&r, klen);
+            size_t vlen = get_varint(&r);
+            const unsigned char *text = get_bytes(&r, vlen);
+            json_t *v = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;
+            /* a JSON document's keys are UTF-8 without NUL (found by
+             * stored_archive_fuzz); json_stringn checks the UTF-8 */
+            json_t *valid = key && !memchr(key, 0, klen) ? json_stringn((const char *)key, klen) : NULL;
+            json_decref(valid);
+            if (!v || !valid) {
+                json_decref(v);
+                r.failed = true;
+            } else if (json_object_setn_new(root, (const char *)key, klen, v) < 0) {
+                r.failed = true; /* v is released by jansson */
+            }
+        } else {
+            r.failed = true;
+        }
+    }
+    if (r.failed) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+void document_select_columns(FILE *out)
+{
+    fputs("name, category, set_id, host, command, exit_type, taskid, level, exit_status, document",
+          out);
+}
+
+static const char *text_of(const struct sql_value *v) { return v->type == SQL_TEXT ? v->text : NULL; }
+
+json_t *document_from_row(const struct sql_value *fields, const struct sql_value *doc)
+{
+    const struct sql_value *packed = &doc[DOCUMENT_SELECT_COLUMNS - 1];
+    if (packed->type == SQL_TEXT) /* archived as JSON text */
+        return json_loads(packed->text, 0, NULL);
+    if (packed->type != SQL_BLOB)
+        return NULL;
+    struct document_columns cols;
+    memset(&cols, 0, sizeof cols);
+    for (int k = 0; k < DOC_STRINGS; k++)
+        cols.strings[k] = text_of(&doc[k]);
+    for (int k = 0; k < DOC_INTEGERS; k++) {
+        const struct sql_value *v = &doc[DOC_STRINGS + k];
+        cols.has_integer[k] = v->type == SQL_INT || v->type == SQL_REAL;
+        cols.integers[k] = v->type == SQL_INT ? v->integer : (long long)v->real;
+    }
+    for (int f = 0; f < FIELD_COUNT; f++) {
+        cols.present[f] = fields[f].type == SQL_REAL || fields[f].type == SQL_INT;
+        cols.values[f] = fields[f].real;
+    }
+    return document_unpack((const unsigned char *)packed->text, packed->length, &cols);
+}
+
+struct loaded {
+    json_t *doc;
+};
+
+static int take_document(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct loaded *l = ctx;
+    if (ncols == FIELD_COUNT + DOCUMENT_SELECT_COLUMNS)
+        l->doc = document_from_row(row, row + FIELD_COUNT);
+    return 1;
+}
+
+json_t *document_load(struct store *s, long long id, char *why, size_t why_len)
+{
+    char *sql = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&sql, &len);
+    if (!out)
+        return NULL;
+    fputs("SELECT ", out);
+    for (int f = 0; f < FIELD_COUNT; f++) /* names from fields.c, not from users */
+        fprintf(out, "\"%s\", ", summary_field_by_id((enum summary_field_id)f)->name);
+    document_select_columns(out);
+    fputs(" FROM summaries WHERE id = ?", out);
+    fclose(out);
+    struct loaded l = {NULL};
+    struct sql_value param = sql_int(id);
+    store_query(s, sql, &param, 1, take_document, &l, why, why_len);
+    free(sql);
+    return l.doc;
+}

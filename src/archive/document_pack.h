@@ -1,0 +1,62 @@
+/* A stored summary's document, packed against its row's columns: every
+ * member whose value a column already holds (the numeric fields of
+ * core/fields.c as [number, "unit"] in the field's unit, the name, category,
+ * set, host, command, exit type and task id strings, level and exit status)
+ * is kept as a reference to that column; every other member is kept as its
+ * JSON text. Unpacking gives back the same object: the same members in the
+ * same order with the same values (numbers to the bit, integers as
+ * integers), so nothing a user can get from the archive is lost, while a
+ * tally summary's document shrinks from ~500 bytes to ~70.
+ *
+ * Layout: a version byte (1), then one entry per member, then 0:
+ *   1 ID FLAGS        numeric field ID from its column; FLAGS bit 0: the JSON
+ *                     number is an integer, bit 1: a bare number, not a pair
+ *   2 K               string member K (see enum document_string) from its column
+ *   3 K               integer member K (level, exit_status) from its column
+ *   4 LEN KEY LEN JSON a member as text (lengths as varints) */
+#ifndef TALLY_ARCHIVE_DOCUMENT_PACK_H
+#define TALLY_ARCHIVE_DOCUMENT_PACK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "archive/store.h"
+#include "core/fields.h"
+
+enum document_string {
+    DOC_NAME, DOC_CATEGORY, DOC_SET, DOC_HOST, DOC_COMMAND, DOC_EXIT_TYPE, DOC_TASKID,
+    DOC_STRINGS
+};
+enum document_integer { DOC_LEVEL, DOC_EXIT_STATUS, DOC_INTEGERS };
+
+/* What the row's columns hold (NULL / not present where the column is NULL). */
+struct document_columns {
+    const char *strings[DOC_STRINGS];
+    bool has_integer[DOC_INTEGERS];
+    long long integers[DOC_INTEGERS];
+    bool present[FIELD_COUNT];
+    double values[FIELD_COUNT];
+};
+
+/* Packs root (a JSON object) against cols: a malloc'd buffer and its length
+ * in *len. NULL when out of memory. */
+unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len);
+/* The object packed in data; NULL when data is not a packed document. */
+json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols);
+
+/* The columns to SELECT for a document, in the order document_from_row reads
+ * them, after the FIELD_COUNT numeric field columns (written to out, each
+ * followed by ", " except the last). */
+void document_select_columns(FILE *out);
+#define DOCUMENT_SELECT_COLUMNS 10
+/* The document of a row: fields = its FIELD_COUNT numeric columns, doc = the
+ * DOCUMENT_SELECT_COLUMNS columns of document_select_columns. A document
+ * archived as JSON text (before schema version 5) is parsed. NULL when
+ * unreadable. */
+json_t *document_from_row(const struct sql_value *fields, const struct sql_value *doc);
+/* The document of the summary archived with this id; NULL when none. */
+json_t *document_load(struct store *s, long long id, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,89 @@
+/* Monthly partitions of summaries (see partitions.h). */
+#include "archive/partitions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int partition_of_day(long long day, char *name, size_t name_len, long long *first, long long *last)
+{
+    /* years 1..9999: 719162 days before 1970 to 2932896 after */
+    if (day < -719162 || day > 2932896)
+        return -1;
+    time_t t = (time_t)(day * 86400);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm))
+        return -1;
+    snprintf(name, name_len, "%04d_%02d", tm.tm_year + 1900, tm.tm_mon + 1);
+    tm.tm_mday = 1;
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    *first = (long long)(timegm(&tm) / 86400);
+    tm.tm_mon += 1;
+    *last = (long long)(timegm(&tm) / 86400);
+    return 0;
+}
+
+static int found(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    *(int *)ctx = ncols > 0 && row[0].type != SQL_NULL;
+    return 1;
+}
+
+static int create_month(struct store *s, const char *table, const char *month, long long first,
+                        long long last, int serialise, char *why, size_t why_len)
+{
+    char sql[512], partition[64];
+    /* table and month are tally's own names, never user text */
+    snprintf(partition, sizeof partition, "summaries_%s", month);
+    int exists = 0;
+    struct sql_value p = sql_text(partition);
+    if (store_query(s, "SELECT to_regclass(?::text)", &p, 1, found, &exists, why, why_len) < 0)
+        return -1;
+    if (exists)
+        return 0;
+    if (serialise && (store_begin(s, why, why_len) < 0 ||
+                      store_exec(s, "SELECT pg_advisory_xact_lock(74110312)", NULL, 0, why, why_len) < 0))
+        goto fail;
+    snprintf(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%lld) TO (%lld)",
+             partition, table, first, last);
+    if (store_exec(s, sql, NULL, 0, why, why_len) < 0)
+        goto fail;
+    return serialise ? store_commit(s, why, why_len) : 0;
+fail:
+    if (serialise)
+        store_rollback(s);
+    return -1;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+int partitions_ensure(struct store *s, const char *table, const long long *days, size_t n,
+                      int serialise, char *why, size_t why_len)
+{
+    if (!s->backend->partition_by || n == 0)
+        return 0;
+    long long *sorted = malloc(n * sizeof *sorted);
+    if (!sorted) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    memcpy(sorted, days, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, by_value);
+    int rc = 0;
+    long long covered_to = 0, covered_from = 1; /* an empty range */
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (sorted[i] >= covered_from && sorted[i] < covered_to)
+            continue;
+        char month[32];
+        if (partition_of_day(sorted[i], month, sizeof month, &covered_from, &covered_to) < 0)
+            continue; /* the default partition */
+        rc = create_month(s, table, month, covered_from, covered_to, serialise, why, why_len);
+    }
+    free(sorted);
+    return rc;
+}

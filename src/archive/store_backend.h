@@ -1,0 +1,98 @@
+/* The interface between the archive's store (store.h) and its backends (an
+ * SQLite file, the default; a PostgreSQL server for many hosts): values,
+ * the table of a backend's operations, and the backends' constructors.
+ * store.c uses it and the backends implement it; a backend includes this
+ * header only, never store.h, so the arrows point one way:
+ * schema.c → aggregate_store.c → store.c → store_backend.h ← store_*.c. */
+#ifndef TALLY_ARCHIVE_STORE_BACKEND_H
+#define TALLY_ARCHIVE_STORE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sql_type { SQL_NULL, SQL_TEXT, SQL_REAL, SQL_INT, SQL_BLOB };
+
+struct sql_value {
+    enum sql_type type;
+    const char *text;    /* SQL_TEXT; SQL_BLOB: the bytes */
+    size_t length;       /* SQL_BLOB: how many bytes */
+    double real;         /* SQL_REAL (also filled for numeric results of either type) */
+    long long integer;   /* SQL_INT */
+};
+
+static inline struct sql_value sql_text(const char *s)
+{
+    struct sql_value v = {s ? SQL_TEXT : SQL_NULL, s, 0, 0, 0};
+    return v;
+}
+static inline struct sql_value sql_real(double d)
+{
+    struct sql_value v = {SQL_REAL, NULL, 0, d, 0};
+    return v;
+}
+static inline struct sql_value sql_int(long long i)
+{
+    struct sql_value v = {SQL_INT, NULL, 0, (double)i, i};
+    return v;
+}
+static inline struct sql_value sql_blob(const void *data, size_t length)
+{
+    struct sql_value v = {data ? SQL_BLOB : SQL_NULL, data, length, 0, 0};
+    return v;
+}
+static inline struct sql_value sql_null(void)
+{
+    struct sql_value v = {SQL_NULL, NULL, 0, 0, 0};
+    return v;
+}
+
+/* Called once per result row; values are valid only during the call. Return
+ * non-zero to stop early. */
+typedef int (*store_row_fn)(void *ctx, size_t ncols, const struct sql_value *row);
+
+struct store;
+
+/* What differs between the backends. */
+struct store_backend {
+    const char *name;          /* "sqlite" or "postgresql" */
+    const char *id_column;     /* the auto-increment primary key declaration */
+    const char *begin_write;   /* starts a transaction that will write */
+    const char *lock_schema;   /* serialises schema migrations, or NULL */
+    const char *column_exists; /* SELECT returning a row when (table, column) exists */
+    const char *blob_type;     /* the column type of bytes */
+    const char *reset_ids;     /* after rows were copied with their ids: the next
+                                * id follows the largest (NULL: automatic) */
+    /* summaries partitioned by month of start_day (PostgreSQL): the id
+     * column of such a table (its key must hold start_day, so id is indexed,
+     * not the primary key) and the clause; NULL when not partitioned */
+    const char *partitioned_id_column;
+    const char *partition_by;
+    /* Sends nrows × ncols values into table (columns, comma-separated) in
+     * bulk (PostgreSQL's COPY); NULL when the backend has none. 0 or -1. */
+    int (*copy)(struct store *s, const char *table, const char *columns,
+                const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+                size_t why_len);
+    /* Runs one statement; returns the number of rows changed, or -1. */
+    long long (*exec)(struct store *s, const char *sql, const struct sql_value *params,
+                      size_t nparams, char *why, size_t why_len);
+    /* Runs a SELECT (or ... RETURNING), calling fn per row; 0 or -1. */
+    int (*query)(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
+                 store_row_fn fn, void *ctx, char *why, size_t why_len);
+    void (*close)(struct store *s);
+};
+
+struct store {
+    const struct store_backend *backend;
+    void *impl;
+    char *location; /* file path or connection URI, for messages */
+    bool retryable; /* set by the backend when a failure was a deadlock or a
+                     * serialization failure: running the transaction again
+                     * may succeed */
+};
+
+/* Backend constructors (store_sqlite.c, store_postgres.c): a connection,
+ * schema not checked. NULL with a reason. */
+struct store *store_sqlite_open(const char *path, char *why, size_t why_len);
+struct store *store_postgres_open(const char *uri, char *why, size_t why_len);
+
+#endif
