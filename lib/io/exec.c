@@ -5,7 +5,7 @@
  * a vfork child runs it on its parent's memory. The region notes the exec
  * (EXEC_PENDING and its target) so that the monitor can tell an image
  * that never started the helper (a static or setuid program). */
-#include "io.h"
+#include "exec.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -93,8 +93,12 @@ char *const *io_child_env(char *const envp[], char **out, char *buf, size_t bufl
 void io_exec_begin(const char *path)
 {
     struct tally_io_header *h = io_region;
-    if (!h || h->pid != (pid_t)syscall(SYS_getpid))
+    if (!h)
         return;
+    if (h->pid != (pid_t)syscall(SYS_getpid)) { /* a vfork child: the region is its parent's */
+        io_region_note_vfork_exec(h, path ? path : "");
+        return;
+    }
     size_t n = path ? strlen(path) : 0;
     if (n > sizeof h->exec_target - 1)
         n = sizeof h->exec_target - 1;

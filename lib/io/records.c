@@ -3,7 +3,7 @@
  * the region through a lock-free open-addressing table (a signal handler
  * may open a file while the thread it interrupted is inside a wrapper), and
  * the counter updates of one operation, under the record's spin lock. */
-#include "io.h"
+#include "records.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -12,13 +12,21 @@
 #include <unistd.h>
 
 #define HASH_SLOTS 4096 /* a power of two, over twice the capacity */
-static int32_t slots[HASH_SLOTS];
+/* A slot holds (generation << 16) | record; one of another generation is
+ * free. A forked child starts a new generation instead of clearing the
+ * table: it writes only the slots it uses (clearing 16 KiB cost each short
+ * child four page copies). */
+static uint32_t slots[HASH_SLOTS];
+static uint32_t generation = 1;
 static char cwd[PATH_MAX];
 static int cwd_known;
 
 void io_records_reset(void)
 {
-    memset(slots, 0, sizeof slots);
+    if (++generation > 0xffff) { /* once in 65,535 generations */
+        memset(slots, 0, sizeof slots);
+        generation = 1;
+    }
 }
 
 void io_cwd_changed(void)
@@ -39,12 +47,13 @@ int32_t io_record_for_abs(const char *abs)
     struct tally_io_header *h = io_region;
     uint32_t hash = hash_of(abs);
     for (uint32_t i = 0; i < HASH_SLOTS; i++) {
-        int32_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
-        int32_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-        if (v) {
-            struct tally_io_record *r = io_rec(v);
+        uint32_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
+        uint32_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if (v >> 16 == generation) {
+            int32_t rec = (int32_t)(v & 0xffff);
+            struct tally_io_record *r = io_rec(rec);
             if (r->path_hash == hash && !strncmp(r->path, abs, TALLY_IO_PATH - 1))
-                return v;
+                return rec;
             continue;
         }
         uint64_t idx = __atomic_fetch_add(&h->records, 1, __ATOMIC_RELAXED);
@@ -61,10 +70,11 @@ int32_t io_record_for_abs(const char *abs)
         r->path_hash = hash;
         r->last_read_end = r->last_write_end = -1;
         r->ready = 1;
-        int32_t mine = (int32_t)idx + 1, expected = 0;
+        int32_t mine = (int32_t)idx + 1;
         /* Lost to another taker of the same slot: this record stays, with
          * its path (the monitor merges records of one path). */
-        __atomic_compare_exchange_n(slot, &expected, mine, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        __atomic_compare_exchange_n(slot, &v, generation << 16 | (uint32_t)mine, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED);
         return mine;
     }
     __atomic_fetch_add(&h->past_bound, 1, __ATOMIC_RELAXED);
