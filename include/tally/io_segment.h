@@ -80,8 +80,10 @@ enum tally_io_counter { TALLY_IO_COUNTERS(TALLY_IO_ENUM) TALLY_IO_COUNTER_COUNT 
 #undef TALLY_IO_ENUM
 
 /* header.ticks: TSC, the x86 time-stamp counter (the reader turns a
- * timestamp t into start_ns + (t - start_ticks) ns-per-tick, measuring the
- * rate itself against CLOCK_REALTIME); NS, ns since the epoch. */
+ * timestamp t into anchor_ns + (t - anchor_ticks) ns-per-tick, measuring
+ * the rate itself against CLOCK_REALTIME since the anchor); NS, ns since
+ * the epoch. A short process then reads no clock but the counter: its first
+ * clock_gettime would cost it the vDSO's page faults. */
 enum { TALLY_IO_TICKS_NS = 0, TALLY_IO_TICKS_TSC = 1 };
 
 /* header.flags */
@@ -101,9 +103,11 @@ struct tally_io_header {
     int32_t pid, ppid;
     volatile uint32_t flags;
     int32_t exit_code, signal;
-    uint32_t ticks;             /* the unit of the records' times and timestamps */
-    uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns */
-    uint64_t start_ticks;       /* the ticks read with start_ns */
+    uint32_t ticks;             /* the unit of start_ticks, end_ticks and the records' times */
+    uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns: 0 from the helper, set by the reader */
+    uint64_t start_ticks, end_ticks; /* the image's start and end (end_ticks: with ENDED) */
+    uint64_t anchor_ns, anchor_ticks; /* CLOCK_REALTIME and the ticks read together: the
+                                     * run file's (a slot), or the image's own (a file) */
     uint64_t utime_ns, stime_ns, maxrss_kb; /* getrusage(RUSAGE_SELF) at the end */
     volatile uint64_t records;  /* records taken, the incomplete one excluded (may pass capacity) */
     volatile uint64_t past_bound; /* opens and stats of files that found no free record */
@@ -121,6 +125,7 @@ struct tally_io_run {
     volatile uint64_t magic;    /* written before the file is linked into place */
     uint32_t version, slot_size, slots, pad;
     volatile uint64_t taken;    /* slots claimed (may pass slots: those images used files) */
+    uint64_t anchor_ns, anchor_ticks; /* read together by the run file's creator */
 };
 
 static inline uint64_t tally_io_slot_offset(uint64_t slot)

@@ -32,7 +32,7 @@ static void process_end(uint32_t flags)
         h->stime_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
         h->maxrss_kb = (uint64_t)ru.ru_maxrss;
     }
-    h->end_ns = io_now();
+    h->end_ticks = io_ticks();
     __atomic_fetch_or(&h->flags, flags | TALLY_IO_ENDED, __ATOMIC_RELEASE);
 }
 

@@ -119,6 +119,8 @@ static void create_run_file(pid_t pid)
         head->version = TALLY_IO_VERSION;
         head->slot_size = TALLY_IO_SLOT;
         head->slots = TALLY_IO_SLOTS;
+        head->anchor_ticks = io_ticks();
+        head->anchor_ns = io_now();
         head->magic = TALLY_IO_RUN_MAGIC;
         syscall(SYS_munmap, head, (size_t)TALLY_IO_RUN_HEADER);
         syscall(SYS_linkat, AT_FDCWD, tmp, AT_FDCWD, path, 0);
@@ -198,6 +200,7 @@ static struct tally_io_header *claim(uint32_t flags, const struct tally_io_heade
     pid_t pid = (pid_t)syscall(SYS_getpid);
     uint32_t image = 0;
     struct tally_io_header *h = claim_slot(pid);
+    bool from_slot = h != NULL;
     if (!h)
         h = create_file(pid, &image);
     if (!h)
@@ -211,7 +214,13 @@ static struct tally_io_header *claim(uint32_t flags, const struct tally_io_heade
     h->flags = flags;
     h->ticks = IO_TICKS_KIND;
     h->start_ticks = io_ticks();
-    h->start_ns = io_now();
+    if (from_slot) {
+        h->anchor_ns = run->anchor_ns;
+        h->anchor_ticks = run->anchor_ticks;
+    } else {
+        h->anchor_ticks = io_ticks();
+        h->anchor_ns = io_now();
+    }
     if (parent) { /* a forked child runs its parent's executable */
         memcpy(h->exe, parent->exe, sizeof h->exe);
     } else {

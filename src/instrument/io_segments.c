@@ -61,26 +61,46 @@ static bool ticks_now(uint64_t *ticks, uint64_t *ns)
 #endif
 }
 
-/* A region's times in time-stamp-counter ticks (header.ticks) into ns:
- * the rate measured from the image's start to now against CLOCK_REALTIME,
- * timestamps anchored at its start. Unconvertible (no counter here, or no
- * time elapsed): times and timestamps become 0. */
-static void ticks_to_ns(const struct tally_io_header *h, struct tally_io_record *records, uint32_t count)
+/* A region's times and timestamps (header.ticks) into ns: for the
+ * time-stamp counter, the rate measured from the anchor to now against
+ * CLOCK_REALTIME, timestamps counted from the anchor (in integers: a double
+ * of ns since the epoch keeps only 256 ns). Unconvertible (no counter here,
+ * or no time elapsed): times and timestamps become 0. */
+struct tick_clock {
+    int64_t anchor_ns, anchor_ticks;
+    double rate; /* ns per tick; 0: unconvertible */
+};
+
+/* A timestamp in ticks → ns since the epoch (0 when unconvertible). */
+static int64_t tick_time(const struct tick_clock *k, uint64_t t)
 {
-    if (h->ticks != TALLY_IO_TICKS_TSC)
-        return;
-    uint64_t tnow = 0, nnow = 0;
-    double rate = 0; /* ns per tick */
-    if (ticks_now(&tnow, &nnow) && tnow > h->start_ticks && nnow > h->start_ns)
-        rate = (double)(nnow - h->start_ns) / (double)(tnow - h->start_ticks);
+    int64_t out;
+    if (k->rate <= 0 || __builtin_add_overflow(k->anchor_ns, clamped((double)(int64_t)(t - (uint64_t)k->anchor_ticks) * k->rate), &out))
+        return 0;
+    return out;
+}
+
+static void ticks_to_ns(struct tally_io_header *h, struct tally_io_record *records, uint32_t count)
+{
+    struct tick_clock k = {(int64_t)h->anchor_ns, (int64_t)h->anchor_ticks, 1};
+    if (h->ticks == TALLY_IO_TICKS_TSC) {
+        uint64_t tnow = 0, nnow = 0;
+        k.rate = ticks_now(&tnow, &nnow) && tnow > h->anchor_ticks && nnow > h->anchor_ns
+                     ? (double)(nnow - h->anchor_ns) / (double)(tnow - h->anchor_ticks)
+                     : 0;
+    } else if (h->ticks != TALLY_IO_TICKS_NS) {
+        k.rate = 0;
+    }
+    h->start_ns = (uint64_t)tick_time(&k, h->start_ticks);
+    h->end_ns = h->end_ticks ? (uint64_t)tick_time(&k, h->end_ticks) : 0;
     for (uint32_t i = 0; i < count; i++) {
         int64_t *c = records[i].counter;
-        for (int k = 0; k < TALLY_IO_COUNTER_COUNT; k++) {
-            int kind = counter_kinds[k];
+        for (int j = 0; j < TALLY_IO_COUNTER_COUNT; j++) {
+            int kind = counter_kinds[j];
             if (kind == TALLY_IO_D || kind == TALLY_IO_DM)
-                c[k] = clamped((double)c[k] * rate);
-            else if ((kind == TALLY_IO_T0 || kind == TALLY_IO_T1) && c[k])
-                c[k] = rate > 0 ? clamped((double)h->start_ns + ((double)c[k] - (double)h->start_ticks) * rate) : 0;
+                c[j] = clamped((double)c[j] * k.rate);
+            else if ((kind == TALLY_IO_T0 || kind == TALLY_IO_T1) && c[j])
+                c[j] = tick_time(&k, (uint64_t)c[j]);
         }
     }
 }
