@@ -34,12 +34,21 @@ void io_cwd_changed(void)
     __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
 }
 
+/* Eight bytes at a time (a path is hashed at every open and stat). */
 static uint32_t hash_of(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h ^ h >> 29);
 }
 
 int32_t io_record_for_abs(const char *abs)
@@ -160,8 +169,26 @@ int32_t io_record_of_inherited(int fd, struct io_fd *s)
     return s->rec;
 }
 
+/* True when PATH (absolute) is already normal: no empty, "." or ".."
+ * component, no trailing slash; it is then its own record's name. */
+static bool is_normal(const char *p)
+{
+    for (; *p; p++) {
+        if (*p != '/')
+            continue;
+        char c = p[1];
+        if (c == '/' || c == '\0')
+            return false;
+        if (c == '.' && (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))
+            return false;
+    }
+    return true;
+}
+
 int32_t io_record_for(int dirfd, const char *path)
 {
+    if (path[0] == '/' && is_normal(path))
+        return io_record_for_abs(path);
     char out[PATH_MAX];
     size_t len = 0;
     if (path[0] != '/') {
