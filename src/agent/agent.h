@@ -30,6 +30,7 @@ struct agent_options {
     const char *nats_creds;    /* NATS credentials file (NULL: none) */
     const char *nats_user;     /* the user whose subjects to serve (default: the login name) */
     bool nats_insecure;        /* join a server that admits clients without credentials */
+    const char *time_series_dir; /* attached trees write their runs (series, summary) here; NULL: none */
 };
 
 void agent_options_init(struct agent_options *options);

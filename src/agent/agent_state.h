@@ -58,6 +58,8 @@ struct agent_task {
     bool include_root;             /* attached: the root is the task's; tally run's is not */
     unsigned long long root_start;
     struct follower *follower;     /* attached trees */
+    struct series_writer *series;  /* attached with --time-series DIR: its PREFIX.series */
+    char *series_prefix;           /* DIR/APP.HOST.PID */
     struct agent_client *runner;   /* registered by tally run: its connection (NULL when gone) */
     double current[FIELD_COUNT];   /* latest values (tally run's samples or the follower's) */
     bool has_current;

@@ -21,6 +21,8 @@
 #include "archive/summary_store.h"
 #include "agent/agent_tree.h"
 #include "agent/agent_state.h"
+#include "agent/host_series.h"
+#include "report/series.h"
 #include "client/agent_socket.h"
 #include "report/summary.h"
 #include "util/clock.h"
@@ -72,12 +74,18 @@ struct agent_task *agent_task_of(const struct agent *a, pid_t pid)
 static bool is_followed(void *ctx, pid_t pid);
 static bool is_tree_root(void *ctx, pid_t pid);
 
-/* A level-1 follower of the agent's kind for the tree of pid. */
-static struct follower *new_follower(const struct agent *a, pid_t pid)
+/* A level-1 follower of the agent's kind for the tree of pid; series, when
+ * not NULL, gets a row (the host's columns included) at every interval. */
+static struct follower *new_follower(const struct agent *a, pid_t pid,
+                                     struct series_writer *series)
 {
     struct task_options o;
     task_options_init(&o);
     o.interval = a->options.interval;
+    if (series) {
+        o.on_sample = host_series_append;
+        o.sample_ctx = series;
+    }
     o.skip_disk = true;
     /* Swap, PSS, I/O, open files and sockets of followed trees every 10 s:
      * with hundreds of trees these readings (a walk of /proc/PID/fd each)
@@ -99,7 +107,7 @@ int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *wh
         snprintf(why, why_size, "follow: process %d is not a child of the task's tally run", (int)pid);
         return -1;
     }
-    struct follower *f = new_follower(a, pid);
+    struct follower *f = new_follower(a, pid, NULL);
     if (!f) {
         snprintf(why, why_size, "follow: process %d: %s", (int)pid,
                  errno == ESRCH ? "not running" : strerror(errno));
@@ -129,6 +137,76 @@ json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
     return summary_to_json(&info, follower_result(t->follower));
 }
 
+/* Drops a series not committed (nothing is left in its directory). */
+static void close_series(struct series_writer *series, char *prefix)
+{
+    if (series)
+        series_abort(series);
+    free(series);
+    free(prefix);
+}
+
+/* --time-series DIR: the run's prefix DIR/APP.HOST.PID ('/' in APP or HOST
+ * becomes '_') and its series, open. */
+static int open_series(const struct agent *a, const char *app, pid_t pid, const char *command,
+                       char **prefix, struct series_writer **series, char *why, size_t why_size)
+{
+    char name[600];
+    snprintf(name, sizeof name, "%s.%s.%d", app, a->host, (int)pid);
+    for (char *c = name; *c; c++)
+        if (*c == '/')
+            *c = '_';
+    size_t len = strlen(a->options.time_series_dir) + strlen(name) + 16;
+    *prefix = malloc(len);
+    char *path = malloc(len);
+    *series = calloc(1, sizeof **series);
+    if (!*prefix || !path || !*series) {
+        free(path);
+        close_series(*series, *prefix);
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    snprintf(*prefix, len, "%s/%s", a->options.time_series_dir, name);
+    snprintf(path, len, "%s.series", *prefix);
+    if (series_open(*series, path, command) < 0) {
+        snprintf(why, why_size, "time series: %s: %s", path, strerror(errno));
+        free(path);
+        free(*series);
+        free(*prefix);
+        *series = NULL;
+        *prefix = NULL;
+        return -1;
+    }
+    free(path);
+    return 0;
+}
+
+/* The run of an attached tree that has ended: its series committed and its
+ * summary beside it, with the application as its category when it has none
+ * (what 'tally trace from-runs' groups by). */
+static void write_run(struct agent_task *t, json_t *summary)
+{
+    if (series_commit(t->series) < 0 || !summary)
+        goto out;
+    json_t *copy = json_deep_copy(summary);
+    if (!copy)
+        goto out;
+    if (!json_object_get(copy, "category"))
+        json_object_set_new(copy, "category", json_string(t->category ? t->category : t->app));
+    size_t len = strlen(t->series_prefix) + 16;
+    char *path = malloc(len);
+    if (path) {
+        snprintf(path, len, "%s.summary", t->series_prefix);
+        summary_write_object(path, copy, true);
+    }
+    free(path);
+    json_decref(copy);
+out:
+    close_series(t->series, t->series_prefix);
+    t->series = NULL;
+    t->series_prefix = NULL;
+}
+
 struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, char *why,
                                 size_t why_size)
 {
@@ -147,21 +225,30 @@ struct agent_task *agent_attach(struct agent *a, pid_t pid, const char *app, cha
                  existing->app);
         return NULL;
     }
-    struct follower *f = new_follower(a, pid);
+    char command[256];
+    proc_read_comm(pid, command, sizeof command);
+    char *prefix = NULL;
+    struct series_writer *series = NULL;
+    if (a->options.time_series_dir &&
+        open_series(a, app, pid, command, &prefix, &series, why, why_size) < 0)
+        return NULL;
+    struct follower *f = new_follower(a, pid, series);
     if (!f) {
         snprintf(why, why_size, "process %d: %s", (int)pid,
                  errno == ESRCH ? "not running" : strerror(errno));
+        close_series(series, prefix);
         return NULL;
     }
-    char command[256];
-    proc_read_comm(pid, command, sizeof command);
     struct agent_task *t = agent_task_add(a, app, command, pid, true);
     if (!t) {
         follower_free(f);
+        close_series(series, prefix);
         snprintf(why, why_size, "out of memory");
         return NULL;
     }
     t->follower = f;
+    t->series = series;
+    t->series_prefix = prefix;
     /* Its processes join at once, not at the next tick. */
     agent_tick(a);
     return t;
@@ -172,6 +259,7 @@ void agent_task_free(struct agent_task *t)
     if (!t)
         return;
     follower_free(t->follower);
+    close_series(t->series, t->series_prefix);
     free(t->app);
     free(t->category);
     free(t->segment_dir);
@@ -403,6 +491,8 @@ void agent_task_end(struct agent *a, struct agent_task *t, json_t *summary)
         a->up.event(a, AGENT_EVENT_LIMIT_EXCEEDED, t, t->root, NULL);
     }
     store_summary(a, summary);
+    if (t->series)
+        write_run(t, summary);
     json_decref(own);
     /* Its processes leave with it. */
     pid_t pids[256];

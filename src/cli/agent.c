@@ -50,6 +50,10 @@ static const char usage_text[] =
     "      --no-archive        do not archive summaries\n"
     "      --interval TIME     sampling interval (default 1 s)\n"
     "      --series N          points kept per process (default 120)\n"
+    "      --time-series DIR   each tree attached by pid writes DIR/APP.HOST.PID.series\n"
+    "                          (every interval, the host's cores, MemTotal, link speeds\n"
+    "                          and counters included) and, when it ends, its .summary\n"
+    "                          (category: the app): runs for 'tally trace from-runs'\n"
     "      --site NAME         site name in replies (default local)\n"
     "      --host NAME         node name in replies (default the host name)\n"
     "      --nats URL          also serve requests from other hosts through the site's\n"
@@ -80,7 +84,8 @@ static const char usage_text[] =
 
 enum { OPT_SOCKET = 256, OPT_ARCHIVE_DB, OPT_NO_ARCHIVE, OPT_INTERVAL, OPT_SERIES, OPT_SITE,
        OPT_HOST, OPT_APP_NAME, OPT_NATS, OPT_CREDS, OPT_NATS_USER, OPT_METRICS,
-       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT, OPT_LAUNCH, OPT_SEGMENTS, OPT_START, OPT_QUIET };
+       OPT_NATS_INSECURE, OPT_CLIENT_OUTPUT, OPT_LAUNCH, OPT_SEGMENTS, OPT_START, OPT_QUIET,
+       OPT_TIME_SERIES };
 
 static const struct option long_options[] = {
     {"foreground", no_argument, 0, 'f'},
@@ -89,6 +94,7 @@ static const struct option long_options[] = {
     {"no-archive", no_argument, 0, OPT_NO_ARCHIVE},
     {"interval", required_argument, 0, OPT_INTERVAL},
     {"series", required_argument, 0, OPT_SERIES},
+    {"time-series", required_argument, 0, OPT_TIME_SERIES},
     {"site", required_argument, 0, OPT_SITE},
     {"host", required_argument, 0, OPT_HOST},
     {"app", required_argument, 0, OPT_APP_NAME},
@@ -301,6 +307,7 @@ int cmd_agent(int argc, char **argv)
     const char *launch = NULL, *segments = NULL; /* attach: a rank of another host's run */
     bool quiet = false;
     char why[256];
+    static char time_series_dir[4096]; /* --time-series, made absolute */
     optind = 1;
     opterr = 0;
     int c;
@@ -351,6 +358,18 @@ int cmd_agent(int argc, char **argv)
                 return TALLY_EXIT_ERROR;
             }
             o.series_points = (size_t)n;
+            break;
+        }
+        case OPT_TIME_SERIES: {
+            /* absolute: the detached agent leaves the working directory */
+            struct stat st;
+            if (!realpath(optarg, time_series_dir) || stat(time_series_dir, &st) < 0 ||
+                !S_ISDIR(st.st_mode)) {
+                tally_error("agent: --time-series %s: %s", optarg,
+                            errno && errno != EEXIST ? strerror(errno) : "not a directory");
+                return TALLY_EXIT_ERROR;
+            }
+            o.time_series_dir = time_series_dir;
             break;
         }
         case OPT_SITE:

@@ -15,6 +15,9 @@ int cmd_top(int argc, char **argv);
 /* tally view --live APP (view_live.c) */
 bool view_live_requested(int argc, char **argv);
 int cmd_view_live(int argc, char **argv);
+/* tally view --files PREFIX.files.json -o PAGE (view_files.c) */
+bool view_files_requested(int argc, char **argv);
+int cmd_view_files(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_request(int argc, char **argv);
 int cmd_rm(int argc, char **argv);

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_archive.h"
+#include "agent/host_series.h"
 #include "report/files.h"
 #include "platform/platform.h"
 #include "report/series.h"
@@ -326,21 +327,6 @@ void run_config_free(struct run_config *cfg)
     cfg->measure_dirs = NULL;
 }
 
-static void append_sample(void *ctx, const struct task_sample *sample)
-{
-    struct host_sample h;
-    if (host_read_sample(&h) < 0) {
-        series_append(ctx, sample, NULL);
-        return;
-    }
-    struct series_host host = {
-        .cores = h.cores, .memory_total = h.memory_total, .net_bandwidth = h.net_bandwidth,
-        .cpu_busy = h.cpu_busy, .memory_used = h.memory_used, .disk_read = h.disk_read,
-        .disk_written = h.disk_written, .net_received = h.net_received, .net_sent = h.net_sent,
-    };
-    series_append(ctx, sample, &host);
-}
-
 /* One run of the task with its reports; the status 'tally run' exits with,
  * or -1 when the task could not be run at all (after a message). */
 static int run_attempt(struct run_config *cfg, struct task_result *result)
@@ -353,7 +339,7 @@ static int run_attempt(struct run_config *cfg, struct task_result *result)
         free(path);
         if (rc < 0)
             return -1;
-        cfg->task.on_sample = append_sample;
+        cfg->task.on_sample = host_series_append;
         cfg->task.sample_ctx = &series;
     }
     run_agent_hook_samples(cfg);

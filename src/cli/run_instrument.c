@@ -220,11 +220,21 @@ void run_instrument_collect(struct run_config *cfg)
                             json_real(link_series_origin(o->series) + clock_epoch_seconds() -
                                       clock_monotonic_seconds()));
     if (o->series) {
-        /* ranks of other hosts, gathered: their totals, once, now */
+        /* ranks of other hosts, gathered: only their totals, spread over each
+         * rank's lifetime (registration to MPI_Finalize, moved onto our clock
+         * by the gather; the whole series when it is not known) */
         double now = clock_monotonic_seconds();
-        for (size_t i = 0; i < set.count; i++)
-            if (!link_series_has_rank(o->series, set.items[i]->d.rank))
-                link_series_sample(o->series, now, set.items[i]);
+        link_series_begin(o->series, now);
+        for (size_t i = 0; i < set.count; i++) {
+            const struct tally_seg_data *d = &set.items[i]->d;
+            if (link_series_has_rank(o->series, d->rank))
+                continue;
+            uint64_t end_ns = d->t_finalize ? d->t_finalize : d->t_exit;
+            double from = (double)d->t_register / 1e9, to = (double)end_ns / 1e9;
+            if (!d->t_register || !end_ns || !(to > from) || to > now)
+                from = link_series_origin(o->series), to = now;
+            link_series_gathered(o->series, from, to, set.items[i]);
+        }
         char path[PATH_MAX], why[256];
         snprintf(path, sizeof path, "%s.mpi.paje", cfg->prefix);
         if (link_series_write_paje(o->series, path, why, sizeof why) < 0)

@@ -15,9 +15,13 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: tally trace anomalies TRACE [--slice S] [--shares c1=1,c2=1] [--level TYPE]\n"
+            "usage: tally trace anomalies TRACE [--from T1] [--to T2] [--slice S]\n"
+            "       [--shares c1=1,c2=1] [--level TYPE]\n"
             "       [--threshold unfair=10,waste=50,saturation=95,activity=5] [--format text|json]\n"
             "       [--map RULE]... [--hierarchy FILE] [--each-slice]\n"
+            "T1 and T2 (default: the trace's start and end) are t+ seconds from the trace's\n"
+            "start, or an ISO date-time (UTC); the slices (default: a twentieth of it) cover\n"
+            "that window; a window outside the trace is an error.\n"
             "Thresholds are percentages (unfair: percentage points of share).\n"
             "Findings of one kind, resource and subject on neighbouring slices are\n"
             "given as one (its slices counted, the detail of the surest slice);\n"
@@ -91,6 +95,7 @@ static int parse_thresholds(struct anomaly_options *o, const char *text)
 struct anomalies_args {
     struct anomaly_options ao;
     const char *shares, *format;
+    const char *from_text, *to_text; /* resolved once the trace is read */
     bool each_slice;
 };
 
@@ -114,6 +119,8 @@ static int anomalies_option(void *ctx, int opt, const char *arg)
     case 'l': a->ao.level = arg; return TRACE_OPTIONS_CONTINUE;
     case 'F': a->format = arg; return TRACE_OPTIONS_CONTINUE;
     case 'E': a->each_slice = true; return TRACE_OPTIONS_CONTINUE;
+    case 'f': a->from_text = arg; return TRACE_OPTIONS_CONTINUE;
+    case 't': a->to_text = arg; return TRACE_OPTIONS_CONTINUE;
     default: usage(stderr); return TALLY_EXIT_ERROR;
     }
 }
@@ -127,6 +134,8 @@ int trace_cmd_anomalies(int argc, char **argv)
         {"level", required_argument, NULL, 'l'},
         {"format", required_argument, NULL, 'F'},
         {"each-slice", no_argument, NULL, 'E'},
+        {"from", required_argument, NULL, 'f'},
+        {"to", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0},
     };
     struct trace_read_options ropts = {0};
@@ -151,6 +160,9 @@ int trace_cmd_anomalies(int argc, char **argv)
     size_t n = 0;
     char err[512];
     if (shares && !(weights = parse_shares(&t, shares)))
+        goto out;
+    if ((args.from_text || args.to_text) &&
+        trace_resolve_slice(&t, "trace anomalies", args.from_text, args.to_text, &ao.from, &ao.to) < 0)
         goto out;
     ao.shares = weights;
     if (trace_find_anomalies(&t, &ao, &list, &n, err, sizeof err) < 0) {

@@ -59,7 +59,8 @@ int trace_parse_seconds(const char *option, const char *text, double *out)
 
 void trace_format_t(const struct trace *t, double time, char *buf, size_t len)
 {
-    snprintf(buf, len, "t+%.6g", time - t->start);
+    double d = time - t->start;
+    snprintf(buf, len, d < 0 ? "t%.6g" : "t+%.6g", d); /* before the start: t-12 */
 }
 
 void trace_format_origin(const struct trace *t, char *buf, size_t len)
@@ -106,10 +107,12 @@ int trace_check_slice(const struct trace *t, const char *cmd, double from, doubl
 {
     if (to > t->start && from < t->end)
         return 0;
-    char origin[64];
+    char origin[64], a[40], b[40];
     trace_format_origin(t, origin, sizeof origin);
-    tally_error("%s: the slice t+%g..t+%g s is outside the trace, which spans t+0..t+%g s%s%s", cmd,
-                from - t->start, to - t->start, t->end - t->start, origin[0] ? " from " : "", origin);
+    trace_format_t(t, from, a, sizeof a);
+    trace_format_t(t, to, b, sizeof b);
+    tally_error("%s: the slice %s..%s s is outside the trace, which spans t+0..t+%g s%s%s", cmd, a,
+                b, t->end - t->start, origin[0] ? " from " : "", origin);
     return -1;
 }
 
@@ -127,8 +130,10 @@ int trace_resolve_slice(const struct trace *t, const char *cmd, const char *from
         return -1;
     }
     if (!(*from < *to)) {
-        tally_error("%s: --from t+%g s is not before --to t+%g s", cmd, *from - t->start,
-                    *to - t->start);
+        char a[40], b[40];
+        trace_format_t(t, *from, a, sizeof a);
+        trace_format_t(t, *to, b, sizeof b);
+        tally_error("%s: --from %s s is not before --to %s s", cmd, a, b);
         return -1;
     }
     return trace_check_slice(t, cmd, *from, *to);

@@ -26,7 +26,7 @@ int trace_parse_seconds(const char *option, const char *text, double *out);
 
 /* The page's time: t+ seconds from the trace's start. A trace whose start is
  * a date (from-runs: epoch seconds after 2001) says it once, as UTC. */
-/* Writes "t+12.5" (seconds from the start) for an absolute trace time. */
+/* Writes "t+12.5" (seconds from the start; "t-3" before it) for a trace time. */
 void trace_format_t(const struct trace *t, double time, char *buf, size_t len);
 /* Writes "2026-11-25T15:06:55.120Z" when the trace is dated, "" otherwise. */
 void trace_format_origin(const struct trace *t, char *buf, size_t len);

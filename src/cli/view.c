@@ -32,6 +32,9 @@ static const char usage[] =
     "       tally view TRACE --svg FILE.svg [--from T1] [--to T2] [--level TYPE|root]\n"
     "                        [--kind KIND] [--categories c1,c2] [--no-idle]\n"
     "                        [--svg-view treemap|topology|both]\n"
+    "       tally view --files PREFIX.files.json -o FILE.html [--title TEXT]\n"
+    "                        the per-file I/O of a level-3 run: a table sortable by\n"
+    "                        bytes, and the access-size histograms (tally run --level 3)\n"
     "       tally view --live APP --serve [PORT] [--nats URL]\n"
     "                        a live page of a running application's usage per host,\n"
     "                        from the agents (see 'tally view --live --help')\n"
@@ -340,6 +343,8 @@ int cmd_view(int argc, char **argv)
 {
     if (view_live_requested(argc, argv))
         return cmd_view_live(argc, argv);
+    if (view_files_requested(argc, argv))
+        return cmd_view_files(argc, argv);
     char **to_free = NULL;
     int n_args = 0;
     char **args = join_serve_port(argc, argv, &n_args, &to_free);

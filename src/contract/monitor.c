@@ -327,6 +327,13 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
         double rq = m->live && space == SPACE_EXECUTION ? runnable_of(m, s->host) : NAN;
         if (rq > 1 && x[d] > cc->centroid[d]) /* above the projection on an oversubscribed host */
             tol = fmax(tol, LIVE_OVERSUBSCRIBED_TOLERANCE * (rq - 1) * fabs(cc->centroid[d]));
+        else if (rq > 1 && x[d] < cc->centroid[d]) /* below it: a fixed bound, not growing with rq */
+            tol = fmax(tol, LIVE_OVERSUBSCRIBED_BELOW * fabs(cc->centroid[d]));
+        if (sm->dims[d].metric == METRIC_FLOPS_PER_JOB) { /* known to one job in the period's */
+            double jobs = s->value[METRIC_ITERATIONS_PER_S] * s->period;
+            if (jobs >= 1)
+                tol = fmax(tol, JOB_RESOLUTION_TOLERANCE * fabs(cc->centroid[d]) / jobs);
+        }
         double dist = fabs(x[d] - cc->centroid[d]) / tol;
         double level = rb ? fuzzy_evaluate1(rb->parsed, rb->in_var, dist, rb->out_var) : NAN;
         if (isnan(level))

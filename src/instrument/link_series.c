@@ -14,6 +14,8 @@ struct link_sample {
     double t;
     int from, to;
     unsigned long long bytes; /* cumulative */
+    double spread_from;       /* a gathered rank: its bytes spread evenly over [spread_from, t];
+                                 NAN: a sample (bytes up to t) */
 };
 
 #define MAX_HOSTS 256
@@ -111,7 +113,29 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
         struct link_sample *g = VEC_PUSH(s->v, s->n, s->cap);
         if (!g)
             return;
-        *g = (struct link_sample){kept, from, to, b};
+        *g = (struct link_sample){kept, from, to, b, NAN};
+    }
+}
+
+void link_series_gathered(struct link_series *s, double from, double to,
+                          const struct tally_segment *seg)
+{
+    int rank = seg->d.rank;
+    if (rank < 0 || rank >= TALLY_SEG_MAX_RANKS || !s->have_t0)
+        return;
+    char host[sizeof seg->d.host + 1];
+    memcpy(host, seg->d.host, sizeof seg->d.host);
+    host[sizeof seg->d.host] = '\0';
+    place_rank(s, rank, host);
+    /* whole microseconds since the origin, as the samples' times */
+    double a = fmax(0, round((from - s->t0) * 1e6) / 1e6), b = round((to - s->t0) * 1e6) / 1e6;
+    if (b <= a)
+        b = a + 1e-6;
+    for (int peer = 0; peer < TALLY_SEG_MAX_RANKS; peer++) {
+        unsigned long long bytes = seg->d.links[peer].bytes;
+        struct link_sample *g = bytes ? VEC_PUSH(s->v, s->n, s->cap) : NULL;
+        if (g)
+            *g = (struct link_sample){b, rank, peer, bytes, a};
     }
 }
 
@@ -136,6 +160,34 @@ static int by_pair_time(const void *a, const void *b)
     if (xb != yb)
         return xb - yb;
     return (x->t > y->t) - (x->t < y->t);
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The cumulative bytes sent by rank `from` over one pair's samples v[0..n)
+ * (sorted by time) at times x that increase from call to call: its last
+ * sample at or before x, or, gathered, its total spread evenly over the
+ * rank's lifetime. *k and *bytes carry where the last call stopped (0, 0 first). */
+static double direction_bytes(const struct link_sample *v, size_t n, int from, double x,
+                              size_t *k, double *bytes)
+{
+    for (; *k < n; ++*k) {
+        const struct link_sample *g = &v[*k];
+        if (g->from != from)
+            continue;
+        if (!isnan(g->spread_from)) {
+            double a = g->spread_from, b = g->t;
+            return x >= b ? (double)g->bytes : x <= a ? 0 : (double)g->bytes * (x - a) / (b - a);
+        }
+        if (g->t > x)
+            break;
+        *bytes = (double)g->bytes;
+    }
+    return *bytes;
 }
 
 /* The trace's containers: the application, its hosts, their ranks. */
@@ -207,26 +259,34 @@ int link_series_write_paje(const struct link_series *s, const char *path, char *
         int r = trace_resource_for(&t, cl, "bandwidth");
         link_resources[n_links++] = r;
         struct trace_signal *u = trace_usage_signal(&t, r, category);
-        /* both directions' cumulative bytes at each sample time → total rate per interval */
-        double last_t = 0;
-        unsigned long long last_total = 0, dir_ab = 0, dir_ba = 0;
+        /* both directions' cumulative bytes at each breakpoint (the samples'
+         * times, a gathered direction's bounds) → total rate per interval */
+        double *times = malloc((2 * (j - i) + 1) * sizeof *times);
+        size_t n_times = 0;
+        if (!times)
+            break;
+        times[n_times++] = 0;
         for (size_t k = i; k < j; k++) {
-            if (v[k].from == a)
-                dir_ab = v[k].bytes;
-            else
-                dir_ba = v[k].bytes;
-            if (k + 1 < j && v[k + 1].t == v[k].t)
-                continue; /* the other direction at the same time */
-            unsigned long long total = dir_ab + dir_ba;
-            if (v[k].t > last_t) {
-                double rate = (double)(total - last_total) / (v[k].t - last_t);
-                trace_signal_push(u, last_t, rate);
-                if (rate > peak)
-                    peak = rate;
-            }
-            last_t = v[k].t;
+            times[n_times++] = v[k].t;
+            if (!isnan(v[k].spread_from))
+                times[n_times++] = v[k].spread_from;
+        }
+        qsort(times, n_times, sizeof *times, by_double);
+        double last_t = 0, last_total = 0, bytes_a = 0, bytes_b = 0;
+        size_t k_a = 0, k_b = 0;
+        for (size_t x = 1; x < n_times; x++) {
+            if (times[x] <= last_t)
+                continue;
+            double total = direction_bytes(v + i, j - i, a, times[x], &k_a, &bytes_a) +
+                           direction_bytes(v + i, j - i, b, times[x], &k_b, &bytes_b);
+            double rate = (total - last_total) / (times[x] - last_t);
+            trace_signal_push(u, last_t, rate);
+            if (rate > peak)
+                peak = rate;
+            last_t = times[x];
             last_total = total;
         }
+        free(times);
         trace_signal_push(u, last_t, 0);
         if (last_t > end)
             end = last_t;

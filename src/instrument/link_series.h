@@ -5,9 +5,10 @@
  * a "bandwidth" resource whose usage (category "mpi") is the bytes/s over the
  * pair in both directions, and whose capacity is the highest such rate of any
  * link in the run (so a view compares links). Ranks hang from their hosts
- * (the segment's host). A rank on another host, gathered at the end, is
- * sampled once then: its links show their average rate over the run, since
- * only totals cross hosts. tally view draws it.
+ * (the segment's host). A rank on another host, gathered at the end, gives
+ * only its totals: its links show their average rate over the rank's lifetime
+ * (link_series_gathered: from its registration to MPI_Finalize, on our clock),
+ * not a burst at the gather. tally view draws it.
  * Sample times are kept in whole microseconds since the origin, and each
  * rate is the bytes over the difference of those times: Paje readers print
  * times to the microsecond (pj_dump), and a rate over unrounded times, times
@@ -31,6 +32,12 @@ void link_series_free(struct link_series *s);
 void link_series_begin(struct link_series *s, double t);
 /* Records seg's cumulative link bytes at time t (seconds, any origin; must not decrease). */
 void link_series_sample(struct link_series *s, double t, const struct tally_segment *seg);
+/* A rank of another host, gathered at the end (only its totals crossed):
+ * its cumulative link bytes, spread evenly over its lifetime [from, to]
+ * (seconds on the samples' clock; from before the origin counts from it).
+ * Call after the last sample. */
+void link_series_gathered(struct link_series *s, double from, double to,
+                          const struct tally_segment *seg);
 /* The series' time origin as given to link_series_begin (the clock of the
  * samples); NAN before it. Its times are seconds since then. */
 double link_series_origin(const struct link_series *s);

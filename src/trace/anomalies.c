@@ -68,6 +68,7 @@ static bool inferred_under(const struct trace *t, int c, const char *kind)
 struct finder {
     const struct trace *t;
     const struct anomaly_options *o;
+    double from, to; /* the window analysed (the whole trace by default) */
     struct anomaly *list;
     size_t n, cap;
 };
@@ -213,7 +214,7 @@ static int slow_starts(struct finder *f, const struct unit *units, size_t n_unit
             if (ramp < 2 || frac < 0.25)
                 continue;
             unit_label(units, n_units, u, label, sizeof label);
-            double from = t->start + width * (double)first, to = t->start + width * (double)half;
+            double from = f->from + width * (double)first, to = f->from + width * (double)half;
             struct anomaly *a = add(f, ANOMALY_SLOW_START, label, from, to);
             if (!a)
                 return -1;
@@ -241,8 +242,8 @@ static int idle_work(struct finder *f, const struct unit *units, size_t n_units,
     size_t nc = t->n_categories;
     char label[160];
     for (size_t s = 0; s < n_slices; s++) {
-        double from = t->start + width * (double)s;
-        double to = s + 1 == n_slices ? t->end : fmin(from + width, t->end);
+        double from = f->from + width * (double)s;
+        double to = s + 1 == n_slices ? f->to : fmin(from + width, f->to);
         double a = fmax(from, p->from), b = fmin(to, p->to);
         if (b - a <= 1e-9 * (fabs(t->end) + 1))
             continue;
@@ -301,8 +302,12 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
 {
     struct anomaly_options o = *opts;
     anomaly_options_defaults(&o);
-    struct finder f = {.t = t, .o = &o};
-    double span = t->end - t->start;
+    struct finder f = {.t = t, .o = &o, .from = t->start, .to = t->end};
+    if (o.from < o.to) {
+        f.from = fmax(o.from, t->start);
+        f.to = fmin(o.to, t->end);
+    }
+    double span = f.to - f.from;
     double width = o.slice > 0 ? o.slice : span / 20;
     size_t n_slices = width > 0 && span > 0 ? (size_t)ceil(span / width - 1e-9) : 1;
     if (n_slices == 0)
@@ -353,10 +358,10 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     for (size_t k = 0; k < n_kinds; k++)
         bottleneck_kind_prev[k] = -1;
     for (size_t s = 0; s < n_slices; s++) {
-        double from = t->start + width * (double)s;
-        double to = s + 1 == n_slices ? t->end : from + width;
-        if (to > t->end)
-            to = t->end;
+        double from = f.from + width * (double)s;
+        double to = s + 1 == n_slices ? f.to : from + width;
+        if (to > f.to)
+            to = f.to;
         if (slice_values(t, &o, units, n_units, from, to, cap, use, err, errlen) < 0)
             goto out;
         if (history)

@@ -37,7 +37,9 @@ struct anomaly {
 };
 
 struct anomaly_options {
-    double slice;           /* slice width; <= 0: a twentieth of the trace */
+    double slice;           /* slice width; <= 0: a twentieth of the window */
+    double from, to;        /* the window analysed, in trace time (the part inside
+                               the trace); from >= to: the whole trace */
     const double *shares;   /* [trace.n_categories] expected weights, NULL = equal */
     const char *level;      /* container type to analyse groups at; NULL = each resource */
     double unfair_points;   /* share departure, in percentage points (default 10) */

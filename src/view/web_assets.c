@@ -7,6 +7,10 @@ const char view_page_html[] =
 #include "view/web/page.html.inc"
     ;
 
+const char view_files_page_html[] =
+#include "view/web/files_page.html.inc"
+    ;
+
 const char view_page_css[] =
 #include "view/web/page.css.inc"
     ;

@@ -6,6 +6,8 @@
 
 extern const char view_page_html[]; /* with <!--TALLY:CSS-->, <!--TALLY:DATA-->, <!--TALLY:JS--> */
 extern const char view_page_css[];
+/* The per-file I/O page (files_page.c): style and script inline, <!--TALLY:DATA--> for the report. */
+extern const char view_files_page_html[];
 /* The script's parts, in the order they run (one shared function scope),
  * NULL-terminated: data, state and controls, treemap, topology, findings, main. */
 extern const char *const view_page_scripts[];

@@ -5,20 +5,20 @@
 # runnable tasks per core, which the watch reads every 0.1 s). Then, with
 # four busy loops beside it (ordinary priority, this session's own load on
 # top of whatever else runs here), a clean run watched with --live-factors
-# must raise no level at the threshold: on an oversubscribed host the
-# scheduler hands a rank a less crowded core for a second now and then, and
-# that rank runs at up to 2-3x its projection; the tolerance above the
-# projection follows the runnable tasks per core (docs/contracts.md). Not
-# asserted: the absence of levels BELOW the projection in the clean run. Read
-# from outside by the agent at ~7 runnable tasks per core, a clean rank
-# descheduled for part of a second reads 40-60 % of its peers now and then
-# (measured, bench/results/contract_shared.md); that side is left as built,
-# since widening it would hide the slow rank. A rank
-# slowed from outside (worker 3 waits 300 ms per job: rank 4) under the same
-# load is still reported, in (almost) every period, and more often than any
-# other: below the projection the tolerance is as built, and at ~9 runnable
-# tasks per core a clean rank does fall to a third of its peers' rate for a
-# second now and then (measured: bench/results/contract_shared.md).
+# must raise no level at the threshold above its projection or in intrinsic
+# space, and below it no process in two periods: above, the tolerance follows
+# the runnable tasks per core (the
+# scheduler hands a rank a less crowded core for a second now and then);
+# FLOP per job is judged to one job in the period's (a rank that finished 17
+# jobs in a period read 6 % above the contract); below the projection it has
+# a fixed floor on an oversubscribed host, not growing with the load (a level
+# at the threshold under 46 % of the projection; docs/contracts.md,
+# "Tolerances on a busy host": measured, clean ranks dipped to 39-55 % for a
+# period at 7-18 runnable tasks per core, the slowed rank read 4-39 %: a
+# tolerance growing with the load would hide it, and no per-period bound
+# separates the two, so a clean dip of one period is allowed). A rank slowed
+# from outside (worker 3 waits 300 ms per job: rank 4) under the same load is
+# reported in (almost) every period, and no other process in two.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 MW=$PROGS/contract_master_worker
 LIB=$TALLY_TEST_ROOT/build/lib/libtally-probe.so
@@ -68,10 +68,17 @@ check_eq "clean run under load exits 0" "$(cat "$WORK/clean.run.status")" 0
 rq=$(jq -r '.runnable_per_core' "$WORK/clean.jsonl" | median)
 check_cmp "the watch measured an oversubscribed host (runnable tasks per core, median)" "$rq" ">" 1.5
 check_eq "clean run under load: levels for all 8 processes" "$(jq -r .process "$WORK/clean.out" | sort -u | wc -l)" 8
-above() { jq -r 'select(.level >= 0.5 and (.space == "intrinsic" or (.dimension != "overall" and .value > .expected))) | "\(.process) \(.space) \(.dimension) \(.level)"' "$1" | head -3; }
+# levels at the threshold above the projection or in intrinsic space: none;
+# below it: a period now and then (a rank descheduled for most of a second
+# reads as low as 39 % of its projection, as low as the slowed rank at
+# 16 per core), never two periods of one process
+above() { jq -r 'select(.level >= 0.5 and (.space == "intrinsic" or (.dimension != "overall" and .value > .expected))) | "\(.process) \(.space) \(.dimension) \(.level) (\(.value) for \(.expected))"' "$1" | head -3; }
+repeated() { jq -r 'select(.space == "execution" and .dimension == "overall" and .level >= 0.5) | .process' "$1" | sort | uniq -c | awk '$1 > 1 { print $2 " in " $1 " periods" }'; }
 check_eq "clean run under load: no level at the threshold above the projection, none in intrinsic space" "$(above "$WORK/clean.out")" ""
+check_eq "  ... below it, no process in two periods" "$(repeated "$WORK/clean.out")" ""
+sed 's/^/# clean run, below the projection at the threshold: /' < <(jq -r 'select(.space == "execution" and .dimension != "overall" and .level >= 0.5) | "\(.process) \(.dimension) \(.value / .expected * 100 | floor) % (level \(.level))"' "$WORK/clean.out")
 "$TALLY" contract check --live-factors "$WORK/mw.contract" "$WORK/clean.jsonl" >"$WORK/clean_check.out"
-check_eq "... nor from 'check' of the recorded samples (runnable_per_core read from the file)" "$(above "$WORK/clean_check.out")" ""
+check_eq "... nor from 'check' of the recorded samples (runnable_per_core read from the file)" "$(above "$WORK/clean_check.out")$(repeated "$WORK/clean_check.out")" ""
 check_eq "... which has levels for the 8 processes" "$(jq -r .process "$WORK/clean_check.out" | sort -u | wc -l)" 8
 
 watched slow "$WORK/mw.contract" --live-factors -- --seconds 6 --slow 3:300
@@ -82,13 +89,10 @@ check_cmp "rank 4 (worker 3, 300 ms per job) has periods" "$n" ">=" 3
 check_cmp "rank 4: execution violated in at least all periods but one" "$hit" ">=" "$((n - 1))"
 check_eq "rank 4: below its projection, said so" \
   "$(jq -r 'select(.process == "4" and .space == "execution" and .dimension == "overall" and .level >= 0.5) | .explanation' "$WORK/slow.out" | grep -c '% below the projected')" "$hit"
-# How often each process was violated. A clean rank can be violated as often
-# as rank 4 under this load (below its projection: the open part of item 18,
-# measured in bench/results/contract_shared.md), so the check is that no
-# process is violated more often than the slowed one; the counts are printed.
+# How often each process was violated (printed): rank 4 in (almost) every
+# period, every other process in one at most (as in the clean run).
 counts=$(jq -r 'select(.space == "execution" and .dimension == "overall" and .level >= 0.5) | .process' "$WORK/slow.out" | sort | uniq -c | sort -k1,1nr -k2,2)
 sed 's/^/# violated periods, process: /' <<<"$counts"
-top=$(awk 'NR == 1 { print $1 }' <<<"$counts")
-check_eq "no process is violated more often than rank 4" "$(awk '$2 == 4 { print $1 }' <<<"$counts")" "$top"
+check_eq "no other process is violated in two periods of the slow-rank run" "$(awk '$2 != 4 && $1 > 1 { print $2 " in " $1 " periods" }' <<<"$counts" | head -3)" ""
 check_eq "the slow-rank watch exits 1" "$(cat "$WORK/slow.status")" 1
 finish

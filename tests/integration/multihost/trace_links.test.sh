@@ -33,6 +33,14 @@ check_cmp "  ... bytes crossed between the hosts" "$crossed" ">" 0
 mb=$("$TALLY" trace aggregate t.paje --level link --kind bandwidth --from 0 --to 1000 --format json | jq '1000 * .groups[0].usage.stencil')
 check_near "the link carried them all over the trace (MB)" "$mb" "$(awk -v b="$crossed" 'BEGIN { printf "%.6f", b / 1048576 }')" \
   "$(awk -v b="$crossed" 'BEGIN { printf "%.6f", b / 1048576 * 1e-4 }')"
+# hostB's ranks were gathered at the end (only their totals crossed): their
+# bytes are spread over each rank's life, up to its MPI_Finalize, not put in
+# one burst at the gather after the run
+fin=$(jq --argjson t0 "$("$TALLY" trace stats t.paje --format json | jq .start)" '.mpi.finalizing[0] - $t0' s.summary)
+after=$("$TALLY" trace aggregate t.paje --level link --kind bandwidth --from "$fin" --to 1000 --format json |
+  jq '(.to - .from) * .groups[0].usage.stencil')
+check_cmp "  ... of which under 10 % after the ranks' MPI_Finalize (MB)" "$after" "<" \
+  "$(awk -v b="$crossed" 'BEGIN { printf "%.6f", b / 1048576 * 0.1 }')"
 check_eq "  ... its capacity inferred from the peak (never saturated)" "$(grep -c 'bandwidth.peak-capacity' t.paje)" 1
 check_eq "without --mpi: no link" "$("$TALLY" trace from-runs s -o plain.paje && pj_dump plain.paje | grep -c '^Container.*, link, ')" 0
 # a run without its link series: the file named

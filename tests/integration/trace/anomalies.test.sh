@@ -17,6 +17,18 @@ check_contains "unfair: says how far" "$(echo "$json" | jq -r '.[0].detail')" "a
 json=$("$TALLY" trace anomalies "$FIX/unfair.paje" --slice 10 --shares a=4,b=1 --format json)
 check_eq "shares 4:1: h2 unfair" "$(echo "$json" | jq -c '[.[] | [.kind, .resource]]')" '[["unfair","h2"]]'
 check_contains "shares 4:1: detail" "$(echo "$json" | jq -r '.[0].detail')" "expected 80% (-30 points)"
+# --from/--to: only the window is cut into slices (t+ seconds; a twentieth of it by default)
+check_eq "unfair --from 5 --to 10: one slice, inside the window" \
+  "$("$TALLY" trace anomalies "$FIX/unfair.paje" --from 5 --to 10 --slice 5 --format json | jq -c '[.[] | [.resource, .from, .to, .slices]]')" '[["h1",5,10,1]]'
+check_eq "  ... --to alone: slices of a twentieth of [0, 5]" \
+  "$("$TALLY" trace anomalies "$FIX/unfair.paje" --to 5 --format json | jq -c '[.[] | [.from, .to, .slices]]')" '[[0,5,20]]'
+"$TALLY" trace anomalies "$FIX/unfair.paje" --from 20 --to 30 >out.txt 2>err.txt
+check_eq "a window outside the trace: exit 125" "$?" 125
+check_eq "  ... one line naming the trace's span, nothing on stdout" "$(cat err.txt)$(cat out.txt)" \
+  "tally: trace anomalies: the slice t+20..t+30 s is outside the trace, which spans t+0..t+10 s"
+"$TALLY" trace anomalies "$FIX/unfair.paje" --from -8 --to -2 2>err.txt
+check_eq "  ... before its start: said as t-8..t-2" "$(cat err.txt)" \
+  "tally: trace anomalies: the slice t-8..t-2 s is outside the trace, which spans t+0..t+10 s"
 # a looser threshold hides it
 check_eq "threshold unfair=35" "$(kinds "$FIX/unfair.paje" --slice 10 --threshold unfair=35)" '[]'
 

@@ -3,7 +3,8 @@
 # commands do: --from/--to in t+ seconds from the trace's start or as an ISO
 # date-time (UTC) for a dated trace (one built from a real run); a slice
 # outside the trace, reversed or not finite is an error (125) that writes
-# nothing, the outside one naming the trace's span.
+# nothing, the outside one naming the trace's span. The page's URL takes
+# from/to the same way.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 RUN=${TALLY_RELEASE:-$TALLY}
 
@@ -30,6 +31,17 @@ check_near "  ... the slice starts at t+1 s" "$caption_from" 1 0.001
 sed -n 's|.*<script type="application/json" id="tally-meta">\(.*\)</script>.*|\1|p' iso.html >meta.json
 check_near "-o --from ISO --to 1.2: the first view starts at t+1 s" "$(jq '.initial.from - .start' meta.json)" 1 0.001
 check_near "  ... and ends at t+1.2 s" "$(jq '.initial.to - .start' meta.json)" 1.2 1e-6
+
+# the page's URL speaks the same time: from/to are t+ seconds ('+' or not; in a
+# query a raw '+' is a space) or an ISO date-time, never the trace's own clock
+driver=$TALLY_TEST_ROOT/tests/integration/view/browser_check.js
+"$TALLY" view r.paje -o url.html
+timeout 120 node "$driver" --slice "file://$WORK/url.html?from=t%2B0.5&to=0.8" "$WORK/url.png" root >out.json 2>driver.err
+check_eq "page?from=t+0.5&to=0.8: driver ran" "$?" 0
+check_eq "  ... the page shows t+0.5 .. t+0.8 s" "$(jq -r '.snapshot.label' out.json)" "slice t+0.5 s – t+0.8 s (0.3 s wide)"
+timeout 120 node "$driver" --slice "file://$WORK/url.html?from=$iso&to=t+1.2" "$WORK/url.png" root >out.json 2>driver.err
+check_eq "page?from=ISO&to=t+1.2 (raw +): driver ran" "$?" 0
+check_eq "  ... the page shows t+1 .. t+1.2 s" "$(jq -r '.snapshot.label' out.json)" "slice t+1 s – t+1.2 s (0.2 s wide)"
 
 # errors: one line, exit 125, nothing written
 "$TALLY" view r.paje --svg out.svg --from 100 --to 200 2>err.txt

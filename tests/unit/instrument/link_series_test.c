@@ -1,7 +1,9 @@
 /* link_series: a link's rate integrated over time gives its bytes back in a
  * Paje reader that prints times to the microsecond and values as floats
  * (pj_dump), even across an interval of a few microseconds carrying many
- * bytes (a rank seen late, all its bytes so far at once). */
+ * bytes (a rank seen late, all its bytes so far at once). A rank of another
+ * host, gathered at the end, has its bytes spread over its lifetime: the
+ * link's rate there is its average, with no burst at the gather. */
 #include "instrument/link_series.h"
 
 #include <math.h>
@@ -14,7 +16,7 @@
 
 /* What pj_dump does with the bandwidth.mpi points of the file: times read
  * back from "%.6f", values from float; returns the sum of rate x duration. */
-static double reader_integral(const char *path, int *points)
+static double reader_integral(const char *path, int *points, double *peak)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -22,6 +24,7 @@ static double reader_integral(const char *path, int *points)
     char line[512], var[16] = "";
     double sum = 0, last_t = NAN, last_v = 0;
     *points = 0;
+    *peak = 0;
     while (fgets(line, sizeof line, f)) {
         char id[16], name[64];
         if (sscanf(line, "1 %15s %*s \"%63[^\"]\"", id, name) == 2 && !strcmp(name, "bandwidth.mpi"))
@@ -36,6 +39,7 @@ static double reader_integral(const char *path, int *points)
                 sum += (t - last_t) * (double)(float)last_v;
             last_t = t;
             last_v = v;
+            *peak = fmax(*peak, v);
             (*points)++;
         }
     }
@@ -81,9 +85,32 @@ int main(void)
     char err[256];
     CHECK_INT(link_series_write_paje(s, path, err, sizeof err), 0);
     int points;
-    double got = reader_integral(path, &points);
+    double peak;
+    double got = reader_integral(path, &points, &peak);
     CHECK(points >= 22);
     CHECK_NEAR(got, (double)want, 0.05);
+    link_series_free(s);
+
+    /* rank 0 here, sampled every 0.1 s for 2 s, 1000 B each time to rank 1;
+     * rank 1 on another host, gathered at the end (t0 + 2.3 s): 50000 B to
+     * rank 0 over its lifetime [t0 + 0.5, t0 + 1.5] */
+    s = link_series_new();
+    memset(a->d.links, 0, sizeof a->d.links);
+    memset(b->d.links, 0, sizeof b->d.links);
+    link_series_begin(s, t0);
+    for (int i = 1; i <= 20; i++) {
+        a->d.links[1].bytes = 1000u * (unsigned)i;
+        link_series_sample(s, t0 + 0.1 * i, a);
+    }
+    b->d.links[0].bytes = 50000;
+    CHECK(!link_series_has_rank(s, 1));
+    link_series_gathered(s, t0 + 0.5, t0 + 1.5, b);
+    CHECK(link_series_has_rank(s, 1));
+    CHECK_INT(link_series_write_paje(s, path, err, sizeof err), 0);
+    got = reader_integral(path, &points, &peak);
+    CHECK_NEAR(got, 20000.0 + 50000.0, 0.05);
+    /* 10 kB/s of rank 0's plus 50 kB/s of rank 1's while both ran, never more */
+    CHECK_NEAR(peak, 60000.0, 1.0);
     unlink(path);
     link_series_free(s);
     free(a);
