@@ -5,7 +5,8 @@
 #   loop    bash's 1000 short processes (1002 processes in all)
 #   meta    100,000 rounds of stat, open and close (100 files on tmpfs)
 # Configurations: none; the helper alone (LD_PRELOAD libtally-io.so with its
-# directory, no tracer); tally run --level 3 (helper + the level-2 tracer);
+# directory, no monitor); tally run --level 3 (the helper, and /proc scans:
+# no tracer since the helper reports each process);
 # tally run --level 2 (for reference); strace -f -c. Each round runs every
 # configuration once, in an order rotated from round to round; a ratio is the
 # configuration's wall time over the same round's no-monitor time, and the

@@ -1,27 +1,42 @@
 /* The shared-memory region between libtally-io (the level-3 I/O helper
  * preloaded into every process of a task, lib/io/) and the monitor
- * (src/monitor/io_files.c). Not for applications. See docs/io.md.
+ * (src/instrument/io_segments.c, src/monitor/helper_reports.c). Not for
+ * applications. See docs/io.md.
  *
- * One file per process image, DIR/io.PID.N (N = 0, 1, ... for the images a
- * pid runs through exec), DIR = $TALLY_IO_DIR (tmpfs). The helper creates
- * it, maps it and closes the descriptor at once: it holds no descriptor the
- * program could close or dup2 onto. Fixed size: a header page, then
- * TALLY_IO_CAPACITY file records and one more, the "incomplete" record, in
- * which the counters of every file past the bound are summed (never
- * dropped). tmpfs gives pages only as they are touched. */
+ * One region per process image, in DIR = $TALLY_IO_DIR (tmpfs): a header
+ * page, then TALLY_IO_CAPACITY file records and one more, the "incomplete"
+ * record, in which the counters of every file past the bound are summed
+ * (never dropped). tmpfs gives pages only as they are touched.
+ *
+ * Where the regions are: slots of one sparse run file, DIR/io.slots (a
+ * struct tally_io_run page, then TALLY_IO_SLOTS slots of TALLY_IO_SLOT
+ * bytes). An image claims the next slot with one atomic increment of
+ * `taken`, maps it and closes the descriptor at once: it holds no
+ * descriptor the program could close or dup2 onto. The first image of a
+ * run creates the file (under a private name, linked into place: a
+ * racing image sees it complete or not at all). Images past the slots
+ * (or when the run file cannot be had) get a file of their own,
+ * DIR/io.PID.N (N = 0, 1, ... for the images a pid runs through exec),
+ * holding one region. An image's number is the order of its region among
+ * its pid's (the reader numbers slots by claim order). */
 #ifndef TALLY_IO_SEGMENT_H
 #define TALLY_IO_SEGMENT_H
 
 #include <stdint.h>
 
 #define TALLY_IO_MAGIC 0x314f494c4c4154ULL /* "TALLIO1" */
-#define TALLY_IO_VERSION 1
+#define TALLY_IO_VERSION 2
 #define TALLY_IO_HEADER 4096
 #define TALLY_IO_RECORD 1024
 #define TALLY_IO_CAPACITY 1024        /* files recorded per process image */
 #define TALLY_IO_PATH 400
 #define TALLY_IO_SIZE (TALLY_IO_HEADER + (TALLY_IO_CAPACITY + 1) * TALLY_IO_RECORD)
 #define TALLY_IO_INCOMPLETE_NAME "<incomplete>"
+#define TALLY_IO_RUN_FILE "io.slots"
+#define TALLY_IO_RUN_MAGIC 0x31544f4c53494f54ULL /* "TIOSLOT1" */
+#define TALLY_IO_RUN_HEADER 4096
+#define TALLY_IO_SLOT (((TALLY_IO_SIZE) + 4095) / 4096 * 4096) /* page-aligned */
+#define TALLY_IO_SLOTS 65536u         /* images per run file (sparse: ~66 GiB apparent) */
 
 /* How two processes' values of a counter merge, and how one is shown:
  * S a count or bytes (summed), M a largest offset (max), T0 the time of the
@@ -64,6 +79,13 @@ enum { TALLY_IO_S, TALLY_IO_M, TALLY_IO_T0, TALLY_IO_T1, TALLY_IO_D, TALLY_IO_DM
 enum tally_io_counter { TALLY_IO_COUNTERS(TALLY_IO_ENUM) TALLY_IO_COUNTER_COUNT };
 #undef TALLY_IO_ENUM
 
+/* header.ticks: TSC, the x86 time-stamp counter (the reader turns a
+ * timestamp t into anchor_ns + (t - anchor_ticks) ns-per-tick, measuring
+ * the rate itself against CLOCK_REALTIME since the anchor); NS, ns since
+ * the epoch. A short process then reads no clock but the counter: its first
+ * clock_gettime would cost it the vDSO's page faults. */
+enum { TALLY_IO_TICKS_NS = 0, TALLY_IO_TICKS_TSC = 1 };
+
 /* header.flags */
 enum {
     TALLY_IO_FORKED = 1u,       /* this image began as a fork of a helper process */
@@ -77,12 +99,15 @@ enum {
 struct tally_io_header {
     volatile uint64_t magic;    /* written last */
     uint32_t version;
-    uint32_t record_size, capacity, image;
+    uint32_t record_size, capacity, image; /* image: 0 in a slot (the reader numbers it) */
     int32_t pid, ppid;
     volatile uint32_t flags;
     int32_t exit_code, signal;
-    uint32_t pad;
-    uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns */
+    uint32_t ticks;             /* the unit of start_ticks, end_ticks and the records' times */
+    uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns: 0 from the helper, set by the reader */
+    uint64_t start_ticks, end_ticks; /* the image's start and end (end_ticks: with ENDED) */
+    uint64_t anchor_ns, anchor_ticks; /* CLOCK_REALTIME and the ticks read together: the
+                                     * run file's (a slot), or the image's own (a file) */
     uint64_t utime_ns, stime_ns, maxrss_kb; /* getrusage(RUSAGE_SELF) at the end */
     volatile uint64_t records;  /* records taken, the incomplete one excluded (may pass capacity) */
     volatile uint64_t past_bound; /* opens and stats of files that found no free record */
@@ -94,6 +119,19 @@ struct tally_io_header {
     char exe[1024];             /* /proc/self/exe at the start */
     char exec_target[1024];     /* the path given to the last execve (EXEC_PENDING) */
 };
+
+/* The first page of DIR/io.slots. */
+struct tally_io_run {
+    volatile uint64_t magic;    /* written before the file is linked into place */
+    uint32_t version, slot_size, slots, pad;
+    volatile uint64_t taken;    /* slots claimed (may pass slots: those images used files) */
+    uint64_t anchor_ns, anchor_ticks; /* read together by the run file's creator */
+};
+
+static inline uint64_t tally_io_slot_offset(uint64_t slot)
+{
+    return TALLY_IO_RUN_HEADER + slot * (uint64_t)TALLY_IO_SLOT;
+}
 
 struct tally_io_record {
     volatile uint32_t lock;     /* the helper's; 0 when read */

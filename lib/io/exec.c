@@ -5,7 +5,7 @@
  * a vfork child runs it on its parent's memory. The region notes the exec
  * (EXEC_PENDING and its target) so that the monitor can tell an image
  * that never started the helper (a static or setuid program). */
-#include "io.h"
+#include "exec.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,23 +21,17 @@ extern char **environ;
 DECLARE_REAL(execve); DECLARE_REAL(execvpe); DECLARE_REAL(fexecve); DECLARE_REAL(posix_spawn);
 DECLARE_REAL(posix_spawnp);
 
-static char preload_entry[PATH_MAX + 16];  /* "LD_PRELOAD=/path/libtally-io.so" */
-static char dir_entry[PATH_MAX + 16];      /* "TALLY_IO_DIR=..." */
+/* This library's path, as the loader knows it (found at the start: dladdr
+ * may allocate, which a vfork child must not). The entries are built on
+ * the caller's stack at each exec: a short process touches no page of its
+ * own for them. */
+static const char *library;
 
-static void prepare_entries(void)
+static void find_library(void)
 {
-    if (preload_entry[0])
-        return;
     Dl_info info;
-    if (!dladdr((void *)prepare_entries, &info) || !info.dli_fname)
-        return;
-    size_t n = strlen(info.dli_fname), d = strlen(io_directory());
-    if (n + 12 > sizeof preload_entry || d + 14 > sizeof dir_entry)
-        return;
-    memcpy(dir_entry, "TALLY_IO_DIR=", 13);
-    memcpy(dir_entry + 13, io_directory(), d + 1);
-    memcpy(preload_entry, "LD_PRELOAD=", 11);
-    memcpy(preload_entry + 11, info.dli_fname, n + 1);
+    if (!library && dladdr((void *)find_library, &info) && info.dli_fname && *info.dli_fname)
+        library = info.dli_fname;
 }
 
 size_t io_env_count(char *const envp[])
@@ -48,14 +42,36 @@ size_t io_env_count(char *const envp[])
     return n;
 }
 
+/* NAME=A[:B] at *at (before end), advancing it; NULL when it does not fit. */
+static char *put_entry(char **at, const char *end, const char *name, const char *a, const char *b)
+{
+    size_t n = strlen(name), la = strlen(a), lb = b ? strlen(b) : 0;
+    if (n + la + (b ? 1 + lb : 0) + 1 > (size_t)(end - *at))
+        return NULL;
+    char *e = *at, *p = e;
+    memcpy(p, name, n);
+    memcpy(p += n, a, la);
+    p += la;
+    if (b) {
+        *p++ = ':';
+        memcpy(p, b, lb);
+        p += lb;
+    }
+    *p++ = '\0';
+    *at = p;
+    return e;
+}
+
 char *const *io_child_env(char *const envp[], char **out, char *buf, size_t buflen)
 {
-    if (!io_region)
+    if (!io_region || !library)
         return envp;
-    prepare_entries();
-    if (!preload_entry[0])
+    char *at = buf;
+    const char *end = buf + buflen;
+    char *dir_entry = put_entry(&at, end, "TALLY_IO_DIR=", io_directory(), NULL);
+    char *preload_entry = put_entry(&at, end, "LD_PRELOAD=", library, NULL);
+    if (!dir_entry || !preload_entry)
         return envp;
-    const char *lib = preload_entry + 11;
     size_t k = 0;
     int have_dir = 0, have_preload = 0;
     for (size_t i = 0; envp && envp[i]; i++) {
@@ -65,18 +81,11 @@ char *const *io_child_env(char *const envp[], char **out, char *buf, size_t bufl
             have_dir = 1;
         } else if (!strncmp(e, "LD_PRELOAD=", 11)) {
             have_preload = 1;
-            if (strstr(e + 11, lib)) {
+            if (strstr(e + 11, library)) {
                 out[k++] = (char *)e;
             } else { /* the program's own preloads, and ours first */
-                size_t a = strlen(preload_entry), b = strlen(e + 11);
-                if (a + 1 + b + 1 > buflen) {
-                    out[k++] = preload_entry;
-                } else {
-                    memcpy(buf, preload_entry, a);
-                    buf[a] = ':';
-                    memcpy(buf + a + 1, e + 11, b + 1);
-                    out[k++] = buf;
-                }
+                char *joined = put_entry(&at, end, "LD_PRELOAD=", library, e + 11);
+                out[k++] = joined ? joined : preload_entry;
             }
         } else {
             out[k++] = (char *)e;
@@ -93,8 +102,12 @@ char *const *io_child_env(char *const envp[], char **out, char *buf, size_t bufl
 void io_exec_begin(const char *path)
 {
     struct tally_io_header *h = io_region;
-    if (!h || h->pid != (pid_t)syscall(SYS_getpid))
+    if (!h)
         return;
+    if (h->pid != (pid_t)syscall(SYS_getpid)) { /* a vfork child: the region is its parent's */
+        io_region_note_vfork_exec(h, path ? path : "");
+        return;
+    }
     size_t n = path ? strlen(path) : 0;
     if (n > sizeof h->exec_target - 1)
         n = sizeof h->exec_target - 1;
@@ -114,7 +127,7 @@ void io_exec_failed(void)
  * dladdr may allocate). */
 void io_exec_prepare(void)
 {
-    prepare_entries();
+    find_library();
     (void)REAL(execve);
     (void)REAL(execvpe);
 }
@@ -124,7 +137,7 @@ void io_exec_prepare(void)
 IO_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[PATH_MAX * 2];
+    char buf[IO_ENV_BUF];
     io_exec_begin(path);
     int rc = REAL(execve)(path, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
@@ -136,7 +149,7 @@ IO_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 IO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[PATH_MAX * 2];
+    char buf[IO_ENV_BUF];
     io_exec_begin(file);
     int rc = REAL(execvpe)(file, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
@@ -158,7 +171,7 @@ IO_EXPORT int execvp(const char *file, char *const argv[])
 IO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[PATH_MAX * 2];
+    char buf[IO_ENV_BUF];
     io_exec_begin("");
     int rc = REAL(fexecve)(fd, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
@@ -214,7 +227,7 @@ IO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[PATH_MAX * 2];
+    char buf[IO_ENV_BUF];
     return REAL(posix_spawn)(pid, path, actions, attr, argv, io_child_env(envp, env, buf, sizeof buf));
 }
 
@@ -222,6 +235,6 @@ IO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[PATH_MAX * 2];
+    char buf[IO_ENV_BUF];
     return REAL(posix_spawnp)(pid, file, actions, attr, argv, io_child_env(envp, env, buf, sizeof buf));
 }

@@ -4,7 +4,7 @@
  * of files, copy_file_range and sendfile (a read and a write); chdir/fchdir
  * keep relative paths resolvable. Each calls the
  * next definition, then counts what happened (docs/io.md); errno is kept. */
-#include "io.h"
+#include "records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,9 +112,9 @@ static void on_dup(int from, int to)
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
-        uint64_t t0 = io_now();                         \
+        uint64_t t0 = io_ticks();                         \
         int fd = fn args;                               \
-        uint64_t t1 = io_now();                         \
+        uint64_t t1 = io_ticks();                         \
         int saved = errno;                              \
         on_open(fd, dirfd, path, t0, t1);               \
         errno = saved;                                  \
@@ -183,9 +183,9 @@ IO_EXPORT int close(int fd)
 {
     if (!io_region)
         return REAL(close)(fd);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     int rc = REAL(close)(fd);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     if (io_enter()) {
         struct io_fd *s = io_fd_slot(fd);
@@ -205,9 +205,9 @@ IO_EXPORT int close(int fd)
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
-        uint64_t t0 = io_now();                         \
+        uint64_t t0 = io_ticks();                         \
         ssize_t done = fn args;                         \
-        uint64_t t1 = io_now();                         \
+        uint64_t t1 = io_ticks();                         \
         int saved = errno;                              \
         on_rw(fd, op, offset, done, t0, t1);            \
         errno = saved;                                  \
@@ -305,9 +305,9 @@ IO_EXPORT ssize_t copy_file_range(int in, off64_t *in_at, int out, off64_t *out_
     __typeof__(&copy_file_range) fn = REAL(copy_file_range);
     if (!io_region)
         return fn(in, in_at, out, out_at, len, flags);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     ssize_t done = fn(in, in_at, out, out_at, len, flags);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     on_copy(in, in_at, out, out_at, done, t0, t1);
     errno = saved;
@@ -319,9 +319,9 @@ IO_EXPORT ssize_t sendfile(int out, int in, off_t *in_at, size_t len)
     __typeof__(&sendfile) fn = REAL(sendfile);
     if (!io_region)
         return fn(out, in, in_at, len);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     ssize_t done = fn(out, in, in_at, len);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     off64_t at = in_at ? *in_at : 0;
     on_copy(in, in_at ? &at : NULL, out, NULL, done, t0, t1);
@@ -348,18 +348,18 @@ IO_EXPORT off_t lseek(int fd, off_t offset, int whence)
 {
     if (!io_region)
         return REAL(lseek)(fd, offset, whence);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     off_t got = REAL(lseek)(fd, offset, whence);
-    return (off_t)counted_seek(fd, got, t0, io_now());
+    return (off_t)counted_seek(fd, got, t0, io_ticks());
 }
 
 IO_EXPORT off64_t lseek64(int fd, off64_t offset, int whence)
 {
     if (!io_region)
         return REAL(lseek64)(fd, offset, whence);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     off64_t got = REAL(lseek64)(fd, offset, whence);
-    return counted_seek(fd, got, t0, io_now());
+    return counted_seek(fd, got, t0, io_ticks());
 }
 
 #define COUNTED_META(fd, counter, name, args)           \
@@ -367,9 +367,9 @@ IO_EXPORT off64_t lseek64(int fd, off64_t offset, int whence)
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
-        uint64_t t0 = io_now();                         \
+        uint64_t t0 = io_ticks();                         \
         int rc = fn args;                               \
-        uint64_t t1 = io_now();                         \
+        uint64_t t1 = io_ticks();                         \
         int saved = errno;                              \
         if (rc == 0)                                    \
             on_meta(fd, counter, t0, t1);               \

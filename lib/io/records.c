@@ -1,9 +1,10 @@
 /* libtally-io's records: a path made absolute and normal (lexically, as
  * Darshan does: no symbolic links resolved), its record found or taken in
- * the region through a lock-free open-addressing table (a signal handler
- * may open a file while the thread it interrupted is inside a wrapper), and
- * the counter updates of one operation, under the record's spin lock. */
-#include "io.h"
+ * the region through a lock-free open-addressing table of path hashes (a
+ * signal handler may open a file while the thread it interrupted is inside
+ * a wrapper), and the counter updates of one operation, under the record's
+ * spin lock. */
+#include "records.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -12,13 +13,30 @@
 #include <unistd.h>
 
 #define HASH_SLOTS 4096 /* a power of two, over twice the capacity */
-static int32_t slots[HASH_SLOTS];
+/* The path → record table, process-local. A slot is one word: the record
+ * (bits 0-10, 1-based), the generation (bits 11-22) and the top 41 bits of
+ * the path's 64-bit hash, the low 12 bits being the slot's place. A lookup
+ * compares words and never reads the record (its path is written once, for
+ * the monitor): as in Darshan, whose record ids are 64-bit hashes of the
+ * path, two paths of equal hash would share a record (about 2^-53 per
+ * pair). A slot of another generation is free: a forked child starts a new
+ * generation instead of clearing the table (it writes only the slots it
+ * uses). */
+#define REC_BITS 11
+#define GEN_BITS 12
+#define TAG_SHIFT (REC_BITS + GEN_BITS)
+_Static_assert(TALLY_IO_CAPACITY + 1 < (1 << REC_BITS), "a record fits its bits");
+static uint64_t slots[HASH_SLOTS];
+static uint64_t generation = 1;
 static char cwd[PATH_MAX];
 static int cwd_known;
 
 void io_records_reset(void)
 {
-    memset(slots, 0, sizeof slots);
+    if (++generation >= (1u << GEN_BITS)) { /* once in 4095 generations */
+        memset(slots, 0, sizeof slots);
+        generation = 1;
+    }
 }
 
 void io_cwd_changed(void)
@@ -26,25 +44,34 @@ void io_cwd_changed(void)
     __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
 }
 
-static uint32_t hash_of(const char *s)
+/* Eight bytes at a time (a path is hashed at every open and stat). */
+static uint64_t hash_of(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 29;
 }
 
 int32_t io_record_for_abs(const char *abs)
 {
     struct tally_io_header *h = io_region;
-    uint32_t hash = hash_of(abs);
+    uint64_t hash = hash_of(abs);
+    uint64_t tag = hash >> TAG_SHIFT, gen = generation;
     for (uint32_t i = 0; i < HASH_SLOTS; i++) {
-        int32_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
-        int32_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-        if (v) {
-            struct tally_io_record *r = io_rec(v);
-            if (r->path_hash == hash && !strncmp(r->path, abs, TALLY_IO_PATH - 1))
-                return v;
+        uint64_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
+        uint64_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+        if ((v >> REC_BITS & ((1u << GEN_BITS) - 1)) == gen) {
+            if (v >> TAG_SHIFT == tag)
+                return (int32_t)(v & ((1u << REC_BITS) - 1));
             continue;
         }
         uint64_t idx = __atomic_fetch_add(&h->records, 1, __ATOMIC_RELAXED);
@@ -58,13 +85,14 @@ int32_t io_record_for_abs(const char *abs)
             n = TALLY_IO_PATH - 1;
         memcpy(r->path, abs, n);
         r->path[n] = '\0';
-        r->path_hash = hash;
+        r->path_hash = (uint32_t)hash;
         r->last_read_end = r->last_write_end = -1;
         r->ready = 1;
-        int32_t mine = (int32_t)idx + 1, expected = 0;
+        int32_t mine = (int32_t)idx + 1;
         /* Lost to another taker of the same slot: this record stays, with
          * its path (the monitor merges records of one path). */
-        __atomic_compare_exchange_n(slot, &expected, mine, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        __atomic_compare_exchange_n(slot, &v, tag << TAG_SHIFT | gen << REC_BITS | (uint64_t)mine, false,
+                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
         return mine;
     }
     __atomic_fetch_add(&h->past_bound, 1, __ATOMIC_RELAXED);
@@ -150,8 +178,26 @@ int32_t io_record_of_inherited(int fd, struct io_fd *s)
     return s->rec;
 }
 
+/* True when PATH (absolute) is already normal: no empty, "." or ".."
+ * component, no trailing slash; it is then its own record's name. */
+static bool is_normal(const char *p)
+{
+    for (; *p; p++) {
+        if (*p != '/')
+            continue;
+        char c = p[1];
+        if (c == '/' || c == '\0')
+            return false;
+        if (c == '.' && (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))
+            return false;
+    }
+    return true;
+}
+
 int32_t io_record_for(int dirfd, const char *path)
 {
+    if (path[0] == '/' && is_normal(path))
+        return io_record_for_abs(path);
     char out[PATH_MAX];
     size_t len = 0;
     if (path[0] != '/') {

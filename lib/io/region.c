@@ -1,21 +1,16 @@
-/* libtally-io's process side: the region of this process image (created at
- * load, mapped, its descriptor closed at once), a forked child's own region
- * (pthread_atfork), the process's start and end (exit, _exit, destructors,
- * fatal signals caught), the reentrancy guard and the descriptor table.
- * Internal operations use raw system calls, never the wrappers. */
-#include "io.h"
+/* libtally-io's bottom layer (region.h): the region of this process image,
+ * claimed as a slot of the run file DIR/io.slots (the run file created by
+ * the first image of the run), else as a file of its own DIR/io.PID.N;
+ * the reentrancy guard and the descriptor table. Internal operations use
+ * raw system calls, never the wrappers. */
+#include "region.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,6 +19,9 @@ int io_fd_high = -1;
 static struct io_fd fds[IO_MAX_FDS];
 static __thread int busy __attribute__((tls_model("initial-exec")));
 static char directory[PATH_MAX];
+/* The run file's first page, mapped once per image and kept (a forked
+ * child claims its slot through its copy). */
+static struct tally_io_run *run;
 
 void *io_next_symbol(const char *name)
 {
@@ -58,6 +56,25 @@ void io_leave(void)
     busy = 0;
 }
 
+void io_busy(int on)
+{
+    busy = on;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+const char *io_directory(void)
+{
+    return directory;
+}
+
+bool io_directory_set(const char *dir)
+{
+    if (!dir || !*dir || strlen(dir) + 32 >= sizeof directory)
+        return false;
+    memcpy(directory, dir, strlen(dir) + 1);
+    return true;
+}
+
 /* A decimal into P, returning the end. */
 static char *put_uint(char *p, unsigned long v)
 {
@@ -72,25 +89,92 @@ static char *put_uint(char *p, unsigned long v)
     return p;
 }
 
-/* DIR/io.PID.N, the first N free (a pid's later images take the next). */
-static struct tally_io_header *create_region(uint32_t flags)
+/* DIR/NAME into PATH (room for PATH_MAX + 64). */
+static char *dir_path(char *path, const char *name)
+{
+    size_t dlen = strlen(directory);
+    memcpy(path, directory, dlen);
+    path[dlen] = '/';
+    return stpcpy(path + dlen + 1, name);
+}
+
+/* Creates the run file under a name of this process's, sized and with its
+ * header, then links it into place: another image sees it whole or not at
+ * all (EEXIST: one was there first, fine). */
+static void create_run_file(pid_t pid)
+{
+    char tmp[PATH_MAX + 64], path[PATH_MAX + 64];
+    char *p = dir_path(tmp, "io.slots.tmp.");
+    *put_uint(p, (unsigned long)pid) = '\0';
+    dir_path(path, TALLY_IO_RUN_FILE);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    /* Written through a mapping: the task's write counters stay its own. */
+    struct tally_io_run *head = MAP_FAILED;
+    if (syscall(SYS_ftruncate, fd, (long)tally_io_slot_offset(TALLY_IO_SLOTS)) == 0)
+        head = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_RUN_HEADER, PROT_READ | PROT_WRITE, MAP_SHARED,
+                               fd, 0L);
+    if (head != MAP_FAILED) {
+        head->version = TALLY_IO_VERSION;
+        head->slot_size = TALLY_IO_SLOT;
+        head->slots = TALLY_IO_SLOTS;
+        head->anchor_ticks = io_ticks();
+        head->anchor_ns = io_now();
+        head->magic = TALLY_IO_RUN_MAGIC;
+        syscall(SYS_munmap, head, (size_t)TALLY_IO_RUN_HEADER);
+        syscall(SYS_linkat, AT_FDCWD, tmp, AT_FDCWD, path, 0);
+    }
+    syscall(SYS_close, fd);
+    syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+}
+
+/* The next slot of the run file, mapped; NULL when there is none. */
+static void *claim_slot(pid_t pid)
 {
     char path[PATH_MAX + 64];
-    pid_t pid = (pid_t)syscall(SYS_getpid);
-    size_t dlen = strlen(directory);
-    if (dlen + 48 > sizeof path)
+    dir_path(path, TALLY_IO_RUN_FILE);
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && !run) {
+        create_run_file(pid);
+        fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+    }
+    if (fd < 0)
         return NULL;
+    void *base = MAP_FAILED;
+    if (!run) {
+        void *head = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_RUN_HEADER, PROT_READ | PROT_WRITE,
+                                     MAP_SHARED, fd, 0L);
+        if (head != MAP_FAILED) {
+            struct tally_io_run *r = head;
+            if (r->magic == TALLY_IO_RUN_MAGIC && r->version == TALLY_IO_VERSION &&
+                r->slot_size == TALLY_IO_SLOT && r->slots == TALLY_IO_SLOTS)
+                run = r;
+            else
+                syscall(SYS_munmap, head, (size_t)TALLY_IO_RUN_HEADER);
+        }
+    }
+    if (run) {
+        uint64_t slot = __atomic_fetch_add(&run->taken, 1, __ATOMIC_RELAXED);
+        if (slot < TALLY_IO_SLOTS)
+            base = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                   fd, (long)tally_io_slot_offset(slot));
+    }
+    syscall(SYS_close, fd); /* nothing held: the program may close or dup2 onto any fd */
+    return base == MAP_FAILED ? NULL : base;
+}
+
+/* A file of its own, DIR/io.PID.N, the first N free (a pid's later images
+ * take the next); *image set. */
+static void *create_file(pid_t pid, uint32_t *image)
+{
+    char path[PATH_MAX + 64];
     int fd = -1;
-    uint32_t image = 0;
-    for (; image < 1000; image++) {
-        char *p = path;
-        memcpy(p, directory, dlen);
-        p += dlen;
-        memcpy(p, "/io.", 4);
-        p = put_uint(p + 4, (unsigned long)pid);
+    for (*image = 0; *image < 1000; (*image)++) {
+        char *p = dir_path(path, "io.");
+        p = put_uint(p, (unsigned long)pid);
         *p++ = '.';
-        p = put_uint(p, image);
-        *p = '\0';
+        *put_uint(p, *image) = '\0';
         fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0 || errno != EEXIST)
             break;
@@ -99,14 +183,28 @@ static struct tally_io_header *create_region(uint32_t flags)
         return NULL;
     void *base = MAP_FAILED;
     if (syscall(SYS_ftruncate, fd, (long)TALLY_IO_SIZE) == 0)
-        base = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_SIZE, PROT_READ | PROT_WRITE,
-                               MAP_SHARED, fd, 0);
-    syscall(SYS_close, fd); /* nothing held: the program may close or dup2 onto any fd */
+        base = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
+    syscall(SYS_close, fd);
     if (base == MAP_FAILED) {
         syscall(SYS_unlinkat, AT_FDCWD, path, 0);
         return NULL;
     }
-    struct tally_io_header *h = base;
+    return base;
+}
+
+/* A region claimed and filled; EXEC_TARGET: a vfork child's note (below). */
+static struct tally_io_header *claim(uint32_t flags, const struct tally_io_header *parent, const char *exec_target)
+{
+    if (!directory[0])
+        return NULL;
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    uint32_t image = 0;
+    struct tally_io_header *h = claim_slot(pid);
+    bool from_slot = h != NULL;
+    if (!h)
+        h = create_file(pid, &image);
+    if (!h)
+        return NULL;
     h->version = TALLY_IO_VERSION;
     h->record_size = TALLY_IO_RECORD;
     h->capacity = TALLY_IO_CAPACITY;
@@ -114,140 +212,48 @@ static struct tally_io_header *create_region(uint32_t flags)
     h->pid = pid;
     h->ppid = (pid_t)syscall(SYS_getppid);
     h->flags = flags;
-    h->start_ns = io_now();
-    ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", h->exe, sizeof h->exe - 1);
-    h->exe[n > 0 ? n : 0] = '\0';
+    h->ticks = IO_TICKS_KIND;
+    h->start_ticks = io_ticks();
+    if (from_slot) {
+        h->anchor_ns = run->anchor_ns;
+        h->anchor_ticks = run->anchor_ticks;
+    } else {
+        h->anchor_ticks = io_ticks();
+        h->anchor_ns = io_now();
+    }
+    if (parent) { /* a forked child runs its parent's executable */
+        memcpy(h->exe, parent->exe, sizeof h->exe);
+    } else {
+        ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", h->exe, sizeof h->exe - 1);
+        h->exe[n > 0 ? n : 0] = '\0';
+    }
+    if (exec_target) {
+        size_t n = strlen(exec_target);
+        if (n > sizeof h->exec_target - 1)
+            n = sizeof h->exec_target - 1;
+        memcpy(h->exec_target, exec_target, n);
+        h->exec_target[n] = '\0';
+        h->flags |= TALLY_IO_EXEC_PENDING;
+    }
     /* The incomplete record is left untouched (its page is given only when a
      * file past the bound needs it); the monitor names it. */
     __atomic_store_n(&h->magic, TALLY_IO_MAGIC, __ATOMIC_RELEASE);
     return h;
 }
 
-void io_process_end(uint32_t flags)
+struct tally_io_header *io_region_claim(uint32_t flags, const struct tally_io_header *parent)
 {
-    struct tally_io_header *h = io_region;
-    if (!h || h->pid != (pid_t)syscall(SYS_getpid)) /* a vfork child shares the parent's */
-        return;
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) {
-        h->utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
-        h->stime_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
-        h->maxrss_kb = (uint64_t)ru.ru_maxrss;
-    }
-    h->end_ns = io_now();
-    __atomic_fetch_or(&h->flags, flags | TALLY_IO_ENDED, __ATOMIC_RELEASE);
+    return claim(flags, parent, NULL);
 }
 
-/* Fatal signals whose default action ends the process: recorded, then the
- * default action (the disposition is reset on entry, SA_RESETHAND). Only
- * these synchronous faults: catching SIGINT or SIGTERM would change what a
- * program sees of its own dispositions (Python installs its SIGINT handler
- * only over SIG_DFL). */
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-
-static void on_fatal(int sig)
+void io_region_note_vfork_exec(const struct tally_io_header *parent, const char *target)
 {
-    int saved = errno;
-    if (io_region && io_region->pid == (pid_t)syscall(SYS_getpid)) {
-        io_region->signal = sig;
-        io_process_end(TALLY_IO_SIGNALED);
-    }
-    errno = saved;
-    raise(sig); /* SA_NODEFER|SA_RESETHAND: delivered now, with the default action */
+    struct tally_io_header *h = claim(TALLY_IO_FORKED, parent, target);
+    io_region_unmap(h); /* the parent's address space: nothing of the child's stays in it */
 }
 
-static void install_fatal_handlers(void)
+void io_region_unmap(struct tally_io_header *h)
 {
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal;
-    sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        /* One system call each: installed, and put back at once when the
-         * program's own disposition (inherited SIG_IGN) was there. */
-        if (sigaction(fatal_signals[i], &sa, &old) == 0 &&
-            (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)))
-            sigaction(fatal_signals[i], &old, NULL);
-    }
-}
-
-/* A forked child: its own region, and its descriptors' records carried
- * over (by path) from the parent's region, which it then unmaps. */
-static void after_fork_child(void)
-{
-    struct tally_io_header *old = io_region;
-    if (!old)
-        return;
-    busy = 1;
-    io_region = create_region(TALLY_IO_FORKED);
-    io_records_reset();
-    for (int fd = 0; fd <= io_fd_high; fd++) {
-        struct io_fd *s = &fds[fd];
-        if (s->rec)
-            s->rec = io_region ? io_record_for_abs(tally_io_record_at(old, (uint32_t)(s->rec - 1))->path) : 0;
-        if (s->srec)
-            s->srec = io_region ? io_record_for_abs(tally_io_record_at(old, (uint32_t)(s->srec - 1))->path) : 0;
-    }
-    syscall(SYS_munmap, old, (size_t)TALLY_IO_SIZE);
-    busy = 0;
-}
-
-__attribute__((constructor)) static void io_start(void)
-{
-    const char *dir = getenv("TALLY_IO_DIR");
-    if (!dir || !*dir || strlen(dir) >= sizeof directory)
-        return;
-    memcpy(directory, dir, strlen(dir) + 1);
-    busy = 1;
-    io_region = create_region(0);
-    busy = 0;
-    if (!io_region)
-        return;
-    pthread_atfork(NULL, NULL, after_fork_child);
-    install_fatal_handlers();
-    io_exec_prepare();
-}
-
-__attribute__((destructor)) static void io_stop(void)
-{
-    io_process_end(0);
-}
-
-const char *io_directory(void)
-{
-    return directory;
-}
-
-IO_EXPORT void exit(int status)
-{
-    if (io_region && io_region->pid == (pid_t)syscall(SYS_getpid)) {
-        io_region->exit_code = status & 0xff;
-        __atomic_fetch_or(&io_region->flags, TALLY_IO_EXIT_CODE, __ATOMIC_RELAXED);
-    }
-    void (*next)(int) = (void (*)(int))io_next_symbol("exit");
-    next(status);
-    __builtin_unreachable();
-}
-
-static void end_at_underscore_exit(int status)
-{
-    if (io_region && io_region->pid == (pid_t)syscall(SYS_getpid)) {
-        io_region->exit_code = status & 0xff;
-        io_process_end(TALLY_IO_UNDERSCORE_EXIT | TALLY_IO_EXIT_CODE);
-    }
-}
-
-IO_EXPORT void _exit(int status)
-{
-    end_at_underscore_exit(status);
-    syscall(SYS_exit_group, status);
-    __builtin_unreachable();
-}
-
-IO_EXPORT void _Exit(int status)
-{
-    end_at_underscore_exit(status);
-    syscall(SYS_exit_group, status);
-    __builtin_unreachable();
+    if (h)
+        syscall(SYS_munmap, h, (size_t)TALLY_IO_SIZE);
 }

@@ -2,7 +2,7 @@
  * names), statx, and the __xstat forms older binaries call. A successful
  * call counts POSIX_STATS on the file's record (by path, or by descriptor
  * for fstat and AT_EMPTY_PATH) with its time as metadata time. */
-#include "io.h"
+#include "records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,9 +42,9 @@ static void on_stat(int dirfd, const char *path, uint64_t t0, uint64_t t1)
         __typeof__(&name) fn = REAL(name);              \
         if (!io_region)                                 \
             return fn args;                             \
-        uint64_t t0 = io_now();                         \
+        uint64_t t0 = io_ticks();                         \
         int rc = fn args;                               \
-        uint64_t t1 = io_now();                         \
+        uint64_t t1 = io_ticks();                         \
         int saved = errno;                              \
         if (rc == 0)                                    \
             on_stat(dirfd, path, t0, t1);               \

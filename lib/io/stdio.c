@@ -6,7 +6,7 @@
  * its descriptor's slot; stdin, stdout and stderr count under <STDIN>,
  * <STDOUT> and <STDERR> as in Darshan. The writes stdio makes underneath
  * are glibc-internal calls: they are not counted again as POSIX. */
-#include "io.h"
+#include "records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,9 +79,9 @@ IO_EXPORT FILE *fopen(const char *path, const char *mode)
 {
     if (!io_region)
         return REAL(fopen)(path, mode);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     FILE *fp = REAL(fopen)(path, mode);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     on_stdio_open(fp, path, 0, t0, t1, mode);
     errno = saved;
@@ -92,9 +92,9 @@ IO_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
     if (!io_region)
         return REAL(fopen64)(path, mode);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     FILE *fp = REAL(fopen64)(path, mode);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     on_stdio_open(fp, path, 0, t0, t1, mode);
     errno = saved;
@@ -105,9 +105,9 @@ IO_EXPORT FILE *fdopen(int fd, const char *mode)
 {
     if (!io_region)
         return REAL(fdopen)(fd, mode);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     FILE *fp = REAL(fdopen)(fd, mode);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     on_stdio_open(fp, NULL, 1, t0, t1, mode);
     errno = saved;
@@ -119,9 +119,9 @@ IO_EXPORT int fclose(FILE *fp)
     if (!io_region)
         return REAL(fclose)(fp);
     int fd = fileno_unlocked(fp);
-    uint64_t t0 = io_now();
+    uint64_t t0 = io_ticks();
     int rc = REAL(fclose)(fp);
-    uint64_t t1 = io_now();
+    uint64_t t1 = io_ticks();
     int saved = errno;
     if (io_enter()) {
         struct io_fd *s = io_fd_slot(fd);
@@ -157,9 +157,9 @@ static void on_stdio_rw(FILE *fp, enum io_op op, int64_t bytes, uint64_t t0, uin
         __typeof__(&name) fn = REAL(name);                            \
         if (!io_region)                                               \
             return fn args;                                           \
-        uint64_t t0 = io_now();                                       \
+        uint64_t t0 = io_ticks();                                       \
         type got = fn args;                                           \
-        uint64_t t1 = io_now();                                       \
+        uint64_t t1 = io_ticks();                                       \
         int saved = errno;                                            \
         if (ok_expr)                                                  \
             on_stdio_rw(fp, op, (int64_t)(bytes_expr), t0, t1);       \
@@ -323,9 +323,9 @@ static void on_stdio_meta(FILE *fp, int counter, uint64_t t0, uint64_t t1, bool 
         __typeof__(&name) fn = REAL(name);                 \
         if (!io_region)                                    \
             return fn args;                                \
-        uint64_t t0 = io_now();                            \
+        uint64_t t0 = io_ticks();                            \
         int rc = fn args;                                  \
-        uint64_t t1 = io_now();                            \
+        uint64_t t1 = io_ticks();                            \
         int saved = errno;                                 \
         if (rc == 0)                                       \
             on_stdio_meta(fp, counter, t0, t1, seek);      \

@@ -32,6 +32,7 @@ int run_io_prepare(struct run_config *cfg)
     }
     if (segment_dir_create(o->dir, sizeof o->dir) < 0)
         return -1;
+    cfg->task.io_dir = o->dir; /* the engine counts processes from the regions */
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *value = malloc(len);

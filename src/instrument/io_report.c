@@ -288,14 +288,27 @@ static const char *why_not_interposed(const char *exe)
     return "started without the helper in its environment";
 }
 
-/* The processes whose last executable ran without the helper: the engine
- * saw them exit, and no region of theirs names that executable. */
+static bool listed(const json_t *list, pid_t pid)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+        if (json_integer_value(json_object_get(e, "pid")) == pid)
+            return true;
+    return false;
+}
+
+/* The processes whose last executable ran without the helper: those a scan
+ * saw running an executable no region of theirs names, and those whose last
+ * region ends in an exec that no later region followed (an image the helper
+ * could not enter, however short its life). */
 static json_t *not_interposed(const struct io_image_set *set, const struct task_result *result)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < result->executable_count; i++) {
         const struct task_executable *e = &result->executables[i];
-        const struct io_image *hit = bsearch(&e->pid, set->items, set->count, sizeof *set->items, by_header_pid);
+        const struct io_image *hit =
+            set->count ? bsearch(&e->pid, set->items, set->count, sizeof *set->items, by_header_pid) : NULL;
         bool found = false;
         if (hit) { /* images of one pid are adjacent */
             const struct io_image *first = hit, *end = set->items + set->count;
@@ -309,7 +322,25 @@ static json_t *not_interposed(const struct io_image_set *set, const struct task_
             json_array_append_new(list, json_pack("{s:i, s:o, s:s}", "pid", (json_int_t)e->pid, "exe",
                                                   io_path_json(e->path), "why", why_not_interposed(e->path)));
     }
+    for (size_t i = 0; i < set->count; i++) {
+        const struct tally_io_header *h = &set->items[i].header;
+        bool last = i + 1 == set->count || set->items[i + 1].header.pid != h->pid;
+        if (last && (h->flags & TALLY_IO_EXEC_PENDING) && !listed(list, h->pid))
+            json_array_append_new(list, json_pack("{s:i, s:o, s:s}", "pid", (json_int_t)h->pid, "exe",
+                                                  io_path_json(h->exec_target),
+                                                  "why", why_not_interposed(h->exec_target)));
+    }
     return list;
+}
+
+/* Processes with at least one region (images of one pid are adjacent). */
+static size_t pids_interposed(const struct io_image_set *set)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < set->count; i++)
+        if (i == 0 || set->items[i - 1].header.pid != set->items[i].header.pid)
+            n++;
+    return n;
 }
 
 /* ---- the reports ---- */
@@ -435,7 +466,7 @@ json_t *io_report_summary_json(const struct io_report *r, const struct io_image_
     free(order);
     json_t *missing = not_interposed(set, result);
     return json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:o}", "report", files_path,
-                     "files", (json_int_t)r->count, "processes_interposed", (json_int_t)set->count,
+                     "files", (json_int_t)r->count, "processes_interposed", (json_int_t)pids_interposed(set),
                      "not_interposed", missing, "posix", posix, "stdio", stdio, "other_descriptors",
                      "bytes_read", (json_int_t)t.other_read, "bytes_written", (json_int_t)t.other_written,
                      "top_files", top, "incomplete", incomplete_json(set));

@@ -16,15 +16,16 @@ struct io_image {
                                       * record when something was summed in it;
                                       * only during the load's callback */
     uint32_t count;
+    uint64_t order;                  /* claim order: the slot, or past the slots a file's N */
 };
 
 struct io_image_set {
-    struct io_image *items;          /* sorted by pid, then image */
+    struct io_image *items;          /* sorted by pid, then image (numbered in claim order) */
     size_t count;
     size_t unreadable;               /* files of the wrong size, magic or version */
 };
 
-/* Reads DIR/io.*, handing each image with its records to each(ctx, img)
+/* Reads DIR/io.slots and DIR/io.PID.N, handing each image with its records to each(ctx, img)
  * (one at a time: the records of a large tree are never all in memory),
  * then keeping its header. Returns -1 after a message when DIR cannot be read. */
 int io_image_set_load(const char *dir, struct io_image_set *set,

@@ -1,11 +1,15 @@
-/* Level 1: no interposition. The tree is found by walking /proc from tally
+/* Levels 1 and 3: no ptrace. The tree is found by walking /proc from tally
  * (a child subreaper, so orphans stay in the tree) or from the --pid
  * process down through each process's children, at every sample. Exactness comes from the kernel's
  * accounting of reaped children (usage.c): CPU time and I/O bytes are exact
  * totals, and the peak memory of the largest single process is its
  * ru_maxrss. waitid(WNOWAIT) tells the top process's end apart from an
  * orphan's without reaping either too early. Short-lived processes between
- * samples are not seen (counts are lower bounds at this level). */
+ * samples are not seen (counts are lower bounds at level 1). At level 3 the
+ * preloaded I/O helper tells of every process it runs in through its region
+ * (helper_reports.c), read after each scan and once more at the end: only
+ * processes the helper never entered (static or setuid images, and what
+ * they start) are left to the scans (docs/io.md). */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -17,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monitor/helper_reports.h"
 #include "monitor/proc_scan.h"
 #include "monitor/run_loop.h"
 #include "platform/platform.h"
@@ -53,10 +58,15 @@ static void drop_if_gone(void *ctx, pid_t pid)
         usage_process_gone(g->u, pid, 0);
 }
 
+static void note_executable(void *ctx, pid_t pid)
+{
+    usage_note_executable(ctx, pid);
+}
+
 /* Updates the live set from /proc: the tree's own processes only (its cost
  * does not grow with the rest of the machine), or one machine-wide scan
  * where the kernel cannot list a process's children (proc_scan.h). */
-static void scan_tree(struct usage *u, pid_t root, bool include_root)
+static void scan_tree(struct usage *u, pid_t root, bool include_root, struct helper_reports *reports)
 {
     struct proc_scan scan;
     proc_scan_init(&scan);
@@ -73,6 +83,10 @@ static void scan_tree(struct usage *u, pid_t root, bool include_root)
     struct gone_ctx g = {u, &scan, root, include_root};
     usage_each_process(u, drop_if_gone, &g);
     proc_scan_free(&scan);
+    if (reports) {
+        usage_each_process(u, note_executable, u);
+        helper_reports_read(reports, u, false);
+    }
 }
 
 /* Reaps every ended child; returns true when the top process was among them. */
@@ -135,7 +149,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
         return -1;
     }
     struct ending ending = {0};
-    scan_tree(u, o->follow_pid, true);
+    scan_tree(u, o->follow_pid, true, NULL);
     usage_enable_warmup(u);
     usage_start_background(u);
     bool root_alive = true;
@@ -157,7 +171,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
         if (in <= 0.0005) {
             bool regular = usage_regular_due(u);
             if (regular || usage_warmup_due(u))
-                scan_tree(u, o->follow_pid, root_alive);
+                scan_tree(u, o->follow_pid, root_alive, NULL);
             usage_sample(u, regular);
             if (!root_alive && u->live == 0)
                 break;
@@ -184,6 +198,11 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
         return -1;
     }
     pid_t self = getpid();
+    struct helper_reports reports_of_helper, *reports = NULL;
+    if (o->io_dir && *o->io_dir) {
+        helper_reports_init(&reports_of_helper, o->io_dir);
+        reports = &reports_of_helper;
+    }
     usage_process_started(u, launch.pid);
     if (o->on_launched)
         o->on_launched(o->sample_ctx, launch.pid);
@@ -198,7 +217,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
         bool any_left;
         if (reap_children(u, r, launch.pid, &any_left)) {
             if (!o->wait_for_all) {
-                scan_tree(u, self, false);
+                scan_tree(u, self, false, reports);
                 ending_begin(&ending, u);
             }
         }
@@ -209,7 +228,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
         if (in <= 0.0005) {
             bool regular = usage_regular_due(u);
             if (regular || usage_warmup_due(u) || ending.terminating)
-                scan_tree(u, self, false);
+                scan_tree(u, self, false, reports);
             if (ending.terminating) /* processes found since are ended too */
                 ending_signal_again(&ending, u);
             usage_sample(u, regular);
@@ -217,6 +236,8 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
         }
         wait_a_while(in, -1);
     }
+    if (reports) /* every process has ended: every region is there */
+        helper_reports_read(reports, u, true);
     sigprocmask(SIG_SETMASK, &old, NULL);
     r->launch_errno = launch_exec_errno(&launch);
     return 0;

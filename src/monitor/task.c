@@ -62,16 +62,16 @@ int task_run(const struct task_options *o, struct task_result *r)
      * it is restored: 'tally run' is one process per tree (see docs/agent.md). */
     struct sigaction old_alarm;
     loop_timer_handler_install(&old_alarm);
-    /* Level 1: nothing of the task outlives a killed tally (level 2: the
-     * tracer's PTRACE_O_EXITKILL). Started before tally is a subreaper. */
-    struct guardian *guardian = r->level == 1 && o->follow_pid <= 0 ? guardian_start() : NULL;
+    /* Levels 1 and 3: nothing of the task outlives a killed tally (level 2:
+     * the tracer's PTRACE_O_EXITKILL). Started before tally is a subreaper. */
+    struct guardian *guardian = r->level != 2 && o->follow_pid <= 0 ? guardian_start() : NULL;
     /* Orphans of the task are re-parented to tally, which reaps (and counts) them. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     struct usage u;
     usage_init(&u, o, r);
     u.guardian = guardian;
-    int rc = r->level >= 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
+    int rc = r->level == 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
     sigaction(SIGALRM, &old_alarm, NULL);
     if (rc == 0) {
         usage_finish(&u, o->follow_pid <= 0);

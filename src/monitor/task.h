@@ -26,9 +26,13 @@ struct task_options {
     char *const *argv;              /* command to start (execvp); NULL with follow_pid */
     pid_t follow_pid;               /* > 0: follow this running tree instead (level 1) */
     int level;                      /* 1: /proc polling; 2: ptrace process events (default);
-                                     * 3: as 2, with the I/O helper preloaded by the caller
-                                     * (cli/run_io.c): the executable of every process is
-                                     * kept (result.executables) to tell which ran it */
+                                     * 3: no ptrace: the I/O helper preloaded by the caller
+                                     * (cli/run_io.c) reports every process it runs in through
+                                     * its region in io_dir; /proc scans (tally a subreaper)
+                                     * find the others. The executable of every process a
+                                     * scan saw is kept (result.executables) to tell which
+                                     * ran without the helper (docs/io.md) */
+    const char *io_dir;             /* level 3: the directory of the helper's regions */
     double interval;                /* regular sampling interval, seconds (default 1) */
     const struct limit_set *limits; /* NULL: none */
     bool measure_only;              /* report broken limits but never kill */
@@ -85,8 +89,8 @@ struct task_result {
     char host[256];
     char **files;                   /* track_files: sorted paths opened by the task */
     size_t file_count;
-    struct task_executable *executables; /* level 3: every process's last executable, */
-    size_t executable_count;             /* read at its exit, in the order they exited */
+    struct task_executable *executables; /* level 3: every process a scan saw, with the */
+    size_t executable_count;             /* executable it ran at the last scan that saw it */
 };
 
 struct task_executable {

@@ -17,7 +17,9 @@
  *    every sample (sum of current values) and at every exit (the exiting
  *    process's peak, VmHWM, plus the current values of the others, read afresh
  *    when there are few), so that short peaks are caught.
- *  - max_concurrent_processes, total_processes: from process events.
+ *  - max_concurrent_processes, total_processes: from process events; at
+ *    level 3 also from the I/O helper's reports (helper_reports.c), each pid
+ *    counted once whichever told of it first.
  * The reaped-children totals belong to the whole tally process: tasks run
  * one after another are told apart by a baseline taken at usage_init; tasks
  * run at the same time in one process (a future agent) would need one
@@ -94,6 +96,8 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->options = options;
     u->result = result;
     pidmap_init(&u->procs, sizeof(struct usage_proc));
+    pidmap_init(&u->counted, 1);
+    pidmap_init(&u->executable_index, sizeof(size_t));
     u->start = usage_now();
     u->start_epoch = clock_epoch_seconds();
     u->row_time = u->rate_time = u->start;
@@ -110,6 +114,8 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
 void usage_free(struct usage *u)
 {
     pidmap_free(&u->procs);
+    pidmap_free(&u->counted);
+    pidmap_free(&u->executable_index);
     fileset_free(&u->files);
     net_usage_free(&u->net);
     disk_watch_stop(u->disk);
@@ -165,6 +171,16 @@ bool usage_limit_action_needed(struct usage *u)
     return !u->options->measure_only;
 }
 
+/* Level 3: true the first time PID is told of, by a scan or by the helper
+ * (a pid reused within one task is counted once). Below: always true. */
+static bool first_telling(struct usage *u, pid_t pid)
+{
+    if (!u->options->io_dir || !*u->options->io_dir)
+        return true;
+    int created;
+    return !pidmap_put(&u->counted, pid, &created) || created;
+}
+
 void usage_process_started(struct usage *u, pid_t pid)
 {
     int created;
@@ -176,7 +192,8 @@ void usage_process_started(struct usage *u, pid_t pid)
     u->live++;
     if (u->live > u->live_max_since_row)
         u->live_max_since_row = u->live;
-    u->result->value[FIELD_TOTAL_PROCESSES] += 1;
+    if (first_telling(u, pid))
+        u->result->value[FIELD_TOTAL_PROCESSES] += 1;
     guardian_watch(u->guardian, pid);
     raise_peak(u, FIELD_MAX_CONCURRENT_PROCESSES, u->live);
     check_limits(u);
@@ -262,17 +279,41 @@ void usage_process_gone(struct usage *u, pid_t pid, uint64_t peak_rss)
 
 /* Level 3: which executable the process ran last, to tell the processes
  * the I/O helper did not reach (static, setuid) from those it did. */
-static void keep_executable(struct usage *u, pid_t pid)
+void usage_process_reported(struct usage *u, pid_t pid)
+{
+    if (!first_telling(u, pid))
+        return;
+    u->result->value[FIELD_TOTAL_PROCESSES] += 1;
+    check_limits(u);
+}
+
+void usage_note_executable(struct usage *u, pid_t pid)
 {
     struct task_result *r = u->result;
-    if (VEC_RESERVE(r->executables, u->executable_capacity, r->executable_count + 1) < 0)
-        return;
     char path[4096];
     if (proc_read_exe(pid, path, sizeof path) < 0)
-        path[0] = '\0';
-    char *copy = strdup(path);
-    if (!copy)
+        return; /* gone meanwhile: what an earlier scan saw stays */
+    int created;
+    size_t *at = pidmap_put(&u->executable_index, pid, &created);
+    if (!at)
         return;
+    if (!created) {
+        if (strcmp(r->executables[*at].path, path)) {
+            char *copy = strdup(path);
+            if (copy) {
+                free(r->executables[*at].path);
+                r->executables[*at].path = copy;
+            }
+        }
+        return;
+    }
+    char *copy = strdup(path);
+    if (!copy || VEC_RESERVE(r->executables, u->executable_capacity, r->executable_count + 1) < 0) {
+        free(copy);
+        pidmap_remove(&u->executable_index, pid);
+        return;
+    }
+    *at = r->executable_count;
     r->executables[r->executable_count].pid = pid;
     r->executables[r->executable_count].path = copy;
     r->executable_count++;
@@ -305,8 +346,6 @@ bool usage_process_exiting(struct usage *u, pid_t pid)
         p->pss = status->rss_anon + status->rss_shmem;
     }
     p->swap = status->vm_swap;
-    if (u->options->level == 3)
-        keep_executable(u, pid);
     if (u->options->track_files)
         proc_visit_open_files(pid, add_file, &u->files);
     if (p->has_sockets) { /* the last counters, before the sockets close (if not yet closed) */

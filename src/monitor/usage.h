@@ -50,6 +50,8 @@ struct usage {
     struct proc_status exit_status; /* its peaks, from status */
     struct guardian *guardian;  /* told of every process (level 1), or NULL */
     size_t executable_capacity; /* of result->executables (level 3) */
+    struct pidmap executable_index; /* level 3: pid → its index in result->executables */
+    struct pidmap counted;      /* level 3: every pid counted in total_processes */
 };
 
 double usage_now(void);
@@ -65,6 +67,11 @@ void usage_enable_warmup(struct usage *u);
 bool usage_warmup_due(const struct usage *u);
 /* A process joined the task. */
 void usage_process_started(struct usage *u, pid_t pid);
+/* Level 3: the I/O helper reported that PID ran in the task (it may be
+ * gone already): counted in total_processes unless told of before. */
+void usage_process_reported(struct usage *u, pid_t pid);
+/* Level 3: PID, seen alive by a scan, runs this executable now. */
+void usage_note_executable(struct usage *u, pid_t pid);
 /* A process is at its exit, still readable in /proc (level 2): reads what
  * only the process itself can tell, its exact peaks included. usage_account_exit
  * then does the rest once the process has been let go (keeping the stop

@@ -2,11 +2,16 @@
  * (src/instrument/io_segments.c) and reporting it (io_report.c: merging by
  * path, PREFIX.files.json, the summary's io, file names that are not
  * UTF-8): the input, padded or cut to a region's size, is one DIR/io.1.0,
- * with the magic and version set so that most inputs get past them. */
+ * with the magic and version set so that most inputs get past them, and
+ * the same region again as the first slot of the run file DIR/io.slots
+ * (sparse), whose count of slots taken comes from the input: the slots'
+ * reading, the images' numbering and the time-stamp-counter conversion
+ * (header.ticks from the input too). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "instrument/io_report.h"
 #include "instrument/io_segments.h"
@@ -35,6 +40,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         h->version = TALLY_IO_VERSION;
         h->record_size = TALLY_IO_RECORD;
         h->capacity = TALLY_IO_CAPACITY;
+    }
+    char slots_path[300];
+    snprintf(slots_path, sizeof slots_path, "%s/%s", dir, TALLY_IO_RUN_FILE);
+    FILE *run = fopen(slots_path, "w");
+    if (run) {
+        struct tally_io_run head = {.magic = TALLY_IO_RUN_MAGIC, .version = TALLY_IO_VERSION,
+                                    .slot_size = TALLY_IO_SLOT, .slots = TALLY_IO_SLOTS,
+                                    .taken = size > 0 ? data[0] % 4 : 0,
+                                    .anchor_ns = size > 8 ? (uint64_t)data[1] << 40 : 1,
+                                    .anchor_ticks = size > 8 ? (uint64_t)data[2] << 30 : 1};
+        fwrite(&head, sizeof head, 1, run);
+        fseek(run, (long)tally_io_slot_offset(0), SEEK_SET);
+        fwrite(region, 1, TALLY_IO_SIZE, run);
+        fclose(run);
+        if (truncate(slots_path, (off_t)tally_io_slot_offset(TALLY_IO_SLOTS)) < 0)
+            unlink(slots_path);
     }
     FILE *f = fopen(path, "w");
     if (f) {

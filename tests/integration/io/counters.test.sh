@@ -77,4 +77,14 @@ check_eq "summary io: every process interposed" "$(jq -r '.io.not_interposed | l
 check_eq "summary: level 3" "$(jq -r '.level' out.summary)" 3
 check_eq "summary: the two processes" "$(summary_value out.summary total_processes)" 2
 check_eq "nothing incomplete" "$(jq -r '.incomplete' out.files.json)" null
+# One file named four ways (an absolute path already normal takes the fast
+# way; the others are made normal lexically): one record, four opens.
+mkdir -p spell/sub
+"$TALLY" run --level 3 -o spell -- python3 -c "
+import os
+for p in ['$PWD/spell/a', '$PWD//spell/./a', '$PWD/spell/sub/../a', 'spell/sub/../a']:
+    os.close(os.open(p, os.O_WRONLY | os.O_CREAT, 0o644))"
+check_eq "four spellings of one file: one record" \
+  "$(jq -r --arg d "$PWD/spell" '[.files[] | select(.path | startswith($d))] | map(.path) | join(",")' spell.files.json)" "$PWD/spell/a"
+check_eq "with the four opens" "$(jq -r --arg p "$PWD/spell/a" '.files[] | select(.path == $p) | .POSIX_OPENS' spell.files.json)" 4
 finish

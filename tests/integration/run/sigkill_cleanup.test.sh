@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Nothing left behind when tally itself is killed with SIGKILL (it cannot
 # clean up then): at level 2 the kernel ends every traced process
-# (PTRACE_O_EXITKILL), at level 1 the guardian process does. The tree has a
-# background child, a foreground child and a grandchild that called setsid
+# (PTRACE_O_EXITKILL), at levels 1 and 3 (no ptrace) the guardian process
+# does. The tree has a background child, a foreground child and a grandchild that called setsid
 # after a double fork (re-parented to tally); all must be gone, while two
 # processes of the same user outside the tree (a plain one and one in its own
 # session) must be left alone.
@@ -34,7 +34,7 @@ setsid sleep 401.$$ </dev/null >/dev/null 2>&1 &
 wait_until 10 pgrep -f "^sleep 401.$$\$" >/dev/null
 bystander_session=$(pgrep -f "^sleep 401.$$\$")
 
-for level in 1 2; do
+for level in 1 2 3; do
   bg=41$level.$$ fg=42$level.$$
   $TALLY run --level $level --interval 0.1 -o out$level -- \
     sh -c "sleep $bg & $PROGS/escape gc$level 300; sleep $fg" >/dev/null 2>&1 &
@@ -43,13 +43,14 @@ for level in 1 2; do
   gc=$(cat gc$level 2>/dev/null)
   pids="$(pids_of "$bg") $(pids_of "$fg") $gc"
   check_eq "level $level: the tree is running (3 processes)" "$(echo $pids | wc -w)" 3
-  if [ "$level" = 1 ]; then
-    # The double-forked grandchild is re-parented to tally; level 1 knows it
-    # once a /proc scan has seen it (every --interval, 0.1 s here): 1 s is ten scans.
-    check "level 1: grandchild re-parented to tally" wait_until 10 eval '[ "$(ppid_of $gc)" = $tally_pid ]'
+  if [ "$level" != 2 ]; then
+    # The double-forked grandchild is re-parented to tally; levels 1 and 3
+    # (no ptrace) know it once a /proc scan has seen it (every --interval,
+    # 0.1 s here): 1 s is ten scans.
+    check "level $level: grandchild re-parented to tally" wait_until 10 eval '[ "$(ppid_of $gc)" = $tally_pid ]'
     sleep 1
     guardian=$(guardian_of $tally_pid)
-    check "level 1: a guardian watches the run" test -n "$guardian"
+    check "level $level: a guardian watches the run" test -n "$guardian"
   fi
   kill -KILL $tally_pid
   wait $tally_pid 2>/dev/null
@@ -57,7 +58,7 @@ for level in 1 2; do
   check "level $level: the grandchild that escaped with setsid is gone" eval "! alive $gc"
   check "level $level: bystander child of the same user still alive" alive $bystander
   check "level $level: bystander in its own session still alive" alive "$bystander_session"
-  [ "$level" = 1 ] && check "level 1: the guardian exits once done" \
+  [ "$level" != 2 ] && check "level $level: the guardian exits once done" \
     eval '[ -n "$guardian" ] && wait_until 10 eval "! alive $guardian"'
   kill -KILL $pids 2>/dev/null # what a failed check left
 done

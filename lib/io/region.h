@@ -1,0 +1,102 @@
+/* Internal to libtally-io, the level-3 I/O helper (docs/io.md), its bottom
+ * layer, which calls nothing else of the helper: the region of this process
+ * image (include/tally/io_segment.h) and how one is claimed, the
+ * per-descriptor table, the reentrancy guard, the clock, and REAL(), the
+ * next definition of a wrapped function (dlsym RTLD_NEXT, looked up at its
+ * first use: a short process pays only for what it calls). Above it:
+ * records.h (files and counters), exec.h (the environment across exec),
+ * then the wrappers and process.c (start, fork, end). Process-global state
+ * is the nature of a preloaded library: one region per process image. */
+#ifndef TALLY_LIB_IO_REGION_H
+#define TALLY_LIB_IO_REGION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "tally/io_segment.h"
+
+#define IO_EXPORT __attribute__((visibility("default")))
+
+/* The next definition of NAME after this library's, resolved once. Each
+ * wrapper file declares `static __typeof__(&NAME) real_NAME;` via DECLARE_REAL. */
+void *io_next_symbol(const char *name);
+#define DECLARE_REAL(name) static __typeof__(&name) real_##name
+#define REAL(name)                                                            \
+    (*({                                                                      \
+        if (!real_##name)                                                     \
+            real_##name = (__typeof__(real_##name))io_next_symbol(#name);     \
+        real_##name;                                                          \
+    }))
+
+/* The region of this process image; NULL outside a tally run (no
+ * $TALLY_IO_DIR) or before the constructor: everything passes through. */
+extern struct tally_io_header *io_region;
+
+/* $TALLY_IO_DIR as it was at the start ("" outside a run). */
+const char *io_directory(void);
+/* Keeps DIR (at the start); false when it is empty or too long. */
+bool io_directory_set(const char *dir);
+/* A region for this image, with FLAGS: a slot of the run file, else a
+ * file of its own; NULL when neither could be had. PARENT: the region of
+ * the process this one was forked from (its executable is copied: no
+ * readlink), or NULL (the executable is read from /proc/self/exe). */
+struct tally_io_header *io_region_claim(uint32_t flags, const struct tally_io_header *parent);
+/* A vfork child about to exec (it runs on its parent's memory, and has no
+ * region of its own): a region for it, claimed, noting the exec and its
+ * TARGET (so that a target the helper cannot enter is still counted and
+ * named), then unmapped at once. The new image claims its own if it can. */
+void io_region_note_vfork_exec(const struct tally_io_header *parent, const char *target);
+/* Gives back a region mapping (a forked child's copy of its parent's). */
+void io_region_unmap(struct tally_io_header *h);
+
+/* What the helper knows of one descriptor: its POSIX record and offset,
+ * and the record and offset of a stdio stream on it (1-based record index,
+ * 0: none). */
+struct io_fd {
+    int32_t rec, srec;
+    int64_t offset, soffset;
+    int32_t probed;     /* a descriptor found open (inherited): looked up once */
+};
+#define IO_MAX_FDS 65536
+/* NULL for a descriptor beyond the table. */
+struct io_fd *io_fd_slot(int fd);
+/* The highest descriptor ever given a slot (the fork rebuild walks up to it). */
+extern int io_fd_high;
+
+/* Enters the accounting part of a wrapper: false (and the call is counted
+ * in unseen_calls) when this thread is already inside it, i.e. a signal
+ * handler interrupted the helper; false without a region. */
+bool io_enter(void);
+void io_leave(void);
+/* Marks this thread busy (or not) without the checks: the helper's own start and fork. */
+void io_busy(int on);
+
+/* Wall-clock time, ns since the epoch (vDSO): a process's start and end. */
+static inline uint64_t io_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The clock of the counters' times and timestamps, read twice per wrapped
+ * call: the time-stamp counter on x86 (a third of clock_gettime's cost
+ * here), which the reader turns into ns from the region's start
+ * (start_ns, start_ticks: TALLY_IO_TICKS_TSC); elsewhere io_now. */
+#if defined(__x86_64__) || defined(__i386__)
+#define IO_TICKS_KIND TALLY_IO_TICKS_TSC
+static inline uint64_t io_ticks(void)
+{
+    return __builtin_ia32_rdtsc();
+}
+#else
+#define IO_TICKS_KIND TALLY_IO_TICKS_NS
+static inline uint64_t io_ticks(void)
+{
+    return io_now();
+}
+#endif
+
+#endif

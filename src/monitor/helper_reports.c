@@ -1,0 +1,84 @@
+/* Level 3: the pids of the helper's regions (helper_reports.h). */
+#include "monitor/helper_reports.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tally/io_segment.h"
+
+void helper_reports_init(struct helper_reports *h, const char *dir)
+{
+    h->dir = dir;
+    h->next = 0;
+}
+
+/* The pid of a region file's name "io.PID.N", or 0 for any other name. */
+static pid_t region_pid(const char *name)
+{
+    if (strncmp(name, "io.", 3) != 0)
+        return 0;
+    char *end;
+    long pid = strtol(name + 3, &end, 10);
+    if (end == name + 3 || *end != '.' || end[1] < '0' || end[1] > '9' || pid <= 0 || pid > 0x7fffffffL)
+        return 0;
+    return (pid_t)pid;
+}
+
+/* The regions that had files of their own (the run file full or missing). */
+static void read_files(const char *dir, struct usage *u)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        pid_t pid = region_pid(e->d_name);
+        if (pid)
+            usage_process_reported(u, pid);
+    }
+    closedir(d);
+}
+
+/* The slots claimed since the last call; false when the run file is
+ * missing or full (some regions are then files of their own). */
+static bool read_slots(struct helper_reports *h, struct usage *u, bool final)
+{
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", h->dir, TALLY_IO_RUN_FILE) >= sizeof path)
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct tally_io_run run;
+    bool whole = pread(fd, &run, sizeof run, 0) == (ssize_t)sizeof run && run.magic == TALLY_IO_RUN_MAGIC &&
+                 run.slots == TALLY_IO_SLOTS && run.slot_size == TALLY_IO_SLOT;
+    uint64_t taken = whole ? (run.taken < TALLY_IO_SLOTS ? run.taken : TALLY_IO_SLOTS) : 0;
+    for (; h->next < taken; h->next++) {
+        struct {
+            uint64_t magic;
+            uint32_t version, record_size, capacity, image;
+            int32_t pid;
+        } head;
+        _Static_assert(offsetof(struct tally_io_header, pid) == 24, "the pid is where head reads it");
+        bool ready = pread(fd, &head, sizeof head, (off_t)tally_io_slot_offset(h->next)) == (ssize_t)sizeof head &&
+                     head.magic == TALLY_IO_MAGIC && head.pid > 0;
+        if (ready)
+            usage_process_reported(u, head.pid);
+        else if (!final)
+            break; /* claimed, not yet written: next time */
+    }
+    close(fd);
+    return whole && run.taken < TALLY_IO_SLOTS;
+}
+
+void helper_reports_read(struct helper_reports *h, struct usage *u, bool final)
+{
+    if (!read_slots(h, u, final))
+        read_files(h->dir, u);
+}
