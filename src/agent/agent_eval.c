@@ -443,21 +443,23 @@ static const char *wait_stopped(pid_t pid)
     return "stopping";
 }
 
-/* rank of a world of size `of` in e->ranks_here (rank_cover.h reads it) */
-static void rank_here(struct eval *e, int rank, int of)
+/* rank of size `of` of WORLD (the run's launch, "" when unknown) in
+ * e->ranks_here (rank_cover.h reads it) */
+static void rank_here(struct eval *e, const char *world, int rank, int of)
 {
     if (!e->ranks_here || rank < 0 || of <= 0)
         return;
     size_t i;
-    json_t *world = NULL, *w;
+    json_t *entry = NULL, *w;
     json_array_foreach(e->ranks_here, i, w)
-        if (json_integer_value(json_object_get(w, "of")) == of)
-            world = w;
-    if (!world) {
-        world = json_pack("{s:i, s:[]}", "of", of, "ranks");
-        json_array_append_new(e->ranks_here, world);
+        if (json_integer_value(json_object_get(w, "of")) == of &&
+            !strcmp(json_string_value(json_object_get(w, "world")), world))
+            entry = w;
+    if (!entry) {
+        entry = json_pack("{s:s, s:i, s:[]}", "world", world, "of", of, "ranks");
+        json_array_append_new(e->ranks_here, entry);
     }
-    json_array_append_new(json_object_get(world, "ranks"), json_integer(rank));
+    json_array_append_new(json_object_get(entry, "ranks"), json_integer(rank));
 }
 
 /* proc_record_start/stop (agent_recording.c): an application's processes
@@ -481,8 +483,11 @@ static void record_switch(struct eval *e, const struct request_call *call, bool 
         const struct agent_segment *m = agent_segments_find(a, pids[i]);
         if (!named_process(arg, pids[i]) && !m)
             continue;
-        if (m && (m->seg->d.flags & TALLY_SEG_MPI))
-            rank_here(e, m->seg->d.rank, m->seg->d.ranks);
+        if (m && (m->seg->d.flags & TALLY_SEG_MPI)) {
+            const struct agent_task *t = agent_task_find(a, m->task);
+            const char *world = t && t->world ? t->world : t && t->launch ? t->launch : "";
+            rank_here(e, world, m->seg->d.rank, m->seg->d.ranks);
+        }
         json_t *state = agent_record_switch(a, pids[i], kinds, on, duration, now, why, sizeof why);
         if (state) {
             reply(e, token, call->service, state);

@@ -12,20 +12,6 @@
 #include "client/rank_cover.h"
 #include "util/clock.h"
 
-/* Whether the line is an agent's done line; the ranks it says it holds are
- * counted in cover. */
-static bool line_is_done(const char *data, size_t length, struct rank_cover *cover)
-{
-    if (!memmem(data, length, "\"done\"", 6))
-        return false; /* most lines: no parse needed */
-    json_t *j = json_loadb(data, length, 0, NULL);
-    bool done = j && json_is_true(json_object_get(j, "done"));
-    if (done)
-        rank_cover_take(cover, j);
-    json_decref(j);
-    return done;
-}
-
 /* Ended at the timeout with ranks no agent accounted for: one more done
  * line, of no node, whose error names them (the tool's final line counts it). */
 static void say_missing(const struct rank_cover *cover, double timeout, const struct gather_options *o)
@@ -111,6 +97,7 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
 gather:;
     double start = clock_monotonic_seconds(), last = start;
     struct rank_cover cover = {0};
+    double complete_since = 0; /* when the ranks were last found all accounted for */
     /* A refusal arrives as an asynchronous error; a round trip makes sure it is known. */
     nats_link_flush(link, timeout);
     refusal(link, route, r);
@@ -122,17 +109,25 @@ gather:;
             break;
         if (o->enough && o->enough(o->ctx))
             break;
-        /* unknown number of agents: all the ranks they hold accounted for,
-         * or, when their answers do not say (not a switch), a quiet period */
+        /* Unknown number of agents: every rank they hold accounted for (a
+         * switch), then as long again as that took (at most the quiet
+         * period) for the agents of another launch of the application; or,
+         * when their answers do not say, a quiet period. */
         bool counted = route->exact_answers || rank_cover_known(&cover);
+        bool complete = !route->exact_answers && rank_cover_complete(&cover);
+        complete_since = !complete ? 0 : complete_since ? complete_since : now;
+        double settle = fmin(quiet, complete_since - start);
         if (!o->follow && !o->enough && r->answers > 0 &&
             (route->exact_answers ? r->answers >= route->exact_answers
-             : counted            ? rank_cover_complete(&cover)
+             : counted            ? complete && now - complete_since >= settle
                                   : now - last >= quiet))
             break;
         double wait = o->follow ? 0.25
                                 : fmin(start + timeout - now,
-                                       r->answers && !o->enough && !counted ? last + quiet - now : 1e9);
+                                       o->enough || !r->answers ? 1e9
+                                       : complete              ? complete_since + settle - now
+                                       : !counted              ? last + quiet - now
+                                                               : 1e9);
         struct pollfd p = {.fd = nats_link_fd(link), .events = POLLIN};
         int ms = (int)(wait * 1000) + 1;
         if (poll(&p, 1, ms < 1 ? 1 : ms) <= 0)
@@ -145,7 +140,7 @@ gather:;
             }
             last = clock_monotonic_seconds();
             r->lines++;
-            if (line_is_done(m.data, m.length, &cover)) {
+            if (rank_cover_line(&cover, m.data, m.length)) {
                 r->answers++;
                 r->answered_ms = last * 1e3;
             }

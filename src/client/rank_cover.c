@@ -9,24 +9,33 @@
 
 void rank_cover_free(struct rank_cover *cover)
 {
-    for (size_t i = 0; i < cover->count; i++)
+    for (size_t i = 0; i < cover->count; i++) {
+        free(cover->worlds[i].world);
         free(cover->worlds[i].seen);
+    }
     free(cover->worlds);
+    for (size_t i = 0; i < cover->agent_count; i++)
+        free(cover->agents[i].node);
+    free(cover->agents);
     memset(cover, 0, sizeof *cover);
 }
 
-static struct rank_world *world_of(struct rank_cover *cover, unsigned size)
+static struct rank_world *world_of(struct rank_cover *cover, const char *world, unsigned size)
 {
     for (size_t i = 0; i < cover->count; i++)
-        if (cover->worlds[i].size == size)
+        if (cover->worlds[i].size == size && !strcmp(cover->worlds[i].world, world))
             return &cover->worlds[i];
+    if (cover->count >= RANK_COVER_MAX_WORLDS)
+        return NULL;
     unsigned char *seen = calloc((size + 7) / 8, 1);
-    struct rank_world *w = seen ? VEC_PUSH(cover->worlds, cover->count, cover->cap) : NULL;
+    char *name = strdup(world);
+    struct rank_world *w = seen && name ? VEC_PUSH(cover->worlds, cover->count, cover->cap) : NULL;
     if (!w) {
         free(seen);
+        free(name);
         return NULL;
     }
-    *w = (struct rank_world){.size = size, .seen = seen};
+    *w = (struct rank_world){.world = name, .size = size, .seen = seen};
     return w;
 }
 
@@ -38,9 +47,10 @@ void rank_cover_take(struct rank_cover *cover, const json_t *done_line)
         json_int_t of = json_integer_value(json_object_get(entry, "of"));
         if (of <= 0 || of > RANK_COVER_MAX_SIZE)
             continue;
-        struct rank_world *w = world_of(cover, (unsigned)of);
+        const char *world = json_string_value(json_object_get(entry, "world"));
+        struct rank_world *w = world_of(cover, world ? world : "", (unsigned)of);
         if (!w)
-            return;
+            continue;
         json_array_foreach(json_object_get(entry, "ranks"), k, rank) {
             json_int_t r = json_integer_value(rank);
             if (!json_is_integer(rank) || r < 0 || r >= of || (w->seen[r / 8] & (1u << (r % 8))))
@@ -49,6 +59,29 @@ void rank_cover_take(struct rank_cover *cover, const json_t *done_line)
             w->named++;
         }
     }
+}
+
+bool rank_cover_line(struct rank_cover *cover, const char *data, size_t length)
+{
+    json_t *line = json_loadb(data, length, 0, NULL);
+    bool done = json_is_true(json_object_get(line, "done"));
+    const char *node = json_string_value(json_object_get(line, "node"));
+    struct rank_agent *agent = NULL;
+    for (size_t i = 0; node && i < cover->agent_count && !agent; i++)
+        if (!strcmp(cover->agents[i].node, node))
+            agent = &cover->agents[i];
+    char *name = node && !agent ? strdup(node) : NULL;
+    if (name && cover->agent_count < RANK_COVER_MAX_WORLDS * 64 &&
+        (agent = VEC_PUSH(cover->agents, cover->agent_count, cover->agent_cap)))
+        agent->node = name;
+    else
+        free(name);
+    if (agent && done)
+        agent->done = true;
+    if (done)
+        rank_cover_take(cover, line);
+    json_decref(line);
+    return done;
 }
 
 bool rank_cover_known(const struct rank_cover *cover)
@@ -60,6 +93,9 @@ bool rank_cover_complete(const struct rank_cover *cover)
 {
     for (size_t i = 0; i < cover->count; i++)
         if (cover->worlds[i].named < cover->worlds[i].size)
+            return false;
+    for (size_t i = 0; i < cover->agent_count; i++)
+        if (!cover->agents[i].done)
             return false;
     return cover->count > 0;
 }

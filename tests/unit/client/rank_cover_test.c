@@ -43,7 +43,18 @@ int main(void)
     CHECK_STR(missing, "rank 1 of 3");
     CHECK(!rank_cover_complete(&c));
 
-    /* two world sizes (two launches of one application): both must be complete */
+    /* two worlds of one size (two launches of one application): both must be complete */
+    rank_cover_free(&c);
+    take(&c, "{\"done\": true, \"ranks_here\": [{\"world\": \"a1\", \"of\": 2, \"ranks\": [0, 1]}]}");
+    take(&c, "{\"done\": true, \"ranks_here\": [{\"world\": \"b2\", \"of\": 2, \"ranks\": [1]}]}");
+    CHECK_INT(c.count, 2);
+    CHECK(!rank_cover_complete(&c));
+    take(&c, "{\"done\": true, \"ranks_here\": [{\"world\": \"b2\", \"of\": 2, \"ranks\": [0]}]}");
+    CHECK(rank_cover_complete(&c));
+    rank_cover_free(&c);
+    take(&c, "{\"done\": true, \"ranks_here\": [{\"of\": 3, \"ranks\": [0, 2]}]}");
+
+    /* two world sizes: both must be complete */
     take(&c, "{\"done\": true, \"ranks_here\": [{\"of\": 3, \"ranks\": [1]}, {\"of\": 2, \"ranks\": [1]}]}");
     CHECK(!rank_cover_complete(&c));
     rank_cover_missing(&c, missing, sizeof missing);
@@ -60,6 +71,31 @@ int main(void)
     char small[12];
     rank_cover_missing(&c, small, sizeof small);
     CHECK_STR(small, "ranks 0,...");
+    rank_cover_free(&c);
+
+    /* an agent that began to answer (another launch's, n3) must end its answer too */
+    static const char *const lines[] = {
+        "{\"node\": \"n1\", \"object\": \"p_1@n1\", \"result\": {}}",
+        "{\"node\": \"n3\", \"object\": \"p_7@n3\", \"result\": {}}",
+        "{\"node\": \"n1\", \"done\": true, \"ranks_here\": [{\"world\": \"a1\", \"of\": 1, \"ranks\": [0]}]}",
+        "{\"node\": \"n3\", \"done\": true, \"ranks_here\": [{\"world\": \"b2\", \"of\": 1, \"ranks\": [0]}]}",
+    };
+    CHECK(!rank_cover_line(&c, lines[0], strlen(lines[0])));
+    CHECK(!rank_cover_line(&c, lines[1], strlen(lines[1])));
+    CHECK(rank_cover_line(&c, lines[2], strlen(lines[2])));
+    CHECK(!rank_cover_complete(&c)); /* a1 complete, n3 not done */
+    CHECK(rank_cover_line(&c, lines[3], strlen(lines[3])));
+    CHECK(rank_cover_complete(&c));
+    CHECK_INT(c.agent_count, 2);
+    rank_cover_free(&c);
+
+    /* at most RANK_COVER_MAX_WORLDS sizes are counted */
+    for (int of = 1; of <= RANK_COVER_MAX_WORLDS + 1; of++) {
+        char text[100];
+        snprintf(text, sizeof text, "{\"done\": true, \"ranks_here\": [{\"of\": %d, \"ranks\": [0]}]}", of);
+        take(&c, text);
+    }
+    CHECK_INT(c.count, RANK_COVER_MAX_WORLDS);
     rank_cover_free(&c);
     return test_done();
 }
