@@ -108,7 +108,7 @@ section=$(mktemp)
   echo
   echo "| | ranks running ($(count running.answered) switches) | ranks stopped ($(count stopped.answered) switches) | target |"
   echo "|---|---|---|---|"
-  cell() { [ -n "${fig[$1]:-}" ] && printf '%s (%s)' "$(printf '%s\n' ${fig[$1]} | median)" "$(printf '%s\n' ${fig[$1]} | sort -n | tail -1)" || printf -- '-'; }
+  cell() { [ -n "${fig[$1]:-}" ] && printf '%.1f (%.1f)' "$(printf '%s\n' ${fig[$1]} | median)" "$(printf '%s\n' ${fig[$1]} | sort -n | tail -1)" || printf -- '-'; }
   row() { printf '| %s | %s | %s | %s |\n' "$1" "$(cell "running.$2")" "$(cell "stopped.$2")" "$3"; }
   row "start of \`tally request\` to its publication (process start, NATS connection, signing)" start ""
   row "publication to the last agent's switch (its ranks' flags stored)" switched ""
@@ -124,10 +124,12 @@ section=$(mktemp)
   echo "the rank enters is recorded (or not), and the period opens (closes) at the store, whatever the"
   echo "rank is doing (\`tests/integration/multihost/live_switch.test.sh\` checks that each rank's period"
   echo "equals its agent's switch-on to switch-off). An agent answers after it has stored the switch in"
-  echo "all its ranks, so its answer is the acknowledgement \"these ranks are switched\"; the tool ends"
-  echo "as soon as the answers account for every rank (each agent says which ranks it holds), with no"
-  echo "quiet period. A rank's pickup (\`ack\`) is a second figure: when it next entered an MPI call, which"
-  echo "on this machine means when it next got one of the $(nproc) cores that $NP busy ranks share."
+  echo "all its ranks, so its answer is the acknowledgement \"these ranks are switched\"; the tool knows"
+  echo "the last one as such, since the answers account for every rank (each agent says which ranks it"
+  echo "holds), with no quiet period to wait (it then listens as long again, at most 50 ms, for another"
+  echo "launch of the application, which does not delay \`answered_ms\`). A rank's pickup (\`ack\`) is a"
+  echo "second figure: when it next entered an MPI call, which on this machine means when it next got"
+  echo "one of the $(nproc) cores that $NP busy ranks share and ended the call it was in."
   echo
 } > "$section"
 if [ -f "$RESULTS" ]; then
