@@ -16,7 +16,8 @@
 #           (or not) at its next MPI call; its period opens or closes then
 #   answered  the last agent's answer reached the tool (answered_ms): the
 #           agents' acknowledgement, "all 64 ranks switched"; the tool knows
-#           it is the last because each agent says which ranks it holds
+#           it is the last because each agent says which ranks it holds (it
+#           exits a quiet period later, listening for another launch's agents)
 #   taken   each rank's own pickup at its next MPI call (ack_ms)
 # Two phases: the ranks running (64 busy processes on this machine's cores),
 # then the same rounds with the ranks stopped (thread_stop([app_sw]):
@@ -126,8 +127,8 @@ section=$(mktemp)
   echo "equals its agent's switch-on to switch-off). An agent answers after it has stored the switch in"
   echo "all its ranks, so its answer is the acknowledgement \"these ranks are switched\"; the tool knows"
   echo "the last one as such, since the answers account for every rank (each agent says which ranks it"
-  echo "holds), with no quiet period to wait (it then listens as long again, at most 50 ms, for another"
-  echo "launch of the application, which does not delay \`answered_ms\`). A rank's pickup (\`ack\`) is a"
+  echo "holds; \`answered_ms\`); it then listens for the quiet period (50 ms) for the agents of another"
+  echo "launch of the application, which no answer can name, before it exits. A rank's pickup (\`ack\`) is a"
   echo "second figure: when it next entered an MPI call, which on this machine means when it next got"
   echo "one of the $(nproc) cores that $NP busy ranks share and ended the call it was in."
   echo

@@ -97,7 +97,6 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
 gather:;
     double start = clock_monotonic_seconds(), last = start;
     struct rank_cover cover = {0};
-    double complete_since = 0; /* when the ranks were last found all accounted for */
     /* A refusal arrives as an asynchronous error; a round trip makes sure it is known. */
     nats_link_flush(link, timeout);
     refusal(link, route, r);
@@ -109,25 +108,21 @@ gather:;
             break;
         if (o->enough && o->enough(o->ctx))
             break;
-        /* Unknown number of agents: every rank they hold accounted for (a
-         * switch), then as long again as that took (at most the quiet
-         * period) for the agents of another launch of the application; or,
-         * when their answers do not say, a quiet period. */
-        bool counted = route->exact_answers || rank_cover_known(&cover);
-        bool complete = !route->exact_answers && rank_cover_complete(&cover);
-        complete_since = !complete ? 0 : complete_since ? complete_since : now;
-        double settle = fmin(quiet, complete_since - start);
+        /* Unknown number of agents: a quiet period after the last answer,
+         * and, when the answers say which ranks their agents hold (a
+         * switch), not before every rank of every launch named is
+         * accounted for (the quiet period is then only for the agents of
+         * another launch of the application, which none can name). */
+        bool counted = !route->exact_answers && rank_cover_known(&cover);
+        bool complete = !counted || rank_cover_complete(&cover);
         if (!o->follow && !o->enough && r->answers > 0 &&
-            (route->exact_answers ? r->answers >= route->exact_answers
-             : counted            ? complete && now - complete_since >= settle
-                                  : now - last >= quiet))
+            (route->exact_answers ? r->answers >= route->exact_answers : complete && now - last >= quiet))
             break;
         double wait = o->follow ? 0.25
                                 : fmin(start + timeout - now,
-                                       o->enough || !r->answers ? 1e9
-                                       : complete              ? complete_since + settle - now
-                                       : !counted              ? last + quiet - now
-                                                               : 1e9);
+                                       r->answers && !o->enough && !route->exact_answers && complete
+                                           ? last + quiet - now
+                                           : 1e9);
         struct pollfd p = {.fd = nats_link_fd(link), .events = POLLIN};
         int ms = (int)(wait * 1000) + 1;
         if (poll(&p, 1, ms < 1 ? 1 : ms) <= 0)

@@ -3,12 +3,11 @@
  * JSON-line answers. Each agent ends its answer with a line holding
  * "done": true. The gathering ends when every addressed agent is done (a
  * request addressed to nodes: their number is known); when the number is
- * not known (applications, sites, all), once the MPI ranks the done lines
- * say their agents hold are all accounted for and every agent that began
- * to answer is done (a switch: rank_cover.h), and then as long again as
- * that took, at most the quiet period (for another launch's agents); else
- * once at least one agent is done and no answer came for a quiet period;
- * in every case at the timeout. A switch that ends at
+ * not known (applications, sites, all), once at least one agent is done
+ * and no answer came for a quiet period, but, when the done lines say which
+ * MPI ranks their agents hold (a switch: rank_cover.h), not before those
+ * ranks are all accounted for and every agent that began to answer is
+ * done; in every case at the timeout. A switch that ends at
  * the timeout with ranks unaccounted for gets one more done line, of no
  * node, whose error names them. */
 #ifndef TALLY_CLIENT_NATS_GATHER_H

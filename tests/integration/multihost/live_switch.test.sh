@@ -6,10 +6,9 @@
 # proc_record_start switches all 4 on and one proc_record_stop off, every
 # rank acknowledging; the one summary has one period on every rank, which
 # opened and closed at the agents' switches (not when the rank took them).
-# The switches are asked with a 30 s quiet period: the tool ends as soon as
-# the 4 ranks are accounted for (the agents' done lines say which they hold),
-# not after a silence. tally top --app md and tally view --live md over NATS
-# show the ranks of both hosts.
+# The tool's final line names both agents and when it published the
+# request and got the last answer. tally top --app md and tally view --live
+# md over NATS show the ranks of both hosts.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/multihost/multihost_lib.sh"
 multihost_start hostA hostB:1000 || { not_ok "simulated hosts"; finish; }
@@ -43,12 +42,9 @@ done
 kill "$live" 2>/dev/null; wait "$live" 2>/dev/null
 check_eq "tally view --live md over NATS: the page's data has both hosts" "$hosts" '["hostA","hostB"]'
 check_eq "before any request: every rank off" "$(state | awk '{ print $3 }' | sort -u)" off
-t0=$(date +%s%N)
-nreq --quiet 30s --timeout 60 ':proc_record_start([app_md], "mpi")' >start.out 2>&1
-took=$(( ($(date +%s%N) - t0) / 1000000 ))
+nreq ':proc_record_start([app_md], "mpi")' >start.out 2>&1
 sed "s/^/# /" start.out
-check_cmp "proc_record_start ended once the 4 ranks were accounted for, not after the 30 s quiet period (ms)" "$took" "<" 20000
-check_eq "... its final line: both agents, no error" "$(tail -1 start.out | jq -c '[(.nodes | sort), .errors]')" '[["hostA","hostB"],[]]'
+check_eq "proc_record_start: its final line: both agents, no error" "$(tail -1 start.out | jq -c '[(.nodes | sort), .errors]')" '[["hostA","hostB"],[]]'
 check "... and when it was published and answered (sent_ms <= answered_ms)" \
   jq -e 'select(.done) | .sent_ms > 0 and .answered_ms >= .sent_ms' start.out
 check_eq "proc_record_start: the 4 ranks answer on [mpi], 2 per host" \
@@ -56,7 +52,7 @@ check_eq "proc_record_start: the 4 ranks answer on [mpi], 2 per host" \
   "2 hostA mpi;2 hostB mpi;"
 check "every rank on both hosts acknowledged" wait_until 10 all_acked_as mpi
 sleep 0.5
-nreq --quiet 30s --timeout 60 ':proc_record_stop([app_md])' >stop.out 2>&1
+nreq ':proc_record_stop([app_md])' >stop.out 2>&1
 check_eq "proc_record_stop: 4 answers, ranks 0-3 of 4" \
   "$(jq -r 'select(.service == "proc_record_stop") | .result.rank | "\(.[0])/\(.[1])"' stop.out | sort | tr '\n' ' ')" "0/4 1/4 2/4 3/4 "
 check "every rank acknowledged the stop" wait_until 10 all_acked_as off
