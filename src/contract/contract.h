@@ -43,7 +43,7 @@ struct contract_cluster {
 struct contract_space_model {
     int n_dims;
     struct contract_dim dims[CONTRACT_MAX_DIMS];
-    size_t n_clusters;
+    size_t n_clusters, clusters_cap;
     struct contract_cluster *clusters;
 };
 
@@ -80,12 +80,12 @@ struct contract {
     double max_distance;
     double threshold;          /* level from which a dimension counts as violated */
     struct contract_space_model space[CONTRACT_N_SPACES];
-    struct contract_factor *factors;
-    size_t n_factors;
+    struct contract_factor *factors;  /* growable arrays (util/vec.h) */
+    size_t n_factors, factors_cap;
     struct contract_process *processes;
-    size_t n_processes;
+    size_t n_processes, processes_cap;
     struct contract_rulebase *rulebases;  /* [0] is the default (dimension "") */
-    size_t n_rulebases;
+    size_t n_rulebases, rulebases_cap;
 };
 
 struct build_options {

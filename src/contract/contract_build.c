@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "contract/cluster.h"
+#include "util/vec.h"
 #include "util/word_lines.h"
 
 /* A dimension is kept when its metric is in this share of the samples that
@@ -126,16 +127,13 @@ int contract_add_rulebase(struct contract *c, const char *dimension, char *text,
             free(text);
             return -1;
         }
-    struct contract_rulebase *v = realloc(c->rulebases, (c->n_rulebases + 1) * sizeof *v);
-    if (!v) {
+    struct contract_rulebase *r = VEC_PUSH(c->rulebases, c->n_rulebases, c->rulebases_cap);
+    if (!r) {
         snprintf(err, errlen, "out of memory");
         free(rb);
         free(text);
         return -1;
     }
-    c->rulebases = v;
-    struct contract_rulebase *r = &v[c->n_rulebases++];
-    memset(r, 0, sizeof *r);
     snprintf(r->dimension, sizeof r->dimension, "%s", dimension);
     r->text = text;
     r->parsed = rb;
@@ -172,6 +170,7 @@ static int parse_quantity(const char *w, double *out)
 struct capabilities_ctx {
     struct contract_factor **factors;
     size_t *n;
+    size_t cap;  /* of *factors: at least *n on entry */
 };
 
 /* One line "HOST flops_per_s 1.2G bytes_per_s 5G" of --capabilities. */
@@ -192,14 +191,11 @@ static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_
             snprintf(why, why_len, "%s needs a positive number (k, M, G, T allowed)", key);
             return -1;
         }
-        struct contract_factor *nf = realloc(*c->factors, (*c->n + 1) * sizeof *nf);
-        if (!nf) {
+        struct contract_factor *fa = VEC_PUSH(*c->factors, *c->n, c->cap);
+        if (!fa) {
             snprintf(why, why_len, "out of memory");
             return -1;
         }
-        *c->factors = nf;
-        struct contract_factor *fa = &nf[(*c->n)++];
-        memset(fa, 0, sizeof *fa);
         snprintf(fa->host, sizeof fa->host, "%s", host);
         fa->capability = cap;
         fa->value = v;
@@ -215,7 +211,7 @@ static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_
 
 int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *err, size_t errlen)
 {
-    struct capabilities_ctx c = {factors, n};
+    struct capabilities_ctx c = {factors, n, *n};
     return word_lines_read(path, capabilities_line, &c, err, errlen);
 }
 
@@ -268,12 +264,9 @@ static int build_factors(const struct sample_set *b, const struct build_options 
                     nproc++;
                 }
             }
-            struct contract_factor *nf = realloc(c->factors, (c->n_factors + 1) * sizeof *nf);
-            if (!nf)
+            struct contract_factor *fa = VEC_PUSH(c->factors, c->n_factors, c->factors_cap);
+            if (!fa)
                 return -1;
-            c->factors = nf;
-            struct contract_factor *fa = &nf[c->n_factors++];
-            memset(fa, 0, sizeof *fa);
             snprintf(fa->host, sizeof fa->host, "%s", b->v[i].host);
             fa->capability = cap;
             fa->value = sum / (double)n;
@@ -336,12 +329,9 @@ static struct contract_process *process_entry(struct contract *c, const struct c
     for (size_t i = 0; i < c->n_processes; i++)
         if (!strcmp(c->processes[i].process, s->process) && !strcmp(c->processes[i].host, s->host))
             return &c->processes[i];
-    struct contract_process *v = realloc(c->processes, (c->n_processes + 1) * sizeof *v);
-    if (!v)
+    struct contract_process *p = VEC_PUSH(c->processes, c->n_processes, c->processes_cap);
+    if (!p)
         return NULL;
-    c->processes = v;
-    struct contract_process *p = &v[c->n_processes++];
-    memset(p, 0, sizeof *p);
     snprintf(p->process, sizeof p->process, "%s", s->process);
     snprintf(p->host, sizeof p->host, "%s", s->host);
     return p;

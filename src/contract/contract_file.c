@@ -24,6 +24,7 @@
 #include "contract/contract.h"
 #include "util/atomic_file.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 static void write_contract(FILE *f, const struct contract *c)
 {
@@ -211,11 +212,10 @@ static int statement(struct reader *r, char **w, int n)
         for (size_t i = 0; i < c->n_factors; i++)
             if (c->factors[i].capability == fa.capability && !strcmp(c->factors[i].host, fa.host))
                 return fail(r, "factor for host '%s' and %s given twice", fa.host, w[2]);
-        struct contract_factor *v = realloc(c->factors, (c->n_factors + 1) * sizeof *v);
+        struct contract_factor *v = VEC_PUSH(c->factors, c->n_factors, c->factors_cap);
         if (!v)
             return fail(r, "out of memory%s%s", "", "");
-        c->factors = v;
-        v[c->n_factors++] = fa;
+        *v = fa;
         return 0;
     }
     if (!strcmp(k, "space")) {
@@ -283,13 +283,11 @@ static int statement(struct reader *r, char **w, int n)
         }
         if (sm->n_clusters >= 100000)
             return fail(r, "too many clusters%s%s", "", "");
-        struct contract_cluster *v = realloc(sm->clusters, (sm->n_clusters + 1) * sizeof *v);
+        struct contract_cluster *v = VEC_PUSH(sm->clusters, sm->n_clusters, sm->clusters_cap);
         if (!v)
             return fail(r, "out of memory%s%s", "", "");
-        sm->clusters = v;
-        memset(&v[sm->n_clusters], 0, sizeof *v);
-        v[sm->n_clusters].points = (size_t)pts;
-        r->cluster = (long)sm->n_clusters++;
+        v->points = (size_t)pts;
+        r->cluster = (long)sm->n_clusters - 1;
         r->cluster_dims_seen = 0;
         return 0;
     }
@@ -327,11 +325,10 @@ static int statement(struct reader *r, char **w, int n)
                 p.visits[s][p.n_visits[s]++] = (int)v;
             }
         }
-        struct contract_process *v = realloc(c->processes, (c->n_processes + 1) * sizeof *v);
+        struct contract_process *v = VEC_PUSH(c->processes, c->n_processes, c->processes_cap);
         if (!v)
             return fail(r, "out of memory%s%s", "", "");
-        c->processes = v;
-        v[c->n_processes++] = p;
+        *v = p;
         return 0;
     }
     /* a dimension line of the current cluster */

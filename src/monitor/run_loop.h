@@ -4,6 +4,7 @@
 #ifndef TALLY_MONITOR_RUN_LOOP_H
 #define TALLY_MONITOR_RUN_LOOP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -38,6 +39,9 @@ struct loop_timer {
     timer_t id;
     bool created;
 };
+/* Installs the SIGALRM handler that does nothing but interrupt (no
+ * SA_RESTART); 'old' receives the disposition to restore after the loop. */
+void loop_timer_handler_install(struct sigaction *old);
 int loop_timer_create(struct loop_timer *t);
 void loop_timer_arm(struct loop_timer *t, double seconds);
 void loop_timer_delete(struct loop_timer *t);

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "trace/aggregate.h"
+#include "util/vec.h"
 
 void trace_resource_average(const struct trace *t, int resource, double from, double to,
                             double *capacity, double *usage)
@@ -34,18 +35,8 @@ static struct trace_group *group_for(struct trace_aggregation *a, size_t *cap,
     for (int i = ix->head[container]; i >= 0; i = ix->next[i])
         if (a->groups[i].kind == kind)
             return &a->groups[i];
-    if (a->n_groups == *cap) {
-        size_t n = *cap ? *cap * 2 : 16;
-        struct trace_group *g = realloc(a->groups, n * sizeof *g);
-        if (!g)
-            return NULL;
-        a->groups = g;
-        int *next = realloc(ix->next, n * sizeof *next);
-        if (!next)
-            return NULL;
-        ix->next = next;
-        *cap = n;
-    }
+    if (vec_reserve_parallel(cap, a->n_groups + 1, VEC_ARRAY(a->groups), VEC_ARRAY(ix->next), NULL) < 0)
+        return NULL;
     ix->next[a->n_groups] = ix->head[container];
     ix->head[container] = (int)a->n_groups;
     struct trace_group *g = &a->groups[a->n_groups];

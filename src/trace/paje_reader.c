@@ -26,8 +26,8 @@
 #include "trace/trace.h"
 #include "trace/varmap.h"
 #include "util/hashmap.h"
-#include "util/vec.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 enum paje_event {
     EV_DEF_CONTAINER_TYPE, EV_DEF_VARIABLE_TYPE, EV_DEF_STATE_TYPE, EV_DEF_EVENT_TYPE,
@@ -540,19 +540,13 @@ static int new_slot(struct reader *r, int container, int ptype)
             return fail(r, "out of memory"), -2;
         size_t n = r->t->n_resources;
         if (n > r->cap_res) {
-            size_t cap = n * 2;
-            double *b = realloc(r->cap_base, cap * sizeof *b), *m;
-            if (!b)
+            size_t old = r->cap_res;
+            if (vec_reserve_parallel(&r->cap_res, n, VEC_ARRAY(r->cap_base), VEC_ARRAY(r->cap_mult), NULL) < 0)
                 return fail(r, "out of memory"), -2;
-            r->cap_base = b;
-            if (!(m = realloc(r->cap_mult, cap * sizeof *m)))
-                return fail(r, "out of memory"), -2;
-            r->cap_mult = m;
-            for (size_t i = r->cap_res; i < cap; i++) {
+            for (size_t i = old; i < r->cap_res; i++) {
                 r->cap_base[i] = 0;
                 r->cap_mult[i] = 1;
             }
-            r->cap_res = cap;
         }
     }
     if (hashmap_put_id(&r->slot_of, pair((uint32_t)container, (uint32_t)ptype), (void *)(intptr_t)id) < 0)

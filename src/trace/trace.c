@@ -135,18 +135,8 @@ void trace_add_edge(struct trace *t, int a, int b)
 
 int trace_signal_push(struct trace_signal *s, double time, double value)
 {
-    if (s->n == s->cap) {
-        size_t n = s->cap ? s->cap * 2 : 4;
-        double *tt = realloc(s->t, n * sizeof *tt);
-        if (!tt)
-            return -1;
-        s->t = tt;
-        double *vv = realloc(s->v, n * sizeof *vv);
-        if (!vv)
-            return -1;
-        s->v = vv;
-        s->cap = n;
-    }
+    if (vec_reserve_parallel(&s->cap, s->n + 1, VEC_ARRAY(s->t), VEC_ARRAY(s->v), NULL) < 0)
+        return -1;
     s->t[s->n] = time;
     s->v[s->n] = value;
     s->n++;

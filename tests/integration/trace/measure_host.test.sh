@@ -34,7 +34,8 @@ check_cmp "  ... (below four times)" "$write" "<" "$(awk -v d="$dd_rate" 'BEGIN 
 check_eq "the run's summary names this host" "$(jq -r .host r.summary)" "$host"
 "$TALLY" trace from-runs r --capacity cap.txt -o r.paje
 check_eq "the trace's io capacity is the measured disk" \
-  "$("$TALLY" trace aggregate r.paje --level host --kind io --format json | jq '.groups[0].capacity')" "$disk"
+  "$("$TALLY" trace aggregate r.paje --level host --kind io --format json | jq '.groups[0].capacity' | xargs printf '%.1f')" \
+  "$(printf '%.1f' "$disk")"
 check_eq "  ... not inferred from the peak" "$(grep -c 'io.peak-capacity' r.paje)" 0
 
 # bad input: one line, exit 125

@@ -65,5 +65,30 @@ int main(void)
     CHECK_INT(c, 8);
     CHECK_INT(small[0], 42);
     free(small);
+
+    /* Parallel arrays grow together under one capacity, items kept. */
+    int *ids = NULL;
+    double *values = NULL;
+    size_t pn = 0, pcap = 0;
+    ok = 1;
+    for (int i = 0; i < 100; i++) {
+        ok &= vec_reserve_parallel(&pcap, pn + 1, VEC_ARRAY(ids), VEC_ARRAY(values), NULL) == 0;
+        ids[pn] = i;
+        values[pn++] = i * 0.5;
+    }
+    CHECK(ok);
+    CHECK_INT(pcap, 128);
+    ok = 1;
+    for (int i = 0; i < 100; i++)
+        ok &= ids[i] == i && values[i] == i * 0.5;
+    CHECK(ok);
+    CHECK_INT(vec_reserve_parallel(&pcap, 50, VEC_ARRAY(ids), VEC_ARRAY(values), NULL), 0);
+    CHECK_INT(pcap, 128); /* already room */
+    /* too large for the widest item: fails, capacity and items unchanged */
+    CHECK_INT(vec_reserve_parallel(&pcap, SIZE_MAX / 4, VEC_ARRAY(ids), VEC_ARRAY(values), NULL), -1);
+    CHECK_INT(pcap, 128);
+    CHECK(ids[99] == 99 && values[99] == 49.5);
+    free(ids);
+    free(values);
     return test_done();
 }
