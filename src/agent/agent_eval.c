@@ -30,6 +30,7 @@
 #include "agent/agent_segments.h"
 #include "agent/agent_tree.h"
 #include "agent/proc_info.h"
+#include "tally/segment.h"
 #include "util/clock.h"
 #include "core/units.h"
 #include "util/vec.h"
@@ -43,6 +44,8 @@ struct eval {
     json_t *errors;
     json_t *event;      /* conditional: the event's description, else NULL */
     double len;         /* $len */
+    json_t *ranks_here; /* a request's switches: [{"of": N, "ranks": [...]}] of the MPI ranks
+                           here (the done line's, so a tool knows when all answered), or NULL */
 };
 
 static void add_error(struct eval *e, int pos, const char *fmt, ...)
@@ -440,9 +443,30 @@ static const char *wait_stopped(pid_t pid)
     return "stopping";
 }
 
+/* rank of size `of` of WORLD (the run's launch, "" when unknown) in
+ * e->ranks_here (rank_cover.h reads it) */
+static void rank_here(struct eval *e, const char *world, int rank, int of)
+{
+    if (!e->ranks_here || rank < 0 || of <= 0)
+        return;
+    size_t i;
+    json_t *entry = NULL, *w;
+    json_array_foreach(e->ranks_here, i, w)
+        if (json_integer_value(json_object_get(w, "of")) == of &&
+            !strcmp(json_string_value(json_object_get(w, "world")), world))
+            entry = w;
+    if (!entry) {
+        entry = json_pack("{s:s, s:i, s:[]}", "world", world, "of", of, "ranks");
+        json_array_append_new(e->ranks_here, entry);
+    }
+    json_array_append_new(json_object_get(entry, "ranks"), json_integer(rank));
+}
+
 /* proc_record_start/stop (agent_recording.c): an application's processes
  * without a segment (mpirun, its daemons) are passed over; one named by
- * p_ is an error, as is an application with no instrumented process here. */
+ * p_ is an error, as is an application with no instrumented process here.
+ * Every MPI rank here, switched or not (finished), goes in the done line's
+ * ranks_here. */
 static void record_switch(struct eval *e, const struct request_call *call, bool on)
 {
     struct agent *a = e->a;
@@ -456,8 +480,14 @@ static void record_switch(struct eval *e, const struct request_call *call, bool 
     for (size_t i = 0; i < n; i++) {
         char token[300], why[300];
         proc_token(a, pids[i], token, sizeof token);
-        if (!named_process(arg, pids[i]) && !agent_segments_find(a, pids[i]))
+        const struct agent_segment *m = agent_segments_find(a, pids[i]);
+        if (!named_process(arg, pids[i]) && !m)
             continue;
+        if (m && (m->seg->d.flags & TALLY_SEG_MPI)) {
+            const struct agent_task *t = agent_task_find(a, m->task);
+            const char *world = t && t->world ? t->world : t && t->launch ? t->launch : "";
+            rank_here(e, world, m->seg->d.rank, m->seg->d.ranks);
+        }
         json_t *state = agent_record_switch(a, pids[i], kinds, on, duration, now, why, sizeof why);
         if (state) {
             reply(e, token, call->service, state);
@@ -768,7 +798,7 @@ static bool is_probe_event(const char *svc)
 
 void agent_request(struct agent *a, struct agent_client *c, const char *text)
 {
-    struct eval e = {.a = a, .to = c, .errors = json_array(), .len = 1};
+    struct eval e = {.a = a, .to = c, .errors = json_array(), .len = 1, .ranks_here = json_array()};
     snprintf(e.request, sizeof e.request, "r_%u", ++a->next_request_id);
     struct request req;
     struct request_error err;
@@ -809,8 +839,12 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
     }
     request_free(&req);
     sweep_owners(a);
-    agent_send(a, c, json_pack("{s:s, s:s, s:s, s:b, s:o}", "request", e.request, "site", a->site,
-                               "node", a->host, "done", 1, "errors", e.errors));
+    json_t *done = json_pack("{s:s, s:s, s:s, s:b, s:o}", "request", e.request, "site", a->site,
+                             "node", a->host, "done", 1, "errors", e.errors);
+    if (json_array_size(e.ranks_here))
+        json_object_set(done, "ranks_here", e.ranks_here);
+    json_decref(e.ranks_here);
+    agent_send(a, c, done);
 }
 
 /* ---- events ---- */

@@ -150,6 +150,12 @@ static void op_segments(const struct agent_peer *p, json_t *msg, struct agent_ta
         free(t->segment_dir);
         t->segment_dir = strdup(dir);
     }
+    const char *world = json_string_value(json_object_get(msg, "world"));
+    if (world && strlen(world) < 96 && world[strspn(world, "0123456789abcdefghijklmnopqrstuvwxyz"
+                                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.")] == '\0') {
+        free(t->world);
+        t->world = strdup(world);
+    }
 }
 
 static void op_sample(const struct agent_peer *p, json_t *msg, struct agent_task *t)

@@ -95,6 +95,8 @@ json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on,
     /* when the agent switched it, on the host's CLOCK_MONOTONIC like ack_ms:
      * a later ack_ms minus this is how long the process took to take it */
     json_object_set_new(answer, "switched_ms", json_real(switched_ms));
+    if (m->seg->d.flags & TALLY_SEG_MPI) /* which rank of how many: the done line counts them */
+        json_object_set_new(answer, "rank", json_pack("[i, i]", (int)m->seg->d.rank, (int)m->seg->d.ranks));
     if (m->held_until)
         json_object_set_new(answer, "for", json_pack("[f, s]", duration, "s"));
     return answer;

@@ -52,6 +52,7 @@ struct agent_task {
     char *app;
     char *segment_dir;             /* tally run --probes/--mpi: its processes' segments (agent_probes.c) */
     char *launch;                  /* a rank of another host's tally run --mpi: that launch's id */
+    char *world;                   /* the MPI world of its ranks (launch id, Slurm job step), or NULL */
     char *command;
     char *category;                /* tally run --category, or NULL */
     pid_t root;                    /* tree root: the tally run process, or the attached pid */

@@ -264,6 +264,7 @@ void agent_task_free(struct agent_task *t)
     free(t->category);
     free(t->segment_dir);
     free(t->launch);
+    free(t->world);
     free(t->command);
     free(t->limits_text);
     free(t);

@@ -3,8 +3,10 @@
  * live_client on one connection and one reply inbox, and the agents' JSON
  * lines are printed as they come. The agents' own "done" lines are folded
  * into one final line per request:
- * {"request": ..., "done": true, "nodes": [...], "errors": [...]} where each
- * error names its node. With --follow, the conditional requests each agent
+ * {"request": ..., "done": true, "nodes": [...], "errors": [...], "sent_ms",
+ * "answered_ms"} where each error names its node (a switch's ranks that no
+ * agent answered for come as an error of no node: nats_gather.h), and the
+ * times are when the request was published and its last answer came. With --follow, the conditional requests each agent
  * defined are enabled on that agent, their streams printed until SIGINT,
  * then deleted agent by agent (live_client's csr lifecycle). */
 #include "cli/request_nats.h"
@@ -26,6 +28,8 @@ struct collect {
     size_t error_total;     /* errors of the final lines printed */
     bool quiet_done;        /* do not print done lines (folded into one) */
     bool silent;            /* --repeat: print nothing but the timing line */
+    struct live_client *lc; /* the times of the request answered */
+    bool unsent;            /* the request did not parse: no times */
 };
 
 static void print_json(json_t *line)
@@ -49,20 +53,24 @@ static void on_line(void *ctx, json_t *line)
     }
     const char *node = json_string_value(json_object_get(line, "node"));
     const char *name = json_string_value(json_object_get(line, "request"));
-    json_array_append_new(c->nodes, json_string(node ? node : "?"));
-    json_array_append_new(c->names, json_string(name ? name : ""));
+    if (node) { /* an agent's; the gathering's own (ranks nobody answered for) has none */
+        json_array_append_new(c->nodes, json_string(node));
+        json_array_append_new(c->names, json_string(name ? name : ""));
+    }
     size_t i;
     json_t *err;
     json_array_foreach(json_object_get(line, "errors"), i, err) {
         json_t *copy = json_deep_copy(err);
-        json_object_set_new(copy, "node", json_string(node ? node : "?"));
+        if (node)
+            json_object_set_new(copy, "node", json_string(node));
         json_array_append_new(c->errors, copy);
     }
 }
 
-static void collect_init(struct collect *c)
+static void collect_init(struct collect *c, struct live_client *lc)
 {
     memset(c, 0, sizeof *c);
+    c->lc = lc;
     c->nodes = json_array();
     c->errors = json_array();
     c->names = json_array();
@@ -74,6 +82,7 @@ static void collect_reset(struct collect *c)
     json_array_clear(c->nodes);
     json_array_clear(c->errors);
     json_array_clear(c->names);
+    c->unsent = false;
 }
 
 static void collect_free(struct collect *c)
@@ -91,6 +100,12 @@ static void print_final(void *ctx)
                                                   : json_incref(c->names);
     json_t *line = json_pack("{s:o, s:b, s:O, s:O}", "request", name, "done", 1, "nodes", c->nodes,
                              "errors", c->errors);
+    double sent_ms, answered_ms;
+    live_client_times(c->lc, &sent_ms, &answered_ms);
+    if (!c->unsent && sent_ms > 0 && answered_ms > 0) {
+        json_object_set_new(line, "sent_ms", json_real(sent_ms));
+        json_object_set_new(line, "answered_ms", json_real(answered_ms));
+    }
     print_json(line);
     json_decref(line);
     c->error_total += json_array_size(c->errors);
@@ -131,6 +146,7 @@ static int send_one(struct live_client *lc, const char *text, struct collect *c,
     collect_reset(c);
     if (request_parse(text, &req, &err) < 0 || request_check(&req, &err) < 0) {
         request_free(&req);
+        c->unsent = true;
         json_array_append_new(c->errors, json_pack("{s:i, s:s}", "pos", err.pos, "message", err.message));
         return 0;
     }
@@ -149,7 +165,7 @@ int request_over_nats(struct live_client *lc, const struct request_nats_options 
                       int count)
 {
     struct collect c;
-    collect_init(&c);
+    collect_init(&c, lc);
     int status = TALLY_EXIT_OK;
     size_t errors = 0;
     bool refused = false;

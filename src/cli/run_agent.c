@@ -259,9 +259,26 @@ void run_agent_close(struct run_config *cfg)
     cfg->agent.linked = false;
 }
 
+/* The MPI world its ranks belong to, for the agent to tell tools (a
+ * switch's ranks_here): the launch id; under Slurm, where each task is a
+ * run of its own, the job step's. "" when there is none. */
+static void world_of_run(const struct run_config *cfg, char *out, size_t size)
+{
+    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+    if (cfg->instrument.window.rank_per_run && job && step)
+        snprintf(out, size, "slurm-%s-%s", job, step);
+    else
+        snprintf(out, size, "%s", cfg->instrument.launch);
+}
+
 void run_agent_announce_segments(struct run_config *cfg)
 {
-    if (cfg->agent.linked && cfg->instrument.dir[0])
-        agent_link_send(&cfg->agent.link,
-                        json_pack("{s:s, s:s}", "op", "segments", "dir", cfg->instrument.dir));
+    if (!cfg->agent.linked || !cfg->instrument.dir[0])
+        return;
+    char world[96];
+    world_of_run(cfg, world, sizeof world);
+    json_t *msg = json_pack("{s:s, s:s}", "op", "segments", "dir", cfg->instrument.dir);
+    if (world[0])
+        json_object_set_new(msg, "world", json_string(world));
+    agent_link_send(&cfg->agent.link, msg);
 }

@@ -33,6 +33,7 @@ struct live_client {
     struct nats_link *ask_nats, *stream_nats; /* the same link with single_connection */
     char stream_inbox[256];
     unsigned serial;
+    double sent_ms, answered_ms;  /* the last request's publication and last done line */
     /* both */
     struct defined_csr *csrs;
     size_t csr_count, csr_cap;
@@ -160,6 +161,8 @@ static int nats_ask(struct live_client *c, struct nats_link *link, const char *t
     struct gather_result r;
     rc = nats_gather(link, &route, text, &g, &r);
     subject_route_free(&route);
+    c->sent_ms = r.sent_ms;
+    c->answered_ms = r.answered_ms;
     c->refused = rc < 0 && r.refused;
     if (rc < 0)
         snprintf(why, why_size, "%s", r.error);
@@ -329,6 +332,12 @@ int live_client_request(struct live_client *c, const char *text, const struct li
 size_t live_client_defined(const struct live_client *c)
 {
     return c->csr_count;
+}
+
+void live_client_times(const struct live_client *c, double *sent_ms, double *answered_ms)
+{
+    *sent_ms = c->sent_ms;
+    *answered_ms = c->answered_ms;
 }
 
 bool live_client_refused(const struct live_client *c)

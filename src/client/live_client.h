@@ -78,6 +78,10 @@ int live_client_enable(struct live_client *client, const struct live_answers *an
                        size_t why_size);
 /* Deletes each csr defined, on its agent (answers may be NULL). */
 void live_client_delete(struct live_client *client, const struct live_answers *answers);
+/* Over NATS, the last request's publication and the arrival of its last
+ * done line, on this host's CLOCK_MONOTONIC in ms (0 when not known; the
+ * socket: both 0). Valid in answers->end. */
+void live_client_times(const struct live_client *client, double *sent_ms, double *answered_ms);
 /* The last failure was a refusal (the agent's, or the NATS server's). */
 bool live_client_refused(const struct live_client *client);
 /* Hands every followed line to answers->line until *stop is set (e.g. by

@@ -9,16 +9,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "client/rank_cover.h"
 #include "util/clock.h"
 
-static bool line_is_done(const char *data, size_t length)
+/* Ended at the timeout with ranks no agent accounted for: one more done
+ * line, of no node, whose error names them (the tool's final line counts it). */
+static void say_missing(const struct rank_cover *cover, double timeout, const struct gather_options *o)
 {
-    if (!memmem(data, length, "\"done\"", 6))
-        return false; /* most lines: no parse needed */
-    json_t *j = json_loadb(data, length, 0, NULL);
-    bool done = j && json_is_true(json_object_get(j, "done"));
-    json_decref(j);
-    return done;
+    char missing[400];
+    rank_cover_missing(cover, missing, sizeof missing);
+    char message[512];
+    snprintf(message, sizeof message, "%s: no agent answered for them within %.3g s", missing, timeout);
+    json_t *line = json_pack("{s:b, s:[{s:s}]}", "done", 1, "errors", "message", message);
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    if (text && o->on_line)
+        o->on_line(o->ctx, text, strlen(text));
+    free(text);
+    json_decref(line);
 }
 
 static void refusal(struct nats_link *link, const struct subject_route *route, struct gather_result *r)
@@ -79,6 +86,7 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
     }
+    r->sent_ms = clock_monotonic_seconds() * 1e3;
     for (size_t i = 0; i < route->count; i++)
         if (nats_link_publish(link, route->subjects[i], r->inbox, payload, strlen(payload)) < 0) {
             nats_link_error(link, r->error, sizeof r->error);
@@ -88,6 +96,7 @@ int nats_gather(struct nats_link *link, const struct subject_route *route, const
     free(payload);
 gather:;
     double start = clock_monotonic_seconds(), last = start;
+    struct rank_cover cover = {0};
     /* A refusal arrives as an asynchronous error; a round trip makes sure it is known. */
     nats_link_flush(link, timeout);
     refusal(link, route, r);
@@ -99,11 +108,21 @@ gather:;
             break;
         if (o->enough && o->enough(o->ctx))
             break;
+        /* Unknown number of agents: a quiet period after the last answer,
+         * and, when the answers say which ranks their agents hold (a
+         * switch), not before every rank of every launch named is
+         * accounted for (the quiet period is then only for the agents of
+         * another launch of the application, which none can name). */
+        bool counted = !route->exact_answers && rank_cover_known(&cover);
+        bool complete = !counted || rank_cover_complete(&cover);
         if (!o->follow && !o->enough && r->answers > 0 &&
-            (route->exact_answers ? r->answers >= route->exact_answers : now - last >= quiet))
+            (route->exact_answers ? r->answers >= route->exact_answers : complete && now - last >= quiet))
             break;
         double wait = o->follow ? 0.25
-                                : fmin(start + timeout - now, r->answers && !o->enough ? last + quiet - now : 1e9);
+                                : fmin(start + timeout - now,
+                                       r->answers && !o->enough && !route->exact_answers && complete
+                                           ? last + quiet - now
+                                           : 1e9);
         struct pollfd p = {.fd = nats_link_fd(link), .events = POLLIN};
         int ms = (int)(wait * 1000) + 1;
         if (poll(&p, 1, ms < 1 ? 1 : ms) <= 0)
@@ -116,13 +135,18 @@ gather:;
             }
             last = clock_monotonic_seconds();
             r->lines++;
-            if (line_is_done(m.data, m.length))
+            if (rank_cover_line(&cover, m.data, m.length)) {
                 r->answers++;
+                r->answered_ms = last * 1e3;
+            }
             if (o->on_line)
                 o->on_line(o->ctx, m.data, m.length);
             nats_link_msg_free(&m);
         }
     }
+    if (!o->follow && !route->exact_answers && rank_cover_known(&cover) && !rank_cover_complete(&cover))
+        say_missing(&cover, timeout, o);
+    rank_cover_free(&cover);
     refusal(link, route, r);
     if (!o->inbox && !o->follow) /* a fresh inbox of this request only: late answers go nowhere */
         nats_link_unsubscribe(link, r->inbox);

@@ -2,9 +2,14 @@
  * subjects of its route with one fresh reply inbox, then gather the agents'
  * JSON-line answers. Each agent ends its answer with a line holding
  * "done": true. The gathering ends when every addressed agent is done (a
- * request addressed to nodes: their number is known), or, when the number
- * is not known (applications, sites, all), once at least one agent is done
- * and no answer came for a quiet period; in every case at the timeout. */
+ * request addressed to nodes: their number is known); when the number is
+ * not known (applications, sites, all), once at least one agent is done
+ * and no answer came for a quiet period, but, when the done lines say which
+ * MPI ranks their agents hold (a switch: rank_cover.h), not before those
+ * ranks are all accounted for and every agent that began to answer is
+ * done; in every case at the timeout. A switch that ends at
+ * the timeout with ranks unaccounted for gets one more done line, of no
+ * node, whose error names them. */
 #ifndef TALLY_CLIENT_NATS_GATHER_H
 #define TALLY_CLIENT_NATS_GATHER_H
 
@@ -33,6 +38,8 @@ struct gather_options {
 struct gather_result {
     size_t answers;    /* agents that said done */
     size_t lines;      /* lines received */
+    double sent_ms;    /* when the request was handed to the NATS link (CLOCK_MONOTONIC ms; 0: nothing sent) */
+    double answered_ms;/* when the last done line came (CLOCK_MONOTONIC ms; 0: none) */
     bool refused;      /* the server refused the publication (permissions) */
     char inbox[256];   /* the reply subject used (follow: to send more on) */
     char error[320];   /* one line when the gathering failed */

@@ -4,8 +4,11 @@
 # hostB, which attached themselves to hostB's agent). Over NATS,
 # proc_get_info([app_md], 0x80) sees the 4 ranks on both hosts; one
 # proc_record_start switches all 4 on and one proc_record_stop off, every
-# rank acknowledging; the one summary has one period on every rank. tally
-# top --app md and tally view --live md over NATS show the ranks of both hosts.
+# rank acknowledging; the one summary has one period on every rank, which
+# opened and closed at the agents' switches (not when the rank took them).
+# The tool's final line names both agents and when it published the
+# request and got the last answer. tally top --app md and tally view --live
+# md over NATS show the ranks of both hosts.
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/multihost/multihost_lib.sh"
 multihost_start hostA hostB:1000 || { not_ok "simulated hosts"; finish; }
@@ -41,18 +44,30 @@ check_eq "tally view --live md over NATS: the page's data has both hosts" "$host
 check_eq "before any request: every rank off" "$(state | awk '{ print $3 }' | sort -u)" off
 nreq ':proc_record_start([app_md], "mpi")' >start.out 2>&1
 sed "s/^/# /" start.out
+check_eq "proc_record_start: its final line: both agents, no error" "$(tail -1 start.out | jq -c '[(.nodes | sort), .errors]')" '[["hostA","hostB"],[]]'
+check "... and when it was published and answered (sent_ms <= answered_ms)" \
+  jq -e 'select(.done) | .sent_ms > 0 and .answered_ms >= .sent_ms' start.out
 check_eq "proc_record_start: the 4 ranks answer on [mpi], 2 per host" \
   "$(jq -r 'select(.service == "proc_record_start") | "\(.node) \(.result.on | join("+"))"' start.out | sort | uniq -c | awk '{ print $1, $2, $3 }' | tr '\n' ';')" \
   "2 hostA mpi;2 hostB mpi;"
 check "every rank on both hosts acknowledged" wait_until 10 all_acked_as mpi
 sleep 0.5
 nreq ':proc_record_stop([app_md])' >stop.out 2>&1
-check_eq "proc_record_stop: 4 answers" "$(jq -r 'select(.service == "proc_record_stop") | .node' stop.out | wc -l)" 4
+check_eq "proc_record_stop: 4 answers, ranks 0-3 of 4" \
+  "$(jq -r 'select(.service == "proc_record_stop") | .result.rank | "\(.[0])/\(.[1])"' stop.out | sort | tr '\n' ' ')" "0/4 1/4 2/4 3/4 "
 check "every rank acknowledged the stop" wait_until 10 all_acked_as off
 wait "$runner"
 check_eq "the run: exit status" "$?" 0
 check_eq "one summary: 4 ranks, none missing" "$(jq -c '[(.mpi.per_rank | length), .mpi.missing_ranks]' md.summary)" "[4,[]]"
 check_eq "one period on each rank" "$(jq -c '[.mpi.per_rank[].periods] | unique' md.summary)" "[1]"
+# Each rank's period is the time between its agent's two switches (both on
+# that host's clock), whenever the rank took them at its next call.
+switched() { jq -r 'select(.result.switched_ms != null) | "\(.result.rank[0]) \(.result.switched_ms)"' "$1" | sort; }
+spans=$(join <(switched start.out) <(switched stop.out) |
+  join - <(jq -r '.mpi.per_rank[] | "\(.rank) \(.span[0])"' md.summary | sort) |
+  awk '{ d = ($3 - $2) / 1000 - $4; if (d < 0) d = -d; if (d > m) m = d } END { print NR, m * 1000 }')
+check_eq "every rank's period spans its agent's switch on to its switch off" "${spans%% *}" 4
+check_cmp "... within 1 ms (largest difference, ms)" "${spans##* }" "<" 1
 check "the links carry some of the $ITS iterations' messages, not all ($(jq -c '[.mpi.links[].messages]' md.summary))" \
   jq -e --argjson n $ITS '(.mpi.links | length) == 8 and ([.mpi.links[].messages] | all(. >= 1 and . < $n))' md.summary
 finish
