@@ -77,8 +77,8 @@ static int check_server(struct agent *a, double timeout)
     const struct agent_options *o = &a->options;
     if (o->nats_insecure)
         return 1;
-    char err[512];
-    int admits = nats_link_admits_anonymous(o->nats_url, timeout, err, sizeof err);
+    char why[512];
+    int admits = nats_link_admits_anonymous(o->nats_url, timeout, why, sizeof why);
     if (admits == 1) {
         tally_error("agent: refusing to join %s: the server admits clients without credentials, "
                     "so any local user could command this agent through it; give the server "

@@ -324,11 +324,11 @@ struct metrics_server *metrics_server_start(struct agent *agent, const char *add
         return NULL;
     }
     s->agent = agent;
-    char err[128];
-    s->gate = http_gate_start(fd, METRICS_MAX_CONNECTIONS, METRICS_DEADLINE, handle, s, err,
-                              sizeof err);
+    char detail[128];
+    s->gate = http_gate_start(fd, METRICS_MAX_CONNECTIONS, METRICS_DEADLINE, handle, s, detail,
+                              sizeof detail);
     if (!s->gate) {
-        snprintf(why, why_size, "%s: %s", address, err);
+        snprintf(why, why_size, "%s: %s", address, detail);
         free(s);
         return NULL;
     }

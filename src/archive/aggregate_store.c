@@ -129,7 +129,7 @@ static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_len)
+int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_size)
 {
     int rc = 0;
     for (size_t i = 0; i < t->capacity && rc == 0; i++) {
@@ -138,21 +138,21 @@ int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why,
             continue;
         struct sql_value key[3] = {sql_int(e->kind), sql_text(e->key), sql_int(e->day)};
         if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day = ?",
-                        key, 3, merge_text, &e->agg, why, why_len) < 0) {
+                        key, 3, merge_text, &e->agg, why, why_size) < 0) {
             rc = -1;
             break;
         }
         size_t len;
         unsigned char *data = aggregate_encode(&e->agg, &len);
         if (!data) {
-            snprintf(why, why_len, "out of memory");
+            snprintf(why, why_size, "out of memory");
             rc = -1;
             break;
         }
         struct sql_value row[4] = {key[0], key[1], key[2], sql_blob(data, len)};
         if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
                           " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data",
-                       row, 4, why, why_len) < 0)
+                       row, 4, why, why_size) < 0)
             rc = -1;
         free(data);
     }
@@ -180,15 +180,15 @@ static int load_row(void *ctx, size_t ncols, const struct sql_value *row)
 
 int aggregate_load(struct store *s, enum aggregate_kind kind, const char *key, long long first_day,
                    long long last_day, struct aggregate *a, size_t *found, char *why,
-                   size_t why_len)
+                   size_t why_size)
 {
     struct load_ctx l = {a, 0, false};
     struct sql_value p[4] = {sql_int(kind), sql_text(key), sql_int(first_day), sql_int(last_day)};
     if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day >= ?"
-                       " AND day <= ?", p, 4, load_row, &l, why, why_len) < 0)
+                       " AND day <= ?", p, 4, load_row, &l, why, why_size) < 0)
         return -1;
     if (l.bad) {
-        snprintf(why, why_len, "the aggregates of '%s' cannot be read", key);
+        snprintf(why, why_size, "the aggregates of '%s' cannot be read", key);
         return -1;
     }
     *found = l.rows;
@@ -204,12 +204,12 @@ static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
 }
 
 int aggregate_key_exists(struct store *s, enum aggregate_kind kind, const char *key, char *why,
-                         size_t why_len)
+                         size_t why_size)
 {
     int found = 0;
     struct sql_value p[2] = {sql_int(kind), sql_text(key)};
     if (store_query(s, "SELECT 1 FROM aggregates WHERE kind = ? AND key = ? LIMIT 1", p, 2,
-                    found_row, &found, why, why_len) < 0)
+                    found_row, &found, why, why_size) < 0)
         return -1;
     return found;
 }
@@ -243,7 +243,7 @@ static int rebuild_row(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-int aggregate_rebuild(struct store *s, char *why, size_t why_len)
+int aggregate_rebuild(struct store *s, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -251,7 +251,7 @@ int aggregate_rebuild(struct store *s, char *why, size_t why_len)
     size_t len = 0;
     FILE *out = open_memstream(&sql, &len);
     if (!out) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     /* field names come from fields.c; a column this schema lacks reads NULL */
@@ -261,14 +261,14 @@ int aggregate_rebuild(struct store *s, char *why, size_t why_len)
     fputs(" FROM summaries", out);
     fclose(out);
     struct rebuild r = {aggregate_table_new(), nfields, false};
-    int rc = r.table ? store_query(s, sql, NULL, 0, rebuild_row, &r, why, why_len) : -1;
+    int rc = r.table ? store_query(s, sql, NULL, 0, rebuild_row, &r, why, why_size) : -1;
     free(sql);
     if (rc == 0 && r.failed) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         rc = -1;
     }
     if (rc == 0)
-        rc = aggregate_table_flush(r.table, s, why, why_len);
+        rc = aggregate_table_flush(r.table, s, why, why_size);
     aggregate_table_free(r.table);
     return rc;
 }

@@ -27,7 +27,7 @@ int aggregate_table_add_run(struct aggregate_table *t, const char *name, const c
                             long long id, bool stopped);
 /* Merges every aggregate of t into the store (inside the caller's
  * transaction) and empties t. -1 with a reason. */
-int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_len);
+int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_size);
 
 /* The day a run counts on: its start (epoch seconds) when known, else
  * archived_at. */
@@ -37,13 +37,13 @@ long long aggregate_day(bool has_start, double start, double archived_at);
  * [first_day, last_day]. *found = number of day rows. -1 with a reason. */
 int aggregate_load(struct store *s, enum aggregate_kind kind, const char *key, long long first_day,
                    long long last_day, struct aggregate *a, size_t *found, char *why,
-                   size_t why_len);
+                   size_t why_size);
 
 /* 1 when some run has this key of this kind, 0 when none, -1 on error. */
 int aggregate_key_exists(struct store *s, enum aggregate_kind kind, const char *key, char *why,
-                         size_t why_len);
+                         size_t why_size);
 
 /* Builds the aggregates of every archived summary (schema migration 4). */
-int aggregate_rebuild(struct store *s, char *why, size_t why_len);
+int aggregate_rebuild(struct store *s, char *why, size_t why_size);
 
 #endif

@@ -287,7 +287,7 @@ static int take_document(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
-json_t *document_load(struct store *s, long long id, char *why, size_t why_len)
+json_t *document_load(struct store *s, long long id, char *why, size_t why_size)
 {
     char *sql = NULL;
     size_t len = 0;
@@ -302,7 +302,7 @@ json_t *document_load(struct store *s, long long id, char *why, size_t why_len)
     fclose(out);
     struct loaded l = {NULL};
     struct sql_value param = sql_int(id);
-    store_query(s, sql, &param, 1, take_document, &l, why, why_len);
+    store_query(s, sql, &param, 1, take_document, &l, why, why_size);
     free(sql);
     return l.doc;
 }

@@ -57,6 +57,6 @@ void document_select_columns(FILE *out);
  * unreadable. */
 json_t *document_from_row(const struct sql_value *fields, const struct sql_value *doc);
 /* The document of the summary archived with this id; NULL when none. */
-json_t *document_load(struct store *s, long long id, char *why, size_t why_len);
+json_t *document_load(struct store *s, long long id, char *why, size_t why_size);
 
 #endif

@@ -100,7 +100,7 @@ static int add_wanted_field(void *ctx, size_t ncols, const struct sql_value *row
 
 /* Empty h with the resources (name_fields) of name (NULL: every field). */
 static int history_begin(struct store *s, const char *name, bool with_identity,
-                         struct history *h, char *why, size_t why_len)
+                         struct history *h, char *why, size_t why_size)
 {
     memset(h, 0, sizeof *h);
     h->with_identity = with_identity;
@@ -112,7 +112,7 @@ static int history_begin(struct store *s, const char *name, bool with_identity,
     if (!h->resources || !h->present || !wanted.fields) {
         free(wanted.fields);
         history_free(h);
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     /* only the fields the task's summaries carry */
@@ -120,7 +120,7 @@ static int history_begin(struct store *s, const char *name, bool with_identity,
     if (store_query(s, name ? "SELECT DISTINCT field FROM name_fields WHERE name = ?"
                             : "SELECT DISTINCT field FROM name_fields",
                     name ? &param : NULL, name ? 1 : 0, add_wanted_field, &wanted, why,
-                    why_len) < 0) {
+                    why_size) < 0) {
         free(wanted.fields);
         history_free(h);
         return -1;
@@ -138,13 +138,13 @@ static int history_begin(struct store *s, const char *name, bool with_identity,
 static int load_rows(struct store *s, const char *key_column, const char *name,
                      const char *group_column,
                      long long lowest_id, long long highest_id, struct history *h, char *why,
-                     size_t why_len)
+                     size_t why_size)
 {
     char *sql = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&sql, &len);
     if (!out) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     /* group_column is one of history_group_column's fixed names, never user text */
@@ -163,10 +163,10 @@ static int load_rows(struct store *s, const char *key_column, const char *name,
         *p++ = sql_text(name);
     *p++ = sql_int(lowest_id);
     *p++ = sql_int(highest_id);
-    int status = store_query(s, sql, params, (size_t)(p - params), add_row, h, why, why_len);
+    int status = store_query(s, sql, params, (size_t)(p - params), add_row, h, why, why_size);
     free(sql);
     if (status == 0 && h->out_of_memory) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         status = -1;
     }
     return status;
@@ -231,14 +231,14 @@ static int read_range(void *ctx, size_t ncols, const struct sql_value *row)
 
 int history_load(struct store *s, const char *key_column, const char *name,
                  const char *group_column, bool with_identity, struct history *h, char *why,
-                 size_t why_len)
+                 size_t why_size)
 {
     if (strcmp(key_column, "name") && strcmp(key_column, "category")) {
-        snprintf(why, why_len, "runs are looked up by name or category, not '%s'", key_column);
+        snprintf(why, why_size, "runs are looked up by name or category, not '%s'", key_column);
         return -1;
     }
     bool by_name = !strcmp(key_column, "name");
-    if (history_begin(s, by_name ? name : NULL, with_identity, h, why, why_len) < 0)
+    if (history_begin(s, by_name ? name : NULL, with_identity, h, why, why_size) < 0)
         return -1;
     /* how many rows, and their ids (from the index alone): the columns are
      * allocated once, and a long history is read in two halves at once */
@@ -247,7 +247,7 @@ int history_load(struct store *s, const char *key_column, const char *name,
     if (store_query(s, name ? (by_name ? "SELECT count(*), min(id), max(id) FROM summaries WHERE name = ?"
                                        : "SELECT count(*), min(id), max(id) FROM summaries WHERE category = ?")
                             : "SELECT count(*), min(id), max(id) FROM summaries",
-                    name ? &param : NULL, name ? 1 : 0, read_range, &range, why, why_len) < 0 ||
+                    name ? &param : NULL, name ? 1 : 0, read_range, &range, why, why_size) < 0 ||
         (range.count > 0 && reserve(h, (size_t)range.count + 1) < 0)) {
         history_free(h);
         return -1;
@@ -258,7 +258,7 @@ int history_load(struct store *s, const char *key_column, const char *name,
     pthread_t thread;
     bool parallel = false;
     if (!group_column && range.count >= PARALLEL_ROWS &&
-        history_begin(s, by_name ? name : NULL, with_identity, &upper.h, why, why_len) == 0) {
+        history_begin(s, by_name ? name : NULL, with_identity, &upper.h, why, why_size) == 0) {
         reserve(&upper.h, (size_t)range.count / 2 + 1024); /* a guess; add_row grows it */
         split = range.lowest + (range.highest - range.lowest) / 2;
         upper.lowest_id = split + 1;
@@ -269,15 +269,15 @@ int history_load(struct store *s, const char *key_column, const char *name,
             split = range.highest;
         }
     }
-    int status = load_rows(s, key_column, name, group_column, range.lowest, split, h, why, why_len);
+    int status = load_rows(s, key_column, name, group_column, range.lowest, split, h, why, why_size);
     if (parallel) {
         pthread_join(thread, NULL);
         if (status == 0 && upper.status < 0) {
-            snprintf(why, why_len, "%s", upper.why);
+            snprintf(why, why_size, "%s", upper.why);
             status = -1;
         }
         if (status == 0 && append_history(h, &upper.h) < 0) {
-            snprintf(why, why_len, "out of memory");
+            snprintf(why, why_size, "out of memory");
             status = -1;
         }
         history_free(&upper.h);

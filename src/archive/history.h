@@ -38,7 +38,7 @@ struct history {
  * reason. */
 int history_load(struct store *s, const char *key_column, const char *key,
                  const char *group_column, bool with_identity, struct history *h, char *why,
-                 size_t why_len);
+                 size_t why_size);
 void history_free(struct history *h);
 
 static inline double history_value(const struct history *h, size_t row, size_t resource)

@@ -117,11 +117,11 @@ static int detach_from_json(struct summary_record *r)
 
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
-                         struct summary_record *r, char *why, size_t why_len)
+                         struct summary_record *r, char *why, size_t why_size)
 {
     memset(r, 0, sizeof *r);
     if (!json_is_object(root)) {
-        snprintf(why, why_len, "a summary is a JSON object");
+        snprintf(why, why_size, "a summary is a JSON object");
         return -1;
     }
     r->root = json_incref(root);
@@ -131,7 +131,7 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
         json_t *v = json_object_get(root, fields[i].name);
         if (!v || json_is_null(v))
             continue;
-        if (summary_field_value(&fields[i], v, &r->values[i], why, why_len) < 0)
+        if (summary_field_value(&fields[i], v, &r->values[i], why, why_size) < 0)
             goto fail;
         r->present[i] = true;
     }
@@ -143,7 +143,7 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     if (!r->name && r->command)
         r->name = r->name_buffer = program_name(r->command);
     if (!r->name) {
-        snprintf(why, why_len, "no name, category or command: give --name");
+        snprintf(why, why_size, "no name, category or command: give --name");
         goto fail;
     }
     r->set = options->set ? options->set : string_member(root, "set");
@@ -157,7 +157,7 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     int has_level = integer_member(root, "level", &r->level);
     int has_exit_status = integer_member(root, "exit_status", &r->exit_status);
     if (has_level < 0 || has_exit_status < 0) {
-        snprintf(why, why_len, "field '%s': want an integer", has_level < 0 ? "level" : "exit_status");
+        snprintf(why, why_size, "field '%s': want an integer", has_level < 0 ? "level" : "exit_status");
         goto fail;
     }
     r->has_level = has_level;
@@ -178,7 +178,7 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
     r->start_day = r->present[FIELD_START] ? (long long)floor(r->values[FIELD_START] / 86400)
                                            : SUMMARY_NO_START_DAY;
     if (detach_from_json(r) < 0) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto fail;
     }
     return 0;
@@ -328,7 +328,7 @@ static void copy_sql_free(struct copy_sql *c)
  * copied into a staging table, then inserted from it in one statement that
  * skips those archived before and returns the ids of the new ones. */
 static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
-                               double archived_at, struct inserted *ins, char *why, size_t why_len)
+                               double archived_at, struct inserted *ins, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -339,16 +339,16 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
     int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
     if (rc < 0)
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
     for (size_t r = 0; r < n && rc == 0; r++)
         bind_record(values + r * per_row, records[r], archived_at, nfields);
     ins->records = records;
     ins->nrecords = n;
     ins->cursor = 0;
-    if (rc == 0 && (store_exec(s, sql.stage, NULL, 0, why, why_len) < 0 ||
-                    store_exec(s, "TRUNCATE summaries_incoming", NULL, 0, why, why_len) < 0 ||
-                    store_copy(s, "summaries_incoming", sql.columns, values, n, per_row, why, why_len) < 0 ||
-                    store_query(s, sql.insert, NULL, 0, take_id, ins, why, why_len) < 0))
+    if (rc == 0 && (store_exec(s, sql.stage, NULL, 0, why, why_size) < 0 ||
+                    store_exec(s, "TRUNCATE summaries_incoming", NULL, 0, why, why_size) < 0 ||
+                    store_copy(s, "summaries_incoming", sql.columns, values, n, per_row, why, why_size) < 0 ||
+                    store_query(s, sql.insert, NULL, 0, take_id, ins, why, why_size) < 0))
         rc = -1;
     free(values);
     copy_sql_free(&sql);
@@ -356,7 +356,7 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
 }
 
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
-                   size_t *added, long long *last_id, char *why, size_t why_len)
+                   size_t *added, long long *last_id, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -373,11 +373,11 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     }
     int rc = 0;
     if (store_can_copy(s)) {
-        rc = ingest_records_copy(s, records, n, archived_at, &ins, why, why_len);
+        rc = ingest_records_copy(s, records, n, archived_at, &ins, why, why_size);
     } else {
         struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
         if (!params) {
-            snprintf(why, why_len, "out of memory");
+            snprintf(why, why_size, "out of memory");
             return -1;
         }
         /* several rows per statement: one round trip to a server for many */
@@ -391,10 +391,10 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
             ins.nrecords = rows;
             ins.cursor = 0;
             if (!sql) {
-                snprintf(why, why_len, "out of memory");
+                snprintf(why, why_size, "out of memory");
                 rc = -1;
             } else {
-                rc = store_query(s, sql, params, k, take_id, &ins, why, why_len);
+                rc = store_query(s, sql, params, k, take_id, &ins, why, why_size);
             }
         }
         free(params);
@@ -407,12 +407,12 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
 }
 
 int ingest_record(struct store *s, const struct summary_record *r, long long *id, char *why,
-                  size_t why_len)
+                  size_t why_size)
 {
     size_t added;
     long long last_id;
     struct summary_record *one = (struct summary_record *)r;
-    if (ingest_records(s, &one, 1, &added, &last_id, why, why_len) < 0)
+    if (ingest_records(s, &one, 1, &added, &last_id, why, why_size) < 0)
         return -1;
     if (id)
         *id = last_id;
@@ -420,7 +420,7 @@ int ingest_record(struct store *s, const struct summary_record *r, long long *id
 }
 
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
-                       char *why, size_t why_len)
+                       char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -433,7 +433,7 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
         bool present[MAX_SUMMARY_FIELDS];
     } *names = calloc(n ? n : 1, sizeof *names);
     if (!names) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     size_t distinct = 0, last = 0;
@@ -457,7 +457,7 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
             struct sql_value p[2] = {sql_text(names[j].name), sql_text(fields[f].name)};
             if (store_exec(s, "INSERT INTO name_fields (name, field) VALUES (?, ?)"
                               " ON CONFLICT (name, field) DO NOTHING",
-                           p, 2, why, why_len) < 0)
+                           p, 2, why, why_size) < 0)
                 rc = -1;
         }
     free(names);
@@ -465,18 +465,18 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
 }
 
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,
-                           size_t why_len)
+                           size_t why_size)
 {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct sql_value p[3] = {sql_text(set), sql_text(description), sql_real((double)now.tv_sec)};
     return store_exec(s, "INSERT INTO sets (id, description, created) VALUES (?, ?, ?)"
                          " ON CONFLICT (id) DO NOTHING",
-                      p, 3, why, why_len) < 0 ? -1 : 0;
+                      p, 3, why, why_size) < 0 ? -1 : 0;
 }
 
 int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
-                      char *why, size_t why_len)
+                      char *why, size_t why_size)
 {
     struct aggregate_table *t = aggregate_table_new();
     int rc = t ? 0 : -1;
@@ -495,9 +495,9 @@ int ingest_aggregates(struct store *s, struct summary_record *const *records, si
                                      r->exit_type && !strcmp(r->exit_type, "limits"));
     }
     if (rc < 0)
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
     else
-        rc = aggregate_table_flush(t, s, why, why_len);
+        rc = aggregate_table_flush(t, s, why, why_size);
     aggregate_table_free(t);
     return rc;
 }

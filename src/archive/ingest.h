@@ -63,33 +63,33 @@ struct summary_record {
  * Takes a reference to root. Returns -1 and a reason naming the bad field. */
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
-                         struct summary_record *record, char *why, size_t why_len);
+                         struct summary_record *record, char *why, size_t why_size);
 void summary_record_free(struct summary_record *record);
 
 /* Inserts one record (inside the caller's transaction). Returns 1 when
  * stored (archive id in *id when id is not NULL), 0 when the same summary was
  * archived before, -1 on a database error. */
 int ingest_record(struct store *s, const struct summary_record *record, long long *id, char *why,
-                  size_t why_len);
+                  size_t why_size);
 
 /* Inserts n records (inside the caller's transaction), several per
  * statement; *added is how many were new (the others were archived before),
  * *last_id the largest new archive id. -1 on a database error. */
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
-                   size_t *added, long long *last_id, char *why, size_t why_len);
+                   size_t *added, long long *last_id, char *why, size_t why_size);
 
 /* Records, in name_fields, which numeric fields the records carry for their
  * task names (inside the caller's transaction; once per distinct pair). */
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
-                       char *why, size_t why_len);
+                       char *why, size_t why_size);
 
 /* Adds the records ingest_records stored (id != 0) to the aggregates
  * (inside the caller's transaction). */
 int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
-                      char *why, size_t why_len);
+                      char *why, size_t why_size);
 
 /* Stores a set's description once (the first description given wins). */
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,
-                           size_t why_len);
+                           size_t why_size);
 
 #endif

@@ -34,17 +34,17 @@ static void free_pending(struct ingest_session *session)
 }
 
 /* One transaction storing every pending record; counts only what commits. */
-static int try_write_pending(struct ingest_session *session, char *why, size_t why_len)
+static int try_write_pending(struct ingest_session *session, char *why, size_t why_size)
 {
     struct store *s = session->store;
     size_t added = 0;
     long long last_id = 0;
-    if (store_begin(s, why, why_len) < 0)
+    if (store_begin(s, why, why_size) < 0)
         return -1;
-    if (ingest_records(s, session->pending, session->npending, &added, &last_id, why, why_len) < 0 ||
-        ingest_name_fields(s, session->pending, session->npending, why, why_len) < 0 ||
-        ingest_aggregates(s, session->pending, session->npending, why, why_len) < 0 ||
-        store_commit(s, why, why_len) < 0) {
+    if (ingest_records(s, session->pending, session->npending, &added, &last_id, why, why_size) < 0 ||
+        ingest_name_fields(s, session->pending, session->npending, why, why_size) < 0 ||
+        ingest_aggregates(s, session->pending, session->npending, why, why_size) < 0 ||
+        store_commit(s, why, why_size) < 0) {
         store_rollback(s);
         return -1;
     }

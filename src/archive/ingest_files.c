@@ -111,9 +111,9 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
  * and a directory may hold 100,000 of them); at most TEXT_FILE_LARGE bytes
  * (a device such as /dev/zero has no size: the bound stops it). NULL with
  * the reason in why. */
-static char *read_file(const char *path, size_t *len, char *why, size_t why_len)
+static char *read_file(const char *path, size_t *len, char *why, size_t why_size)
 {
-    int fd = text_file_open(path, false, why, why_len);
+    int fd = text_file_open(path, false, why, why_size);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -136,7 +136,7 @@ static char *read_file(const char *path, size_t *len, char *why, size_t why_len)
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            snprintf(why, why_len, "%s", strerror(errno));
+            snprintf(why, why_size, "%s", strerror(errno));
             free(text);
             close(fd);
             return NULL;
@@ -147,13 +147,13 @@ static char *read_file(const char *path, size_t *len, char *why, size_t why_len)
     }
     close(fd);
     if (!text) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     if (n > max) {
         char bound[32];
         text_file_size_text(max, bound, sizeof bound);
-        snprintf(why, why_len, "larger than %s (the most read from such a file)", bound);
+        snprintf(why, why_size, "larger than %s (the most read from such a file)", bound);
         free(text);
         return NULL;
     }

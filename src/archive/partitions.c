@@ -31,25 +31,25 @@ static int found(void *ctx, size_t ncols, const struct sql_value *row)
 }
 
 static int create_month(struct store *s, const char *table, const char *month, long long first,
-                        long long last, int serialise, char *why, size_t why_len)
+                        long long last, int serialise, char *why, size_t why_size)
 {
     char sql[512], partition[64];
     /* table and month are tally's own names, never user text */
     snprintf(partition, sizeof partition, "summaries_%s", month);
     int exists = 0;
     struct sql_value p = sql_text(partition);
-    if (store_query(s, "SELECT to_regclass(?::text)", &p, 1, found, &exists, why, why_len) < 0)
+    if (store_query(s, "SELECT to_regclass(?::text)", &p, 1, found, &exists, why, why_size) < 0)
         return -1;
     if (exists)
         return 0;
-    if (serialise && (store_begin(s, why, why_len) < 0 ||
-                      store_exec(s, "SELECT pg_advisory_xact_lock(74110312)", NULL, 0, why, why_len) < 0))
+    if (serialise && (store_begin(s, why, why_size) < 0 ||
+                      store_exec(s, "SELECT pg_advisory_xact_lock(74110312)", NULL, 0, why, why_size) < 0))
         goto fail;
     snprintf(sql, sizeof sql, "CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%lld) TO (%lld)",
              partition, table, first, last);
-    if (store_exec(s, sql, NULL, 0, why, why_len) < 0)
+    if (store_exec(s, sql, NULL, 0, why, why_size) < 0)
         goto fail;
-    return serialise ? store_commit(s, why, why_len) : 0;
+    return serialise ? store_commit(s, why, why_size) : 0;
 fail:
     if (serialise)
         store_rollback(s);
@@ -63,13 +63,13 @@ static int by_value(const void *a, const void *b)
 }
 
 int partitions_ensure(struct store *s, const char *table, const long long *days, size_t n,
-                      int serialise, char *why, size_t why_len)
+                      int serialise, char *why, size_t why_size)
 {
     if (!s->backend->partition_by || n == 0)
         return 0;
     long long *sorted = malloc(n * sizeof *sorted);
     if (!sorted) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     memcpy(sorted, days, n * sizeof *sorted);
@@ -82,7 +82,7 @@ int partitions_ensure(struct store *s, const char *table, const long long *days,
         char month[32];
         if (partition_of_day(sorted[i], month, sizeof month, &covered_from, &covered_to) < 0)
             continue; /* the default partition */
-        rc = create_month(s, table, month, covered_from, covered_to, serialise, why, why_len);
+        rc = create_month(s, table, month, covered_from, covered_to, serialise, why, why_size);
     }
     free(sorted);
     return rc;

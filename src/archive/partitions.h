@@ -20,6 +20,6 @@ int partition_of_day(long long day, char *name, size_t name_len, long long *firs
  * concurrent writers create a month once (call it outside a transaction
  * holding rows). 0, or -1 with a reason. */
 int partitions_ensure(struct store *s, const char *table, const long long *days, size_t n,
-                      int serialise, char *why, size_t why_len);
+                      int serialise, char *why, size_t why_size);
 
 #endif

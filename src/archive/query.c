@@ -353,15 +353,15 @@ static void parse_or(struct parser *p)
     }
 }
 
-int query_compile(const char *expression, struct compiled_query *q, char *why, size_t why_len)
+int query_compile(const char *expression, struct compiled_query *q, char *why, size_t why_size)
 {
     memset(q, 0, sizeof *q);
     size_t len = 0;
     struct parser p = {.text = expression, .cursor = expression, .q = q, .why = why,
-                       .why_len = why_len};
+                       .why_len = why_size};
     p.sql = open_memstream(&q->where, &len);
     if (!p.sql) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     next_token(&p);

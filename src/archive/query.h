@@ -30,7 +30,7 @@ struct compiled_query {
 };
 
 /* Returns 0, or -1 with "position N: reason" in why. */
-int query_compile(const char *expression, struct compiled_query *out, char *why, size_t why_len);
+int query_compile(const char *expression, struct compiled_query *out, char *why, size_t why_size);
 /* Appends "AND (column op ?)" with a real parameter (for --since/--until). */
 int query_add_condition(struct compiled_query *q, const char *column, const char *op, double value);
 void compiled_query_free(struct compiled_query *q);

@@ -121,7 +121,7 @@ static json_t *pair(double v, const char *unit) { return json_pack("[f, s]", v, 
 
 /* The summary of row r (job the row of its job, or NULL). NULL and why when
  * a field is bad. */
-static json_t *summary_of(const struct row *r, const struct row *job, char *why, size_t why_len)
+static json_t *summary_of(const struct row *r, const struct row *job, char *why, size_t why_size)
 {
 #define FIELD(c) (r->col[c] && *r->col[c] ? r->col[c] : job && job->col[c] && *job->col[c] ? job->col[c] : NULL)
     json_t *o = json_object();
@@ -225,7 +225,7 @@ static json_t *summary_of(const struct row *r, const struct row *job, char *why,
                                 json_pack("{s:O}", timeout ? "wall_time" : "memory", limit));
     }
     if (bad >= 0) {
-        snprintf(why, why_len, "line %zu: %s: '%s' is not a valid value", r->line,
+        snprintf(why, why_size, "line %zu: %s: '%s' is not a valid value", r->line,
                  column_names[bad], FIELD(bad));
         json_decref(o);
         return NULL;
@@ -235,11 +235,11 @@ static json_t *summary_of(const struct row *r, const struct row *job, char *why,
 }
 
 long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
-                 sacct_error_fn on_error, void *ctx, char *why, size_t why_len)
+                 sacct_error_fn on_error, void *ctx, char *why, size_t why_size)
 {
     char *copy = strndup(text, len);
     if (!copy) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     /* lines */
@@ -264,11 +264,11 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
     long given = -1;
     struct row *rows = NULL;
     if (!lines) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto done;
     }
     if (nlines == 0) {
-        snprintf(why, why_len, "empty input: want sacct --parsable2 output with its header");
+        snprintf(why, why_size, "empty input: want sacct --parsable2 output with its header");
         goto done;
     }
     char *fields[MAX_FIELDS];
@@ -282,13 +282,13 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
                 index[c] = (int)k;
     }
     if (index[COL_JOBID] < 0) {
-        snprintf(why, why_len, "line 1: no JobID column: want sacct --parsable2 output with its "
+        snprintf(why, why_size, "line 1: no JobID column: want sacct --parsable2 output with its "
                                "header (not --noheader)");
         goto done;
     }
     rows = calloc(nlines, sizeof *rows);
     if (!rows) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto done;
     }
     size_t nrows = 0;
@@ -321,7 +321,7 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
         if (!strchr(rows[i].col[COL_JOBID], '.') &&
             hashmap_put_kept(&jobs, rows[i].col[COL_JOBID], strlen(rows[i].col[COL_JOBID]), &rows[i]) < 0) {
             hashmap_free(&jobs);
-            snprintf(why, why_len, "out of memory");
+            snprintf(why, why_size, "out of memory");
             goto done;
         }
     for (size_t i = 0; i < nrows; i++) {

@@ -33,7 +33,7 @@ typedef void (*sacct_error_fn)(void *ctx, const char *why);
 /* Parses text (len bytes). Returns the number of summaries given, or -1
  * when the input has no usable header (why says so). */
 long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
-                 sacct_error_fn on_error, void *ctx, char *why, size_t why_len);
+                 sacct_error_fn on_error, void *ctx, char *why, size_t why_size);
 
 /* "1-02:03:04" → 93784 s; -1 when not a time. */
 double sacct_seconds(const char *text);

@@ -52,27 +52,27 @@
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
 
-struct store *store_open_at_version(const char *location, int version, char *why, size_t why_len)
+struct store *store_open_at_version(const char *location, int version, char *why, size_t why_size)
 {
-    struct store *s = store_connect(location, why, why_len);
-    if (s && schema_migrate(s, version, why, why_len) < 0) {
+    struct store *s = store_connect(location, why, why_size);
+    if (s && schema_migrate(s, version, why, why_size) < 0) {
         store_close(s);
         return NULL;
     }
     return s;
 }
 
-struct store *store_open(const char *location, char *why, size_t why_len)
+struct store *store_open(const char *location, char *why, size_t why_size)
 {
-    return store_open_at_version(location, SCHEMA_VERSION, why, why_len);
+    return store_open_at_version(location, SCHEMA_VERSION, why, why_size);
 }
 
-static int exec_script(struct store *s, const char *sql, char *why, size_t why_len)
+static int exec_script(struct store *s, const char *sql, char *why, size_t why_size)
 {
-    return store_exec(s, sql, NULL, 0, why, why_len) < 0 ? -1 : 0;
+    return store_exec(s, sql, NULL, 0, why, why_size) < 0 ? -1 : 0;
 }
 
-static int migration_1(struct store *s, char *why, size_t why_len)
+static int migration_1(struct store *s, char *why, size_t why_size)
 {
     char sql[8192];
     int n = snprintf(sql, sizeof sql,
@@ -93,15 +93,15 @@ static int migration_1(struct store *s, char *why, size_t why_len)
               * of category, host, set and start together ~30%), and a scan
               * of 100k rows for a rarer query takes tens of ms. */
              "CREATE INDEX summaries_name ON summaries (name);");
-    return exec_script(s, sql, why, why_len);
+    return exec_script(s, sql, why, why_size);
 }
 
-static int migration_2(struct store *s, char *why, size_t why_len)
+static int migration_2(struct store *s, char *why, size_t why_size)
 {
     return exec_script(s,
                        "ALTER TABLE summaries ADD COLUMN attempt INTEGER;"
                        "ALTER TABLE summaries ADD COLUMN previous_attempt BIGINT;",
-                       why, why_len);
+                       why, why_size);
 }
 
 static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
@@ -113,24 +113,24 @@ static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
 }
 
 /* 1 when summaries has the column, 0 when not, -1 on error. */
-static int has_column(struct store *s, const char *column, char *why, size_t why_len)
+static int has_column(struct store *s, const char *column, char *why, size_t why_size)
 {
     int exists = 0;
     struct sql_value params[2] = {sql_text("summaries"), sql_text(column)};
-    if (store_query(s, s->backend->column_exists, params, 2, found_row, &exists, why, why_len) < 0)
+    if (store_query(s, s->backend->column_exists, params, 2, found_row, &exists, why, why_size) < 0)
         return -1;
     return exists;
 }
 
-static int migration_3(struct store *s, char *why, size_t why_len)
+static int migration_3(struct store *s, char *why, size_t why_size)
 {
     if (exec_script(s, "CREATE TABLE name_fields (name TEXT NOT NULL, field TEXT NOT NULL,"
-                       " PRIMARY KEY (name, field));", why, why_len) < 0)
+                       " PRIMARY KEY (name, field));", why, why_size) < 0)
         return -1;
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     for (size_t i = 0; i < nfields; i++) {
-        int exists = has_column(s, fields[i].name, why, why_len);
+        int exists = has_column(s, fields[i].name, why, why_size);
         if (exists < 0)
             return -1;
         if (!exists) /* a column added after this migration has no values yet */
@@ -139,34 +139,34 @@ static int migration_3(struct store *s, char *why, size_t why_len)
         /* field names come from fields.c, not from users */
         snprintf(sql, sizeof sql, "INSERT INTO name_fields (name, field) SELECT DISTINCT name, '%s'"
                  " FROM summaries WHERE \"%s\" IS NOT NULL;", fields[i].name, fields[i].name);
-        if (exec_script(s, sql, why, why_len) < 0)
+        if (exec_script(s, sql, why, why_size) < 0)
             return -1;
     }
     return 0;
 }
 
-static int add_missing_field_columns(struct store *s, bool check_only, char *why, size_t why_len);
+static int add_missing_field_columns(struct store *s, bool check_only, char *why, size_t why_size);
 
-static int migration_4(struct store *s, char *why, size_t why_len)
+static int migration_4(struct store *s, char *why, size_t why_size)
 {
     /* the rebuild reads every field's column: add those a newer fields.c has */
-    if (add_missing_field_columns(s, false, why, why_len) < 0 ||
+    if (add_missing_field_columns(s, false, why, why_size) < 0 ||
         exec_script(s, "CREATE TABLE aggregates (kind INTEGER NOT NULL, key TEXT NOT NULL,"
                        " day BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, key, day));",
-                    why, why_len) < 0)
+                    why, why_size) < 0)
         return -1;
-    return aggregate_rebuild(s, why, why_len);
+    return aggregate_rebuild(s, why, why_size);
 }
 
 
 /* The summaries table of version 5, named table, with every field's column. */
-static int create_summaries_v5(struct store *s, const char *table, char *why, size_t why_len)
+static int create_summaries_v5(struct store *s, const char *table, char *why, size_t why_size)
 {
     char *sql = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&sql, &len);
     if (!out) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     const char *partition_by = s->backend->partition_by;
@@ -187,7 +187,7 @@ static int create_summaries_v5(struct store *s, const char *table, char *why, si
     if (partition_by)
         fprintf(out, "CREATE TABLE summaries_default PARTITION OF %s DEFAULT;", table);
     fclose(out);
-    int rc = exec_script(s, sql, why, why_len);
+    int rc = exec_script(s, sql, why, why_size);
     free(sql);
     return rc;
 }
@@ -277,10 +277,10 @@ static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-static int migration_5(struct store *s, char *why, size_t why_len)
+static int migration_5(struct store *s, char *why, size_t why_size)
 {
-    if (add_missing_field_columns(s, false, why, why_len) < 0 ||
-        create_summaries_v5(s, "summaries_v5", why, why_len) < 0)
+    if (add_missing_field_columns(s, false, why, why_size) < 0 ||
+        create_summaries_v5(s, "summaries_v5", why, why_size) < 0)
         return -1;
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -305,13 +305,13 @@ static int migration_5(struct store *s, char *why, size_t why_len)
     fputs(")", out);
     fclose(out);
     struct copy c = {s, insert, calloc(COPY_COLUMNS + 2 + nfields, sizeof *c.params), nfields, 0,
-                     0, 0, 1, 0, why, why_len};
+                     0, 0, 1, 0, why, why_size};
     int rc = c.params ? 0 : -1;
     /* in chunks of ids: a server sends a whole result at once */
     for (size_t before = 1; rc == 0 && c.rows != before;) {
         before = c.rows;
         struct sql_value from = sql_int(c.last_id);
-        if (store_query(s, select, &from, 1, copy_row, &c, why, why_len) < 0 || c.failed)
+        if (store_query(s, select, &from, 1, copy_row, &c, why, why_size) < 0 || c.failed)
             rc = -1;
         if (c.rows - before < COPY_CHUNK)
             break;
@@ -324,19 +324,19 @@ static int migration_5(struct store *s, char *why, size_t why_len)
     if (exec_script(s, "DROP TABLE summaries; ALTER TABLE summaries_v5 RENAME TO summaries;"
                        "CREATE INDEX summaries_name ON summaries (name);"
                        "CREATE UNIQUE INDEX summaries_key ON summaries (start_day, hash);"
-                       "DROP TABLE aggregates;", why, why_len) < 0 ||
+                       "DROP TABLE aggregates;", why, why_size) < 0 ||
         /* a partitioned table's primary key would have to hold start_day */
         (s->backend->partition_by &&
-         exec_script(s, "CREATE INDEX summaries_id ON summaries (id);", why, why_len) < 0) ||
-        (s->backend->reset_ids && exec_script(s, s->backend->reset_ids, why, why_len) < 0))
+         exec_script(s, "CREATE INDEX summaries_id ON summaries (id);", why, why_size) < 0) ||
+        (s->backend->reset_ids && exec_script(s, s->backend->reset_ids, why, why_size) < 0))
         return -1;
     char sql[256];
     snprintf(sql, sizeof sql, "CREATE TABLE aggregates (kind INTEGER NOT NULL, key TEXT NOT NULL,"
              " day BIGINT NOT NULL, data %s NOT NULL, PRIMARY KEY (kind, key, day));",
              s->backend->blob_type);
-    if (exec_script(s, sql, why, why_len) < 0)
+    if (exec_script(s, sql, why, why_size) < 0)
         return -1;
-    return aggregate_rebuild(s, why, why_len);
+    return aggregate_rebuild(s, why, why_size);
 }
 
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
@@ -353,11 +353,11 @@ static int read_version(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-int schema_version_of(struct store *s, char *why, size_t why_len)
+int schema_version_of(struct store *s, char *why, size_t why_size)
 {
     int version = 0;
     if (store_query(s, "SELECT max(version) FROM schema_version", NULL, 0, read_version, &version,
-                    why, why_len) < 0)
+                    why, why_size) < 0)
         return -1;
     return version;
 }
@@ -365,12 +365,12 @@ int schema_version_of(struct store *s, char *why, size_t why_len)
 
 /* Adds a column for every numeric field the summaries table lacks; with
  * check_only, returns 1 when one is missing instead of adding it. */
-static int add_missing_field_columns(struct store *s, bool check_only, char *why, size_t why_len)
+static int add_missing_field_columns(struct store *s, bool check_only, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     for (size_t i = 0; i < nfields; i++) {
-        int exists = has_column(s, fields[i].name, why, why_len);
+        int exists = has_column(s, fields[i].name, why, why_size);
         if (exists < 0)
             return -1;
         if (exists)
@@ -380,23 +380,23 @@ static int add_missing_field_columns(struct store *s, bool check_only, char *why
         char sql[256];
         snprintf(sql, sizeof sql, "ALTER TABLE summaries ADD COLUMN \"%s\" DOUBLE PRECISION;",
                  fields[i].name);
-        if (exec_script(s, sql, why, why_len) < 0)
+        if (exec_script(s, sql, why, why_size) < 0)
             return -1;
     }
     return 0;
 }
 
-static int migrate_once(struct store *s, int target_version, char *why, size_t why_len);
+static int migrate_once(struct store *s, int target_version, char *why, size_t why_size);
 
 /* Brings the schema to target_version. Two processes opening a new archive at
  * once can have one transaction refused for the other's lock without
  * waiting (SQLite's deadlock avoidance): it is run again, out of step. */
-int schema_migrate(struct store *s, int target_version, char *why, size_t why_len)
+int schema_migrate(struct store *s, int target_version, char *why, size_t why_size)
 {
     int rc = -1;
     for (int attempt = 1; attempt <= MIGRATE_TRIES; attempt++) {
         s->retryable = false;
-        rc = migrate_once(s, target_version, why, why_len);
+        rc = migrate_once(s, target_version, why, why_size);
         if (rc == 0 || !s->retryable)
             break;
         usleep((useconds_t)(1000 * attempt + rand() % 5000));
@@ -405,7 +405,7 @@ int schema_migrate(struct store *s, int target_version, char *why, size_t why_le
     return rc;
 }
 
-static int migrate_once(struct store *s, int target_version, char *why, size_t why_len)
+static int migrate_once(struct store *s, int target_version, char *why, size_t why_size)
 {
     char ignored[512];
     int current = schema_version_of(s, ignored, sizeof ignored);
@@ -413,31 +413,31 @@ static int migrate_once(struct store *s, int target_version, char *why, size_t w
         add_missing_field_columns(s, true, ignored, sizeof ignored) == 0)
         return 0; /* the common case, without taking the write lock */
     if (current > SCHEMA_VERSION) {
-        snprintf(why, why_len, "archive schema version %d is newer than this tally (%d)", current,
+        snprintf(why, why_size, "archive schema version %d is newer than this tally (%d)", current,
                  SCHEMA_VERSION);
         return -1;
     }
-    if (store_begin(s, why, why_len) < 0)
+    if (store_begin(s, why, why_size) < 0)
         return -1;
-    if (s->backend->lock_schema && store_exec(s, s->backend->lock_schema, NULL, 0, why, why_len) < 0)
+    if (s->backend->lock_schema && store_exec(s, s->backend->lock_schema, NULL, 0, why, why_size) < 0)
         goto fail;
     if (exec_script(s, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL,"
-                       " applied DOUBLE PRECISION);", why, why_len) < 0)
+                       " applied DOUBLE PRECISION);", why, why_size) < 0)
         goto fail;
-    current = schema_version_of(s, why, why_len); /* again, now under the lock */
+    current = schema_version_of(s, why, why_size); /* again, now under the lock */
     if (current < 0)
         goto fail;
     for (int v = current + 1; v <= target_version; v++) {
-        if (migrations[v - 1](s, why, why_len) < 0)
+        if (migrations[v - 1](s, why, why_size) < 0)
             goto fail;
         struct sql_value param = sql_int(v);
         if (store_exec(s, "INSERT INTO schema_version (version) VALUES (?)", &param, 1, why,
-                       why_len) < 0)
+                       why_size) < 0)
             goto fail;
     }
-    if (target_version == SCHEMA_VERSION && add_missing_field_columns(s, false, why, why_len) < 0)
+    if (target_version == SCHEMA_VERSION && add_missing_field_columns(s, false, why, why_size) < 0)
         goto fail;
-    return store_commit(s, why, why_len);
+    return store_commit(s, why, why_size);
 fail:
     store_rollback(s);
     return -1;

@@ -9,13 +9,13 @@
 
 /* Opens LOCATION (see store_connect; NULL = the default location) and
  * migrates its schema. Returns NULL and a reason. */
-struct store *store_open(const char *location, char *why, size_t why_len);
+struct store *store_open(const char *location, char *why, size_t why_size);
 /* As store_open, but migrates only up to schema version `version` (tests). */
-struct store *store_open_at_version(const char *location, int version, char *why, size_t why_len);
+struct store *store_open_at_version(const char *location, int version, char *why, size_t why_size);
 
 /* The current version, the migration to one, the version of an archive. */
 int schema_current_version(void);
-int schema_migrate(struct store *s, int target_version, char *why, size_t why_len);
-int schema_version_of(struct store *s, char *why, size_t why_len);
+int schema_migrate(struct store *s, int target_version, char *why, size_t why_size);
+int schema_version_of(struct store *s, char *why, size_t why_size);
 
 #endif

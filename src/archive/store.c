@@ -33,20 +33,20 @@ char *store_default_location(void)
     return path;
 }
 
-struct store *store_connect(const char *location, char *why, size_t why_len)
+struct store *store_connect(const char *location, char *why, size_t why_size)
 {
     char *owned = NULL;
     if (!location)
         location = owned = store_default_location();
     if (!location) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     struct store *s = NULL;
     if (store_location_is_postgres(location)) {
-        s = store_postgres_open(location, why, why_len);
-    } else if (make_parent_directories(location, why, why_len) == 0) {
-        s = store_sqlite_open(location, why, why_len);
+        s = store_postgres_open(location, why, why_size);
+    } else if (make_parent_directories(location, why, why_size) == 0) {
+        s = store_sqlite_open(location, why, why_size);
     }
     free(owned);
     return s;
@@ -59,15 +59,15 @@ void store_close(struct store *s)
 }
 
 long long store_exec(struct store *s, const char *sql, const struct sql_value *params,
-                     size_t nparams, char *why, size_t why_len)
+                     size_t nparams, char *why, size_t why_size)
 {
-    return s->backend->exec(s, sql, params, nparams, why, why_len);
+    return s->backend->exec(s, sql, params, nparams, why, why_size);
 }
 
 int store_query(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
-                store_row_fn fn, void *ctx, char *why, size_t why_len)
+                store_row_fn fn, void *ctx, char *why, size_t why_size)
 {
-    return s->backend->query(s, sql, params, nparams, fn, ctx, why, why_len);
+    return s->backend->query(s, sql, params, nparams, fn, ctx, why, why_size);
 }
 
 bool store_can_copy(const struct store *s)
@@ -77,19 +77,19 @@ bool store_can_copy(const struct store *s)
 
 int store_copy(struct store *s, const char *table, const char *columns,
                const struct sql_value *values, size_t nrows, size_t ncols, char *why,
-               size_t why_len)
+               size_t why_size)
 {
-    return s->backend->copy(s, table, columns, values, nrows, ncols, why, why_len);
+    return s->backend->copy(s, table, columns, values, nrows, ncols, why, why_size);
 }
 
-int store_begin(struct store *s, char *why, size_t why_len)
+int store_begin(struct store *s, char *why, size_t why_size)
 {
-    return store_exec(s, s->backend->begin_write, NULL, 0, why, why_len) < 0 ? -1 : 0;
+    return store_exec(s, s->backend->begin_write, NULL, 0, why, why_size) < 0 ? -1 : 0;
 }
 
-int store_commit(struct store *s, char *why, size_t why_len)
+int store_commit(struct store *s, char *why, size_t why_size)
 {
-    return store_exec(s, "COMMIT", NULL, 0, why, why_len) < 0 ? -1 : 0;
+    return store_exec(s, "COMMIT", NULL, 0, why, why_size) < 0 ? -1 : 0;
 }
 
 void store_rollback(struct store *s)

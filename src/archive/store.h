@@ -14,7 +14,7 @@
  * file path (its directory is created). NULL means the default location.
  * The schema is not looked at (schema.h's store_open does). NULL and a
  * reason. */
-struct store *store_connect(const char *location, char *why, size_t why_len);
+struct store *store_connect(const char *location, char *why, size_t why_size);
 void store_close(struct store *s);
 
 /* $TALLY_DB, else $XDG_DATA_HOME/tally/archive.db, else
@@ -23,17 +23,17 @@ char *store_default_location(void);
 bool store_location_is_postgres(const char *location);
 
 long long store_exec(struct store *s, const char *sql, const struct sql_value *params,
-                     size_t nparams, char *why, size_t why_len);
+                     size_t nparams, char *why, size_t why_size);
 int store_query(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
-                store_row_fn fn, void *ctx, char *why, size_t why_len);
+                store_row_fn fn, void *ctx, char *why, size_t why_size);
 /* Bulk insert of nrows × ncols values into table's columns (comma-separated)
  * where the backend has one (store_can_copy). 0 or -1. */
 bool store_can_copy(const struct store *s);
 int store_copy(struct store *s, const char *table, const char *columns,
                const struct sql_value *values, size_t nrows, size_t ncols, char *why,
-               size_t why_len);
-int store_begin(struct store *s, char *why, size_t why_len);
-int store_commit(struct store *s, char *why, size_t why_len);
+               size_t why_size);
+int store_begin(struct store *s, char *why, size_t why_size);
+int store_commit(struct store *s, char *why, size_t why_size);
 void store_rollback(struct store *s);
 
 #endif

@@ -71,13 +71,13 @@ struct store_backend {
      * bulk (PostgreSQL's COPY); NULL when the backend has none. 0 or -1. */
     int (*copy)(struct store *s, const char *table, const char *columns,
                 const struct sql_value *values, size_t nrows, size_t ncols, char *why,
-                size_t why_len);
+                size_t why_size);
     /* Runs one statement; returns the number of rows changed, or -1. */
     long long (*exec)(struct store *s, const char *sql, const struct sql_value *params,
-                      size_t nparams, char *why, size_t why_len);
+                      size_t nparams, char *why, size_t why_size);
     /* Runs a SELECT (or ... RETURNING), calling fn per row; 0 or -1. */
     int (*query)(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
-                 store_row_fn fn, void *ctx, char *why, size_t why_len);
+                 store_row_fn fn, void *ctx, char *why, size_t why_size);
     void (*close)(struct store *s);
 };
 
@@ -92,7 +92,7 @@ struct store {
 
 /* Backend constructors (store_sqlite.c, store_postgres.c): a connection,
  * schema not checked. NULL with a reason. */
-struct store *store_sqlite_open(const char *path, char *why, size_t why_len);
-struct store *store_postgres_open(const char *uri, char *why, size_t why_len);
+struct store *store_sqlite_open(const char *path, char *why, size_t why_size);
+struct store *store_postgres_open(const char *uri, char *why, size_t why_size);
 
 #endif

@@ -57,25 +57,25 @@ static char *number_placeholders(const char *sql)
 }
 
 /* libpq's messages span lines; tally's errors are one line. */
-static void one_line(const char *msg, char *why, size_t why_len)
+static void one_line(const char *msg, char *why, size_t why_size)
 {
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '\t'))
         n--;
-    snprintf(why, why_len, "%.*s", (int)n, msg);
+    snprintf(why, why_size, "%.*s", (int)n, msg);
     for (char *p = why; *p; p++)
         if (*p == '\n' || *p == '\t')
             *p = ' ';
 }
 
-static void set_error(struct postgres_store *impl, char *why, size_t why_len)
+static void set_error(struct postgres_store *impl, char *why, size_t why_size)
 {
-    one_line(PQ(PQerrorMessage)(impl->conn), why, why_len);
+    one_line(PQ(PQerrorMessage)(impl->conn), why, why_size);
 }
 
-static void set_result_error(struct store *s, PGresult *res, char *why, size_t why_len)
+static void set_result_error(struct store *s, PGresult *res, char *why, size_t why_size)
 {
-    one_line(PQ(PQresultErrorMessage)(res), why, why_len);
+    one_line(PQ(PQresultErrorMessage)(res), why, why_size);
     const char *state = PQ(PQresultErrorField)(res, PG_DIAG_SQLSTATE);
     /* 40P01 deadlock_detected, 40001 serialization_failure */
     if (state && (!strcmp(state, "40P01") || !strcmp(state, "40001")))
@@ -84,7 +84,7 @@ static void set_result_error(struct store *s, PGresult *res, char *why, size_t w
 
 /* Name of the prepared statement for sql, preparing it on first use. */
 static const char *prepare(struct store *s, const char *sql, int nparams, char *why,
-                           size_t why_len)
+                           size_t why_size)
 {
     struct postgres_store *impl = s->impl;
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
@@ -92,7 +92,7 @@ static const char *prepare(struct store *s, const char *sql, int nparams, char *
             return impl->cache[i].name;
     char *numbered = number_placeholders(sql);
     if (!numbered) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     struct prepared *slot = &impl->cache[impl->next_victim];
@@ -108,7 +108,7 @@ static const char *prepare(struct store *s, const char *sql, int nparams, char *
     PGresult *res = PQ(PQprepare)(impl->conn, slot->name, numbered, nparams, NULL);
     free(numbered);
     if (PQ(PQresultStatus)(res) != PGRES_COMMAND_OK) {
-        set_result_error(s, res, why, why_len);
+        set_result_error(s, res, why, why_size);
         PQ(PQclear)(res);
         return NULL;
     }
@@ -118,11 +118,11 @@ static const char *prepare(struct store *s, const char *sql, int nparams, char *
 }
 
 static PGresult *execute(struct store *s, const char *sql, const struct sql_value *params,
-                         size_t nparams, char *why, size_t why_len)
+                         size_t nparams, char *why, size_t why_size)
 {
     struct postgres_store *impl = s->impl;
     if (nparams > MAX_PARAMS) {
-        snprintf(why, why_len, "too many parameters (%zu)", nparams);
+        snprintf(why, why_size, "too many parameters (%zu)", nparams);
         return NULL;
     }
     if (nparams > impl->param_capacity) { /* text forms of the values, reused */
@@ -132,14 +132,14 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         impl->numbers = malloc(nparams * sizeof *impl->numbers);
         impl->param_capacity = impl->values && impl->numbers ? nparams : 0;
         if (!impl->param_capacity) {
-            snprintf(why, why_len, "out of memory");
+            snprintf(why, why_size, "out of memory");
             return NULL;
         }
     }
     if (!params) { /* plain statements or scripts (schema, BEGIN, COMMIT) */
         PGresult *res = PQ(PQexec)(impl->conn, sql);
         if (!res)
-            set_error(impl, why, why_len);
+            set_error(impl, why, why_size);
         /* a table dropped or altered: the plans prepared on it would fail
          * ("cached plan must not change result type"); prepare them again */
         if (strstr(sql, "DROP ") || strstr(sql, "ALTER ")) {
@@ -151,7 +151,7 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         }
         return res;
     }
-    const char *name = prepare(s, sql, (int)nparams, why, why_len);
+    const char *name = prepare(s, sql, (int)nparams, why, why_size);
     if (!name)
         return NULL;
     const char **values = impl->values;
@@ -163,7 +163,7 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
             blob_text += 2 * params[i].length + 3;
     char *blobs = blob_text ? malloc(blob_text) : NULL, *next_blob = blobs;
     if (blob_text && !blobs) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < nparams; i++) {
@@ -196,19 +196,19 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
     PGresult *res = PQ(PQexecPrepared)(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
     free(blobs);
     if (!res)
-        set_error(impl, why, why_len);
+        set_error(impl, why, why_size);
     return res;
 }
 
 static long long postgres_exec(struct store *s, const char *sql, const struct sql_value *params,
-                               size_t nparams, char *why, size_t why_len)
+                               size_t nparams, char *why, size_t why_size)
 {
-    PGresult *res = execute(s, sql, params, nparams, why, why_len);
+    PGresult *res = execute(s, sql, params, nparams, why, why_size);
     if (!res)
         return -1;
     ExecStatusType st = PQ(PQresultStatus)(res);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        set_result_error(s, res, why, why_len);
+        set_result_error(s, res, why, why_size);
         PQ(PQclear)(res);
         return -1;
     }
@@ -239,13 +239,13 @@ static size_t decode_bytea(const char *text, unsigned char *out)
 }
 
 static int postgres_query(struct store *s, const char *sql, const struct sql_value *params,
-                          size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_len)
+                          size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_size)
 {
-    PGresult *res = execute(s, sql, params, nparams, why, why_len);
+    PGresult *res = execute(s, sql, params, nparams, why, why_size);
     if (!res)
         return -1;
     if (PQ(PQresultStatus)(res) != PGRES_TUPLES_OK) {
-        set_result_error(s, res, why, why_len);
+        set_result_error(s, res, why, why_size);
         PQ(PQclear)(res);
         return -1;
     }
@@ -363,18 +363,18 @@ static void copy_value(struct copy_buffer *b, const struct sql_value *v)
 
 static int postgres_copy(struct store *s, const char *table, const char *columns,
                          const struct sql_value *values, size_t nrows, size_t ncols, char *why,
-                         size_t why_len)
+                         size_t why_size)
 {
     struct postgres_store *impl = s->impl;
     char *sql = NULL;
     if (asprintf(&sql, "COPY %s (%s) FROM STDIN", table, columns) < 0) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     PGresult *res = PQ(PQexec)(impl->conn, sql);
     free(sql);
     if (PQ(PQresultStatus)(res) != PGRES_COPY_IN) {
-        set_result_error(s, res, why, why_len);
+        set_result_error(s, res, why, why_size);
         PQ(PQclear)(res);
         return -1;
     }
@@ -400,13 +400,13 @@ static int postgres_copy(struct store *s, const char *table, const char *columns
     /* the COPY's outcome, then nothing */
     while ((res = PQ(PQgetResult)(impl->conn)) != NULL) {
         if (PQ(PQresultStatus)(res) != PGRES_COMMAND_OK && rc == 0) {
-            set_result_error(s, res, why, why_len);
+            set_result_error(s, res, why, why_size);
             rc = -2;
         }
         PQ(PQclear)(res);
     }
     if (rc == -1)
-        set_error(impl, why, why_len);
+        set_error(impl, why, why_size);
     return rc < 0 ? -1 : 0;
 }
 
@@ -447,16 +447,16 @@ static const struct store_backend postgres_backend = {
     .close = postgres_close,
 };
 
-struct store *store_postgres_open(const char *uri, char *why, size_t why_len)
+struct store *store_postgres_open(const char *uri, char *why, size_t why_size)
 {
-    if (!libpq_api_load(why, why_len))
+    if (!libpq_api_load(why, why_size))
         return NULL;
     struct store *s = calloc(1, sizeof *s);
     struct postgres_store *impl = calloc(1, sizeof *impl);
     if (!s || !impl) {
         free(s);
         free(impl);
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     s->backend = &postgres_backend;
@@ -464,7 +464,7 @@ struct store *store_postgres_open(const char *uri, char *why, size_t why_len)
     s->location = strdup(uri);
     impl->conn = PQ(PQconnectdb)(uri);
     if (PQ(PQstatus)(impl->conn) != CONNECTION_OK) {
-        set_error(impl, why, why_len);
+        set_error(impl, why, why_size);
         postgres_close(s);
         return NULL;
     }

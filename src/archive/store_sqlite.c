@@ -39,7 +39,7 @@ static void note_busy(struct store *s, int rc)
         s->retryable = true;
 }
 
-static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t why_len)
+static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t why_size)
 {
     struct sqlite_store *impl = s->impl;
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
@@ -52,7 +52,7 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t
     int rc = SQLITE(sqlite3_prepare_v2)(impl->db, sql, -1, &stmt, NULL);
     if (rc != SQLITE_OK) {
         note_busy(s, rc);
-        snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
+        snprintf(why, why_size, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         return NULL;
     }
     struct cached_statement *slot = &impl->cache[impl->next_victim];
@@ -66,7 +66,7 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t
     if (!slot->sql) {
         SQLITE(sqlite3_finalize)(stmt);
         slot->stmt = NULL;
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     return stmt;
@@ -92,14 +92,14 @@ static int bind_all(sqlite3_stmt *stmt, const struct sql_value *params, size_t n
 }
 
 static int run(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
-               store_row_fn fn, void *ctx, char *why, size_t why_len)
+               store_row_fn fn, void *ctx, char *why, size_t why_size)
 {
     struct sqlite_store *impl = s->impl;
-    sqlite3_stmt *stmt = prepare(s, sql, why, why_len);
+    sqlite3_stmt *stmt = prepare(s, sql, why, why_size);
     if (!stmt)
         return -1;
     if (bind_all(stmt, params, nparams) < 0) {
-        snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
+        snprintf(why, why_size, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         return -1;
     }
     int ncols = SQLITE(sqlite3_column_count)(stmt);
@@ -136,7 +136,7 @@ static int run(struct store *s, const char *sql, const struct sql_value *params,
         }
     }
     if (rc != SQLITE_DONE) {
-        snprintf(why, why_len, "%s", SQLITE(sqlite3_errmsg)(impl->db));
+        snprintf(why, why_size, "%s", SQLITE(sqlite3_errmsg)(impl->db));
         note_busy(s, rc);
         status = -1;
     }
@@ -147,7 +147,7 @@ static int run(struct store *s, const char *sql, const struct sql_value *params,
 }
 
 static long long sqlite_exec(struct store *s, const char *sql, const struct sql_value *params,
-                             size_t nparams, char *why, size_t why_len)
+                             size_t nparams, char *why, size_t why_size)
 {
     struct sqlite_store *impl = s->impl;
     if (!params && strchr(sql, ';')) { /* a script of several statements (schema) */
@@ -155,21 +155,21 @@ static long long sqlite_exec(struct store *s, const char *sql, const struct sql_
         int rc = SQLITE(sqlite3_exec)(impl->db, sql, NULL, NULL, &err);
         if (rc != SQLITE_OK) {
             note_busy(s, rc);
-            snprintf(why, why_len, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
+            snprintf(why, why_size, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
             SQLITE(sqlite3_free)(err);
             return -1;
         }
         return SQLITE(sqlite3_changes)(impl->db);
     }
-    if (run(s, sql, params, nparams, NULL, NULL, why, why_len) < 0)
+    if (run(s, sql, params, nparams, NULL, NULL, why, why_size) < 0)
         return -1;
     return SQLITE(sqlite3_changes)(impl->db);
 }
 
 static int sqlite_query(struct store *s, const char *sql, const struct sql_value *params,
-                        size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_len)
+                        size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_size)
 {
-    return run(s, sql, params, nparams, fn, ctx, why, why_len);
+    return run(s, sql, params, nparams, fn, ctx, why, why_size);
 }
 
 static void sqlite_close(struct store *s)
@@ -198,16 +198,16 @@ static const struct store_backend sqlite_backend = {
     .close = sqlite_close,
 };
 
-struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
+struct store *store_sqlite_open(const char *path, char *why, size_t why_size)
 {
-    if (!libsqlite_api_load(why, why_len))
+    if (!libsqlite_api_load(why, why_size))
         return NULL;
     struct store *s = calloc(1, sizeof *s);
     struct sqlite_store *impl = calloc(1, sizeof *impl);
     if (!s || !impl) {
         free(s);
         free(impl);
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     s->backend = &sqlite_backend;
@@ -216,7 +216,7 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
     if (SQLITE(sqlite3_open_v2)(path, &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         NULL) !=
         SQLITE_OK) {
-        snprintf(why, why_len, "%s", impl->db ? SQLITE(sqlite3_errmsg)(impl->db) : "cannot open");
+        snprintf(why, why_size, "%s", impl->db ? SQLITE(sqlite3_errmsg)(impl->db) : "cannot open");
         sqlite_close(s);
         return NULL;
     }
@@ -238,7 +238,7 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_len)
         usleep((useconds_t)(1000 * attempt + rand() % 5000));
     }
     if (rc != SQLITE_OK) {
-        snprintf(why, why_len, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
+        snprintf(why, why_size, "%s", err ? err : SQLITE(sqlite3_errmsg)(impl->db));
         SQLITE(sqlite3_free)(err);
         sqlite_close(s);
         return NULL;

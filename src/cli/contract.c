@@ -44,11 +44,11 @@ static void usage(FILE *out)
 
 static int load_all(char **paths, int n, struct sample_set *set)
 {
-    char err[512];
+    char why[512];
     for (int i = 0; i < n; i++) {
         size_t before = set->n;
-        if (samples_load(paths[i], set, err, sizeof err) < 0) {
-            tally_error("contract: %s", err);
+        if (samples_load(paths[i], set, why, sizeof why) < 0) {
+            tally_error("contract: %s", why);
             return -1;
         }
         if (set->n == before) {
@@ -87,7 +87,7 @@ static int cmd_build(int argc, char **argv)
     const char *output = NULL, *rulebase_file = NULL;
     struct contract_factor *caps = NULL;
     size_t n_caps = 0;
-    char err[512];
+    char why[512];
     int opt, status = TALLY_EXIT_ERROR;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
@@ -114,8 +114,8 @@ static int cmd_build(int argc, char **argv)
             break;
         }
         case 'c':
-            if (capabilities_read(optarg, &caps, &n_caps, err, sizeof err) < 0) {
-                tally_error("contract build: --capabilities %s", err);
+            if (capabilities_read(optarg, &caps, &n_caps, why, sizeof why) < 0) {
+                tally_error("contract build: --capabilities %s", why);
                 goto out;
             }
             break;
@@ -136,27 +136,27 @@ static int cmd_build(int argc, char **argv)
         goto out;
     }
     struct contract c;
-    if (contract_build(&base, &o, &c, err, sizeof err) < 0) {
-        tally_error("contract build: %s", err);
+    if (contract_build(&base, &o, &c, why, sizeof why) < 0) {
+        tally_error("contract build: %s", why);
         sample_set_free(&base);
         goto out;
     }
     if (rulebase_file) { /* replaces the generated default */
-        char *text = text_file_read(rulebase_file, TEXT_FILE_SMALL, NULL, err, sizeof err);
+        char *text = text_file_read(rulebase_file, TEXT_FILE_SMALL, NULL, why, sizeof why);
         if (!text) {
-            tally_error("contract build: --rulebase %s: %s", rulebase_file, err);
+            tally_error("contract build: --rulebase %s: %s", rulebase_file, why);
             goto free_contract;
         }
         free(c.rulebases[0].text);
         free(c.rulebases[0].parsed);
         c.n_rulebases = 0;
-        if (contract_add_rulebase(&c, "", text, err, sizeof err) < 0) {
-            tally_error("contract build: %s: %s", rulebase_file, err);
+        if (contract_add_rulebase(&c, "", text, why, sizeof why) < 0) {
+            tally_error("contract build: %s: %s", rulebase_file, why);
             goto free_contract;
         }
     }
-    if (contract_write(&c, output, err, sizeof err) < 0) {
-        tally_error("contract build: %s", err);
+    if (contract_write(&c, output, why, sizeof why) < 0) {
+        tally_error("contract build: %s", why);
         goto free_contract;
     }
     fprintf(stderr, "tally: contract build: %s: %zu samples of %zu processes; intrinsic %d dimensions, %zu clusters; "
@@ -183,15 +183,15 @@ static int cmd_check(int argc, char **argv)
     int live = 0;
     struct contract_factor *caps = NULL;
     size_t n_caps = 0;
-    char err[512];
+    char why[512];
     int opt, status = TALLY_EXIT_ERROR;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
         case 't': if (parse_double("--threshold", optarg, 0, 1, &out.threshold) < 0) goto out; break;
         case 'c':
-            if (capabilities_read(optarg, &caps, &n_caps, err, sizeof err) < 0) {
-                tally_error("contract check: --capabilities %s", err);
+            if (capabilities_read(optarg, &caps, &n_caps, why, sizeof why) < 0) {
+                tally_error("contract check: --capabilities %s", why);
                 goto out;
             }
             break;
@@ -213,8 +213,8 @@ static int cmd_check(int argc, char **argv)
         goto out;
     }
     struct contract c;
-    if (contract_read(argv[optind], &c, err, sizeof err) < 0) {
-        tally_error("contract check: %s", err);
+    if (contract_read(argv[optind], &c, why, sizeof why) < 0) {
+        tally_error("contract check: %s", why);
         goto out;
     }
     if (isnan(out.threshold))

@@ -51,9 +51,9 @@ static json_t *load_summary(const char *name)
 
 static int load_analysis(const char *name, struct mpi_analysis *a, json_t **summary)
 {
-    char err[4352];
-    if (mpi_report_load(name, a, summary, err, sizeof err) < 0) {
-        tally_error("mpi: %s", err);
+    char why[4352];
+    if (mpi_report_load(name, a, summary, why, sizeof why) < 0) {
+        tally_error("mpi: %s", why);
         return -1;
     }
     return 0;

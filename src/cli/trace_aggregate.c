@@ -130,7 +130,7 @@ int trace_cmd_aggregate(int argc, char **argv)
                            &t) < 0)
         return TALLY_EXIT_ERROR;
     int status = TALLY_EXIT_ERROR;
-    char err[512];
+    char why[512];
     bool *sel = NULL;
     struct trace_aggregation a = {0};
     if ((have_from || have_to) &&
@@ -138,13 +138,13 @@ int trace_cmd_aggregate(int argc, char **argv)
         goto out;
     if (!have_from && !have_to)
         aopts.from = t.start, aopts.to = t.end;
-    if (categories && !(sel = trace_category_selection(&t, categories, err, sizeof err))) {
-        tally_error("trace aggregate: --category: %s", err);
+    if (categories && !(sel = trace_category_selection(&t, categories, why, sizeof why))) {
+        tally_error("trace aggregate: --category: %s", why);
         goto out;
     }
     aopts.categories = sel;
-    if (trace_aggregate(&t, &aopts, &a, err, sizeof err) < 0) {
-        tally_error("trace aggregate: --level: %s", err);
+    if (trace_aggregate(&t, &aopts, &a, why, sizeof why) < 0) {
+        tally_error("trace aggregate: --level: %s", why);
         goto out;
     }
     json_t *json = trace_aggregation_to_json(&t, &a);

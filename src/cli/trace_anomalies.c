@@ -158,15 +158,15 @@ int trace_cmd_anomalies(int argc, char **argv)
     double *weights = NULL;
     struct anomaly *list = NULL;
     size_t n = 0;
-    char err[512];
+    char why[512];
     if (shares && !(weights = parse_shares(&t, shares)))
         goto out;
     if ((args.from_text || args.to_text) &&
         trace_resolve_slice(&t, "trace anomalies", args.from_text, args.to_text, &ao.from, &ao.to) < 0)
         goto out;
     ao.shares = weights;
-    if (trace_find_anomalies(&t, &ao, &list, &n, err, sizeof err) < 0) {
-        tally_error("trace anomalies: %s", err);
+    if (trace_find_anomalies(&t, &ao, &list, &n, why, sizeof why) < 0) {
+        tally_error("trace anomalies: %s", why);
         goto out;
     }
     if (!args.each_slice)

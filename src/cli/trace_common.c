@@ -16,11 +16,11 @@
 
 int trace_common_option(struct trace_read_options *opts, int opt, const char *arg)
 {
-    char err[512];
+    char why[512];
     switch (opt) {
     case TRACE_OPT_MAP:
-        if (trace_map_parse(opts, arg, err, sizeof err) < 0) {
-            tally_error("trace: %s", err);
+        if (trace_map_parse(opts, arg, why, sizeof why) < 0) {
+            tally_error("trace: %s", why);
             return -1;
         }
         return 1;
@@ -33,9 +33,9 @@ int trace_common_option(struct trace_read_options *opts, int opt, const char *ar
 
 int trace_load(const char *path, const struct trace_read_options *opts, struct trace *t)
 {
-    char err[1024];
-    if (trace_read_file(path, opts, t, err, sizeof err) < 0) {
-        tally_error("%s", err);
+    char why[1024];
+    if (trace_read_file(path, opts, t, why, sizeof why) < 0) {
+        tally_error("%s", why);
         return -1;
     }
     return 0;

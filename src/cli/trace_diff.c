@@ -107,9 +107,9 @@ int trace_cmd_diff(int argc, char **argv)
     }
     int status = TALLY_EXIT_ERROR;
     struct trace_diff d;
-    char err[512];
-    if (trace_diff(&a, &b, args.phase, 0.01, &d, err, sizeof err) < 0) {
-        tally_error("trace diff: %s", err);
+    char why[512];
+    if (trace_diff(&a, &b, args.phase, 0.01, &d, why, sizeof why) < 0) {
+        tally_error("trace diff: %s", why);
         goto out;
     }
     size_t shown = args.top && (size_t)args.top < d.n_changes ? (size_t)args.top : d.n_changes;

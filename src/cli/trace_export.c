@@ -47,10 +47,10 @@ int trace_cmd_export(int argc, char **argv)
     struct trace t;
     if (trace_load_operand(argc, argv, &ropts, expected_operands, NULL, &t) < 0)
         return TALLY_EXIT_ERROR;
-    char err[512];
-    int rc = trace_write_paje(&t, output, err, sizeof err);
+    char why[512];
+    int rc = trace_write_paje(&t, output, why, sizeof why);
     if (rc < 0)
-        tally_error("trace export: %s", err);
+        tally_error("trace export: %s", why);
     trace_free(&t);
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }

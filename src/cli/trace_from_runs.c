@@ -90,15 +90,15 @@ int trace_cmd_from_runs(int argc, char **argv)
         return TALLY_EXIT_ERROR;
     }
     struct trace t;
-    char err[1024];
+    char why[1024];
     size_t runs = runs_named(argv + optind, (size_t)(argc - optind));
-    if (trace_from_runs((const char *const *)argv + optind, runs, &opts, &t, err, sizeof err) < 0) {
-        tally_error("trace from-runs: %s", err);
+    if (trace_from_runs((const char *const *)argv + optind, runs, &opts, &t, why, sizeof why) < 0) {
+        tally_error("trace from-runs: %s", why);
         return TALLY_EXIT_ERROR;
     }
-    int rc = trace_write_paje(&t, output, err, sizeof err);
+    int rc = trace_write_paje(&t, output, why, sizeof why);
     if (rc < 0)
-        tally_error("trace from-runs: %s", err);
+        tally_error("trace from-runs: %s", why);
     trace_free(&t);
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;
 }

@@ -77,15 +77,15 @@ int trace_cmd_stats(int argc, char **argv)
     }
     double query_seconds = 0;
     size_t groups = 0;
-    char err[512];
+    char why[512];
     for (long q = 0; q < queries; q++) {
         double span = t.end - t.start, width = span / 10;
         double from = t.start + (span - width) * (double)q / (double)(queries > 1 ? queries - 1 : 1);
         struct trace_aggregate_options o = {.from = from, .to = from + width, .level = level};
         struct trace_aggregation a;
         double q0 = clock_monotonic_seconds();
-        if (trace_aggregate(&t, &o, &a, err, sizeof err) < 0) {
-            tally_error("trace stats: --level: %s", err);
+        if (trace_aggregate(&t, &o, &a, why, sizeof why) < 0) {
+            tally_error("trace stats: --level: %s", why);
             trace_free(&t);
             return TALLY_EXIT_ERROR;
         }

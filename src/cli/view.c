@@ -244,13 +244,13 @@ static int parse_svg_view(const char *text, int *views)
 static int write_svg(const struct view_args *a, const struct trace *t, const char *title)
 {
     struct svg_export_options o = {.idle = a->idle, .level = a->level, .kind = a->kind, .title = title};
-    char err[512];
+    char why[512];
     if (parse_svg_view(a->svg_view, &o.views) < 0 ||
         trace_resolve_slice(t, "view", a->from_text, a->to_text, &o.from, &o.to) < 0)
         return -1;
     bool *selection = NULL;
-    if (a->categories && !(selection = trace_category_selection(t, a->categories, err, sizeof err))) {
-        tally_error("view: --categories: %s", err);
+    if (a->categories && !(selection = trace_category_selection(t, a->categories, why, sizeof why))) {
+        tally_error("view: --categories: %s", why);
         return -1;
     }
     o.categories = selection;
@@ -260,11 +260,11 @@ static int write_svg(const struct view_args *a, const struct trace *t, const cha
         free(selection);
         return -1;
     }
-    int rc = svg_export(t, &o, af.fp, err, sizeof err);
+    int rc = svg_export(t, &o, af.fp, why, sizeof why);
     free(selection);
     if (rc < 0) {
         atomic_file_abort(&af);
-        tally_error("view: %s", err);
+        tally_error("view: %s", why);
         return -1;
     }
     if (atomic_file_commit(&af) < 0) {
@@ -290,11 +290,11 @@ static int page_options(const struct view_args *a, const struct trace *t, const 
         tally_error("view: --kind '%s': no resource of that kind in the trace", a->kind);
         return -1;
     }
-    char err[512];
+    char why[512];
     if (a->categories) {
-        bool *selection = trace_category_selection(t, a->categories, err, sizeof err);
+        bool *selection = trace_category_selection(t, a->categories, why, sizeof why);
         if (!selection) {
-            tally_error("view: --categories: %s", err);
+            tally_error("view: --categories: %s", why);
             return -1;
         }
         free(selection);
@@ -302,8 +302,8 @@ static int page_options(const struct view_args *a, const struct trace *t, const 
     if (a->level) { /* the aggregation says whether the level exists, as tally trace does */
         struct trace_aggregation check;
         struct trace_aggregate_options ao = {.level = a->level, .kind = a->kind};
-        if (trace_aggregate(t, &ao, &check, err, sizeof err) < 0) {
-            tally_error("view: --level: %s", err);
+        if (trace_aggregate(t, &ao, &check, why, sizeof why) < 0) {
+            tally_error("view: --level: %s", why);
             return -1;
         }
         trace_aggregation_free(&check);
@@ -360,7 +360,7 @@ int cmd_view(int argc, char **argv)
         return rc > 0 ? TALLY_EXIT_OK : TALLY_EXIT_ERROR;
     }
     struct trace t;
-    char err[1024];
+    char why[1024];
     if (trace_load(a.trace_path, &a.read, &t) < 0) {
         free_joined(args, to_free);
         return TALLY_EXIT_ERROR;
@@ -377,8 +377,8 @@ int cmd_view(int argc, char **argv)
         rc = write_html(&a, &t, &page);
     else if (a.svg)
         rc = write_svg(&a, &t, title);
-    else if (view_server_run(&t, &page, a.port, err, sizeof err) < 0) {
-        tally_error("view: --serve: %s", err);
+    else if (view_server_run(&t, &page, a.port, why, sizeof why) < 0) {
+        tally_error("view: --serve: %s", why);
         rc = -1;
     }
     trace_free(&t);

@@ -192,16 +192,16 @@ static void from_socket(struct state *st, const char *launch, double timeout)
 static void from_nats(struct state *st, const char *launch, double timeout)
 {
     struct agent_conf conf;
-    char why[4400];
-    if (agent_conf_load(&conf, why, sizeof why) < 0) {
-        append_problem(st->g, why);
+    char detail[4400];
+    if (agent_conf_load(&conf, detail, sizeof detail) < 0) {
+        append_problem(st->g, detail);
         return;
     }
     if (!conf.nats[0]) {
         char path[4096] = "agent.conf";
         agent_conf_path(path, sizeof path);
-        snprintf(why, sizeof why, "no NATS to reach the other hosts' agents (no 'nats =' in %s)", path);
-        append_problem(st->g, why);
+        snprintf(detail, sizeof detail, "no NATS to reach the other hosts' agents (no 'nats =' in %s)", path);
+        append_problem(st->g, detail);
         return;
     }
     char user[128];
@@ -214,10 +214,10 @@ static void from_nats(struct state *st, const char *launch, double timeout)
     struct nats_link *link;
     struct nats_link_options lo = {.url = conf.nats, .creds = conf.creds[0] ? conf.creds : NULL, .user = user,
                                    .name = "tally run --mpi gather"};
-    char err[512];
-    if (nats_link_open(&lo, &link, err, sizeof err) < 0) {
-        snprintf(why, sizeof why, "NATS: %s", err);
-        append_problem(st->g, why);
+    char why[512];
+    if (nats_link_open(&lo, &link, why, sizeof why) < 0) {
+        snprintf(detail, sizeof detail, "NATS: %s", why);
+        append_problem(st->g, detail);
         return;
     }
     char subject[1024];
@@ -230,8 +230,8 @@ static void from_nats(struct state *st, const char *launch, double timeout)
     struct gather_result r;
     st->t0 = clock_monotonic_ns();
     if (nats_gather(link, &route, NULL, &go, &r) < 0 && !all_in_hand(st)) {
-        snprintf(why, sizeof why, "NATS: %s", r.error);
-        append_problem(st->g, why);
+        snprintf(detail, sizeof detail, "NATS: %s", r.error);
+        append_problem(st->g, detail);
     }
     json_decref(message);
     /* More round trips to each host that answered: the one least delayed

@@ -185,23 +185,23 @@ static void on_reconnected(natsConnection *nc, void *ctx)
 
 /* A "user:password" (or "user password") file, readable by its owner only,
  * or a NATS .creds file (JWT + NKey seed). */
-static int apply_creds(struct nats_link *link, natsOptions *opts, const char *path, char *err,
-                       size_t err_size)
+static int apply_creds(struct nats_link *link, natsOptions *opts, const char *path, char *why,
+                       size_t why_size)
 {
     struct stat st;
     if (stat(path, &st) < 0) {
-        snprintf(err, err_size, "--creds: cannot read '%s': %s", path, strerror(errno));
+        snprintf(why, why_size, "--creds: cannot read '%s': %s", path, strerror(errno));
         return -1;
     }
     if (st.st_mode & 077) {
-        snprintf(err, err_size,
+        snprintf(why, why_size,
                  "--creds: '%s' is readable by other users (mode %03o): chmod 600 it first", path,
                  (unsigned)(st.st_mode & 0777));
         return -1;
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, err_size, "--creds: cannot read '%s': %s", path, strerror(errno));
+        snprintf(why, why_size, "--creds: cannot read '%s': %s", path, strerror(errno));
         return -1;
     }
     char line[1024] = "";
@@ -219,7 +219,7 @@ static int apply_creds(struct nats_link *link, natsOptions *opts, const char *pa
     }
     if (got && strstr(line, "BEGIN NATS USER JWT")) {
         if (NATS(natsOptions_SetUserCredentialsFromFiles)(opts, path, NULL) != NATS_OK) {
-            snprintf(err, err_size, "--creds: '%s': %s", path, NATS(nats_GetLastError)(NULL));
+            snprintf(why, why_size, "--creds: '%s': %s", path, NATS(nats_GetLastError)(NULL));
             return -1;
         }
         return 0;
@@ -227,7 +227,7 @@ static int apply_creds(struct nats_link *link, natsOptions *opts, const char *pa
     line[strcspn(line, "\r\n")] = '\0';
     char *sep = strpbrk(line, ": ");
     if (!got || !sep || sep == line || !sep[1]) {
-        snprintf(err, err_size, "--creds: '%s': expected a NATS .creds file or one line 'user:password'",
+        snprintf(why, why_size, "--creds: '%s': expected a NATS .creds file or one line 'user:password'",
                  path);
         return -1;
     }
@@ -277,15 +277,15 @@ bool nats_link_signed_by_user(const struct nats_link *link, const char *text, si
     return diff == 0;
 }
 
-int nats_link_open(const struct nats_link_options *o, struct nats_link **out, char *err,
-                   size_t err_size)
+int nats_link_open(const struct nats_link_options *o, struct nats_link **out, char *why,
+                   size_t why_size)
 {
     *out = NULL;
-    if (!libnats_api_load(err, err_size))
+    if (!libnats_api_load(why, why_size))
         return -1;
     struct nats_link *link = calloc(1, sizeof *link);
     if (!link) {
-        snprintf(err, err_size, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     pthread_mutex_init(&link->lock, NULL);
@@ -294,14 +294,14 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
     snprintf(link->inbox_prefix, sizeof link->inbox_prefix, "_INBOX.%s", o->user ? o->user : "anyone");
     snprintf(link->user, sizeof link->user, "%s", o->user ? o->user : "anyone");
     if (link->event_fd < 0 || NATS(natsOptions_Create)(&link->opts) != NATS_OK) {
-        snprintf(err, err_size, "cannot set up a NATS connection: %s", strerror(errno));
+        snprintf(why, why_size, "cannot set up a NATS connection: %s", strerror(errno));
         nats_link_close(link);
         return -1;
     }
     natsOptions *opts = link->opts;
     double wait = o->reconnect_wait > 0 ? o->reconnect_wait : 0.25;
     if (NATS(natsOptions_SetURL)(opts, o->url) != NATS_OK) { /* a comma-separated list is allowed */
-        snprintf(err, err_size, "--nats: bad server URL '%s'", o->url);
+        snprintf(why, why_size, "--nats: bad server URL '%s'", o->url);
         nats_link_close(link);
         return -1;
     }
@@ -321,7 +321,7 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
         NATS(natsOptions_SetRetryOnFailedConnect)(opts, true, on_reconnected, link);
     if (!o->creds)
         secret_from_url(link, o->url);
-    if (o->creds && apply_creds(link, opts, o->creds, err, err_size) < 0) {
+    if (o->creds && apply_creds(link, opts, o->creds, why, why_size) < 0) {
         nats_link_close(link);
         return -1;
     }
@@ -332,10 +332,10 @@ int nats_link_open(const struct nats_link_options *o, struct nats_link **out, ch
         link->connected = true;
     }
     if (s != NATS_OK) {
-        const char *why = s == NATS_NO_SERVER ? "no server answers there" : NATS(natsStatus_GetText)(s);
+        const char *detail = s == NATS_NO_SERVER ? "no server answers there" : NATS(natsStatus_GetText)(s);
         if (s == NATS_CONNECTION_AUTH_FAILED || strstr(NATS(nats_GetLastError)(NULL), "uthoriz"))
-            why = "the server refused these credentials";
-        snprintf(err, err_size, "--nats: cannot connect to %s: %s", o->url, why);
+            detail = "the server refused these credentials";
+        snprintf(why, why_size, "--nats: cannot connect to %s: %s", o->url, detail);
         nats_link_close(link);
         return -1;
     }
@@ -369,20 +369,20 @@ static int strip_userinfo(const char *url, char *out, size_t size)
     return 0;
 }
 
-int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_t err_size)
+int nats_link_admits_anonymous(const char *url, double timeout, char *why, size_t why_size)
 {
-    if (!libnats_api_load(err, err_size))
+    if (!libnats_api_load(why, why_size))
         return -1;
     char bare[2048];
     if (strip_userinfo(url, bare, sizeof bare) < 0) {
-        snprintf(err, err_size, "--nats: server URL too long");
+        snprintf(why, why_size, "--nats: server URL too long");
         return -1;
     }
     natsOptions *opts = NULL;
     natsConnection *conn = NULL;
     int verdict = -1;
     if (NATS(natsOptions_Create)(&opts) != NATS_OK || NATS(natsOptions_SetURL)(opts, bare) != NATS_OK) {
-        snprintf(err, err_size, "--nats: bad server URL '%s'", url);
+        snprintf(why, why_size, "--nats: bad server URL '%s'", url);
         goto out;
     }
     NATS(natsOptions_SetNoRandomize)(opts, true);
@@ -399,7 +399,7 @@ int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_
                strstr(NATS(nats_GetLastError)(NULL), "uthoriz")) {
         verdict = 0;
     } else {
-        snprintf(err, err_size, "no server answers at %s", bare);
+        snprintf(why, why_size, "no server answers at %s", bare);
     }
 out:
     if (conn) {

@@ -39,8 +39,8 @@ struct nats_link_msg {
 struct nats_link;
 
 /* Returns 0, or -1 with a one-line reason in err. */
-int nats_link_open(const struct nats_link_options *options, struct nats_link **out, char *err,
-                   size_t err_size);
+int nats_link_open(const struct nats_link_options *options, struct nats_link **out, char *why,
+                   size_t why_size);
 void nats_link_close(struct nats_link *link);
 
 /* Whether the server at url lets a client in with no credentials (a probe
@@ -48,7 +48,7 @@ void nats_link_close(struct nats_link *link);
  * 1 yes, 0 no (it requires authentication), -1 when it cannot tell (no
  * server answers; err says so). An agent joins only a server that answers 0:
  * on one that admits anyone, any local user could command it. */
-int nats_link_admits_anonymous(const char *url, double timeout, char *err, size_t err_size);
+int nats_link_admits_anonymous(const char *url, double timeout, char *why, size_t why_size);
 
 /* Subscribes; messages go to the queue. Returns 0 or -1 (reason: nats_link_error). */
 int nats_link_subscribe(struct nats_link *link, const char *subject);

@@ -102,13 +102,13 @@ void build_options_defaults(struct build_options *o);
 
 /* Builds a contract from baseline samples. Returns -1 with a reason. */
 int contract_build(const struct sample_set *baseline, const struct build_options *o, struct contract *out,
-                   char *err, size_t errlen);
+                   char *why, size_t why_size);
 void contract_free(struct contract *c);
 
 /* Capabilities file: lines "HOST flops_per_s VALUE bytes_per_s VALUE" (either
  * may be left out; values accept k/M/G/T suffixes); '#' comments. Appends
  * to *factors (realloc'd). Returns -1 with "FILE:LINE: why". */
-int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *err, size_t errlen);
+int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *why, size_t why_size);
 
 /* The factor of a host for a capability: from extra (e.g. a check run's
  * --capabilities) first, then the contract; an unknown host gets the mean of
@@ -132,11 +132,11 @@ double contract_log_coordinate(double x, double scale);
 const struct contract_rulebase *contract_rulebase_for(const struct contract *c, const char *dimension);
 /* Parses a rulebase text and checks it has "distance" (input) and
  * "violation" (output); takes ownership of text. Returns -1 with a reason. */
-int contract_add_rulebase(struct contract *c, const char *dimension, char *text, char *err, size_t errlen);
+int contract_add_rulebase(struct contract *c, const char *dimension, char *text, char *why, size_t why_size);
 
 /* The text file (contract_file.c). Written atomically. */
-int contract_write(const struct contract *c, const char *path, char *err, size_t errlen);
-int contract_parse(const char *text, size_t len, const char *name, struct contract *out, char *err, size_t errlen);
-int contract_read(const char *path, struct contract *out, char *err, size_t errlen);
+int contract_write(const struct contract *c, const char *path, char *why, size_t why_size);
+int contract_parse(const char *text, size_t len, const char *name, struct contract *out, char *why, size_t why_size);
+int contract_read(const char *path, struct contract *out, char *why, size_t why_size);
 
 #endif

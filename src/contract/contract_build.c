@@ -103,18 +103,18 @@ const struct contract_rulebase *contract_rulebase_for(const struct contract *c, 
     return NULL;
 }
 
-int contract_add_rulebase(struct contract *c, const char *dimension, char *text, char *err, size_t errlen)
+int contract_add_rulebase(struct contract *c, const char *dimension, char *text, char *why, size_t why_size)
 {
-    char why[256];
-    struct rulebase *rb = rulebase_parse(text, strlen(text), why, sizeof why);
+    char detail[256];
+    struct rulebase *rb = rulebase_parse(text, strlen(text), detail, sizeof detail);
     if (!rb) {
-        snprintf(err, errlen, "rulebase %s: %s", dimension[0] ? dimension : "(default)", why);
+        snprintf(why, why_size, "rulebase %s: %s", dimension[0] ? dimension : "(default)", detail);
         free(text);
         return -1;
     }
     int in = rulebase_find_var(rb, "distance"), out = rulebase_find_var(rb, "violation");
     if (in < 0 || out < 0 || rb->vars[in].is_output || !rb->vars[out].is_output) {
-        snprintf(err, errlen, "rulebase %s: needs an input variable 'distance' and an output 'violation'",
+        snprintf(why, why_size, "rulebase %s: needs an input variable 'distance' and an output 'violation'",
                  dimension[0] ? dimension : "(default)");
         free(rb);
         free(text);
@@ -122,14 +122,14 @@ int contract_add_rulebase(struct contract *c, const char *dimension, char *text,
     }
     for (size_t i = 0; i < c->n_rulebases; i++)
         if (!strcmp(c->rulebases[i].dimension, dimension)) {
-            snprintf(err, errlen, "rulebase %s given twice", dimension[0] ? dimension : "(default)");
+            snprintf(why, why_size, "rulebase %s given twice", dimension[0] ? dimension : "(default)");
             free(rb);
             free(text);
             return -1;
         }
     struct contract_rulebase *r = VEC_PUSH(c->rulebases, c->n_rulebases, c->rulebases_cap);
     if (!r) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         free(rb);
         free(text);
         return -1;
@@ -174,7 +174,7 @@ struct capabilities_ctx {
 };
 
 /* One line "HOST flops_per_s 1.2G bytes_per_s 5G" of --capabilities. */
-static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_t why_len)
+static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_t why_size)
 {
     struct capabilities_ctx *c = ctx;
     const char *host = words[0];
@@ -184,16 +184,16 @@ static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_
         int cap = capability_by_name(key);
         double v;
         if (cap < 0) {
-            snprintf(why, why_len, "'%s': expected flops_per_s or bytes_per_s", key);
+            snprintf(why, why_size, "'%s': expected flops_per_s or bytes_per_s", key);
             return -1;
         }
         if (!val || parse_quantity(val, &v) < 0) {
-            snprintf(why, why_len, "%s needs a positive number (k, M, G, T allowed)", key);
+            snprintf(why, why_size, "%s needs a positive number (k, M, G, T allowed)", key);
             return -1;
         }
         struct contract_factor *fa = VEC_PUSH(*c->factors, *c->n, c->cap);
         if (!fa) {
-            snprintf(why, why_len, "out of memory");
+            snprintf(why, why_size, "out of memory");
             return -1;
         }
         snprintf(fa->host, sizeof fa->host, "%s", host);
@@ -203,16 +203,16 @@ static int capabilities_line(void *ctx, char **words, size_t n, char *why, size_
         pairs++;
     }
     if (pairs == 0) {
-        snprintf(why, why_len, "host '%s' without a capability", host);
+        snprintf(why, why_size, "host '%s' without a capability", host);
         return -1;
     }
     return 0;
 }
 
-int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *err, size_t errlen)
+int capabilities_read(const char *path, struct contract_factor **factors, size_t *n, char *why, size_t why_size)
 {
     struct capabilities_ctx c = {factors, n, *n};
-    return word_lines_read(path, capabilities_line, &c, err, errlen);
+    return word_lines_read(path, capabilities_line, &c, why, why_size);
 }
 
 /* Observed factors: per host and capability, the mean of the capability's
@@ -338,7 +338,7 @@ static struct contract_process *process_entry(struct contract *c, const struct c
 }
 
 static int build_space(const struct sample_set *b, const struct build_options *o, struct contract *c,
-                       enum contract_space space, char *err, size_t errlen)
+                       enum contract_space space, char *why, size_t why_size)
 {
     struct contract_space_model *sm = &c->space[space];
     int n_defaults;
@@ -370,7 +370,7 @@ static int build_space(const struct sample_set *b, const struct build_options *o
     if (!points || !which) {
         free(points);
         free(which);
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     size_t n = 0;
@@ -412,7 +412,7 @@ static int build_space(const struct sample_set *b, const struct build_options *o
         free(logp);
         free(points);
         free(which);
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     free(logp);
@@ -475,37 +475,37 @@ static int build_space(const struct sample_set *b, const struct build_options *o
 }
 
 int contract_build(const struct sample_set *baseline, const struct build_options *o, struct contract *out,
-                   char *err, size_t errlen)
+                   char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     if (baseline->n == 0) {
-        snprintf(err, errlen, "the baseline has no sample");
+        snprintf(why, why_size, "the baseline has no sample");
         return -1;
     }
     snprintf(out->name, sizeof out->name, "%s", o->name ? o->name : "app");
     out->max_distance = o->max_distance;
     out->threshold = o->threshold;
     if (build_factors(baseline, o, out) < 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         contract_free(out);
         return -1;
     }
     for (int s = 0; s < CONTRACT_N_SPACES; s++)
-        if (build_space(baseline, o, out, s, err, errlen) < 0) {
+        if (build_space(baseline, o, out, s, why, why_size) < 0) {
             contract_free(out);
             return -1;
         }
     if (out->space[SPACE_INTRINSIC].n_dims == 0 && out->space[SPACE_EXECUTION].n_dims == 0) {
-        snprintf(err, errlen, "the baseline samples hold no contract metric");
+        snprintf(why, why_size, "the baseline samples hold no contract metric");
         contract_free(out);
         return -1;
     }
     char text[1024];
     rulebase_default_text(0.5, 1, text, sizeof text);
     char *copy = strdup(text);
-    if (!copy || contract_add_rulebase(out, "", copy, err, errlen) < 0) {
+    if (!copy || contract_add_rulebase(out, "", copy, why, why_size) < 0) {
         if (!copy)
-            snprintf(err, errlen, "out of memory");
+            snprintf(why, why_size, "out of memory");
         contract_free(out);
         return -1;
     }

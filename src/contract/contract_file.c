@@ -85,16 +85,16 @@ static void write_contract(FILE *f, const struct contract *c)
     }
 }
 
-int contract_write(const struct contract *c, const char *path, char *err, size_t errlen)
+int contract_write(const struct contract *c, const char *path, char *why, size_t why_size)
 {
     struct atomic_file af;
     if (atomic_file_open(&af, path) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
         return -1;
     }
     write_contract(af.fp, c);
     if (atomic_file_commit(&af) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -387,12 +387,12 @@ static int rulebase_error(struct reader *r, size_t first_line, const char *why)
     return -1;
 }
 
-int contract_parse(const char *text, size_t len, const char *name, struct contract *out, char *err, size_t errlen)
+int contract_parse(const char *text, size_t len, const char *name, struct contract *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     out->threshold = 0.5;
     out->max_distance = 0.5;
-    struct reader r = {.name = name, .err = err, .errlen = errlen, .c = out, .space = -1, .cluster = -1};
+    struct reader r = {.name = name, .err = why, .errlen = why_size, .c = out, .space = -1, .cluster = -1};
     const char *p = text, *end = text + len;
     int seen_version = 0, rc = 0;
     char line[4096];
@@ -468,7 +468,7 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
                 break;
             }
             char *copy = strndup(body, (size_t)(body_end - body));
-            char why[512];
+            char detail[512];
             if (!copy) {
                 rc = fail(&r, "out of memory%s%s", "", "");
                 break;
@@ -479,8 +479,8 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
                 rc = fail(&r, "NUL byte in a rulebase%s%s", "", "");
                 break;
             }
-            if (contract_add_rulebase(out, dim, copy, why, sizeof why) < 0) {
-                rc = rulebase_error(&r, first, strchr(why, ':') && isdigit((unsigned char)why[strcspn(why, ":") + 2]) ? why + strcspn(why, ":") + 2 : why);
+            if (contract_add_rulebase(out, dim, copy, detail, sizeof detail) < 0) {
+                rc = rulebase_error(&r, first, strchr(detail, ':') && isdigit((unsigned char)detail[strcspn(detail, ":") + 2]) ? detail + strcspn(detail, ":") + 2 : detail);
                 break;
             }
             continue;
@@ -502,7 +502,7 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
         char t[1024];
         rulebase_default_text(0.5, 1, t, sizeof t);
         char *copy = strdup(t);
-        if (!copy || contract_add_rulebase(out, "", copy, err, errlen) < 0)
+        if (!copy || contract_add_rulebase(out, "", copy, why, why_size) < 0)
             rc = -1;
     }
     if (rc < 0)
@@ -510,16 +510,16 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
     return rc;
 }
 
-int contract_read(const char *path, struct contract *out, char *err, size_t errlen)
+int contract_read(const char *path, struct contract *out, char *why, size_t why_size)
 {
     size_t len;
-    char why[160];
-    char *buf = text_file_read(path, TEXT_FILE_LARGE, &len, why, sizeof why);
+    char detail[160];
+    char *buf = text_file_read(path, TEXT_FILE_LARGE, &len, detail, sizeof detail);
     if (!buf) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(why, why_size, "%s: %s", path, detail);
         return -1;
     }
-    int rc = contract_parse(buf, len, path, out, err, errlen);
+    int rc = contract_parse(buf, len, path, out, why, why_size);
     free(buf);
     return rc;
 }

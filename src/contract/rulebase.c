@@ -498,14 +498,14 @@ static void parse_rule(struct parser *ps)
     rb->n_rules++;
 }
 
-struct rulebase *rulebase_parse(const char *text, size_t len, char *err, size_t errlen)
+struct rulebase *rulebase_parse(const char *text, size_t len, char *why, size_t why_size)
 {
     struct rulebase *rb = calloc(1, sizeof *rb);
     if (!rb) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
-    struct parser ps = {.p = text, .end = text + len, .line = 1, .col = 1, .rb = rb, .err = err, .errlen = errlen};
+    struct parser ps = {.p = text, .end = text + len, .line = 1, .col = 1, .rb = rb, .err = why, .errlen = why_size};
     next(&ps);
     while (!ps.failed && ps.tok.kind != T_EOF) {
         if (is_word(&ps, "var")) {

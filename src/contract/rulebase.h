@@ -71,7 +71,7 @@ struct rulebase {
 
 /* Parses text[0..len) (need not be NUL-terminated). Returns a rulebase to be
  * released with free(), or NULL with "LINE:COL: what is wrong" in err. */
-struct rulebase *rulebase_parse(const char *text, size_t len, char *err, size_t errlen);
+struct rulebase *rulebase_parse(const char *text, size_t len, char *why, size_t why_size);
 
 /* Index of the variable or of a set in it; -1 when absent. */
 int rulebase_find_var(const struct rulebase *rb, const char *name);

@@ -262,7 +262,7 @@ static int parse_line(json_t *o, struct snapshots *snaps, struct sample_set *set
     return 0;
 }
 
-int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *err, size_t errlen)
+int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *why, size_t why_size)
 {
     struct snapshots snaps = {0};
     struct text_lines in;
@@ -279,21 +279,21 @@ int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *
         json_error_t jerr;
         json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!o) {
-            snprintf(err, errlen, "%s:%lu: %s", name, in.number, jerr.text);
+            snprintf(why, why_size, "%s:%lu: %s", name, in.number, jerr.text);
             rc = -1;
             break;
         }
-        const char *why = NULL;
-        int r = parse_line(o, &snaps, set, &why);
+        const char *detail = NULL;
+        int r = parse_line(o, &snaps, set, &detail);
         json_decref(o);
         if (r < 0) {
-            snprintf(err, errlen, "%s:%lu: %s", name, in.number, why);
+            snprintf(why, why_size, "%s:%lu: %s", name, in.number, detail);
             rc = -1;
             break;
         }
     }
     if (rc == 0 && got < 0) {
-        snprintf(err, errlen, "%s: %s", name, in.why);
+        snprintf(why, why_size, "%s: %s", name, in.why);
         rc = -1;
     }
     text_lines_close(&in);
@@ -301,11 +301,11 @@ int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *
     return rc;
 }
 
-int samples_read_run(const char *prefix, struct sample_set *set, char *err, size_t errlen)
+int samples_read_run(const char *prefix, struct sample_set *set, char *why, size_t why_size)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_t *sum = summary_load(path, err, errlen);
+    json_t *sum = summary_load(path, why, why_size);
     if (!sum)
         return -1;
     char host[SAMPLE_NAME_MAX] = "localhost";
@@ -321,15 +321,15 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
     struct series_reader in;
     char open_why[160];
     if (series_reader_open(&in, path, open_why, sizeof open_why) < 0) {
-        snprintf(err, errlen, "%s: %s (run with --time-series)", path, open_why);
+        snprintf(why, why_size, "%s: %s (run with --time-series)", path, open_why);
         return -1;
     }
     struct snapshots snaps = {0};
     int c_wall = -1, c_cpu = -1, c_read = -1, c_written = -1;
     bool first = true;
     int rc = 0, got;
-    const char *why = NULL;
-    while ((got = series_reader_next(&in, err, errlen)) > 0) {
+    const char *detail = NULL;
+    while ((got = series_reader_next(&in, why, why_size)) > 0) {
         const double *vals = in.values;
         if (first) { /* the first row: the header is known */
             first = false;
@@ -338,7 +338,7 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
             c_read = series_reader_column(&in, "bytes_read");
             c_written = series_reader_column(&in, "bytes_written");
             if (c_wall < 0 || c_cpu < 0) {
-                snprintf(err, errlen, "%s:%lu: header lacks wall_clock or cpu_time", path,
+                snprintf(why, why_size, "%s:%lu: header lacks wall_clock or cpu_time", path,
                          series_reader_line(&in));
                 rc = -1;
                 break;
@@ -349,7 +349,7 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
                     zero[i] = NAN;
                 zero[COUNTER_CPU_SECONDS] = 0;
                 zero[COUNTER_IO_BYTES] = (c_read >= 0 || c_written >= 0) ? 0 : NAN;
-                if (add_counters(&snaps, base, host, start, zero, set, &why) < 0)
+                if (add_counters(&snaps, base, host, start, zero, set, &detail) < 0)
                     break;
             }
         }
@@ -363,13 +363,13 @@ int samples_read_run(const char *prefix, struct sample_set *set, char *err, size
         struct snapshot *prev = snapshot_for(&snaps, base, host, &fresh);
         if (prev && !fresh && vals[c_wall] <= prev->time)
             continue; /* a repeated timestamp: its increase goes into the next interval */
-        if (add_counters(&snaps, base, host, vals[c_wall], c, set, &why) < 0)
+        if (add_counters(&snaps, base, host, vals[c_wall], c, set, &detail) < 0)
             break;
     }
     if (got < 0)
         rc = -1;
-    if (why && rc == 0) {
-        snprintf(err, errlen, "%s:%lu: %s", path, series_reader_line(&in), why);
+    if (detail && rc == 0) {
+        snprintf(why, why_size, "%s:%lu: %s", path, series_reader_line(&in), detail);
         rc = -1;
     }
     series_reader_close(&in);
@@ -383,30 +383,30 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-int samples_load(const char *path, struct sample_set *set, char *err, size_t errlen)
+int samples_load(const char *path, struct sample_set *set, char *why, size_t why_size)
 {
     size_t len = strlen(path);
     if (len > 8 && !strcmp(path + len - 8, ".summary")) {
         char prefix[4096];
         snprintf(prefix, sizeof prefix, "%.*s", (int)(len - 8), path);
-        return samples_read_run(prefix, set, err, errlen);
+        return samples_read_run(prefix, set, why, why_size);
     }
     char summary[4096];
     snprintf(summary, sizeof summary, "%s.summary", path);
     if (!exists(path) && exists(summary))
-        return samples_read_run(path, set, err, errlen);
+        return samples_read_run(path, set, why, why_size);
     if (!strcmp(path, "-"))
-        return samples_read_jsonl(stdin, "(stdin)", set, err, errlen);
-    char why[160];
-    int fd = text_file_open(path, false, why, sizeof why);
+        return samples_read_jsonl(stdin, "(stdin)", set, why, why_size);
+    char detail[160];
+    int fd = text_file_open(path, false, detail, sizeof detail);
     FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, fd >= 0 ? strerror(errno) : why);
+        snprintf(why, why_size, "%s: %s", path, fd >= 0 ? strerror(errno) : detail);
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    int rc = samples_read_jsonl(f, path, set, err, errlen);
+    int rc = samples_read_jsonl(f, path, set, why, why_size);
     fclose(f);
     return rc;
 }
@@ -445,11 +445,11 @@ struct counter_history *counter_history_new(void)
 }
 
 int counter_history_add(struct counter_history *h, const char *process, const char *host, double t,
-                        const double *counter, struct sample_set *set, char *err, size_t errlen)
+                        const double *counter, struct sample_set *set, char *why, size_t why_size)
 {
-    const char *why = NULL;
-    if (add_counters(&h->snaps, process, host, t, counter, set, &why) < 0) {
-        snprintf(err, errlen, "process %s (host %s): %s", process, host, why);
+    const char *detail = NULL;
+    if (add_counters(&h->snaps, process, host, t, counter, set, &detail) < 0) {
+        snprintf(why, why_size, "process %s (host %s): %s", process, host, detail);
         return -1;
     }
     return 0;

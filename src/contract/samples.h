@@ -65,12 +65,12 @@ void sample_set_sort(struct sample_set *set);
 
 /* Reads JSON lines from f (name for messages). Returns -1 with
  * "NAME:LINE: why" in err. */
-int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *err, size_t errlen);
+int samples_read_jsonl(FILE *f, const char *name, struct sample_set *set, char *why, size_t why_size);
 /* Reads a tally run output (PREFIX.summary + PREFIX.series). */
-int samples_read_run(const char *prefix, struct sample_set *set, char *err, size_t errlen);
+int samples_read_run(const char *prefix, struct sample_set *set, char *why, size_t why_size);
 /* Either, by what PATH is: PATH.summary or PATH ending in .summary → run,
  * "-" → standard input, anything else → JSON lines. */
-int samples_load(const char *path, struct sample_set *set, char *err, size_t errlen);
+int samples_load(const char *path, struct sample_set *set, char *why, size_t why_size);
 
 /* The counter a name stands for ("iterations" is jobs), -1 for none. */
 int sample_counter_by_name(const char *name);
@@ -84,7 +84,7 @@ int sample_counter_by_name(const char *name);
 struct counter_history;
 struct counter_history *counter_history_new(void);
 int counter_history_add(struct counter_history *h, const char *process, const char *host, double t,
-                        const double *counter, struct sample_set *set, char *err, size_t errlen);
+                        const double *counter, struct sample_set *set, char *why, size_t why_size);
 void counter_history_free(struct counter_history *h);
 
 /* Writes one sample as a JSON line in the "metrics" form. */

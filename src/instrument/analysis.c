@@ -24,24 +24,24 @@ static void counters_from_json(const json_t *r, struct rank_counters *c)
     c->cycles = count_value(w, "cycles");
 }
 
-int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t whylen)
+int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t why_size)
 {
     memset(a, 0, sizeof *a);
     a->comm_ratio = a->comm_fraction = a->time_per_iteration = -1;
     if (!json_is_object(mpi) || !json_is_integer(json_object_get(mpi, "ranks"))) {
-        snprintf(why, whylen, "no 'mpi' object (was the run made with tally run --mpi?)");
+        snprintf(why, why_size, "no 'mpi' object (was the run made with tally run --mpi?)");
         return -1;
     }
     a->ranks = (int)json_integer_value(json_object_get(mpi, "ranks"));
     if (a->ranks <= 0 || a->ranks > 4096) {
-        snprintf(why, whylen, "'mpi.ranks' = %d is out of range", a->ranks);
+        snprintf(why, why_size, "'mpi.ranks' = %d is out of range", a->ranks);
         return -1;
     }
     const json_t *per_rank = json_object_get(mpi, "per_rank");
     a->per_rank = calloc(json_array_size(per_rank) + 1, sizeof *a->per_rank);
     a->matrix = calloc((size_t)a->ranks, sizeof *a->matrix);
     if (!a->per_rank || !a->matrix) {
-        snprintf(why, whylen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         mpi_analysis_free(a);
         return -1;
     }

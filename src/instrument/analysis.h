@@ -45,7 +45,7 @@ struct mpi_analysis {
 };
 
 /* Fills a from an `mpi` object. Returns -1 with a reason when it is not one. */
-int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t whylen);
+int mpi_analysis_from_json(const json_t *mpi, struct mpi_analysis *a, char *why, size_t why_size);
 void mpi_analysis_free(struct mpi_analysis *a);
 
 /* Ranks whose blocking time per iteration (or in total, without a marker)

@@ -216,14 +216,14 @@ static int rank_container(const struct link_series *s, struct layout *l, int ran
                                                      l->host_index[h], 0);
 }
 
-int link_series_write_paje(const struct link_series *s, const char *path, char *err, size_t errlen)
+int link_series_write_paje(const struct link_series *s, const char *path, char *why, size_t why_size)
 {
     struct link_sample *v = malloc((s->n ? s->n : 1) * sizeof *v);
     int *index = malloc(TALLY_SEG_MAX_RANKS * sizeof *index);
     if (!v || !index) {
         free(v);
         free(index);
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     memcpy(v, s->v, s->n * sizeof *v);
@@ -299,9 +299,9 @@ int link_series_write_paje(const struct link_series *s, const char *path, char *
     t.end = end;
     int rc = -1;
     if (trace_finish(&t) < 0)
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
     else
-        rc = trace_write_paje(&t, path, err, errlen);
+        rc = trace_write_paje(&t, path, why, why_size);
     trace_free(&t);
     free(v);
     free(index);

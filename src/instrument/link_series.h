@@ -44,6 +44,6 @@ double link_series_origin(const struct link_series *s);
 /* Whether rank was sampled (its host is then known). */
 bool link_series_has_rank(const struct link_series *s, int rank);
 /* Writes the trace to path (atomically). -1 with a reason in err. */
-int link_series_write_paje(const struct link_series *s, const char *path, char *err, size_t errlen);
+int link_series_write_paje(const struct link_series *s, const char *path, char *why, size_t why_size);
 
 #endif

@@ -5,16 +5,16 @@
 
 #include "report/summary_read.h"
 
-int mpi_report_load(const char *name, struct mpi_analysis *a, json_t **summary, char *err, size_t err_len)
+int mpi_report_load(const char *name, struct mpi_analysis *a, json_t **summary, char *why, size_t why_size)
 {
     char path[4096];
     summary_path(name, path, sizeof path);
-    *summary = summary_load(path, err, err_len);
+    *summary = summary_load(path, why, why_size);
     if (!*summary)
         return -1;
-    char why[256];
-    if (mpi_analysis_from_json(json_object_get(*summary, "mpi"), a, why, sizeof why) < 0) {
-        snprintf(err, err_len, "%s: %s", name, why);
+    char detail[256];
+    if (mpi_analysis_from_json(json_object_get(*summary, "mpi"), a, detail, sizeof detail) < 0) {
+        snprintf(why, why_size, "%s: %s", name, detail);
         json_decref(*summary);
         *summary = NULL;
         return -1;
@@ -153,7 +153,7 @@ double mpi_other_time(const json_t *a2, const json_t *b, double b_wall, const ch
 }
 
 int mpi_window_inside(const json_t *a2, const char *a2_name, const json_t *b, const char *b_name, char *why,
-                      size_t why_len)
+                      size_t why_size)
 {
     const json_t *w = json_object_get(json_object_get(a2, "mpi"), "window"), *b_mpi = json_object_get(b, "mpi");
     double opened = summary_number(w, "opened", -1), closed = summary_number(w, "closed", -1),
@@ -166,12 +166,12 @@ int mpi_window_inside(const json_t *a2, const char *a2_name, const json_t *b, co
         span = "start to end";
     }
     if (opened <= 0 || closed <= 0 || b_from <= 0 || b_to <= 0 || a_start <= 0) {
-        snprintf(why, why_len, "cannot tell whether %s's window was inside %s's run (no mpi.window.opened/closed "
+        snprintf(why, why_size, "cannot tell whether %s's window was inside %s's run (no mpi.window.opened/closed "
                  "or start/end)", a2_name, b_name);
         return -1;
     }
     if (opened < b_from || closed > b_to) {
-        snprintf(why, why_len, "%s's window (%.3f to %.3f s after its start) is not inside %s's run (%s: %.3f "
+        snprintf(why, why_size, "%s's window (%.3f to %.3f s after its start) is not inside %s's run (%s: %.3f "
                  "to %.3f s): S_a is not the slowdown beside %s", a2_name, opened - a_start, closed - a_start,
                  b_name, span, b_from - a_start, b_to - a_start, b_name);
         return -1;

@@ -12,7 +12,7 @@
 /* NAME (PREFIX or PREFIX.summary) loaded and analysed: 0 with the summary
  * in *summary (caller owns it) and a filled; -1 with "PATH: why" or
  * "NAME: why" in err. */
-int mpi_report_load(const char *name, struct mpi_analysis *a, json_t **summary, char *err, size_t err_len);
+int mpi_report_load(const char *name, struct mpi_analysis *a, json_t **summary, char *why, size_t why_size);
 
 /* The measured ranks grouped by host, hosts in order of their first rank:
  * [{"name", "ranks": [...], "comm_time", "wait_time", "compute_time",
@@ -45,6 +45,6 @@ double mpi_other_time(const json_t *a2, const json_t *b, double b_wall, const ch
  * reason in why (naming the runs A2_NAME and B_NAME) when it does not, or
  * when the summaries cannot tell. */
 int mpi_window_inside(const json_t *a2, const char *a2_name, const json_t *b, const char *b_name, char *why,
-                      size_t why_len);
+                      size_t why_size);
 
 #endif

@@ -173,7 +173,7 @@ static void *session_main(void *arg)
 }
 
 /* The program among the command's words that defines the marker function. */
-static int find_program(struct instrument_session *s, char *const *argv, char *why, size_t whylen)
+static int find_program(struct instrument_session *s, char *const *argv, char *why, size_t why_size)
 {
     char path[PATH_MAX], tried[256] = "";
     for (char *const *w = argv; w && *w; w++) {
@@ -187,16 +187,16 @@ static int find_program(struct instrument_session *s, char *const *argv, char *w
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", *w);
     }
-    snprintf(why, whylen, "no function '%s' in the command's programs (%s)", s->window.marker,
+    snprintf(why, why_size, "no function '%s' in the command's programs (%s)", s->window.marker,
              tried[0] ? tried : "none found");
     return -1;
 }
 
-struct instrument_session *instrument_session_start(const struct session_options *o, char *why, size_t whylen)
+struct instrument_session *instrument_session_start(const struct session_options *o, char *why, size_t why_size)
 {
     struct instrument_session *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(why, whylen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     snprintf(s->dir, sizeof s->dir, "%s", o->dir);
@@ -207,19 +207,19 @@ struct instrument_session *instrument_session_start(const struct session_options
     s->series_interval = o->series_interval > 0 ? o->series_interval : 1;
     if (s->series)
         link_series_begin(s->series, (double)clock_monotonic_ns() * 1e-9);
-    if (s->window.marker && find_program(s, o->argv, why, whylen) < 0) {
+    if (s->window.marker && find_program(s, o->argv, why, why_size) < 0) {
         free(s);
         return NULL;
     }
     s->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (s->inotify_fd < 0 || inotify_add_watch(s->inotify_fd, s->dir, IN_MOVED_TO) < 0 ||
         pipe2(s->stop_pipe, O_CLOEXEC) < 0) {
-        snprintf(why, whylen, "cannot watch %s: %s", s->dir, strerror(errno));
+        snprintf(why, why_size, "cannot watch %s: %s", s->dir, strerror(errno));
         instrument_session_free(s);
         return NULL;
     }
     if (pthread_create(&s->thread, NULL, session_main, s) != 0) {
-        snprintf(why, whylen, "cannot start the monitoring thread");
+        snprintf(why, why_size, "cannot start the monitoring thread");
         instrument_session_free(s);
         return NULL;
     }

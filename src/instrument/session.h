@@ -28,7 +28,7 @@ struct instrument_session;
 
 /* Resolves the marker, if any (which program of argv has the function), and
  * starts the thread. NULL with a one-line reason in why. */
-struct instrument_session *instrument_session_start(const struct session_options *o, char *why, size_t whylen);
+struct instrument_session *instrument_session_start(const struct session_options *o, char *why, size_t why_size);
 /* Ends the thread (the task is over); idempotent. Returns the first problem
  * it met (e.g. no privilege for uprobes), or NULL. */
 const char *instrument_session_finish(struct instrument_session *s);

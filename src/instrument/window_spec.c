@@ -9,24 +9,24 @@
 
 #include "core/units.h"
 
-static int parse_count(const char *key, const char *text, long long *out, char *why, size_t whylen)
+static int parse_count(const char *key, const char *text, long long *out, char *why, size_t why_size)
 {
     char *end;
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end || v < 0) {
-        snprintf(why, whylen, "%s='%s' is not a whole number >= 0", key, text);
+        snprintf(why, why_size, "%s='%s' is not a whole number >= 0", key, text);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t whylen)
+int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t why_size)
 {
     char *copy = strdup(spec), *save = NULL;
     if (!copy) {
-        snprintf(why, whylen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     w->set = true;
@@ -40,7 +40,7 @@ int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t
             continue;
         }
         if (!eq) {
-            snprintf(why, whylen, "'%.60s' is not key=value (keys: start, iterations, time, calls; or 'request')", item);
+            snprintf(why, why_size, "'%.60s' is not key=value (keys: start, iterations, time, calls; or 'request')", item);
             rc = -1;
             break;
         }
@@ -48,28 +48,28 @@ int window_spec_parse(const char *spec, struct window_spec *w, char *why, size_t
         const char *value = eq + 1;
         keys++;
         if (!strcmp(item, "start"))
-            rc = parse_count(item, value, &w->start, why, whylen);
+            rc = parse_count(item, value, &w->start, why, why_size);
         else if (!strcmp(item, "iterations"))
-            rc = parse_count(item, value, &w->iterations, why, whylen);
+            rc = parse_count(item, value, &w->iterations, why, why_size);
         else if (!strcmp(item, "calls"))
-            rc = parse_count(item, value, &w->call_limit, why, whylen);
+            rc = parse_count(item, value, &w->call_limit, why, why_size);
         else if (!strcmp(item, "time")) {
             char reason[160];
             if (units_parse(value, DIM_TIME, NULL, &w->time_limit, reason, sizeof reason) < 0) {
-                snprintf(why, whylen, "time='%.60s': %s", value, reason);
+                snprintf(why, why_size, "time='%.60s': %s", value, reason);
                 rc = -1;
             } else if (!(w->time_limit > 0)) {
-                snprintf(why, whylen, "time='%.60s': not a positive duration", value);
+                snprintf(why, why_size, "time='%.60s': not a positive duration", value);
                 rc = -1;
             }
         } else {
-            snprintf(why, whylen, "unknown key '%.60s' (keys: start, iterations, time, calls)", item);
+            snprintf(why, why_size, "unknown key '%.60s' (keys: start, iterations, time, calls)", item);
             rc = -1;
         }
     }
     free(copy);
     if (rc == 0 && w->by_request && keys) {
-        snprintf(why, whylen, "'request' stands alone: the agent's requests open and close its periods");
+        snprintf(why, why_size, "'request' stands alone: the agent's requests open and close its periods");
         rc = -1;
     }
     if (rc == 0 && w->by_request)

@@ -221,12 +221,12 @@ int elf_is_dynamic(const char *path);
 int elf_visit_needed(const char *path, void (*visit)(void *ctx, const char *name), void *ctx);
 /* The file offset of function SYMBOL in ELF file PATH (.symtab, then
  * .dynsym), what a uprobe needs. Returns -1 with a reason in why. */
-int elf_symbol_offset(const char *path, const char *symbol, uint64_t *offset, char *why, size_t whylen);
+int elf_symbol_offset(const char *path, const char *symbol, uint64_t *offset, char *why, size_t why_size);
 
 /* A uprobe through perf_event_open on the uprobe PMU (no tracefs): counts
  * the hits of the instruction at OFFSET of PATH in process PID. Returns a
  * file descriptor, or -1 with a one-line reason (privilege, no uprobe PMU). */
-int uprobe_open(const char *path, uint64_t offset, pid_t pid, char *why, size_t whylen);
+int uprobe_open(const char *path, uint64_t offset, pid_t pid, char *why, size_t why_size);
 /* Hits so far; -1 when the descriptor cannot be read. */
 int64_t uprobe_hits(int fd);
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int series_reader_open(struct series_reader *r, const char *path, char *why, size_t why_len)
+int series_reader_open(struct series_reader *r, const char *path, char *why, size_t why_size)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    return text_lines_open(&r->in, path, SERIES_READ_MAX, TEXT_LINE_MAX, why, why_len);
+    return text_lines_open(&r->in, path, SERIES_READ_MAX, TEXT_LINE_MAX, why, why_size);
 }
 
 int series_reader_column(const struct series_reader *r, const char *name)
@@ -31,7 +31,7 @@ static void read_header(struct series_reader *r)
         r->columns[r->n_columns++] = w;
 }
 
-int series_reader_next(struct series_reader *r, char *err, size_t err_len)
+int series_reader_next(struct series_reader *r, char *why, size_t why_size)
 {
     char *line;
     int got;
@@ -40,7 +40,7 @@ int series_reader_next(struct series_reader *r, char *err, size_t err_len)
             if (!r->header_read) { /* comments after the data do not change the columns */
                 free(r->header);
                 if (!(r->header = strdup(line + 1))) {
-                    snprintf(err, err_len, "out of memory");
+                    snprintf(why, why_size, "out of memory");
                     return -1;
                 }
             }
@@ -53,7 +53,7 @@ int series_reader_next(struct series_reader *r, char *err, size_t err_len)
             char *stop;
             double v = strtod(w, &stop);
             if (*stop || !isfinite(v)) { /* "inf", "nan", 1e999: no reader can use them */
-                snprintf(err, err_len, "%s:%lu: bad number '%s'", r->path, r->in.number, w);
+                snprintf(why, why_size, "%s:%lu: bad number '%s'", r->path, r->in.number, w);
                 return -1;
             }
             r->values[r->n_values++] = v;
@@ -63,14 +63,14 @@ int series_reader_next(struct series_reader *r, char *err, size_t err_len)
         if (!r->header_read) /* the last comment before the data is the header */
             read_header(r);
         if (r->n_values < r->n_columns) {
-            snprintf(err, err_len, "%s:%lu: %d values, header has %d columns", r->path, r->in.number,
+            snprintf(why, why_size, "%s:%lu: %d values, header has %d columns", r->path, r->in.number,
                      r->n_values, r->n_columns);
             return -1;
         }
         return 1;
     }
     if (got < 0) {
-        snprintf(err, err_len, "%s: %s", r->path, r->in.why);
+        snprintf(why, why_size, "%s: %s", r->path, r->in.why);
         return -1;
     }
     return 0;

@@ -30,14 +30,14 @@ struct series_reader {
 
 /* 0, or -1 with the reason in why (text_file_open's: "No such file or
  * directory", ...). PATH must outlive the reader. */
-int series_reader_open(struct series_reader *r, const char *path, char *why, size_t why_len);
+int series_reader_open(struct series_reader *r, const char *path, char *why, size_t why_size);
 /* The index of column NAME in the header, -1 when absent (or before the
  * first row). */
 int series_reader_column(const struct series_reader *r, const char *name);
 /* 1 with the next row in r->values (r->n_values >= r->n_columns), 0 at the
  * end, -1 with "PATH:LINE: why" in err (a word that is not a finite number,
  * too few values, a line or file too long). */
-int series_reader_next(struct series_reader *r, char *err, size_t err_len);
+int series_reader_next(struct series_reader *r, char *why, size_t why_size);
 /* The line of the row last returned. */
 unsigned long series_reader_line(const struct series_reader *r);
 void series_reader_close(struct series_reader *r);

@@ -18,7 +18,7 @@ double summary_number(const json_t *o, const char *key, double fallback)
 /* The factor converting `unit` into the unit of `field` (e.g. "GB" → 1024
  * for memory), by the shared unit parser. */
 static int unit_factor(const struct summary_field *field, const char *unit, double *factor,
-                       char *why, size_t why_len)
+                       char *why, size_t why_size)
 {
     if (!strcmp(unit, field->unit)) {
         *factor = 1;
@@ -27,7 +27,7 @@ static int unit_factor(const struct summary_field *field, const char *unit, doub
     char text[64], reason[160];
     snprintf(text, sizeof text, "1 %s", unit);
     if (units_parse(text, field->dim, field->unit, factor, reason, sizeof reason) < 0) {
-        snprintf(why, why_len, "field '%s': unit \"%s\" is not a unit of %s (want \"%s\")",
+        snprintf(why, why_size, "field '%s': unit \"%s\" is not a unit of %s (want \"%s\")",
                  field->name, unit, field->dim == DIM_BYTES ? "bytes"
                                     : field->dim == DIM_TIME ? "time" : "a count",
                  field->unit);
@@ -37,7 +37,7 @@ static int unit_factor(const struct summary_field *field, const char *unit, doub
 }
 
 int summary_field_value(const struct summary_field *field, const json_t *value, double *out,
-                        char *why, size_t why_len)
+                        char *why, size_t why_size)
 {
     if (json_is_number(value)) {
         *out = json_number_value(value);
@@ -45,15 +45,15 @@ int summary_field_value(const struct summary_field *field, const json_t *value, 
     }
     if (!json_is_array(value) || json_array_size(value) != 2 ||
         !json_is_number(json_array_get(value, 0)) || !json_is_string(json_array_get(value, 1))) {
-        snprintf(why, why_len, "field '%s': want [number, \"unit\"]", field->name);
+        snprintf(why, why_size, "field '%s': want [number, \"unit\"]", field->name);
         return -1;
     }
     double factor;
-    if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_len) < 0)
+    if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_size) < 0)
         return -1;
     *out = json_number_value(json_array_get(value, 0)) * factor;
     if (!isfinite(*out)) { /* [1e308, "TB"]: an infinity would spoil the task's statistics */
-        snprintf(why, why_len, "field '%s': value too large in %s", field->name, field->unit);
+        snprintf(why, why_size, "field '%s': value too large in %s", field->name, field->unit);
         return -1;
     }
     return 0;
@@ -67,11 +67,11 @@ int summary_path(const char *name, char *path, size_t size)
     return w < 0 || (size_t)w >= size ? -1 : 0;
 }
 
-json_t *summary_load(const char *path, char *err, size_t err_len)
+json_t *summary_load(const char *path, char *why, size_t why_size)
 {
     json_error_t jerr;
     json_t *s = json_load_file(path, 0, &jerr);
     if (!s)
-        snprintf(err, err_len, "%s: %s", path, jerr.text);
+        snprintf(why, why_size, "%s: %s", path, jerr.text);
     return s;
 }

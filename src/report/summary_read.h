@@ -20,13 +20,13 @@ double summary_number(const json_t *o, const char *key, double fallback);
  * -1 with a reason naming the field when it is neither, the unit is not
  * one of the field's dimension, or the converted value is not finite. */
 int summary_field_value(const struct summary_field *field, const json_t *value, double *out,
-                        char *why, size_t why_len);
+                        char *why, size_t why_size);
 
 /* PATH for NAME: NAME when it ends in ".summary", else NAME.summary (a run's
  * PREFIX). 0, or -1 when it does not fit in SIZE. */
 int summary_path(const char *name, char *path, size_t size);
 
 /* The summary in PATH (caller owns it), or NULL with "PATH: why" in err. */
-json_t *summary_load(const char *path, char *err, size_t err_len);
+json_t *summary_load(const char *path, char *why, size_t why_size);
 
 #endif

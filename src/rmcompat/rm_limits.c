@@ -54,12 +54,12 @@ struct rm_item_ctx {
 };
 
 /* One trimmed, non-empty item (limits_each_item). */
-static int parse_item(void *ctx, char *item, char *why, size_t why_len)
+static int parse_item(void *ctx, char *item, char *why, size_t why_size)
 {
     struct rm_item_ctx *c = ctx;
     char *sep = strpbrk(item, ":=");
     if (!sep) {
-        snprintf(why, why_len, "'%s' is not 'field: value'", item);
+        snprintf(why, why_size, "'%s' is not 'field: value'", item);
         return -1;
     }
     *sep = '\0';
@@ -71,21 +71,21 @@ static int parse_item(void *ctx, char *item, char *why, size_t why_len)
     size_t len = strlen(name) + strlen(sep + 1) + 3;
     char *canonical = malloc(len);
     if (!canonical) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     snprintf(canonical, len, "%s: %s", name, sep + 1);
-    int rc = limits_parse(c->limits, canonical, why, why_len);
+    int rc = limits_parse(c->limits, canonical, why, why_size);
     free(canonical);
     return rc;
 }
 
-int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len,
+int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_size,
                     char *skipped, size_t skipped_len)
 {
     struct limit_set parsed = *limits;
     struct rm_item_ctx c = {&parsed, skipped, skipped_len};
-    if (limits_each_item(text, parse_item, &c, why, why_len) < 0)
+    if (limits_each_item(text, parse_item, &c, why, why_size) < 0)
         return -1;
     *limits = parsed;
     return 0;

@@ -16,7 +16,7 @@
  * '#' comments to the end of the line). Skipped field names are appended to
  * skipped (space-separated, truncated to skipped_len). Returns -1 with a
  * reason in why, the set unchanged, on a bad item. */
-int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_len,
+int rm_limits_parse(struct limit_set *limits, const char *text, char *why, size_t why_size,
                     char *skipped, size_t skipped_len);
 
 #endif

@@ -80,11 +80,11 @@ static bool label_is_valid(const char *label)
  * gigabytes, "((a{100}){100}){100}" a second and 200 MB. Refused: a pattern
  * over 1024 bytes, a repetition right after another, a bound over 255, and
  * bounds that multiply past 4096. 0, or -1 with the reason in why. */
-static int pattern_bounded(const char *p, char *why, size_t why_len)
+static int pattern_bounded(const char *p, char *why, size_t why_size)
 {
     size_t n = strlen(p);
     if (n > 1024) {
-        snprintf(why, why_len, "%zu bytes long (at most 1024)", n);
+        snprintf(why, why_size, "%zu bytes long (at most 1024)", n);
         return -1;
     }
     bool after_repetition = false;
@@ -119,7 +119,7 @@ static int pattern_bounded(const char *p, char *why, size_t why_len)
             continue;
         }
         if (after_repetition) {
-            snprintf(why, why_len, "column %zu: a repetition right after another ('%c%c')", i + 1,
+            snprintf(why, why_size, "column %zu: a repetition right after another ('%c%c')", i + 1,
                      p[i - 1], c);
             return -1;
         }
@@ -129,12 +129,12 @@ static int pattern_bounded(const char *p, char *why, size_t why_len)
             if (*end == ',' && isdigit((unsigned char)end[1])) /* {n,m}; {n,} counts as n */
                 high = strtoul(end + 1, &end, 10);
             if (low > 255 || high > 255) {
-                snprintf(why, why_len, "column %zu: a repetition bound over 255", i + 1);
+                snprintf(why, why_size, "column %zu: a repetition bound over 255", i + 1);
                 return -1;
             }
             weight *= high > 1 ? high : 1;
             if (weight > 4096) {
-                snprintf(why, why_len,
+                snprintf(why, why_size,
                          "column %zu: repetition bounds multiply past 4096 (the automaton would be "
                          "too large)",
                          i + 1);
@@ -149,89 +149,89 @@ static int pattern_bounded(const char *p, char *why, size_t why_len)
 }
 
 static int parse_event(const char *file, size_t index, json_t *spec, struct watch_event *e, char *why,
-                       size_t why_len)
+                       size_t why_size)
 {
     if (!json_is_object(spec)) {
-        snprintf(why, why_len, "'%s': event %zu is not an object", file, index + 1);
+        snprintf(why, why_size, "'%s': event %zu is not an object", file, index + 1);
         return -1;
     }
     const char *label = json_string_value(json_object_get(spec, "label"));
     if (!label || !label_is_valid(label)) {
-        snprintf(why, why_len, "'%s': event %zu needs a \"label\" of letters, digits, '-' and '_'", file,
+        snprintf(why, why_size, "'%s': event %zu needs a \"label\" of letters, digits, '-' and '_'", file,
                  index + 1);
         return -1;
     }
     if (boolean_of(spec, "on-create", false, &e->on_create) < 0 ||
         boolean_of(spec, "on-delete", false, &e->on_delete) < 0 ||
         boolean_of(spec, "on-truncate", false, &e->on_truncate) < 0) {
-        snprintf(why, why_len, "'%s': event '%s': on-create, on-delete and on-truncate are true or false",
+        snprintf(why, why_size, "'%s': event '%s': on-create, on-delete and on-truncate are true or false",
                  file, label);
         return -1;
     }
     json_t *pattern = json_object_get(spec, "on-pattern");
     if (pattern && !json_is_string(pattern)) {
-        snprintf(why, why_len, "'%s': event '%s': on-pattern is a string", file, label);
+        snprintf(why, why_size, "'%s': event '%s': on-pattern is a string", file, label);
         return -1;
     }
     if (e->on_create + e->on_delete + e->on_truncate + (pattern != NULL) != 1) {
-        snprintf(why, why_len, "'%s': event '%s': give exactly one of on-create, on-delete, on-truncate, on-pattern",
+        snprintf(why, why_size, "'%s': event '%s': give exactly one of on-create, on-delete, on-truncate, on-pattern",
                  file, label);
         return -1;
     }
     json_t *count = json_object_get(spec, "count");
     if (count && !json_is_integer(count)) {
-        snprintf(why, why_len, "'%s': event '%s': count is an integer", file, label);
+        snprintf(why, why_size, "'%s': event '%s': count is an integer", file, label);
         return -1;
     }
     e->max_count = count ? json_integer_value(count) : -1;
     if (pattern) {
         char bound[160];
         if (pattern_bounded(json_string_value(pattern), bound, sizeof bound) < 0) {
-            snprintf(why, why_len, "'%s': event '%s': on-pattern: %s", file, label, bound);
+            snprintf(why, why_size, "'%s': event '%s': on-pattern: %s", file, label, bound);
             return -1;
         }
         int rc = regcomp(&e->pattern, json_string_value(pattern), REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
             char reason[128];
             regerror(rc, &e->pattern, reason, sizeof reason);
-            snprintf(why, why_len, "'%s': event '%s': on-pattern: %s", file, label, reason);
+            snprintf(why, why_size, "'%s': event '%s': on-pattern: %s", file, label, reason);
             return -1;
         }
         e->has_pattern = true;
     }
     e->label = strdup(label);
     if (!e->label) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     return 0;
 }
 
-static int parse_file(const char *name, json_t *spec, struct watched_file *f, char *why, size_t why_len)
+static int parse_file(const char *name, json_t *spec, struct watched_file *f, char *why, size_t why_size)
 {
     bool from_start;
     if (!json_is_object(spec) || boolean_of(spec, "from-start", false, &from_start) < 0 ||
         boolean_of(spec, "from-start-if-truncated", true, &f->from_start_if_truncated) < 0 ||
         boolean_of(spec, "delete-if-found", false, &f->delete_if_found) < 0) {
-        snprintf(why, why_len, "'%s': not an object with true/false from-start, from-start-if-truncated, delete-if-found",
+        snprintf(why, why_size, "'%s': not an object with true/false from-start, from-start-if-truncated, delete-if-found",
                  name);
         return -1;
     }
     json_t *events = json_object_get(spec, "events");
     if (!json_is_array(events) || json_array_size(events) == 0) {
-        snprintf(why, why_len, "'%s': needs a non-empty \"events\" list", name);
+        snprintf(why, why_size, "'%s': needs a non-empty \"events\" list", name);
         return -1;
     }
     f->name = strdup(name);
     f->events = calloc(json_array_size(events), sizeof *f->events);
     if (!f->name || !f->events) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     size_t i;
     json_t *e;
     json_array_foreach(events, i, e) {
-        if (parse_event(name, i, e, &f->events[i], why, why_len) < 0)
+        if (parse_event(name, i, e, &f->events[i], why, why_size) < 0)
             return -1;
         f->event_count++;
     }
@@ -241,17 +241,17 @@ static int parse_file(const char *name, json_t *spec, struct watched_file *f, ch
     return 0;
 }
 
-struct rm_snapshots *rm_snapshots_parse(const char *text, char *why, size_t why_len)
+struct rm_snapshots *rm_snapshots_parse(const char *text, char *why, size_t why_size)
 {
     json_error_t error;
     json_t *root = json_loads(text, 0, &error);
     if (!root) {
-        snprintf(why, why_len, "line %d: %s", error.line, error.text);
+        snprintf(why, why_size, "line %d: %s", error.line, error.text);
         return NULL;
     }
     struct rm_snapshots *s = calloc(1, sizeof *s);
     if (!s || !json_is_object(root) || json_object_size(root) == 0) {
-        snprintf(why, why_len, s ? "not an object {\"FILE\": {\"events\": [...]}, ...}" : "out of memory");
+        snprintf(why, why_size, s ? "not an object {\"FILE\": {\"events\": [...]}, ...}" : "out of memory");
         json_decref(root);
         free(s);
         return NULL;
@@ -261,11 +261,11 @@ struct rm_snapshots *rm_snapshots_parse(const char *text, char *why, size_t why_
     json_t *spec;
     int rc = s->files ? 0 : -1;
     if (rc < 0)
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
     json_object_foreach(root, name, spec) {
         if (rc < 0)
             break;
-        rc = parse_file(name, spec, &s->files[s->file_count], why, why_len);
+        rc = parse_file(name, spec, &s->files[s->file_count], why, why_size);
         s->file_count++; /* counted also when half-made: freed below */
     }
     json_decref(root);

@@ -18,7 +18,7 @@ struct rm_snapshots;
 
 /* Parses TEXT and notes the files' present state (paths relative to the
  * current directory). NULL with a reason in why. */
-struct rm_snapshots *rm_snapshots_parse(const char *text, char *why, size_t why_len);
+struct rm_snapshots *rm_snapshots_parse(const char *text, char *why, size_t why_size);
 void rm_snapshots_free(struct rm_snapshots *snapshots);
 /* Looks at the files once. Returns how many events fired, and their labels
  * as resource_monitor names a snapshot, "label(count),label(count)". */

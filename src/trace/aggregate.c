@@ -59,7 +59,7 @@ static int by_container_then_kind(const void *x, const void *y)
 }
 
 int trace_aggregate(const struct trace *t, const struct trace_aggregate_options *opts,
-                    struct trace_aggregation *out, char *err, size_t errlen)
+                    struct trace_aggregation *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     double from = opts->from, to = opts->to;
@@ -76,11 +76,11 @@ int trace_aggregate(const struct trace *t, const struct trace_aggregate_options 
     if (strcasecmp(lname, "root") != 0) {
         level = trace_find_type(t, lname);
         if (level < 0) {
-            size_t n = (size_t)snprintf(err, errlen, "unknown level '%s' (types:", lname);
-            for (size_t i = 1; i < t->n_types && n < errlen; i++)
-                n += (size_t)snprintf(err + n, errlen - n, " %s", t->types[i].name);
-            if (n < errlen)
-                snprintf(err + n, errlen - n, ", root)");
+            size_t n = (size_t)snprintf(why, why_size, "unknown level '%s' (types:", lname);
+            for (size_t i = 1; i < t->n_types && n < why_size; i++)
+                n += (size_t)snprintf(why + n, why_size - n, " %s", t->types[i].name);
+            if (n < why_size)
+                snprintf(why + n, why_size - n, ", root)");
             return -1;
         }
         out->level = t->types[level].name;
@@ -133,7 +133,7 @@ oom:
     free(ix.head);
     free(ix.next);
     trace_aggregation_free(out);
-    snprintf(err, errlen, "out of memory");
+    snprintf(why, why_size, "out of memory");
     return -1;
 }
 
@@ -145,11 +145,11 @@ void trace_aggregation_free(struct trace_aggregation *a)
     memset(a, 0, sizeof *a);
 }
 
-bool *trace_category_selection(const struct trace *t, const char *list, char *err, size_t errlen)
+bool *trace_category_selection(const struct trace *t, const char *list, char *why, size_t why_size)
 {
     bool *sel = calloc(t->n_categories ? t->n_categories : 1, sizeof *sel);
     if (!sel) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     const char *p = list;
@@ -161,12 +161,12 @@ bool *trace_category_selection(const struct trace *t, const char *list, char *er
             if (strlen(t->categories[c]) == len && !strncmp(t->categories[c], p, len))
                 sel[c] = found = true;
         if (!found) {
-            size_t n = (size_t)snprintf(err, errlen, "unknown category '%.*s' (trace has:",
+            size_t n = (size_t)snprintf(why, why_size, "unknown category '%.*s' (trace has:",
                                         (int)len, p);
-            for (size_t c = 0; c < t->n_categories && n < errlen; c++)
-                n += (size_t)snprintf(err + n, errlen - n, " %s", t->categories[c]);
-            if (n < errlen)
-                snprintf(err + n, errlen - n, ")");
+            for (size_t c = 0; c < t->n_categories && n < why_size; c++)
+                n += (size_t)snprintf(why + n, why_size - n, " %s", t->categories[c]);
+            if (n < why_size)
+                snprintf(why + n, why_size - n, ")");
             free(sel);
             return NULL;
         }

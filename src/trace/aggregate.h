@@ -46,7 +46,7 @@ struct trace_aggregation {
 
 /* Aggregates; returns -1 with a reason in err (e.g. unknown level). */
 int trace_aggregate(const struct trace *t, const struct trace_aggregate_options *opts,
-                    struct trace_aggregation *out, char *err, size_t errlen);
+                    struct trace_aggregation *out, char *why, size_t why_size);
 void trace_aggregation_free(struct trace_aggregation *a);
 
 /* Average of one resource over [from, to]: capacity and usage per category
@@ -56,7 +56,7 @@ void trace_resource_average(const struct trace *t, int resource, double from, do
 
 /* Parses "c1,c2" into a selection array of trace.n_categories (caller frees).
  * Returns NULL and a reason in err when a category is not in the trace. */
-bool *trace_category_selection(const struct trace *t, const char *list, char *err, size_t errlen);
+bool *trace_category_selection(const struct trace *t, const char *list, char *why, size_t why_size);
 
 /* The JSON of `tally trace aggregate --format json`:
  * {"from","to","level","categories":[...],"groups":[{"name","type","kind","capacity",

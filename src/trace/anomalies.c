@@ -108,12 +108,12 @@ static struct anomaly *add(struct finder *f, enum anomaly_kind kind, const char 
 
 /* Units: every resource, or every (group, kind) at the level. */
 static int list_units(const struct trace *t, const struct anomaly_options *o, struct unit **units,
-                      size_t *n, char *err, size_t errlen)
+                      size_t *n, char *why, size_t why_size)
 {
     if (o->level) {
         struct trace_aggregate_options ao = {.from = t->start, .to = t->end, .level = o->level};
         struct trace_aggregation a;
-        if (trace_aggregate(t, &ao, &a, err, errlen) < 0)
+        if (trace_aggregate(t, &ao, &a, why, why_size) < 0)
             return -1;
         *units = calloc(a.n_groups ? a.n_groups : 1, sizeof **units);
         if (!*units) {
@@ -153,7 +153,7 @@ static void unit_label(const struct unit *units, size_t n, size_t i, char *buf, 
 /* Averages of every unit over one slice: cap[u], use[u * nc + c]. */
 static int slice_values(const struct trace *t, const struct anomaly_options *o,
                         const struct unit *units, size_t n_units, double from, double to,
-                        double *cap, double *use, char *err, size_t errlen)
+                        double *cap, double *use, char *why, size_t why_size)
 {
     size_t nc = t->n_categories;
     if (!o->level) {
@@ -163,7 +163,7 @@ static int slice_values(const struct trace *t, const struct anomaly_options *o,
     }
     struct trace_aggregate_options ao = {.from = from, .to = to, .level = o->level};
     struct trace_aggregation a;
-    if (trace_aggregate(t, &ao, &a, err, errlen) < 0)
+    if (trace_aggregate(t, &ao, &a, why, why_size) < 0)
         return -1;
     for (size_t u = 0; u < n_units; u++) {
         cap[u] = 0;
@@ -236,7 +236,7 @@ static int slow_starts(struct finder *f, const struct unit *units, size_t n_unit
 static int idle_work(struct finder *f, const struct unit *units, size_t n_units,
                      const double *history, size_t n_slices, double width, size_t c,
                      const struct trace_period *p, const char *server, double *cap, double *use,
-                     char *err, size_t errlen)
+                     char *why, size_t why_size)
 {
     const struct trace *t = f->t;
     size_t nc = t->n_categories;
@@ -248,7 +248,7 @@ static int idle_work(struct finder *f, const struct unit *units, size_t n_units,
         if (b - a <= 1e-9 * (fabs(t->end) + 1))
             continue;
         bool whole = history && a == from && b == to;
-        if (!whole && slice_values(t, f->o, units, n_units, a, b, cap, use, err, errlen) < 0)
+        if (!whole && slice_values(t, f->o, units, n_units, a, b, cap, use, why, why_size) < 0)
             return -1;
         for (size_t u = 0; u < n_units; u++) {
             double share = whole ? history[(s * n_units + u) * nc + c]
@@ -258,7 +258,7 @@ static int idle_work(struct finder *f, const struct unit *units, size_t n_units,
             unit_label(units, n_units, u, label, sizeof label);
             struct anomaly *an = add(f, ANOMALY_BURST_IDLE, label, a, b);
             if (!an) {
-                snprintf(err, errlen, "out of memory");
+                snprintf(why, why_size, "out of memory");
                 return -1;
             }
             snprintf(an->subject, sizeof an->subject, "%s", t->categories[c]);
@@ -275,7 +275,7 @@ static int idle_work(struct finder *f, const struct unit *units, size_t n_units,
 /* Burst then idle of every category whose server's activity the trace gives. */
 static int burst_then_idle(struct finder *f, const struct unit *units, size_t n_units,
                            const double *history, size_t n_slices, double width, double *cap,
-                           double *use, char *err, size_t errlen)
+                           double *use, char *why, size_t why_size)
 {
     const struct trace *t = f->t;
     for (size_t c = 0; c < t->n_categories; c++) {
@@ -283,13 +283,13 @@ static int burst_then_idle(struct finder *f, const struct unit *units, size_t n_
         size_t n_idle = 0;
         int server = -1;
         if (trace_idle_after_active(t, t->categories[c], &idle, &n_idle, &server) < 0) {
-            snprintf(err, errlen, "out of memory");
+            snprintf(why, why_size, "out of memory");
             return -1;
         }
         int rc = 0;
         for (size_t i = 0; i < n_idle && rc == 0; i++)
             rc = idle_work(f, units, n_units, history, n_slices, width, c, &idle[i],
-                           t->containers[server].name, cap, use, err, errlen);
+                           t->containers[server].name, cap, use, why, why_size);
         free(idle);
         if (rc < 0)
             return -1;
@@ -298,7 +298,7 @@ static int burst_then_idle(struct finder *f, const struct unit *units, size_t n_
 }
 
 int trace_find_anomalies(const struct trace *t, const struct anomaly_options *opts,
-                         struct anomaly **out, size_t *n_out, char *err, size_t errlen)
+                         struct anomaly **out, size_t *n_out, char *why, size_t why_size)
 {
     struct anomaly_options o = *opts;
     anomaly_options_defaults(&o);
@@ -313,13 +313,13 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     if (n_slices == 0)
         n_slices = 1;
     if (n_slices > 1000000) {
-        snprintf(err, errlen, "--slice %g makes %zu slices (at most 1000000)", width, n_slices);
+        snprintf(why, why_size, "--slice %g makes %zu slices (at most 1000000)", width, n_slices);
         return -1;
     }
     size_t nc = t->n_categories;
     struct unit *units = NULL;
     size_t n_units = 0;
-    if (list_units(t, &o, &units, &n_units, err, errlen) < 0)
+    if (list_units(t, &o, &units, &n_units, why, why_size) < 0)
         return -1;
     double *expected = calloc(nc ? nc : 1, sizeof *expected);
     double *cap = calloc(n_units ? n_units : 1, sizeof *cap);
@@ -362,7 +362,7 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
         double to = s + 1 == n_slices ? f.to : from + width;
         if (to > f.to)
             to = f.to;
-        if (slice_values(t, &o, units, n_units, from, to, cap, use, err, errlen) < 0)
+        if (slice_values(t, &o, units, n_units, from, to, cap, use, why, why_size) < 0)
             goto out;
         if (history)
             for (size_t u = 0; u < n_units; u++)
@@ -499,12 +499,12 @@ int trace_find_anomalies(const struct trace *t, const struct anomaly_options *op
     }
     if (history && slow_starts(&f, units, n_units, history, n_slices, width) < 0)
         goto oom;
-    if (burst_then_idle(&f, units, n_units, history, n_slices, width, cap, use, err, errlen) < 0)
+    if (burst_then_idle(&f, units, n_units, history, n_slices, width, cap, use, why, why_size) < 0)
         goto out;
     rc = 0;
     goto out;
 oom:
-    snprintf(err, errlen, "out of memory");
+    snprintf(why, why_size, "out of memory");
 out:
     free(units);
     free(expected);

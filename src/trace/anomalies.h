@@ -54,7 +54,7 @@ void anomaly_options_defaults(struct anomaly_options *o);
 
 /* Finds the anomalies; *out is malloc'd (free it). Returns -1 with a reason. */
 int trace_find_anomalies(const struct trace *t, const struct anomaly_options *o,
-                         struct anomaly **out, size_t *n_out, char *err, size_t errlen);
+                         struct anomaly **out, size_t *n_out, char *why, size_t why_size);
 
 /* Groups findings of one kind, resource and subject on neighbouring slices
  * into one (from the first's start to the last's end, the detail of the

@@ -152,20 +152,20 @@ static void say_effects(const struct trace_diff *d, const struct diff_row *chang
 }
 
 int trace_diff(const struct trace *a, const struct trace *b, double phase, double min_share,
-               struct trace_diff *out, char *err, size_t errlen)
+               struct trace_diff *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     out->span_a = a->end - a->start;
     out->span_b = b->end - b->start;
     double longest = out->span_a > out->span_b ? out->span_a : out->span_b;
     if (!(longest > 0)) {
-        snprintf(err, errlen, "both traces are empty (no time between their start and end)");
+        snprintf(why, why_size, "both traces are empty (no time between their start and end)");
         return -1;
     }
     out->phase = phase > 0 ? phase : longest / 10;
     double n = ceil(longest / out->phase - 1e-9);
     if (n > 100000) {
-        snprintf(err, errlen, "--phase %g makes %.0f phases (at most 100000)", out->phase, n);
+        snprintf(why, why_size, "--phase %g makes %.0f phases (at most 100000)", out->phase, n);
         return -1;
     }
     out->n_phases = n < 1 ? 1 : (size_t)n;
@@ -217,7 +217,7 @@ int trace_diff(const struct trace *a, const struct trace *b, double phase, doubl
     }
     return 0;
 oom:
-    snprintf(err, errlen, "out of memory");
+    snprintf(why, why_size, "out of memory");
     trace_diff_free(out);
     return -1;
 }

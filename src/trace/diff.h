@@ -49,7 +49,7 @@ struct trace_diff {
 /* phase <= 0: a tenth of the longer trace. Changes below min_share of a
  * capacity-second are left out. Returns -1 with a reason. */
 int trace_diff(const struct trace *a, const struct trace *b, double phase, double min_share,
-               struct trace_diff *out, char *err, size_t errlen);
+               struct trace_diff *out, char *why, size_t why_size);
 void trace_diff_free(struct trace_diff *d);
 json_t *trace_diff_to_json(const struct trace_diff *d);
 

@@ -349,31 +349,31 @@ static void free_logs(struct builder *b)
 }
 
 /* --mpi: every run's links between hosts (mpi_links.h). */
-static int add_mpi_links(struct trace *t, const char *const *prefixes, size_t n, char *err,
-                         size_t errlen)
+static int add_mpi_links(struct trace *t, const char *const *prefixes, size_t n, char *why,
+                         size_t why_size)
 {
     struct mpi_links *m = mpi_links_new();
     int rc = m ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = mpi_links_add_run(m, t, prefixes[i], err, errlen);
+        rc = mpi_links_add_run(m, t, prefixes[i], why, why_size);
     if (rc == 0 && mpi_links_build(m, t) < 0)
-        rc = -1, snprintf(err, errlen, "out of memory");
+        rc = -1, snprintf(why, why_size, "out of memory");
     if (!m)
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
     mpi_links_free(m);
     return rc;
 }
 
 int trace_from_runs(const char *const *prefixes, size_t n, const struct from_runs_options *opts,
-                    struct trace *out, char *err, size_t errlen)
+                    struct trace *out, char *why, size_t why_size)
 {
     const char *hierarchy_file = opts ? opts->hierarchy_file : NULL;
     trace_init(out);
-    struct builder b = {.t = out, .err = err, .errlen = errlen};
+    struct builder b = {.t = out, .err = why, .errlen = why_size};
     int root_type = trace_add_type(out, "root", -1);
     int host_type = trace_add_type(out, "host", root_type);
     if (root_type < 0 || host_type < 0 || trace_add_container(out, "root", "0", root_type, -1, 0) < 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto fail;
     }
     for (size_t i = 0; i < n; i++)
@@ -383,21 +383,21 @@ int trace_from_runs(const char *const *prefixes, size_t n, const struct from_run
     for (size_t i = 0; i < b.n_logs; i++)
         readings |= b.logs[i].n > 0;
     if (readings && trace_add_category(out, HOST_OTHER_LOAD) < 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto fail;
     }
     if (opts && opts->capacity_file &&
-        host_capacity_file(out, b.logs, opts->capacity_file, err, errlen) < 0)
+        host_capacity_file(out, b.logs, opts->capacity_file, why, why_size) < 0)
         goto fail;
     if (build_signals(&b) < 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto fail;
     }
-    if (opts && opts->mpi && add_mpi_links(out, prefixes, n, err, errlen) < 0)
+    if (opts && opts->mpi && add_mpi_links(out, prefixes, n, why, why_size) < 0)
         goto fail;
     int bad = container_with_infinite_value(out);
     if (bad >= 0) {
-        snprintf(err, errlen,
+        snprintf(why, why_size,
                  "host %s: its series give a value too large to represent (samples too close "
                  "together, or values out of range)",
                  out->containers[bad].name);
@@ -405,10 +405,10 @@ int trace_from_runs(const char *const *prefixes, size_t n, const struct from_run
     }
     out->containers[0].start = out->start;
     out->n_events = b.n;
-    if (hierarchy_file && trace_apply_hierarchy(out, hierarchy_file, err, errlen) < 0)
+    if (hierarchy_file && trace_apply_hierarchy(out, hierarchy_file, why, why_size) < 0)
         goto fail;
     if (trace_finish(out) < 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         goto fail;
     }
     free_logs(&b);

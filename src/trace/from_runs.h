@@ -17,6 +17,6 @@ struct from_runs_options {
 /* Reads PREFIX.summary and PREFIX.series for each prefix; opts may be NULL.
  * Returns -1 with a reason. */
 int trace_from_runs(const char *const *prefixes, size_t n, const struct from_runs_options *opts,
-                    struct trace *out, char *err, size_t errlen);
+                    struct trace *out, char *why, size_t why_size);
 
 #endif

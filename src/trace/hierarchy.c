@@ -50,11 +50,11 @@ static bool is_type_ancestor(const struct trace *t, int maybe_ancestor, int ty)
     return false;
 }
 
-int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t errlen)
+int trace_apply_hierarchy(struct trace *t, const char *path, char *why, size_t why_size)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
         return -1;
     }
     char *line = NULL;
@@ -75,13 +75,13 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
             continue;
         const char *child = words[0], *parent = n > 1 ? words[1] : "", *type = n > 2 ? words[2] : "";
         if (n < 2 || n > 3) {
-            snprintf(err, errlen, "%s:%zu: expected 'CHILD PARENT [PARENT-TYPE]'", path, lineno);
+            snprintf(why, why_size, "%s:%zu: expected 'CHILD PARENT [PARENT-TYPE]'", path, lineno);
             rc = -1;
             break;
         }
         int c = trace_find_container(t, child);
         if (c <= 0) {
-            snprintf(err, errlen, "%s:%zu: unknown container '%s'", path, lineno, child);
+            snprintf(why, why_size, "%s:%zu: unknown container '%s'", path, lineno, child);
             rc = -1;
             break;
         }
@@ -96,12 +96,12 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
                        : trace_add_container(t, parent, NULL, ty, old_parent,
                                              t->containers[c].start);
             if (p < 0) {
-                snprintf(err, errlen, "%s: out of memory", path);
+                snprintf(why, why_size, "%s: out of memory", path);
                 rc = -1;
                 break;
             }
         } else if (is_ancestor(t, c, p)) {
-            snprintf(err, errlen, "%s:%zu: '%s' cannot go under its own descendant '%s'", path,
+            snprintf(why, why_size, "%s:%zu: '%s' cannot go under its own descendant '%s'", path,
                      lineno, child, parent);
             rc = -1;
             break;
@@ -111,7 +111,7 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
          * a cluster when clusters are under sites */
         int child_type = t->containers[c].type, parent_type = t->containers[p].type;
         if (is_type_ancestor(t, child_type, parent_type)) {
-            snprintf(err, errlen,
+            snprintf(why, why_size,
                      "%s:%zu: '%s' (type %s) cannot go under '%s' (type %s): a type cannot "
                      "contain itself",
                      path, lineno, child, t->types[child_type].name, parent,
@@ -122,7 +122,7 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t e
         detach(t, c);
         t->types[t->containers[c].type].parent = t->containers[p].type;
         if (attach(t, c, p) < 0) {
-            snprintf(err, errlen, "%s: out of memory", path);
+            snprintf(why, why_size, "%s: out of memory", path);
             rc = -1;
         }
     }

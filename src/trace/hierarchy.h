@@ -10,6 +10,6 @@
  * existing container) moves under PARENT, which is created when missing, of
  * type PARENT-TYPE (default "site"), in CHILD's former parent. Later lines may
  * regroup the groups ("cluster1 siteA site"). Errors name FILE:LINE. */
-int trace_apply_hierarchy(struct trace *t, const char *path, char *err, size_t errlen);
+int trace_apply_hierarchy(struct trace *t, const char *path, char *why, size_t why_size);
 
 #endif

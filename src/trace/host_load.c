@@ -41,7 +41,7 @@ struct capacity_ctx {
 };
 
 /* One line "HOST disk=MB/s network=MB/s" of the --capacity file. */
-static int capacity_line(void *ctx, char **words, size_t n, char *why, size_t why_len)
+static int capacity_line(void *ctx, char **words, size_t n, char *why, size_t why_size)
 {
     struct capacity_ctx *c = ctx;
     struct trace *t = c->t;
@@ -51,7 +51,7 @@ static int capacity_line(void *ctx, char **words, size_t n, char *why, size_t wh
         char *w = words[i], *eq = strchr(w, '='), *stop = NULL;
         double v = eq ? strtod(eq + 1, &stop) : NAN;
         if (!eq || !stop || *stop || !(v > 0) || !isfinite(v)) {
-            snprintf(why, why_len, "'%s' is not disk=MB/s or network=MB/s (a positive number)", w);
+            snprintf(why, why_size, "'%s' is not disk=MB/s or network=MB/s (a positive number)", w);
             return -1;
         }
         *eq = '\0';
@@ -60,7 +60,7 @@ static int capacity_line(void *ctx, char **words, size_t n, char *why, size_t wh
         else if (!strcmp(w, "network"))
             net = v;
         else {
-            snprintf(why, why_len, "unknown key '%s' (disk, network)", w);
+            snprintf(why, why_size, "unknown key '%s' (disk, network)", w);
             return -1;
         }
     }
@@ -76,17 +76,17 @@ static int capacity_line(void *ctx, char **words, size_t n, char *why, size_t wh
             c->logs[h].net_bandwidth = net;
     }
     if (!found) {
-        snprintf(why, why_len, "no run was on host '%s'", host);
+        snprintf(why, why_size, "no run was on host '%s'", host);
         return -1;
     }
     return 0;
 }
 
-int host_capacity_file(struct trace *t, struct host_log *logs, const char *path, char *err,
-                       size_t errlen)
+int host_capacity_file(struct trace *t, struct host_log *logs, const char *path, char *why,
+                       size_t why_size)
 {
     struct capacity_ctx c = {t, logs};
-    return word_lines_read(path, capacity_line, &c, err, errlen);
+    return word_lines_read(path, capacity_line, &c, why, why_size);
 }
 
 static int by_time(const void *x, const void *y)

@@ -36,8 +36,8 @@ void host_log_free(struct host_log *log);
  * key may be missing; HOST "*" is every host; '#' starts a comment) into
  * logs[container] for each host container of t. Returns -1 with
  * "FILE:LINE: why" in err. */
-int host_capacity_file(struct trace *t, struct host_log *logs, const char *path, char *err,
-                       size_t errlen);
+int host_capacity_file(struct trace *t, struct host_log *logs, const char *path, char *why,
+                       size_t why_size);
 
 /* For the host container h whose category usage signals are built: its
  * capacities (cpu, memory, io, network), its span (container start and

@@ -93,12 +93,12 @@ static const char *host_of(const struct trace *mt, int rank)
     return p > 0 ? mt->containers[p].name : NULL;
 }
 
-int mpi_links_add_run(struct mpi_links *m, struct trace *t, const char *prefix, char *err,
-                      size_t errlen)
+int mpi_links_add_run(struct mpi_links *m, struct trace *t, const char *prefix, char *why,
+                      size_t why_size)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_t *sum = summary_load(path, err, errlen);
+    json_t *sum = summary_load(path, why, why_size);
     if (!sum)
         return -1;
     double origin = summary_number(json_object_get(sum, "mpi"), "link_series_origin", NAN);
@@ -106,14 +106,14 @@ int mpi_links_add_run(struct mpi_links *m, struct trace *t, const char *prefix, 
     int category = name ? trace_add_category(t, name) : -1;
     json_decref(sum);
     if (!isfinite(origin) || category < 0) {
-        snprintf(err, errlen, "%s: no mpi.link_series_origin (run with --mpi --time-series)", path);
+        snprintf(why, why_size, "%s: no mpi.link_series_origin (run with --mpi --time-series)", path);
         return -1;
     }
     snprintf(path, sizeof path, "%s.mpi.paje", prefix);
     struct trace mt;
-    char why[512];
-    if (trace_read_file(path, NULL, &mt, why, sizeof why) < 0) {
-        snprintf(err, errlen, "%s (run with --mpi --time-series)", why);
+    char detail[512];
+    if (trace_read_file(path, NULL, &mt, detail, sizeof detail) < 0) {
+        snprintf(why, why_size, "%s (run with --mpi --time-series)", detail);
         return -1;
     }
     int mpi = trace_find_category(&mt, "mpi");
@@ -147,7 +147,7 @@ int mpi_links_add_run(struct mpi_links *m, struct trace *t, const char *prefix, 
     }
     trace_free(&mt);
     if (rc < 0)
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
     return rc;
 }
 

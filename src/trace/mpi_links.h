@@ -21,8 +21,8 @@ void mpi_links_free(struct mpi_links *m);
 /* Reads PREFIX.summary and PREFIX.mpi.paje, adding their links between
  * hosts to m (hosts and link containers go into t now, the signals at
  * mpi_links_build). Returns -1 with a reason naming the file. */
-int mpi_links_add_run(struct mpi_links *m, struct trace *t, const char *prefix, char *err,
-                      size_t errlen);
+int mpi_links_add_run(struct mpi_links *m, struct trace *t, const char *prefix, char *why,
+                      size_t why_size);
 /* Pushes the links' signals into t (before trace_finish); widens t's span
  * to them. Returns -1 when out of memory. */
 int mpi_links_build(struct mpi_links *m, struct trace *t);

@@ -801,14 +801,14 @@ static void reader_free(struct reader *r)
 }
 
 int trace_read_file(const char *path, const struct trace_read_options *opts, struct trace *out,
-                    char *err, size_t errlen)
+                    char *why, size_t why_size)
 {
     trace_init(out);
-    struct reader r = {.path = path, .err = err, .errlen = errlen, .t = out, .opts = opts};
-    char why[160];
-    int fd = text_file_open(path, true, why, sizeof why); /* never waits on a FIFO */
+    struct reader r = {.path = path, .err = why, .errlen = why_size, .t = out, .opts = opts};
+    char detail[160];
+    int fd = text_file_open(path, true, detail, sizeof detail); /* never waits on a FIFO */
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(why, why_size, "%s: %s", path, detail);
         trace_free(out);
         return -1;
     }
@@ -817,7 +817,7 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
     size_t size = 0;
     int rc = -1;
     if (fstat(fd, &st) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
         goto done;
     }
     size = (size_t)st.st_size;
@@ -825,14 +825,14 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
         map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) {
             map = NULL;
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            snprintf(why, why_size, "%s: %s", path, strerror(errno));
             goto done;
         }
         madvise(map, size, MADV_SEQUENTIAL);
     }
     r.defs = malloc((MAX_EVENT_ID + 1) * sizeof *r.defs);
     if (!r.defs || !out->strings) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(why, why_size, "%s: out of memory", path);
         goto done;
     }
     for (int i = 0; i <= MAX_EVENT_ID; i++)
@@ -843,13 +843,13 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
         goto done;
     if (out->n_events == 0) {
         r.line = 0;
-        snprintf(err, errlen, "%s: no Paje event in the file", path);
+        snprintf(why, why_size, "%s: no Paje event in the file", path);
         goto done;
     }
-    if (opts && opts->hierarchy_file && trace_apply_hierarchy(out, opts->hierarchy_file, err, errlen) < 0)
+    if (opts && opts->hierarchy_file && trace_apply_hierarchy(out, opts->hierarchy_file, why, why_size) < 0)
         goto done;
     if (trace_finish(out) < 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(why, why_size, "%s: out of memory", path);
         goto done;
     }
     rc = 0;

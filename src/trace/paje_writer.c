@@ -130,7 +130,7 @@ static int ctype_for(struct paje_ctype **list, size_t *n, size_t *cap, int type,
     return (int)*n - 1;
 }
 
-int trace_write_paje(const struct trace *t, const char *path, char *err, size_t errlen)
+int trace_write_paje(const struct trace *t, const char *path, char *why, size_t why_size)
 {
     struct vardef *defs = NULL;
     size_t n_defs = 0, cap_defs = 0;
@@ -193,7 +193,7 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
         qsort(pts, n_pts, sizeof *pts, by_time); /* ties: any order, the signals are disjoint */
     struct atomic_file af;
     if (atomic_file_open(&af, path) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno));
         goto out;
     }
     FILE *f = af.fp;
@@ -251,13 +251,13 @@ int trace_write_paje(const struct trace *t, const char *path, char *err, size_t 
     for (size_t i = 0; i < n_order; i++)
         fprintf(f, "7 %.17g t%d c%d\n", t->containers[order[i]].end, ctype_of[order[i]], order[i]);
     if (ferror(f) || atomic_file_commit(&af) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+        snprintf(why, why_size, "%s: %s", path, strerror(errno ? errno : EIO));
         goto out;
     }
     rc = 0;
     goto out;
 oom:
-    snprintf(err, errlen, "%s: out of memory", path);
+    snprintf(why, why_size, "%s: out of memory", path);
 out:
     free(order);
     free(ctype_of);

@@ -7,6 +7,6 @@
 #include "trace/trace.h"
 
 /* Writes t (after trace_finish) to path atomically. Returns -1 with a reason in err. */
-int trace_write_paje(const struct trace *t, const char *path, char *err, size_t errlen);
+int trace_write_paje(const struct trace *t, const char *path, char *why, size_t why_size);
 
 #endif

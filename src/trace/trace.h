@@ -151,13 +151,13 @@ struct trace_read_options {
 
 /* Parses one --map value ("capacity=power,usage-prefix=u[,multiplier=cores][,kind=cpu]")
  * into a rule appended to opts. Returns -1 and a reason in err on error. */
-int trace_map_parse(struct trace_read_options *opts, const char *text, char *err, size_t errlen);
+int trace_map_parse(struct trace_read_options *opts, const char *text, char *why, size_t why_size);
 
 /* Reads a Paje trace from path, maps variables to resources, indexes the
  * signals and checks eq. 1. opts may be NULL (defaults). On error returns -1
  * with "FILE:LINE: why" in err (no "tally:" prefix) and leaves *out empty. */
 int trace_read_file(const char *path, const struct trace_read_options *opts, struct trace *out,
-                    char *err, size_t errlen);
+                    char *why, size_t why_size);
 void trace_free(struct trace *t);
 
 /* Lookups (NULL / -1 when absent). Type names compare case-insensitively. */

@@ -80,10 +80,10 @@ void varmap_classify(const struct trace_read_options *opts, const char *name,
     }
 }
 
-int trace_map_parse(struct trace_read_options *opts, const char *text, char *err, size_t errlen)
+int trace_map_parse(struct trace_read_options *opts, const char *text, char *why, size_t why_size)
 {
     if (opts->n_rules >= TRACE_MAX_MAP_RULES) {
-        snprintf(err, errlen, "--map: at most %d rules", TRACE_MAX_MAP_RULES);
+        snprintf(why, why_size, "--map: at most %d rules", TRACE_MAX_MAP_RULES);
         return -1;
     }
     struct trace_map_rule rule;
@@ -94,7 +94,7 @@ int trace_map_parse(struct trace_read_options *opts, const char *text, char *err
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (!eq) {
-            snprintf(err, errlen, "--map '%s': '%.*s' is not KEY=VALUE", text, (int)len, p);
+            snprintf(why, why_size, "--map '%s': '%.*s' is not KEY=VALUE", text, (int)len, p);
             return -1;
         }
         size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
@@ -108,13 +108,13 @@ int trace_map_parse(struct trace_read_options *opts, const char *text, char *err
         else if (klen == 4 && !strncmp(p, "kind", 4))
             dst = rule.kind;
         if (!dst) {
-            snprintf(err, errlen,
+            snprintf(why, why_size,
                      "--map '%s': unknown key '%.*s' (capacity, usage-prefix, multiplier, kind)",
                      text, (int)klen, p);
             return -1;
         }
         if (vlen == 0 || vlen >= 64) {
-            snprintf(err, errlen, "--map '%s': empty or too long value for '%.*s'", text,
+            snprintf(why, why_size, "--map '%s': empty or too long value for '%.*s'", text,
                      (int)klen, p);
             return -1;
         }
@@ -122,7 +122,7 @@ int trace_map_parse(struct trace_read_options *opts, const char *text, char *err
         p = end ? end + 1 : p + len;
     }
     if (!rule.capacity[0] || !rule.usage_prefix[0]) {
-        snprintf(err, errlen, "--map '%s': capacity= and usage-prefix= are required", text);
+        snprintf(why, why_size, "--map '%s': capacity= and usage-prefix= are required", text);
         return -1;
     }
     if (!rule.kind[0])

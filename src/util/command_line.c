@@ -181,11 +181,11 @@ static void read_ansi_c_escape(const char **p, FILE *out)
 
 /* Reads one word starting at *p (not a blank) of LINE into a malloc'd
  * string; advances *p. NULL with why on error. */
-static char *read_word(const char *line, const char **p, char *why, size_t why_len)
+static char *read_word(const char *line, const char **p, char *why, size_t why_size)
 {
     struct text t;
     if (!text_open(&t)) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     const char *s = *p;
@@ -236,11 +236,11 @@ static char *read_word(const char *line, const char **p, char *why, size_t why_l
     }
     char *word = text_close(&t);
     if (!word) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     if (open) {
-        snprintf(why, why_len, "unterminated %s at byte %zu", *open == '$' ? "$'" : *open == '"' ? "\"" : "'",
+        snprintf(why, why_size, "unterminated %s at byte %zu", *open == '$' ? "$'" : *open == '"' ? "\"" : "'",
                  (size_t)(open - line) + 1);
         free(word);
         return NULL;
@@ -258,12 +258,12 @@ void command_line_free(char **words)
     free(words);
 }
 
-int command_line_split(const char *line, char ***words, char *why, size_t why_len)
+int command_line_split(const char *line, char ***words, char *why, size_t why_size)
 {
     size_t n = 0, cap = 4;
     char **list = malloc(cap * sizeof *list);
     if (!list) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     for (const char *p = line;;) {
@@ -271,11 +271,11 @@ int command_line_split(const char *line, char ***words, char *why, size_t why_le
             p++;
         if (!*p)
             break;
-        char *word = read_word(line, &p, why, why_len);
+        char *word = read_word(line, &p, why, why_size);
         char **bigger = word && n + 2 > cap ? realloc(list, (cap *= 2) * sizeof *list) : list;
         if (!word || !bigger) {
             if (word)
-                snprintf(why, why_len, "out of memory");
+                snprintf(why, why_size, "out of memory");
             free(word);
             list[n] = NULL;
             command_line_free(list);

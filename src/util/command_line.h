@@ -20,7 +20,7 @@ char *command_line_quote(char *const *words);
  * NULL-terminated array of malloc'd words (free with command_line_free).
  * Returns the word count, or -1 with a reason in why (an unterminated quote,
  * out of memory). */
-int command_line_split(const char *line, char ***words, char *why, size_t why_len);
+int command_line_split(const char *line, char ***words, char *why, size_t why_size);
 void command_line_free(char **words);
 
 /* True when TEXT is valid UTF-8 (no overlong forms, no surrogates). */

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int make_parent_directories(const char *path, char *why, size_t why_len)
+int make_parent_directories(const char *path, char *why, size_t why_size)
 {
     char *copy = strdup(path);
     if (!copy) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return -1;
     }
     char *slash = strrchr(copy, '/');
@@ -25,7 +25,7 @@ int make_parent_directories(const char *path, char *why, size_t why_len)
             char saved = *p;
             *p = '\0';
             if (mkdir(copy, 0777) < 0 && errno != EEXIST) {
-                snprintf(why, why_len, "cannot create directory %s: %s", copy, strerror(errno));
+                snprintf(why, why_size, "cannot create directory %s: %s", copy, strerror(errno));
                 free(copy);
                 return -1;
             }

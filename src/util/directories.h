@@ -7,6 +7,6 @@
 #include <stddef.h>
 
 /* mkdir -p of the directory holding path. Returns -1 with a reason in why. */
-int make_parent_directories(const char *path, char *why, size_t why_len);
+int make_parent_directories(const char *path, char *why, size_t why_size);
 
 #endif

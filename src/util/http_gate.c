@@ -57,10 +57,10 @@ static void notify(void *cls, struct MHD_Connection *conn, void **socket_context
 }
 
 struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
-                                  MHD_AccessHandlerCallback handler, void *ctx, char *err,
-                                  size_t errlen)
+                                  MHD_AccessHandlerCallback handler, void *ctx, char *why,
+                                  size_t why_size)
 {
-    if (!libmhd_api_load(err, errlen)) {
+    if (!libmhd_api_load(why, why_size)) {
         close(listen_fd);
         return NULL;
     }
@@ -68,7 +68,7 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
     if (g)
         g->slots = calloc(2 * (size_t)max, sizeof *g->slots);
     if (!g || !g->slots || max == 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         if (g)
             free(g->slots);
         free(g);
@@ -92,7 +92,7 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
     struct epoll_event ev = {.events = EPOLLIN};
     if (g->epoll_fd < 0 || epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) < 0 ||
         epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, info->epoll_fd, &ev) < 0) {
-        snprintf(err, errlen, "cannot start the HTTP server");
+        snprintf(why, why_size, "cannot start the HTTP server");
         http_gate_stop(g);
         return NULL;
     }

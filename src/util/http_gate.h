@@ -21,8 +21,8 @@ struct http_gate;
 /* Serves LISTEN_FD (listening, non-blocking; the gate owns it) with
  * HANDLER(CTX, ...). NULL with the reason in err. */
 struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
-                                  MHD_AccessHandlerCallback handler, void *ctx, char *err,
-                                  size_t errlen);
+                                  MHD_AccessHandlerCallback handler, void *ctx, char *why,
+                                  size_t why_size);
 /* One fd for the caller's loop: readable when there is work (then call
  * http_gate_run). */
 int http_gate_fd(const struct http_gate *gate);

@@ -9,12 +9,12 @@
 #include "util/loopback.h"
 
 struct MHD_Daemon *http_server_start(unsigned port, unsigned *bound_port,
-                                     MHD_AccessHandlerCallback handler, void *ctx, char *err,
-                                     size_t errlen)
+                                     MHD_AccessHandlerCallback handler, void *ctx, char *why,
+                                     size_t why_size)
 {
-    if (!libmhd_api_load(err, errlen))
+    if (!libmhd_api_load(why, why_size))
         return NULL;
-    int fd = loopback_listen(port, bound_port, err, errlen);
+    int fd = loopback_listen(port, bound_port, why, why_size);
     if (fd < 0)
         return NULL;
     struct MHD_Daemon *d = MHD(MHD_start_daemon)(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL_LINUX_ONLY,
@@ -22,7 +22,7 @@ struct MHD_Daemon *http_server_start(unsigned port, unsigned *bound_port,
                                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
     if (!d) {
         close(fd);
-        snprintf(err, errlen, "127.0.0.1:%u: cannot start the HTTP server", *bound_port);
+        snprintf(why, why_size, "127.0.0.1:%u: cannot start the HTTP server", *bound_port);
     }
     return d; /* MHD_stop_daemon closes fd */
 }

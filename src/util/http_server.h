@@ -14,8 +14,8 @@
  * MHD_stop_daemon. NULL with the reason in err. Block the signals the
  * caller waits for before, so that the server's thread does not take them. */
 struct MHD_Daemon *http_server_start(unsigned port, unsigned *bound_port,
-                                     MHD_AccessHandlerCallback handler, void *ctx, char *err,
-                                     size_t errlen);
+                                     MHD_AccessHandlerCallback handler, void *ctx, char *why,
+                                     size_t why_size);
 
 /* Queues the answer: STATUS, Content-Type TYPE, never cached; BODY of LEN
  * bytes kept, copied or freed as MODE says. */

@@ -10,11 +10,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int loopback_listen(unsigned port, unsigned *bound_port, char *err, size_t errlen)
+int loopback_listen(unsigned port, unsigned *bound_port, char *why, size_t why_size)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
+        snprintf(why, why_size, "socket: %s", strerror(errno));
         return -1;
     }
     int one = 1;
@@ -22,7 +22,7 @@ int loopback_listen(unsigned port, unsigned *bound_port, char *err, size_t errle
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(fd, 64) < 0) {
-        snprintf(err, errlen, "127.0.0.1:%u: %s", port, strerror(errno));
+        snprintf(why, why_size, "127.0.0.1:%u: %s", port, strerror(errno));
         close(fd);
         return -1;
     }

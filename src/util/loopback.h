@@ -8,6 +8,6 @@
 
 /* Listens on 127.0.0.1:port (0: any free port, told in *bound_port).
  * Returns the descriptor, or -1 with the reason in err. */
-int loopback_listen(unsigned port, unsigned *bound_port, char *err, size_t errlen);
+int loopback_listen(unsigned port, unsigned *bound_port, char *why, size_t why_size);
 
 #endif

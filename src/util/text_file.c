@@ -19,11 +19,11 @@ void text_file_size_text(size_t bytes, char *text, size_t size)
     snprintf(text, size, "%zu %s", bytes, units[u]);
 }
 
-int text_file_open(const char *path, bool regular_only, char *why, size_t why_len)
+int text_file_open(const char *path, bool regular_only, char *why, size_t why_size)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, why_len, "%s", strerror(errno));
+        snprintf(why, why_size, "%s", strerror(errno));
         return -1;
     }
     struct stat st;
@@ -38,21 +38,21 @@ int text_file_open(const char *path, bool regular_only, char *why, size_t why_le
     if (!refused && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0))
         refused = strerror(errno);
     if (refused) {
-        snprintf(why, why_len, "%s", refused);
+        snprintf(why, why_size, "%s", refused);
         close(fd);
         return -1;
     }
     return fd;
 }
 
-static void too_large(size_t max, char *why, size_t why_len)
+static void too_large(size_t max, char *why, size_t why_size)
 {
     char bound[32];
     text_file_size_text(max, bound, sizeof bound);
-    snprintf(why, why_len, "larger than %s (the most read from such a file)", bound);
+    snprintf(why, why_size, "larger than %s (the most read from such a file)", bound);
 }
 
-char *text_file_read_stream(FILE *fp, size_t max, size_t *len, char *why, size_t why_len)
+char *text_file_read_stream(FILE *fp, size_t max, size_t *len, char *why, size_t why_size)
 {
     size_t cap = 4096, n = 0;
     char *text = malloc(cap);
@@ -75,14 +75,14 @@ char *text_file_read_stream(FILE *fp, size_t max, size_t *len, char *why, size_t
             break;
     }
     if (!text) {
-        snprintf(why, why_len, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     if (ferror(fp) || n > max) {
         if (n > max)
-            too_large(max, why, why_len);
+            too_large(max, why, why_size);
         else
-            snprintf(why, why_len, "%s", strerror(errno ? errno : EIO));
+            snprintf(why, why_size, "%s", strerror(errno ? errno : EIO));
         free(text);
         return NULL;
     }
@@ -92,32 +92,32 @@ char *text_file_read_stream(FILE *fp, size_t max, size_t *len, char *why, size_t
     return text;
 }
 
-char *text_file_read(const char *path, size_t max, size_t *len, char *why, size_t why_len)
+char *text_file_read(const char *path, size_t max, size_t *len, char *why, size_t why_size)
 {
-    int fd = text_file_open(path, false, why, why_len);
+    int fd = text_file_open(path, false, why, why_size);
     if (fd < 0)
         return NULL;
     FILE *fp = fdopen(fd, "r");
     if (!fp) {
-        snprintf(why, why_len, "%s", strerror(errno));
+        snprintf(why, why_size, "%s", strerror(errno));
         close(fd);
         return NULL;
     }
-    char *text = text_file_read_stream(fp, max, len, why, why_len);
+    char *text = text_file_read_stream(fp, max, len, why, why_size);
     fclose(fp);
     return text;
 }
 
 int text_lines_open(struct text_lines *r, const char *path, size_t max_total, size_t max_line,
-                    char *why, size_t why_len)
+                    char *why, size_t why_size)
 {
     memset(r, 0, sizeof *r);
-    int fd = text_file_open(path, false, why, why_len);
+    int fd = text_file_open(path, false, why, why_size);
     if (fd < 0)
         return -1;
     FILE *fp = fdopen(fd, "r");
     if (!fp) {
-        snprintf(why, why_len, "%s", strerror(errno));
+        snprintf(why, why_size, "%s", strerror(errno));
         close(fd);
         return -1;
     }

@@ -19,15 +19,15 @@
  * descriptor blocking. A directory is refused ("Is a directory"), and so is
  * anything but a regular file when regular_only. -1 with the reason in why
  * (strerror's, or one of those). */
-int text_file_open(const char *path, bool regular_only, char *why, size_t why_len);
+int text_file_open(const char *path, bool regular_only, char *why, size_t why_size);
 
 /* The whole of PATH, NUL-terminated and malloc'd, its length in *len when
  * len is not NULL; at most MAX bytes. NULL with the reason in why: the
  * system's ("No such file or directory", "Is a directory"), "out of
  * memory", or "larger than 1 MB (the most read from such a file)". */
-char *text_file_read(const char *path, size_t max, size_t *len, char *why, size_t why_len);
+char *text_file_read(const char *path, size_t max, size_t *len, char *why, size_t why_size);
 /* The same from an open stream (standard input). */
-char *text_file_read_stream(FILE *fp, size_t max, size_t *len, char *why, size_t why_len);
+char *text_file_read_stream(FILE *fp, size_t max, size_t *len, char *why, size_t why_size);
 
 /* A file read line by line within two bounds: its total size and the
  * length of one line. */
@@ -43,7 +43,7 @@ struct text_lines {
 
 /* 0, or -1 with the reason in why (as text_file_open). */
 int text_lines_open(struct text_lines *r, const char *path, size_t max_total, size_t max_line,
-                    char *why, size_t why_len);
+                    char *why, size_t why_size);
 /* Reads from FP (not closed by text_lines_close). */
 void text_lines_attach(struct text_lines *r, FILE *fp, size_t max_total, size_t max_line);
 /* 1 with the next line in *line (NUL-terminated, without its newline; *len

@@ -8,12 +8,12 @@
 #include "util/text_file.h"
 #include "util/vec.h"
 
-int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *err, size_t err_len)
+int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *why, size_t why_size)
 {
     struct text_lines in;
-    char why[256];
-    if (text_lines_open(&in, path, TEXT_FILE_SMALL, TEXT_LINE_MAX, why, sizeof why) < 0) {
-        snprintf(err, err_len, "%s: %s", path, why);
+    char detail[256];
+    if (text_lines_open(&in, path, TEXT_FILE_SMALL, TEXT_LINE_MAX, detail, sizeof detail) < 0) {
+        snprintf(why, why_size, "%s: %s", path, detail);
         return -1;
     }
     char **words = NULL, *line;
@@ -28,19 +28,19 @@ int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *err, siz
         for (char *w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
             char **slot = VEC_PUSH(words, n, cap);
             if (!slot) {
-                snprintf(err, err_len, "%s:%lu: out of memory", path, in.number);
+                snprintf(why, why_size, "%s:%lu: out of memory", path, in.number);
                 rc = -1;
                 break;
             }
             *slot = w;
         }
-        if (rc == 0 && n > 0 && fn(ctx, words, n, why, sizeof why) < 0) {
-            snprintf(err, err_len, "%s:%lu: %s", path, in.number, why);
+        if (rc == 0 && n > 0 && fn(ctx, words, n, detail, sizeof detail) < 0) {
+            snprintf(why, why_size, "%s:%lu: %s", path, in.number, detail);
             rc = -1;
         }
     }
     if (rc == 0 && got < 0) {
-        snprintf(err, err_len, "%s: %s", path, in.why);
+        snprintf(why, why_size, "%s: %s", path, in.why);
         rc = -1;
     }
     free(words);

@@ -9,11 +9,11 @@
 
 /* One line's words (n >= 1; the words may be changed). 0 to go on, -1
  * with the reason in why to stop. */
-typedef int (*word_line_fn)(void *ctx, char **words, size_t n, char *why, size_t why_len);
+typedef int (*word_line_fn)(void *ctx, char **words, size_t n, char *why, size_t why_size);
 
 /* Calls fn for each line of PATH with at least one word. 0 at the end; -1
  * with "PATH: why" in err when PATH cannot be read (a bound passed, not
  * text), "PATH:LINE: why" when fn refused a line. */
-int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *err, size_t err_len);
+int word_lines_read(const char *path, word_line_fn fn, void *ctx, char *why, size_t why_size);
 
 #endif

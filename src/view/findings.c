@@ -66,8 +66,8 @@ static struct finding *collect(const struct trace *t, double anomaly_slice, doub
     *slice_width = o.slice > 0 ? o.slice : (t->end - t->start) / 20; /* as trace_find_anomalies */
     struct anomaly *found = NULL;
     size_t n_found = 0;
-    char err[256];
-    if (trace_find_anomalies(t, &o, &found, &n_found, err, sizeof err) < 0)
+    char why[256];
+    if (trace_find_anomalies(t, &o, &found, &n_found, why, sizeof why) < 0)
         n_found = 0;
     *n = 0;
     struct finding *all = malloc((n_found + t->n_violations + 1) * sizeof *all);

@@ -69,17 +69,17 @@ static enum MHD_Result serve_slice(struct server_context *ctx, struct MHD_Connec
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "to: not a number");
     if (!(from < to))
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "from must be before to");
-    char err[512];
+    char why[512];
     bool *selection = NULL;
-    if (cats && *cats && !(selection = trace_category_selection(ctx->trace, cats, err, sizeof err)))
-        return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+    if (cats && *cats && !(selection = trace_category_selection(ctx->trace, cats, why, sizeof why)))
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, why);
     struct trace_aggregate_options opts = {
         .from = from, .to = to, .level = level && *level ? level : "root", .categories = selection,
         .kind = kind && *kind ? kind : NULL};
     struct trace_aggregation a;
-    if (trace_aggregate(ctx->trace, &opts, &a, err, sizeof err) < 0) {
+    if (trace_aggregate(ctx->trace, &opts, &a, why, sizeof why) < 0) {
         free(selection);
-        return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, why);
     }
     json_t *doc = trace_aggregation_to_json(ctx->trace, &a);
     trace_aggregation_free(&a);
@@ -101,15 +101,15 @@ static enum MHD_Result serve_timeline(struct server_context *ctx, struct MHD_Con
     if (parse_time(steps_text, &steps) < 0 || steps != floor(steps))
         return respond_error(conn, MHD_HTTP_BAD_REQUEST, "steps: not a whole number");
     if (!(steps >= 1 && steps <= VIEW_TIMELINE_MAX_STEPS)) { /* checked before the cast */
-        char why[64];
-        snprintf(why, sizeof why, "steps: expected 1 to %d", VIEW_TIMELINE_MAX_STEPS);
-        return respond_error(conn, MHD_HTTP_BAD_REQUEST, why);
+        char detail[64];
+        snprintf(detail, sizeof detail, "steps: expected 1 to %d", VIEW_TIMELINE_MAX_STEPS);
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, detail);
     }
     rq.steps = (size_t)steps;
-    char err[512];
-    json_t *doc = view_timeline_json(ctx->trace, &rq, err, sizeof err);
+    char why[512];
+    json_t *doc = view_timeline_json(ctx->trace, &rq, why, sizeof why);
     if (!doc)
-        return respond_error(conn, MHD_HTTP_BAD_REQUEST, err);
+        return respond_error(conn, MHD_HTTP_BAD_REQUEST, why);
     return respond_json(conn, doc);
 }
 
@@ -132,7 +132,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 }
 
 int view_server_run(const struct trace *t, const struct view_page_options *page, unsigned port,
-                    char *err, size_t errlen)
+                    char *why, size_t why_size)
 {
     struct view_page_options served = *page;
     served.serve = true;
@@ -142,7 +142,7 @@ int view_server_run(const struct trace *t, const struct view_page_options *page,
         if (mem)
             fclose(mem);
         free(ctx.page);
-        snprintf(err, errlen, "cannot build the page");
+        snprintf(why, why_size, "cannot build the page");
         return -1;
     }
     fclose(mem);
@@ -154,7 +154,7 @@ int view_server_run(const struct trace *t, const struct view_page_options *page,
     sigaddset(&stop, SIGTERM);
     sigset_t previous;
     pthread_sigmask(SIG_BLOCK, &stop, &previous);
-    struct MHD_Daemon *d = http_server_start(port, &bound_port, handle_request, &ctx, err, errlen);
+    struct MHD_Daemon *d = http_server_start(port, &bound_port, handle_request, &ctx, why, why_size);
     if (!d) {
         pthread_sigmask(SIG_SETMASK, &previous, NULL);
         free(ctx.page);

@@ -15,6 +15,6 @@
  * once listening. Returns 0 after a clean stop, -1 with a reason in err when
  * it cannot listen (e.g. the port is in use). */
 int view_server_run(const struct trace *t, const struct view_page_options *page, unsigned port,
-                    char *err, size_t errlen);
+                    char *why, size_t why_size);
 
 #endif

@@ -321,23 +321,23 @@ static void draw_legend(const struct trace *t, const struct svg_export_options *
     }
 }
 
-int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *out, char *err,
-               size_t errlen)
+int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *out, char *why,
+               size_t why_size)
 {
     const char *kind = o->kind ? o->kind : view_default_kind(t);
     if (!kind) {
-        snprintf(err, errlen, "the trace holds no resource");
+        snprintf(why, why_size, "the trace holds no resource");
         return -1;
     }
     if (!view_has_kind(t, kind)) {
-        snprintf(err, errlen, "unknown resource kind '%s'", kind);
+        snprintf(why, why_size, "unknown resource kind '%s'", kind);
         return -1;
     }
     struct trace_aggregate_options ao = {
         .from = o->from, .to = o->to, .level = o->level ? o->level : view_leaf_level(t, kind),
         .categories = o->categories, .kind = kind};
     struct trace_aggregation a;
-    if (trace_aggregate(t, &ao, &a, err, errlen) < 0)
+    if (trace_aggregate(t, &ao, &a, why, why_size) < 0)
         return -1;
     int views = o->views ? o->views : SVG_TREEMAP;
     double treemap_height = SVG_ROOT_HEIGHT + SVG_GAP + SVG_TREEMAP_HEIGHT + SVG_GAP;
@@ -373,9 +373,9 @@ int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *
     fputs("</svg>\n", out);
     trace_aggregation_free(&a);
     if (rc < 0)
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
     else if (ferror(out)) {
-        snprintf(err, errlen, "write error");
+        snprintf(why, why_size, "write error");
         rc = -1;
     }
     return rc;

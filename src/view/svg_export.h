@@ -24,7 +24,7 @@ struct svg_export_options {
 };
 
 /* Returns -1 with a reason in err (unknown level or kind, write error). */
-int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *out, char *err,
-               size_t errlen);
+int svg_export(const struct trace *t, const struct svg_export_options *o, FILE *out, char *why,
+               size_t why_size);
 
 #endif

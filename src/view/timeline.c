@@ -9,20 +9,20 @@
 
 /* The group's container and type (-1 for the root level), or -1 with a reason. */
 static int find_group(const struct trace *t, const struct view_timeline_request *rq, int *type,
-                      char *err, size_t errlen)
+                      char *why, size_t why_size)
 {
     *type = -1;
     if (!rq->level || !strcasecmp(rq->level, "root"))
         return 0;
     *type = trace_find_type(t, rq->level);
     if (*type < 0) {
-        snprintf(err, errlen, "level '%s': no such container type in the trace", rq->level);
+        snprintf(why, why_size, "level '%s': no such container type in the trace", rq->level);
         return -1;
     }
     for (size_t c = 0; c < t->n_containers && rq->group; c++)
         if (t->containers[c].type == *type && !strcmp(t->containers[c].name, rq->group))
             return (int)c;
-    snprintf(err, errlen, "group '%s': no container of type %s with that name",
+    snprintf(why, why_size, "group '%s': no container of type %s with that name",
              rq->group ? rq->group : "", t->types[*type].name);
     return -1;
 }
@@ -35,26 +35,26 @@ static json_t *values_json(const double *v, size_t n)
     return a;
 }
 
-json_t *view_timeline_json(const struct trace *t, const struct view_timeline_request *rq, char *err,
-                           size_t errlen)
+json_t *view_timeline_json(const struct trace *t, const struct view_timeline_request *rq, char *why,
+                           size_t why_size)
 {
     double from = rq->from, to = rq->to;
     if (!(from < to))
         from = t->start, to = t->end;
     if (!(from < to)) {
-        snprintf(err, errlen, "the trace spans no time");
+        snprintf(why, why_size, "the trace spans no time");
         return NULL;
     }
     if (rq->steps < 1 || rq->steps > VIEW_TIMELINE_MAX_STEPS) {
-        snprintf(err, errlen, "steps: expected 1 to %d", VIEW_TIMELINE_MAX_STEPS);
+        snprintf(why, why_size, "steps: expected 1 to %d", VIEW_TIMELINE_MAX_STEPS);
         return NULL;
     }
     if (!rq->kind || !*rq->kind) {
-        snprintf(err, errlen, "kind: missing (capacities of different kinds do not add up)");
+        snprintf(why, why_size, "kind: missing (capacities of different kinds do not add up)");
         return NULL;
     }
     int type;
-    int group = find_group(t, rq, &type, err, errlen);
+    int group = find_group(t, rq, &type, why, why_size);
     if (group < 0)
         return NULL;
     size_t steps = rq->steps, n_cat = t->n_categories;
@@ -63,7 +63,7 @@ json_t *view_timeline_json(const struct trace *t, const struct view_timeline_req
     if (!capacity || !usage) {
         free(capacity);
         free(usage);
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     double width = (to - from) / (double)steps;
@@ -71,7 +71,7 @@ json_t *view_timeline_json(const struct trace *t, const struct view_timeline_req
     if (!edges) {
         free(capacity);
         free(usage);
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, why_size, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i <= steps; i++)
@@ -96,7 +96,7 @@ json_t *view_timeline_json(const struct trace *t, const struct view_timeline_req
     free(edges);
     json_t *doc = NULL;
     if (n_resources == 0) {
-        snprintf(err, errlen, "kind '%s': no resource of that kind in %s", rq->kind,
+        snprintf(why, why_size, "kind '%s': no resource of that kind in %s", rq->kind,
                  t->containers[group].name);
     } else {
         json_t *by_category = json_object();

@@ -28,7 +28,7 @@ struct view_timeline_request {
 /* {"level","group","kind","from","to","steps","capacity":[...],"usage":{cat:[...]}},
  * one value per step. Returns NULL with a reason in err (unknown level, group
  * or kind, bad range or step count). */
-json_t *view_timeline_json(const struct trace *t, const struct view_timeline_request *rq, char *err,
-                           size_t errlen);
+json_t *view_timeline_json(const struct trace *t, const struct view_timeline_request *rq, char *why,
+                           size_t why_size);
 
 #endif

@@ -24,8 +24,8 @@ static void ignore(void *ctx, const struct contract_level *l)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct contract c;
-    char err[512];
-    if (contract_parse((const char *)data, size, "fuzz", &c, err, sizeof err) < 0)
+    char why[512];
+    if (contract_parse((const char *)data, size, "fuzz", &c, why, sizeof why) < 0)
         return 0;
     struct contract_sample s;
     sample_init(&s);

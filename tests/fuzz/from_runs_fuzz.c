@@ -28,12 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(prefix, sizeof prefix, "%s", fuzz_path("run"));
     const char *prefixes[] = {prefix};
     struct trace t;
-    char err[512] = "";
-    if (trace_from_runs(prefixes, 1, &opts, &t, err, sizeof err) == 0) {
+    char why[512] = "";
+    if (trace_from_runs(prefixes, 1, &opts, &t, why, sizeof why) == 0) {
         fuzz_check_trace(&t);
         fuzz_use_trace(&t);
         trace_free(&t);
-    } else if (!err[0]) {
+    } else if (!why[0]) {
         abort(); /* an error must say why */
     }
     return 0;

@@ -99,19 +99,19 @@ static inline void fuzz_check_trace(const struct trace *t)
  * resources. */
 static inline void fuzz_use_trace(const struct trace *t)
 {
-    char err[512];
+    char why[512];
     for (size_t ty = 0; ty <= t->n_types; ty++) {
         struct trace_aggregate_options opts = {0, 0, ty == t->n_types ? NULL : t->types[ty].name,
                                                NULL, NULL};
         struct trace_aggregation a;
-        if (trace_aggregate(t, &opts, &a, err, sizeof err) == 0)
+        if (trace_aggregate(t, &opts, &a, why, sizeof why) == 0)
             trace_aggregation_free(&a);
     }
     struct anomaly_options aopts = {0};
     anomaly_options_defaults(&aopts);
     struct anomaly *found = NULL;
     size_t n_found = 0;
-    if (trace_find_anomalies(t, &aopts, &found, &n_found, err, sizeof err) == 0)
+    if (trace_find_anomalies(t, &aopts, &found, &n_found, why, sizeof why) == 0)
         free(found);
     struct view_page_options vopts = {.title = "fuzz"};
     json_t *meta = view_meta_json(t, &vopts);
@@ -124,13 +124,13 @@ static inline void fuzz_use_trace(const struct trace *t)
         return; /* only definitions, no container: tally writes a file without any
                  * event, which its reader refuses (known; docs/fuzzing.md) */
     const char *path = fuzz_path("written.paje");
-    if (trace_write_paje(t, path, err, sizeof err) < 0) {
-        fprintf(stderr, "fuzz: tally cannot write the trace it read: %s\n", err);
+    if (trace_write_paje(t, path, why, sizeof why) < 0) {
+        fprintf(stderr, "fuzz: tally cannot write the trace it read: %s\n", why);
         abort();
     }
     struct trace again;
-    if (trace_read_file(path, NULL, &again, err, sizeof err) < 0) {
-        fprintf(stderr, "fuzz: tally cannot read the trace it wrote: %s\n", err);
+    if (trace_read_file(path, NULL, &again, why, sizeof why) < 0) {
+        fprintf(stderr, "fuzz: tally cannot read the trace it wrote: %s\n", why);
         abort();
     }
     if (again.n_containers != t->n_containers || again.n_resources != t->n_resources) {

@@ -22,12 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(hierarchy, sizeof hierarchy, "%s", fuzz_write_file("hierarchy.txt", data, size));
     opts.hierarchy_file = hierarchy;
     struct trace t;
-    char err[512];
-    if (trace_read_file(trace_path, &opts, &t, err, sizeof err) == 0) {
+    char why[512];
+    if (trace_read_file(trace_path, &opts, &t, why, sizeof why) == 0) {
         fuzz_check_trace(&t);
         fuzz_use_trace(&t);
         trace_free(&t);
-    } else if (!err[0]) {
+    } else if (!why[0]) {
         abort();
     }
     return 0;

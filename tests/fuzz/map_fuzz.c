@@ -20,20 +20,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_string(data, size);
     struct trace_read_options opts;
     memset(&opts, 0, sizeof opts);
-    char err[512];
+    char why[512];
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         size_t before = opts.n_rules;
-        err[0] = '\0';
-        if (trace_map_parse(&opts, line, err, sizeof err) < 0) {
-            if (!err[0] || opts.n_rules != before)
+        why[0] = '\0';
+        if (trace_map_parse(&opts, line, why, sizeof why) < 0) {
+            if (!why[0] || opts.n_rules != before)
                 abort();
         } else if (opts.n_rules != before + 1) {
             abort();
         }
     }
     struct trace t;
-    if (trace_read_file(trace_path, &opts, &t, err, sizeof err) == 0) {
+    if (trace_read_file(trace_path, &opts, &t, why, sizeof why) == 0) {
         fuzz_check_trace(&t);
         trace_free(&t);
     }

@@ -12,12 +12,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_write_file("input.paje", data, size);
     struct trace t;
-    char err[512];
-    if (trace_read_file(path, NULL, &t, err, sizeof err) == 0) {
+    char why[512];
+    if (trace_read_file(path, NULL, &t, why, sizeof why) == 0) {
         fuzz_check_trace(&t);
         fuzz_use_trace(&t);
         trace_free(&t);
-    } else if (!err[0]) {
+    } else if (!why[0]) {
         abort(); /* an error must say why */
     }
     return 0;

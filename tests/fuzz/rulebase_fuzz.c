@@ -16,8 +16,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[256];
-    struct rulebase *rb = rulebase_parse((const char *)data, size, err, sizeof err);
+    char why[256];
+    struct rulebase *rb = rulebase_parse((const char *)data, size, why, sizeof why);
     if (!rb)
         return 0;
     double inputs[RULEBASE_MAX_VARS], outputs[RULEBASE_MAX_VARS];

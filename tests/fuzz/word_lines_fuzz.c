@@ -14,7 +14,7 @@ struct count {
     size_t lines, refuse_at;
 };
 
-static int each(void *ctx, char **words, size_t n, char *why, size_t why_len)
+static int each(void *ctx, char **words, size_t n, char *why, size_t why_size)
 {
     struct count *c = ctx;
     if (n == 0)
@@ -23,7 +23,7 @@ static int each(void *ctx, char **words, size_t n, char *why, size_t why_len)
         if (!words[i][0] || strpbrk(words[i], " \t\r\n#"))
             abort();
     if (++c->lines == c->refuse_at) {
-        snprintf(why, why_len, "refused");
+        snprintf(why, why_size, "refused");
         return -1;
     }
     return 0;

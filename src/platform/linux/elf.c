@@ -168,21 +168,21 @@ static int find_in(const struct elf_image *img, uint32_t type, const char *symbo
     return -1;
 }
 
-int elf_symbol_offset(const char *path, const char *symbol, uint64_t *offset, char *why, size_t whylen)
+int elf_symbol_offset(const char *path, const char *symbol, uint64_t *offset, char *why, size_t why_size)
 {
     struct elf_image img;
     if (elf_map(path, &img) < 0) {
-        snprintf(why, whylen, "'%s' is not a readable 64-bit ELF file", path);
+        snprintf(why, why_size, "'%s' is not a readable 64-bit ELF file", path);
         return -1;
     }
     uint64_t value = 0;
     int rc = -1;
     if (find_in(&img, SHT_SYMTAB, symbol, &value) < 0 && find_in(&img, SHT_DYNSYM, symbol, &value) < 0) {
-        snprintf(why, whylen, "no function '%s' in %s", symbol, path);
+        snprintf(why, why_size, "no function '%s' in %s", symbol, path);
     } else {
         int64_t off = file_offset_of(&img, value);
         if (off < 0)
-            snprintf(why, whylen, "function '%s' of %s is outside its loaded segments", symbol, path);
+            snprintf(why, why_size, "function '%s' of %s is outside its loaded segments", symbol, path);
         else {
             *offset = (uint64_t)off;
             rc = 0;

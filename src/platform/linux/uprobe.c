@@ -30,11 +30,11 @@ static int uprobe_pmu_type(void)
     return atoi(text);
 }
 
-int uprobe_open(const char *path, uint64_t offset, pid_t pid, char *why, size_t whylen)
+int uprobe_open(const char *path, uint64_t offset, pid_t pid, char *why, size_t why_size)
 {
     int type = uprobe_pmu_type();
     if (type < 0) {
-        snprintf(why, whylen, "this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe)");
+        snprintf(why, why_size, "this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe)");
         return -1;
     }
     struct perf_event_attr attr;
@@ -49,11 +49,11 @@ int uprobe_open(const char *path, uint64_t offset, pid_t pid, char *why, size_t 
     if (fd < 0) {
         int e = errno;
         if (e == EACCES || e == EPERM)
-            snprintf(why, whylen, "uprobes need CAP_PERFMON or root (perf_event_open: %s)", strerror(e));
+            snprintf(why, why_size, "uprobes need CAP_PERFMON or root (perf_event_open: %s)", strerror(e));
         else if (e == ESRCH)
-            snprintf(why, whylen, "process %d is gone", (int)pid);
+            snprintf(why, why_size, "process %d is gone", (int)pid);
         else
-            snprintf(why, whylen, "perf_event_open(uprobe %s+0x%llx): %s", path,
+            snprintf(why, why_size, "perf_event_open(uprobe %s+0x%llx): %s", path,
                      (unsigned long long)offset, strerror(e));
         return -1;
     }

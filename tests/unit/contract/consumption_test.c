@@ -69,8 +69,8 @@ int main(void)
     build_options_defaults(&o);
     o.name = "unit";
     struct contract c;
-    char err[256];
-    CHECK_INT(contract_build(&base, &o, &c, err, sizeof err), 0);
+    char why[256];
+    CHECK_INT(contract_build(&base, &o, &c, why, sizeof why), 0);
 
     for (int live = 0; live <= 1; live++) {
         /* as projected: nothing */

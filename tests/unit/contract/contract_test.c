@@ -59,14 +59,14 @@ static void collect(void *ctx, const struct contract_level *l)
 static void check_bad(const char *text, const char *want)
 {
     struct contract c;
-    char err[256] = "";
-    CHECK(contract_parse(text, strlen(text), "bad.contract", &c, err, sizeof err) < 0);
-    CHECK_CONTAINS(err, want);
+    char why[256] = "";
+    CHECK(contract_parse(text, strlen(text), "bad.contract", &c, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, want);
 }
 
 int main(void)
 {
-    char err[256];
+    char why[256];
     /* samples: counters are derived per period */
     char *buf = NULL;
     size_t len = 0;
@@ -75,7 +75,7 @@ int main(void)
     fclose(f);
     f = fmemopen(buf, len, "r");
     struct sample_set base = {0};
-    CHECK_INT(samples_read_jsonl(f, "base", &base, err, sizeof err), 0);
+    CHECK_INT(samples_read_jsonl(f, "base", &base, why, sizeof why), 0);
     fclose(f);
     free(buf);
     CHECK_INT(base.n, 30); /* 5 processes x 6 periods: the first line of each is the reference */
@@ -100,7 +100,7 @@ int main(void)
     build_options_defaults(&o);
     o.name = "unit";
     struct contract c;
-    CHECK_INT(contract_build(&base, &o, &c, err, sizeof err), 0);
+    CHECK_INT(contract_build(&base, &o, &c, why, sizeof why), 0);
     CHECK_INT(c.space[SPACE_INTRINSIC].n_dims, 2);
     CHECK_STR(c.space[SPACE_INTRINSIC].dims[0].name, "compute");
     CHECK_INT(c.space[SPACE_INTRINSIC].n_clusters, 2); /* master, workers */
@@ -115,12 +115,12 @@ int main(void)
     char path[] = "/tmp/tally-contract-unit.XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    CHECK_INT(contract_write(&c, path, err, sizeof err), 0);
+    CHECK_INT(contract_write(&c, path, why, sizeof why), 0);
     struct contract r;
-    int rc = contract_read(path, &r, err, sizeof err);
+    int rc = contract_read(path, &r, why, sizeof why);
     CHECK_INT(rc, 0);
     if (rc) {
-        printf("# %s\n", err);
+        printf("# %s\n", why);
         return test_done();
     }
     CHECK_STR(r.name, "unit");
@@ -138,7 +138,7 @@ int main(void)
     fclose(f);
     f = fmemopen(buf, len, "r");
     struct sample_set run = {0};
-    CHECK_INT(samples_read_jsonl(f, "run", &run, err, sizeof err), 0);
+    CHECK_INT(samples_read_jsonl(f, "run", &run, why, sizeof why), 0);
     fclose(f);
     free(buf);
     sample_set_sort(&run);
@@ -164,7 +164,7 @@ int main(void)
     const char *metrics_line = "{\"process\":7,\"host\":\"n3\",\"t\":5,\"period\":2,\"metrics\":{\"flops_per_s\":1.5e9,\"other\":1}}\n";
     f = fmemopen((void *)metrics_line, strlen(metrics_line), "r");
     struct sample_set one = {0};
-    CHECK_INT(samples_read_jsonl(f, "m", &one, err, sizeof err), 0);
+    CHECK_INT(samples_read_jsonl(f, "m", &one, why, sizeof why), 0);
     fclose(f);
     CHECK_INT(one.n, 1);
     CHECK_STR(one.v[0].process, "7");
@@ -172,9 +172,9 @@ int main(void)
     sample_set_free(&one);
     const char *bad_line = "{\"process\":\"a\",\"t\":5,\"metrics\":{}}\n{\"process\":\"a\"}\n";
     f = fmemopen((void *)bad_line, strlen(bad_line), "r");
-    CHECK(samples_read_jsonl(f, "bad.jsonl", &one, err, sizeof err) < 0);
+    CHECK(samples_read_jsonl(f, "bad.jsonl", &one, why, sizeof why) < 0);
     fclose(f);
-    CHECK_CONTAINS(err, "bad.jsonl:1: \"period\"");
+    CHECK_CONTAINS(why, "bad.jsonl:1: \"period\"");
     sample_set_free(&one);
 
     /* malformed contract files */

@@ -22,16 +22,16 @@ int main(void)
     struct counter_history *h = counter_history_new();
     struct sample_set set = {0};
     double c[SAMPLE_N_COUNTERS];
-    char err[256];
+    char why[256];
     CHECK(h != NULL);
     snapshot(c, 0, 0, 0.0);
-    CHECK_INT(counter_history_add(h, "7", "n1", 100.0, c, &set, err, sizeof err), 0);
+    CHECK_INT(counter_history_add(h, "7", "n1", 100.0, c, &set, why, sizeof why), 0);
     CHECK_INT(set.n, 0); /* the reference */
     snapshot(c, 1000, 10, 0.0);
-    CHECK_INT(counter_history_add(h, "8", "n1", 100.5, c, &set, err, sizeof err), 0);
+    CHECK_INT(counter_history_add(h, "8", "n1", 100.5, c, &set, why, sizeof why), 0);
     CHECK_INT(set.n, 0); /* another process's reference */
     snapshot(c, 2.5e6, 10, 0.05);
-    CHECK_INT(counter_history_add(h, "7", "n1", 102.0, c, &set, err, sizeof err), 0);
+    CHECK_INT(counter_history_add(h, "7", "n1", 102.0, c, &set, why, sizeof why), 0);
     CHECK_INT(set.n, 1);
     CHECK_STR(set.v[0].process, "7");
     CHECK_STR(set.v[0].host, "n1");
@@ -43,17 +43,17 @@ int main(void)
     CHECK(isnan(set.v[0].value[METRIC_MESSAGES_PER_BYTE])); /* not measured */
     /* the same name on another host is another process */
     snapshot(c, 0, 0, 0);
-    CHECK_INT(counter_history_add(h, "7", "n2", 102.0, c, &set, err, sizeof err), 0);
+    CHECK_INT(counter_history_add(h, "7", "n2", 102.0, c, &set, why, sizeof why), 0);
     CHECK_INT(set.n, 1);
     /* no jobs done in the period: FLOPs per job unknown, rates zero */
     snapshot(c, 2.5e6, 10, 0.05);
-    CHECK_INT(counter_history_add(h, "7", "n1", 103.0, c, &set, err, sizeof err), 0);
+    CHECK_INT(counter_history_add(h, "7", "n1", 103.0, c, &set, why, sizeof why), 0);
     CHECK_INT(set.n, 2);
     CHECK(isnan(set.v[1].value[METRIC_FLOPS_PER_JOB]));
     CHECK_NEAR(set.v[1].value[METRIC_FLOPS_PER_S], 0, 1e-12);
     /* time that does not increase is refused, naming the process */
-    CHECK_INT(counter_history_add(h, "7", "n1", 103.0, c, &set, err, sizeof err), -1);
-    CHECK_CONTAINS(err, "process 7 (host n1)");
+    CHECK_INT(counter_history_add(h, "7", "n1", 103.0, c, &set, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "process 7 (host n1)");
     CHECK_INT(set.n, 2);
     counter_history_free(h);
     sample_set_free(&set);

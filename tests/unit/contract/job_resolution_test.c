@@ -59,8 +59,8 @@ int main(void)
     build_options_defaults(&o);
     o.name = "unit";
     struct contract c;
-    char err[256];
-    CHECK_INT(contract_build(&base, &o, &c, err, sizeof err), 0);
+    char why[256];
+    CHECK_INT(contract_build(&base, &o, &c, why, sizeof why), 0);
 
     CHECK_NEAR(level_of(&c, 5e5, 16), 0, 1e-9);          /* on the contract */
     CHECK_NEAR(level_of(&c, 9e6 / 17, 17), 0, 1e-9);     /* 18 jobs' FLOP over 17 jobs: 6 % */

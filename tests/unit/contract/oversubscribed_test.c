@@ -66,8 +66,8 @@ int main(void)
     build_options_defaults(&o);
     o.name = "unit";
     struct contract c;
-    char err[256];
-    CHECK_INT(contract_build(&base, &o, &c, err, sizeof err), 0);
+    char why[256];
+    CHECK_INT(contract_build(&base, &o, &c, why, sizeof why), 0);
 
     /* w3 at 2.5x its peers */
     struct seen s = period(&c, 2.5e7, -1);
@@ -102,9 +102,9 @@ int main(void)
     const char *bad = "{\"process\":\"a\",\"t\":5,\"period\":1,\"runnable_per_core\":-1,\"metrics\":{}}\n";
     FILE *f = fmemopen((void *)bad, strlen(bad), "r");
     struct sample_set none = {0};
-    CHECK(samples_read_jsonl(f, "bad.jsonl", &none, err, sizeof err) < 0);
+    CHECK(samples_read_jsonl(f, "bad.jsonl", &none, why, sizeof why) < 0);
     fclose(f);
-    CHECK_CONTAINS(err, "bad.jsonl:1: \"runnable_per_core\"");
+    CHECK_CONTAINS(why, "bad.jsonl:1: \"runnable_per_core\"");
     sample_set_free(&none);
 
     contract_free(&c);

@@ -25,20 +25,20 @@ static const char fig4[] =
     "{ violation = TOTAL; }\n"
     "\n";
 
-static struct rulebase *parse(const char *text, char *err, size_t errlen)
+static struct rulebase *parse(const char *text, char *why, size_t why_size)
 {
-    err[0] = 0;
-    return rulebase_parse(text, strlen(text), err, errlen);
+    why[0] = 0;
+    return rulebase_parse(text, strlen(text), why, why_size);
 }
 
 static void check_error(const char *text, const char *where, const char *what)
 {
-    char err[256];
-    struct rulebase *rb = parse(text, err, sizeof err);
+    char why[256];
+    struct rulebase *rb = parse(text, why, sizeof why);
     CHECK(rb == NULL);
     free(rb);
-    CHECK_CONTAINS(err, where);
-    CHECK_CONTAINS(err, what);
+    CHECK_CONTAINS(why, where);
+    CHECK_CONTAINS(why, what);
 }
 
 static double level(const struct rulebase *rb, double d)
@@ -48,11 +48,11 @@ static double level(const struct rulebase *rb, double d)
 
 int main(void)
 {
-    char err[256];
-    struct rulebase *rb = parse(fig4, err, sizeof err);
+    char why[256];
+    struct rulebase *rb = parse(fig4, why, sizeof why);
     CHECK(rb != NULL);
     if (!rb) {
-        printf("# %s\n", err);
+        printf("# %s\n", why);
         return test_done();
     }
     CHECK_INT(rb->n_vars, 2);
@@ -86,7 +86,7 @@ int main(void)
     /* tally's default: Fig. 4 with NONE at 0 and TOTAL at 1 */
     char text[1024];
     rulebase_default_text(0.5, 1, text, sizeof text);
-    rb = parse(text, err, sizeof err);
+    rb = parse(text, why, sizeof why);
     CHECK(rb != NULL);
     if (rb) {
         CHECK_NEAR(level(rb, 0), 0, 1e-9);
@@ -101,7 +101,7 @@ int main(void)
         free(rb);
     }
     rulebase_default_text(1, 3, text, sizeof text);
-    rb = parse(text, err, sizeof err);
+    rb = parse(text, why, sizeof why);
     CHECK(rb != NULL);
     if (rb) {
         CHECK_NEAR(level(rb, 1), 0, 1e-9);
@@ -116,7 +116,7 @@ int main(void)
                "var v(-1,2){set triangle N(0,1,1);set triangle T(1,1,1);}\n"
                "if ((a == H && b == H) || a == L) { v = T; } // both high\n"
                "if (a == L && b == L) { v = N; }\n",
-               err, sizeof err);
+               why, sizeof why);
     CHECK(rb != NULL);
     if (rb) {
         double in[RULEBASE_MAX_VARS] = {0.8, 0.6, NAN}, out[RULEBASE_MAX_VARS];

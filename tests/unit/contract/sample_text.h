@@ -14,9 +14,9 @@
 static inline struct sample_set sample_text(const char *text)
 {
     struct sample_set set = {0};
-    char err[256];
+    char why[256];
     FILE *f = fmemopen((void *)text, strlen(text), "r");
-    CHECK(f && samples_read_jsonl(f, "unit", &set, err, sizeof err) == 0);
+    CHECK(f && samples_read_jsonl(f, "unit", &set, why, sizeof why) == 0);
     if (f)
         fclose(f);
     sample_set_sort(&set);

@@ -82,8 +82,8 @@ int main(void)
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
-    char err[256];
-    CHECK_INT(link_series_write_paje(s, path, err, sizeof err), 0);
+    char why[256];
+    CHECK_INT(link_series_write_paje(s, path, why, sizeof why), 0);
     int points;
     double peak;
     double got = reader_integral(path, &points, &peak);
@@ -106,7 +106,7 @@ int main(void)
     CHECK(!link_series_has_rank(s, 1));
     link_series_gathered(s, t0 + 0.5, t0 + 1.5, b);
     CHECK(link_series_has_rank(s, 1));
-    CHECK_INT(link_series_write_paje(s, path, err, sizeof err), 0);
+    CHECK_INT(link_series_write_paje(s, path, why, sizeof why), 0);
     got = reader_integral(path, &points, &peak);
     CHECK_NEAR(got, 20000.0 + 50000.0, 0.05);
     /* 10 kB/s of rank 0's plus 50 kB/s of rank 1's while both ran, never more */

@@ -23,13 +23,13 @@ int main(void)
     CHECK(isnan(summary_number(NULL, "start", NAN)));
 
     double v = 0;
-    char why[160] = "";
-    CHECK_INT(summary_field_value(summary_field_find("memory"), json_object_get(o, "memory"), &v, why, sizeof why), 0);
+    char detail[160] = "";
+    CHECK_INT(summary_field_value(summary_field_find("memory"), json_object_get(o, "memory"), &v, detail, sizeof detail), 0);
     CHECK_NEAR(v, 2048, 1e-9); /* GB → MB */
-    CHECK_INT(summary_field_value(summary_field_find("disk"), json_object_get(o, "disk"), &v, why, sizeof why), -1);
-    CHECK_CONTAINS(why, "field 'disk': unit \"s\" is not a unit of bytes");
-    CHECK_INT(summary_field_value(summary_field_find("start"), json_object_get(o, "bad"), &v, why, sizeof why), -1);
-    CHECK_CONTAINS(why, "field 'start': want [number, \"unit\"]");
+    CHECK_INT(summary_field_value(summary_field_find("disk"), json_object_get(o, "disk"), &v, detail, sizeof detail), -1);
+    CHECK_CONTAINS(detail, "field 'disk': unit \"s\" is not a unit of bytes");
+    CHECK_INT(summary_field_value(summary_field_find("start"), json_object_get(o, "bad"), &v, detail, sizeof detail), -1);
+    CHECK_CONTAINS(detail, "field 'start': want [number, \"unit\"]");
     json_decref(o);
 
     char path[64];
@@ -44,14 +44,14 @@ int main(void)
     CHECK(fd >= 0);
     CHECK(write(fd, "{\"end\": [5, \"s\"]}", 17) == 17);
     close(fd);
-    char err[256] = "";
-    json_t *s = summary_load(file, err, sizeof err);
+    char why[256] = "";
+    json_t *s = summary_load(file, why, sizeof why);
     CHECK(s != NULL);
     CHECK_NEAR(summary_number(s, "end", -1), 5, 0);
     json_decref(s);
     unlink(file);
-    CHECK(summary_load(file, err, sizeof err) == NULL);
-    CHECK_CONTAINS(err, file);
-    CHECK_CONTAINS(err, "No such file or directory");
+    CHECK(summary_load(file, why, sizeof why) == NULL);
+    CHECK_CONTAINS(why, file);
+    CHECK_CONTAINS(why, "No such file or directory");
     return test_done();
 }

@@ -74,11 +74,11 @@ static void test_hierarchy_aggregation(void)
 {
     struct trace t;
     build(&t);
-    char err[200];
+    char why[200];
     struct trace_aggregation a;
     int x = trace_find_category(&t, "x"), y = trace_find_category(&t, "y");
     struct trace_aggregate_options o = {.from = 1, .to = 7, .level = "site"};
-    CHECK(trace_aggregate(&t, &o, &a, err, sizeof err) == 0);
+    CHECK(trace_aggregate(&t, &o, &a, why, sizeof why) == 0);
     CHECK_INT(a.n_groups, 2);
     CHECK_STR(a.level, "Site");
     /* s1 over [1,7): capacity 30; x: h1 5*3 + h2 20*6 = 135 -> 22.5; y: h1 5*5=25, h2 3*0 -> 25/6 */
@@ -94,9 +94,9 @@ static void test_hierarchy_aggregation(void)
     CHECK_NEAR(a.groups[1].usage[y], 20.0 / 6, 1e-12);
     trace_aggregation_free(&a);
     /* root, whole trace, category y only */
-    bool *sel = trace_category_selection(&t, "y", err, sizeof err);
+    bool *sel = trace_category_selection(&t, "y", why, sizeof why);
     struct trace_aggregate_options o2 = {.level = "ROOT", .categories = sel};
-    CHECK(trace_aggregate(&t, &o2, &a, err, sizeof err) == 0);
+    CHECK(trace_aggregate(&t, &o2, &a, why, sizeof why) == 0);
     CHECK_INT(a.n_groups, 1);
     CHECK_NEAR(a.from, 0, 0);
     CHECK_NEAR(a.to, 10, 0);
@@ -107,11 +107,11 @@ static void test_hierarchy_aggregation(void)
     CHECK_NEAR(a.groups[0].idle, 62 - 8.6, 1e-12);
     trace_aggregation_free(&a);
     free(sel);
-    CHECK(trace_category_selection(&t, "x,zz", err, sizeof err) == NULL);
-    CHECK_CONTAINS(err, "unknown category 'zz'");
+    CHECK(trace_category_selection(&t, "x,zz", why, sizeof why) == NULL);
+    CHECK_CONTAINS(why, "unknown category 'zz'");
     struct trace_aggregate_options bad = {.level = "cluster"};
-    CHECK(trace_aggregate(&t, &bad, &a, err, sizeof err) < 0);
-    CHECK_CONTAINS(err, "unknown level 'cluster' (types: Site Host, root)");
+    CHECK(trace_aggregate(&t, &bad, &a, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, "unknown level 'cluster' (types: Site Host, root)");
     /* eq. 1: h2 x + y = 23 > 20 on [7, 9) */
     CHECK_INT(t.n_violations, 1);
     if (t.n_violations == 1) {

@@ -21,10 +21,10 @@ static void write_file(const char *text, size_t len)
 }
 
 static int read_text(const char *text, const struct trace_read_options *o, struct trace *t,
-                     char *err, size_t errlen)
+                     char *why, size_t why_size)
 {
     write_file(text, strlen(text));
-    return trace_read_file(path, o, t, err, errlen);
+    return trace_read_file(path, o, t, why, why_size);
 }
 
 /* Definitions in unusual orders, with extra fields, and every event kind. */
@@ -73,9 +73,9 @@ static void test_general(void)
 {
     /* the last line above uses a container type as container: an error */
     struct trace t;
-    char err[240];
-    CHECK(read_text(general, NULL, &t, err, sizeof err) < 0);
-    CHECK_CONTAINS(err, ":130: 'H' is not a variable type");
+    char why[240];
+    CHECK(read_text(general, NULL, &t, why, sizeof why) < 0);
+    CHECK_CONTAINS(why, ":130: 'H' is not a variable type");
 
     char text[8192];
     snprintf(text, sizeof text, "%.*s%s", (int)(strlen(general) - strlen("19 1 H PA 40\n")), general,
@@ -89,9 +89,9 @@ static void test_general(void)
              "19 1 BA lk 20\n20 3 BA lk 20\n"
              "19 1 BU lk 999\n"                    /* uncategorized total: ignored */
              "17 5 h1 H\n17 6 lk L\n");
-    CHECK(read_text(text, NULL, &t, err, sizeof err) == 0);
+    CHECK(read_text(text, NULL, &t, why, sizeof why) == 0);
     if (t.n_containers < 3) {
-        printf("# %s\n", err);
+        printf("# %s\n", why);
         return;
     }
     CHECK_INT(t.n_containers, 3);
@@ -110,7 +110,7 @@ static void test_general(void)
     /* host: capacity 100 on [0,3), 50 on [3,5); a = 40 on [1,4); b = 30 on [2,5) */
     struct trace_aggregate_options o = {.from = 0, .to = 5, .level = "machine host"};
     struct trace_aggregation a;
-    CHECK(trace_aggregate(&t, &o, &a, err, sizeof err) == 0);
+    CHECK(trace_aggregate(&t, &o, &a, why, sizeof why) == 0);
     CHECK_INT(a.n_groups, 1);
     CHECK_NEAR(a.groups[0].capacity, (100 * 3 + 50 * 2) / 5.0, 1e-9);
     int ca = trace_find_category(&t, "a"), cb = trace_find_category(&t, "b");
@@ -120,7 +120,7 @@ static void test_general(void)
     trace_aggregation_free(&a);
     /* link: bandwidth 50 from 0 to its end at 6; a = 20 on [1,3) */
     struct trace_aggregate_options ol = {.from = 0, .to = 6, .level = "LINK"};
-    CHECK(trace_aggregate(&t, &ol, &a, err, sizeof err) == 0);
+    CHECK(trace_aggregate(&t, &ol, &a, why, sizeof why) == 0);
     CHECK_NEAR(a.groups[0].capacity, 50, 1e-9);
     CHECK_NEAR(a.groups[0].usage[ca], 20 * 2 / 6.0, 1e-9);
     CHECK_STR(a.groups[0].kind, "bandwidth");

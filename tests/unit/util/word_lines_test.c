@@ -15,11 +15,11 @@ struct seen {
 };
 
 /* Joins each line's words with '|' and lines with ';'; refuses a line whose first word is "bad". */
-static int collect(void *ctx, char **words, size_t n, char *why, size_t why_len)
+static int collect(void *ctx, char **words, size_t n, char *why, size_t why_size)
 {
     struct seen *s = ctx;
     if (!strcmp(words[0], "bad")) {
-        snprintf(why, why_len, "host '%s' refused", words[0]);
+        snprintf(why, why_size, "host '%s' refused", words[0]);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -38,8 +38,8 @@ int main(void)
     CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
     struct seen s = {"", 0};
-    char err[256] = "";
-    CHECK_INT(word_lines_read(path, collect, &s, err, sizeof err), 0);
+    char why[256] = "";
+    CHECK_INT(word_lines_read(path, collect, &s, why, sizeof why), 0);
     CHECK_STR(s.text, "n1|disk=100|network=50;*|disk=5;");
     CHECK_INT(s.lines, 2);
 
@@ -47,12 +47,12 @@ int main(void)
     fputs("n1 a\n\nbad x\nn2 never\n", f);
     fclose(f);
     memset(&s, 0, sizeof s);
-    CHECK_INT(word_lines_read(path, collect, &s, err, sizeof err), -1);
-    CHECK_CONTAINS(err, ":3: host 'bad' refused");
+    CHECK_INT(word_lines_read(path, collect, &s, why, sizeof why), -1);
+    CHECK_CONTAINS(why, ":3: host 'bad' refused");
     CHECK_STR(s.text, "n1|a;");
 
     unlink(path);
-    CHECK_INT(word_lines_read(path, collect, &s, err, sizeof err), -1);
-    CHECK_CONTAINS(err, "No such file or directory");
+    CHECK_INT(word_lines_read(path, collect, &s, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "No such file or directory");
     return test_done();
 }

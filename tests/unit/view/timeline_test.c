@@ -44,10 +44,10 @@ static void build_trace(struct trace *t)
 static void check_against_aggregate(const struct trace *t, const char *level, const char *group,
                                     const char *kind, size_t steps)
 {
-    char err[256];
+    char why[256];
     json_t *doc = view_timeline_json(t, &(struct view_timeline_request){.level = level, .group = group,
                                                                         .kind = kind, .steps = steps},
-                                     err, sizeof err);
+                                     why, sizeof why);
     CHECK(doc != NULL);
     if (!doc)
         return;
@@ -59,7 +59,7 @@ static void check_against_aggregate(const struct trace *t, const char *level, co
         double a = 100.0 * (double)i / (double)steps, b = 100.0 * (double)(i + 1) / (double)steps;
         struct trace_aggregation agg;
         struct trace_aggregate_options o = {.from = a, .to = b, .level = level, .kind = kind};
-        if (trace_aggregate(t, &o, &agg, err, sizeof err) < 0) {
+        if (trace_aggregate(t, &o, &agg, why, sizeof why) < 0) {
             agree = 0;
             continue;
         }
@@ -77,12 +77,12 @@ static void check_against_aggregate(const struct trace *t, const char *level, co
     json_decref(doc);
 }
 
-static void check_refused(const struct trace *t, struct view_timeline_request rq, const char *why)
+static void check_refused(const struct trace *t, struct view_timeline_request rq, const char *detail)
 {
-    char err[256] = "";
-    json_t *doc = view_timeline_json(t, &rq, err, sizeof err);
+    char why[256] = "";
+    json_t *doc = view_timeline_json(t, &rq, why, sizeof why);
     CHECK(doc == NULL);
-    CHECK_CONTAINS(err, why);
+    CHECK_CONTAINS(why, detail);
     json_decref(doc);
 }
 
@@ -96,9 +96,9 @@ int main(void)
     check_against_aggregate(&t, "LINK", "l1", "bandwidth", 3);
 
     /* h1 over [0, 25] in 2 steps: burst 150 from 3 to 12.5 then 20; capacity 200 */
-    char err[256];
+    char why[256];
     json_t *doc = view_timeline_json(&t, &(struct view_timeline_request){.level = "HOST", .group = "h1",
-                                     .kind = "cpu", .from = 0, .to = 25, .steps = 2}, err, sizeof err);
+                                     .kind = "cpu", .from = 0, .to = 25, .steps = 2}, why, sizeof why);
     json_t *burst = json_object_get(json_object_get(doc, "usage"), "burst");
     CHECK_NEAR(json_number_value(json_array_get(burst, 0)), (150 * 9.5 + 20 * 0) / 12.5, 1e-9);
     CHECK_NEAR(json_number_value(json_array_get(burst, 1)), 20, 1e-9);
