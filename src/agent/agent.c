@@ -118,15 +118,9 @@ void agent_handle_line(struct agent *a, struct agent_client *c, const char *line
 static void read_client(struct agent *a, struct agent_client *c)
 {
     for (;;) {
-        if (c->in_cap - c->in_len < 4096) {
-            size_t cap = c->in_cap ? 2 * c->in_cap : 8192;
-            char *in = realloc(c->in, cap);
-            if (!in) {
-                agent_client_close(a, c);
-                return;
-            }
-            c->in = in;
-            c->in_cap = cap;
+        if (VEC_RESERVE(c->in, c->in_cap, c->in_len + 4096) < 0) {
+            agent_client_close(a, c);
+            return;
         }
         ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len - 1, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)

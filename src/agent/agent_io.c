@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "agent/agent_nats.h"
+#include "util/vec.h"
 
 #define FLUSH_AT (64u << 10) /* pending output written at once past this */
 
@@ -100,18 +101,10 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
         memmove(c->out, c->out + c->out_off, c->out_len);
         c->out_off = 0;
     }
-    if (c->out_len + len + 1 > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        while (cap < c->out_len + len + 1)
-            cap *= 2;
-        char *out = realloc(c->out, cap);
-        if (!out) {
-            free(text);
-            agent_client_close(a, c);
-            return;
-        }
-        c->out = out;
-        c->out_cap = cap;
+    if (VEC_RESERVE(c->out, c->out_cap, c->out_len + len + 1) < 0) {
+        free(text);
+        agent_client_close(a, c);
+        return;
     }
     memcpy(c->out + c->out_off + c->out_len, text, len);
     c->out[c->out_off + c->out_len + len] = '\n';

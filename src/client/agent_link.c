@@ -17,6 +17,7 @@
 #include "platform/platform.h"
 #include "core/fields.h"
 #include "util/clock.h"
+#include "util/vec.h"
 
 /* Starts 'tally agent --socket path' (it detaches itself and exits once it
  * listens) and waits for that. 0, or -1 with why: what the agent said on
@@ -208,14 +209,8 @@ json_t *agent_link_read(struct agent_link *link, double timeout)
             return NULL; /* the caller's signal: let it look */
         if (r <= 0)
             return NULL;
-        if (link->in_cap - link->in_len < 4096) {
-            size_t cap = link->in_cap ? 2 * link->in_cap : 8192;
-            char *in = realloc(link->in, cap);
-            if (!in)
-                return NULL;
-            link->in = in;
-            link->in_cap = cap;
-        }
+        if (VEC_RESERVE(link->in, link->in_cap, link->in_len + 4096) < 0)
+            return NULL;
         ssize_t n = recv(link->fd, link->in + link->in_len, link->in_cap - link->in_len, 0);
         if (n < 0 && errno == EINTR)
             return NULL;
