@@ -1,5 +1,6 @@
 /* Aggregates kept at ingest: adding, merging, reading (see aggregate.h). */
 #include "archive/aggregate.h"
+#include "util/byte_codec.h"
 #include "util/vec.h"
 
 #include <math.h>
@@ -196,49 +197,6 @@ int aggregate_merge(struct aggregate *into, const struct aggregate *from)
 
 /* --- the stored form: little-endian varints and doubles ------------------ */
 
-struct writer {
-    unsigned char *data;
-    size_t len, capacity;
-    bool failed;
-};
-
-static void put_byte(struct writer *w, unsigned char c)
-{
-    if (w->len == w->capacity) {
-        size_t capacity = w->capacity ? 2 * w->capacity : 1024;
-        unsigned char *bigger = realloc(w->data, capacity);
-        if (!bigger) {
-            w->failed = true;
-            return;
-        }
-        w->data = bigger;
-        w->capacity = capacity;
-    }
-    w->data[w->len++] = c;
-}
-
-static void put_varint(struct writer *w, uint64_t v)
-{
-    while (v >= 0x80) {
-        put_byte(w, (unsigned char)(v | 0x80));
-        v >>= 7;
-    }
-    put_byte(w, (unsigned char)v);
-}
-
-static void put_signed(struct writer *w, int64_t v)
-{
-    put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag */
-}
-
-static void put_double(struct writer *w, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    for (int i = 0; i < 8; i++)
-        put_byte(w, (unsigned char)(u >> (8 * i)));
-}
-
 #define FORMAT_VERSION 2
 
 /* How a bin is stored: its count and mode in one varint (count << 3 | mode),
@@ -269,50 +227,50 @@ static enum bin_mode mode_of(const struct aggregate_bin *b)
 
 unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
 {
-    struct writer w = {NULL, 0, 0, false};
-    put_varint(&w, FORMAT_VERSION);
-    put_varint(&w, a->runs);
-    put_varint(&w, a->stopped_count);
-    put_varint(&w, a->nstopped);
+    struct byte_writer w = {NULL, 0, 0, false};
+    byte_put_varint(&w, FORMAT_VERSION);
+    byte_put_varint(&w, a->runs);
+    byte_put_varint(&w, a->stopped_count);
+    byte_put_varint(&w, a->nstopped);
     for (size_t k = 0; k < a->nstopped; k++)
-        put_signed(&w, a->stopped[k]);
+        byte_put_signed(&w, a->stopped[k]);
     for (size_t i = 0; i < FIELD_COUNT; i++) {
         const struct aggregate_field *f = &a->fields[i];
         if (f->count == 0)
             continue;
-        put_varint(&w, i + 1);
-        put_varint(&w, f->count);
-        put_varint(&w, f->count_timed);
-        put_double(&w, f->sum);
-        put_double(&w, f->mean);
-        put_double(&w, f->m2);
-        put_double(&w, f->m3);
-        put_double(&w, f->m4);
-        put_double(&w, f->min);
-        put_double(&w, f->max);
-        put_varint(&w, f->ntop);
+        byte_put_varint(&w, i + 1);
+        byte_put_varint(&w, f->count);
+        byte_put_varint(&w, f->count_timed);
+        byte_put_double(&w, f->sum);
+        byte_put_double(&w, f->mean);
+        byte_put_double(&w, f->m2);
+        byte_put_double(&w, f->m3);
+        byte_put_double(&w, f->m4);
+        byte_put_double(&w, f->min);
+        byte_put_double(&w, f->max);
+        byte_put_varint(&w, f->ntop);
         for (size_t k = 0; k < f->ntop; k++) {
-            put_double(&w, f->top[k].value);
-            put_signed(&w, f->top[k].id);
+            byte_put_double(&w, f->top[k].value);
+            byte_put_signed(&w, f->top[k].id);
         }
-        put_varint(&w, f->nbins);
+        byte_put_varint(&w, f->nbins);
         int64_t previous = 0;
         for (size_t k = 0; k < f->nbins; k++) {
             const struct aggregate_bin *b = &f->bins[k];
             enum bin_mode mode = mode_of(b);
-            put_signed(&w, (int64_t)b->index - previous);
+            byte_put_signed(&w, (int64_t)b->index - previous);
             previous = b->index;
-            put_varint(&w, b->count << 3 | mode);
-            put_double(&w, b->max);
+            byte_put_varint(&w, b->count << 3 | mode);
+            byte_put_double(&w, b->max);
             if (mode == BIN_FULL || mode == BIN_UNTIMED || mode == BIN_SELF)
-                put_double(&w, b->sum);
+                byte_put_double(&w, b->sum);
             if (mode == BIN_FULL || mode == BIN_ONE)
-                put_double(&w, b->sum_t);
+                byte_put_double(&w, b->sum_t);
             if (mode == BIN_FULL || mode == BIN_SELF)
-                put_double(&w, b->sum_vt);
+                byte_put_double(&w, b->sum_vt);
         }
     }
-    put_varint(&w, 0);
+    byte_put_varint(&w, 0);
     if (w.failed) {
         free(w.data);
         return NULL;
@@ -321,65 +279,22 @@ unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
     return w.data;
 }
 
-struct reader {
-    const unsigned char *p, *end;
-    bool failed;
-};
-
-static unsigned get_byte(struct reader *r)
-{
-    if (r->failed || r->p >= r->end) {
-        r->failed = true;
-        return 0;
-    }
-    return *r->p++;
-}
-
-static uint64_t get_varint(struct reader *r)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
-        unsigned c = get_byte(r);
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80))
-            return v;
-    }
-    r->failed = true;
-    return 0;
-}
-
-static int64_t get_signed(struct reader *r)
-{
-    uint64_t u = get_varint(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
-
-static double get_double(struct reader *r)
-{
-    uint64_t u = 0;
-    for (int i = 0; i < 8; i++)
-        u |= (uint64_t)get_byte(r) << (8 * i);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* One bin as encoded; false when the mode is not one. */
-static bool get_bin(struct reader *r, struct aggregate_bin *b)
+static bool get_bin(struct byte_reader *r, struct aggregate_bin *b)
 {
-    uint64_t head = get_varint(r);
+    uint64_t head = byte_get_varint(r);
     enum bin_mode mode = (enum bin_mode)(head & 7);
     b->count = head >> 3;
-    b->max = get_double(r);
+    b->max = byte_get_double(r);
     switch (mode) {
     case BIN_FULL:
-        b->sum = get_double(r);
-        b->sum_t = get_double(r);
-        b->sum_vt = get_double(r);
+        b->sum = byte_get_double(r);
+        b->sum_t = byte_get_double(r);
+        b->sum_vt = byte_get_double(r);
         break;
     case BIN_ONE:
         b->sum = b->max;
-        b->sum_t = get_double(r);
+        b->sum_t = byte_get_double(r);
         b->sum_vt = b->max * b->sum_t;
         break;
     case BIN_ONE_SELF:
@@ -392,13 +307,13 @@ static bool get_bin(struct reader *r, struct aggregate_bin *b)
         b->sum_vt = b->max * 1.0;
         break;
     case BIN_UNTIMED:
-        b->sum = get_double(r);
+        b->sum = byte_get_double(r);
         b->sum_t = (double)b->count;
         b->sum_vt = b->sum;
         break;
     case BIN_SELF:
-        b->sum = b->sum_t = get_double(r);
-        b->sum_vt = get_double(r);
+        b->sum = b->sum_t = byte_get_double(r);
+        b->sum_vt = byte_get_double(r);
         break;
     default:
         return false;
@@ -408,43 +323,43 @@ static bool get_bin(struct reader *r, struct aggregate_bin *b)
 
 int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_t len)
 {
-    struct reader r = {data, data + len, false};
+    struct byte_reader r = {data, data + len, false};
     struct aggregate one;
     aggregate_init(&one);
-    if (get_varint(&r) != FORMAT_VERSION)
+    if (byte_get_varint(&r) != FORMAT_VERSION)
         return -1;
-    one.runs = get_varint(&r);
-    one.stopped_count = get_varint(&r);
-    size_t nstopped = get_varint(&r);
+    one.runs = byte_get_varint(&r);
+    one.stopped_count = byte_get_varint(&r);
+    size_t nstopped = byte_get_varint(&r);
     for (size_t k = 0; k < nstopped && !r.failed; k++) {
-        long long id = get_signed(&r);
+        long long id = byte_get_signed(&r);
         if (one.nstopped < AGGREGATE_STOPPED)
             one.stopped[one.nstopped++] = id;
     }
     int rc = 0;
-    for (uint64_t id; !r.failed && (id = get_varint(&r)) != 0;) {
+    for (uint64_t id; !r.failed && (id = byte_get_varint(&r)) != 0;) {
         if (id > FIELD_COUNT || one.fields[id - 1].count || one.fields[id - 1].bins) { /* twice */
             r.failed = true;
             break;
         }
         struct aggregate_field *f = &one.fields[id - 1];
-        f->count = get_varint(&r);
-        f->count_timed = get_varint(&r);
-        f->sum = get_double(&r);
-        f->mean = get_double(&r);
-        f->m2 = get_double(&r);
-        f->m3 = get_double(&r);
-        f->m4 = get_double(&r);
-        f->min = get_double(&r);
-        f->max = get_double(&r);
-        size_t ntop = get_varint(&r);
+        f->count = byte_get_varint(&r);
+        f->count_timed = byte_get_varint(&r);
+        f->sum = byte_get_double(&r);
+        f->mean = byte_get_double(&r);
+        f->m2 = byte_get_double(&r);
+        f->m3 = byte_get_double(&r);
+        f->m4 = byte_get_double(&r);
+        f->min = byte_get_double(&r);
+        f->max = byte_get_double(&r);
+        size_t ntop = byte_get_varint(&r);
         for (size_t k = 0; k < ntop && !r.failed; k++) {
-            double value = get_double(&r);
-            long long run = get_signed(&r);
+            double value = byte_get_double(&r);
+            long long run = byte_get_signed(&r);
             if (f->ntop < AGGREGATE_TOP)
                 f->top[f->ntop++] = (struct aggregate_top){value, run};
         }
-        size_t nbins = get_varint(&r);
+        size_t nbins = byte_get_varint(&r);
         if (r.failed || nbins > (size_t)(r.end - r.p) / 9) { /* a bin takes 9 bytes or more */
             r.failed = true;
             break;
@@ -457,7 +372,7 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
         f->capacity = nbins;
         int64_t index = 0;
         for (size_t k = 0; k < nbins && !r.failed; k++) {
-            int64_t delta = get_signed(&r);
+            int64_t delta = byte_get_signed(&r);
             /* a bin index is an int32: anything else is damage (found by
              * stored_archive_fuzz: a delta overflowing the sum) */
             if (delta < -(INT64_C(1) << 33) || delta > (INT64_C(1) << 33) ||

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/byte_codec.h"
+
 #define PACK_VERSION 1
 enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT };
 enum { FLAG_INTEGER = 1, FLAG_BARE = 2 };
@@ -13,43 +15,6 @@ enum { FLAG_INTEGER = 1, FLAG_BARE = 2 };
 static const char *const string_keys[DOC_STRINGS] = {"name",    "category",  "set",   "host",
                                                      "command", "exit_type", "taskid"};
 static const char *const integer_keys[DOC_INTEGERS] = {"level", "exit_status"};
-
-struct buffer {
-    unsigned char *data;
-    size_t len, capacity;
-    bool failed;
-};
-
-static void put(struct buffer *b, const void *bytes, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n > b->capacity) {
-        size_t capacity = b->capacity ? b->capacity : 256;
-        while (capacity < b->len + n)
-            capacity *= 2;
-        unsigned char *bigger = realloc(b->data, capacity);
-        if (!bigger) {
-            b->failed = true;
-            return;
-        }
-        b->data = bigger;
-        b->capacity = capacity;
-    }
-    memcpy(b->data + b->len, bytes, n);
-    b->len += n;
-}
-
-static void put_byte(struct buffer *b, unsigned char c) { put(b, &c, 1); }
-
-static void put_varint(struct buffer *b, uint64_t v)
-{
-    while (v >= 0x80) {
-        put_byte(b, (unsigned char)(v | 0x80));
-        v >>= 7;
-    }
-    put_byte(b, (unsigned char)v);
-}
 
 static bool same_double(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
@@ -106,21 +71,21 @@ static int integer_column(const char *key, const json_t *value, const struct doc
 
 unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len)
 {
-    struct buffer b = {NULL, 0, 0, false};
-    put_byte(&b, PACK_VERSION);
+    struct byte_writer b = {NULL, 0, 0, false};
+    byte_put_byte(&b, PACK_VERSION);
     const char *key;
     json_t *value;
     json_object_foreach(root, key, value) {
         int id = summary_field_id(key), flags, k;
         if ((flags = field_flags(id, value, cols)) >= 0) {
             unsigned char entry[3] = {ENTRY_FIELD, (unsigned char)id, (unsigned char)flags};
-            put(&b, entry, 3);
+            byte_put(&b, entry, 3);
         } else if ((k = string_column(key, value, cols)) >= 0) {
             unsigned char entry[2] = {ENTRY_STRING, (unsigned char)k};
-            put(&b, entry, 2);
+            byte_put(&b, entry, 2);
         } else if ((k = integer_column(key, value, cols)) >= 0) {
             unsigned char entry[2] = {ENTRY_INTEGER, (unsigned char)k};
-            put(&b, entry, 2);
+            byte_put(&b, entry, 2);
         } else {
             /* 17 significant digits: every double comes back to the bit */
             char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER |
@@ -130,59 +95,21 @@ unsigned char *document_pack(json_t *root, const struct document_columns *cols, 
                 break;
             }
             size_t klen = strlen(key), vlen = strlen(text);
-            put_byte(&b, ENTRY_TEXT);
-            put_varint(&b, klen);
-            put(&b, key, klen);
-            put_varint(&b, vlen);
-            put(&b, text, vlen);
+            byte_put_byte(&b, ENTRY_TEXT);
+            byte_put_varint(&b, klen);
+            byte_put(&b, key, klen);
+            byte_put_varint(&b, vlen);
+            byte_put(&b, text, vlen);
             free(text);
         }
     }
-    put_byte(&b, ENTRY_END);
+    byte_put_byte(&b, ENTRY_END);
     if (b.failed) {
         free(b.data);
         return NULL;
     }
     *len = b.len;
     return b.data;
-}
-
-struct reader {
-    const unsigned char *p, *end;
-    bool failed;
-};
-
-static unsigned get_byte(struct reader *r)
-{
-    if (r->p >= r->end) {
-        r->failed = true;
-        return 0;
-    }
-    return *r->p++;
-}
-
-static uint64_t get_varint(struct reader *r)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
-        unsigned c = get_byte(r);
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80))
-            return v;
-    }
-    r->failed = true;
-    return 0;
-}
-
-static const unsigned char *get_bytes(struct reader *r, size_t n)
-{
-    if (r->failed || (size_t)(r->end - r->p) < n) {
-        r->failed = true;
-        return NULL;
-    }
-    const unsigned char *at = r->p;
-    r->p += n;
-    return at;
 }
 
 static json_t *field_value(const struct document_columns *cols, unsigned id, unsigned flags)
@@ -198,18 +125,18 @@ static json_t *field_value(const struct document_columns *cols, unsigned id, uns
 
 json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols)
 {
-    struct reader r = {data, data + len, false};
-    if (get_byte(&r) != PACK_VERSION)
+    struct byte_reader r = {data, data + len, false};
+    if (byte_get_byte(&r) != PACK_VERSION)
         return NULL;
     json_t *root = json_object();
-    for (unsigned tag; root && !r.failed && (tag = get_byte(&r)) != ENTRY_END;) {
+    for (unsigned tag; root && !r.failed && (tag = byte_get_byte(&r)) != ENTRY_END;) {
         if (tag == ENTRY_FIELD) {
-            unsigned id = get_byte(&r), flags = get_byte(&r);
+            unsigned id = byte_get_byte(&r), flags = byte_get_byte(&r);
             json_t *v = r.failed ? NULL : field_value(cols, id, flags);
             if (!v || json_object_set_new(root, summary_field_by_id((enum summary_field_id)id)->name, v) < 0)
                 r.failed = true;
         } else if (tag == ENTRY_STRING || tag == ENTRY_INTEGER) {
-            unsigned k = get_byte(&r);
+            unsigned k = byte_get_byte(&r);
             bool string = tag == ENTRY_STRING;
             if (r.failed || k >= (string ? DOC_STRINGS : DOC_INTEGERS) ||
                 (string ? !cols->strings[k] : !cols->has_integer[k]) ||
@@ -218,10 +145,10 @@ json_t *document_unpack(const unsigned char *data, size_t len, const struct docu
                                            : json_integer(cols->integers[k])) < 0)
                 r.failed = true;
         } else if (tag == ENTRY_TEXT) {
-            size_t klen = get_varint(&r);
-            const unsigned char *key = get_bytes(&r, klen);
-            size_t vlen = get_varint(&r);
-            const unsigned char *text = get_bytes(&r, vlen);
+            size_t klen = byte_get_varint(&r);
+            const unsigned char *key = byte_get_bytes(&r, klen);
+            size_t vlen = byte_get_varint(&r);
+            const unsigned char *text = byte_get_bytes(&r, vlen);
             json_t *v = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;
             /* a JSON document's keys are UTF-8 without NUL (found by
              * stored_archive_fuzz); json_stringn checks the UTF-8 */

@@ -6,6 +6,7 @@
 
 #include <libpq-fe.h>
 #include "archive/libpq_api.h"
+#include "util/byte_codec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,35 +298,9 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
 
 /* --- COPY ... FROM STDIN, text format -------------------------------------- */
 
-struct copy_buffer {
-    char *data;
-    size_t len, capacity;
-    bool failed;
-};
-
-static void copy_put(struct copy_buffer *b, const char *bytes, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n > b->capacity) {
-        size_t capacity = b->capacity ? b->capacity : 1 << 16;
-        while (capacity < b->len + n)
-            capacity *= 2;
-        char *bigger = realloc(b->data, capacity);
-        if (!bigger) {
-            b->failed = true;
-            return;
-        }
-        b->data = bigger;
-        b->capacity = capacity;
-    }
-    memcpy(b->data + b->len, bytes, n);
-    b->len += n;
-}
-
 /* Text as COPY's text format reads it: backslash, tab, newline and carriage
  * return escaped (a quote needs nothing). */
-static void copy_text(struct copy_buffer *b, const char *s)
+static void copy_text(struct byte_writer *b, const char *s)
 {
     const char *run = s;
     for (; *s; s++) {
@@ -333,31 +308,31 @@ static void copy_text(struct copy_buffer *b, const char *s)
                              : *s == '\r' ? "\\r" : NULL;
         if (!escape)
             continue;
-        copy_put(b, run, (size_t)(s - run));
-        copy_put(b, escape, 2);
+        byte_put(b, run, (size_t)(s - run));
+        byte_put(b, escape, 2);
         run = s + 1;
     }
-    copy_put(b, run, (size_t)(s - run));
+    byte_put(b, run, (size_t)(s - run));
 }
 
-static void copy_value(struct copy_buffer *b, const struct sql_value *v)
+static void copy_value(struct byte_writer *b, const struct sql_value *v)
 {
     char number[40];
     switch (v->type) {
     case SQL_TEXT: copy_text(b, v->text); break;
-    case SQL_REAL: copy_put(b, number, (size_t)snprintf(number, sizeof number, "%.17g", v->real)); break;
-    case SQL_INT: copy_put(b, number, (size_t)snprintf(number, sizeof number, "%lld", v->integer)); break;
+    case SQL_REAL: byte_put(b, number, (size_t)snprintf(number, sizeof number, "%.17g", v->real)); break;
+    case SQL_INT: byte_put(b, number, (size_t)snprintf(number, sizeof number, "%lld", v->integer)); break;
     case SQL_BLOB: { /* bytea's \x form, its backslash escaped for COPY */
         static const char hex[] = "0123456789abcdef";
-        copy_put(b, "\\\\x", 3);
+        byte_put(b, "\\\\x", 3);
         const unsigned char *p = (const unsigned char *)v->text;
         for (size_t k = 0; k < v->length; k++) {
             char two[2] = {hex[p[k] >> 4], hex[p[k] & 15]};
-            copy_put(b, two, 2);
+            byte_put(b, two, 2);
         }
         break;
     }
-    default: copy_put(b, "\\N", 2); break;
+    default: byte_put(b, "\\N", 2); break;
     }
 }
 
@@ -379,17 +354,17 @@ static int postgres_copy(struct store *s, const char *table, const char *columns
         return -1;
     }
     PQ(PQclear)(res);
-    struct copy_buffer b = {NULL, 0, 0, false};
+    struct byte_writer b = {NULL, 0, 0, false};
     int rc = 0;
     for (size_t r = 0; r < nrows && rc == 0; r++) {
         for (size_t c = 0; c < ncols; c++) {
             if (c)
-                copy_put(&b, "\t", 1);
+                byte_put(&b, "\t", 1);
             copy_value(&b, &values[r * ncols + c]);
         }
-        copy_put(&b, "\n", 1);
+        byte_put(&b, "\n", 1);
         if (b.failed || (b.len >= (1 << 20) || r + 1 == nrows)) { /* a megabyte at a time */
-            if (b.failed || PQ(PQputCopyData)(impl->conn, b.data, (int)b.len) != 1)
+            if (b.failed || PQ(PQputCopyData)(impl->conn, (const char *)b.data, (int)b.len) != 1)
                 rc = -1;
             b.len = 0;
         }

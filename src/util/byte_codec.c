@@ -1,0 +1,97 @@
+/* Binary encodings: byte buffer, varints, doubles (see byte_codec.h). */
+#include "util/byte_codec.h"
+
+#include <string.h>
+
+#include "util/vec.h"
+
+void byte_put(struct byte_writer *w, const void *bytes, size_t n)
+{
+    if (w->failed || VEC_RESERVE(w->data, w->capacity, w->len + n) < 0) {
+        w->failed = true;
+        return;
+    }
+    memcpy(w->data + w->len, bytes, n);
+    w->len += n;
+}
+
+void byte_put_byte(struct byte_writer *w, unsigned char c)
+{
+    byte_put(w, &c, 1);
+}
+
+void byte_put_varint(struct byte_writer *w, uint64_t v)
+{
+    unsigned char bytes[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        bytes[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    bytes[n++] = (unsigned char)v;
+    byte_put(w, bytes, n);
+}
+
+void byte_put_signed(struct byte_writer *w, int64_t v)
+{
+    byte_put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag */
+}
+
+void byte_put_double(struct byte_writer *w, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; i++)
+        bytes[i] = (unsigned char)(u >> (8 * i));
+    byte_put(w, bytes, sizeof bytes);
+}
+
+unsigned byte_get_byte(struct byte_reader *r)
+{
+    if (r->failed || r->p >= r->end) {
+        r->failed = true;
+        return 0;
+    }
+    return *r->p++;
+}
+
+uint64_t byte_get_varint(struct byte_reader *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
+        unsigned c = byte_get_byte(r);
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    r->failed = true;
+    return 0;
+}
+
+int64_t byte_get_signed(struct byte_reader *r)
+{
+    uint64_t u = byte_get_varint(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+double byte_get_double(struct byte_reader *r)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u |= (uint64_t)byte_get_byte(r) << (8 * i);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+const unsigned char *byte_get_bytes(struct byte_reader *r, size_t n)
+{
+    if (r->failed || (size_t)(r->end - r->p) < n) {
+        r->failed = true;
+        return NULL;
+    }
+    const unsigned char *at = r->p;
+    r->p += n;
+    return at;
+}
