@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 /* Resources are the numeric fields that describe the task, not the clock. */
 static bool is_resource(const struct summary_field *f)
 {
@@ -31,35 +33,25 @@ static char *copy_text(const struct sql_value *v)
     return v->type == SQL_TEXT ? strdup(v->text) : NULL;
 }
 
-/* Makes room for cap rows (column-major: each column moves to its new start). */
-static int reserve(struct history *h, size_t cap)
+/* Makes room for at least need rows: the per-row arrays grow together
+ * (util/vec.h), then the values, column-major, move each column to its new
+ * start. */
+static int reserve(struct history *h, size_t need)
 {
-    double *values = malloc(cap * h->nresources * sizeof *values);
-    if (values) {
-        for (size_t k = 0; k < h->nresources && h->values; k++)
-            memcpy(values + k * cap, h->values + k * h->capacity, h->rows * sizeof *values);
-        free(h->values);
-        h->values = values;
-    }
-    long long *ids = realloc(h->ids, cap * sizeof *ids);
-    if (ids)
-        h->ids = ids;
-    char **hosts = realloc(h->hosts, cap * sizeof *hosts);
-    if (hosts)
-        h->hosts = hosts;
-    char **sets = realloc(h->sets, cap * sizeof *sets);
-    if (sets)
-        h->sets = sets;
-    char **groups = realloc(h->groups, cap * sizeof *groups);
-    if (groups)
-        h->groups = groups;
-    char **exit_types = realloc(h->exit_types, cap * sizeof *exit_types);
-    if (exit_types)
-        h->exit_types = exit_types;
-    if (!values || !ids || !hosts || !sets || !groups || !exit_types) {
+    size_t cap = h->capacity;
+    if (need <= cap)
+        return 0;
+    double *values = NULL;
+    if (vec_reserve_parallel(&cap, need, VEC_ARRAY(h->ids), VEC_ARRAY(h->hosts), VEC_ARRAY(h->sets),
+                             VEC_ARRAY(h->groups), VEC_ARRAY(h->exit_types), NULL) < 0 ||
+        (h->nresources && !(values = malloc(cap * h->nresources * sizeof *values)))) {
         h->out_of_memory = 1;
         return -1;
     }
+    for (size_t k = 0; k < h->nresources && h->values; k++)
+        memcpy(values + k * cap, h->values + k * h->capacity, h->rows * sizeof *values);
+    free(h->values);
+    h->values = values;
     h->capacity = cap;
     return 0;
 }

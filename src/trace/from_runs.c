@@ -192,24 +192,10 @@ static int read_task(struct builder *b, const char *prefix)
                 goto out;
             }
         }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 256;
-            double *a = realloc(wall, cap * sizeof *a), *c2, *m2, *i2;
-            if (a) wall = a;
-            c2 = realloc(cores, cap * sizeof *c2);
-            if (c2) cores = c2;
-            m2 = realloc(mem, cap * sizeof *m2);
-            if (m2) mem = m2;
-            i2 = realloc(io, cap * sizeof *i2);
-            if (i2) io = i2;
-            double *u2 = realloc(cpu, cap * sizeof *u2);
-            if (u2) cpu = u2;
-            double *n2 = realloc(net, cap * sizeof *n2);
-            if (n2) net = n2;
-            if (!a || !c2 || !m2 || !i2 || !u2 || !n2) {
-                snprintf(b->err, b->errlen, "out of memory");
-                goto out;
-            }
+        if (vec_reserve_parallel(&cap, n + 1, VEC_ARRAY(wall), VEC_ARRAY(cores), VEC_ARRAY(mem),
+                                 VEC_ARRAY(io), VEC_ARRAY(cpu), VEC_ARRAY(net), NULL) < 0) {
+            snprintf(b->err, b->errlen, "out of memory");
+            goto out;
         }
         wall[n] = vals[c_wall];
         if (n > 0 && wall[n] < wall[n - 1]) {
