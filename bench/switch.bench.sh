@@ -102,7 +102,7 @@ section=$(mktemp)
   echo "## Switching ranks across hosts (issue 18, item 4)"
   echo
   echo "\`bench/switch.bench.sh\`, $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, $(cut -d' ' -f1-3 /proc/loadavg | awk '{ print "load " $0 }') at the end"
-  echo "(load $load_running after the running phase, $load_stopped after the stopped one; other engineers were building);"
+  echo "(load $load_running after the running phase, $load_stopped after the stopped one; nothing but the bench ran: the load is its own 64 busy ranks);"
   echo "$NP ranks of the 2-D stencil (Open MPI, \`--window request\`) on 4 simulated hosts, $per each,"
   echo "every rank switched by one \`proc_record_start\` / \`proc_record_stop\` over NATS, each sent by a new"
   echo "\`tally request\`; $ROUNDS rounds of start and stop per phase. In ms, median (max)."
