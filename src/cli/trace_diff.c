@@ -56,19 +56,21 @@ static int diff_option(void *ctx, int opt, const char *arg)
     }
 }
 
+struct diff_page {
+    const struct trace_diff *d;
+    const char *a, *b;
+};
+
+static int write_diff_page(void *ctx, FILE *out)
+{
+    const struct diff_page *p = ctx;
+    return diff_html_write(p->d, p->a, p->b, out);
+}
+
 static int write_html(const struct trace_diff *d, const char *a, const char *b, const char *path)
 {
-    struct atomic_file af;
-    if (atomic_file_open(&af, path) < 0) {
-        tally_error_errno("trace diff: %s", path);
-        return -1;
-    }
-    if (diff_html_write(d, a, b, af.fp) < 0) {
-        atomic_file_abort(&af);
-        tally_error_errno("trace diff: %s", path);
-        return -1;
-    }
-    if (atomic_file_commit(&af) < 0) {
+    struct diff_page page = {d, a, b};
+    if (atomic_write_with(path, write_diff_page, &page) < 0) {
         tally_error_errno("trace diff: %s", path);
         return -1;
     }

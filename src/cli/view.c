@@ -311,20 +311,22 @@ static int page_options(const struct view_args *a, const struct trace *t, const 
     return 0;
 }
 
-static int write_html(const struct view_args *a, const struct trace *t,
-                      const struct view_page_options *page)
+struct page {
+    const struct trace *t;
+    const struct view_page_options *options;
+};
+
+static int write_page(void *ctx, FILE *out)
 {
-    struct atomic_file af;
-    if (atomic_file_open(&af, a->output) < 0) {
-        tally_error_errno("view: %s", a->output);
-        return -1;
-    }
-    if (html_report_write(t, page, af.fp) < 0) {
-        atomic_file_abort(&af);
-        tally_error("view: %s: cannot write the page", a->output);
-        return -1;
-    }
-    if (atomic_file_commit(&af) < 0) {
+    const struct page *p = ctx;
+    return html_report_write(p->t, p->options, out);
+}
+
+static int write_html(const struct view_args *a, const struct trace *t,
+                      const struct view_page_options *options)
+{
+    struct page page = {t, options};
+    if (atomic_write_with(a->output, write_page, &page) < 0) {
         tally_error_errno("view: %s", a->output);
         return -1;
     }

@@ -37,23 +37,15 @@ bool view_files_requested(int argc, char **argv)
     return false;
 }
 
-static int write_page(const char *path, const json_t *report, const char *title)
+struct page {
+    const json_t *report;
+    const char *title;
+};
+
+static int write_page(void *ctx, FILE *out)
 {
-    struct atomic_file af;
-    if (atomic_file_open(&af, path) < 0) {
-        tally_error_errno("view: %s", path);
-        return -1;
-    }
-    if (files_page_write(report, title, af.fp) < 0) {
-        atomic_file_abort(&af);
-        tally_error("view: %s: cannot write the page", path);
-        return -1;
-    }
-    if (atomic_file_commit(&af) < 0) {
-        tally_error_errno("view: %s", path);
-        return -1;
-    }
-    return 0;
+    const struct page *p = ctx;
+    return files_page_write(p->report, p->title, out);
 }
 
 int cmd_view_files(int argc, char **argv)
@@ -102,7 +94,10 @@ int cmd_view_files(int argc, char **argv)
         tally_error("view: --files %s: %s", report_path, why);
     if (rc == 0) {
         const char *slash = strrchr(report_path, '/');
-        rc = write_page(output, report, title ? title : slash ? slash + 1 : report_path);
+        struct page page = {report, title ? title : slash ? slash + 1 : report_path};
+        rc = atomic_write_with(output, write_page, &page);
+        if (rc < 0)
+            tally_error_errno("view: %s", output);
     }
     json_decref(report);
     return rc < 0 ? TALLY_EXIT_ERROR : TALLY_EXIT_OK;

@@ -123,6 +123,21 @@ void atomic_file_abort(struct atomic_file *af)
     atomic_file_free(af);
 }
 
+int atomic_write_with(const char *path, int (*write)(void *ctx, FILE *out), void *ctx)
+{
+    struct atomic_file af;
+    if (atomic_file_open(&af, path) < 0)
+        return -1;
+    errno = 0;
+    if (write(ctx, af.fp) < 0) {
+        int saved = errno ? errno : EIO;
+        atomic_file_abort(&af);
+        errno = saved;
+        return -1;
+    }
+    return atomic_file_commit(&af);
+}
+
 int atomic_write_file(const char *path, const void *data, size_t len)
 {
     struct atomic_file af;

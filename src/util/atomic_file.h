@@ -26,5 +26,9 @@ int atomic_file_commit(struct atomic_file *af);
 void atomic_file_abort(struct atomic_file *af);
 /* Whole-buffer convenience: open, write, commit. */
 int atomic_write_file(const char *path, const void *data, size_t len);
+/* Open, let write() fill the stream, commit; a write() that returns -1
+ * discards the file. -1 (errno set; EIO when write() failed without one)
+ * with the target left as it was. */
+int atomic_write_with(const char *path, int (*write)(void *ctx, FILE *out), void *ctx);
 
 #endif

@@ -15,6 +15,17 @@
 #include "test.h"
 #include "util/atomic_file.h"
 
+static int write_hello(void *ctx, FILE *out)
+{
+    return fputs((const char *)ctx, out) < 0 ? -1 : 0;
+}
+
+static int write_then_fail(void *ctx, FILE *out)
+{
+    fputs("half", out);
+    return -1; /* no errno: the writer's own failure */
+}
+
 int main(void)
 {
     char dir[] = "/tmp/atomic_file_test.XXXXXX";
@@ -44,6 +55,15 @@ int main(void)
     CHECK_INT(errno, EFBIG);
     CHECK(stat(path, &st) != 0);
     setrlimit(RLIMIT_FSIZE, &old);
+
+    /* atomic_write_with: the writer fills the file; a failing one leaves the target as it was */
+    CHECK_INT(atomic_write_with(path, write_hello, "hello\n"), 0);
+    CHECK(stat(path, &st) == 0 && st.st_size == 6);
+    errno = 0;
+    CHECK_INT(atomic_write_with(path, write_then_fail, NULL), -1);
+    CHECK_INT(errno, EIO);
+    CHECK(stat(path, &st) == 0 && st.st_size == 6);
+    unlink(path);
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
