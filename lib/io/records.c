@@ -27,7 +27,7 @@
 #define TAG_SHIFT (REC_BITS + GEN_BITS)
 _Static_assert(TALLY_IO_CAPACITY + 1 < (1 << REC_BITS), "a record fits its bits");
 static uint64_t slots[HASH_SLOTS];
-static uint64_t generation = 1;
+static uint64_t generation IO_HOT = 1;
 static char cwd[PATH_MAX];
 static int cwd_known;
 
