@@ -21,7 +21,7 @@
 struct tally_io_header *io_region IO_HOT;
 int io_fd_high = -1;
 static struct io_fd fds[IO_MAX_FDS];
-static __thread int busy __attribute__((tls_model("initial-exec")));
+__thread int io_busy_flag __attribute__((tls_model("initial-exec")));
 /* What the claim reads, packed in one buffer so that an image's start
  * touches one page of it: DIR, DIR/io.slots (built once at the start) and
  * this image's executable (read from /proc/self/exe once; a forked child
@@ -69,31 +69,6 @@ struct io_fd *io_fd_slot(int fd)
     if (fd > io_fd_high)
         io_fd_high = fd;
     return &fds[fd];
-}
-
-bool io_enter(void)
-{
-    if (!io_region)
-        return false;
-    if (busy) {
-        __atomic_fetch_add(&io_region->unseen_calls, 1, __ATOMIC_RELAXED);
-        return false;
-    }
-    busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    return true;
-}
-
-void io_leave(void)
-{
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    busy = 0;
-}
-
-void io_busy(int on)
-{
-    busy = on;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 const char *io_directory(void)

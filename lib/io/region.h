@@ -100,13 +100,38 @@ struct io_fd *io_fd_slot(int fd);
 /* The highest descriptor ever given a slot (the fork rebuild walks up to it). */
 extern int io_fd_high;
 
+/* This thread is inside the helper's accounting (region.c). */
+extern __thread int io_busy_flag __attribute__((tls_model("initial-exec")));
+
 /* Enters the accounting part of a wrapper: false (and the call is counted
  * in unseen_calls) when this thread is already inside it, i.e. a signal
- * handler interrupted the helper; false without a region. */
-bool io_enter(void);
-void io_leave(void);
+ * handler interrupted the helper; false without a region. Inline: it runs
+ * at every wrapped call. */
+static inline bool io_enter(void)
+{
+    if (!io_region)
+        return false;
+    if (io_busy_flag) {
+        __atomic_fetch_add(&io_region->unseen_calls, 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    io_busy_flag = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return true;
+}
+
+static inline void io_leave(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    io_busy_flag = 0;
+}
+
 /* Marks this thread busy (or not) without the checks: the helper's own start and fork. */
-void io_busy(int on);
+static inline void io_busy(int on)
+{
+    io_busy_flag = on;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
 
 /* Wall-clock time, ns since the epoch (vDSO): a process's start and end. */
 static inline uint64_t io_now(void)
