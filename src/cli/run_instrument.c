@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "cli/run_remote.h"
+#include "cli/run_slurm_step.h"
 #include "instrument/launch.h"
 #include "instrument/link_series.h"
 #include "instrument/perf_summary.h"
@@ -221,6 +222,7 @@ void run_instrument_collect(struct run_config *cfg)
         tally_error("probes: %s", note); /* an MPI run said it already */
     if (probes)
         json_object_set_new(o->summary_extra, "probes", probes);
+    run_slurm_step_collect(cfg, &set); /* a Slurm rank: hand over, or gather the step */
     segment_set_free(&set);
     /* a --retry attempt starts from an empty directory */
     segment_dir_remove(o->dir);
