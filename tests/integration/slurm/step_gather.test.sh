@@ -6,7 +6,9 @@
 # srun --mpi=pmi2 (Slurm's own PMI): every link exact (iterations x halo x 8
 # bytes, one message per iteration per neighbour), every rank present with
 # its host and times; each task's own summary still holds its rank alone.
-# Then a step where rank 2 runs without libtally-mpi: its figures cannot be
+# The same with Open MPI under srun --mpi=pmix: an all-to-all, every pair's
+# link exact under the collective rule. Then a step where rank 2 runs
+# without libtally-mpi: its figures cannot be
 # gathered, the step's summary names it missing after a bounded wait, the
 # other ranks' links are exact, and the job succeeds.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
@@ -14,6 +16,7 @@
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 
 build mpich stencil -DWITH_PROBE || { not_ok "build stencil with MPICH"; finish; }
+build openmpi alltoall || { not_ok "build alltoall with Open MPI"; finish; }
 slurm_start || { not_ok "Slurm starts"; finish; }
 
 NP=4 ITS=30 HALO=64 HOST=$(hostname -s)
@@ -59,6 +62,23 @@ for t in 0 1 2 3; do
   check_eq "task $t's own summary holds its rank alone" "$(jq -c '[.mpi.per_rank[].rank]' "$s" 2>/dev/null)" "[$t]"
 done
 check_eq "nothing about the gathering on the job's stderr" "$(grep -c -E 'slurm|missing' "$WORK/all.err")" 0
+
+# --- Open MPI (PMIx) ----------------------------------------------------------
+ROUNDS=5 COUNT=100
+mkdir "$WORK/ompi"
+srun --mpi=pmix -n $NP --tally="$WORK/ompi" --tally-mpi "$WORK/alltoall.openmpi" $ROUNDS $COUNT \
+  >"$WORK/ompi.out" 2>"$WORK/ompi.err"
+check_eq "Open MPI: srun succeeds" "$?" 0
+f=$(ls "$WORK"/ompi/slurm-*.0.mpi.summary 2>/dev/null)
+check "Open MPI: the step's MPI summary" test -f "$f"
+check_contains "Open MPI: its library" "$(jq -r .mpi.library "$f" 2>/dev/null)" "Open MPI"
+check_eq "Open MPI: every rank, none missing" "$(jq -c '[[.mpi.per_rank[].rank], .mpi.missing_ranks]' "$f" 2>/dev/null)" \
+  "[[0,1,2,3],[]]"
+want=$(awk -v np=$NP -v b=$((ROUNDS * COUNT * 4)) -v m=$ROUNDS 'BEGIN {
+  for (i = 0; i < np; i++) for (j = 0; j < np; j++) if (i != j) print i, j, b, m }' | sort -n -k1,1 -k2,2)
+check_eq "Open MPI: links = all pairs, ROUNDS x COUNT ints each" "$(summary_links "$f" | md5sum | cut -c1-8)" \
+  "$(echo "$want" | md5sum | cut -c1-8)"
+check_eq "Open MPI: MPI_Alltoall calls of all ranks" "$(jq .mpi.functions.MPI_Alltoall.calls "$f" 2>/dev/null)" $((NP * ROUNDS))
 
 # --- rank 2 cannot be gathered ------------------------------------------------
 # (TALLY_MPI: tally run cannot tell the MPI from 'bash -c'.)
