@@ -33,7 +33,12 @@
 
 struct launch_dir {
     char *launch, *dir;
+    double handed;  /* launch_keep: when (monotonic s); 0: an attached rank's */
 };
+
+/* A handed-over directory nobody asked for within this long is dropped:
+ * its gatherer waits at most an hour (TALLY_GATHER_TIMEOUT <= 3600 s). */
+#define HANDED_LIFETIME 7200.0
 
 struct agent_launches {
     struct launch_dir *items;
@@ -56,9 +61,29 @@ static struct launch_dir *find(struct agent_launches *l, const char *launch)
     return NULL;
 }
 
+static void remove_dir(const char *dir);
+
+/* Handed-over directories older than HANDED_LIFETIME (now: monotonic s),
+ * and at the agent's end (now < 0) all of them, removed. */
+static void drop_stale(struct agent *a, double now)
+{
+    struct agent_launches *l = a->launches;
+    for (size_t i = 0; l && i < l->count;) {
+        struct launch_dir *d = &l->items[i];
+        if (!d->handed || (now >= 0 && now - d->handed < HANDED_LIFETIME)) {
+            i++;
+            continue;
+        }
+        remove_dir(d->dir);
+        free(d->launch);
+        free(d->dir);
+        *d = l->items[--l->count];
+    }
+}
+
 /* launch's segments in dir, kept (several directories may hold one
  * launch's segments: a Slurm step's ranks each hand theirs over). */
-static int keep(struct agent *a, const char *launch, const char *dir, char *why, size_t why_size)
+static int keep(struct agent *a, const char *launch, const char *dir, double handed, char *why, size_t why_size)
 {
     if (!a->launches && !(a->launches = calloc(1, sizeof *a->launches)))
         goto oom;
@@ -70,6 +95,7 @@ static int keep(struct agent *a, const char *launch, const char *dir, char *why,
         goto oom;
     l->items[l->count].launch = strdup(launch);
     l->items[l->count].dir = strdup(dir);
+    l->items[l->count].handed = handed;
     if (!l->items[l->count].launch || !l->items[l->count].dir) {
         free(l->items[l->count].launch);
         free(l->items[l->count].dir);
@@ -110,7 +136,7 @@ int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, 
     free(t->launch);
     t->segment_dir = strdup(dir);
     t->launch = strdup(launch);
-    if (!t->segment_dir || !t->launch || keep(a, launch, dir, why, why_size) < 0) {
+    if (!t->segment_dir || !t->launch || keep(a, launch, dir, 0, why, why_size) < 0) {
         snprintf(why, why_size, "attach: out of memory");
         return -1;
     }
@@ -121,7 +147,8 @@ int agent_launch_keep(struct agent *a, const char *launch, const char *dir, char
 {
     if (check(a, "launch_keep", launch, dir, why, why_size) < 0)
         return -1;
-    if (keep(a, launch, dir, why, why_size) < 0) {
+    drop_stale(a, clock_monotonic_seconds());
+    if (keep(a, launch, dir, clock_monotonic_seconds(), why, why_size) < 0) {
         snprintf(why, why_size, "launch_keep: out of memory");
         return -1;
     }
@@ -238,6 +265,7 @@ void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
 
 void agent_launches_free(struct agent *a)
 {
+    drop_stale(a, -1); /* handed-over ranks nobody gathered: nobody will */
     struct agent_launches *l = a->launches;
     if (!l)
         return;

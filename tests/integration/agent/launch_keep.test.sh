@@ -3,7 +3,8 @@
 # over for the step's gatherer, tally-slurm(7)): refused without a
 # registered task, for a bad launch id, and for a directory that is not
 # private; several directories kept under one launch, all answered by one
-# launch_ranks, and all removed by its "release".
+# launch_ranks, and all removed by its "release"; one never asked for is
+# removed when the agent stops (nobody will gather it).
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
 S=$WORK/a/agent.sock
@@ -35,6 +36,12 @@ out=$(send '{"op":"launch_ranks","launch":"slurm-7-0","release":true}')
 check_eq "the launch's ranks: done (the directories hold none)" "$(printf '%s\n' "$out" | jq -c 'select(.done) | .ranks')" 0
 check "release removed both directories" sh -c "! test -e '$WORK/k1' && ! test -e '$WORK/k2'"
 check "the directory that was refused is untouched" test -d "$WORK/open"
-kill "$RUNNER"
+mkdir -m 700 "$WORK/k3"
+out=$(send "$reg" "{\"op\":\"launch_keep\",\"launch\":\"slurm-7-2\",\"segments\":\"$WORK/k3\"}")
+check_contains "a third directory kept" "$out" '"launch_kept"'
 "$TALLY" agent stop --socket "$S" >/dev/null 2>&1
+check "the agent stops" wait_until 10 sh -c "! kill -0 $AGENT_PID 2>/dev/null"
+check "the directory nobody gathered is removed with it" sh -c "! test -e '$WORK/k3'"
+check "the refused one is still untouched" test -d "$WORK/open"
+kill "$RUNNER"
 finish
