@@ -136,10 +136,12 @@ json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
      * (the step's gatherer gathers them apart: run_slurm_step.c). */
     if (!o->launch[0] || o->window.rank_per_run)
         return NULL;
-    return run_remote_gather_launch(o->launch, 0, set);
+    struct launch_gather_options go = {.timeout = run_remote_gather_timeout()};
+    return run_remote_gather_launch(o->launch, &go, set);
 }
 
-json_t *run_remote_gather_launch(const char *launch, double poll, struct segment_set *set)
+json_t *run_remote_gather_launch(const char *launch, const struct launch_gather_options *go,
+                                 struct segment_set *set)
 {
     int ranks = 0;
     bool *have = calloc(TALLY_SEG_MAX_RANKS, sizeof *have);
@@ -160,10 +162,10 @@ json_t *run_remote_gather_launch(const char *launch, double poll, struct segment
         free(have);
         return NULL; /* every rank ran here */
     }
-    double timeout = run_remote_gather_timeout();
+    double timeout = go->timeout;
     struct launch_gather g;
     double started = clock_monotonic_seconds();
-    launch_gather_run(launch, have, ranks, timeout, poll, &g);
+    launch_gather_run(launch, have, ranks, go, &g);
     double took = clock_monotonic_seconds() - started;
     if (g.count) {
         struct tally_segment **grown = realloc(set->items, (set->count + g.count) * sizeof *grown);

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "client/launch_gather.h"
 #include "instrument/launch.h"
 #include "instrument/mpi_summary.h"
 #include "instrument/segments.h"
@@ -32,8 +33,9 @@ int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour);
  * fold into the summary's mpi object, or NULL when nothing was gathered. */
 json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set);
 /* The same for any launch id (a Slurm step's "slurm-JOB-STEP"), the ranks
- * in set counted as in hand; poll: launch_gather_run's (0: ask once). */
-json_t *run_remote_gather_launch(const char *launch, double poll, struct segment_set *set);
+ * in set counted as in hand, as go says (launch_gather.h). */
+json_t *run_remote_gather_launch(const char *launch, const struct launch_gather_options *go,
+                                 struct segment_set *set);
 /* $TALLY_GATHER_TIMEOUT (seconds, default 5). */
 double run_remote_gather_timeout(void);
 /* The `mpi` object of set (mpi_summary_json) with remote (what

@@ -176,7 +176,11 @@ static void gather(struct run_config *cfg, const struct segment_set *set, const 
         tally_error("slurm: %s: out of memory; no MPI summary of the step", world);
         return;
     }
-    json_t *remote = run_remote_gather_launch(world, STEP_POLL, &ranks);
+    /* a step on one node: every rank's figures are with this node's agent */
+    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
+    struct launch_gather_options go = {.timeout = run_remote_gather_timeout(), .poll = STEP_POLL,
+                                       .here_only = nodes && !strcmp(nodes, "1")};
+    json_t *remote = run_remote_gather_launch(world, &go, &ranks);
     struct window_spec w = cfg->instrument.window;
     w.rank_per_run = false; /* every rank of the step is expected here */
     json_t *mpi = run_remote_mpi_summary(&ranks, &w, remote);

@@ -295,7 +295,7 @@ static void shift(struct tally_segment *s, int64_t offset)
 #undef MOVE
 }
 
-void launch_gather_run(const char *launch, const bool *have, int ranks, double timeout, double poll,
+void launch_gather_run(const char *launch, const bool *have, int ranks, const struct launch_gather_options *o,
                        struct launch_gather *g)
 {
     memset(g, 0, sizeof *g);
@@ -307,13 +307,13 @@ void launch_gather_run(const char *launch, const bool *have, int ranks, double t
     }
     for (int r = 0; r < ranks && r < TALLY_SEG_MAX_RANKS; r++)
         st.have[r] = have[r];
-    double end = clock_monotonic_seconds() + timeout;
+    double end = clock_monotonic_seconds() + o->timeout, poll = o->poll;
     for (;;) {
         /* each round says its own problems: the last one's stand */
         g->problems[0] = '\0';
         st.no_nats = false;
         from_socket(&st, launch, fmax(0.1, end - clock_monotonic_seconds()));
-        if (!all_in_hand(&st)) {
+        if (!all_in_hand(&st) && !o->here_only) {
             double left = end - clock_monotonic_seconds();
             from_nats(&st, launch, fmax(0.1, poll > 0 ? fmin(left, fmax(poll, 0.25)) : left));
         }

@@ -36,13 +36,18 @@ struct launch_gather {
     char problems[1024];            /* why an agent could not be asked ("" when none) */
 };
 
+struct launch_gather_options {
+    double timeout;  /* seconds at most */
+    double poll;     /* 0: ask the agents once (the NATS answers awaited until the timeout);
+                        else seconds between rounds of asking until every rank is in hand */
+    bool here_only;  /* every rank ran on this host (a one-node Slurm step): no NATS */
+};
+
 /* Gathers launch's ranks. have[r] is true for ranks already in hand (the
  * local segments, r < ranks); ranks: the application's size, 0 when not
- * known yet (learnt from the first answer). poll: 0 to ask the agents once
- * (the NATS answers awaited until the timeout), else seconds between rounds
- * of asking until every rank is in hand or the timeout. Never fails: what
- * it could not reach (in the last round) is in g->problems. */
-void launch_gather_run(const char *launch, const bool *have, int ranks, double timeout, double poll,
+ * known yet (learnt from the first answer). Never fails: what it could not
+ * reach (in the last round) is in g->problems. */
+void launch_gather_run(const char *launch, const bool *have, int ranks, const struct launch_gather_options *o,
                        struct launch_gather *g);
 void launch_gather_free(struct launch_gather *g);
 

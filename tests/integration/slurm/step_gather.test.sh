@@ -94,6 +94,8 @@ check_eq "rank 2 is named missing" "$(jq -c .mpi.missing_ranks "$f")" "[2]"
 check_cmp "the gatherer waited for it the bound (2 s)" "$(jq '.mpi.gather_time[0]' "$f")" ">=" 2
 check_cmp "and not much more" "$(jq '.mpi.gather_time[0]' "$f")" "<" 3
 check_contains "and said why" "$(jq -r '.mpi.warnings[0]' "$f")" "rank 2 of 4 missing: no agent gave it within 2 s"
+check_contains "  a step on one node asks its agent alone (no NATS)" "$(jq -r '.mpi.warnings[0]' "$f")" \
+  "(their host's agent was stopped or unreachable, or they were not instrumented)"
 check_eq "the other ranks are in it" "$(jq -c '[.mpi.per_rank[].rank]' "$f")" "[0,1,3]"
 check_eq "their links are exact" "$(summary_links "$f" | md5sum | cut -c1-8)" \
   "$(echo "$expected" | awk '$1 != 2' | md5sum | cut -c1-8)"
