@@ -86,6 +86,9 @@ slurm_start() {
       mkdir -p "$SL/spool-$h"
       i=$((i + 1))
     done
+    # Slurm's PMIx plugin makes spmix_appdir_UID_JOB.STEP under /tmp on
+    # every node, which the simulated nodes share: each has its own /dev/shm
+    echo "PMIxCliTmpDirBase=/dev/shm" > "$(dirname "$SLURM_CONF")/mpi.conf"
   else
     nodes="NodeName=$host CPUs=8 RealMemory=4096 State=UNKNOWN"$'\n'
     names=$host

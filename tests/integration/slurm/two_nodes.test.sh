@@ -7,6 +7,7 @@
 # them over NATS into the step's one MPI summary: every rank with its host,
 # every link of an MPICH 2-D stencil exact (two of them cross the nodes),
 # hostB's clock offset found (7 s) and its times moved onto hostA's clock.
+# The same with an Open MPI all-to-all under --mpi=pmix: every pair's link.
 # Then hostB's agent is killed while a step runs: its two ranks cannot hand
 # their figures over, say so, and the step's summary names them missing
 # after the bounded wait; the job succeeds.
@@ -15,6 +16,7 @@
 . "$TALLY_TEST_ROOT/tests/integration/multihost/multihost_lib.sh"
 
 build mpich stencil -DWITH_PROBE || { not_ok "build stencil with MPICH"; finish; }
+build openmpi alltoall || { not_ok "build alltoall with Open MPI"; finish; }
 multihost_start hostA hostB:7 || { not_ok "two simulated hosts on NATS"; finish; }
 # the tasks get srun's environment: one agent.conf for both nodes, and each
 # node's own runtime directory (its agent's socket)
@@ -65,6 +67,22 @@ check_cmp "times aligned: MPI_Init's last return before MPI_Finalize's first ent
 check_cmp "  and the run took less than 7 s" "$(jq '.mpi.finalizing[0] - .mpi.started[0]' "$f")" "<" 7
 check "its Paje trace" test -s "${f%.summary}.paje"
 check_eq "nothing about the gathering on the job's stderr" "$(grep -c -E 'slurm|missing' "$WORK/out.err")" 0
+
+# --- Open MPI (PMIx) across the nodes -------------------------------------------
+ROUNDS=5 COUNT=100
+mkdir "$WORK/ompi"
+TALLY_GATHER_TIMEOUT=10 timeout 60 srun --mpi=pmix -N 2 -n $NP --ntasks-per-node=2 --tally="$WORK/ompi" --tally-mpi \
+  "$WORK/alltoall.openmpi" $ROUNDS $COUNT >"$WORK/ompi.out" 2>"$WORK/ompi.err"
+check_eq "Open MPI: srun succeeds" "$?" 0
+f=$(ls "$WORK"/ompi/slurm-*.0.mpi.summary 2>/dev/null)
+check_eq "Open MPI: every rank with its host, none missing" \
+  "$(jq -c '[[.mpi.per_rank[] | [.rank, .host]], .mpi.missing_ranks]' "$f" 2>/dev/null)" \
+  '[[[0,"hostA"],[1,"hostA"],[2,"hostB"],[3,"hostB"]],[]]'
+want=$(awk -v np=$NP -v b=$((ROUNDS * COUNT * 4)) -v m=$ROUNDS 'BEGIN {
+  for (i = 0; i < np; i++) for (j = 0; j < np; j++) if (i != j) print i, j, b, m }' | sort -n -k1,1 -k2,2)
+check_eq "Open MPI: links = all pairs, ROUNDS x COUNT ints each" "$(summary_links "$f" | md5sum | cut -c1-8)" \
+  "$(echo "$want" | md5sum | cut -c1-8)"
+check_near "Open MPI: hostB's clock offset" "$(jq '.mpi.hosts[1].clock_offset[0]' "$f" 2>/dev/null)" 7 0.05
 
 # --- hostB's agent killed while the step runs ----------------------------------
 rm -f "$WORK/until"
