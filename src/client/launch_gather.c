@@ -37,7 +37,8 @@ struct state {
     size_t pending_count, pending_cap, pending_host_cap;
     struct nats_link *nats;         /* opened at the first round that needs it */
     char user[128];
-    bool no_nats;                   /* the user's configuration has none (said in problems) */
+    bool no_nats;                   /* none to be had: why in nats_problem, said by every round */
+    char nats_problem[1024];
 };
 
 static struct host_clock *host_of(struct state *st, const char *name, const char *site)
@@ -192,7 +193,8 @@ static void from_socket(struct state *st, const char *launch, double timeout)
     agent_link_close(&link);
 }
 
-/* The user's NATS, opened once; false (with a problem said) when there is none. */
+/* The user's NATS, opened once (tried once: a round does not wait for
+ * a server that could not be reached); false when there is none. */
 static bool nats_open(struct state *st)
 {
     if (st->nats)
@@ -203,14 +205,14 @@ static bool nats_open(struct state *st)
     struct agent_conf conf;
     char detail[4400];
     if (agent_conf_load(&conf, detail, sizeof detail) < 0) {
-        append_problem(st->g, detail);
+        snprintf(st->nats_problem, sizeof st->nats_problem, "%.1000s", detail);
         return false;
     }
     if (!conf.nats[0]) {
         char path[4096] = "agent.conf";
         agent_conf_path(path, sizeof path);
-        snprintf(detail, sizeof detail, "no NATS to reach the other hosts' agents (no 'nats =' in %s)", path);
-        append_problem(st->g, detail);
+        snprintf(st->nats_problem, sizeof st->nats_problem,
+                 "no NATS to reach the other hosts' agents (no 'nats =' in %.500s)", path);
         return false;
     }
     if (conf.user[0]) {
@@ -223,8 +225,7 @@ static bool nats_open(struct state *st)
                                    .name = "tally run --mpi gather"};
     char why[512];
     if (nats_link_open(&lo, &st->nats, why, sizeof why) < 0) {
-        snprintf(detail, sizeof detail, "NATS: %s", why);
-        append_problem(st->g, detail);
+        snprintf(st->nats_problem, sizeof st->nats_problem, "NATS: %.500s", why);
         return false;
     }
     st->no_nats = false;
@@ -233,8 +234,10 @@ static bool nats_open(struct state *st)
 
 static void from_nats(struct state *st, const char *launch, double timeout)
 {
-    if (!nats_open(st))
+    if (!nats_open(st)) {
+        append_problem(st->g, st->nats_problem);
         return;
+    }
     char subject[1024], detail[600];
     char *subjects[1] = {subject};
     struct subject_route route = {.subjects = subjects, .count = 1};
@@ -311,7 +314,6 @@ void launch_gather_run(const char *launch, const bool *have, int ranks, const st
     for (;;) {
         /* each round says its own problems: the last one's stand */
         g->problems[0] = '\0';
-        st.no_nats = false;
         from_socket(&st, launch, fmax(0.1, end - clock_monotonic_seconds()));
         if (!all_in_hand(&st) && !o->here_only) {
             double left = end - clock_monotonic_seconds();

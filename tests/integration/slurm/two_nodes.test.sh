@@ -27,16 +27,21 @@ SLURM_SIM_NODES="hostA hostB" slurm_start || { not_ok "Slurm starts with a node 
 ok "Slurm starts with a node in each host"
 
 NP=4 ITS=30 HALO=64
-# run_step DIR [ENV...]: the stencil step into DIR, as srun_step's status.
-# Debian 12's MPICH may hang in MPI_Finalize when its ranks talk over TCP
-# (openucx/ucx#8738, multihost_lib.sh): a step that does not end in 60 s is
-# started again, at most 4 times, each said as a TAP comment.
+# run_step DIR DURING [ENV...]: the stencil step into DIR, with ENV, DURING
+# run while it runs; srun's status. Debian 12's MPICH may hang in
+# MPI_Finalize when its ranks talk over TCP (openucx/ucx#8738,
+# multihost_lib.sh): a step that does not end in 60 s is started again (and
+# DURING run again), at most 4 times, each said as a TAP comment. Each
+# attempt starts without $WORK/until (the file that ends STENCIL_UNTIL's run).
 run_step() {
-  local dir=$1 attempt; shift
+  local dir=$1 during=$2 attempt pid; shift 2
   for attempt in 1 2 3 4; do
-    rm -rf "$dir" && mkdir "$dir"
+    rm -rf "$dir" "$WORK/until" && mkdir "$dir"
     env "$@" TALLY_GATHER_TIMEOUT=10 timeout 60 srun --mpi=pmi2 -N 2 -n $NP --ntasks-per-node=2 --tally="$dir" \
-      --tally-mpi "$WORK/stencil.mpich" blocking $ITS $HALO 1 0 1 "$WORK/hand" >"$dir.out" 2>"$dir.err"
+      --tally-mpi "$WORK/stencil.mpich" blocking $ITS $HALO 1 0 1 "$WORK/hand" >"$dir.out" 2>"$dir.err" &
+    pid=$!
+    $during
+    wait "$pid"
     st=$?
     [ "$st" = 124 ] || return "$st"
     echo "# attempt $attempt: the step did not end in 60 s (MPICH over TCP, openucx/ucx#8738); starting it again"
@@ -45,7 +50,7 @@ run_step() {
   done
   return "$st"
 }
-run_step "$WORK/out"
+run_step "$WORK/out" true
 st=$?
 check_eq "srun succeeds" "$st" 0
 f=$(ls "$WORK"/out/slurm-*.0.mpi.summary 2>/dev/null)
@@ -85,18 +90,22 @@ check_eq "Open MPI: links = all pairs, ROUNDS x COUNT ints each" "$(summary_link
 check_near "Open MPI: hostB's clock offset" "$(jq '.mpi.hosts[1].clock_offset[0]' "$f" 2>/dev/null)" 7 0.05
 
 # --- hostB's agent killed while the step runs ----------------------------------
-rm -f "$WORK/until"
-run_step "$WORK/killed" STENCIL_UNTIL="$WORK/until" &
-step=$!
 # b_follows_two: hostB's agent follows two tasks
 b_follows_two() { [ "$(host_run hostB "$TALLY" agent status 2>/dev/null | jq -r '.tasks')" = 2 ]; }
-check "hostB's agent follows its two tasks" wait_until 30 b_follows_two
-agentB=$(mh_agent_pid hostB)
-check "  and has a pid" test -n "$agentB"
-host_run hostB kill -KILL "$agentB"
-touch "$WORK/until"
-wait "$step"
-check_eq "srun succeeds all the same" "$?" 0
+# kill_agent_b: once hostB's agent follows its two tasks, kills it and lets
+# the ranks end (followed, agent_b: what it saw)
+kill_agent_b() {
+  followed=no agent_b=
+  wait_until 30 b_follows_two && followed=yes
+  agent_b=$(mh_agent_pid hostB)
+  [ -n "$agent_b" ] && host_run hostB kill -KILL "$agent_b"
+  touch "$WORK/until"
+}
+run_step "$WORK/killed" kill_agent_b STENCIL_UNTIL="$WORK/until"
+st=$?
+check_eq "hostB's agent followed its two tasks" "$followed" yes
+check "  and was killed" test -n "$agent_b"
+check_eq "srun succeeds all the same" "$st" 0
 f=$(ls "$WORK"/killed/slurm-*.0.mpi.summary 2>/dev/null)
 check "the step's MPI summary is written" test -f "$f"
 check_eq "hostB's ranks are named missing" "$(jq -c .mpi.missing_ranks "$f")" "[2,3]"
