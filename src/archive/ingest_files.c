@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive/file_rows.h"
 #include "archive/record_queue.h"
 #include "util/error.h"
 #include "util/text_file.h"
@@ -36,6 +37,8 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
     int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
                                                sizeof why)
                         : -1;
+    if (parsed == 0) /* a level-3 run's report beside the summary */
+        record->files = file_rows_for_summary(label, root);
     json_decref(root);
     if (parsed < 0) {
         if (!record)

@@ -11,6 +11,7 @@
 
 int archive_add_main(int argc, char **argv, const char *db);
 int archive_query_main(int argc, char **argv, const char *db);
+int archive_files_main(int argc, char **argv, const char *db);
 int archive_stats_main(int argc, char **argv, const char *db);
 int archive_predict_main(int argc, char **argv, const char *db);
 int archive_outliers_main(int argc, char **argv, const char *db);
