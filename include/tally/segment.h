@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define TALLY_SEG_MAGIC 0x31474553594c4154ULL /* "TALLYSEG1" little-endian, 8 bytes */
-#define TALLY_SEG_VERSION 3
+#define TALLY_SEG_VERSION 4
 #define TALLY_SEG_PAGE 4096
 #define TALLY_SEG_MAX_PROBES 64
 #define TALLY_SEG_MAX_COUNTERS 64
@@ -48,7 +48,12 @@ enum { TALLY_WINDOW_BY_MARKER = 0, TALLY_WINDOW_BY_MONITOR = 1, TALLY_WINDOW_BY_
     X(Wait) X(Waitall) X(Waitany) X(Waitsome) X(Test) X(Testall) X(Testany) X(Testsome) \
     X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Gather) X(Gatherv) X(Scatter)    \
     X(Scatterv) X(Allgather) X(Allgatherv) X(Alltoall) X(Alltoallv) X(Reduce_scatter) \
-    X(Scan)
+    X(Scan)                                                                       \
+    X(File_open) X(File_close) X(File_sync) X(File_set_view) X(File_seek)         \
+    X(File_read) X(File_read_at) X(File_read_all) X(File_read_at_all)             \
+    X(File_iread) X(File_iread_at)                                                \
+    X(File_write) X(File_write_at) X(File_write_all) X(File_write_at_all)         \
+    X(File_iwrite) X(File_iwrite_at)
 
 #define TALLY_MPI_ENUM(name) TALLY_MPI_##name,
 enum tally_mpi_function { TALLY_MPI_FUNCTIONS(TALLY_MPI_ENUM) TALLY_MPI_FUNCTION_COUNT };
@@ -143,6 +148,7 @@ struct tally_seg_data {             /* from page 1 */
     struct tally_seg_probe probes[TALLY_SEG_MAX_PROBES];
     struct tally_seg_counter counters[TALLY_SEG_MAX_COUNTERS];
     struct tally_seg_function functions[TALLY_MPI_FUNCTION_COUNT];
+    uint64_t mpiio_indep_opens;     /* MPI_File_open calls on a communicator of one rank */
     struct tally_seg_link links[TALLY_SEG_MAX_RANKS];
 };
 

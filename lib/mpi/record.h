@@ -80,6 +80,9 @@ HIDDEN uint64_t type_bytes(MPI_Datatype type, MPI_Count count);
 HIDDEN void comm_position(MPI_Comm comm, int *rank, int *size);
 /* After MPI_Init: registers the process with its rank. */
 HIDDEN void record_register(void);
+/* After MPI_File_open on COMM (wrappers_io.c): an open on a communicator of
+ * one rank is independent (Darshan's MPIIO_INDEP_OPENS). */
+HIDDEN void record_io_open(MPI_Comm comm);
 /* At MPI_Finalize (entry) and MPI_Abort. */
 HIDDEN void record_finalize(uint64_t now, int aborted);
 
