@@ -80,6 +80,23 @@ int archive_common_option(struct archive_command *cmd, int c, const char *arg, c
     }
 }
 
+void archive_print_csv_text(const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
 int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
                          double min, double max, double *out)
 {

@@ -25,6 +25,10 @@ struct store *archive_open(const char *db, bool must_exist);
 
 enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 
+/* A text cell of CSV output on stdout (RFC 4180: quoted when it holds a
+ * comma, a quote or a line break; NULL: an empty cell). */
+void archive_print_csv_text(const char *s);
+
 /* What every subcommand's option loop shares. */
 struct archive_command {
     const char *name;          /* "predict": for messages */

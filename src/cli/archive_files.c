@@ -46,23 +46,6 @@ static void print_count(long long v, const char *fmt)
     }
 }
 
-static void print_csv_text(const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 static json_t *count_json(long long v) { return v < 0 ? json_null() : json_integer(v); }
 
 static json_t *row_json(const struct file_row *r, bool with_path)
@@ -101,11 +84,11 @@ static int print_run(void *ctx, const struct file_run *run)
         json_decref(o);
     } else if (pr->format == FORMAT_CSV) {
         printf("%lld,", run->id);
-        print_csv_text(run->name);
+        archive_print_csv_text(run->name);
         putchar(',');
-        print_csv_text(run->category);
+        archive_print_csv_text(run->category);
         putchar(',');
-        print_csv_text(run->taskid);
+        archive_print_csv_text(run->taskid);
         printf(",%lld,%lld,%lld,", run->sum.files, run->sum.bytes_read, run->sum.bytes_written);
         print_count(run->sum.opens, "%s,");
         print_count(run->sum.reads, "%s,");
