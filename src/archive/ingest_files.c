@@ -180,9 +180,13 @@ static int ingest_file(struct ingest_session *session, const char *path)
     return status;
 }
 
+/* *.summary and *.json, but not a level-3 run's PREFIX.files.json: that is
+ * read with its summary (file_rows.h), never as a summary itself. */
 static bool is_summary_name(const char *name)
 {
     size_t n = strlen(name);
+    if (n > 11 && !strcmp(name + n - 11, ".files.json"))
+        return false;
     return (n > 8 && !strcmp(name + n - 8, ".summary")) || (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 

@@ -74,6 +74,13 @@ check_eq "run 3: the unlisted row holds the other files and their bytes" \
 check_eq "files says what is unlisted" \
   "$(q --glob 'm*.txt' --format json | jq -c '.[] | [.files, .bytes_written, .unlisted.files]')" "[100,200000,$((total - 100))]"
 
+# a directory of level-3 runs: the summaries with their rows, the reports
+# beside them not taken for summaries
+mkdir dir && cp run1.summary run1.files.json run2.summary run2.files.json dir/
+out=$("$TALLY" archive --db "$WORK/dir.db" add dir 2>&1); st=$?
+check_eq "a directory: both summaries, no report rejected" "$st $out" "0 added 2, already archived 0, rejected 0"
+check_eq "... with their rows" "$(sqlite3 "$WORK/dir.db" "select count(distinct summary_id) from run_files")" 2
+
 # a summary whose report is not beside it: archived, rows not kept, said
 mkdir moved && cp run2.summary moved/run4.summary && sed -i 's/"name":"align"/"name":"moved"/' moved/run4.summary
 out=$("$TALLY" archive --db "$DB" add moved/run4.summary 2>&1); st=$?
