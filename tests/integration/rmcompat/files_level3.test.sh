@@ -81,6 +81,15 @@ check_eq "the rule's .files: out.dat, 20480 bytes, 1 open, 5 writes" \
 check_eq "... resource_monitor's: the same size and opens" \
   "$(num mf-real/mon/resource-rule-0.files out.dat 3) $(num mf-real/mon/resource-rule-0.files out.dat 4)" "20480 1"
 
+# the helper not found: said on one line, the task still measured, .files
+# from /proc as before (no counts)
+mkdir empty-lib
+TALLY_LIBDIR=$WORK/empty-lib "$RM_TALLY" --with-inotify -O fallback --sh 'exec 3> data/fb.txt; echo x >&3; sleep 0.5' 2>fallback.err
+check_eq "helper missing: exit status 0" "$?" 0
+check_contains "helper missing: said" "$(cat fallback.err)" "tally: rm: --with-inotify: without the level-3 helper, PREFIX.files lists the files seen open, without counts"
+check_contains "helper missing: .files names the file seen open" "$(cat fallback.files)" "$PWD/data/fb.txt"
+check_eq "helper missing: no lists in the summary" "$(jq -c '[has("input_files"), has("output_files"), .exit_type]' fallback.summary)" '[false,false,"normal"]'
+
 # without --with-inotify: no .files, no lists (level 2 as before)
 "$RM_TALLY" -O plain --sh 'echo x > data/p.txt'
 check_eq "without --with-inotify: no .files" "$(ls plain.*)" "plain.summary"
