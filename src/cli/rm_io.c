@@ -35,11 +35,18 @@ static int by_path(const void *a, const void *b)
 }
 
 /* The files the task opened (by open or fopen: the helper's pseudo-files
- * <STDOUT>, <incomplete> and files only inherited or stat'ed are not). */
-static struct rm_file_entry *entries_of(const struct io_report *report, size_t *n)
+ * <STDOUT>, <incomplete> and files only inherited or stat'ed are not).
+ * names[i] holds entry i's path for the summary's lists (a JSON string:
+ * bytes that are not UTF-8 as \xNN, docs/io.md). */
+static struct rm_file_entry *entries_of(const struct io_report *report, size_t *n, json_t ***names)
 {
     size_t count = io_report_count(report);
     struct rm_file_entry *e = calloc(count ? count : 1, sizeof *e);
+    *names = calloc(count ? count : 1, sizeof **names);
+    if (!*names) {
+        free(e);
+        return NULL;
+    }
     *n = 0;
     for (size_t i = 0; e && i < count; i++) {
         const char *path = io_report_path(report, i);
@@ -51,6 +58,8 @@ static struct rm_file_entry *entries_of(const struct io_report *report, size_t *
         struct stat st;
         bool there = stat(path, &st) == 0;
         f->path = path;
+        (*names)[*n - 1] = io_path_json(path);
+        f->list_path = json_string_value((*names)[*n - 1]);
         f->device = there ? (long long)st.st_dev : -1;
         f->size_final = there ? (long long)st.st_size : -1;
         f->opens = opens;
@@ -77,8 +86,9 @@ int rm_io_collect(struct rm_io *io, const struct task_result *result, const char
         tally_error("rm: --with-inotify: the helper's records could not be read");
         return -1;
     }
-    size_t n;
-    struct rm_file_entry *e = entries_of(report, &n);
+    size_t n = 0;
+    json_t **names = NULL;
+    struct rm_file_entry *e = entries_of(report, &n, &names);
     int rc = e ? rm_files_write_entries(files_path, e, n) : -1;
     if (e) {
         io->input_files = rm_files_list_text(e, n, false);
@@ -86,6 +96,9 @@ int rm_io_collect(struct rm_io *io, const struct task_result *result, const char
     } else {
         tally_error("rm: out of memory");
     }
+    for (size_t i = 0; names && i < n; i++)
+        json_decref(names[i]);
+    free(names);
     free(e);
     io_image_set_free(&set);
     io_report_free(report);

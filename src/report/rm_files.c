@@ -67,7 +67,7 @@ char *rm_files_list_text(const struct rm_file_entry *e, size_t n, bool outputs)
         long long size = e[i].size_initial > e[i].size_final ? e[i].size_initial : e[i].size_final;
         if (e[i].output != outputs || size < 0)
             continue;
-        fprintf(out, "%s%20s\"%s\", %lld ]", delimiter, "[ ", e[i].path,
+        fprintf(out, "%s%20s\"%s\", %lld ]", delimiter, "[ ", e[i].list_path ? e[i].list_path : e[i].path,
                 (size + (1LL << 20) - 1) >> 20);
         delimiter = ",\n";
     }

@@ -21,6 +21,7 @@ int rm_files_write(const char *path, const struct task_result *result);
  * level 3, from libtally-io's records): -1 for what is not known. */
 struct rm_file_entry {
     const char *path;
+    const char *list_path; /* the path in the summary's lists (valid UTF-8), NULL: path */
     long long device, size_initial, size_final;
     long long opens, closes, reads, writes;
     bool output; /* written to: in the summary's output_files, else input_files */
