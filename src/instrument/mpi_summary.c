@@ -1,6 +1,7 @@
 /* Building the summary's `mpi` and `probes` objects (mpi_summary.h). */
 #include "instrument/mpi_summary.h"
 
+#include "instrument/mpiio_summary.h"
 #include "instrument/perf_summary.h"
 #include "tally/segment_switch.h"
 
@@ -81,62 +82,6 @@ static json_t *functions_json(const struct segment_set *set)
                                 json_pack("{s:I, s:o, s:o}", "calls", (json_int_t)calls, "time",
                                           seconds(ns_to_s(ns)), "bytes", bytes_pair(bytes)));
     }
-    return o;
-}
-
-/* MPI-IO's totals over the ranks, named as Darshan's MPIIO module names
- * them (libtally-mpi's wrappers_io.c); NULL when no rank made an MPI-IO call. */
-static json_t *mpiio_json(const struct segment_set *set)
-{
-    uint64_t calls[TALLY_MPI_FUNCTION_COUNT] = {0}, ns[TALLY_MPI_FUNCTION_COUNT] = {0},
-             bytes[TALLY_MPI_FUNCTION_COUNT] = {0}, indep_opens = 0, any = 0;
-    for (size_t i = 0; i < set->count; i++) {
-        for (int f = TALLY_MPI_File_open; f < TALLY_MPI_FUNCTION_COUNT; f++) {
-            const struct tally_seg_function *fn = &set->items[i]->d.functions[f];
-            calls[f] += fn->calls;
-            ns[f] += fn->ns;
-            bytes[f] += fn->bytes;
-            any += fn->calls;
-        }
-        indep_opens += set->items[i]->d.mpiio_indep_opens;
-    }
-    if (!any)
-        return NULL;
-#define C(fn) calls[TALLY_MPI_##fn]
-#define SUM(a, fn1, fn2) (a[TALLY_MPI_##fn1] + a[TALLY_MPI_##fn2])
-    uint64_t read_fns[] = {TALLY_MPI_File_read, TALLY_MPI_File_read_at, TALLY_MPI_File_read_all,
-                           TALLY_MPI_File_read_at_all, TALLY_MPI_File_iread, TALLY_MPI_File_iread_at};
-    uint64_t write_fns[] = {TALLY_MPI_File_write, TALLY_MPI_File_write_at, TALLY_MPI_File_write_all,
-                            TALLY_MPI_File_write_at_all, TALLY_MPI_File_iwrite, TALLY_MPI_File_iwrite_at};
-    uint64_t meta_fns[] = {TALLY_MPI_File_open, TALLY_MPI_File_close, TALLY_MPI_File_sync,
-                           TALLY_MPI_File_set_view, TALLY_MPI_File_seek};
-    uint64_t bytes_read = 0, bytes_written = 0, read_ns = 0, write_ns = 0, meta_ns = 0;
-    for (int k = 0; k < 6; k++) {
-        bytes_read += bytes[read_fns[k]];
-        read_ns += ns[read_fns[k]];
-        bytes_written += bytes[write_fns[k]];
-        write_ns += ns[write_fns[k]];
-    }
-    for (int k = 0; k < 5; k++)
-        meta_ns += ns[meta_fns[k]];
-    json_t *o = json_object();
-    json_object_set_new(o, "MPIIO_INDEP_OPENS", json_integer((json_int_t)indep_opens));
-    json_object_set_new(o, "MPIIO_COLL_OPENS", json_integer((json_int_t)(C(File_open) - indep_opens)));
-    json_object_set_new(o, "MPIIO_INDEP_READS", json_integer((json_int_t)SUM(calls, File_read, File_read_at)));
-    json_object_set_new(o, "MPIIO_INDEP_WRITES", json_integer((json_int_t)SUM(calls, File_write, File_write_at)));
-    json_object_set_new(o, "MPIIO_COLL_READS", json_integer((json_int_t)SUM(calls, File_read_all, File_read_at_all)));
-    json_object_set_new(o, "MPIIO_COLL_WRITES", json_integer((json_int_t)SUM(calls, File_write_all, File_write_at_all)));
-    json_object_set_new(o, "MPIIO_NB_READS", json_integer((json_int_t)SUM(calls, File_iread, File_iread_at)));
-    json_object_set_new(o, "MPIIO_NB_WRITES", json_integer((json_int_t)SUM(calls, File_iwrite, File_iwrite_at)));
-    json_object_set_new(o, "MPIIO_SYNCS", json_integer((json_int_t)C(File_sync)));
-    json_object_set_new(o, "MPIIO_VIEWS", json_integer((json_int_t)C(File_set_view)));
-    json_object_set_new(o, "MPIIO_BYTES_READ", json_integer((json_int_t)bytes_read));
-    json_object_set_new(o, "MPIIO_BYTES_WRITTEN", json_integer((json_int_t)bytes_written));
-    json_object_set_new(o, "MPIIO_F_READ_TIME", json_real(round(ns_to_s(read_ns) * 1e9) / 1e9));
-    json_object_set_new(o, "MPIIO_F_WRITE_TIME", json_real(round(ns_to_s(write_ns) * 1e9) / 1e9));
-    json_object_set_new(o, "MPIIO_F_META_TIME", json_real(round(ns_to_s(meta_ns) * 1e9) / 1e9));
-#undef C
-#undef SUM
     return o;
 }
 
@@ -247,7 +192,7 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     json_object_set_new(o, "ranks", json_integer(size));
     json_object_set_new(o, "library", json_string(items[0]->d.library));
     json_object_set_new(o, "functions", functions_json(&ranks));
-    json_t *mpiio = mpiio_json(&ranks);
+    json_t *mpiio = mpiio_summary_json(&ranks);
     if (mpiio)
         json_object_set_new(o, "mpiio", mpiio);
     json_object_set_new(o, "links", links_json(&ranks));
