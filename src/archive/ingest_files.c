@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive/file_rows.h"
 #include "archive/record_queue.h"
 #include "util/error.h"
 #include "util/text_file.h"
@@ -36,6 +37,8 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
     int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
                                                sizeof why)
                         : -1;
+    if (parsed == 0) /* a level-3 run's report beside the summary */
+        record->files = file_rows_for_summary(label, root);
     json_decref(root);
     if (parsed < 0) {
         if (!record)
@@ -177,9 +180,13 @@ static int ingest_file(struct ingest_session *session, const char *path)
     return status;
 }
 
+/* *.summary and *.json, but not a level-3 run's PREFIX.files.json: that is
+ * read with its summary (file_rows.h), never as a summary itself. */
 static bool is_summary_name(const char *name)
 {
     size_t n = strlen(name);
+    if (n > 11 && !strcmp(name + n - 11, ".files.json"))
+        return false;
     return (n > 8 && !strcmp(name + n - 8, ".summary")) || (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 
