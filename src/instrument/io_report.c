@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "platform/platform.h"
 #include "core/units.h"
@@ -305,10 +306,18 @@ static bool listed(const json_t *list, pid_t pid)
 static json_t *not_interposed(const struct io_image_set *set, const struct task_result *result)
 {
     json_t *list = json_array();
+    /* A scan may see the task's first process before its exec, still
+     * running tally's own image (the command then ran, and ended, between
+     * two scans): that is not an executable the helper missed. */
+    char self[4096] = "";
+    if (proc_read_exe(getpid(), self, sizeof self) < 0)
+        self[0] = '\0';
     for (size_t i = 0; i < result->executable_count; i++) {
         const struct task_executable *e = &result->executables[i];
         const struct io_image *hit =
             set->count ? bsearch(&e->pid, set->items, set->count, sizeof *set->items, by_header_pid) : NULL;
+        if (hit && self[0] && !strcmp(e->path, self))
+            continue; /* its regions say what it ran after the exec */
         bool found = false;
         if (hit) { /* images of one pid are adjacent */
             const struct io_image *first = hit, *end = set->items + set->count;

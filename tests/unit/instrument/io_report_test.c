@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -70,6 +71,32 @@ int main(void)
     CHECK(!strcmp(json_string_value(json_object_get(bad, "path")), "/data/bad\\xff"));
     json_decref(o);
     io_report_free(r);
+
+    /* Not interposed: an executable a scan saw that no region of its pid
+     * names; but not the monitor's own image, seen before the first
+     * process's exec (its regions say what it ran after it). */
+    {
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        CHECK(n > 0);
+        self[n > 0 ? n : 0] = '\0';
+        struct io_image im = image(20, NULL, 0);
+        strcpy(im.header.exe, "/usr/bin/prog");
+        struct io_image_set one = {.items = &im, .count = 1};
+        struct task_executable seen[] = {{20, self}, {21, self}, {22, "/static/prog"}};
+        struct task_result res;
+        memset(&res, 0, sizeof res);
+        res.executables = seen;
+        res.executable_count = 3;
+        struct io_report *empty = io_report_new(0);
+        json_t *all = io_report_files_json(empty, &one, &res);
+        json_t *missing = json_object_get(all, "not_interposed");
+        CHECK_INT(json_array_size(missing), 2); /* 21 (no region at all) and 22, not 20 */
+        CHECK_INT(json_integer_value(json_object_get(json_array_get(missing, 0), "pid")), 21);
+        CHECK_INT(json_integer_value(json_object_get(json_array_get(missing, 1), "pid")), 22);
+        json_decref(all);
+        io_report_free(empty);
+    }
 
     json_t *p = io_path_json("a\xc3\xa9" "b\xc3" "c\xed\xa0\x80");
     CHECK(!strcmp(json_string_value(p), "a\xc3\xa9" "b\\xc3" "c\\xed\\xa0\\x80")); /* a surrogate is not UTF-8 */
