@@ -17,6 +17,7 @@
 #include "archive/summary_scan.h"
 #include "util/error.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 /* Reports a document ingest could not take. */
 static void reject(struct ingest_session *session, const char *label, int document_number,
@@ -168,13 +169,15 @@ static char *read_file(const char *path, size_t *len, char *why, size_t why_size
     /* one byte more than the size, so that the second read sees the end */
     size_t cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1, n = 0;
     char *text = malloc(cap + 1);
+    size_t allocated = text ? cap + 1 : 0; /* cap bytes to read into, and the NUL */
     while (text && n <= max) {
-        if (n == cap) {
-            cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
-            char *bigger = realloc(text, cap + 1);
-            if (!bigger)
+        if (n == cap) { /* a file that grew, or a stream: twice the room, read up to max + 1 */
+            if (VEC_RESERVE(text, allocated, allocated + 1) < 0) {
                 free(text);
-            text = bigger;
+                text = NULL;
+                continue;
+            }
+            cap = allocated - 1 < max + 1 ? allocated - 1 : max + 1;
             continue;
         }
         ssize_t got = read(fd, text + n, cap - n);
