@@ -26,6 +26,10 @@ for f in "${files[@]}"; do
   if [[ "$f" == *.sh ]]; then timeout -k 10 "$per_test_timeout" bash "$f" >"$log" 2>&1; else timeout -k 10 "$per_test_timeout" "$f" >"$log" 2>&1; fi
   status=$?
   secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
+  if [ ! -f "$log" ]; then # a run of the tests started beside this one empties $logdir
+    mkdir -p "$logdir"
+    echo "not ok - $f: its log vanished (another run of the tests removed $logdir?)" >"$log"
+  fi
   p=$(grep -cE '^ok ' "$log"); n=$(grep -cE '^not ok ' "$log")
   if [ "$status" -ne 0 ] && [ "$n" -eq 0 ]; then n=1; echo "not ok - $f exited with status $status" >>"$log"; fi
   if [ "$p" -eq 0 ] && [ "$n" -eq 0 ]; then n=1; echo "not ok - $f ran no check" >>"$log"; fi

@@ -140,16 +140,32 @@ static void op_attach(const struct agent_peer *p, json_t *msg, struct agent_task
                                  "pid", (int)pid));
 }
 
-static void op_segments(const struct agent_peer *p, json_t *msg, struct agent_task *t)
+/* *into = a copy of msg's key when it names a directory of this user;
+ * absent, nothing changes; otherwise an error naming the key. */
+static void take_user_dir(const struct agent_peer *p, json_t *msg, const char *key, char **into)
 {
-    const char *dir = json_string_value(json_object_get(msg, "dir"));
+    json_t *v = json_object_get(msg, key);
+    if (!v)
+        return;
+    const char *dir = json_string_value(v);
     struct stat st;
     if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != p->agent->uid) {
-        agent_peer_error(p, "segments: \"dir\" must be a directory of this user");
-    } else {
-        free(t->segment_dir);
-        t->segment_dir = strdup(dir);
+        char why[96];
+        snprintf(why, sizeof why, "segments: \"%s\" must be a directory of this user", key);
+        agent_peer_error(p, why);
+        return;
     }
+    free(*into);
+    *into = strdup(dir);
+}
+
+/* {"op": "segments", "dir": probes' segments, "io_dir": level 3's regions, "world"} */
+static void op_segments(const struct agent_peer *p, json_t *msg, struct agent_task *t)
+{
+    if (!json_object_get(msg, "dir") && !json_object_get(msg, "io_dir"))
+        agent_peer_error(p, "segments: needs \"dir\" or \"io_dir\" (a directory of this user)");
+    take_user_dir(p, msg, "dir", &t->segment_dir);
+    take_user_dir(p, msg, "io_dir", &t->io_dir);
     const char *world = json_string_value(json_object_get(msg, "world"));
     if (world && strlen(world) < 96 && world[strspn(world, "0123456789abcdefghijklmnopqrstuvwxyz"
                                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.")] == '\0') {

@@ -51,6 +51,7 @@ struct agent_task {
     unsigned id;
     char *app;
     char *segment_dir;             /* tally run --probes/--mpi: its processes' segments (agent_probes.c) */
+    char *io_dir;                  /* tally run --level 3: its processes' I/O regions (agent_file_io.c) */
     char *launch;                  /* a rank of another host's tally run --mpi: that launch's id */
     char *world;                   /* the MPI world of its ranks (launch id, Slurm job step), or NULL */
     char *command;

@@ -263,6 +263,7 @@ void agent_task_free(struct agent_task *t)
     free(t->app);
     free(t->category);
     free(t->segment_dir);
+    free(t->io_dir);
     free(t->launch);
     free(t->world);
     free(t->command);

@@ -14,6 +14,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/agent_levels.h"
+#include "agent/agent_file_io.h"
 #include "agent/metrics_label.h"
 #include "platform/platform.h"
 #include "util/http_gate.h"
@@ -117,6 +118,68 @@ static void add_process_counters(const struct agent_proc *p, pid_t pid, double *
         sum[FIELD_CONTEXT_SWITCHES] += (double)status.context_switches;
 }
 
+/* Level 3 (tally run --agent --level 3): bytes and operations through
+ * libtally-io per application, module and direction, from its tasks'
+ * regions; nothing when no application runs at level 3. Each family's
+ * samples together, as OpenMetrics wants them. */
+struct io_series {
+    const char *module, *label;
+    int counter;
+};
+static const struct io_series io_bytes[] = {
+    {"posix", "read", POSIX_BYTES_READ}, {"posix", "write", POSIX_BYTES_WRITTEN},
+    {"stdio", "read", STDIO_BYTES_READ}, {"stdio", "write", STDIO_BYTES_WRITTEN}};
+static const struct io_series io_ops[] = {
+    {"posix", "open", POSIX_OPENS}, {"posix", "read", POSIX_READS}, {"posix", "write", POSIX_WRITES},
+    {"stdio", "open", STDIO_OPENS}, {"stdio", "read", STDIO_READS}, {"stdio", "write", STDIO_WRITES}};
+
+static void write_io_family(FILE *out, const struct agent *a, const struct agent_task **apps, size_t n,
+                            const char *user, int64_t (*c)[TALLY_IO_COUNTER_COUNT], const bool *has,
+                            const char *name, const char *label, const struct io_series *series, size_t count)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; has[k] && i < count; i++) {
+            fprintf(out, "%s_total{", name);
+            app_labels(out, a, apps[k], user);
+            fprintf(out, ",module=\"%s\",%s=\"%s\"} %lld\n", series[i].module, label, series[i].label,
+                    (long long)c[k][series[i].counter]);
+        }
+}
+
+static void write_file_io(FILE *out, const struct agent *a, const struct agent_task **apps, size_t n,
+                          const char *user, bool openmetrics)
+{
+    int64_t(*c)[TALLY_IO_COUNTER_COUNT] = calloc(n + 1, sizeof *c);
+    bool *has = calloc(n + 1, sizeof *has), any = false;
+    for (size_t k = 0; c && has && k < n; k++) {
+        for (size_t i = 0; i < a->task_count; i++) {
+            const struct agent_task *t = a->tasks[i];
+            if (!t->ended && !strcmp(t->app, apps[k]->app))
+                has[k] |= agent_file_io_totals(t, c[k]) == 0;
+        }
+        any |= has[k];
+    }
+    /* OpenMetrics names the family (no _total) and has UNIT; the Prometheus
+     * text format names the series itself */
+    const char *t = openmetrics ? "" : "_total";
+    if (any) {
+        fprintf(out, "# TYPE tally_io_bytes%s counter\n", t);
+        if (openmetrics)
+            fputs("# UNIT tally_io_bytes bytes\n", out);
+        fprintf(out, "# HELP tally_io_bytes%s bytes read and written through libtally-io at level 3, per "
+                     "module (POSIX, STDIO) and direction\n", t);
+        write_io_family(out, a, apps, n, user, c, has, "tally_io_bytes", "direction", io_bytes,
+                        sizeof io_bytes / sizeof io_bytes[0]);
+        fprintf(out, "# TYPE tally_io_operations%s counter\n"
+                     "# HELP tally_io_operations%s opens, reads and writes through libtally-io at level 3, "
+                     "per module (POSIX, STDIO)\n", t, t);
+        write_io_family(out, a, apps, n, user, c, has, "tally_io_operations", "operation", io_ops,
+                        sizeof io_ops / sizeof io_ops[0]);
+    }
+    free(c);
+    free(has);
+}
+
 char *metrics_render(const struct agent *a, bool openmetrics, size_t *len)
 {
     char *text = NULL;
@@ -192,6 +255,7 @@ char *metrics_render(const struct agent *a, bool openmetrics, size_t *len)
         app_labels(out, a, apps[k], user);
         fprintf(out, "} %.0f\n", procs[k]);
     }
+    write_file_io(out, a, apps, n, user, openmetrics);
     agent_levels_write(a->levels, user, out); /* tally contract watch's levels */
     if (openmetrics)
         fputs("# EOF\n", out);

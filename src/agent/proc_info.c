@@ -11,6 +11,7 @@
 #include "agent/agent_state.h"
 #include "agent/agent_recording.h"
 #include "agent/agent_segments.h"
+#include "agent/agent_file_io.h"
 #include "agent/agent_tree.h"
 #include "agent/agent_levels.h"
 #include "monitor/network.h"
@@ -188,6 +189,11 @@ json_t *proc_info_json(struct agent *a, pid_t pid, unsigned flags, char *why,
             json_object_set_new(probes, "cpu_seconds", json_real((double)ns / 1e9));
         if (probes)
             json_object_set_new(o, "probes", probes);
+    }
+    if (flags & PROC_INFO_FILE_IO) {
+        char detail[128];
+        json_t *io = agent_file_io_of_process(t, pid, detail, sizeof detail);
+        json_object_set_new(o, "file_io", io ? io : json_pack("{s:s}", "error", detail));
     }
     if (flags & PROC_INFO_CONTRACT) {
         json_t *levels = agent_levels_of_process(a->levels, pid);

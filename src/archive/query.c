@@ -31,7 +31,7 @@ struct parser {
     FILE *sql;
     struct compiled_query *q;
     char *why;
-    size_t why_len;
+    size_t why_size;
     int failed;
     int depth;    /* nested '(' and 'not' being parsed */
 };
@@ -46,11 +46,11 @@ static void fail_at(struct parser *p, int position, const char *fmt, ...)
     if (p->failed)
         return;
     p->failed = 1;
-    int n = snprintf(p->why, p->why_len, "position %d: ", position);
+    int n = snprintf(p->why, p->why_size, "position %d: ", position);
     va_list ap;
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < p->why_len)
-        vsnprintf(p->why + n, p->why_len - (size_t)n, fmt, ap);
+    if (n >= 0 && (size_t)n < p->why_size)
+        vsnprintf(p->why + n, p->why_size - (size_t)n, fmt, ap);
     va_end(ap);
 }
 
@@ -358,7 +358,7 @@ int query_compile(const char *expression, struct compiled_query *q, char *why, s
     memset(q, 0, sizeof *q);
     size_t len = 0;
     struct parser p = {.text = expression, .cursor = expression, .q = q, .why = why,
-                       .why_len = why_size};
+                       .why_size = why_size};
     p.sql = open_memstream(&q->where, &len);
     if (!p.sql) {
         snprintf(why, why_size, "out of memory");

@@ -204,7 +204,7 @@ struct copy {
     long long month_from, month_to; /* the partition made last */
     int failed;
     char *why;
-    size_t why_len;
+    size_t why_size;
 };
 
 static const char *text_or_null(const struct sql_value *v) { return v->type == SQL_TEXT ? v->text : NULL; }
@@ -246,7 +246,7 @@ static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
     unsigned char *packed = document_pack(root, &cols, &packed_len);
     json_decref(root);
     if (!packed) {
-        snprintf(c->why, c->why_len, "out of memory");
+        snprintf(c->why, c->why_size, "out of memory");
         return c->failed = 1;
     }
     struct sql_value *p = c->params;
@@ -256,7 +256,7 @@ static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
     char month[32];
     if ((day < c->month_from || day >= c->month_to) &&
         partition_of_day(day, month, sizeof month, &c->month_from, &c->month_to) == 0 &&
-        partitions_ensure(c->s, "summaries_v5", &day, 1, 0, c->why, c->why_len) < 0) {
+        partitions_ensure(c->s, "summaries_v5", &day, 1, 0, c->why, c->why_size) < 0) {
         free(packed);
         return c->failed = 1;
     }
@@ -268,7 +268,7 @@ static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
     p[k++] = sql_blob(packed, packed_len);
     for (size_t f = 0; f < c->nfields; f++)
         p[k++] = fields[f];
-    long long changed = store_exec(c->s, c->insert, p, k, c->why, c->why_len);
+    long long changed = store_exec(c->s, c->insert, p, k, c->why, c->why_size);
     free(packed);
     if (changed < 0)
         return c->failed = 1;

@@ -62,6 +62,8 @@ void contract_print_level(void *ctx, const struct contract_level *l)
             json_object_set_new(o, "expected", json_real(l->expected));
             if (l->service != 1)
                 json_object_set_new(o, "service", json_real(l->service));
+            if (l->window != l->period)
+                json_object_set_new(o, "window", json_real(l->window));
         }
         if (o && !isnan(l->since))
             json_object_set_new(o, "since", json_real(l->since));

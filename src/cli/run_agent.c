@@ -273,11 +273,15 @@ static void world_of_run(const struct run_config *cfg, char *out, size_t size)
 
 void run_agent_announce_segments(struct run_config *cfg)
 {
-    if (!cfg->agent.linked || !cfg->instrument.dir[0])
+    if (!cfg->agent.linked || (!cfg->instrument.dir[0] && !cfg->io.dir[0]))
         return;
     char world[96];
     world_of_run(cfg, world, sizeof world);
-    json_t *msg = json_pack("{s:s, s:s}", "op", "segments", "dir", cfg->instrument.dir);
+    json_t *msg = json_pack("{s:s}", "op", "segments");
+    if (cfg->instrument.dir[0])
+        json_object_set_new(msg, "dir", json_string(cfg->instrument.dir));
+    if (cfg->io.dir[0]) /* level 3: proc_get_info's 0x200 and /metrics' I/O */
+        json_object_set_new(msg, "io_dir", json_string(cfg->io.dir));
     if (world[0])
         json_object_set_new(msg, "world", json_string(world));
     agent_link_send(&cfg->agent.link, msg);

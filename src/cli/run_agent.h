@@ -61,7 +61,8 @@ void run_agent_after_attempt(struct run_config *cfg, const struct task_result *r
                              json_t *summary);
 void run_agent_close(struct run_config *cfg);
 /* --probes/--mpi: tells the agent where the task's processes' segments are,
- * so that it can evaluate probe and MPI events (agent/agent_probes.c). */
+ * so that it can evaluate probe and MPI events (agent/agent_probes.c);
+ * --level 3: where their I/O regions are (agent/agent_file_io.c). */
 void run_agent_announce_segments(struct run_config *cfg);
 
 #endif

@@ -107,8 +107,8 @@ int contract_write(const struct contract *c, const char *path, char *why, size_t
 struct reader {
     const char *name;
     size_t line;
-    char *err;
-    size_t errlen;
+    char *why;
+    size_t why_size;
     struct contract *c;
     int space;           /* current 'space', -1 before */
     long cluster;        /* current cluster in it, -1 before */
@@ -119,7 +119,7 @@ static int fail(struct reader *r, const char *fmt, const char *a, const char *b)
 {
     char msg[256];
     snprintf(msg, sizeof msg, fmt, a, b);
-    snprintf(r->err, r->errlen, "%s:%zu: %s", r->name, r->line, msg);
+    snprintf(r->why, r->why_size, "%s:%zu: %s", r->name, r->line, msg);
     return -1;
 }
 
@@ -381,9 +381,9 @@ static int rulebase_error(struct reader *r, size_t first_line, const char *why)
 {
     int l, col, used = 0;
     if (sscanf(why, "%d:%d: %n", &l, &col, &used) == 2 && used > 0)
-        snprintf(r->err, r->errlen, "%s:%zu:%d: rulebase: %s", r->name, first_line + (size_t)l - 1, col, why + used);
+        snprintf(r->why, r->why_size, "%s:%zu:%d: rulebase: %s", r->name, first_line + (size_t)l - 1, col, why + used);
     else
-        snprintf(r->err, r->errlen, "%s:%zu: %s", r->name, first_line, why);
+        snprintf(r->why, r->why_size, "%s:%zu: %s", r->name, first_line, why);
     return -1;
 }
 
@@ -392,7 +392,7 @@ int contract_parse(const char *text, size_t len, const char *name, struct contra
     memset(out, 0, sizeof *out);
     out->threshold = 0.5;
     out->max_distance = 0.5;
-    struct reader r = {.name = name, .err = why, .errlen = why_size, .c = out, .space = -1, .cluster = -1};
+    struct reader r = {.name = name, .why = why, .why_size = why_size, .c = out, .space = -1, .cluster = -1};
     const char *p = text, *end = text + len;
     int seen_version = 0, rc = 0;
     char line[4096];

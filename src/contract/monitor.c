@@ -13,10 +13,14 @@
 #include "util/hashmap.h"
 #include "util/vec.h"
 
-/* Since when each dimension (and the overall) of a process has been violated. */
+/* Since when each dimension (and the overall) of a process has been
+ * violated, and its previous period's execution coordinates (live mode: the
+ * window below the projection on an oversubscribed host, monitor.h). */
 struct process_state {
     char process[SAMPLE_NAME_MAX], host[SAMPLE_NAME_MAX];
     double since[CONTRACT_N_SPACES][CONTRACT_MAX_DIMS + 1];
+    double last_x[CONTRACT_MAX_DIMS]; /* NAN: not in the previous period */
+    double last_end, last_period;     /* that period (NAN: none yet) */
 };
 
 struct contract_monitor {
@@ -107,6 +111,9 @@ static struct process_state *state_for(struct contract_monitor *m, const struct 
     for (int sp = 0; sp < CONTRACT_N_SPACES; sp++)
         for (int d = 0; d <= CONTRACT_MAX_DIMS; d++)
             p->since[sp][d] = NAN;
+    for (int d = 0; d < CONTRACT_MAX_DIMS; d++)
+        p->last_x[d] = NAN;
+    p->last_end = p->last_period = NAN;
     return p;
 }
 
@@ -299,6 +306,23 @@ static int consumption_judged(const struct contract_space_model *sm, const doubl
     return 1;
 }
 
+/* Below the projection on an oversubscribed host (live mode), the execution
+ * coordinate judged is the mean over this period and the one just before it
+ * (weighted by their lengths): *window gets the seconds it covers. NAN when
+ * the process has no previous period adjoining this one: it is not judged
+ * below its projection yet (monitor.h, LIVE_OVERSUBSCRIBED_BELOW). */
+static double windowed_below(const struct process_state *st, const struct contract_sample *s, int d, double x,
+                             double *window)
+{
+    double start = s->time - s->period;
+    if (isnan(st->last_x[d]) || !(fabs(start - st->last_end) <= 0.5 * s->period)) {
+        *window = s->period;
+        return NAN;
+    }
+    *window = s->period + st->last_period;
+    return (x * s->period + st->last_x[d] * st->last_period) / *window;
+}
+
 static long evaluate_space(struct contract_monitor *m, const struct contract_sample *s, struct process_state *st,
                            enum contract_space space, contract_level_fn fn, void *ctx)
 {
@@ -325,16 +349,22 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
         /* live factors replace the projection factor's spread in the tolerance */
         double tol = m->live && cc->tolerance_live[d] > 0 ? cc->tolerance_live[d] : cc->tolerance[d];
         double rq = m->live && space == SPACE_EXECUTION ? runnable_of(m, s->host) : NAN;
-        if (rq > 1 && x[d] > cc->centroid[d]) /* above the projection on an oversubscribed host */
+        double shown = x[d], judged = x[d]; /* what is reported, what the distance is of */
+        lv.window = s->period;
+        if (rq > 1 && x[d] > cc->centroid[d]) { /* above the projection on an oversubscribed host */
             tol = fmax(tol, LIVE_OVERSUBSCRIBED_TOLERANCE * (rq - 1) * fabs(cc->centroid[d]));
-        else if (rq > 1 && x[d] < cc->centroid[d]) /* below it: a fixed bound, not growing with rq */
+        } else if (rq > 1 && x[d] < cc->centroid[d]) { /* below it: a fixed bound, not growing with rq, */
             tol = fmax(tol, LIVE_OVERSUBSCRIBED_BELOW * fabs(cc->centroid[d]));
+            double mean = windowed_below(st, s, d, x[d], &lv.window); /* over two periods */
+            shown = isnan(mean) ? x[d] : mean;
+            judged = isnan(mean) || mean > cc->centroid[d] ? cc->centroid[d] : mean; /* not below over it */
+        }
         if (sm->dims[d].metric == METRIC_FLOPS_PER_JOB) { /* known to one job in the period's */
             double jobs = s->value[METRIC_ITERATIONS_PER_S] * s->period;
             if (jobs >= 1)
                 tol = fmax(tol, JOB_RESOLUTION_TOLERANCE * fabs(cc->centroid[d]) / jobs);
         }
-        double dist = fabs(x[d] - cc->centroid[d]) / tol;
+        double dist = fabs(judged - cc->centroid[d]) / tol;
         double level = rb ? fuzzy_evaluate1(rb->parsed, rb->in_var, dist, rb->out_var) : NAN;
         if (isnan(level))
             level = 0; /* no rule fired: the rulebase does not cover this distance */
@@ -346,7 +376,7 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
         lv.overall = 0;
         lv.level = level;
         lv.distance = dist;
-        lv.value = s->value[sm->dims[d].metric];
+        lv.value = shown == x[d] ? s->value[sm->dims[d].metric] : shown * factor[d];
         lv.expected = space == SPACE_EXECUTION ? cc->centroid[d] * factor[d] : cc->centroid[d];
         lv.service = space == SPACE_EXECUTION && m->live ? service_of(m, s->host, d) : 1;
         double *since = &st->since[space][d];
@@ -382,8 +412,15 @@ static long evaluate_space(struct contract_monitor *m, const struct contract_sam
                        metric_info(sm->dims[d].metric)->label, got, want, when);
         }
     }
+    if (space == SPACE_EXECUTION) {
+        for (int d = 0; d < sm->n_dims; d++)
+            st->last_x[d] = x[d];
+        st->last_end = s->time;
+        st->last_period = s->period;
+    }
     lv.dimension = "overall";
     lv.overall = 1;
+    lv.window = s->period;
     lv.level = overall;
     lv.distance = overall_distance;
     lv.value = lv.expected = NAN;

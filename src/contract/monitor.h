@@ -36,6 +36,8 @@ struct contract_level {
     double cluster_distance;      /* to the centroid on the log scale, dimensions present */
     double value, expected;       /* metric units (NAN for overall) */
     double service;               /* live mode: the host's service level applied to expected (else 1) */
+    double window;                /* seconds value covers: the period, or two below the
+                                   * projection on an oversubscribed host */
     int onset;                    /* first period of a run at or above the threshold */
     double since;                 /* start of that run (epoch s); NAN below the threshold */
     const char *explanation;      /* overall only */
@@ -76,7 +78,13 @@ struct contract_monitor *contract_monitor_new(const struct contract *c, double t
  * |centroid|: a level at the threshold below 46 % of the projection (62.5 %
  * with the minimum execution tolerance), half-way between the lowest clean
  * rank measured (54 %, descheduled for part of a period) and the highest
- * slowed one (39 %); no level above 64 %, full from 28 %. A consumption
+ * slowed one (39 %); no level above 64 %, full from 28 %. And below the
+ * projection there, a process is judged over a window of two adjoining
+ * periods, the mean of its rate over both:
+ * clean ranks dipped to 39 % for one period, descheduled for most of it,
+ * and read 61-111 % in the periods beside it, while a slowed rank stays low
+ * in every period. A process's first period there (no adjoining one) is not
+ * judged below its projection: the level is 0, the value its own. A consumption
  * dimension (CPU) below its projection beside production dimensions is not
  * judged at all (see metrics.h). */
 #define LIVE_OVERSUBSCRIBED_TOLERANCE 2.0

@@ -23,8 +23,8 @@ struct parser {
     int line, col;
     struct token tok;
     struct rulebase *rb;
-    char *err;
-    size_t errlen;
+    char *why;
+    size_t why_size;
     int failed;
 };
 
@@ -35,7 +35,7 @@ static void fail(struct parser *ps, int line, int col, const char *fmt, const ch
     ps->failed = 1;
     char msg[160];
     snprintf(msg, sizeof msg, fmt, what);
-    snprintf(ps->err, ps->errlen, "%d:%d: %s", line, col, msg);
+    snprintf(ps->why, ps->why_size, "%d:%d: %s", line, col, msg);
 }
 
 static void advance_char(struct parser *ps)
@@ -505,7 +505,7 @@ struct rulebase *rulebase_parse(const char *text, size_t len, char *why, size_t 
         snprintf(why, why_size, "out of memory");
         return NULL;
     }
-    struct parser ps = {.p = text, .end = text + len, .line = 1, .col = 1, .rb = rb, .err = why, .errlen = why_size};
+    struct parser ps = {.p = text, .end = text + len, .line = 1, .col = 1, .rb = rb, .why = why, .why_size = why_size};
     next(&ps);
     while (!ps.failed && ps.tok.kind != T_EOF) {
         if (is_word(&ps, "var")) {

@@ -405,8 +405,7 @@ static json_t *incomplete_json(const struct io_image_set *set)
     return o;
 }
 
-json_t *io_report_files_json(const struct io_report *r, const struct io_image_set *set,
-                             const struct task_result *result)
+json_t *io_report_file_array(const struct io_report *r)
 {
     json_t *files = json_array();
     struct io_file **order = sorted_files(r);
@@ -426,6 +425,13 @@ json_t *io_report_files_json(const struct io_report *r, const struct io_image_se
         json_array_append_new(files, o);
     }
     free(order);
+    return files;
+}
+
+json_t *io_report_files_json(const struct io_report *r, const struct io_image_set *set,
+                             const struct task_result *result)
+{
+    json_t *files = io_report_file_array(r);
     json_t *processes = json_array();
     for (size_t i = 0; i < set->count; i++)
         json_array_append_new(processes, process_json(r, &set->items[i].header));
@@ -435,12 +441,18 @@ json_t *io_report_files_json(const struct io_report *r, const struct io_image_se
                      not_interposed(set, result), "processes", processes, "files", files);
 }
 
+void io_report_totals(const struct io_report *r, int64_t c[TALLY_IO_COUNTER_COUNT])
+{
+    memset(c, 0, TALLY_IO_COUNTER_COUNT * sizeof *c);
+    for (size_t i = 0; i < r->count; i++)
+        merge(c, r->files[i].counter);
+}
+
 json_t *io_report_summary_json(const struct io_report *r, const struct io_image_set *set,
                                const struct task_result *result, const char *files_path)
 {
-    int64_t c[TALLY_IO_COUNTER_COUNT] = {0};
-    for (size_t i = 0; i < r->count; i++)
-        merge(c, r->files[i].counter);
+    int64_t c[TALLY_IO_COUNTER_COUNT];
+    io_report_totals(r, c);
     json_t *posix = json_pack(
         "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "opens", (json_int_t)c[POSIX_OPENS], "reads",
         (json_int_t)c[POSIX_READS], "writes", (json_int_t)c[POSIX_WRITES], "bytes_read",

@@ -22,6 +22,11 @@ void io_report_add(void *report, const struct io_image *img);
  * exes: the engine's list of every process's executable. */
 json_t *io_report_files_json(const struct io_report *report, const struct io_image_set *set,
                              const struct task_result *result);
+/* Its "files" array alone: one object per file, largest first, with its
+ * counters and per-process split (the agent's live answer, docs/agent.md). */
+json_t *io_report_file_array(const struct io_report *report);
+/* Every file's counters merged (sums, earliest and latest times). */
+void io_report_totals(const struct io_report *report, int64_t c[TALLY_IO_COUNTER_COUNT]);
 /* The summary's "io" object; files_path: where the per-file report went. */
 json_t *io_report_summary_json(const struct io_report *report, const struct io_image_set *set,
                                const struct task_result *result, const char *files_path);

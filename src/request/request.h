@@ -166,7 +166,8 @@ enum proc_info_flag {
     PROC_INFO_SERIES = 0x40, /* the agent's kept series of the process (not in ALL) */
     PROC_INFO_PROBES = 0x80, /* its libtally-probe counters, rank, MPI sends (not in ALL) */
     PROC_INFO_CONTRACT = 0x100, /* its contract violation levels, from tally contract watch (not in ALL) */
-    PROC_INFO_KNOWN = 0x1ff, /* every flag above: request_check refuses others */
+    PROC_INFO_FILE_IO = 0x200, /* its level-3 per-file I/O, from libtally-io (not in ALL) */
+    PROC_INFO_KNOWN = 0x3ff, /* every flag above: request_check refuses others */
 };
 
 /* Helpers for the evaluator, valid on a call that passed request_check. */

@@ -376,9 +376,9 @@ static int check_arg(const struct service_param *param, const struct request_arg
         if (require_no_unit(arg, service, index, err) < 0)
             return -1;
         if (!is_integer(arg->number) || arg->number < 1 ||
-            arg->number > PROC_INFO_KNOWN) /* every bit up to 0x100 is a flag */
+            arg->number > PROC_INFO_KNOWN) /* every bit up to 0x200 is a flag */
             return fail(err, arg->pos, "%s: flags must be a non-zero combination of 0x1 to 0x%x",
-                        service, PROC_INFO_CONTRACT);
+                        service, PROC_INFO_FILE_IO);
         return 0;
     case PARAM_SIGNAL:
         if (request_signal(arg) < 0) {

@@ -54,22 +54,19 @@ struct builder {
     struct step *steps;
     size_t n, cap;
     struct host_log *logs; /* [container] */
-    size_t n_logs;
-    char *err;
-    size_t errlen;
+    size_t n_logs;         /* room in logs, all of it zeroed */
+    char *why;
+    size_t why_size;
 };
 
 /* The log of host container h, created (zeroed) when missing. */
 static struct host_log *log_for(struct builder *b, int h)
 {
     if ((size_t)h >= b->n_logs) {
-        size_t n = (size_t)h * 2 + 8;
-        struct host_log *l = realloc(b->logs, n * sizeof *l);
-        if (!l)
+        size_t had = b->n_logs;
+        if (VEC_RESERVE(b->logs, b->n_logs, (size_t)h + 1) < 0)
             return NULL;
-        memset(l + b->n_logs, 0, (n - b->n_logs) * sizeof *l);
-        b->logs = l;
-        b->n_logs = n;
+        memset(b->logs + had, 0, (b->n_logs - had) * sizeof *b->logs);
     }
     return &b->logs[h];
 }
@@ -80,7 +77,7 @@ static int add_step(struct builder *b, double time, double delta, int host, int 
         return 0;
     struct step *s = VEC_PUSH(b->steps, b->n, b->cap);
     if (!s) {
-        snprintf(b->err, b->errlen, "out of memory");
+        snprintf(b->why, b->why_size, "out of memory");
         return -1;
     }
     *s = (struct step){time, delta, host, kind, category};
@@ -104,7 +101,7 @@ static int read_task(struct builder *b, const char *prefix)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s.summary", prefix);
-    json_t *sum = summary_load(path, b->err, b->errlen);
+    json_t *sum = summary_load(path, b->why, b->why_size);
     if (!sum)
         return -1;
     const char *category = json_string_value(json_object_get(sum, "category"));
@@ -113,7 +110,7 @@ static int read_task(struct builder *b, const char *prefix)
     double start = summary_number(sum, "start", NAN), end = summary_number(sum, "end", NAN);
     if (!category || !host || !isfinite(cpus) || cpus <= 0 || !isfinite(start) || !isfinite(end) ||
         end < start) {
-        snprintf(b->err, b->errlen,
+        snprintf(b->why, b->why_size,
                  "%s: needs \"category\" (run with --category), \"host\", \"machine_cpus\", "
                  "\"start\" and \"end\"",
                  path);
@@ -126,7 +123,7 @@ static int read_task(struct builder *b, const char *prefix)
     if (h < 0 || t->containers[h].type != host_type) /* a host named "root" or "0" is no root */
         h = trace_add_container(t, host, NULL, host_type, 0, start);
     if (!strcmp(category, HOST_OTHER_LOAD)) {
-        snprintf(b->err, b->errlen,
+        snprintf(b->why, b->why_size,
                  "%s: category \"%s\" is the load of what tally did not run; name the task's category "
                  "otherwise",
                  path, HOST_OTHER_LOAD);
@@ -137,7 +134,7 @@ static int read_task(struct builder *b, const char *prefix)
     json_decref(sum);
     struct host_log *log = h < 0 ? NULL : log_for(b, h);
     if (h < 0 || cat < 0 || !log) {
-        snprintf(b->err, b->errlen, "out of memory");
+        snprintf(b->why, b->why_size, "out of memory");
         return -1;
     }
     if (start < t->start)
@@ -155,7 +152,7 @@ static int read_task(struct builder *b, const char *prefix)
     struct series_reader in;
     char why[160];
     if (series_reader_open(&in, path, why, sizeof why) < 0) {
-        snprintf(b->err, b->errlen, "%s: %s (run with --time-series)", path, why);
+        snprintf(b->why, b->why_size, "%s: %s (run with --time-series)", path, why);
         return -1;
     }
     int c_wall = -1, c_cores = -1, c_cpu = -1, c_mem = -1, c_read = -1, c_written = -1;
@@ -167,7 +164,7 @@ static int read_task(struct builder *b, const char *prefix)
     size_t cap = 0, n = 0;
     double *wall = NULL, *cores = NULL, *cpu = NULL, *mem = NULL, *io = NULL, *net = NULL;
     int rc = -1, got;
-    while ((got = series_reader_next(&in, b->err, b->errlen)) > 0) {
+    while ((got = series_reader_next(&in, b->why, b->why_size)) > 0) {
         unsigned long lineno = series_reader_line(&in);
         const double *vals = in.values;
         if (n == 0) { /* the first row: the header is known */
@@ -187,19 +184,19 @@ static int read_task(struct builder *b, const char *prefix)
             for (int k = 0; k < 9; k++)
                 host_cols &= (c_host[k] = series_reader_column(&in, host_columns[k])) >= 0;
             if (c_wall < 0 || (c_cores < 0 && c_cpu < 0)) {
-                snprintf(b->err, b->errlen, "%s:%lu: header lacks wall_clock, or cpu_time and cores",
+                snprintf(b->why, b->why_size, "%s:%lu: header lacks wall_clock, or cpu_time and cores",
                          path, lineno);
                 goto out;
             }
         }
         if (vec_reserve_parallel(&cap, n + 1, VEC_ARRAY(wall), VEC_ARRAY(cores), VEC_ARRAY(mem),
                                  VEC_ARRAY(io), VEC_ARRAY(cpu), VEC_ARRAY(net), NULL) < 0) {
-            snprintf(b->err, b->errlen, "out of memory");
+            snprintf(b->why, b->why_size, "out of memory");
             goto out;
         }
         wall[n] = vals[c_wall];
         if (n > 0 && wall[n] < wall[n - 1]) {
-            snprintf(b->err, b->errlen, "%s:%lu: wall_clock goes backwards", path, lineno);
+            snprintf(b->why, b->why_size, "%s:%lu: wall_clock goes backwards", path, lineno);
             goto out;
         }
         cores[n] = c_cores >= 0 ? vals[c_cores] : 0;
@@ -212,12 +209,12 @@ static int read_task(struct builder *b, const char *prefix)
                 wall[n], vals[c_host[0]], vals[c_host[1]], vals[c_host[2]], vals[c_host[3]],
                 vals[c_host[4]], vals[c_host[5]] + vals[c_host[6]], vals[c_host[7]] + vals[c_host[8]]};
             if (row.cores <= 0 || row.memory_total <= 0) {
-                snprintf(b->err, b->errlen, "%s:%lu: host_cores and host_memory_total must be positive",
+                snprintf(b->why, b->why_size, "%s:%lu: host_cores and host_memory_total must be positive",
                          path, lineno);
                 goto out;
             }
             if (host_log_add(&b->logs[h], &row) < 0) {
-                snprintf(b->err, b->errlen, "out of memory");
+                snprintf(b->why, b->why_size, "out of memory");
                 goto out;
             }
         }
@@ -355,7 +352,7 @@ int trace_from_runs(const char *const *prefixes, size_t n, const struct from_run
 {
     const char *hierarchy_file = opts ? opts->hierarchy_file : NULL;
     trace_init(out);
-    struct builder b = {.t = out, .err = why, .errlen = why_size};
+    struct builder b = {.t = out, .why = why, .why_size = why_size};
     int root_type = trace_add_type(out, "root", -1);
     int host_type = trace_add_type(out, "host", root_type);
     if (root_type < 0 || host_type < 0 || trace_add_container(out, "root", "0", root_type, -1, 0) < 0) {

@@ -124,8 +124,8 @@ struct reader {
     const char *path;
     const char *p, *end;
     size_t line;
-    char *err;
-    size_t errlen;
+    char *why;
+    size_t why_size;
     struct trace *t;
     const struct trace_read_options *opts;
     struct event_def *defs;    /* [MAX_EVENT_ID + 1] */
@@ -152,12 +152,12 @@ struct reader {
 
 __attribute__((format(printf, 2, 3))) static int fail(struct reader *r, const char *fmt, ...)
 {
-    int n = snprintf(r->err, r->errlen, "%s:%zu: ", r->path, r->line);
-    if (n < 0 || (size_t)n >= r->errlen)
+    int n = snprintf(r->why, r->why_size, "%s:%zu: ", r->path, r->line);
+    if (n < 0 || (size_t)n >= r->why_size)
         return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    vsnprintf(r->why + n, r->why_size - (size_t)n, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -804,7 +804,7 @@ int trace_read_file(const char *path, const struct trace_read_options *opts, str
                     char *why, size_t why_size)
 {
     trace_init(out);
-    struct reader r = {.path = path, .err = why, .errlen = why_size, .t = out, .opts = opts};
+    struct reader r = {.path = path, .why = why, .why_size = why_size, .t = out, .opts = opts};
     char detail[160];
     int fd = text_file_open(path, true, detail, sizeof detail); /* never waits on a FIFO */
     if (fd < 0) {

@@ -72,11 +72,9 @@ int trace_add_category(struct trace *t, const char *name)
     /* every resource gets a usage slot for the new category */
     for (size_t r = 0; r < t->n_resources; r++) {
         struct trace_resource *res = &t->resources[r];
-        struct trace_signal *u = realloc(res->usage, (t->n_categories + 1) * sizeof *u);
-        if (!u)
+        if (VEC_RESERVE(res->usage, res->cap_usage, t->n_categories + 1) < 0)
             return -1;
-        memset(&u[t->n_categories], 0, sizeof *u);
-        res->usage = u;
+        memset(&res->usage[t->n_categories], 0, sizeof *res->usage);
     }
     return (int)t->n_categories++;
 }
@@ -93,7 +91,8 @@ int trace_resource_for(struct trace *t, int container, const char *kind)
     memset(res, 0, sizeof *res);
     res->container = container;
     res->kind = k;
-    res->usage = calloc(t->n_categories ? t->n_categories : 1, sizeof *res->usage);
+    res->cap_usage = t->n_categories ? t->n_categories : 1;
+    res->usage = calloc(res->cap_usage, sizeof *res->usage);
     if (!res->usage)
         return -1;
     return (int)t->n_resources++;

@@ -71,6 +71,7 @@ struct trace_resource {
                                  * resource's own (Paje variable "K.peak-capacity"): no
                                  * saturation of it is a finding */
     struct trace_signal *usage; /* [trace.n_categories]; a category never seen has n == 0 */
+    size_t cap_usage;           /* room in usage (util/vec.h) */
 };
 
 /* When the server of a category is active (section 4.2 of the paper: the

@@ -1,5 +1,6 @@
 /* A command's words as one line of text and back (see command_line.h). */
 #include "util/command_line.h"
+#include "util/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,8 +273,7 @@ int command_line_split(const char *line, char ***words, char *why, size_t why_si
         if (!*p)
             break;
         char *word = read_word(line, &p, why, why_size);
-        char **bigger = word && n + 2 > cap ? realloc(list, (cap *= 2) * sizeof *list) : list;
-        if (!word || !bigger) {
+        if (!word || VEC_RESERVE(list, cap, n + 2) < 0) {
             if (word)
                 snprintf(why, why_size, "out of memory");
             free(word);
@@ -281,7 +281,6 @@ int command_line_split(const char *line, char ***words, char *why, size_t why_si
             command_line_free(list);
             return -1;
         }
-        list = bigger;
         list[n++] = word;
     }
     list[n] = NULL;

@@ -41,7 +41,7 @@ static void exercise(const char *text, size_t size)
         if (!strcmp(r.actions[i].service, "proc_get_info") &&
             (request_info_flags(&r.actions[i]) == 0 ||
              (request_info_flags(&r.actions[i]) & ~(unsigned)PROC_INFO_KNOWN)))
-            abort(); /* the documented flags: 0x1 to 0x100 (docs/requests.md) */
+            abort(); /* the documented flags: 0x1 to 0x200 (docs/requests.md) */
     }
 
     char *first = request_format(&r);

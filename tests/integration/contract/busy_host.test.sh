@@ -5,20 +5,20 @@
 # runnable tasks per core, which the watch reads every 0.1 s). Then, with
 # four busy loops beside it (ordinary priority, this session's own load on
 # top of whatever else runs here), a clean run watched with --live-factors
-# must raise no level at the threshold above its projection or in intrinsic
-# space, and below it no process in two periods: above, the tolerance follows
-# the runnable tasks per core (the
-# scheduler hands a rank a less crowded core for a second now and then);
-# FLOP per job is judged to one job in the period's (a rank that finished 17
-# jobs in a period read 6 % above the contract); below the projection it has
-# a fixed floor on an oversubscribed host, not growing with the load (a level
-# at the threshold under 46 % of the projection; docs/contracts.md,
-# "Tolerances on a busy host": measured, clean ranks dipped to 39-55 % for a
-# period at 7-18 runnable tasks per core, the slowed rank read 4-39 %: a
-# tolerance growing with the load would hide it, and no per-period bound
-# separates the two, so a clean dip of one period is allowed). A rank slowed
-# from outside (worker 3 waits 300 ms per job: rank 4) under the same load is
-# reported in (almost) every period, and no other process in two.
+# must raise no level at the threshold at all: above its projection the
+# tolerance follows the runnable tasks per core (the scheduler hands a rank a
+# less crowded core for a second now and then); FLOP per job is judged to one
+# job in the period's (a rank that finished 17 jobs in a period read 6 % above
+# the contract); below the projection it has a fixed floor on an
+# oversubscribed host, not growing with the load (a level at the threshold
+# under 46 % of the projection), and the rate judged there is the mean over
+# two adjoining periods (docs/contracts.md, "Tolerances on a busy host":
+# measured, clean ranks dipped to 39-55 % for one period at 7-18 runnable
+# tasks per core, the slowed rank read 4-39 % in every period: a tolerance
+# growing with the load would hide it, and no per-period bound separates the
+# two). A rank slowed from outside (worker 3 waits 300 ms per job: rank 4)
+# under the same load is reported in every period but its first (not judged
+# below its projection without a window), and no other process in any.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 MW=$PROGS/contract_master_worker
 LIB=$TALLY_TEST_ROOT/build/lib/libtally-probe.so
@@ -68,17 +68,20 @@ check_eq "clean run under load exits 0" "$(cat "$WORK/clean.run.status")" 0
 rq=$(jq -r '.runnable_per_core' "$WORK/clean.jsonl" | median)
 check_cmp "the watch measured an oversubscribed host (runnable tasks per core, median)" "$rq" ">" 1.5
 check_eq "clean run under load: levels for all 8 processes" "$(jq -r .process "$WORK/clean.out" | sort -u | wc -l)" 8
-# levels at the threshold above the projection or in intrinsic space: none;
-# below it: a period now and then (a rank descheduled for most of a second
-# reads as low as 39 % of its projection, as low as the slowed rank at
-# 16 per core), never two periods of one process
+# levels at the threshold: none above the projection, none in intrinsic
+# space, none below it (a rank descheduled for most of a second reads as low
+# as 39 % of its projection, as low as the slowed rank at 16 per core, but
+# not over two periods)
 above() { jq -r 'select(.level >= 0.5 and (.space == "intrinsic" or (.dimension != "overall" and .value > .expected))) | "\(.process) \(.space) \(.dimension) \(.level) (\(.value) for \(.expected))"' "$1" | head -3; }
-repeated() { jq -r 'select(.space == "execution" and .dimension == "overall" and .level >= 0.5) | .process' "$1" | sort | uniq -c | awk '$1 > 1 { print $2 " in " $1 " periods" }'; }
+below() { jq -r 'select(.level >= 0.5 and .space == "execution" and .dimension != "overall" and .value <= .expected) | "\(.process) \(.dimension) \(.value / .expected * 100 | floor) % over \(.window // .period) s (level \(.level))"' "$1" | head -3; }
 check_eq "clean run under load: no level at the threshold above the projection, none in intrinsic space" "$(above "$WORK/clean.out")" ""
-check_eq "  ... below it, no process in two periods" "$(repeated "$WORK/clean.out")" ""
-sed 's/^/# clean run, below the projection at the threshold: /' < <(jq -r 'select(.space == "execution" and .dimension != "overall" and .level >= 0.5) | "\(.process) \(.dimension) \(.value / .expected * 100 | floor) % (level \(.level))"' "$WORK/clean.out")
+check_eq "  ... none below it" "$(below "$WORK/clean.out")" ""
+check_eq "  ... no overall level at the threshold" "$(jq -r 'select(.dimension == "overall" and .level >= 0.5) | .process' "$WORK/clean.out" | head -3)" ""
+check_eq "  ... the watch exits 0" "$(cat "$WORK/clean.status")" 0
+check_cmp "  ... levels below the projection on this busy host are judged over two periods" \
+  "$(jq -r 'select(.window > 1.5 * .period) | .process' "$WORK/clean.out" | wc -l)" ">" 0
 "$TALLY" contract check --live-factors "$WORK/mw.contract" "$WORK/clean.jsonl" >"$WORK/clean_check.out"
-check_eq "... nor from 'check' of the recorded samples (runnable_per_core read from the file)" "$(above "$WORK/clean_check.out")$(repeated "$WORK/clean_check.out")" ""
+check_eq "... nor from 'check' of the recorded samples (runnable_per_core read from the file)" "$(above "$WORK/clean_check.out")$(below "$WORK/clean_check.out")" ""
 check_eq "... which has levels for the 8 processes" "$(jq -r .process "$WORK/clean_check.out" | sort -u | wc -l)" 8
 
 watched slow "$WORK/mw.contract" --live-factors -- --seconds 6 --slow 3:300
@@ -86,13 +89,15 @@ check_eq "slow-rank run exits 0" "$(cat "$WORK/slow.run.status")" 0
 n=$(jq -r 'select(.process == "4" and .space == "execution" and .dimension == "overall") | .level' "$WORK/slow.out" | wc -l)
 hit=$(jq -r 'select(.process == "4" and .space == "execution" and .dimension == "overall" and .level >= 0.5) | .level' "$WORK/slow.out" | wc -l)
 check_cmp "rank 4 (worker 3, 300 ms per job) has periods" "$n" ">=" 3
-check_cmp "rank 4: execution violated in at least all periods but one" "$hit" ">=" "$((n - 1))"
+check_eq "rank 4: execution violated in every period but its first" "$hit" "$((n - 1))"
+check_eq "rank 4: its first period not judged below the projection (no window yet)" \
+  "$(jq -r 'select(.process == "4" and .space == "execution" and .dimension == "overall") | .level' "$WORK/slow.out" | head -1)" 0
 check_eq "rank 4: below its projection, said so" \
   "$(jq -r 'select(.process == "4" and .space == "execution" and .dimension == "overall" and .level >= 0.5) | .explanation' "$WORK/slow.out" | grep -c '% below the projected')" "$hit"
-# How often each process was violated (printed): rank 4 in (almost) every
-# period, every other process in one at most (as in the clean run).
+# How often each process was violated (printed): rank 4 in every period but
+# its first, no other process in any (as in the clean run).
 counts=$(jq -r 'select(.space == "execution" and .dimension == "overall" and .level >= 0.5) | .process' "$WORK/slow.out" | sort | uniq -c | sort -k1,1nr -k2,2)
 sed 's/^/# violated periods, process: /' <<<"$counts"
-check_eq "no other process is violated in two periods of the slow-rank run" "$(awk '$2 != 4 && $1 > 1 { print $2 " in " $1 " periods" }' <<<"$counts" | head -3)" ""
+check_eq "no other process is violated in the slow-rank run" "$(awk '$2 != 4 { print $2 " in " $1 " periods" }' <<<"$counts" | head -3)" ""
 check_eq "the slow-rank watch exits 1" "$(cat "$WORK/slow.status")" 1
 finish

@@ -15,6 +15,16 @@ source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje
 driver=$TALLY_TEST_ROOT/tests/integration/view/browser_check.js
+# drive NAME ARGS...: the headless-Chromium driver on ARGS, its JSON in
+# out.json; its exit status checked, and what it said on stderr shown (as
+# TAP comments) when it failed
+drive() {
+  local name=$1; shift
+  timeout 120 node "$driver" "$@" > out.json 2>driver.err
+  local st=$?
+  check_eq "$name: driver ran" "$st" 0
+  [ "$st" = 0 ] || sed 's/^/# driver: /' driver.err | tail -20
+}
 artifacts=$TALLY_TEST_ROOT/build/test-artifacts/view
 mkdir -p "$artifacts" shots
 
@@ -161,9 +171,7 @@ check_scenario() {
 
 # 1. offline report from file://
 "$TALLY" view "$trace" -o report.html
-timeout 120 node "$driver" "file://$WORK/report.html" "$WORK/shots" > out.json 2>driver.err
-check_eq "offline: driver ran" "$?" 0
-[ -s driver.err ] && cat driver.err
+drive "offline" "file://$WORK/report.html" "$WORK/shots"
 check_scenario offline
 for shot in initial finding brushed moved page; do
   check_eq "offline: $shot screenshot is a PNG" "$(head -c 8 "shots/$shot.png" | od -An -tx1 | tr -d ' ')" 89504e470d0a1a0a
@@ -173,8 +181,7 @@ done
 
 # 2. the first view chosen on the command line (no URL parameters)
 "$TALLY" view "$trace" -o first.html --from 50 --to 100 --level site --no-idle --categories burst
-timeout 120 node "$driver" --slice "file://$WORK/first.html" "$WORK/shots/first.png" SITE > out.json 2>driver.err
-check_eq "first view: driver ran" "$?" 0
+drive "first view" --slice "file://$WORK/first.html" "$WORK/shots/first.png" SITE
 check_eq "first view: the slice of --from/--to" "$(jq -r '.snapshot.label' out.json)" "slice t+50 s – t+100 s (50 s wide)"
 check_eq "first view: --level site, --categories burst, --no-idle" "$(jq -r '.snapshot.cells | map("\(.r)/\(.c)=\(.v)") | sort | join(" ")' out.json)" "s1/burst=100 s2/burst=50"
 
@@ -201,28 +208,24 @@ check_topology() {
 }
 hosts_trace 2 'compute-node-%02d.cluster.example.org' >two.paje
 "$TALLY" view two.paje -o two.html
-timeout 120 node "$driver" --slice "file://$WORK/two.html" "$WORK/shots/two.png" root > out.json 2>driver.err
-check_eq "two hosts: driver ran" "$?" 0
+drive "two hosts" --slice "file://$WORK/two.html" "$WORK/shots/two.png" root
 check_topology "two hosts" 2
 check_near "two hosts: side by side (their squares' centres at one height)" "$(jq '.topology.vertices | map(.shape) | ((.[0].top + .[0].bottom) - (.[1].top + .[1].bottom)) / 2' out.json)" 0 0.5
 check_near "two hosts: in the middle of the pane's height" "$(jq '.topology as $t | ($t.vertices[0].top + $t.vertices[0].bottom - $t.pane.top - $t.pane.bottom) / 2 / ($t.pane.bottom - $t.pane.top)' out.json)" 0 0.05
 cp shots/two.png "$artifacts/topology-two-hosts.png"
 hosts_trace 60 'node%03d.example' >many.paje
 "$TALLY" view many.paje -o many.html
-timeout 120 node "$driver" --slice "file://$WORK/many.html" "$WORK/shots/many.png" root > out.json 2>driver.err
-check_eq "60 hosts: driver ran" "$?" 0
+drive "60 hosts" --slice "file://$WORK/many.html" "$WORK/shots/many.png" root
 check_topology "60 hosts" 60
 check_cmp "60 hosts: drawings span the pane's height" "$(jq '.topology as $t | (([$t.vertices[].bottom] | max) - ([$t.vertices[].top] | min)) / ($t.pane.bottom - $t.pane.top)' out.json)" ">=" 0.8
 cp shots/many.png "$artifacts/topology-60-hosts.png"
-timeout 120 node "$driver" --slice "file://$WORK/report.html" "$WORK/shots/platform.png" root > out.json 2>driver.err
-check_eq "view-platform: driver ran" "$?" 0
+drive "view-platform" --slice "file://$WORK/report.html" "$WORK/shots/platform.png" root
 check_topology "view-platform" 9
 
 # 2b. a coarse level (--coarse 20: averages over 20 steps of 5 s): the page says so,
 # snaps the slice to whole steps, and its numbers there are still exact
 "$TALLY" view "$trace" -o coarse.html --coarse 20
-timeout 120 node "$driver" --slice "file://$WORK/coarse.html?from=12&to=33" "$WORK/shots/coarse.png" HOST,root > out.json 2>driver.err
-check_eq "coarse: driver ran" "$?" 0
+drive "coarse" --slice "file://$WORK/coarse.html?from=12&to=33" "$WORK/shots/coarse.png" HOST,root
 check_contains "coarse: the page says it shows a coarse level" "$(jq -r '.note' out.json)" "Coarse level: this file embeds averages over 20 steps of 5 s"
 check_eq "coarse: [12, 33] snapped to whole steps" "$(jq -r '.snapshot.label' out.json)" "slice t+10 s – t+35 s (25 s wide)"
 check_eq "coarse: the timeline has the 20 steps" "$(jq '.timeline.data.steps' out.json)" 20
@@ -244,9 +247,7 @@ for _ in $(seq 100); do
   [ -n "$port" ] && break
   sleep 0.1
 done
-timeout 120 node "$driver" "http://127.0.0.1:$port/" "$WORK/shots" > out.json 2>driver.err
-check_eq "served: driver ran" "$?" 0
-[ -s driver.err ] && cat driver.err
+drive "served" "http://127.0.0.1:$port/" "$WORK/shots"
 check_scenario served
 cp shots/moved.png "$artifacts/served-moved.png"
 cp shots/brushed.png "$artifacts/served-brushed.png"

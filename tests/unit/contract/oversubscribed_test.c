@@ -1,7 +1,8 @@
 /* The monitor with live factors on an oversubscribed host (monitor.h): a
  * process above its projection is tolerated up to what the host's runnable
  * tasks per core allow, one below it down to 46 % of it (a fixed bound,
- * whatever the load), and without a runnable count nothing changes. */
+ * whatever the load) over two adjoining periods, and without a runnable
+ * count nothing changes. */
 #include "contract/monitor.h"
 
 #include <math.h>
@@ -13,23 +14,28 @@
 #include "test.h"
 
 struct seen {
-    double level_w3; /* execution compute level of w3 */
+    double level_w3, value_w3, window_w3; /* execution compute of w3 in the last period */
     long at_threshold_others;
+    int last;                             /* collecting the last period */
 };
 
 static void collect(void *ctx, const struct contract_level *l)
 {
     struct seen *s = ctx;
-    if (l->space != SPACE_EXECUTION || l->overall)
+    if (!s->last || l->space != SPACE_EXECUTION || l->overall)
         return;
-    if (!strcmp(l->process, "w3") && !strcmp(l->dimension, "compute"))
+    if (!strcmp(l->process, "w3") && !strcmp(l->dimension, "compute")) {
         s->level_w3 = l->level;
-    else if (l->level >= 0.5)
+        s->value_w3 = l->value;
+        s->window_w3 = l->window;
+    } else if (l->level >= 0.5) {
         s->at_threshold_others++;
+    }
 }
 
-/* One period: w0..w2 at 1e7 FLOP/s, w3 at w3_rate; runnable per core rq (<0: absent). */
-static struct seen period(const struct contract *c, double w3_rate, double rq)
+/* The samples of one period ending at t: w0..w2 at 1e7 FLOP/s, w3 at
+ * w3_rate; runnable per core rq (<0: absent). */
+static struct sample_set one_period(int t, double w3_rate, double rq)
 {
     char text[2048] = "", extra[64] = "";
     if (rq >= 0)
@@ -37,14 +43,39 @@ static struct seen period(const struct contract *c, double w3_rate, double rq)
     for (int w = 0; w < 4; w++) {
         char line[256];
         snprintf(line, sizeof line,
-                 "{\"process\":\"w%d\",\"host\":\"h\",\"t\":100,\"period\":1%s,"
+                 "{\"process\":\"w%d\",\"host\":\"h\",\"t\":%d,\"period\":1%s,"
                  "\"metrics\":{\"flops_per_job\":5e5,\"flops_per_s\":%g}}\n",
-                 w, extra, w == 3 ? w3_rate : 1e7);
+                 w, t, extra, w == 3 ? w3_rate : 1e7);
         strcat(text, line);
     }
-    struct seen s = {NAN, 0};
-    sample_text_feed(c, text, 1, collect, &s);
+    return sample_text(text);
+}
+
+/* One live monitor fed a period ending at t = 100 - gap with w3 at before
+ * (none when before < 0), then the period ending at 100 with w3 at rate;
+ * what the last period reported. */
+static struct seen periods(const struct contract *c, double before, int gap, double rate, double rq)
+{
+    struct seen s = {NAN, NAN, NAN, 0, 0};
+    struct contract_monitor *m = contract_monitor_new(c, 0.5, NULL, 0);
+    contract_monitor_set_live_factors(m, 1);
+    if (before >= 0) {
+        struct sample_set first = one_period(100 - gap, before, rq);
+        CHECK(contract_monitor_feed(m, first.v, first.n, collect, &s) >= 0);
+        sample_set_free(&first);
+    }
+    s.last = 1;
+    struct sample_set last = one_period(100, rate, rq);
+    CHECK(contract_monitor_feed(m, last.v, last.n, collect, &s) >= 0);
+    sample_set_free(&last);
+    contract_monitor_free(m);
     return s;
+}
+
+/* Two adjoining periods with w3 at the same rate. */
+static struct seen period(const struct contract *c, double w3_rate, double rq)
+{
+    return periods(c, w3_rate, 1, w3_rate, rq);
 }
 
 int main(void)
@@ -96,6 +127,34 @@ int main(void)
     CHECK(s.level_w3 >= 0.99);
     CHECK_INT(s.at_threshold_others, 0);
     s = period(&c, 2e6, -1);
+    CHECK(s.level_w3 >= 0.99);
+
+    /* below the projection on an oversubscribed host, the judged rate is the
+     * mean over two adjoining periods: a clean rank descheduled for most of
+     * one period (39 %) beside a period at its projection reads 69.5 % */
+    s = periods(&c, 1e7, 1, 3.9e6, 8);
+    CHECK(s.level_w3 < 0.5);
+    CHECK_NEAR(s.value_w3, 6.95e6, 1);       /* the window's rate is what is reported */
+    CHECK_NEAR(s.window_w3, 2, 1e-9);
+    s = periods(&c, 1e7, 1, 3.9e6, -1);      /* no runnable count: the period alone, as before */
+    CHECK(s.level_w3 >= 0.5);
+    CHECK_NEAR(s.window_w3, 1, 1e-9);
+    s = periods(&c, 1e7, 1, 3.9e6, 1);       /* nor on a host that is not oversubscribed */
+    CHECK(s.level_w3 >= 0.5);
+    s = periods(&c, 3.5e6, 1, 3.9e6, 8);     /* slowed in both: 37 % over the window */
+    CHECK(s.level_w3 >= 0.5);
+    CHECK_NEAR(s.value_w3, 3.7e6, 1);
+    s = periods(&c, 2.2e7, 1, 3.9e6, 8);     /* above before, below now: not below over the window */
+    CHECK_NEAR(s.level_w3, 0, 1e-9);
+    /* a first period there, or one whose previous period does not adjoin it,
+     * is not judged below the projection: its own rate, level 0 */
+    s = periods(&c, -1, 1, 2e6, 8);
+    CHECK_NEAR(s.level_w3, 0, 1e-9);
+    CHECK_NEAR(s.value_w3, 2e6, 1);
+    CHECK_NEAR(s.window_w3, 1, 1e-9);
+    s = periods(&c, 2e6, 10, 2e6, 8);
+    CHECK_NEAR(s.level_w3, 0, 1e-9);
+    s = periods(&c, 2e6, 1, 7e7, 4);         /* above it, the period alone is judged */
     CHECK(s.level_w3 >= 0.99);
 
     /* a bad runnable_per_core is refused, naming the field */

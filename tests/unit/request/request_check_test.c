@@ -156,9 +156,10 @@ static void test_refused(void)
     CHECK_REFUSED(":pa_counter_read(csr_1)", 18, "takes c_ tokens, found 'csr_1'");
     CHECK_REFUSED(":csr_enable([csr_1, c_2])", 21, "takes csr_ tokens, found 'c_2'");
     /* values */
-    CHECK_REFUSED(":proc_get_info(p_1, 0)", 21, "flags must be a non-zero combination of 0x1 to 0x100");
-    CHECK_REFUSED(":proc_get_info(p_1, 0x200)", 21, "flags must be");
-    CHECK_ACCEPTED(":proc_get_info(p_1, 0x1ff)");
+    CHECK_REFUSED(":proc_get_info(p_1, 0)", 21, "flags must be a non-zero combination of 0x1 to 0x200");
+    CHECK_REFUSED(":proc_get_info(p_1, 0x400)", 21, "flags must be");
+    CHECK_ACCEPTED(":proc_get_info(p_1, 0x3ff)");
+    CHECK_ACCEPTED(":proc_get_info(p_1, 0x200)");
     CHECK_REFUSED(":proc_get_info(p_1, 1.5)", 21, "flags must be");
     CHECK_REFUSED(":proc_get_info(p_1, 3ms)", 21,
                   "proc_get_info: argument 2 takes no unit, found 'ms'");
