@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define TALLY_SEG_MAGIC 0x31474553594c4154ULL /* "TALLYSEG1" little-endian, 8 bytes */
-#define TALLY_SEG_VERSION 3
+#define TALLY_SEG_VERSION 4
 #define TALLY_SEG_PAGE 4096
 #define TALLY_SEG_MAX_PROBES 64
 #define TALLY_SEG_MAX_COUNTERS 64
@@ -48,7 +48,28 @@ enum { TALLY_WINDOW_BY_MARKER = 0, TALLY_WINDOW_BY_MONITOR = 1, TALLY_WINDOW_BY_
     X(Wait) X(Waitall) X(Waitany) X(Waitsome) X(Test) X(Testall) X(Testany) X(Testsome) \
     X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Gather) X(Gatherv) X(Scatter)    \
     X(Scatterv) X(Allgather) X(Allgatherv) X(Alltoall) X(Alltoallv) X(Reduce_scatter) \
-    X(Scan)
+    X(Scan)                                                                       \
+    X(File_open) X(File_close) X(File_sync) X(File_set_view) X(File_seek)         \
+    X(File_read) X(File_read_at) X(File_read_all) X(File_read_at_all)             \
+    X(File_iread) X(File_iread_at)                                                \
+    X(File_write) X(File_write_at) X(File_write_all) X(File_write_at_all)         \
+    X(File_iwrite) X(File_iwrite_at)
+
+/* MPI-IO per file (libtally-mpi's wrappers_io.c), Darshan's MPIIO names:
+ * opens on a communicator of one rank are independent; reads and writes
+ * independent (read, read_at), collective (_all), non-blocking (i*);
+ * bytes as asked (count x type size); times in ns (meta: open, close,
+ * sync, set_view, seek). */
+#define TALLY_MPIIO_COUNTERS(X)                                                    \
+    X(MPIIO_INDEP_OPENS) X(MPIIO_COLL_OPENS) X(MPIIO_INDEP_READS) X(MPIIO_INDEP_WRITES) \
+    X(MPIIO_COLL_READS) X(MPIIO_COLL_WRITES) X(MPIIO_NB_READS) X(MPIIO_NB_WRITES)  \
+    X(MPIIO_SYNCS) X(MPIIO_VIEWS) X(MPIIO_BYTES_READ) X(MPIIO_BYTES_WRITTEN)       \
+    X(MPIIO_F_READ_TIME) X(MPIIO_F_WRITE_TIME) X(MPIIO_F_META_TIME)
+#define TALLY_MPIIO_ENUM(name) TALLY_##name,
+enum tally_mpiio_counter { TALLY_MPIIO_COUNTERS(TALLY_MPIIO_ENUM) TALLY_MPIIO_COUNTER_COUNT };
+#undef TALLY_MPIIO_ENUM
+#define TALLY_SEG_MAX_IO_FILES 64    /* MPI-IO files per rank; later ones counted in io_files_past_bound */
+#define TALLY_SEG_IO_PATH 200
 
 #define TALLY_MPI_ENUM(name) TALLY_MPI_##name,
 enum tally_mpi_function { TALLY_MPI_FUNCTIONS(TALLY_MPI_ENUM) TALLY_MPI_FUNCTION_COUNT };
@@ -119,6 +140,12 @@ struct tally_seg_function {
     uint64_t bytes;                 /* see docs/instrumentation.md for the byte rules */
 };
 
+struct tally_seg_io_file {
+    char path[TALLY_SEG_IO_PATH];   /* as MPI_File_open got it, made absolute; cut at 199 bytes */
+    uint64_t handle;                /* the open MPI_File, 0 once closed */
+    uint64_t counter[TALLY_MPIIO_COUNTER_COUNT];
+};
+
 struct tally_seg_link {
     uint64_t bytes, messages;       /* this rank → links[i]'s rank */
 };
@@ -144,6 +171,11 @@ struct tally_seg_data {             /* from page 1 */
     struct tally_seg_counter counters[TALLY_SEG_MAX_COUNTERS];
     struct tally_seg_function functions[TALLY_MPI_FUNCTION_COUNT];
     struct tally_seg_link links[TALLY_SEG_MAX_RANKS];
+    /* after links: not in a multi-host gather's copy (agent_launch.c sends
+     * the data up to links), read where the segment is (tally run) */
+    uint32_t io_file_count;
+    uint32_t io_opens_past_bound;   /* MPI_File_open calls past TALLY_SEG_MAX_IO_FILES files */
+    struct tally_seg_io_file io_files[TALLY_SEG_MAX_IO_FILES];
 };
 
 struct tally_segment {

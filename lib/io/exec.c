@@ -25,7 +25,7 @@ DECLARE_REAL(posix_spawnp);
  * may allocate, which a vfork child must not). The entries are built on
  * the caller's stack at each exec: a short process touches no page of its
  * own for them. */
-static const char *library;
+static const char *library IO_HOT;
 
 static void find_library(void)
 {
@@ -42,24 +42,66 @@ size_t io_env_count(char *const envp[])
     return n;
 }
 
+/* String helpers of our own: a fork child about to exec would otherwise
+ * resolve and fault in libc's strlen, strncmp and strstr. */
+static size_t str_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+    while (*prefix && *s == *prefix)
+        s++, prefix++;
+    return !*prefix;
+}
+
+static bool contains(const char *s, const char *part)
+{
+    for (; *s; s++) {
+        const char *a = s, *b = part;
+        while (*b && *a == *b)
+            a++, b++;
+        if (!*b)
+            return true;
+    }
+    return !*part;
+}
+
 /* NAME=A[:B] at *at (before end), advancing it; NULL when it does not fit. */
 static char *put_entry(char **at, const char *end, const char *name, const char *a, const char *b)
 {
-    size_t n = strlen(name), la = strlen(a), lb = b ? strlen(b) : 0;
+    size_t n = str_len(name), la = str_len(a), lb = b ? str_len(b) : 0;
     if (n + la + (b ? 1 + lb : 0) + 1 > (size_t)(end - *at))
         return NULL;
     char *e = *at, *p = e;
-    memcpy(p, name, n);
-    memcpy(p += n, a, la);
-    p += la;
+    for (size_t i = 0; i < n; i++)
+        *p++ = name[i];
+    for (size_t i = 0; i < la; i++)
+        *p++ = a[i];
     if (b) {
         *p++ = ':';
-        memcpy(p, b, lb);
-        p += lb;
+        for (size_t i = 0; i < lb; i++)
+            *p++ = b[i];
     }
     *p++ = '\0';
     *at = p;
     return e;
+}
+
+size_t io_env_room(char *const envp[])
+{
+    if (!io_region || !library)
+        return 1;
+    size_t lib = str_len(library);
+    size_t room = sizeof "TALLY_IO_DIR=" + str_len(io_directory()) + sizeof "LD_PRELOAD=" + lib;
+    for (size_t i = 0; envp && envp[i]; i++)
+        if (has_prefix(envp[i], "LD_PRELOAD="))
+            room += sizeof "LD_PRELOAD=" + lib + 1 + str_len(envp[i] + 11);
+    return room;
 }
 
 char *const *io_child_env(char *const envp[], char **out, char *buf, size_t buflen)
@@ -76,12 +118,12 @@ char *const *io_child_env(char *const envp[], char **out, char *buf, size_t bufl
     int have_dir = 0, have_preload = 0;
     for (size_t i = 0; envp && envp[i]; i++) {
         const char *e = envp[i];
-        if (!strncmp(e, "TALLY_IO_DIR=", 13)) {
+        if (has_prefix(e, "TALLY_IO_DIR=")) {
             out[k++] = dir_entry; /* ours, whatever the program put there */
             have_dir = 1;
-        } else if (!strncmp(e, "LD_PRELOAD=", 11)) {
+        } else if (has_prefix(e, "LD_PRELOAD=")) {
             have_preload = 1;
-            if (strstr(e + 11, library)) {
+            if (contains(e + 11, library)) {
                 out[k++] = (char *)e;
             } else { /* the program's own preloads, and ours first */
                 char *joined = put_entry(&at, end, "LD_PRELOAD=", library, e + 11);
@@ -104,22 +146,18 @@ void io_exec_begin(const char *path)
     struct tally_io_header *h = io_region;
     if (!h)
         return;
-    if (h->pid != (pid_t)syscall(SYS_getpid)) { /* a vfork child: the region is its parent's */
-        io_region_note_vfork_exec(h, path ? path : "");
+    if (h->pid != io_getpid()) { /* a vfork child: the region is its parent's */
+        io_region_note_vfork_exec(path ? path : "");
         return;
     }
-    size_t n = path ? strlen(path) : 0;
-    if (n > sizeof h->exec_target - 1)
-        n = sizeof h->exec_target - 1;
-    memcpy(h->exec_target, path, n);
-    h->exec_target[n] = '\0';
+    io_copy_str(h->exec_target, path ? path : "", sizeof h->exec_target);
     __atomic_fetch_or(&h->flags, TALLY_IO_EXEC_PENDING, __ATOMIC_RELEASE);
 }
 
 void io_exec_failed(void)
 {
     struct tally_io_header *h = io_region;
-    if (h && h->pid == (pid_t)syscall(SYS_getpid))
+    if (h && h->pid == io_getpid())
         __atomic_fetch_and(&h->flags, ~(uint32_t)TALLY_IO_EXEC_PENDING, __ATOMIC_RELEASE);
 }
 
@@ -137,7 +175,7 @@ void io_exec_prepare(void)
 IO_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[IO_ENV_BUF];
+    char buf[io_env_room(envp)];
     io_exec_begin(path);
     int rc = REAL(execve)(path, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
@@ -149,7 +187,7 @@ IO_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 IO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[IO_ENV_BUF];
+    char buf[io_env_room(envp)];
     io_exec_begin(file);
     int rc = REAL(execvpe)(file, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
@@ -171,7 +209,7 @@ IO_EXPORT int execvp(const char *file, char *const argv[])
 IO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[IO_ENV_BUF];
+    char buf[io_env_room(envp)];
     io_exec_begin("");
     int rc = REAL(fexecve)(fd, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
@@ -227,7 +265,7 @@ IO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[IO_ENV_BUF];
+    char buf[io_env_room(envp)];
     return REAL(posix_spawn)(pid, path, actions, attr, argv, io_child_env(envp, env, buf, sizeof buf));
 }
 
@@ -235,6 +273,6 @@ IO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_
                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
-    char buf[IO_ENV_BUF];
+    char buf[io_env_room(envp)];
     return REAL(posix_spawnp)(pid, file, actions, attr, argv, io_child_env(envp, env, buf, sizeof buf));
 }

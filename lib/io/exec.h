@@ -9,9 +9,10 @@
 
 /* Before an execve: the environment given to the new image, with the
  * helper's LD_PRELOAD and TALLY_IO_DIR put back when missing. OUT has room
- * for count(envp) + 3 pointers, BUF (IO_ENV_BUF bytes, on the caller's
- * stack) for the entries. */
-#define IO_ENV_BUF (3 * PATH_MAX + 64)
+ * for count(envp) + 3 pointers, BUF (io_env_room(envp) bytes, on the
+ * caller's stack: no more than the entries need, so that a fork child
+ * about to exec touches no new stack page) for the entries. */
+size_t io_env_room(char *const envp[]);
 char *const *io_child_env(char *const envp[], char **out, char *buf, size_t buflen);
 size_t io_env_count(char *const envp[]);
 void io_exec_begin(const char *path);

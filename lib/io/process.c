@@ -18,16 +18,16 @@
 
 /* In a forked child, its parent's region: left mapped (unmapping costs the
  * short child more than keeping it) until the child forks in turn. */
-static struct tally_io_header *parents_region;
+static struct tally_io_header *parents_region IO_HOT;
 
 /* Process end: end time, rusage and FLAGS (async-signal-safe). */
 static void process_end(uint32_t flags)
 {
     struct tally_io_header *h = io_region;
-    if (!h || h->pid != (pid_t)syscall(SYS_getpid)) /* a vfork child shares the parent's */
+    if (!h || h->pid != io_getpid()) /* a vfork child shares the parent's */
         return;
     struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    if (io_sys(SYS_getrusage, RUSAGE_SELF, &ru) == 0) {
         h->utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
         h->stime_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
         h->maxrss_kb = (uint64_t)ru.ru_maxrss;
@@ -46,7 +46,7 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static void on_fatal(int sig)
 {
     int saved = errno;
-    if (io_region && io_region->pid == (pid_t)syscall(SYS_getpid)) {
+    if (io_region && io_region->pid == io_getpid()) {
         io_region->signal = sig;
         process_end(TALLY_IO_SIGNALED);
     }
@@ -71,17 +71,17 @@ static void install_fatal_handlers(void)
 }
 
 /* A forked child: its own region, and its descriptors' records carried
- * over (by path) from the parent's region. */
+ * over (by path) from the parent's region. Nothing here touches errno or
+ * calls libc (a fork child pays a page fault for each page it touches). */
 static void after_fork_child(void)
 {
     struct tally_io_header *old = io_region;
     if (!old)
         return;
-    int saved = errno;
     io_busy(1);
     io_region_unmap(parents_region); /* the grandparent's, inherited */
     parents_region = old;
-    io_region = io_region_claim(TALLY_IO_FORKED, old);
+    io_region = io_region_claim(TALLY_IO_FORKED);
     io_records_reset();
     for (int fd = 0; fd <= io_fd_high; fd++) {
         struct io_fd *s = io_fd_slot(fd);
@@ -91,16 +91,31 @@ static void after_fork_child(void)
             s->srec = io_region ? io_record_for_abs(tally_io_record_at(old, (uint32_t)(s->srec - 1))->path) : 0;
     }
     io_busy(0);
-    errno = saved;
+}
+
+extern char **environ;
+
+/* $NAME's value, or NULL: a scan of environ (getenv would cost a page of
+ * libc's text to every short process). */
+static const char *env_value(const char *name)
+{
+    for (char **e = environ; e && *e; e++) {
+        const char *p = *e, *n = name;
+        while (*n && *p == *n)
+            p++, n++;
+        if (!*n && *p == '=')
+            return p + 1;
+    }
+    return NULL;
 }
 
 __attribute__((constructor)) static void io_start(void)
 {
-    if (!io_directory_set(getenv("TALLY_IO_DIR")))
+    if (!io_directory_set(env_value("TALLY_IO_DIR")))
         return;
     int saved = errno;
     io_busy(1);
-    io_region = io_region_claim(0, NULL);
+    io_region = io_region_claim(0);
     io_busy(0);
     if (io_region) {
         pthread_atfork(NULL, NULL, after_fork_child);
@@ -118,7 +133,7 @@ __attribute__((destructor)) static void io_stop(void)
 IO_EXPORT void exit(int status)
 {
     static void (*next)(int);
-    if (io_region && io_region->pid == (pid_t)syscall(SYS_getpid)) {
+    if (io_region && io_region->pid == io_getpid()) {
         io_region->exit_code = status & 0xff;
         __atomic_fetch_or(&io_region->flags, TALLY_IO_EXIT_CODE, __ATOMIC_RELAXED);
     }
@@ -130,7 +145,7 @@ IO_EXPORT void exit(int status)
 
 static void end_at_underscore_exit(int status)
 {
-    if (io_region && io_region->pid == (pid_t)syscall(SYS_getpid)) {
+    if (io_region && io_region->pid == io_getpid()) {
         io_region->exit_code = status & 0xff;
         process_end(TALLY_IO_UNDERSCORE_EXIT | TALLY_IO_EXIT_CODE);
     }
@@ -139,13 +154,13 @@ static void end_at_underscore_exit(int status)
 IO_EXPORT void _exit(int status)
 {
     end_at_underscore_exit(status);
-    syscall(SYS_exit_group, status);
+    io_sys(SYS_exit_group, status);
     __builtin_unreachable();
 }
 
 IO_EXPORT void _Exit(int status)
 {
     end_at_underscore_exit(status);
-    syscall(SYS_exit_group, status);
+    io_sys(SYS_exit_group, status);
     __builtin_unreachable();
 }

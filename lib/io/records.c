@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@
 #define TAG_SHIFT (REC_BITS + GEN_BITS)
 _Static_assert(TALLY_IO_CAPACITY + 1 < (1 << REC_BITS), "a record fits its bits");
 static uint64_t slots[HASH_SLOTS];
-static uint64_t generation = 1;
+static uint64_t generation IO_HOT = 1;
 static char cwd[PATH_MAX];
 static int cwd_known;
 
@@ -213,16 +214,26 @@ int32_t io_record_for(int dirfd, const char *path)
     return io_record_for_abs(out);
 }
 
-static void lock(struct tally_io_record *r)
+/* The record's spin lock, taken only when the process may have more than
+ * one thread: glibc's __libc_single_threaded stays true until the first
+ * pthread_create (a thread made by a raw clone is not seen). With one
+ * thread nothing can race: a signal handler that interrupts an update is
+ * kept out by the busy guard (region.h), and the monitor reads without the
+ * lock. The locked exchange was half of the helper's time in a stat. */
+static bool lock(struct tally_io_record *r)
 {
+    if (__libc_single_threaded)
+        return false;
     while (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&r->lock, __ATOMIC_RELAXED))
             __builtin_ia32_pause();
+    return true;
 }
 
-static void unlock(struct tally_io_record *r)
+static void unlock(struct tally_io_record *r, bool locked)
 {
-    __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+    if (locked)
+        __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
 }
 
 /* Darshan's size buckets: 0-100, 100-1K, ... 1G+ (upper bounds included). */
@@ -254,7 +265,7 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
     struct tally_io_record *r = io_rec(rec);
     int64_t *c = r->counter;
     int64_t took = (int64_t)(t1 - t0);
-    lock(r);
+    bool locked = lock(r);
     if (stdio) {
         bool rd = op == IO_READ;
         c[rd ? STDIO_READS : STDIO_WRITES]++;
@@ -264,7 +275,7 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
         c[rd ? STDIO_F_READ_TIME : STDIO_F_WRITE_TIME] += took;
         first_time(&c[rd ? STDIO_F_READ_START_TIMESTAMP : STDIO_F_WRITE_START_TIMESTAMP], t0);
         last_time(&c[rd ? STDIO_F_READ_END_TIMESTAMP : STDIO_F_WRITE_END_TIMESTAMP], t1);
-        unlock(r);
+        unlock(r, locked);
         return;
     }
     bool rd = op == IO_READ;
@@ -289,14 +300,14 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
         c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME] = took;
     first_time(&c[rd ? POSIX_F_READ_START_TIMESTAMP : POSIX_F_WRITE_START_TIMESTAMP], t0);
     last_time(&c[rd ? POSIX_F_READ_END_TIMESTAMP : POSIX_F_WRITE_END_TIMESTAMP], t1);
-    unlock(r);
+    unlock(r, locked);
 }
 
 void io_count_meta(int32_t rec, bool stdio, int counter, enum io_meta kind, uint64_t t0, uint64_t t1)
 {
     struct tally_io_record *r = io_rec(rec);
     int64_t *c = r->counter;
-    lock(r);
+    bool locked = lock(r);
     if (counter >= 0)
         c[counter]++;
     c[stdio ? STDIO_F_META_TIME : POSIX_F_META_TIME] += (int64_t)(t1 - t0);
@@ -307,7 +318,7 @@ void io_count_meta(int32_t rec, bool stdio, int counter, enum io_meta kind, uint
         first_time(&c[stdio ? STDIO_F_CLOSE_START_TIMESTAMP : POSIX_F_CLOSE_START_TIMESTAMP], t0);
         last_time(&c[stdio ? STDIO_F_CLOSE_END_TIMESTAMP : POSIX_F_CLOSE_END_TIMESTAMP], t1);
     }
-    unlock(r);
+    unlock(r, locked);
 }
 
 void io_count_other_fd(enum io_op op, int64_t bytes)

@@ -2,7 +2,10 @@
  * claimed as a slot of the run file DIR/io.slots (the run file created by
  * the first image of the run), else as a file of its own DIR/io.PID.N;
  * the reentrancy guard and the descriptor table. Internal operations use
- * raw system calls, never the wrappers. */
+ * raw system calls, never the wrappers. The claim, made by every image at
+ * its start and by every forked child, calls nothing of libc (io_sys, the
+ * copy loops below) and keeps no buffer on the stack: each libc text page
+ * or new stack page it touched was one more page fault per short process. */
 #include "region.h"
 
 #include <dlfcn.h>
@@ -11,17 +14,48 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-struct tally_io_header *io_region;
+/* In .data, beside the rest a fork child writes (records.c's generation,
+ * process.c's parents_region): one page copied on write, not two. */
+struct tally_io_header *io_region IO_HOT;
 int io_fd_high = -1;
 static struct io_fd fds[IO_MAX_FDS];
-static __thread int busy __attribute__((tls_model("initial-exec")));
-static char directory[PATH_MAX];
-/* The run file's first page, mapped once per image and kept (a forked
- * child claims its slot through its copy). */
-static struct tally_io_run *run;
+__thread int io_busy_flag __attribute__((tls_model("initial-exec")));
+/* What the claim reads, packed in one buffer so that an image's start
+ * touches one page of it: DIR, DIR/io.slots (built once at the start) and
+ * this image's executable (read from /proc/self/exe once; a forked child
+ * copies it from here, its own memory); and the run file's first page,
+ * mapped once per image and kept (a forked child claims its slot through
+ * its copy). */
+#define EXE_MAX sizeof(((struct tally_io_header *)0)->exe)
+static struct {
+    struct tally_io_run *run;
+    char *run_path, *exe;       /* within text */
+    size_t dir_len;
+    bool exe_known;
+    char text[2 * PATH_MAX + 16 + EXE_MAX]; /* DIR \0 DIR/io.slots \0 EXE \0 */
+} st;
+
+#if !defined(__x86_64__)
+long io_sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+    long r = syscall(n, a, b, c, d, e, f);
+    return r == -1 ? -errno : r;
+}
+#endif
+
+size_t io_copy_str(char *dst, const char *src, size_t max)
+{
+    size_t n = 0;
+    while (n + 1 < max && src[n]) {
+        dst[n] = src[n];
+        n++;
+        __asm__("" ::: "memory");
+    }
+    dst[n] = '\0';
+    return n;
+}
 
 void *io_next_symbol(const char *name)
 {
@@ -37,41 +71,26 @@ struct io_fd *io_fd_slot(int fd)
     return &fds[fd];
 }
 
-bool io_enter(void)
-{
-    if (!io_region)
-        return false;
-    if (busy) {
-        __atomic_fetch_add(&io_region->unseen_calls, 1, __ATOMIC_RELAXED);
-        return false;
-    }
-    busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    return true;
-}
-
-void io_leave(void)
-{
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    busy = 0;
-}
-
-void io_busy(int on)
-{
-    busy = on;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
 const char *io_directory(void)
 {
-    return directory;
+    return st.text;
 }
 
 bool io_directory_set(const char *dir)
 {
-    if (!dir || !*dir || strlen(dir) + 32 >= sizeof directory)
+    if (!dir || !*dir)
         return false;
-    memcpy(directory, dir, strlen(dir) + 1);
+    size_t n = io_copy_str(st.text, dir, PATH_MAX);
+    if (n + 32 >= PATH_MAX) {
+        st.text[0] = '\0';
+        return false;
+    }
+    st.dir_len = n;
+    st.run_path = st.text + n + 1;
+    io_copy_str(st.run_path, st.text, n + 1);
+    st.run_path[n] = '/';
+    size_t k = io_copy_str(st.run_path + n + 1, TALLY_IO_RUN_FILE, 16);
+    st.exe = st.run_path + n + 1 + k + 1;
     return true;
 }
 
@@ -92,10 +111,16 @@ static char *put_uint(char *p, unsigned long v)
 /* DIR/NAME into PATH (room for PATH_MAX + 64). */
 static char *dir_path(char *path, const char *name)
 {
-    size_t dlen = strlen(directory);
-    memcpy(path, directory, dlen);
+    size_t dlen = st.dir_len;
+    memcpy(path, st.text, dlen);
     path[dlen] = '/';
     return stpcpy(path + dlen + 1, name);
+}
+
+/* A mapping's address, or NULL for an error (-4095..-1). */
+static void *mapped(long r)
+{
+    return r < 0 && r >= -4095 ? NULL : (void *)r;
 }
 
 /* Creates the run file under a name of this process's, sized and with its
@@ -103,65 +128,58 @@ static char *dir_path(char *path, const char *name)
  * all (EEXIST: one was there first, fine). */
 static void create_run_file(pid_t pid)
 {
-    char tmp[PATH_MAX + 64], path[PATH_MAX + 64];
+    char tmp[PATH_MAX + 64];
     char *p = dir_path(tmp, "io.slots.tmp.");
     *put_uint(p, (unsigned long)pid) = '\0';
-    dir_path(path, TALLY_IO_RUN_FILE);
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = (int)io_sys(SYS_openat, AT_FDCWD, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return;
     /* Written through a mapping: the task's write counters stay its own. */
-    struct tally_io_run *head = MAP_FAILED;
-    if (syscall(SYS_ftruncate, fd, (long)tally_io_slot_offset(TALLY_IO_SLOTS)) == 0)
-        head = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_RUN_HEADER, PROT_READ | PROT_WRITE, MAP_SHARED,
-                               fd, 0L);
-    if (head != MAP_FAILED) {
-        head->version = TALLY_IO_VERSION;
-        head->slot_size = TALLY_IO_SLOT;
-        head->slots = TALLY_IO_SLOTS;
-        head->anchor_ticks = io_ticks();
-        head->anchor_ns = io_now();
-        head->magic = TALLY_IO_RUN_MAGIC;
-        syscall(SYS_munmap, head, (size_t)TALLY_IO_RUN_HEADER);
-        syscall(SYS_linkat, AT_FDCWD, tmp, AT_FDCWD, path, 0);
+    struct tally_io_run *r = NULL;
+    if (io_sys(SYS_ftruncate, fd, (long)tally_io_slot_offset(TALLY_IO_SLOTS)) == 0)
+        r = mapped(io_sys(SYS_mmap, NULL, TALLY_IO_RUN_HEADER, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    if (r) {
+        r->version = TALLY_IO_VERSION;
+        r->slot_size = TALLY_IO_SLOT;
+        r->slots = TALLY_IO_SLOTS;
+        r->anchor_ticks = io_ticks();
+        r->anchor_ns = io_now();
+        r->magic = TALLY_IO_RUN_MAGIC;
+        io_sys(SYS_munmap, r, TALLY_IO_RUN_HEADER);
+        io_sys(SYS_linkat, AT_FDCWD, tmp, AT_FDCWD, st.run_path, 0);
     }
-    syscall(SYS_close, fd);
-    syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+    io_sys(SYS_close, fd);
+    io_sys(SYS_unlinkat, AT_FDCWD, tmp, 0);
 }
 
 /* The next slot of the run file, mapped; NULL when there is none. */
 static void *claim_slot(pid_t pid)
 {
-    char path[PATH_MAX + 64];
-    dir_path(path, TALLY_IO_RUN_FILE);
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT && !run) {
+    int fd = (int)io_sys(SYS_openat, AT_FDCWD, st.run_path, O_RDWR | O_CLOEXEC);
+    if (fd == -ENOENT && !st.run) {
         create_run_file(pid);
-        fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+        fd = (int)io_sys(SYS_openat, AT_FDCWD, st.run_path, O_RDWR | O_CLOEXEC);
     }
     if (fd < 0)
         return NULL;
-    void *base = MAP_FAILED;
-    if (!run) {
-        void *head = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_RUN_HEADER, PROT_READ | PROT_WRITE,
-                                     MAP_SHARED, fd, 0L);
-        if (head != MAP_FAILED) {
-            struct tally_io_run *r = head;
-            if (r->magic == TALLY_IO_RUN_MAGIC && r->version == TALLY_IO_VERSION &&
-                r->slot_size == TALLY_IO_SLOT && r->slots == TALLY_IO_SLOTS)
-                run = r;
-            else
-                syscall(SYS_munmap, head, (size_t)TALLY_IO_RUN_HEADER);
-        }
+    void *base = NULL;
+    if (!st.run) {
+        struct tally_io_run *r = mapped(io_sys(SYS_mmap, NULL, TALLY_IO_RUN_HEADER, PROT_READ | PROT_WRITE,
+                                               MAP_SHARED, fd, 0));
+        if (r && r->magic == TALLY_IO_RUN_MAGIC && r->version == TALLY_IO_VERSION &&
+            r->slot_size == TALLY_IO_SLOT && r->slots == TALLY_IO_SLOTS)
+            st.run = r;
+        else if (r)
+            io_sys(SYS_munmap, r, TALLY_IO_RUN_HEADER);
     }
-    if (run) {
-        uint64_t slot = __atomic_fetch_add(&run->taken, 1, __ATOMIC_RELAXED);
+    if (st.run) {
+        uint64_t slot = __atomic_fetch_add(&st.run->taken, 1, __ATOMIC_RELAXED);
         if (slot < TALLY_IO_SLOTS)
-            base = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-                                   fd, (long)tally_io_slot_offset(slot));
+            base = mapped(io_sys(SYS_mmap, NULL, TALLY_IO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                                 (long)tally_io_slot_offset(slot)));
     }
-    syscall(SYS_close, fd); /* nothing held: the program may close or dup2 onto any fd */
-    return base == MAP_FAILED ? NULL : base;
+    io_sys(SYS_close, fd); /* nothing held: the program may close or dup2 onto any fd */
+    return base;
 }
 
 /* A file of its own, DIR/io.PID.N, the first N free (a pid's later images
@@ -175,29 +193,27 @@ static void *create_file(pid_t pid, uint32_t *image)
         p = put_uint(p, (unsigned long)pid);
         *p++ = '.';
         *put_uint(p, *image) = '\0';
-        fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST)
+        fd = (int)io_sys(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd != -EEXIST)
             break;
     }
     if (fd < 0)
         return NULL;
-    void *base = MAP_FAILED;
-    if (syscall(SYS_ftruncate, fd, (long)TALLY_IO_SIZE) == 0)
-        base = (void *)syscall(SYS_mmap, NULL, (size_t)TALLY_IO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
-    syscall(SYS_close, fd);
-    if (base == MAP_FAILED) {
-        syscall(SYS_unlinkat, AT_FDCWD, path, 0);
-        return NULL;
-    }
+    void *base = NULL;
+    if (io_sys(SYS_ftruncate, fd, (long)TALLY_IO_SIZE) == 0)
+        base = mapped(io_sys(SYS_mmap, NULL, TALLY_IO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    io_sys(SYS_close, fd);
+    if (!base)
+        io_sys(SYS_unlinkat, AT_FDCWD, path, 0);
     return base;
 }
 
 /* A region claimed and filled; EXEC_TARGET: a vfork child's note (below). */
-static struct tally_io_header *claim(uint32_t flags, const struct tally_io_header *parent, const char *exec_target)
+static struct tally_io_header *claim(uint32_t flags, const char *exec_target)
 {
-    if (!directory[0])
+    if (!st.text[0])
         return NULL;
-    pid_t pid = (pid_t)syscall(SYS_getpid);
+    pid_t pid = io_getpid();
     uint32_t image = 0;
     struct tally_io_header *h = claim_slot(pid);
     bool from_slot = h != NULL;
@@ -210,29 +226,27 @@ static struct tally_io_header *claim(uint32_t flags, const struct tally_io_heade
     h->capacity = TALLY_IO_CAPACITY;
     h->image = image;
     h->pid = pid;
-    h->ppid = (pid_t)syscall(SYS_getppid);
+    h->ppid = (pid_t)io_sys0(SYS_getppid);
     h->flags = flags;
     h->ticks = IO_TICKS_KIND;
     h->start_ticks = io_ticks();
     if (from_slot) {
-        h->anchor_ns = run->anchor_ns;
-        h->anchor_ticks = run->anchor_ticks;
+        h->anchor_ns = st.run->anchor_ns;
+        h->anchor_ticks = st.run->anchor_ticks;
     } else {
         h->anchor_ticks = io_ticks();
         h->anchor_ns = io_now();
     }
-    if (parent) { /* a forked child runs its parent's executable */
-        memcpy(h->exe, parent->exe, sizeof h->exe);
-    } else {
-        ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", h->exe, sizeof h->exe - 1);
-        h->exe[n > 0 ? n : 0] = '\0';
+    /* Read once per image (a forked child runs its parent's executable,
+     * already here). */
+    if (!st.exe_known) {
+        long n = io_sys(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", st.exe, EXE_MAX - 1);
+        st.exe[n > 0 ? n : 0] = '\0';
+        st.exe_known = true;
     }
+    io_copy_str(h->exe, st.exe, sizeof h->exe);
     if (exec_target) {
-        size_t n = strlen(exec_target);
-        if (n > sizeof h->exec_target - 1)
-            n = sizeof h->exec_target - 1;
-        memcpy(h->exec_target, exec_target, n);
-        h->exec_target[n] = '\0';
+        io_copy_str(h->exec_target, exec_target, sizeof h->exec_target);
         h->flags |= TALLY_IO_EXEC_PENDING;
     }
     /* The incomplete record is left untouched (its page is given only when a
@@ -241,19 +255,19 @@ static struct tally_io_header *claim(uint32_t flags, const struct tally_io_heade
     return h;
 }
 
-struct tally_io_header *io_region_claim(uint32_t flags, const struct tally_io_header *parent)
+struct tally_io_header *io_region_claim(uint32_t flags)
 {
-    return claim(flags, parent, NULL);
+    return claim(flags, NULL);
 }
 
-void io_region_note_vfork_exec(const struct tally_io_header *parent, const char *target)
+void io_region_note_vfork_exec(const char *target)
 {
-    struct tally_io_header *h = claim(TALLY_IO_FORKED, parent, target);
+    struct tally_io_header *h = claim(TALLY_IO_FORKED, target);
     io_region_unmap(h); /* the parent's address space: nothing of the child's stays in it */
 }
 
 void io_region_unmap(struct tally_io_header *h)
 {
     if (h)
-        syscall(SYS_munmap, h, (size_t)TALLY_IO_SIZE);
+        io_sys(SYS_munmap, h, TALLY_IO_SIZE);
 }

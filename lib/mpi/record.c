@@ -57,6 +57,8 @@ void record_call(enum tally_mpi_function fn, uint64_t t0, uint64_t t1, uint64_t 
     close_window_if_over(s, t1);
 }
 
+struct tally_segment *record_segment(void) { return current_segment(); }
+
 uint32_t record_switched(void)
 {
     struct tally_segment *s = current_segment();

@@ -80,6 +80,16 @@ HIDDEN uint64_t type_bytes(MPI_Datatype type, MPI_Count count);
 HIDDEN void comm_position(MPI_Comm comm, int *rank, int *size);
 /* After MPI_Init: registers the process with its rank. */
 HIDDEN void record_register(void);
+/* This rank's segment (NULL before MPI_Init registered it). */
+HIDDEN struct tally_segment *record_segment(void);
+/* MPI-IO per file (record_io.c, Darshan's MPIIO counters, segment.h): an
+ * open of FILENAME on COMM that took DT ns and gave FH (independent on a
+ * communicator of one rank); a call on FH adding 1 to COUNT, BYTES to
+ * BYTES_COUNTER and DT to TIME_COUNTER (-1: none of it); a close of FH. */
+HIDDEN void record_io_open(MPI_Comm comm, const char *filename, MPI_File fh, uint64_t dt);
+HIDDEN void record_io(MPI_File fh, int count, int bytes_counter, uint64_t bytes, int time_counter,
+                      uint64_t dt);
+HIDDEN void record_io_close(MPI_File fh, uint64_t dt);
 /* At MPI_Finalize (entry) and MPI_Abort. */
 HIDDEN void record_finalize(uint64_t now, int aborted);
 

@@ -18,6 +18,10 @@
  * plugstack.conf arguments: tally=PATH (the tally program; default the
  * installed one), level=1|2 (the default level; 1 unless set).
  *
+ * With --tally-mpi, the step also gets one MPI summary of all its ranks,
+ * DIR/slurm-JOB.STEP.mpi.summary (and .mpi.paje), written by task 0's
+ * tally run (TALLY_SLURM_STEP_PREFIX names it; src/cli/run_slurm_step.h).
+ *
  * A SPANK plugin is a set of callbacks into one slurmstepd (or srun)
  * process per step, so its settings are file-scope variables: that is
  * Slurm's model, and nothing else in tally is linked with this file. */
@@ -289,8 +293,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     args[k] = NULL;
     /* A hook for the MPI side: TALLY_SLURM_MPI=1 in the task tells
      * libtally-mpi (and tally run) that Slurm started the ranks. */
-    if (mpi)
+    if (mpi) {
+        /* tally run of task 0 gathers the step's ranks into
+         * DIR/slurm-JOB.STEP.mpi.summary and .mpi.paje (the others hand
+         * theirs to their node's agent): src/cli/run_slurm_step.h */
+        char step_prefix[PATH_MAX + 64];
+        snprintf(step_prefix, sizeof step_prefix, "%s/slurm-%u.%s", where, job, stepname);
         spank_setenv(sp, "TALLY_SLURM_MPI", "1", 1);
+        spank_setenv(sp, "TALLY_SLURM_STEP_PREFIX", step_prefix, 1);
+    }
     spank_get_item(sp, S_JOB_ENV, &env);
     execve(program, args, env);
     set_problem("cannot execute %s: %s", program, strerror(errno));

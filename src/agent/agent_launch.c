@@ -8,7 +8,13 @@
  * links, in hexadecimal, and the links that carry messages, with its own
  * CLOCK_MONOTONIC times of the message's arrival and of each line, from
  * which the launch host aligns this host's clock to its own (gather.c).
- * With "release", the directory is removed once answered. */
+ * With "release", the directory is removed once answered.
+ *
+ * Under Slurm each rank has a 'tally run' of its own on its node
+ * (tally-slurm(7)); at its end, each rank's run but the step's gatherer
+ * hands its rank's segment over ({"op": "launch_keep", "launch":
+ * "slurm-JOB-STEP", "segments": DIR}), so one launch may have its segments
+ * in several directories of a host, all answered together. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -27,7 +33,12 @@
 
 struct launch_dir {
     char *launch, *dir;
+    double handed;  /* launch_keep: when (monotonic s); 0: an attached rank's */
 };
+
+/* A handed-over directory nobody asked for within this long is dropped:
+ * its gatherer waits at most an hour (TALLY_GATHER_TIMEOUT <= 3600 s). */
+#define HANDED_LIFETIME 7200.0
 
 struct agent_launches {
     struct launch_dir *items;
@@ -50,47 +61,98 @@ static struct launch_dir *find(struct agent_launches *l, const char *launch)
     return NULL;
 }
 
-int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, const char *dir,
-                     char *why, size_t why_size)
+static void remove_dir(const char *dir);
+
+/* Handed-over directories older than HANDED_LIFETIME (now: monotonic s),
+ * and at the agent's end (now < 0) all of them, removed. */
+static void drop_stale(struct agent *a, double now)
 {
-    struct stat st;
-    if (!launch_id_ok(launch)) {
-        snprintf(why, why_size, "attach: launch '%.80s' is not a launch id (letters, digits, - and _)", launch);
-        return -1;
+    struct agent_launches *l = a->launches;
+    for (size_t i = 0; l && i < l->count;) {
+        struct launch_dir *d = &l->items[i];
+        if (!d->handed || (now >= 0 && now - d->handed < HANDED_LIFETIME)) {
+            i++;
+            continue;
+        }
+        remove_dir(d->dir);
+        free(d->launch);
+        free(d->dir);
+        *d = l->items[--l->count];
     }
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid || (st.st_mode & 077)) {
-        snprintf(why, why_size, "attach: segments '%.200s' is not a private directory of this user", dir);
-        return -1;
-    }
+}
+
+/* launch's segments in dir, kept (several directories may hold one
+ * launch's segments: a Slurm step's ranks each hand theirs over). */
+static int keep(struct agent *a, const char *launch, const char *dir, double handed, char *why, size_t why_size)
+{
     if (!a->launches && !(a->launches = calloc(1, sizeof *a->launches)))
         goto oom;
-    free(t->segment_dir);
-    free(t->launch);
-    t->segment_dir = strdup(dir);
-    t->launch = strdup(launch);
-    if (!t->segment_dir || !t->launch)
-        goto oom;
     struct agent_launches *l = a->launches;
-    struct launch_dir *known = find(l, launch);
-    if (known) {
-        if (strcmp(known->dir, dir)) {
-            snprintf(why, why_size, "attach: launch %s has its segments in %.200s, not %.200s", launch,
-                     known->dir, dir);
-            return -1;
-        }
-        return 0;
-    }
+    for (size_t i = 0; i < l->count; i++)
+        if (!strcmp(l->items[i].launch, launch) && !strcmp(l->items[i].dir, dir))
+            return 0;
     if (VEC_RESERVE(l->items, l->cap, l->count + 1) < 0)
         goto oom;
     l->items[l->count].launch = strdup(launch);
     l->items[l->count].dir = strdup(dir);
-    if (!l->items[l->count].launch || !l->items[l->count].dir)
+    l->items[l->count].handed = handed;
+    if (!l->items[l->count].launch || !l->items[l->count].dir) {
+        free(l->items[l->count].launch);
+        free(l->items[l->count].dir);
         goto oom;
+    }
     l->count++;
     return 0;
 oom:
-    snprintf(why, why_size, "attach: out of memory");
+    snprintf(why, why_size, "out of memory");
     return -1;
+}
+
+static int check(struct agent *a, const char *op, const char *launch, const char *dir, char *why, size_t why_size)
+{
+    struct stat st;
+    if (!launch_id_ok(launch)) {
+        snprintf(why, why_size, "%s: launch '%.80s' is not a launch id (letters, digits, - and _)", op, launch);
+        return -1;
+    }
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != a->uid || (st.st_mode & 077)) {
+        snprintf(why, why_size, "%s: segments '%.200s' is not a private directory of this user", op, dir);
+        return -1;
+    }
+    return 0;
+}
+
+int agent_launch_add(struct agent *a, struct agent_task *t, const char *launch, const char *dir,
+                     char *why, size_t why_size)
+{
+    if (check(a, "attach", launch, dir, why, why_size) < 0)
+        return -1;
+    struct launch_dir *known = find(a->launches, launch);
+    if (known && strcmp(known->dir, dir)) {
+        snprintf(why, why_size, "attach: launch %s has its segments in %.200s, not %.200s", launch, known->dir, dir);
+        return -1;
+    }
+    free(t->segment_dir);
+    free(t->launch);
+    t->segment_dir = strdup(dir);
+    t->launch = strdup(launch);
+    if (!t->segment_dir || !t->launch || keep(a, launch, dir, 0, why, why_size) < 0) {
+        snprintf(why, why_size, "attach: out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int agent_launch_keep(struct agent *a, const char *launch, const char *dir, char *why, size_t why_size)
+{
+    if (check(a, "launch_keep", launch, dir, why, why_size) < 0)
+        return -1;
+    drop_stale(a, clock_monotonic_seconds());
+    if (keep(a, launch, dir, clock_monotonic_seconds(), why, why_size) < 0) {
+        snprintf(why, why_size, "launch_keep: out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 /* One segment file as a line, or NULL when it is not a registered segment. */
@@ -163,9 +225,15 @@ void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
                             "done", 1, "error", "launch_ranks: needs \"launch\" (a launch id)"));
         return;
     }
-    struct launch_dir *l = find(a->launches, launch);
     int count = 0;
-    if (l) {
+    bool release = json_is_true(json_object_get(msg, "release"));
+    struct agent_launches *all = a->launches;
+    for (size_t i = 0; all && i < all->count;) {
+        struct launch_dir *l = &all->items[i];
+        if (strcmp(l->launch, launch)) {
+            i++;
+            continue;
+        }
         DIR *d = opendir(l->dir);
         struct dirent *e;
         while (d && (e = readdir(d))) {
@@ -181,12 +249,14 @@ void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
         }
         if (d)
             closedir(d);
-        if (json_is_true(json_object_get(msg, "release"))) {
-            remove_dir(l->dir);
-            free(l->launch);
-            free(l->dir);
-            *l = a->launches->items[--a->launches->count];
+        if (!release) {
+            i++;
+            continue;
         }
+        remove_dir(l->dir);
+        free(l->launch);
+        free(l->dir);
+        *l = all->items[--all->count]; /* i now holds the one moved here */
     }
     emit(ctx, json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:b}", "op", "launch_ranks", "node", a->host,
                         "site", a->site, "launch", launch, "ranks", count, "received", (json_int_t)received,
@@ -195,6 +265,7 @@ void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
 
 void agent_launches_free(struct agent *a)
 {
+    drop_stale(a, -1); /* handed-over ranks nobody gathered: nobody will */
     struct agent_launches *l = a->launches;
     if (!l)
         return;

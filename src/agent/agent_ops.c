@@ -238,6 +238,19 @@ static void op_launch_ranks(const struct agent_peer *p, json_t *msg, struct agen
     agent_launch_ranks(p->agent, msg, p->received, emit_to_peer, (void *)p);
 }
 
+static void op_launch_keep(const struct agent_peer *p, json_t *msg, struct agent_task *t)
+{
+    const char *launch = json_string_value(json_object_get(msg, "launch"));
+    const char *segments = json_string_value(json_object_get(msg, "segments"));
+    char why[320];
+    if (!launch || !segments)
+        agent_peer_error(p, "launch_keep: needs \"launch\" (a launch id) and \"segments\" (a directory)");
+    else if (agent_launch_keep(p->agent, launch, segments, why, sizeof why) < 0)
+        agent_peer_error(p, why);
+    else
+        agent_peer_answer(p, json_pack("{s:s, s:s}", "op", "launch_kept", "launch", launch));
+}
+
 static void op_clock(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     agent_peer_answer(p, json_pack("{s:s, s:I, s:I}", "op", "clock", "received", (json_int_t)p->received,
@@ -316,6 +329,7 @@ static const struct agent_op {
     {"finished", op_finished, OP_SOCKET | OP_TASK},
     {"levels", op_levels, OP_SOCKET | OP_NATS},
     {"launch_ranks", op_launch_ranks, OP_SOCKET | OP_NATS},
+    {"launch_keep", op_launch_keep, OP_SOCKET | OP_TASK},
     {"clock", op_clock, OP_NATS},
     {"ping", op_ping, OP_SOCKET},
     {"shutdown", op_shutdown, OP_SOCKET},

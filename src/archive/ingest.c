@@ -11,6 +11,7 @@
 
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
+#include "archive/file_rows.h"
 #include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
@@ -214,6 +215,8 @@ void summary_record_free(struct summary_record *r)
     free(r->packed);
     free(r->taskid_buffer);
     free(r->name_buffer);
+    file_rows_free(r->files);
+    free(r->files);
     memset(r, 0, sizeof *r);
 }
 

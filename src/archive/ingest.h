@@ -50,6 +50,7 @@ struct summary_record {
     long long id;         /* archive id once inserted by ingest_records; 0 = not new */
     double archived_at;
     char *name_buffer;    /* while parsing */
+    struct file_rows *files; /* a level-3 run's per-file rows (file_rows.h), or NULL */
 };
 
 /* Reads one summary document. Numeric fields known to fields.c must be

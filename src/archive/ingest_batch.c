@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive/file_rows.h"
 #include "archive/partitions.h"
 #include "util/error.h"
 
@@ -33,6 +34,18 @@ static void free_pending(struct ingest_session *session)
     session->npending = 0;
 }
 
+/* The per-file rows of the records just stored (not of those archived
+ * before: their rows are there already). */
+static int store_file_rows(struct store *s, struct summary_record *const *records, size_t n,
+                           char *why, size_t why_size)
+{
+    for (size_t i = 0; i < n; i++)
+        if (records[i]->id && records[i]->files &&
+            file_rows_store(s, records[i]->id, records[i]->files, why, why_size) < 0)
+            return -1;
+    return 0;
+}
+
 /* One transaction storing every pending record; counts only what commits. */
 static int try_write_pending(struct ingest_session *session, char *why, size_t why_size)
 {
@@ -44,6 +57,7 @@ static int try_write_pending(struct ingest_session *session, char *why, size_t w
     if (ingest_records(s, session->pending, session->npending, &added, &last_id, why, why_size) < 0 ||
         ingest_name_fields(s, session->pending, session->npending, why, why_size) < 0 ||
         ingest_aggregates(s, session->pending, session->npending, why, why_size) < 0 ||
+        store_file_rows(s, session->pending, session->npending, why, why_size) < 0 ||
         store_commit(s, why, why_size) < 0) {
         store_rollback(s);
         return -1;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive/file_rows.h"
 #include "archive/record_queue.h"
 #include "archive/summary_scan.h"
 #include "util/error.h"
@@ -58,6 +59,8 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
     int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
                                                sizeof why)
                         : -1;
+    if (parsed == 0) /* a level-3 run's report beside the summary */
+        record->files = file_rows_for_summary(label, root);
     json_decref(root);
     if (parsed < 0) {
         if (!record)
@@ -67,6 +70,27 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
         return -1;
     }
     return store_record(session, record);
+}
+
+/* The per-file rows of a summary summary_scan read: file_rows_for_summary
+ * looks at its "io" member only, read back from that member's text (an
+ * object: a level-3 run's summary). */
+static struct file_rows *file_rows_for_members(const char *label, const struct summary_members *m)
+{
+    const struct summary_member *io = summary_members_find(m, "io");
+    if (!io || io->kind != MEMBER_OTHER)
+        return NULL;
+    json_t *summary = json_object();
+    json_t *value = json_loadb(summary_members_at(m, io->text), io->text_len, JSON_DECODE_ANY, NULL);
+    if (!summary || !value) {
+        json_decref(summary);
+        json_decref(value);
+        return NULL;
+    }
+    struct file_rows *rows = json_object_set_new(summary, "io", value) == 0
+                                 ? file_rows_for_summary(label, summary) : NULL;
+    json_decref(summary);
+    return rows;
 }
 
 /* The same for a document summary_scan read into session->members. */
@@ -83,6 +107,7 @@ static int store_members(struct ingest_session *session, const char *text, size_
         free(record);
         return -1;
     }
+    record->files = file_rows_for_members(label, &session->members);
     return store_record(session, record);
 }
 
@@ -225,9 +250,13 @@ static int ingest_file(struct ingest_session *session, const char *path)
     return status;
 }
 
+/* *.summary and *.json, but not a level-3 run's PREFIX.files.json: that is
+ * read with its summary (file_rows.h), never as a summary itself. */
 static bool is_summary_name(const char *name)
 {
     size_t n = strlen(name);
+    if (n > 11 && !strcmp(name + n - 11, ".files.json"))
+        return false;
     return (n > 8 && !strcmp(name + n - 8, ".summary")) || (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 

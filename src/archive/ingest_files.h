@@ -26,7 +26,8 @@ struct ingest_session {
 void ingest_session_init(struct ingest_session *session, struct store *store,
                          const struct ingest_options *options);
 /* PATH: a file holding one or more JSON summaries (concatenated, or one per
- * line), a directory (every *.summary and *.json file under it), or "-" for
+ * line), a directory (every *.summary and *.json file under it but the
+ * level-3 reports *.files.json, read with their summaries), or "-" for
  * standard input. Returns 0 when everything went in, -1 when something was
  * rejected (reported on stderr). */
 int ingest_path(struct ingest_session *session, const char *path);

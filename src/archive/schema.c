@@ -28,9 +28,16 @@
  *            the cache, and ingest slowed as the archive grew), and the
  *            document is stored packed against the row's columns
  *            (document_pack.h) instead of as its JSON text. Aggregates are
- *            rebuilt in their binary form. Every row is kept, with its id. */
+ *            rebuilt in their binary form. Every row is kept, with its id.
+ * Version 6: run_files, a level-3 run's per-file rows (file_rows.h): path,
+ *            bytes read and written, opens, reads, writes; at most
+ *            FILE_ROWS_MAX files by name per run and one NULL-path row for
+ *            the rest. The level-3 summaries already archived get rows from
+ *            their documents' io.top_files and io totals (opens, reads and
+ *            writes unknown: NULL). */
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
+#include "archive/file_rows.h"
 #include "archive/ingest.h"
 #include "archive/partitions.h"
 #include "archive/schema.h"
@@ -47,7 +54,7 @@
 
 #include "core/fields.h"
 
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 #define MIGRATE_TRIES 20
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
@@ -339,12 +346,18 @@ static int migration_5(struct store *s, char *why, size_t why_size)
     return aggregate_rebuild(s, why, why_size);
 }
 
+static int migration_6(struct store *s, char *why, size_t why_size)
+{
+    return file_rows_migrate(s, why, why_size);
+}
+
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
     migration_2,
     migration_3,
     migration_4,
     migration_5,
+    migration_6,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)

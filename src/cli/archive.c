@@ -1,5 +1,5 @@
-/* 'tally archive': dispatch to its subcommands (add, query, stats, predict,
- * outliers), each in its own archive_<sub>.c, and what they share: --db and
+/* 'tally archive': dispatch to its subcommands (add, query, files, stats,
+ * predict, outliers, import), each in its own archive_<sub>.c, and what they share: --db and
  * opening the store. */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +20,7 @@ static const char usage[] =
     "commands:\n"
     "  add FILE...|DIR...|-   store summaries (tally's and resource_monitor's)\n"
     "  query 'EXPR'           summaries matching a condition\n"
+    "  files [--glob P] ...   level-3 runs by their files' bytes (e.g. read > 1GB of *.bam)\n"
     "  stats NAME             statistics and histograms of a task's resources\n"
     "  predict NAME           first allocation per resource (job sizing, Tovar et al.)\n"
     "  outliers NAME          runs far from their task's usual usage (robust z-score)\n"
@@ -77,6 +78,23 @@ int archive_common_option(struct archive_command *cmd, int c, const char *arg, c
     default:
         return ARCHIVE_OPTION_OWN;
     }
+}
+
+void archive_print_csv_text(const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
 }
 
 int archive_parse_number(const struct archive_command *cmd, const char *option, const char *text,
@@ -275,6 +293,7 @@ int cmd_archive(int argc, char **argv)
         {"add", archive_add_main},         {"query", archive_query_main},
         {"stats", archive_stats_main},     {"predict", archive_predict_main},
         {"outliers", archive_outliers_main}, {"import", archive_import_main},
+        {"files", archive_files_main},
     };
     for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++)
         if (!strcmp(argv[i], subcommands[k].name))

@@ -11,6 +11,7 @@
 
 int archive_add_main(int argc, char **argv, const char *db);
 int archive_query_main(int argc, char **argv, const char *db);
+int archive_files_main(int argc, char **argv, const char *db);
 int archive_stats_main(int argc, char **argv, const char *db);
 int archive_predict_main(int argc, char **argv, const char *db);
 int archive_outliers_main(int argc, char **argv, const char *db);
@@ -23,6 +24,10 @@ int archive_import_main(int argc, char **argv, const char *db);
 struct store *archive_open(const char *db, bool must_exist);
 
 enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
+
+/* A text cell of CSV output on stdout (RFC 4180: quoted when it holds a
+ * comma, a quote or a line break; NULL: an empty cell). */
+void archive_print_csv_text(const char *s);
 
 /* What every subcommand's option loop shares. */
 struct archive_command {

@@ -35,23 +35,6 @@ struct printer {
     size_t rows;
 };
 
-static void print_csv_text(const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"')
-            putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_value(const struct sql_value *v)
 {
     if (v->type == SQL_TEXT)
@@ -113,7 +96,7 @@ static int print_row(void *ctx, size_t ncols, const struct sql_value *row)
             if (c)
                 putchar(',');
             if (row[c].type == SQL_TEXT)
-                print_csv_text(row[c].text);
+                archive_print_csv_text(row[c].text);
             else
                 print_value(&row[c]);
         }

@@ -27,6 +27,7 @@
 #include "rmcompat/rm_limits.h"
 #include "rmcompat/rm_sampling.h"
 #include "rmcompat/rm_snapshots.h"
+#include "cli/rm_io.h"
 #include "cli/run_common.h"
 #include "report/rm_files.h"
 #include "report/rm_series.h"
@@ -55,7 +56,9 @@ static const char usage_text[] =
     "\n"
     "  -O, --with-output-files=PREFIX  report prefix (default resource-pid-<pid>)\n"
     "      --with-time-series          also write PREFIX.series\n"
-    "      --with-inotify              also write PREFIX.files (files the task opened)\n"
+    "      --with-inotify              also write PREFIX.files (the files the task opened,\n"
+    "                                  counted at level 3) and the summary's input_files\n"
+    "                                  and output_files\n"
     "  -V, --verbatim-to-summary='name: value'  a string field in the summary (repeatable)\n"
     "  -L, --limits='field: value, ...'  resource limits (repeatable); bare numbers\n"
     "                                  in summary units (MB, s), or with units (2 GB)\n"
@@ -132,6 +135,8 @@ struct rm_config {
     const char **verbatim_keys, **verbatim_values;
     size_t verbatim_count;
     struct rm_snapshots *snapshot_events; /* --snapshot-events, or NULL */
+    struct rm_io io;      /* --with-inotify at level 3 */
+    bool io_on;
 };
 
 
@@ -390,9 +395,16 @@ static int status_of(const struct task_result *r)
     return RM_EXIT_SUCCESS;
 }
 
-static int write_reports(const struct rm_config *cfg, const struct task_result *r,
+static int write_reports(struct rm_config *cfg, const struct task_result *r,
                          const struct rm_sampling *sm)
 {
+    int rc = 0;
+    if (cfg->io_on) { /* PREFIX.files and the summary's file lists from the helper */
+        char *files = run_report_path(cfg->prefix, ".files");
+        if (!files || rm_io_collect(&cfg->io, r, files) < 0)
+            rc = -1;
+        free(files);
+    }
     const char *category = NULL;
     for (size_t i = 0; i < cfg->verbatim_count; i++)
         if (!strcmp(cfg->verbatim_keys[i], "category"))
@@ -412,13 +424,14 @@ static int write_reports(const struct rm_config *cfg, const struct task_result *
                                    : 0,
         .disk_measured = !cfg->task.skip_disk,
         .snapshots = sm->snapshots,
+        .input_files = cfg->io.input_files,
+        .output_files = cfg->io.output_files,
     };
-    int rc = 0;
     char *path = run_report_path(cfg->prefix, ".summary");
     if (!path || rm_summary_write(path, &info, r, &extra, cfg->pretty) < 0)
         rc = -1;
     free(path);
-    if (cfg->inotify && run_write_files_report(cfg->prefix, rm_files_write, r) < 0)
+    if (cfg->inotify && !cfg->io_on && run_write_files_report(cfg->prefix, rm_files_write, r) < 0)
         rc = -1;
     return rc;
 }
@@ -498,8 +511,13 @@ int cmd_rm(int argc, char **argv)
     cfg.task.on_sample = rm_sampling_on_sample;
     cfg.task.sample_ctx = &sampling;
     cfg.task.interrupt = run_install_interrupt_handlers();
+    if (cfg.inotify && cfg.task.follow_pid <= 0 && rm_io_prepare(&cfg.io, &cfg.task) == 0) {
+        cfg.io_on = true;
+        cfg.task.track_files = false; /* the helper sees every open, not only those at samples */
+    }
     struct task_result result;
     if (task_run(&cfg.task, &result) < 0) {
+        rm_io_end(&cfg.io);
         if (sampling.series_on)
             series_abort(&sampling.series);
         json_decref(sampling.snapshots);
@@ -514,6 +532,7 @@ int cmd_rm(int argc, char **argv)
     if (write_reports(&cfg, &result, &sampling) < 0)
         status = RM_EXIT_MONITOR_ERROR;
     log_end(log, &cfg, &result, status);
+    rm_io_end(&cfg.io);
     json_decref(sampling.snapshots);
     close_debug_log(log);
     task_result_free(&result);

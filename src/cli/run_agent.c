@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli/run.h"
+#include "cli/run_slurm_step.h"
 #include "client/agent_socket.h"
 #include "report/summary.h"
 #include "util/atomic_file.h"
@@ -264,10 +265,7 @@ void run_agent_close(struct run_config *cfg)
  * run of its own, the job step's. "" when there is none. */
 static void world_of_run(const struct run_config *cfg, char *out, size_t size)
 {
-    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-    if (cfg->instrument.window.rank_per_run && job && step)
-        snprintf(out, size, "slurm-%s-%s", job, step);
-    else
+    if (!cfg->instrument.window.rank_per_run || run_slurm_step_world(out, size) < 0)
         snprintf(out, size, "%s", cfg->instrument.launch);
 }
 

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/run.h"
 #include "cli/run_remote.h"
+#include "cli/run_slurm_step.h"
 #include "instrument/launch.h"
 #include "instrument/link_series.h"
 #include "instrument/perf_summary.h"
@@ -189,20 +190,7 @@ void run_instrument_collect(struct run_config *cfg)
     json_decref(o->summary_extra);
     o->summary_extra = json_object();
     json_t *remote = o->mpi ? run_remote_gather(cfg, &set) : NULL;
-    json_t *mpi = o->mpi ? mpi_summary_json(&set, &o->window, clock_epoch_seconds() - clock_monotonic_seconds()) : NULL;
-    if (mpi && remote) { /* the hosts that answered, and what is missing, first among the warnings */
-        json_object_set(mpi, "hosts", json_object_get(remote, "hosts"));
-        json_object_set(mpi, "missing_ranks", json_object_get(remote, "missing_ranks"));
-        json_object_set(mpi, "gather_time", json_object_get(remote, "gather_time"));
-        const char *warning = json_string_value(json_object_get(remote, "warning"));
-        if (warning) {
-            if (!json_object_get(mpi, "warnings"))
-                json_object_set_new(mpi, "warnings", json_array());
-            json_array_insert_new(json_object_get(mpi, "warnings"), 0, json_string(warning));
-        }
-    } else if (!mpi && remote && json_object_get(remote, "warning"))
-        tally_error("mpi: %s", json_string_value(json_object_get(remote, "warning")));
-    json_decref(remote);
+    json_t *mpi = o->mpi ? run_remote_mpi_summary(&set, &o->window, remote) : NULL;
     if (mpi) {
         json_t *warnings = json_object_get(mpi, "warnings");
         for (size_t i = 0; i < json_array_size(warnings); i++)
@@ -220,21 +208,7 @@ void run_instrument_collect(struct run_config *cfg)
                             json_real(link_series_origin(o->series) + clock_epoch_seconds() -
                                       clock_monotonic_seconds()));
     if (o->series) {
-        /* ranks of other hosts, gathered: only their totals, spread over each
-         * rank's lifetime (registration to MPI_Finalize, moved onto our clock
-         * by the gather; the whole series when it is not known) */
-        double now = clock_monotonic_seconds();
-        link_series_begin(o->series, now);
-        for (size_t i = 0; i < set.count; i++) {
-            const struct tally_seg_data *d = &set.items[i]->d;
-            if (link_series_has_rank(o->series, d->rank))
-                continue;
-            uint64_t end_ns = d->t_finalize ? d->t_finalize : d->t_exit;
-            double from = (double)d->t_register / 1e9, to = (double)end_ns / 1e9;
-            if (!d->t_register || !end_ns || !(to > from) || to > now)
-                from = link_series_origin(o->series), to = now;
-            link_series_gathered(o->series, from, to, set.items[i]);
-        }
+        link_series_gathered_set(o->series, &set, clock_monotonic_seconds());
         char path[PATH_MAX], why[256];
         snprintf(path, sizeof path, "%s.mpi.paje", cfg->prefix);
         if (link_series_write_paje(o->series, path, why, sizeof why) < 0)
@@ -248,6 +222,7 @@ void run_instrument_collect(struct run_config *cfg)
         tally_error("probes: %s", note); /* an MPI run said it already */
     if (probes)
         json_object_set_new(o->summary_extra, "probes", probes);
+    run_slurm_step_collect(cfg, &set); /* a Slurm rank: hand over, or gather the step */
     segment_set_free(&set);
     /* a --retry attempt starts from an empty directory */
     segment_dir_remove(o->dir);

@@ -16,36 +16,41 @@
 
 #define IO_LIBRARY "libtally-io.so"
 
-int run_io_prepare(struct run_config *cfg)
+int run_io_preload(struct task_options *task, char *dir, size_t dir_size, const char *who)
 {
-    struct run_io_options *o = &cfg->io;
-    if (cfg->task.level != 3)
-        return 0;
-    if (cfg->task.follow_pid > 0) {
-        tally_error("--level 3: needs a command to start (the helper is loaded at exec), not --pid");
+    if (task->follow_pid > 0) {
+        tally_error("%s: needs a command to start (the helper is loaded at exec), not --pid", who);
         return -1;
     }
     char lib[PATH_MAX];
     if (instrument_library_path(IO_LIBRARY, lib, sizeof lib) < 0) {
-        tally_error("--level 3: %s not found beside tally (set TALLY_LIBDIR)", IO_LIBRARY);
+        tally_error("%s: %s not found beside tally (set TALLY_LIBDIR)", who, IO_LIBRARY);
         return -1;
     }
-    if (segment_dir_create(o->dir, sizeof o->dir) < 0)
+    if (segment_dir_create(dir, dir_size) < 0)
         return -1;
-    cfg->task.io_dir = o->dir; /* the engine counts processes from the regions */
+    task->level = 3;
+    task->io_dir = dir; /* the engine counts processes from the regions */
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *value = malloc(len);
     if (!value) {
-        tally_error("run: out of memory");
+        tally_error("%s: out of memory", who);
         return -1;
     }
     snprintf(value, len, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-    int rc = setenv("LD_PRELOAD", value, 1) | setenv("TALLY_IO_DIR", o->dir, 1);
+    int rc = setenv("LD_PRELOAD", value, 1) | setenv("TALLY_IO_DIR", dir, 1);
     free(value);
     if (rc < 0)
-        tally_error_errno("--level 3: setenv");
+        tally_error_errno("%s: setenv", who);
     return rc < 0 ? -1 : 0;
+}
+
+int run_io_prepare(struct run_config *cfg)
+{
+    if (cfg->task.level != 3)
+        return 0;
+    return run_io_preload(&cfg->task, cfg->io.dir, sizeof cfg->io.dir, "--level 3");
 }
 
 int run_io_collect(struct run_config *cfg, const struct task_result *result)

@@ -14,7 +14,13 @@ struct run_io_options {
 };
 
 struct run_config;
+struct task_options;
 struct task_result;
+/* Level 3 for a task about to start (tally run, tally rm --with-inotify):
+ * a new region directory in dir, task->level 3 and task->io_dir,
+ * LD_PRELOAD and TALLY_IO_DIR set for the command. who names the option in
+ * messages. -1 after a message (not with --pid; the helper not found). */
+int run_io_preload(struct task_options *task, char *dir, size_t dir_size, const char *who);
 /* Before the run: directory, TALLY_IO_DIR and LD_PRELOAD. -1 after a message. */
 int run_io_prepare(struct run_config *cfg);
 /* After the run: reads the regions, writes PREFIX.files.json, keeps the

@@ -64,7 +64,7 @@ int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour)
     return flavour == MPI_FLAVOUR_OPENMPI ? forward_openmpi() : 0;
 }
 
-static double gather_timeout(void)
+double run_remote_gather_timeout(void)
 {
     const char *text = getenv("TALLY_GATHER_TIMEOUT");
     char *end;
@@ -132,9 +132,17 @@ json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
 {
     struct run_instrument_options *o = &cfg->instrument;
     /* A rank per run (Slurm started the ranks): each under a launch of its
-     * own, so no other rank can come under this one; none is waited for. */
+     * own, so no other rank can come under this one; none is waited for
+     * (the step's gatherer gathers them apart: run_slurm_step.c). */
     if (!o->launch[0] || o->window.rank_per_run)
         return NULL;
+    struct launch_gather_options go = {.timeout = run_remote_gather_timeout()};
+    return run_remote_gather_launch(o->launch, &go, set);
+}
+
+json_t *run_remote_gather_launch(const char *launch, const struct launch_gather_options *go,
+                                 struct segment_set *set)
+{
     int ranks = 0;
     bool *have = calloc(TALLY_SEG_MAX_RANKS, sizeof *have);
     if (!have)
@@ -154,10 +162,10 @@ json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
         free(have);
         return NULL; /* every rank ran here */
     }
-    double timeout = gather_timeout();
+    double timeout = go->timeout;
     struct launch_gather g;
     double started = clock_monotonic_seconds();
-    launch_gather_run(o->launch, have, ranks, timeout, &g);
+    launch_gather_run(launch, have, ranks, go, &g);
     double took = clock_monotonic_seconds() - started;
     if (g.count) {
         struct tally_segment **grown = realloc(set->items, (set->count + g.count) * sizeof *grown);
@@ -198,4 +206,23 @@ json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set)
     launch_gather_free(&g);
     free(have);
     return out;
+}
+
+json_t *run_remote_mpi_summary(const struct segment_set *set, const struct window_spec *w, json_t *remote)
+{
+    json_t *mpi = mpi_summary_json(set, w, clock_epoch_seconds() - clock_monotonic_seconds());
+    if (mpi && remote) { /* the hosts that answered, and what is missing, first among the warnings */
+        json_object_set(mpi, "hosts", json_object_get(remote, "hosts"));
+        json_object_set(mpi, "missing_ranks", json_object_get(remote, "missing_ranks"));
+        json_object_set(mpi, "gather_time", json_object_get(remote, "gather_time"));
+        const char *warning = json_string_value(json_object_get(remote, "warning"));
+        if (warning) {
+            if (!json_object_get(mpi, "warnings"))
+                json_object_set_new(mpi, "warnings", json_array());
+            json_array_insert_new(json_object_get(mpi, "warnings"), 0, json_string(warning));
+        }
+    } else if (!mpi && remote && json_object_get(remote, "warning"))
+        tally_error("mpi: %s", json_string_value(json_object_get(remote, "warning")));
+    json_decref(remote);
+    return mpi;
 }

@@ -17,7 +17,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "client/launch_gather.h"
 #include "instrument/launch.h"
+#include "instrument/mpi_summary.h"
 #include "instrument/segments.h"
 
 struct run_config;
@@ -30,5 +32,16 @@ int run_remote_prepare(struct run_config *cfg, enum mpi_flavour flavour);
  * Returns {"hosts": [...], "missing_ranks": [...], "warning": "..."} to
  * fold into the summary's mpi object, or NULL when nothing was gathered. */
 json_t *run_remote_gather(struct run_config *cfg, struct segment_set *set);
+/* The same for any launch id (a Slurm step's "slurm-JOB-STEP"), the ranks
+ * in set counted as in hand, as go says (launch_gather.h). */
+json_t *run_remote_gather_launch(const char *launch, const struct launch_gather_options *go,
+                                 struct segment_set *set);
+/* $TALLY_GATHER_TIMEOUT (seconds, default 5). */
+double run_remote_gather_timeout(void);
+/* The `mpi` object of set (mpi_summary_json) with remote (what
+ * run_remote_gather returned; stolen, may be NULL) folded in: hosts,
+ * missing_ranks, gather_time, and its warning first among the warnings.
+ * NULL when no rank is in set. */
+json_t *run_remote_mpi_summary(const struct segment_set *set, const struct window_spec *w, json_t *remote);
 
 #endif

@@ -35,6 +35,10 @@ struct state {
     struct tally_segment **pending; /* segments before their host's offset is final */
     char (*pending_host)[64];
     size_t pending_count, pending_cap, pending_host_cap;
+    struct nats_link *nats;         /* opened at the first round that needs it */
+    char user[128];
+    bool no_nats;                   /* none to be had: why in nats_problem, said by every round */
+    char nats_problem[1024];
 };
 
 static struct host_clock *host_of(struct state *st, const char *name, const char *site)
@@ -189,69 +193,94 @@ static void from_socket(struct state *st, const char *launch, double timeout)
     agent_link_close(&link);
 }
 
-static void from_nats(struct state *st, const char *launch, double timeout)
+/* The user's NATS, opened once (tried once: a round does not wait for
+ * a server that could not be reached); false when there is none. */
+static bool nats_open(struct state *st)
 {
+    if (st->nats)
+        return true;
+    if (st->no_nats)
+        return false;
+    st->no_nats = true;
     struct agent_conf conf;
     char detail[4400];
     if (agent_conf_load(&conf, detail, sizeof detail) < 0) {
-        append_problem(st->g, detail);
-        return;
+        snprintf(st->nats_problem, sizeof st->nats_problem, "%.1000s", detail);
+        return false;
     }
     if (!conf.nats[0]) {
         char path[4096] = "agent.conf";
         agent_conf_path(path, sizeof path);
-        snprintf(detail, sizeof detail, "no NATS to reach the other hosts' agents (no 'nats =' in %s)", path);
-        append_problem(st->g, detail);
-        return;
+        snprintf(st->nats_problem, sizeof st->nats_problem,
+                 "no NATS to reach the other hosts' agents (no 'nats =' in %.500s)", path);
+        return false;
     }
-    char user[128];
     if (conf.user[0]) {
-        snprintf(user, sizeof user, "%s", conf.user);
+        snprintf(st->user, sizeof st->user, "%s", conf.user);
     } else {
         struct passwd *pw = getpwuid(getuid());
-        snprintf(user, sizeof user, "%s", pw ? pw->pw_name : "unknown");
+        snprintf(st->user, sizeof st->user, "%s", pw ? pw->pw_name : "unknown");
     }
-    struct nats_link *link;
-    struct nats_link_options lo = {.url = conf.nats, .creds = conf.creds[0] ? conf.creds : NULL, .user = user,
+    struct nats_link_options lo = {.url = conf.nats, .creds = conf.creds[0] ? conf.creds : NULL, .user = st->user,
                                    .name = "tally run --mpi gather"};
     char why[512];
-    if (nats_link_open(&lo, &link, why, sizeof why) < 0) {
-        snprintf(detail, sizeof detail, "NATS: %s", why);
-        append_problem(st->g, detail);
+    if (nats_link_open(&lo, &st->nats, why, sizeof why) < 0) {
+        snprintf(st->nats_problem, sizeof st->nats_problem, "NATS: %.500s", why);
+        return false;
+    }
+    st->no_nats = false;
+    return true;
+}
+
+static void from_nats(struct state *st, const char *launch, double timeout)
+{
+    if (!nats_open(st)) {
+        append_problem(st->g, st->nats_problem);
         return;
     }
-    char subject[1024];
+    char subject[1024], detail[600];
     char *subjects[1] = {subject};
     struct subject_route route = {.subjects = subjects, .count = 1};
-    subject_for(user, SUBJECT_ALL, NULL, subject, sizeof subject);
+    subject_for(st->user, SUBJECT_ALL, NULL, subject, sizeof subject);
     json_t *message = json_pack("{s:s, s:s, s:b}", "op", "launch_ranks", "launch", launch, "release", 1);
     struct gather_options go = {.timeout = timeout, .message = message, .on_line = on_line, .ctx = st,
                                 .enough = all_in_hand};
     struct gather_result r;
     st->t0 = clock_monotonic_ns();
-    if (nats_gather(link, &route, NULL, &go, &r) < 0 && !all_in_hand(st)) {
+    if (nats_gather(st->nats, &route, NULL, &go, &r) < 0 && !all_in_hand(st)) {
         snprintf(detail, sizeof detail, "NATS: %s", r.error);
         append_problem(st->g, detail);
     }
     json_decref(message);
-    /* More round trips to each host that answered: the one least delayed
-     * gives its clock (the gathering's own may wait behind the agent's loop). */
+}
+
+/* More round trips to each host that answered over NATS: the one least
+ * delayed gives its clock (the gathering's own may wait behind the agent's
+ * loop). */
+static void nats_clocks(struct state *st)
+{
+    if (!st->nats)
+        return;
+    char subject[1024];
+    char *subjects[1] = {subject};
+    struct gather_result r;
     json_t *clock = json_pack("{s:s}", "op", "clock");
     for (size_t h = 0; h < st->host_count; h++) {
         char node[sizeof st->hosts[h].name];
         snprintf(node, sizeof node, "%s", st->hosts[h].name);
         struct subject_route one = {.subjects = subjects, .count = 1, .exact_answers = 1};
-        if (subject_for(user, SUBJECT_NODE, node, subject, sizeof subject) < 0)
+        if (subject_for(st->user, SUBJECT_NODE, node, subject, sizeof subject) < 0)
             continue;
         for (int k = 0; k < CLOCK_ROUND_TRIPS; k++) {
             struct gather_options co = {.timeout = 0.5, .message = clock, .on_line = on_line, .ctx = st};
             st->t0 = clock_monotonic_ns();
-            if (nats_gather(link, &one, NULL, &co, &r) < 0)
+            if (nats_gather(st->nats, &one, NULL, &co, &r) < 0)
                 break;
         }
     }
     json_decref(clock);
-    nats_link_close(link);
+    nats_link_close(st->nats);
+    st->nats = NULL;
 }
 
 /* Moves every CLOCK_MONOTONIC time of s by -offset ns (onto our clock). */
@@ -269,7 +298,7 @@ static void shift(struct tally_segment *s, int64_t offset)
 #undef MOVE
 }
 
-void launch_gather_run(const char *launch, const bool *have, int ranks, double timeout,
+void launch_gather_run(const char *launch, const bool *have, int ranks, const struct launch_gather_options *o,
                        struct launch_gather *g)
 {
     memset(g, 0, sizeof *g);
@@ -281,10 +310,21 @@ void launch_gather_run(const char *launch, const bool *have, int ranks, double t
     }
     for (int r = 0; r < ranks && r < TALLY_SEG_MAX_RANKS; r++)
         st.have[r] = have[r];
-    double start = clock_monotonic_seconds();
-    from_socket(&st, launch, timeout);
-    if (!all_in_hand(&st))
-        from_nats(&st, launch, fmax(0.1, timeout - (clock_monotonic_seconds() - start)));
+    double end = clock_monotonic_seconds() + o->timeout, poll = o->poll;
+    for (;;) {
+        /* each round says its own problems: the last one's stand */
+        g->problems[0] = '\0';
+        from_socket(&st, launch, fmax(0.1, end - clock_monotonic_seconds()));
+        if (!all_in_hand(&st) && !o->here_only) {
+            double left = end - clock_monotonic_seconds();
+            from_nats(&st, launch, fmax(0.1, poll > 0 ? fmin(left, fmax(poll, 0.25)) : left));
+        }
+        double left = end - clock_monotonic_seconds();
+        if (all_in_hand(&st) || poll <= 0 || left <= 0)
+            break;
+        usleep((useconds_t)(fmin(poll, left) * 1e6));
+    }
+    nats_clocks(&st);
     g->items = st.pending;
     g->count = st.pending_count;
     for (size_t i = 0; i < g->count; i++)

@@ -15,7 +15,10 @@
  * launch host's clock.
  *
  * The wait is bounded: it ends when every rank of the application is in
- * hand (the local ones counted), or at the timeout. */
+ * hand (the local ones counted), or at the timeout. The agents are asked
+ * once when the ranks are known to be over (mpirun has returned), or, with
+ * a poll interval, again and again until then (a Slurm step's gatherer,
+ * whose peers may end after it: tally-slurm(7)). */
 #ifndef TALLY_CLIENT_LAUNCH_GATHER_H
 #define TALLY_CLIENT_LAUNCH_GATHER_H
 
@@ -33,11 +36,18 @@ struct launch_gather {
     char problems[1024];            /* why an agent could not be asked ("" when none) */
 };
 
+struct launch_gather_options {
+    double timeout;  /* seconds at most */
+    double poll;     /* 0: ask the agents once (the NATS answers awaited until the timeout);
+                        else seconds between rounds of asking until every rank is in hand */
+    bool here_only;  /* every rank ran on this host (a one-node Slurm step): no NATS */
+};
+
 /* Gathers launch's ranks. have[r] is true for ranks already in hand (the
  * local segments, r < ranks); ranks: the application's size, 0 when not
  * known yet (learnt from the first answer). Never fails: what it could not
- * reach is in g->problems. */
-void launch_gather_run(const char *launch, const bool *have, int ranks, double timeout,
+ * reach (in the last round) is in g->problems. */
+void launch_gather_run(const char *launch, const bool *have, int ranks, const struct launch_gather_options *o,
                        struct launch_gather *g);
 void launch_gather_free(struct launch_gather *g);
 

@@ -483,3 +483,7 @@ json_t *io_report_summary_json(const struct io_report *r, const struct io_image_
                      "bytes_read", (json_int_t)t.other_read, "bytes_written", (json_int_t)t.other_written,
                      "top_files", top, "incomplete", incomplete_json(set));
 }
+
+size_t io_report_count(const struct io_report *r) { return r->count; }
+const char *io_report_path(const struct io_report *r, size_t i) { return r->files[i].path; }
+const int64_t *io_report_counters(const struct io_report *r, size_t i) { return r->files[i].counter; }

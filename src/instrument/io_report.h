@@ -7,6 +7,8 @@
 #define TALLY_INSTRUMENT_IO_REPORT_H
 
 #include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "instrument/io_segments.h"
 #include "monitor/task.h"
@@ -30,6 +32,11 @@ void io_report_totals(const struct io_report *report, int64_t c[TALLY_IO_COUNTER
 /* The summary's "io" object; files_path: where the per-file report went. */
 json_t *io_report_summary_json(const struct io_report *report, const struct io_image_set *set,
                                const struct task_result *result, const char *files_path);
+/* The merged files, in the order first seen: how many, and file i's path
+ * and counters (TALLY_IO_COUNTER_COUNT of them, io_segment.h's order). */
+size_t io_report_count(const struct io_report *report);
+const char *io_report_path(const struct io_report *report, size_t i);
+const int64_t *io_report_counters(const struct io_report *report, size_t i);
 /* A file name as a JSON string: UTF-8 as is, each byte that is not part of
  * valid UTF-8 written as the four characters \xNN (documented in docs/io.md). */
 json_t *io_path_json(const char *path);

@@ -139,6 +139,21 @@ void link_series_gathered(struct link_series *s, double from, double to,
     }
 }
 
+void link_series_gathered_set(struct link_series *s, const struct segment_set *set, double now)
+{
+    link_series_begin(s, now);
+    for (size_t i = 0; i < set->count; i++) {
+        const struct tally_seg_data *d = &set->items[i]->d;
+        if (!(d->flags & TALLY_SEG_MPI) || link_series_has_rank(s, d->rank))
+            continue;
+        uint64_t end_ns = d->t_finalize ? d->t_finalize : d->t_exit;
+        double from = (double)d->t_register / 1e9, to = (double)end_ns / 1e9;
+        if (!d->t_register || !end_ns || !(to > from) || to > now)
+            from = link_series_origin(s), to = now;
+        link_series_gathered(s, from, to, set->items[i]);
+    }
+}
+
 double link_series_origin(const struct link_series *s)
 {
     return s->have_t0 ? s->t0 : NAN;

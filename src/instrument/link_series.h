@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "instrument/segments.h"
 #include "tally/segment.h"
 
 struct link_series;
@@ -38,6 +39,11 @@ void link_series_sample(struct link_series *s, double t, const struct tally_segm
  * Call after the last sample. */
 void link_series_gathered(struct link_series *s, double from, double to,
                           const struct tally_segment *seg);
+/* link_series_gathered for every MPI rank of set not sampled, over its
+ * lifetime (registration to MPI_Finalize, on the samples' clock; the whole
+ * series, up to now, when it is not known). Begins the series at now when
+ * it has not begun. */
+void link_series_gathered_set(struct link_series *s, const struct segment_set *set, double now);
 /* The series' time origin as given to link_series_begin (the clock of the
  * samples); NAN before it. Its times are seconds since then. */
 double link_series_origin(const struct link_series *s);

@@ -1,6 +1,7 @@
 /* Building the summary's `mpi` and `probes` objects (mpi_summary.h). */
 #include "instrument/mpi_summary.h"
 
+#include "instrument/mpiio_summary.h"
 #include "instrument/perf_summary.h"
 #include "tally/segment_switch.h"
 
@@ -191,6 +192,9 @@ json_t *mpi_summary_json(const struct segment_set *set, const struct window_spec
     json_object_set_new(o, "ranks", json_integer(size));
     json_object_set_new(o, "library", json_string(items[0]->d.library));
     json_object_set_new(o, "functions", functions_json(&ranks));
+    json_t *mpiio = mpiio_summary_json(&ranks);
+    if (mpiio)
+        json_object_set_new(o, "mpiio", mpiio);
     json_object_set_new(o, "links", links_json(&ranks));
     json_object_set_new(o, "per_rank", per_rank);
     /* when all ranks were past MPI_Init and none yet in MPI_Finalize, on the

@@ -54,8 +54,13 @@ json_t *rm_summary_to_json(const struct summary_info *info, const struct task_re
      * under --measure-only where the task ran on to its normal end. */
     if (json_object_get(all, "limits_exceeded"))
         json_object_set_new(all, "exit_type", json_string("limits"));
-    for (size_t i = 0; i < sizeof rm_head_fields / sizeof rm_head_fields[0]; i++)
+    for (size_t i = 0; i < sizeof rm_head_fields / sizeof rm_head_fields[0]; i++) {
         copy_field(o, all, rm_head_fields[i]);
+        if (i == 0 && x->input_files) /* after host, as resource_monitor */
+            json_object_set_new(o, "input_files", json_string(x->input_files));
+        if (i == 0 && x->output_files)
+            json_object_set_new(o, "output_files", json_string(x->output_files));
+    }
     json_t *peaks = json_object();
     for (size_t i = 0; i < sizeof rm_numeric_fields / sizeof rm_numeric_fields[0]; i++) {
         const char *name = rm_numeric_fields[i];

@@ -23,6 +23,7 @@ struct rm_summary_extra {
     double bandwidth_peak_time; /* seconds after start */
     bool disk_measured;         /* false with --without-disk-footprint: no disk, total_files */
     json_t *snapshots;          /* --snapshot-events: array of rm_snapshot_to_json, or NULL */
+    const char *input_files, *output_files; /* rm_files_list_text's strings, or NULL */
 };
 
 /* A new JSON object (caller owns it). */

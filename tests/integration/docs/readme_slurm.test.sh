@@ -92,8 +92,9 @@ check "the batch job ends" wait_until 60 sh -c "[ -z \"\$(squeue -h -j $batch 2>
 
 # ---- what the batch job left in ~/runs ----
 runs=$WORK/home/runs
-check_eq "~/runs: the batch script's and its two ranks' summaries" "$(cd "$runs" 2>/dev/null && ls | tr '\n' ' ')" \
-  "slurm-$batch.0.0.summary slurm-$batch.0.1.summary slurm-$batch.batch.0.summary "
+check_eq "~/runs: the batch script's and its two ranks' summaries, the step's MPI summary and trace" \
+  "$(cd "$runs" 2>/dev/null && ls | tr '\n' ' ')" \
+  "slurm-$batch.0.0.summary slurm-$batch.0.1.summary slurm-$batch.0.mpi.paje slurm-$batch.0.mpi.summary slurm-$batch.batch.0.summary "
 check_eq "  each rank's tally run waited for no other rank, nor called one missing (Slurm started them)" \
   "$(grep -c 'missing: no agent gave\|ranks registered' job.out)" 0
 check_eq "  the batch script: step batch, no MPI" \
@@ -105,4 +106,9 @@ for t in 0 1; do
   check_eq "  task $t: MPI_Alltoall calls, bytes to the other rank" \
     "$(jq -r '"\(.mpi.functions.MPI_Alltoall.calls) \(.mpi.functions.MPI_Alltoall.bytes[0])"' "$s" 2>/dev/null)" "5 2000"
 done
+m=$runs/slurm-$batch.0.mpi.summary
+check_eq "  the step's MPI summary: both ranks, none missing" \
+  "$(jq -c '[[.mpi.per_rank[].rank], .mpi.missing_ranks]' "$m" 2>/dev/null)" "[[0,1],[]]"
+check_eq "  its links: 5 rounds of 100 ints each way" \
+  "$(jq -c '[.mpi.links[] | [.from, .to, .bytes, .messages]]' "$m" 2>/dev/null)" "[[0,1,2000,5],[1,0,2000,5]]"
 finish

@@ -64,8 +64,13 @@ JobAcctGatherFrequency=task=1"
 # the node is idle (at most 20 s). Returns non-zero (after printing the
 # logs) when Slurm cannot start. plugstack.conf's line is
 # $SLURM_PLUGSTACK_LINE when set, else the plugin with tally=$TALLY and ARGS.
+# With SLURM_SIM_NODES="hostA hostB ..." (simulated hosts of
+# multihost/hosts.sh, started before), one slurmd runs inside each host, a
+# node of that name at the host's address (the controller stays here), and
+# all must be idle; each slurmd's pid file holds its pid in its host, and it
+# is stopped with the host.
 slurm_start() {
-  local host base
+  local host base nodes="" names="" h i=1 addr
   host=$(hostname -s)
   base=$(( 20000 + ($$ % 2000) * 2 ))
   mkdir -p "$SL/munge" "$SL/state" "$SL/spool" && chmod 700 "$SL/munge"
@@ -73,19 +78,34 @@ slurm_start() {
   /usr/sbin/munged --key-file="$SL/munge/key" --socket="$SL/munge/sock" --pid-file="$SL/munge/pid" \
     --log-file="$SL/munge/log" --seed-file="$SL/munge/seed" --force || return 1
   echo "${SLURM_PLUGSTACK_LINE:-optional $SPANK_SO tally=$TALLY $*}" >"$SL/plugstack.conf"
+  if [ -n "${SLURM_SIM_NODES:-}" ]; then
+    for h in $SLURM_SIM_NODES; do
+      addr=$(awk -v h="$h" '$2 == h { print $1 }' "$HOSTS_DIR/hosts")
+      nodes+="NodeName=$h NodeAddr=$addr Port=$(( base + i )) CPUs=4 RealMemory=2048 State=UNKNOWN"$'\n'
+      names+="${names:+,}$h"
+      mkdir -p "$SL/spool-$h"
+      i=$((i + 1))
+    done
+    # Slurm's PMIx plugin makes spmix_appdir_UID_JOB.STEP under /tmp on
+    # every node, which the simulated nodes share: each has its own /dev/shm
+    echo "PMIxCliTmpDirBase=/dev/shm" > "$(dirname "$SLURM_CONF")/mpi.conf"
+  else
+    nodes="NodeName=$host CPUs=8 RealMemory=4096 State=UNKNOWN"$'\n'
+    names=$host
+  fi
   cat >"$SLURM_CONF" <<EOF
 ClusterName=tallytest
-SlurmctldHost=$host
+SlurmctldHost=$host${SLURM_SIM_NODES:+(127.0.0.1)}
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$base
 SlurmdPort=$(( base + 1 ))
 StateSaveLocation=$SL/state
-SlurmdSpoolDir=$SL/spool
+SlurmdSpoolDir=$SL/spool${SLURM_SIM_NODES:+-%n}
 SlurmctldPidFile=$SL/slurmctld.pid
-SlurmdPidFile=$SL/slurmd.pid
+SlurmdPidFile=$SL/slurmd${SLURM_SIM_NODES:+-%n}.pid
 SlurmctldLogFile=$SL/slurmctld.log
-SlurmdLogFile=$SL/slurmd.log
+SlurmdLogFile=$SL/slurmd${SLURM_SIM_NODES:+-%n}.log
 AuthType=auth/munge
 AuthInfo=socket=$SL/munge/sock
 CredType=cred/munge
@@ -101,16 +121,24 @@ AccountingStorageType=accounting_storage/none}
 ReturnToService=2
 SlurmdParameters=config_overrides
 PlugStackConfig=$SL/plugstack.conf
-NodeName=$host CPUs=8 RealMemory=4096 State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+${nodes}PartitionName=debug Nodes=$names Default=YES MaxTime=INFINITE State=UP
 EOF
   if [ -n "${SLURM_ACCOUNTING_LINES:-}" ]; then
     /usr/sbin/slurmdbd || { cat "$SL/slurmdbd.log"; return 1; }
     wait_until 30 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$SLURM_DBD_PORT) 2>/dev/null" || { cat "$SL/slurmdbd.log"; return 1; }
     sacctmgr -i add cluster tallytest >"$SL/sacctmgr.log" 2>&1 || { cat "$SL/sacctmgr.log"; return 1; }
   fi
-  /usr/sbin/slurmctld -i && /usr/sbin/slurmd || { cat "$SL"/*.log; return 1; }
-  if ! wait_until 20 sh -c 'sinfo -h -o %T 2>/dev/null | grep -q idle'; then
+  /usr/sbin/slurmctld -i || { cat "$SL"/*.log; return 1; }
+  if [ -n "${SLURM_SIM_NODES:-}" ]; then
+    for h in $SLURM_SIM_NODES; do
+      host_run "$h" env SLURM_CONF="$SLURM_CONF" /usr/sbin/slurmd -N "$h" || { cat "$SL"/*.log; return 1; }
+    done
+  else
+    /usr/sbin/slurmd || { cat "$SL"/*.log; return 1; }
+  fi
+  local want
+  want=$(echo "$names" | tr ',' '\n' | wc -l)
+  if ! wait_until 20 sh -c "[ \$(sinfo -h -N -o %T 2>/dev/null | grep -c idle) = $want ]"; then
     cat "$SL"/*.log
     return 1
   fi

@@ -1,0 +1,14 @@
+/* The summary's mpi.mpiio: MPI-IO as Darshan's MPIIO module names it, from
+ * libtally-mpi's segments (wrappers_io.c, record_io.c): totals over the
+ * ranks and every file, merged by path across ranks. */
+#ifndef TALLY_INSTRUMENT_MPIIO_SUMMARY_H
+#define TALLY_INSTRUMENT_MPIIO_SUMMARY_H
+
+#include <jansson.h>
+
+#include "instrument/segments.h"
+
+/* NULL when no rank made an MPI-IO call. */
+json_t *mpiio_summary_json(const struct segment_set *ranks);
+
+#endif
