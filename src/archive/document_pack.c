@@ -18,89 +18,90 @@ static const char *const integer_keys[DOC_INTEGERS] = {"level", "exit_status"};
 
 static bool same_double(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
-/* The flags when the number n is what the column holds, else -1. */
-static int number_from_column(const json_t *n, double column)
+/* The flags when the member's number is what the column holds, else -1. */
+static int number_from_column(const struct summary_member *n, double column)
 {
-    if (json_is_integer(n)) {
-        json_int_t i = json_integer_value(n);
-        return (i > -(1LL << 53) && i < (1LL << 53) && (double)i == column) ? FLAG_INTEGER : -1;
-    }
+    if (n->integer_number)
+        return (n->integer > -(1LL << 53) && n->integer < (1LL << 53) &&
+                (double)n->integer == column) ? FLAG_INTEGER : -1;
     /* -0 would come back as 0 from a column */
-    return json_is_real(n) && same_double(json_real_value(n), column) && !(column == 0 && signbit(column))
-               ? 0 : -1;
+    return same_double(n->number, column) && !(column == 0 && signbit(column)) ? 0 : -1;
 }
 
-/* FLAGS when member (key, value) is numeric field id's column value, else -1. */
-static int field_flags(int id, const json_t *value, const struct document_columns *cols)
+/* FLAGS when member is numeric field id's column value, else -1. */
+static int field_flags(int id, const struct summary_members *m, const struct summary_member *v,
+                       const struct document_columns *cols)
 {
     if (id < 0 || id >= FIELD_COUNT || !cols->present[id])
         return -1;
-    if (json_is_number(value)) {
-        int flags = number_from_column(value, cols->values[id]);
+    if (v->kind == MEMBER_INTEGER || v->kind == MEMBER_REAL) {
+        int flags = number_from_column(v, cols->values[id]);
         return flags < 0 ? -1 : flags | FLAG_BARE;
     }
     const struct summary_field *f = summary_field_by_id((enum summary_field_id)id);
-    if (!json_is_array(value) || json_array_size(value) != 2 ||
-        !json_is_string(json_array_get(value, 1)) ||
-        strcmp(json_string_value(json_array_get(value, 1)), f->unit))
+    if (v->kind != MEMBER_PAIR || strcmp(summary_members_at(m, v->string), f->unit))
         return -1;
-    return number_from_column(json_array_get(value, 0), cols->values[id]);
+    return number_from_column(v, cols->values[id]);
 }
 
-static int string_column(const char *key, const json_t *value, const struct document_columns *cols)
+static int string_column(const char *key, const struct summary_members *m,
+                         const struct summary_member *v, const struct document_columns *cols)
 {
-    if (!json_is_string(value))
+    if (v->kind != MEMBER_STRING)
         return -1;
     for (int k = 0; k < DOC_STRINGS; k++)
         if (!strcmp(key, string_keys[k]))
-            return cols->strings[k] && !strcmp(cols->strings[k], json_string_value(value)) &&
-                           strlen(cols->strings[k]) == json_string_length(value)
+            return cols->strings[k] && strlen(cols->strings[k]) == v->string_len &&
+                           !memcmp(cols->strings[k], summary_members_at(m, v->string), v->string_len)
                        ? k : -1;
     return -1;
 }
 
-static int integer_column(const char *key, const json_t *value, const struct document_columns *cols)
+static int integer_column(const char *key, const struct summary_member *v,
+                          const struct document_columns *cols)
 {
-    if (!json_is_integer(value))
+    if (v->kind != MEMBER_INTEGER)
         return -1;
     for (int k = 0; k < DOC_INTEGERS; k++)
         if (!strcmp(key, integer_keys[k]))
-            return cols->has_integer[k] && cols->integers[k] == json_integer_value(value) ? k : -1;
+            return cols->has_integer[k] && cols->integers[k] == v->integer ? k : -1;
     return -1;
 }
 
-unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len)
+unsigned char *document_pack_members(const struct summary_members *m,
+                                     const struct document_columns *cols, size_t *len)
 {
     struct byte_writer b = {NULL, 0, 0, false};
     byte_put_byte(&b, PACK_VERSION);
-    const char *key;
-    json_t *value;
-    json_object_foreach(root, key, value) {
+    for (size_t i = 0; i < m->count; i++) {
+        const struct summary_member *v = &m->items[i];
+        const char *key = summary_members_at(m, v->key);
         int id = summary_field_id(key), flags, k;
-        if ((flags = field_flags(id, value, cols)) >= 0) {
+        if ((flags = field_flags(id, m, v, cols)) >= 0) {
             unsigned char entry[3] = {ENTRY_FIELD, (unsigned char)id, (unsigned char)flags};
             byte_put(&b, entry, 3);
-        } else if ((k = string_column(key, value, cols)) >= 0) {
+        } else if ((k = string_column(key, m, v, cols)) >= 0) {
             unsigned char entry[2] = {ENTRY_STRING, (unsigned char)k};
             byte_put(&b, entry, 2);
-        } else if ((k = integer_column(key, value, cols)) >= 0) {
+        } else if ((k = integer_column(key, v, cols)) >= 0) {
             unsigned char entry[2] = {ENTRY_INTEGER, (unsigned char)k};
             byte_put(&b, entry, 2);
         } else {
-            /* 17 significant digits: every double comes back to the bit */
-            char *text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER |
-                                               JSON_REAL_PRECISION(17));
-            if (!text) {
+            char small[256];
+            size_t n = summary_member_text(m, v, small, sizeof small);
+            char *text = n <= sizeof small ? small : malloc(n);
+            if (!text || (text != small && summary_member_text(m, v, text, n) != n)) {
+                free(text);
                 b.failed = true;
                 break;
             }
-            size_t klen = strlen(key), vlen = strlen(text);
             byte_put_byte(&b, ENTRY_TEXT);
-            byte_put_varint(&b, klen);
-            byte_put(&b, key, klen);
-            byte_put_varint(&b, vlen);
-            byte_put(&b, text, vlen);
-            free(text);
+            byte_put_varint(&b, v->key_len);
+            byte_put(&b, key, v->key_len);
+            byte_put_varint(&b, n);
+            byte_put(&b, text, n);
+            if (text != small)
+                free(text);
         }
     }
     byte_put_byte(&b, ENTRY_END);
@@ -110,6 +111,15 @@ unsigned char *document_pack(json_t *root, const struct document_columns *cols, 
     }
     *len = b.len;
     return b.data;
+}
+
+unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len)
+{
+    struct summary_members m = {0};
+    unsigned char *packed = summary_members_from_json(&m, root) == 0
+                                ? document_pack_members(&m, cols, len) : NULL;
+    summary_members_free(&m);
+    return packed;
 }
 
 static json_t *field_value(const struct document_columns *cols, unsigned id, unsigned flags)

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "archive/store.h"
+#include "archive/summary_members.h"
 #include "core/fields.h"
 
 enum document_string {
@@ -43,6 +44,9 @@ struct document_columns {
 /* Packs root (a JSON object) against cols: a malloc'd buffer and its length
  * in *len. NULL when out of memory. */
 unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len);
+/* The same from the document's members (summary_members.h). */
+unsigned char *document_pack_members(const struct summary_members *m,
+                                     const struct document_columns *cols, size_t *len);
 /* The object packed in data; NULL when data is not a packed document. */
 json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols);
 

@@ -16,21 +16,22 @@
 #include "report/summary_read.h"
 #include "util/command_line.h"
 
-static const char *string_member(json_t *root, const char *key)
+/* The non-empty string member key, or NULL. */
+static const char *string_member(const struct summary_members *m, const char *key)
 {
-    json_t *v = json_object_get(root, key);
-    return json_is_string(v) && *json_string_value(v) ? json_string_value(v) : NULL;
+    const struct summary_member *v = summary_members_find(m, key);
+    return v && v->kind == MEMBER_STRING && v->string_len ? summary_members_at(m, v->string) : NULL;
 }
 
-static int integer_member(json_t *root, const char *key, long long *out)
+static int integer_member(const struct summary_members *m, const char *key, long long *out)
 {
-    json_t *v = json_object_get(root, key);
-    if (json_is_integer(v)) {
-        *out = json_integer_value(v);
+    const struct summary_member *v = summary_members_find(m, key);
+    if (v && v->kind == MEMBER_INTEGER) {
+        *out = v->integer;
         return 1;
     }
-    if (json_is_real(v)) {
-        double d = json_real_value(v);
+    if (v && v->kind == MEMBER_REAL) {
+        double d = v->number;
         if (!(d >= -9e18 && d <= 9e18) || d != floor(d))
             return -1; /* 1e300 would not fit (converting it is undefined), 2.5 is no status */
         *out = (long long)d;
@@ -75,15 +76,14 @@ static void record_columns(const struct summary_record *r, struct document_colum
 }
 
 /* Packs the document and copies it and every string the record points to
- * into one allocation (r->packed) and lets go of the JSON: the record then
- * crosses to the writing thread as one block, and the many small
- * allocations of the parsed JSON are freed by the thread that made them. */
-static int detach_from_json(struct summary_record *r)
+ * into one allocation (r->packed): the record then crosses to the writing
+ * thread as one block, independent of the reader's buffers. */
+static int detach_from_members(struct summary_record *r, const struct summary_members *m)
 {
     struct document_columns cols;
     record_columns(r, &cols);
     size_t packed_len;
-    unsigned char *packed = document_pack(r->root, &cols, &packed_len);
+    unsigned char *packed = document_pack_members(m, &cols, &packed_len);
     if (!packed)
         return -1;
     const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
@@ -111,9 +111,84 @@ static int detach_from_json(struct summary_record *r)
     free(r->name_buffer);
     free(r->taskid_buffer);
     r->name_buffer = r->taskid_buffer = NULL;
-    json_decref(r->root);
-    r->root = NULL;
     return 0;
+}
+
+int summary_record_from_members(const struct summary_members *m, const char *text, size_t len,
+                                const struct ingest_options *options,
+                                struct summary_record *r, char *why, size_t why_size)
+{
+    memset(r, 0, sizeof *r);
+    size_t nfields;
+    const struct summary_field *fields = summary_fields(&nfields);
+    /* the member of each numeric field, checked in the field table's order */
+    const struct summary_member *field_member[MAX_SUMMARY_FIELDS] = {NULL};
+    for (size_t i = 0; i < m->count; i++) {
+        int id = summary_field_id(summary_members_at(m, m->items[i].key));
+        if (id >= 0 && id < MAX_SUMMARY_FIELDS)
+            field_member[id] = &m->items[i];
+    }
+    for (size_t i = 0; i < nfields && i < MAX_SUMMARY_FIELDS; i++) {
+        const struct summary_member *v = field_member[i];
+        if (!v || v->kind == MEMBER_NULL)
+            continue;
+        bool number = v->kind == MEMBER_INTEGER || v->kind == MEMBER_REAL || v->kind == MEMBER_PAIR;
+        if (summary_field_number(&fields[i], number ? &v->number : NULL,
+                                 v->kind == MEMBER_PAIR ? summary_members_at(m, v->string) : NULL,
+                                 &r->values[i], why, why_size) < 0)
+            goto fail;
+        r->present[i] = true;
+    }
+    r->category = options->category ? options->category : string_member(m, "category");
+    r->command = string_member(m, "command");
+    r->name = options->name ? options->name : string_member(m, "name");
+    if (!r->name)
+        r->name = r->category;
+    if (!r->name && r->command)
+        r->name = r->name_buffer = program_name(r->command);
+    if (!r->name) {
+        snprintf(why, why_size, "no name, category or command: give --name");
+        goto fail;
+    }
+    r->set = options->set ? options->set : string_member(m, "set");
+    r->host = options->host ? options->host : string_member(m, "host");
+    r->exit_type = string_member(m, "exit_type");
+    r->attempt = options->attempt;
+    r->previous_attempt = options->previous_attempt;
+    r->tool = summary_members_find(m, "tally_version")    ? "tally"
+              : summary_members_find(m, "monitor_version") ? "resource_monitor"
+                                                           : "unknown";
+    int has_level = integer_member(m, "level", &r->level);
+    int has_exit_status = integer_member(m, "exit_status", &r->exit_status);
+    if (has_level < 0 || has_exit_status < 0) {
+        snprintf(why, why_size, "field '%s': want an integer", has_level < 0 ? "level" : "exit_status");
+        goto fail;
+    }
+    r->has_level = has_level;
+    r->has_exit_status = has_exit_status;
+    const struct summary_member *taskid = summary_members_find(m, "taskid");
+    if (taskid && taskid->kind == MEMBER_STRING)
+        r->taskid = summary_members_at(m, taskid->string);
+    else if (taskid && taskid->kind == MEMBER_INTEGER &&
+             asprintf(&r->taskid_buffer, "%lld", taskid->integer) >= 0)
+        r->taskid = r->taskid_buffer;
+    while (len > 0 && isspace((unsigned char)text[len - 1]))
+        len--;
+    while (len > 0 && isspace((unsigned char)*text)) {
+        text++;
+        len--;
+    }
+    sha256(text, len, r->hash);
+    r->start_day = r->present[FIELD_START] ? (long long)floor(r->values[FIELD_START] / 86400)
+                                           : SUMMARY_NO_START_DAY;
+    if (detach_from_members(r, m) < 0) {
+        snprintf(why, why_size, "out of memory");
+        goto fail;
+    }
+    return 0;
+fail:
+    summary_record_free(r);
+    return -1;
 }
 
 int summary_record_parse(json_t *root, const char *text, size_t len,
@@ -125,67 +200,14 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
         snprintf(why, why_size, "a summary is a JSON object");
         return -1;
     }
-    r->root = json_incref(root);
-    size_t nfields;
-    const struct summary_field *fields = summary_fields(&nfields);
-    for (size_t i = 0; i < nfields && i < MAX_SUMMARY_FIELDS; i++) {
-        json_t *v = json_object_get(root, fields[i].name);
-        if (!v || json_is_null(v))
-            continue;
-        if (summary_field_value(&fields[i], v, &r->values[i], why, why_size) < 0)
-            goto fail;
-        r->present[i] = true;
-    }
-    r->category = options->category ? options->category : string_member(root, "category");
-    r->command = string_member(root, "command");
-    r->name = options->name ? options->name : string_member(root, "name");
-    if (!r->name)
-        r->name = r->category;
-    if (!r->name && r->command)
-        r->name = r->name_buffer = program_name(r->command);
-    if (!r->name) {
-        snprintf(why, why_size, "no name, category or command: give --name");
-        goto fail;
-    }
-    r->set = options->set ? options->set : string_member(root, "set");
-    r->host = options->host ? options->host : string_member(root, "host");
-    r->exit_type = string_member(root, "exit_type");
-    r->attempt = options->attempt;
-    r->previous_attempt = options->previous_attempt;
-    r->tool = json_object_get(root, "tally_version")    ? "tally"
-              : json_object_get(root, "monitor_version") ? "resource_monitor"
-                                                          : "unknown";
-    int has_level = integer_member(root, "level", &r->level);
-    int has_exit_status = integer_member(root, "exit_status", &r->exit_status);
-    if (has_level < 0 || has_exit_status < 0) {
-        snprintf(why, why_size, "field '%s': want an integer", has_level < 0 ? "level" : "exit_status");
-        goto fail;
-    }
-    r->has_level = has_level;
-    r->has_exit_status = has_exit_status;
-    json_t *taskid = json_object_get(root, "taskid");
-    if (json_is_string(taskid))
-        r->taskid = json_string_value(taskid);
-    else if (json_is_integer(taskid) &&
-             asprintf(&r->taskid_buffer, "%lld", (long long)json_integer_value(taskid)) >= 0)
-        r->taskid = r->taskid_buffer;
-    while (len > 0 && isspace((unsigned char)text[len - 1]))
-        len--;
-    while (len > 0 && isspace((unsigned char)*text)) {
-        text++;
-        len--;
-    }
-    sha256(text, len, r->hash);
-    r->start_day = r->present[FIELD_START] ? (long long)floor(r->values[FIELD_START] / 86400)
-                                           : SUMMARY_NO_START_DAY;
-    if (detach_from_json(r) < 0) {
+    struct summary_members m = {0};
+    int rc = summary_members_from_json(&m, root);
+    if (rc < 0)
         snprintf(why, why_size, "out of memory");
-        goto fail;
-    }
-    return 0;
-fail:
-    summary_record_free(r);
-    return -1;
+    else
+        rc = summary_record_from_members(&m, text, len, options, r, why, why_size);
+    summary_members_free(&m);
+    return rc;
 }
 
 void summary_record_free(struct summary_record *r)
@@ -193,7 +215,6 @@ void summary_record_free(struct summary_record *r)
     free(r->packed);
     free(r->taskid_buffer);
     free(r->name_buffer);
-    json_decref(r->root);
     file_rows_free(r->files);
     free(r->files);
     memset(r, 0, sizeof *r);
@@ -212,12 +233,14 @@ static void write_columns(FILE *out, size_t nfields, const struct summary_field 
 }
 
 /* The INSERT statement for `rows` summaries, built once per row count from
- * the field table. */
-static const char *insert_sql(size_t rows, size_t nfields, const struct summary_field *fields)
+ * the field table and kept in the store's memo (slot = row count). */
+static const char *insert_sql(struct store *s, size_t rows, size_t nfields,
+                              const struct summary_field *fields)
 {
-    static char *cache[ROWS_PER_STATEMENT + 1];
-    if (cache[rows])
-        return cache[rows];
+    _Static_assert(ROWS_PER_STATEMENT < STORE_MEMO_SLOTS, "a memo slot per row count");
+    const char *cached = store_memo(s, rows);
+    if (cached)
+        return cached;
     char *sql = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&sql, &len);
@@ -237,7 +260,7 @@ static const char *insert_sql(size_t rows, size_t nfields, const struct summary_
         free(sql);
         return NULL;
     }
-    return cache[rows] = sql;
+    return store_memo_keep(s, rows, sql);
 }
 
 struct inserted {
@@ -389,7 +412,7 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
             size_t k = 0;
             for (size_t r = 0; r < rows; r++)
                 k += bind_record(params + k, records[first + r], archived_at, nfields);
-            const char *sql = insert_sql(rows, nfields, fields);
+            const char *sql = insert_sql(s, rows, nfields, fields);
             ins.records = records + first;
             ins.nrecords = rows;
             ins.cursor = 0;

@@ -9,6 +9,7 @@
 
 #include "util/sha256.h"
 #include "archive/store.h"
+#include "archive/summary_members.h"
 
 #define MAX_SUMMARY_FIELDS 64
 
@@ -46,7 +47,6 @@ struct summary_record {
     long long level, exit_status;
     bool present[MAX_SUMMARY_FIELDS];
     double values[MAX_SUMMARY_FIELDS]; /* in the unit of fields.c */
-    json_t *root;         /* while parsing */
     long long id;         /* archive id once inserted by ingest_records; 0 = not new */
     double archived_at;
     char *name_buffer;    /* while parsing */
@@ -61,10 +61,15 @@ struct summary_record {
  * text/len is the document as given: its SHA-256 is the content hash (the
  * same summary = the same bytes, blanks around it aside); the document is
  * stored packed (document_pack.h).
- * Takes a reference to root. Returns -1 and a reason naming the bad field. */
+ * Returns -1 and a reason naming the bad field. */
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
                          struct summary_record *record, char *why, size_t why_size);
+/* The same from the document's members (summary_members.h): what both
+ * readers, jansson's and summary_scan, end in. */
+int summary_record_from_members(const struct summary_members *m, const char *text, size_t len,
+                                const struct ingest_options *options,
+                                struct summary_record *record, char *why, size_t why_size);
 void summary_record_free(struct summary_record *record);
 
 /* Inserts one record (inside the caller's transaction). Returns 1 when

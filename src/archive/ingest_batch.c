@@ -147,5 +147,6 @@ int ingest_session_finish(struct ingest_session *session)
     int rc = write_pending(session);
     free(session->pending);
     session->pending = NULL;
+    summary_members_free(&session->members);
     return rc;
 }

@@ -15,12 +15,34 @@
 
 #include "archive/file_rows.h"
 #include "archive/record_queue.h"
+#include "archive/summary_scan.h"
 #include "util/error.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
-/* Parses and stores (or queues) one document; takes over the reference to
- * root, and drops it before the record changes threads (the record holds its
- * own). */
+/* Reports a document ingest could not take. */
+static void reject(struct ingest_session *session, const char *label, int document_number,
+                   bool several, const char *why)
+{
+    if (several)
+        tally_error("archive add: %s: document %d: %s", label, document_number, why);
+    else
+        tally_error("archive add: %s: %s", label, why);
+    session->rejected++;
+}
+
+/* Stores (or queues) a parsed record. */
+static int store_record(struct ingest_session *session, struct summary_record *record)
+{
+    if (session->queue) {
+        record_queue_push(session->queue, record);
+        return 0;
+    }
+    return ingest_session_take(session, record);
+}
+
+/* Parses and stores (or queues) one document read by jansson; takes over
+ * the reference to root. */
 static int store_document(struct ingest_session *session, json_t *root, const char *text,
                           size_t len, const char *label, int document_number, bool several)
 {
@@ -43,19 +65,50 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
     if (parsed < 0) {
         if (!record)
             snprintf(why, sizeof why, "out of memory");
-        if (several)
-            tally_error("archive add: %s: document %d: %s", label, document_number, why);
-        else
-            tally_error("archive add: %s: %s", label, why);
+        reject(session, label, document_number, several, why);
         free(record);
-        session->rejected++;
         return -1;
     }
-    if (session->queue) {
-        record_queue_push(session->queue, record);
-        return 0;
+    return store_record(session, record);
+}
+
+/* The per-file rows of a summary summary_scan read: file_rows_for_summary
+ * looks at its "io" member only, read back from that member's text (an
+ * object: a level-3 run's summary). */
+static struct file_rows *file_rows_for_members(const char *label, const struct summary_members *m)
+{
+    const struct summary_member *io = summary_members_find(m, "io");
+    if (!io || io->kind != MEMBER_OTHER)
+        return NULL;
+    json_t *summary = json_object();
+    json_t *value = json_loadb(summary_members_at(m, io->text), io->text_len, JSON_DECODE_ANY, NULL);
+    if (!summary || !value) {
+        json_decref(summary);
+        json_decref(value);
+        return NULL;
     }
-    return ingest_session_take(session, record);
+    struct file_rows *rows = json_object_set_new(summary, "io", value) == 0
+                                 ? file_rows_for_summary(label, summary) : NULL;
+    json_decref(summary);
+    return rows;
+}
+
+/* The same for a document summary_scan read into session->members. */
+static int store_members(struct ingest_session *session, const char *text, size_t len,
+                         const char *label, int document_number, bool several)
+{
+    char why[512];
+    struct summary_record *record = malloc(sizeof *record);
+    if (!record || summary_record_from_members(&session->members, text, len, session->options,
+                                               record, why, sizeof why) < 0) {
+        if (!record)
+            snprintf(why, sizeof why, "out of memory");
+        reject(session, label, document_number, several, why);
+        free(record);
+        return -1;
+    }
+    record->files = file_rows_for_members(label, &session->members);
+    return store_record(session, record);
 }
 
 static size_t skip_blanks(const char *text, size_t off, size_t len)
@@ -86,6 +139,21 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
     /* one document, or several concatenated (JSON Lines is a special case) */
     bool several = false;
     while (off < len && !session->database_failed) {
+        size_t used;
+        /* the reader without a tree first; what it declines, jansson reads
+         * (and refuses with its own words); a Makeflow file's name as its
+         * task id is added to jansson's object */
+        if (!session->options->taskid_from_file &&
+            summary_scan(text + off, len - off, &session->members, &used) == 1) {
+            number++;
+            size_t next = skip_blanks(text, off + used, len);
+            if (number == 1 && next < len)
+                several = true;
+            if (store_members(session, text + off, used, label, number, several) < 0)
+                status = -1;
+            off = next;
+            continue;
+        }
         json_error_t err;
         json_t *root = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
         number++;
@@ -126,13 +194,15 @@ static char *read_file(const char *path, size_t *len, char *why, size_t why_size
     /* one byte more than the size, so that the second read sees the end */
     size_t cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1, n = 0;
     char *text = malloc(cap + 1);
+    size_t allocated = text ? cap + 1 : 0; /* cap bytes to read into, and the NUL */
     while (text && n <= max) {
-        if (n == cap) {
-            cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
-            char *bigger = realloc(text, cap + 1);
-            if (!bigger)
+        if (n == cap) { /* a file that grew, or a stream: twice the room, read up to max + 1 */
+            if (VEC_RESERVE(text, allocated, allocated + 1) < 0) {
                 free(text);
-            text = bigger;
+                text = NULL;
+                continue;
+            }
+            cap = allocated - 1 < max + 1 ? allocated - 1 : max + 1;
             continue;
         }
         ssize_t got = read(fd, text + n, cap - n);

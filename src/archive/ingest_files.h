@@ -20,6 +20,7 @@ struct ingest_session {
     atomic_bool database_failed; /* a write failed: stop */
     long long last_id;       /* archive id of the last stored summary */
     struct record_queue *queue; /* ingest_paths: parsed records go to the writer */
+    struct summary_members members; /* the reading side's document, reused */
 };
 
 void ingest_session_init(struct ingest_session *session, struct store *store,

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/hashmap.h"
+#include "util/vec.h"
 
 enum column {
     COL_JOBID, COL_JOBNAME, COL_USER, COL_ACCOUNT, COL_PARTITION, COL_STATE, COL_EXITCODE,
@@ -243,18 +244,14 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
         return -1;
     }
     /* lines */
-    size_t nlines = 0, cap = 64;
-    char **lines = malloc(cap * sizeof *lines);
-    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line && lines;
+    size_t nlines = 0, cap = 0;
+    char **lines = NULL;
+    bool out_of_memory = false;
+    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
-        if (nlines == cap) {
-            char **bigger = realloc(lines, (cap *= 2) * sizeof *lines);
-            if (!bigger) {
-                free(lines);
-                lines = NULL;
-                break;
-            }
-            lines = bigger;
+        if (VEC_RESERVE(lines, cap, nlines + 1) < 0) {
+            out_of_memory = true;
+            break;
         }
         size_t l = strlen(line);
         if (l && line[l - 1] == '\r')
@@ -263,7 +260,7 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
     }
     long given = -1;
     struct row *rows = NULL;
-    if (!lines) {
+    if (out_of_memory) {
         snprintf(why, why_size, "out of memory");
         goto done;
     }

@@ -54,8 +54,26 @@ struct store *store_connect(const char *location, char *why, size_t why_size)
 
 void store_close(struct store *s)
 {
-    if (s)
-        s->backend->close(s);
+    if (!s)
+        return;
+    for (size_t i = 0; i < STORE_MEMO_SLOTS; i++)
+        free(s->memo[i]);
+    s->backend->close(s);
+}
+
+const char *store_memo(const struct store *s, size_t slot)
+{
+    return slot < STORE_MEMO_SLOTS ? s->memo[slot] : NULL;
+}
+
+const char *store_memo_keep(struct store *s, size_t slot, char *text)
+{
+    if (slot >= STORE_MEMO_SLOTS) {
+        free(text);
+        return NULL;
+    }
+    free(s->memo[slot]);
+    return s->memo[slot] = text;
 }
 
 long long store_exec(struct store *s, const char *sql, const struct sql_value *params,

@@ -16,6 +16,11 @@
  * reason. */
 struct store *store_connect(const char *location, char *why, size_t why_size);
 void store_close(struct store *s);
+/* The text kept in the store's memo slot (0 <= slot < STORE_MEMO_SLOTS), NULL
+ * when none; store_memo_keep hands text (malloc'd) to the store, which frees
+ * it on closing, and returns it. */
+const char *store_memo(const struct store *s, size_t slot);
+const char *store_memo_keep(struct store *s, size_t slot, char *text);
 
 /* $TALLY_DB, else $XDG_DATA_HOME/tally/archive.db, else
  * ~/.local/share/tally/archive.db. Returns a malloc'd string. */

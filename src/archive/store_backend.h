@@ -52,6 +52,8 @@ typedef int (*store_row_fn)(void *ctx, size_t ncols, const struct sql_value *row
 
 struct store;
 
+#define STORE_MEMO_SLOTS 80
+
 /* What differs between the backends. */
 struct store_backend {
     const char *name;          /* "sqlite" or "postgresql" */
@@ -88,6 +90,10 @@ struct store {
     bool retryable; /* set by the backend when a failure was a deadlock or a
                      * serialization failure: running the transaction again
                      * may succeed */
+    /* SQL texts its callers build once per store and keep for its life (the
+     * multi-row INSERTs of ingest, one per row count), by slot; freed by
+     * store_close (store.h's store_memo) */
+    char *memo[STORE_MEMO_SLOTS];
 };
 
 /* Backend constructors (store_sqlite.c, store_postgres.c): a connection,

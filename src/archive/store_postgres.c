@@ -7,6 +7,7 @@
 #include <libpq-fe.h>
 #include "archive/libpq_api.h"
 #include "util/byte_codec.h"
+#include "util/vec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,15 +262,15 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
                                                                              : SQL_TEXT;
     }
     unsigned char *bytes = NULL; /* the decoded blobs of one row */
+    size_t bytes_capacity = 0;
     for (int r = 0; r < nrows; r++) {
         size_t blob_room = 0;
         for (int c = 0; c < ncols; c++)
             if (types[c] == SQL_BLOB)
                 blob_room += (size_t)PQ(PQgetlength)(res, r, c) / 2 + 1;
-        unsigned char *room = blob_room ? realloc(bytes, blob_room) : bytes;
-        if (blob_room && !room)
+        if (VEC_RESERVE(bytes, bytes_capacity, blob_room) < 0)
             break;
-        bytes = room;
+        unsigned char *room = bytes;
         for (int c = 0; c < ncols; c++) {
             const char *v = PQ(PQgetvalue)(res, r, c);
             if (PQ(PQgetisnull)(res, r, c))

@@ -229,7 +229,8 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_size)
     int rc;
     for (int attempt = 1;; attempt++) {
         rc = SQLITE(sqlite3_exec)(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                                  " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;",
+                                  " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;"
+                                  " PRAGMA temp_store=MEMORY;",
                                   NULL, NULL, &err);
         if ((rc & 0xff) != SQLITE_BUSY || attempt == OPEN_BUSY_TRIES)
             break;

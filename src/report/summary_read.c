@@ -40,18 +40,32 @@ int summary_field_value(const struct summary_field *field, const json_t *value, 
                         char *why, size_t why_size)
 {
     if (json_is_number(value)) {
-        *out = json_number_value(value);
+        double number = json_number_value(value);
+        return summary_field_number(field, &number, NULL, out, why, why_size);
+    }
+    bool pair = json_is_array(value) && json_array_size(value) == 2 &&
+                json_is_number(json_array_get(value, 0)) && json_is_string(json_array_get(value, 1));
+    double number = pair ? json_number_value(json_array_get(value, 0)) : 0;
+    return summary_field_number(field, pair ? &number : NULL,
+                                pair ? json_string_value(json_array_get(value, 1)) : NULL, out, why,
+                                why_size);
+}
+
+int summary_field_number(const struct summary_field *field, const double *number,
+                         const char *unit, double *out, char *why, size_t why_size)
+{
+    if (number && !unit) {
+        *out = *number;
         return 0;
     }
-    if (!json_is_array(value) || json_array_size(value) != 2 ||
-        !json_is_number(json_array_get(value, 0)) || !json_is_string(json_array_get(value, 1))) {
+    if (!number) {
         snprintf(why, why_size, "field '%s': want [number, \"unit\"]", field->name);
         return -1;
     }
     double factor;
-    if (unit_factor(field, json_string_value(json_array_get(value, 1)), &factor, why, why_size) < 0)
+    if (unit_factor(field, unit, &factor, why, why_size) < 0)
         return -1;
-    *out = json_number_value(json_array_get(value, 0)) * factor;
+    *out = *number * factor;
     if (!isfinite(*out)) { /* [1e308, "TB"]: an infinity would spoil the task's statistics */
         snprintf(why, why_size, "field '%s': value too large in %s", field->name, field->unit);
         return -1;

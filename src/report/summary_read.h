@@ -6,6 +6,7 @@
 #define TALLY_REPORT_SUMMARY_READ_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/fields.h"
@@ -21,6 +22,11 @@ double summary_number(const json_t *o, const char *key, double fallback);
  * one of the field's dimension, or the converted value is not finite. */
 int summary_field_value(const struct summary_field *field, const json_t *value, double *out,
                         char *why, size_t why_size);
+/* The same for a value already taken apart: a bare number (unit NULL), a
+ * [number, "unit"] pair, or neither (number NULL: the error of a value of
+ * another form). */
+int summary_field_number(const struct summary_field *field, const double *number,
+                         const char *unit, double *out, char *why, size_t why_size);
 
 /* PATH for NAME: NAME when it ends in ".summary", else NAME.summary (a run's
  * PREFIX). 0, or -1 when it does not fit in SIZE. */
