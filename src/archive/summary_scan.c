@@ -277,6 +277,21 @@ static int scan_literal(struct scanner *s, const char *word)
     return put(s->m, word, n);
 }
 
+/* After an item of an object or array: a ',' (copied: 1, another item
+ * follows), its closing character (copied: 0, the container ended) or
+ * anything else (-1). */
+static int after_item(struct scanner *s, char close)
+{
+    skip_blanks(s);
+    if (s->p < s->end && (*s->p == ',' || *s->p == close)) {
+        char c = *s->p++;
+        if (put_byte(s->m, c) < 0)
+            return -1;
+        return c == ',';
+    }
+    return -1;
+}
+
 /* The value at s->p (blanks skipped) as compact JSON text appended to m's
  * bytes; depth: of the value's container. */
 static int scan_value(struct scanner *s, int depth)
@@ -317,18 +332,9 @@ static int scan_value(struct scanner *s, int depth)
             s->p++;
             if (put_byte(m, ':') < 0 || scan_value(s, depth + 1) < 0)
                 return -1;
-            skip_blanks(s);
-            if (s->p < s->end && *s->p == ',') {
-                s->p++;
-                if (put_byte(m, ',') < 0)
-                    return -1;
-                continue;
-            }
-            if (s->p < s->end && *s->p == '}') {
-                s->p++;
-                return put_byte(m, '}');
-            }
-            return -1;
+            int more = after_item(s, '}');
+            if (more <= 0)
+                return more;
         }
     }
     case '[': {
@@ -345,18 +351,9 @@ static int scan_value(struct scanner *s, int depth)
         for (;;) {
             if (scan_value(s, depth + 1) < 0)
                 return -1;
-            skip_blanks(s);
-            if (s->p < s->end && *s->p == ',') {
-                s->p++;
-                if (put_byte(m, ',') < 0)
-                    return -1;
-                continue;
-            }
-            if (s->p < s->end && *s->p == ']') {
-                s->p++;
-                return put_byte(m, ']');
-            }
-            return -1;
+            int more = after_item(s, ']');
+            if (more <= 0)
+                return more;
         }
     }
     case '"':

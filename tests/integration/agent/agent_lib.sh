@@ -9,6 +9,24 @@ start_agent() {
   wait_agent "$sock"
 }
 
+# start_metrics_agent SOCKET: starts 'tally agent --foreground' on SOCKET
+# with --metrics on a free port of 127.0.0.1 (PORT; the agent says so in one
+# line when a port is taken: a few are tried) and --interval 0.2, in the
+# background (AGENT_PID, its stderr in $WORK/agent.err), and waits until it
+# answers.
+start_metrics_agent() {
+  local sock=$1
+  for _ in 1 2 3 4 5; do
+    PORT=$(shuf -i 20000-45000 -n 1)
+    "$TALLY" agent --foreground --socket "$sock" --no-archive --interval 0.2 \
+      --metrics "127.0.0.1:$PORT" 2>"$WORK/agent.err" &
+    AGENT_PID=$!
+    wait_agent "$sock" && return 0
+    wait "$AGENT_PID"
+  done
+  return 1
+}
+
 # wait_file FILE: until it exists (up to 30 s)
 wait_file() {
   for _ in $(seq 600); do [ -s "$1" ] && return 0; sleep 0.05; done

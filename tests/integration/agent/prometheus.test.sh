@@ -7,15 +7,7 @@
 command -v prometheus >/dev/null || { ok "# SKIP prometheus is not installed"; finish; }
 S=$WORK/sock/agent.sock
 
-# A free port: the agent says so in one line when it is taken; try a few.
-for _ in 1 2 3 4 5; do
-  PORT=$(shuf -i 20000-45000 -n 1)
-  "$TALLY" agent --foreground --socket "$S" --no-archive --interval 0.2 \
-    --metrics "127.0.0.1:$PORT" 2>"$WORK/agent.err" &
-  AGENT_PID=$!
-  wait_agent "$S" && break
-  wait "$AGENT_PID"
-done
+start_metrics_agent "$S"
 check "the agent serves metrics on 127.0.0.1:$PORT" kill -0 "$AGENT_PID"
 out=$("$TALLY" agent --socket "$WORK/other.sock" --metrics "127.0.0.1:$PORT" --foreground 2>&1); rc=$?
 check_eq "a port in use is refused" "$rc" 125

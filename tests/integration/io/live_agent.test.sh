@@ -8,14 +8,7 @@
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
 S=$WORK/sock/agent.sock
-for _ in 1 2 3 4 5; do
-  PORT=$(shuf -i 20000-45000 -n 1)
-  "$TALLY" agent --foreground --socket "$S" --no-archive --interval 0.2 \
-    --metrics "127.0.0.1:$PORT" 2>"$WORK/agent.err" &
-  AGENT_PID=$!
-  wait_agent "$S" && break
-  wait "$AGENT_PID"
-done
+start_metrics_agent "$S"
 trap 'kill $RUN $PLAIN $AGENT_PID 2>/dev/null; wait 2>/dev/null' EXIT
 check "the agent serves metrics" kill -0 "$AGENT_PID"
 
