@@ -11,20 +11,6 @@
 #include "instrument/io_report.h"
 #include "instrument/io_segments.h"
 
-struct one_process {
-    struct io_report *report;
-    pid_t pid;
-    size_t images;
-};
-
-static void add_if_pid(void *ctx, const struct io_image *img)
-{
-    struct one_process *o = ctx;
-    if (img->header.pid != o->pid)
-        return;
-    o->images++;
-    io_report_add(o->report, img);
-}
 
 json_t *agent_file_io_of_process(const struct agent_task *t, pid_t pid, char *why, size_t why_size)
 {
@@ -32,17 +18,18 @@ json_t *agent_file_io_of_process(const struct agent_task *t, pid_t pid, char *wh
         snprintf(why, why_size, "not followed at level 3 (tally run --agent --level 3)");
         return NULL;
     }
-    struct one_process o = {io_report_new(t->start_epoch), pid, 0};
+    struct io_report *report = io_report_new(t->start_epoch);
     struct io_image_set set;
-    if (!o.report || io_image_set_load(t->io_dir, &set, add_if_pid, &o) < 0) {
-        io_report_free(o.report);
+    if (!report || io_image_set_load_pid(t->io_dir, pid, &set, io_report_add, report) < 0) {
+        io_report_free(report);
         snprintf(why, why_size, "its level-3 records cannot be read");
         return NULL;
     }
-    json_t *files = io_report_file_array(o.report);
+    json_t *files = io_report_file_array(report);
+    json_t *answer = json_pack("{s:o, s:b}", "files", files, "interposed", set.count > 0);
     io_image_set_free(&set);
-    io_report_free(o.report);
-    return json_pack("{s:o, s:b}", "files", files, "interposed", o.images > 0);
+    io_report_free(report);
+    return answer;
 }
 
 int agent_file_io_totals(const struct agent_task *t, int64_t c[TALLY_IO_COUNTER_COUNT])

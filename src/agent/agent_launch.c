@@ -39,6 +39,9 @@ struct launch_dir {
 /* A handed-over directory nobody asked for within this long is dropped:
  * its gatherer waits at most an hour (TALLY_GATHER_TIMEOUT <= 3600 s). */
 #define HANDED_LIFETIME 7200.0
+/* At most this many handed-over directories kept at once (a rank's each):
+ * what one client of the user can make the agent hold is bounded. */
+#define HANDED_MAX 65536
 
 struct agent_launches {
     struct launch_dir *items;
@@ -148,6 +151,14 @@ int agent_launch_keep(struct agent *a, const char *launch, const char *dir, char
     if (check(a, "launch_keep", launch, dir, why, why_size) < 0)
         return -1;
     drop_stale(a, clock_monotonic_seconds());
+    size_t handed = 0;
+    for (size_t i = 0; a->launches && i < a->launches->count; i++)
+        handed += a->launches->items[i].handed > 0;
+    if (handed >= HANDED_MAX) {
+        snprintf(why, why_size, "launch_keep: %d handed-over directories are kept already (the most): "
+                 "gather them or stop the agent", HANDED_MAX);
+        return -1;
+    }
     if (keep(a, launch, dir, clock_monotonic_seconds(), why, why_size) < 0) {
         snprintf(why, why_size, "launch_keep: out of memory");
         return -1;

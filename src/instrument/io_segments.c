@@ -113,8 +113,18 @@ static bool has_counts(const struct tally_io_record *r)
     return false;
 }
 
-/* The region at offset AT of FD. */
-static int read_image(int fd, off_t at, struct io_image *img)
+/* What a load hands each image to, and which images: all, or only pid's. */
+struct loader {
+    struct io_image_set *set;
+    size_t cap;
+    void (*each)(void *ctx, const struct io_image *img);
+    void *ctx;
+    pid_t only; /* 0: every pid */
+};
+
+/* The region at offset AT of FD: 0; 1 when it is another pid's than
+ * `only` (its records not read); -1 when unreadable. */
+static int read_image(int fd, off_t at, struct io_image *img, pid_t only)
 {
     int rc = -1;
     memset(img, 0, sizeof *img);
@@ -124,6 +134,8 @@ static int read_image(int fd, off_t at, struct io_image *img)
         h->capacity != TALLY_IO_CAPACITY)
         goto out;
     h->exe[sizeof h->exe - 1] = h->exec_target[sizeof h->exec_target - 1] = '\0';
+    if (only && h->pid != only)
+        return 1;
     uint32_t taken = h->records > TALLY_IO_CAPACITY ? TALLY_IO_CAPACITY : (uint32_t)h->records;
     img->records = calloc((size_t)taken + 1, sizeof *img->records);
     if (!img->records)
@@ -164,27 +176,28 @@ static int by_pid_then_order(const void *a, const void *b)
 }
 
 /* Hands the image read at AT of FD to each() and keeps its header. */
-static void take_image(struct io_image_set *set, size_t *cap, int fd, off_t at, uint64_t order,
-                       void (*each)(void *ctx, const struct io_image *img), void *ctx)
+static void take_image(struct loader *l, int fd, off_t at, uint64_t order)
 {
-    if (VEC_RESERVE(set->items, *cap, set->count + 1) < 0)
+    struct io_image_set *set = l->set;
+    if (VEC_RESERVE(set->items, l->cap, set->count + 1) < 0)
         return;
     struct io_image *img = &set->items[set->count];
-    if (read_image(fd, at, img) == 0) {
+    int rc = read_image(fd, at, img, l->only);
+    if (rc == 0) {
         img->order = order;
-        each(ctx, img);
+        l->each(l->ctx, img);
         free(img->records);
         img->records = NULL;
         set->count++;
-    } else {
+    } else if (rc < 0) {
         set->unreadable++;
     }
 }
 
 /* The slots of DIR/io.slots (none when the file is absent). */
-static void take_slots(const char *dir, struct io_image_set *set, size_t *cap,
-                       void (*each)(void *ctx, const struct io_image *img), void *ctx)
+static void take_slots(const char *dir, struct loader *l)
 {
+    struct io_image_set *set = l->set;
     char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, TALLY_IO_RUN_FILE) >= sizeof path)
         return;
@@ -198,24 +211,23 @@ static void take_slots(const char *dir, struct io_image_set *set, size_t *cap,
         run.version == TALLY_IO_VERSION && run.slot_size == TALLY_IO_SLOT && run.slots == TALLY_IO_SLOTS) {
         uint64_t taken = run.taken < TALLY_IO_SLOTS ? run.taken : TALLY_IO_SLOTS;
         for (uint64_t i = 0; i < taken; i++)
-            take_image(set, cap, fd, (off_t)tally_io_slot_offset(i), i, each, ctx);
+            take_image(l, fd, (off_t)tally_io_slot_offset(i), i);
     } else {
         set->unreadable++;
     }
     close(fd);
 }
 
-int io_image_set_load(const char *dir, struct io_image_set *set,
-                      void (*each)(void *ctx, const struct io_image *img), void *ctx)
+static int load(const char *dir, struct loader *l)
 {
+    struct io_image_set *set = l->set;
     memset(set, 0, sizeof *set);
     DIR *d = opendir(dir);
     if (!d) {
         tally_error_errno("level 3: %s", dir);
         return -1;
     }
-    size_t cap = 0;
-    take_slots(dir, set, &cap, each, ctx);
+    take_slots(dir, l);
     struct dirent *e;
     char path[PATH_MAX];
     while ((e = readdir(d))) {
@@ -231,7 +243,7 @@ int io_image_set_load(const char *dir, struct io_image_set *set,
         if (fd < 0 || fstat(fd, &st) < 0 || st.st_size != TALLY_IO_SIZE)
             set->unreadable++;
         else /* after every slot: a pid's files come once the slots ran out */
-            take_image(set, &cap, fd, 0, (uint64_t)TALLY_IO_SLOTS + image, each, ctx);
+            take_image(l, fd, 0, (uint64_t)TALLY_IO_SLOTS + image);
         if (fd >= 0)
             close(fd);
     }
@@ -243,6 +255,20 @@ int io_image_set_load(const char *dir, struct io_image_set *set,
         set->items[i].header.image =
             i > 0 && set->items[i - 1].header.pid == set->items[i].header.pid ? set->items[i - 1].header.image + 1 : 0;
     return 0;
+}
+
+int io_image_set_load(const char *dir, struct io_image_set *set,
+                      void (*each)(void *ctx, const struct io_image *img), void *ctx)
+{
+    struct loader l = {.set = set, .each = each, .ctx = ctx};
+    return load(dir, &l);
+}
+
+int io_image_set_load_pid(const char *dir, pid_t pid, struct io_image_set *set,
+                          void (*each)(void *ctx, const struct io_image *img), void *ctx)
+{
+    struct loader l = {.set = set, .each = each, .ctx = ctx, .only = pid};
+    return load(dir, &l);
 }
 
 void io_image_set_free(struct io_image_set *set)

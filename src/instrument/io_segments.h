@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tally/io_segment.h"
 
@@ -30,6 +31,10 @@ struct io_image_set {
  * then keeping its header. Returns -1 after a message when DIR cannot be read. */
 int io_image_set_load(const char *dir, struct io_image_set *set,
                       void (*each)(void *ctx, const struct io_image *img), void *ctx);
+/* The same for the images of process pid alone: the others' records are
+ * not read (the agent's answer for one process). */
+int io_image_set_load_pid(const char *dir, pid_t pid, struct io_image_set *set,
+                          void (*each)(void *ctx, const struct io_image *img), void *ctx);
 void io_image_set_free(struct io_image_set *set);
 
 #endif
