@@ -183,26 +183,36 @@ static int by_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Where one direction's reading stopped: its last sample at or before the
+ * previous time asked ({0, 0} first: nothing before the origin). */
+struct direction_cursor {
+    size_t k;
+    double t, bytes;
+};
+
 /* The cumulative bytes sent by rank `from` over one pair's samples v[0..n)
- * (sorted by time) at times x that increase from call to call: its last
- * sample at or before x, or, gathered, its total spread evenly over the
- * rank's lifetime. *k and *bytes carry where the last call stopped (0, 0 first). */
+ * (sorted by time) at times x that increase from call to call. Between two
+ * samples the bytes are spread evenly over the interval (all a sampling says
+ * is how many were sent since the one before), so a breakpoint that another
+ * direction puts inside the interval does not move them to its end;
+ * gathered, the rank's total is spread evenly over its lifetime. */
 static double direction_bytes(const struct link_sample *v, size_t n, int from, double x,
-                              size_t *k, double *bytes)
+                              struct direction_cursor *c)
 {
-    for (; *k < n; ++*k) {
-        const struct link_sample *g = &v[*k];
+    for (; c->k < n; ++c->k) {
+        const struct link_sample *g = &v[c->k];
         if (g->from != from)
             continue;
         if (!isnan(g->spread_from)) {
             double a = g->spread_from, b = g->t;
             return x >= b ? (double)g->bytes : x <= a ? 0 : (double)g->bytes * (x - a) / (b - a);
         }
-        if (g->t > x)
-            break;
-        *bytes = (double)g->bytes;
+        if (g->t > x) /* c->t <= x < g->t */
+            return c->bytes + ((double)g->bytes - c->bytes) * (x - c->t) / (g->t - c->t);
+        c->t = g->t;
+        c->bytes = (double)g->bytes;
     }
-    return *bytes;
+    return c->bytes;
 }
 
 /* The trace's containers: the application, its hosts, their ranks. */
@@ -287,13 +297,13 @@ int link_series_write_paje(const struct link_series *s, const char *path, char *
                 times[n_times++] = v[k].spread_from;
         }
         qsort(times, n_times, sizeof *times, by_double);
-        double last_t = 0, last_total = 0, bytes_a = 0, bytes_b = 0;
-        size_t k_a = 0, k_b = 0;
+        double last_t = 0, last_total = 0;
+        struct direction_cursor cur_a = {0}, cur_b = {0};
         for (size_t x = 1; x < n_times; x++) {
             if (times[x] <= last_t)
                 continue;
-            double total = direction_bytes(v + i, j - i, a, times[x], &k_a, &bytes_a) +
-                           direction_bytes(v + i, j - i, b, times[x], &k_b, &bytes_b);
+            double total = direction_bytes(v + i, j - i, a, times[x], &cur_a) +
+                           direction_bytes(v + i, j - i, b, times[x], &cur_b);
             double rate = (total - last_total) / (times[x] - last_t);
             trace_signal_push(u, last_t, rate);
             if (rate > peak)

@@ -3,7 +3,8 @@
  * (pj_dump), even across an interval of a few microseconds carrying many
  * bytes (a rank seen late, all its bytes so far at once). A rank of another
  * host, gathered at the end, has its bytes spread over its lifetime: the
- * link's rate there is its average, with no burst at the gather. */
+ * link's rate there is its average, with no burst at the gather, and a
+ * sampled rank's bytes stay spread over their sampling interval. */
 #include "instrument/link_series.h"
 
 #include <math.h>
@@ -111,6 +112,24 @@ int main(void)
     CHECK_NEAR(got, 20000.0 + 50000.0, 0.05);
     /* 10 kB/s of rank 0's plus 50 kB/s of rank 1's while both ran, never more */
     CHECK_NEAR(peak, 60000.0, 1.0);
+    link_series_free(s);
+
+    /* the same, sampled every second as `tally run --time-series` does, the
+     * gathered rank's lifetime [t0 + 0.55, t0 + 1.45] inside the samplings:
+     * rank 0's bytes of a second stay spread over that second, none moved to
+     * the end of the piece that the gathered rank's bound cuts off */
+    s = link_series_new();
+    memset(a->d.links, 0, sizeof a->d.links);
+    link_series_begin(s, t0);
+    for (int i = 1; i <= 2; i++) {
+        a->d.links[1].bytes = 10000u * (unsigned)i;
+        link_series_sample(s, t0 + i, a);
+    }
+    link_series_gathered(s, t0 + 0.55, t0 + 1.45, b);
+    CHECK_INT(link_series_write_paje(s, path, why, sizeof why), 0);
+    got = reader_integral(path, &points, &peak);
+    CHECK_NEAR(got, 20000.0 + 50000.0, 0.05);
+    CHECK_NEAR(peak, 10000.0 + 50000.0 / 0.9, 1.0);
     unlink(path);
     link_series_free(s);
     free(a);
