@@ -21,17 +21,19 @@ extern char **environ;
 DECLARE_REAL(execve); DECLARE_REAL(execvpe); DECLARE_REAL(fexecve); DECLARE_REAL(posix_spawn);
 DECLARE_REAL(posix_spawnp);
 
-/* This library's path, as the loader knows it (found at the start: dladdr
- * may allocate, which a vfork child must not). The entries are built on
- * the caller's stack at each exec: a short process touches no page of its
- * own for them. */
+/* This library's path, as the loader knows it, found at the first exec
+ * (an image that never execs pays no dladdr; dladdr takes the loader's
+ * lock and allocates nothing, so a vfork child may call it). The entries
+ * are built on the caller's stack at each exec: a short process touches no
+ * page of its own for them. */
 static const char *library IO_HOT;
 
-static void find_library(void)
+static const char *find_library(void)
 {
     Dl_info info;
     if (!library && dladdr((void *)find_library, &info) && info.dli_fname && *info.dli_fname)
         library = info.dli_fname;
+    return library;
 }
 
 size_t io_env_count(char *const envp[])
@@ -94,7 +96,7 @@ static char *put_entry(char **at, const char *end, const char *name, const char 
 
 size_t io_env_room(char *const envp[])
 {
-    if (!io_region || !library)
+    if (!io_region || !find_library())
         return 1;
     size_t lib = str_len(library);
     size_t room = sizeof "TALLY_IO_DIR=" + str_len(io_directory()) + sizeof "LD_PRELOAD=" + lib;
@@ -141,17 +143,25 @@ char *const *io_child_env(char *const envp[], char **out, char *buf, size_t bufl
     return out;
 }
 
-void io_exec_begin(const char *path)
+void io_exec_prepare(void)
+{
+    find_library();
+    (void)REAL(execve);
+    (void)REAL(execvpe);
+}
+
+bool io_exec_begin(const char *path)
 {
     struct tally_io_header *h = io_region;
     if (!h)
-        return;
+        return false;
     if (h->pid != io_getpid()) { /* a vfork child: the region is its parent's */
         io_region_note_vfork_exec(path ? path : "");
-        return;
+        return true;
     }
     io_copy_str(h->exec_target, path ? path : "", sizeof h->exec_target);
     __atomic_fetch_or(&h->flags, TALLY_IO_EXEC_PENDING, __ATOMIC_RELEASE);
+    return false;
 }
 
 void io_exec_failed(void)
@@ -161,23 +171,27 @@ void io_exec_failed(void)
         __atomic_fetch_and(&h->flags, ~(uint32_t)TALLY_IO_EXEC_PENDING, __ATOMIC_RELEASE);
 }
 
-/* At the start: what a vfork child must not have to look up (dlsym and
- * dladdr may allocate). */
-void io_exec_prepare(void)
-{
-    find_library();
-    (void)REAL(execve);
-    (void)REAL(execvpe);
-}
-
 #define ENV_ROOM(envp) (io_env_count(envp) + 3)
+
+/* execve's next definition, looked up at the first exec; a vfork child
+ * that finds it not yet looked up makes the system call itself (it runs on
+ * its parent's memory: no dlsym there). */
+static int next_execve(bool vforked, const char *path, char *const argv[], char *const envp[])
+{
+    if (!real_execve && vforked) {
+        long r = io_sys(SYS_execve, path, argv, envp);
+        errno = (int)-r;
+        return -1;
+    }
+    return REAL(execve)(path, argv, envp);
+}
 
 IO_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     char *env[ENV_ROOM(envp)];
     char buf[io_env_room(envp)];
-    io_exec_begin(path);
-    int rc = REAL(execve)(path, argv, io_child_env(envp, env, buf, sizeof buf));
+    bool vforked = io_exec_begin(path);
+    int rc = next_execve(vforked, path, argv, io_child_env(envp, env, buf, sizeof buf));
     int saved = errno;
     io_exec_failed();
     errno = saved;

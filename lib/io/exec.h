@@ -15,10 +15,13 @@
 size_t io_env_room(char *const envp[]);
 char *const *io_child_env(char *const envp[], char **out, char *buf, size_t buflen);
 size_t io_env_count(char *const envp[]);
-void io_exec_begin(const char *path);
-void io_exec_failed(void);
-/* At the start: what a vfork child must not have to look up (dlsym and
- * dladdr may allocate). */
+/* Before a fork: what the children will need at their exec (this
+ * library's path, execve and execvpe), looked up once here rather than in
+ * every child, where each page the lookup reads is a page fault. */
 void io_exec_prepare(void);
+/* Notes the exec in the region; true in a vfork child (whose note is a
+ * region of its own, io_region_note_vfork_exec). */
+bool io_exec_begin(const char *path);
+void io_exec_failed(void);
 
 #endif

@@ -1,14 +1,15 @@
 /* libtally-io's process side, the top of the helper: the start of this
  * process image (its region claimed at load), a forked child's own region
- * (pthread_atfork, its descriptors' records carried over), and the end
- * (exit, _exit, destructors, fatal signals caught), with getrusage's CPU
- * times and peak memory. The monitor counts every process from its
- * region, without a ptrace stop (docs/io.md). */
+ * (the fork, daemon and forkpty wrappers, its descriptors' records carried
+ * over), and the end (exit and its status through on_exit, _exit, _Exit,
+ * fatal signals caught), with getrusage's CPU times and peak memory. The
+ * monitor counts every process from its region, without a ptrace stop
+ * (docs/io.md). */
 #include "exec.h"
 #include "records.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,10 @@
  * short child more than keeping it) until the child forks in turn. */
 static struct tally_io_header *parents_region IO_HOT;
 
-/* Process end: end time, rusage and FLAGS (async-signal-safe). */
-static void process_end(uint32_t flags)
+/* The region H of this process ended: end time, rusage and FLAGS
+ * (async-signal-safe). */
+static void end_region(struct tally_io_header *h, uint32_t flags)
 {
-    struct tally_io_header *h = io_region;
-    if (!h || h->pid != io_getpid()) /* a vfork child shares the parent's */
-        return;
     struct rusage ru;
     if (io_sys(SYS_getrusage, RUSAGE_SELF, &ru) == 0) {
         h->utime_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
@@ -34,6 +33,13 @@ static void process_end(uint32_t flags)
     }
     h->end_ticks = io_ticks();
     __atomic_fetch_or(&h->flags, flags | TALLY_IO_ENDED, __ATOMIC_RELEASE);
+}
+
+/* This process's region, or NULL (none, or a vfork child's: its parent's). */
+static struct tally_io_header *own_region(void)
+{
+    struct tally_io_header *h = io_region;
+    return h && h->pid == io_getpid() ? h : NULL;
 }
 
 /* Fatal signals whose default action ends the process: recorded, then the
@@ -46,9 +52,10 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static void on_fatal(int sig)
 {
     int saved = errno;
-    if (io_region && io_region->pid == io_getpid()) {
-        io_region->signal = sig;
-        process_end(TALLY_IO_SIGNALED);
+    struct tally_io_header *h = own_region();
+    if (h) {
+        h->signal = sig;
+        end_region(h, TALLY_IO_SIGNALED);
     }
     errno = saved;
     raise(sig); /* SA_NODEFER|SA_RESETHAND: delivered now, with the default action */
@@ -93,6 +100,47 @@ static void after_fork_child(void)
     io_busy(0);
 }
 
+/* fork, and the two functions of glibc that fork inside (daemon, forkpty):
+ * wrapped rather than a pthread_atfork child handler, whose registration
+ * cost every image two page faults in libc's data. glibc's own internal
+ * forks elsewhere (wordexp's command substitution) are not seen: such a
+ * child writes nothing through the helper before its exec, and its new
+ * image claims a region of its own. _Fork runs no fork handlers either. */
+DECLARE_REAL(fork);
+DECLARE_REAL(daemon);
+DECLARE_REAL(forkpty);
+
+IO_EXPORT pid_t fork(void)
+{
+    if (io_region)
+        io_exec_prepare();
+    pid_t pid = REAL(fork)();
+    if (pid == 0)
+        after_fork_child();
+    return pid;
+}
+
+IO_EXPORT int daemon(int nochdir, int noclose)
+{
+    if (io_region)
+        io_exec_prepare();
+    int rc = REAL(daemon)(nochdir, noclose);
+    /* Only the daemon returns (its parent _exits inside): a new pid. */
+    if (rc == 0 && io_region && io_region->pid != io_getpid())
+        after_fork_child();
+    return rc;
+}
+
+IO_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *termp, const struct winsize *winp)
+{
+    if (io_region)
+        io_exec_prepare();
+    pid_t pid = REAL(forkpty)(amaster, name, termp, winp);
+    if (pid == 0)
+        after_fork_child();
+    return pid;
+}
+
 extern char **environ;
 
 /* $NAME's value, or NULL: a scan of environ (getenv would cost a page of
@@ -109,6 +157,23 @@ static const char *env_value(const char *name)
     return NULL;
 }
 
+/* The end through exit (an explicit exit or main's return), with its
+ * status: registered at the start, before the program's own exit handlers
+ * and the loader's (a preloaded library's constructor runs before
+ * __libc_start_main registers _dl_fini), so it runs last, after the
+ * destructors. exit is not wrapped (that cost every image a dlsym at its
+ * end and missed main's return: glibc calls its own exit), and there is no
+ * destructor (which ran before this and ended the region twice). */
+static void on_exit_status(int status, void *arg)
+{
+    (void)arg;
+    struct tally_io_header *h = own_region();
+    if (h) {
+        h->exit_code = status & 0xff;
+        end_region(h, TALLY_IO_EXIT_CODE);
+    }
+}
+
 __attribute__((constructor)) static void io_start(void)
 {
     if (!io_directory_set(env_value("TALLY_IO_DIR")))
@@ -118,36 +183,20 @@ __attribute__((constructor)) static void io_start(void)
     io_region = io_region_claim(0);
     io_busy(0);
     if (io_region) {
-        pthread_atfork(NULL, NULL, after_fork_child);
+        on_exit(on_exit_status, NULL);
         install_fatal_handlers();
-        io_exec_prepare();
     }
     errno = saved;
 }
 
-__attribute__((destructor)) static void io_stop(void)
-{
-    process_end(0);
-}
 
-IO_EXPORT void exit(int status)
-{
-    static void (*next)(int);
-    if (io_region && io_region->pid == io_getpid()) {
-        io_region->exit_code = status & 0xff;
-        __atomic_fetch_or(&io_region->flags, TALLY_IO_EXIT_CODE, __ATOMIC_RELAXED);
-    }
-    if (!next)
-        next = (void (*)(int))io_next_symbol("exit");
-    next(status);
-    __builtin_unreachable();
-}
 
 static void end_at_underscore_exit(int status)
 {
-    if (io_region && io_region->pid == io_getpid()) {
-        io_region->exit_code = status & 0xff;
-        process_end(TALLY_IO_UNDERSCORE_EXIT | TALLY_IO_EXIT_CODE);
+    struct tally_io_header *h = own_region();
+    if (h) {
+        h->exit_code = status & 0xff;
+        end_region(h, TALLY_IO_UNDERSCORE_EXIT | TALLY_IO_EXIT_CODE);
     }
 }
 

@@ -62,6 +62,7 @@ check_eq "child.dat: its split names the child only" \
 check_eq "the child ended by _exit" "$(jq -r '.processes[] | select(.forked) | .ended_by' out.files.json)" _exit
 check_eq "with code 3" "$(jq -r '.processes[] | select(.forked) | .exit_code' out.files.json)" 3
 check_eq "the program ended by exit" "$(jq -r --argjson p "$top" '.processes[] | select(.pid == $p) | .ended_by' out.files.json)" exit
+check_eq "with main's return value as its exit code" "$(jq -r --argjson p "$top" '.processes[] | select(.pid == $p) | .exit_code' out.files.json)" 0
 check_cmp "its CPU time from getrusage at exit" "$(jq -r --argjson p "$top" '.processes[] | select(.pid == $p) | .cpu_time' out.files.json)" ">" 0
 check_cmp "its peak memory (MB)" "$(jq -r --argjson p "$top" '.processes[] | select(.pid == $p) | .max_rss' out.files.json)" ">" 0.5
 

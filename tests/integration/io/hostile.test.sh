@@ -2,9 +2,9 @@
 # Level 3: the bad inputs a preloaded I/O helper must survive, each with an
 # exact truth (tests/fixtures/progs/io_hostile.c): a process that closes
 # every descriptor or dup2s onto them, clearenv before exec, vfork + exec,
-# file names with a newline or invalid UTF-8, 100,000 distinct files (bounded
-# memory, the "incomplete" note), signals inside wrapped calls, a crash
-# (SIGSEGV) and SIGKILL.
+# forkpty and daemon (glibc's own forks), file names with a newline or
+# invalid UTF-8, 100,000 distinct files (bounded memory, the "incomplete"
+# note), signals inside wrapped calls, a crash (SIGSEGV) and SIGKILL.
 . "$(dirname "$0")/../lib.sh"
 
 H=$PROGS/io_hostile
@@ -29,6 +29,22 @@ check_eq "nothing left uninterposed" "$(jq -r '.not_interposed | length' clear.f
 check_eq "vfork + execv: runs" "$?" 0
 check_eq "the vfork child's new image counted" "$(f vf "$D/vforked.dat" POSIX_BYTES_WRITTEN)" 4
 check_eq "two processes, both interposed" "$(jq -r '[.processes[].pid] | unique | length' vf.files.json)/$(jq -r '.not_interposed | length' vf.files.json)" 2/0
+
+# forkpty and daemon fork inside glibc: the helper wraps them as it wraps
+# fork, so that each child gets a region of its own.
+"$TALLY" run --level 3 -o pty -- "$H" forkpty "$D/pty.dat"
+check_eq "forkpty: runs" "$?" 0
+check_eq "the forkpty child's 6 bytes counted" "$(f pty "$D/pty.dat" POSIX_BYTES_WRITTEN)" 6
+w=$(jq -r --arg p "$D/pty.dat" '.files[] | select(.path == $p) | .processes[0].pid' pty.files.json)
+check_eq "in a region of its own: forked, ended by _exit(6)" \
+  "$(jq -r --argjson p "${w:-0}" '[.processes[] | select(.pid == $p) | "\(.forked) \(.ended_by) \(.exit_code)"] | join(",")' pty.files.json)" "true _exit 6"
+"$TALLY" run --level 3 -o dmn -- "$H" daemon "$D/daemon.dat"
+check_eq "daemon: runs" "$?" 0
+check_eq "the daemon's 8 bytes counted" "$(f dmn "$D/daemon.dat" POSIX_BYTES_WRITTEN)" 8
+w=$(jq -r --arg p "$D/daemon.dat" '.files[] | select(.path == $p) | .processes[0].pid' dmn.files.json)
+check_eq "in a region of its own: forked, ended by exit with code 0" \
+  "$(jq -r --argjson p "${w:-0}" '[.processes[] | select(.pid == $p) | "\(.forked) \(.ended_by) \(.exit_code)"] | join(",")' dmn.files.json)" "true exit 0"
+check_eq "three processes: the program, its child, the daemon" "$(jq -r '[.processes[].pid] | unique | length' dmn.files.json)" 3
 
 "$TALLY" run --level 3 -o names -- "$H" names "$D"
 check_eq "odd file names: runs" "$?" 0
