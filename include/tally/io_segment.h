@@ -9,7 +9,8 @@
  * (never dropped). tmpfs gives pages only as they are touched.
  *
  * Where the regions are: slots of one sparse run file, DIR/io.slots (a
- * struct tally_io_run page, then TALLY_IO_SLOTS slots of TALLY_IO_SLOT
+ * struct tally_io_run page and the helper's cache of executables' names,
+ * then TALLY_IO_SLOTS slots of TALLY_IO_SLOT
  * bytes). An image claims the next slot with one atomic increment of
  * `taken`, maps it and closes the descriptor at once: it holds no
  * descriptor the program could close or dup2 onto. The first image of a
@@ -25,7 +26,7 @@
 #include <stdint.h>
 
 #define TALLY_IO_MAGIC 0x314f494c4c4154ULL /* "TALLIO1" */
-#define TALLY_IO_VERSION 2
+#define TALLY_IO_VERSION 3
 #define TALLY_IO_HEADER 4096
 #define TALLY_IO_RECORD 1024
 #define TALLY_IO_CAPACITY 1024        /* files recorded per process image */
@@ -34,7 +35,10 @@
 #define TALLY_IO_INCOMPLETE_NAME "<incomplete>"
 #define TALLY_IO_RUN_FILE "io.slots"
 #define TALLY_IO_RUN_MAGIC 0x31544f4c53494f54ULL /* "TIOSLOT1" */
-#define TALLY_IO_RUN_HEADER 4096
+#define TALLY_IO_EXE_CACHE 32          /* executables' names kept in the run file */
+#define TALLY_IO_EXE_ENTRY 2048
+#define TALLY_IO_EXE_KEY 512
+#define TALLY_IO_RUN_HEADER (4096 + TALLY_IO_EXE_CACHE * TALLY_IO_EXE_ENTRY)
 #define TALLY_IO_SLOT (((TALLY_IO_SIZE) + 4095) / 4096 * 4096) /* page-aligned */
 #define TALLY_IO_SLOTS 65536u         /* images per run file (sparse: ~66 GiB apparent) */
 
@@ -127,6 +131,27 @@ struct tally_io_run {
     volatile uint64_t taken;    /* slots claimed (may pass slots: those images used files) */
     uint64_t anchor_ns, anchor_ticks; /* read together by the run file's creator */
 };
+
+/* The helper's own, after the run file's first page (the monitor does not
+ * read it): what /proc/self/exe read for an image whose AT_EXECFN (the path
+ * its exec was given) was KEY, an absolute path. An image started by the
+ * same path takes its name from here instead of reading /proc/self/exe,
+ * whose lookup (the new pid's /proc entries made) was the costliest system
+ * call of a short process. Entries are added, never changed or removed
+ * (open addressing by the key's hash; an entry is used once ready). */
+struct tally_io_exe_entry {
+    volatile uint64_t hash;     /* 0: free; else the key's hash (never 0) */
+    volatile uint32_t ready;    /* key and exe written */
+    uint32_t pad;
+    char key[TALLY_IO_EXE_KEY];
+    char exe[1024];
+};
+_Static_assert(sizeof(struct tally_io_exe_entry) <= TALLY_IO_EXE_ENTRY, "an exe entry fits");
+
+static inline struct tally_io_exe_entry *tally_io_exe_entry_at(struct tally_io_run *run, uint32_t i)
+{
+    return (struct tally_io_exe_entry *)((char *)run + 4096 + (uint64_t)i * TALLY_IO_EXE_ENTRY);
+}
 
 static inline uint64_t tally_io_slot_offset(uint64_t slot)
 {

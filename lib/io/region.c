@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -208,6 +209,93 @@ static void *create_file(pid_t pid, uint32_t *image)
     return base;
 }
 
+/* ---- the executable's name: /proc/self/exe, or the run file's cache ---- */
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    while (*prefix && *s == *prefix)
+        s++, prefix++;
+    return !*prefix;
+}
+
+/* This image's AT_EXECFN when it may key the cache: an absolute path that
+ * names the same file for every process of the run (not /proc/... or
+ * /dev/fd/N, as fexecve gives), short enough; else NULL. */
+static const char *exe_key(uint64_t *hash)
+{
+    const char *fn = (const char *)getauxval(AT_EXECFN);
+    if (!fn || fn[0] != '/' || starts_with(fn, "/proc/") || starts_with(fn, "/dev/"))
+        return NULL;
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t n = 0;
+    for (; fn[n]; n++) {
+        if (n + 1 >= TALLY_IO_EXE_KEY)
+            return NULL;
+        h = (h ^ (unsigned char)fn[n]) * 0x100000001b3ull;
+    }
+    *hash = h ? h : 1;
+    return fn;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+/* The cached name of KEY into st.exe; false when there is none (yet). */
+static bool exe_cached(struct tally_io_run *run, const char *key, uint64_t hash)
+{
+    for (uint32_t i = 0; i < TALLY_IO_EXE_CACHE; i++) {
+        struct tally_io_exe_entry *e = tally_io_exe_entry_at(run, (uint32_t)((hash + i) % TALLY_IO_EXE_CACHE));
+        uint64_t h = __atomic_load_n(&e->hash, __ATOMIC_ACQUIRE);
+        if (!h)
+            return false; /* entries are never removed: KEY is not further on */
+        if (h == hash && __atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) && same_str(e->key, key)) {
+            io_copy_str(st.exe, e->exe, EXE_MAX);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Keeps st.exe as KEY's name (nothing when the cache is full, or another
+ * image is adding the same key). */
+static void exe_remember(struct tally_io_run *run, const char *key, uint64_t hash)
+{
+    for (uint32_t i = 0; i < TALLY_IO_EXE_CACHE; i++) {
+        struct tally_io_exe_entry *e = tally_io_exe_entry_at(run, (uint32_t)((hash + i) % TALLY_IO_EXE_CACHE));
+        uint64_t h = 0;
+        if (__atomic_compare_exchange_n(&e->hash, &h, hash, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            io_copy_str(e->key, key, sizeof e->key);
+            io_copy_str(e->exe, st.exe, sizeof e->exe);
+            __atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
+            return;
+        }
+        if (h == hash && (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) || same_str(e->key, key)))
+            return;
+    }
+}
+
+/* st.exe for this image: from the run file's cache when an earlier image
+ * of the run was started by the same path, else read from /proc/self/exe
+ * (and cached). Once per image: a forked child has it already. */
+static void find_exe(void)
+{
+    uint64_t hash = 0;
+    const char *key = st.run ? exe_key(&hash) : NULL;
+    if (key && exe_cached(st.run, key, hash)) {
+        st.exe_known = true;
+        return;
+    }
+    long n = io_sys(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", st.exe, EXE_MAX - 1);
+    st.exe[n > 0 ? n : 0] = '\0';
+    st.exe_known = true;
+    if (key && n > 0)
+        exe_remember(st.run, key, hash);
+}
+
 /* A region claimed and filled; EXEC_TARGET: a vfork child's note (below). */
 static struct tally_io_header *claim(uint32_t flags, const char *exec_target)
 {
@@ -237,13 +325,10 @@ static struct tally_io_header *claim(uint32_t flags, const char *exec_target)
         h->anchor_ticks = io_ticks();
         h->anchor_ns = io_now();
     }
-    /* Read once per image (a forked child runs its parent's executable,
+    /* Once per image (a forked child runs its parent's executable,
      * already here). */
-    if (!st.exe_known) {
-        long n = io_sys(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", st.exe, EXE_MAX - 1);
-        st.exe[n > 0 ? n : 0] = '\0';
-        st.exe_known = true;
-    }
+    if (!st.exe_known)
+        find_exe();
     io_copy_str(h->exe, st.exe, sizeof h->exe);
     if (exec_target) {
         io_copy_str(h->exec_target, exec_target, sizeof h->exec_target);

@@ -37,6 +37,18 @@ t0=$(f POSIX_F_WRITE_START_TIMESTAMP); t1=$(f POSIX_F_WRITE_END_TIMESTAMP)
 check "write timestamps in the run (time-stamp counter turned into seconds)" \
   awk -v a="$t0" -v b="$t1" -v w="$(summary_value loop.summary wall_time)" 'BEGIN { exit !(a > 0 && b > a && b <= w + 0.05) }'
 
+# Executables' names: the first image started by a path reads
+# /proc/self/exe, later ones take the name the run file's cache kept for
+# that path; a script's image is its interpreter, whatever path started it.
+printf '#!/bin/sh\nexit 0\n' >"$D/script.sh"; chmod +x "$D/script.sh"
+"$TALLY" run --level 3 -o names -- bash -c 'for i in 1 2 3; do /bin/true; done; for i in 1 2; do "$1"; done' _ "$D/script.sh"
+check_eq "names: runs" "$?" 0
+check_eq "three images of /bin/true, each named by its resolved path" \
+  "$(jq -r --arg e "$(readlink -f /bin/true)" '[.processes[] | select(.exe == $e)] | length' names.files.json)" 3
+check_eq "two images of the script, each named by its interpreter" \
+  "$(jq -r --arg e "$(readlink -f /bin/sh)" '[.processes[] | select(.exe == $e)] | length' names.files.json)" 2
+check_eq "none named as not interposed" "$(jq -r '.not_interposed | length' names.files.json)" 0
+
 # A static program started by the shell (dash: vfork, then exec): no helper
 # in it, counted from the region its vfork child noted before the exec, and
 # named as not interposed with its exec target.
