@@ -110,10 +110,19 @@ DECLARE_REAL(fork);
 DECLARE_REAL(daemon);
 DECLARE_REAL(forkpty);
 
+/* In the parent, before a fork: what the child will need, looked up or
+ * mapped once here rather than in every child. */
+static void before_fork(void)
+{
+    if (io_region) {
+        io_exec_prepare();
+        io_region_fork_window();
+    }
+}
+
 IO_EXPORT pid_t fork(void)
 {
-    if (io_region)
-        io_exec_prepare();
+    before_fork();
     pid_t pid = REAL(fork)();
     if (pid == 0)
         after_fork_child();
@@ -122,8 +131,7 @@ IO_EXPORT pid_t fork(void)
 
 IO_EXPORT int daemon(int nochdir, int noclose)
 {
-    if (io_region)
-        io_exec_prepare();
+    before_fork();
     int rc = REAL(daemon)(nochdir, noclose);
     /* Only the daemon returns (its parent _exits inside): a new pid. */
     if (rc == 0 && io_region && io_region->pid != io_getpid())
@@ -133,8 +141,7 @@ IO_EXPORT int daemon(int nochdir, int noclose)
 
 IO_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *termp, const struct winsize *winp)
 {
-    if (io_region)
-        io_exec_prepare();
+    before_fork();
     pid_t pid = REAL(forkpty)(amaster, name, termp, winp);
     if (pid == 0)
         after_fork_child();

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -151,6 +152,61 @@ static void create_run_file(pid_t pid)
     }
     io_sys(SYS_close, fd);
     io_sys(SYS_unlinkat, AT_FDCWD, tmp, 0);
+}
+
+/* Slots mapped ahead by a process that forks (io_region_fork_window):
+ * [first, first + count) of the run file at base. Written only while the
+ * process has one thread, before a fork; a forked child finds its parent's
+ * window mapped in its own memory. */
+#define WINDOW_SLOTS 16
+static struct {
+    char *base;
+    uint64_t first, count;
+} win IO_HOT;
+
+/* The next slot, when it lies in the window: claimed (the same atomic
+ * increment of taken as any claim, never ahead of it) and already mapped;
+ * NULL otherwise (the caller claims through the run file). */
+static void *claim_in_window(void)
+{
+    if (!win.base || !st.run)
+        return NULL;
+    uint64_t t = __atomic_load_n(&st.run->taken, __ATOMIC_RELAXED);
+    while (t >= win.first && t < win.first + win.count)
+        if (__atomic_compare_exchange_n(&st.run->taken, &t, t + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return win.base + (t - win.first) * (uint64_t)TALLY_IO_SLOT;
+    return NULL;
+}
+
+static bool in_window(const void *p)
+{
+    return win.base && (const char *)p >= win.base &&
+           (const char *)p < win.base + win.count * (uint64_t)TALLY_IO_SLOT;
+}
+
+void io_region_fork_window(void)
+{
+    if (!st.run || !io_region || !__libc_single_threaded)
+        return;
+    uint64_t t = __atomic_load_n(&st.run->taken, __ATOMIC_RELAXED);
+    if ((win.base && t >= win.first && t < win.first + win.count) || t >= TALLY_IO_SLOTS)
+        return;
+    uint64_t n = TALLY_IO_SLOTS - t < WINDOW_SLOTS ? TALLY_IO_SLOTS - t : WINDOW_SLOTS;
+    int fd = (int)io_sys(SYS_openat, AT_FDCWD, st.run_path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char *b = mapped(io_sys(SYS_mmap, NULL, n * TALLY_IO_SLOT, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                            (long)tally_io_slot_offset(t)));
+    io_sys(SYS_close, fd);
+    if (!b)
+        return;
+    /* The old window goes, unless this process's own region is in it (a
+     * forked child's, claimed in its parent's window). */
+    if (win.base && !in_window(io_region))
+        io_sys(SYS_munmap, win.base, win.count * TALLY_IO_SLOT);
+    win.base = b;
+    win.first = t;
+    win.count = n;
 }
 
 /* The next slot of the run file, mapped; NULL when there is none. */
@@ -303,7 +359,10 @@ static struct tally_io_header *claim(uint32_t flags, const char *exec_target)
         return NULL;
     pid_t pid = io_getpid();
     uint32_t image = 0;
-    struct tally_io_header *h = claim_slot(pid);
+    /* A vfork child's note is unmapped at once: not in its parent's window. */
+    struct tally_io_header *h = exec_target ? NULL : claim_in_window();
+    if (!h)
+        h = claim_slot(pid);
     bool from_slot = h != NULL;
     if (!h)
         h = create_file(pid, &image);

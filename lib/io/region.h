@@ -83,6 +83,10 @@ struct tally_io_header *io_region_claim(uint32_t flags);
  * TARGET (so that a target the helper cannot enter is still counted and
  * named), then unmapped at once. The new image claims its own if it can. */
 void io_region_note_vfork_exec(const char *target);
+/* Before a fork (in the parent, with one thread): keeps the next few slots
+ * of the run file mapped, so that the child claims its slot with no system
+ * call when it is the next one claimed (io_region_claim). */
+void io_region_fork_window(void);
 /* Gives back a region mapping (a forked child's copy of its parent's). */
 void io_region_unmap(struct tally_io_header *h);
 
