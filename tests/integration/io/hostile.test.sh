@@ -32,18 +32,20 @@ check_eq "two processes, both interposed" "$(jq -r '[.processes[].pid] | unique 
 
 # forkpty and daemon fork inside glibc: the helper wraps them as it wraps
 # fork, so that each child gets a region of its own.
+# writer RUN FILE: "forked ended_by exit_code" of the process that wrote FILE
+writer() {
+  local w
+  w=$(jq -r --arg p "$2" '.files[] | select(.path == $p) | .processes[0].pid' "$1.files.json")
+  jq -r --argjson p "${w:-0}" '[.processes[] | select(.pid == $p) | "\(.forked) \(.ended_by) \(.exit_code)"] | join(",")' "$1.files.json"
+}
 "$TALLY" run --level 3 -o pty -- "$H" forkpty "$D/pty.dat"
 check_eq "forkpty: runs" "$?" 0
 check_eq "the forkpty child's 6 bytes counted" "$(f pty "$D/pty.dat" POSIX_BYTES_WRITTEN)" 6
-w=$(jq -r --arg p "$D/pty.dat" '.files[] | select(.path == $p) | .processes[0].pid' pty.files.json)
-check_eq "in a region of its own: forked, ended by _exit(6)" \
-  "$(jq -r --argjson p "${w:-0}" '[.processes[] | select(.pid == $p) | "\(.forked) \(.ended_by) \(.exit_code)"] | join(",")' pty.files.json)" "true _exit 6"
+check_eq "in a region of its own: forked, ended by _exit(6)" "$(writer pty "$D/pty.dat")" "true _exit 6"
 "$TALLY" run --level 3 -o dmn -- "$H" daemon "$D/daemon.dat"
 check_eq "daemon: runs" "$?" 0
 check_eq "the daemon's 8 bytes counted" "$(f dmn "$D/daemon.dat" POSIX_BYTES_WRITTEN)" 8
-w=$(jq -r --arg p "$D/daemon.dat" '.files[] | select(.path == $p) | .processes[0].pid' dmn.files.json)
-check_eq "in a region of its own: forked, ended by exit with code 0" \
-  "$(jq -r --argjson p "${w:-0}" '[.processes[] | select(.pid == $p) | "\(.forked) \(.ended_by) \(.exit_code)"] | join(",")' dmn.files.json)" "true exit 0"
+check_eq "in a region of its own: forked, ended by exit with code 0" "$(writer dmn "$D/daemon.dat")" "true exit 0"
 check_eq "three processes: the program, its child, the daemon" "$(jq -r '[.processes[].pid] | unique | length' dmn.files.json)" 3
 
 "$TALLY" run --level 3 -o names -- "$H" names "$D"
