@@ -3,13 +3,14 @@
  *
  * Level 3 runs here too, as the fallback for the images the I/O helper
  * cannot enter. The top process is seized as at level 2, with exec events:
- * an image the helper enters (helper_enters) is let go at its exec stop,
- * and neither it nor what it starts is stopped again: the helper's regions
- * and /proc scans count them (as poller.c does). An image the helper
- * cannot enter (a static binary, a setuid program, a cleared environment)
- * stays traced, and so does every process it starts, as at level 2: each
- * counted at its fork, measured at its exit stop, its executable noted so
- * that the report names it as not interposed (docs/io.md). One exec'd by
+ * when its image is one the helper enters (helper_enters), it is let go at
+ * its exec stop, and neither it nor what it starts is stopped again: the
+ * helper's regions and /proc scans count them (as poller.c does). An image
+ * the helper cannot enter (a static binary, a setuid program, a cleared
+ * environment) stays traced, and so does every process it starts, as at
+ * level 2, the helper's images among them: each counted at its fork,
+ * measured at its exit stop, its executable noted so that the report names
+ * it as not interposed (docs/io.md). One exec'd by
  * a process already let go is adopted when a scan finds it
  * (uninterposed.c): what it starts after that scan is followed. */
 #include <math.h>
@@ -91,17 +92,25 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
             ending_new_process(&ending, ev.pid);
             break;
         case TRACER_EXEC:
-            /* Level 3: the helper's images go untraced from here on. */
+            /* Level 3: an image of the helper goes untraced from here on,
+             * when it is tally's own child (the command, an orphan): its
+             * death still comes here. Under an image the helper cannot
+             * enter, the helper's images stay followed too: one let go
+             * would be taken for alive until the next scan. */
             if (helper_enters(ev.pid, o->io_dir) == 1) {
-                tracer_let_go(tracer, ev.pid);
+                struct proc_stat st;
+                if (ev.pid == launch.pid || (proc_read_stat(ev.pid, &st) == 0 && st.ppid == self))
+                    tracer_let_go(tracer, ev.pid);
+                else
+                    tracer_resume(tracer, ev.pid);
             } else {
                 usage_note_without_helper(u, ev.pid);
                 tracer_resume(tracer, ev.pid);
             }
             break;
         case TRACER_EXITING:
-            if (level3) { /* a traced process at level 3 ran without the helper */
-                usage_note_without_helper(u, ev.pid);
+            if (level3) { /* its last executable, for the report (docs/io.md) */
+                usage_note_executable(u, ev.pid);
                 usage_note_ended(u, ev.pid);
             }
             /* Read at its exit stop, a process is then let go for good: its
