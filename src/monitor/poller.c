@@ -75,14 +75,16 @@ void scan_tree(struct usage *u, pid_t root, bool include_root, struct helper_rep
         struct tree_root r = {root};
         proc_scan_assign_roots(&scan, is_tree_root, &r);
     }
+    /* The gone first: what is alive together is what this scan saw. */
+    struct gone_ctx g = {u, &scan, root, include_root};
+    usage_each_process(u, drop_if_gone, &g);
     for (size_t i = 0; i < scan.procs.capacity; i++) {
         pid_t pid = scan.procs.keys[i];
         if (pid && !usage_has_process(u, pid) && is_member(&scan, pid, root, include_root) &&
             !usage_ended(u, pid, ((const struct scan_proc *)pidmap_at(&scan.procs, i))->stat.starttime))
             usage_process_started(u, pid);
     }
-    struct gone_ctx g = {u, &scan, root, include_root};
-    usage_each_process(u, drop_if_gone, &g);
+    usage_forget_ended(u);
     proc_scan_free(&scan);
     if (reports) {
         usage_each_process(u, note_executable, u);

@@ -254,6 +254,10 @@ static void sum_memory(struct usage *u, pid_t except, bool fresh, bool fresh_pss
             p->vm = st.vm_bytes;
             if (fresh_pss)
                 read_pss(pid, p);
+        } else if (fresh) {
+            /* Gone, not yet told (level 3: a process no tracer follows
+             * ends unseen until a scan): it holds nothing any more. */
+            p->rss = p->vm = p->swap = p->pss = 0;
         }
         s->rss += mb(p->rss);
         s->vm += mb(p->vm);
@@ -351,6 +355,14 @@ bool usage_ended(const struct usage *u, pid_t pid, unsigned long long starttime)
 {
     const unsigned long long *at = pidmap_get(&u->ended, pid);
     return at && *at == starttime;
+}
+
+void usage_forget_ended(struct usage *u)
+{
+    if (!u->ended.count)
+        return;
+    pidmap_free(&u->ended);
+    pidmap_init(&u->ended, sizeof(unsigned long long));
 }
 
 bool usage_process_exiting(struct usage *u, pid_t pid)

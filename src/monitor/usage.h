@@ -84,6 +84,9 @@ const char *usage_executable(const struct usage *u, pid_t pid);
  * that still finds it (same start time) passes it over (usage_ended). */
 void usage_note_ended(struct usage *u, pid_t pid);
 bool usage_ended(const struct usage *u, pid_t pid, unsigned long long starttime);
+/* After a scan: a process that ended before it is a zombie or reaped by
+ * the next one (the table stays as small as the ends between two scans). */
+void usage_forget_ended(struct usage *u);
 /* A process is at its exit, still readable in /proc (level 2): reads what
  * only the process itself can tell, its exact peaks included. usage_account_exit
  * then does the rest once the process has been let go (keeping the stop

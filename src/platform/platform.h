@@ -138,7 +138,8 @@ struct tracer_event {
     pid_t pid;
     pid_t parent;
     int status;
-    uint64_t peak_rss;   /* TRACER_GONE: the process's peak resident memory (bytes) */
+    uint64_t peak_rss;   /* TRACER_GONE: the process's peak resident memory (bytes), when it
+                          * was followed to its death; else 0 */
 };
 
 struct tracer;

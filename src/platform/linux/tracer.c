@@ -238,7 +238,10 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
             event->kind = TRACER_GONE;
             event->pid = pid;
             event->status = status;
-            event->peak_rss = (uint64_t)usage.ru_maxrss * 1024;
+            /* Of a process not followed (let go at its exec, at level 3),
+             * wait4's peak is no reading of its own end: the largest of it
+             * and its reaped descendants, any time in its life. */
+            event->peak_rss = e ? (uint64_t)usage.ru_maxrss * 1024 : 0;
             return;
         }
         if (!WIFSTOPPED(status))
