@@ -2,10 +2,12 @@
  * tracer (uninterposed.h). */
 #include "monitor/uninterposed.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "monitor/helper_reports.h"
+#include "platform/platform.h"
 
 void uninterposed_init(struct uninterposed *n, const char *dir)
 {
@@ -39,6 +41,12 @@ static void judge(void *ctx, pid_t pid)
         return;
     int enters = helper_enters(pid, a->n->dir);
     if (enters < 0) /* inside its exec, or gone: the next scan will tell */
+        return;
+    /* the image judged must be the one the scan saw: a forked child of a
+     * helper process that exec'd a static program since is judged as that
+     * program at the next scan, not as its parent's program */
+    char now[PATH_MAX];
+    if (proc_read_exe(pid, now, sizeof now) < 0 || strcmp(now, exe))
         return;
     char *copy = strdup(exe);
     if (!copy || !(judged = pidmap_put(&a->n->judged, pid, NULL))) {

@@ -33,7 +33,12 @@ check_eq "level 3: 101 distinct pids named" "$(jq -r '[.not_interposed[].pid] | 
 "$TALLY" run --level 3 --interval 5 -o exec3 -- "$S" exec 100 2 0 "$S"
 check_eq "static fork + exec: runs" "$?" 0
 check_eq "static fork + exec: 101 processes" "$(summary_value exec3.summary total_processes)" 101
-check_near "static fork + exec: cpu_time = 100 x 2 ms" "$(summary_value exec3.summary cpu_time)" 0.2 0.1
+# CPU time: the 100 x 2 ms spun plus what 100 forks and execs cost the
+# kernel (about 1 ms each on a loaded machine), the same at level 2
+"$TALLY" run --level 2 --interval 5 -o exec2 -- "$S" exec 100 2 0 "$S"
+check_cmp "static fork + exec: cpu_time at least the 100 x 2 ms spun" "$(summary_value exec3.summary cpu_time)" ">=" 0.2
+check_near "static fork + exec: cpu_time as level 2's" "$(summary_value exec3.summary cpu_time)" \
+  "$(summary_value exec2.summary cpu_time)" 0.1
 
 # A static parent that forks and execs a dynamic program 50 times: the
 # helper is in the children, which stay followed (a child let go would be
