@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli/run.h"
+#include "instrument/io_mpiio_merge.h"
 #include "instrument/io_report.h"
 #include "instrument/io_segments.h"
 #include "instrument/launch.h"
@@ -68,6 +69,8 @@ int run_io_collect(struct run_config *cfg, const struct task_result *result)
     }
     char *path = run_report_path(cfg->prefix, ".files.json");
     json_t *files = path ? io_report_files_json(report, &set, result) : NULL;
+    if (files && io_files_add_mpiio(files, cfg->instrument.mpiio_files) < 0)
+        json_decref(files), files = NULL; /* out of memory: no half-merged report */
     int rc = files ? summary_write_object(path, files, true) : -1;
     if (rc == 0)
         o->summary_io = io_report_summary_json(report, &set, result, path);

@@ -56,17 +56,20 @@ check_contains "explanation keeps the satisfied dimension" "$text" "; communicat
 # --- a CPU load on worker 3's CPU, placed shortly after start, for a while
 if [ "$ncpu" -ge 2 ]; then
   last=$((ncpu - 1))
-  "$MW" --out "$SHM/load.jsonl" --seconds 9 --pin 3 &
+  "$MW" --out "$SHM/load.jsonl" --seconds 10 --pin 3 &
   mw=$!
   # wait until every process wrote its second snapshot (a full period ran)
   for _ in $(seq 200); do
     [ "$(grep -c . "$SHM/load.jsonl" 2>/dev/null || echo 0)" -ge 26 ] && break
     sleep 0.05
   done
-  load_start=$(date +%s.%N)
-  # a real-time spinner (it stops itself) on worker 3's CPU
-  taskset -c "$last" "$PROGS/contract_cpu_load" 3.5 --fifo
-  load_end=$(date +%s.%N)
+  # a real-time spinner (it stops itself) on worker 3's CPU; it tells when
+  # it spun (the launching shell's clock would count its exec and start-up);
+  # 4.5 s: at least two whole 1 s periods inside it, whatever its phase and
+  # however late worker 3 writes the snapshot the load starves
+  read -r load_start load_end how < <(taskset -c "$last" "$PROGS/contract_cpu_load" 4.5 --fifo)
+  echo "# load $load_start .. $load_end ($how)"
+  check_eq "the load spun as SCHED_FIFO (an ordinary one takes too little here)" "$how" fifo
   wait $mw
   check_eq "the loaded run completes" "$?" 0
   "$TALLY" contract check --live-factors mw.contract "$SHM/load.jsonl" >load.out
