@@ -391,7 +391,9 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     size_t per_row = ROW_PARAMS + nfields;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    double archived_at = (double)now.tv_sec + now.tv_nsec / 1e9;
+    /* whole seconds: stored in 4 bytes instead of 8 (SQLite keeps an
+     * integral REAL as an integer), the same UTC day for aggregate_day */
+    double archived_at = (double)now.tv_sec;
     struct inserted ins = {0, 0, NULL, 0, 0};
     for (size_t i = 0; i < n; i++) {
         records[i]->id = 0;
