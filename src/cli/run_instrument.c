@@ -19,6 +19,7 @@
 #include "cli/run_slurm_step.h"
 #include "instrument/launch.h"
 #include "instrument/link_series.h"
+#include "instrument/mpiio_summary.h"
 #include "instrument/perf_summary.h"
 #include "instrument/segments.h"
 #include "instrument/session.h"
@@ -189,6 +190,8 @@ void run_instrument_collect(struct run_config *cfg)
         return;
     json_decref(o->summary_extra);
     o->summary_extra = json_object();
+    json_decref(o->mpiio_files);
+    o->mpiio_files = o->mpi && cfg->io.dir[0] ? mpiio_files_json(&set) : NULL;
     json_t *remote = o->mpi ? run_remote_gather(cfg, &set) : NULL;
     json_t *mpi = o->mpi ? run_remote_mpi_summary(&set, &o->window, remote) : NULL;
     if (mpi) {
@@ -238,6 +241,8 @@ void run_instrument_end(struct run_config *cfg)
     o->session = NULL;
     link_series_free(o->series);
     o->series = NULL;
+    json_decref(o->mpiio_files);
+    o->mpiio_files = NULL;
     if (o->dir[0])
         segment_dir_remove(o->dir);
     o->dir[0] = '\0';

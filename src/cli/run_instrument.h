@@ -46,6 +46,8 @@ struct run_instrument_options {
     struct instrument_session *session;
     struct link_series *series;      /* --mpi --time-series: link volumes over time */
     json_t *summary_extra;           /* {"mpi": ..., "probes": ...} for the summary */
+    json_t *mpiio_files;             /* --mpi --level 3: this host's ranks' MPI-IO files
+                                        with their own counters, for PREFIX.files.json */
 };
 
 /* Handles one of the options above. Returns 0 when c was one, -1 after a

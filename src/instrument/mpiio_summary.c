@@ -3,14 +3,17 @@
  * number of files); opens split independent/collective from the files (an
  * open past a rank's TALLY_SEG_MAX_IO_FILES files is in opens_past_bound
  * only). Files: each rank's files merged by path, counters summed, with the
- * number of ranks that opened it; sorted by bytes moved. */
+ * number of ranks that opened it; sorted by bytes moved. The same files with
+ * each rank's own counters are what PREFIX.files.json gets (mpiio_files_json). */
 #include "instrument/mpiio_summary.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "instrument/io_report.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
@@ -34,6 +37,7 @@ struct merged {
     char *path;
     uint64_t counter[TALLY_MPIIO_COUNTER_COUNT];
     int ranks;
+    json_t *processes; /* each rank's own counters, when asked */
 };
 
 static uint64_t moved(const struct merged *m)
@@ -49,8 +53,19 @@ static int by_bytes(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-/* Every rank's files, merged by path. */
-static json_t *files_json(const struct segment_set *set, uint64_t *indep, uint64_t *coll)
+/* One rank's counters of a file: its pid and rank, and the counters that are not 0. */
+static json_t *rank_counters_json(const struct tally_seg_data *d, const struct tally_seg_io_file *f)
+{
+    json_t *o = json_pack("{s:i, s:i}", "pid", (int)d->pid, "rank", d->rank);
+    for (int c = 0; o && c < TALLY_MPIIO_COUNTER_COUNT; c++)
+        if (f->counter[c])
+            json_object_set_new(o, counter_names[c], counter_json(c, f->counter[c]));
+    return o;
+}
+
+/* Every rank's files, merged by path; with_processes: each with its
+ * "processes" (the ranks' own counters). */
+static json_t *files_json(const struct segment_set *set, uint64_t *indep, uint64_t *coll, bool with_processes)
 {
     struct merged *files = NULL;
     size_t count = 0, cap = 0;
@@ -80,6 +95,8 @@ static json_t *files_json(const struct segment_set *set, uint64_t *indep, uint64
             for (int c = 0; c < TALLY_MPIIO_COUNTER_COUNT; c++)
                 m->counter[c] += f->counter[c];
             m->ranks++;
+            if (with_processes && (m->processes || (m->processes = json_array())))
+                json_array_append_new(m->processes, rank_counters_json(d, f));
             *indep += f->counter[TALLY_MPIIO_INDEP_OPENS];
             *coll += f->counter[TALLY_MPIIO_COLL_OPENS];
         }
@@ -88,12 +105,13 @@ static json_t *files_json(const struct segment_set *set, uint64_t *indep, uint64
     qsort(files, count, sizeof *files, by_bytes);
     json_t *a = json_array();
     for (size_t i = 0; i < count; i++) {
-        json_t *o = json_pack("{s:s?}", "path", files[i].path);
-        if (!o) /* a name that is not UTF-8 */
-            o = json_pack("{s:s}", "path", "");
+        json_t *o = json_object(); /* a name that is not UTF-8 escaped as in PREFIX.files.json */
+        json_object_set_new(o, "path", io_path_json(files[i].path));
         json_object_set_new(o, "ranks", json_integer(files[i].ranks));
         for (int c = 0; c < TALLY_MPIIO_COUNTER_COUNT; c++)
             json_object_set_new(o, counter_names[c], counter_json(c, files[i].counter[c]));
+        if (files[i].processes)
+            json_object_set_new(o, "processes", files[i].processes);
         json_array_append_new(a, o);
         free(files[i].path);
     }
@@ -140,11 +158,22 @@ json_t *mpiio_summary_json(const struct segment_set *set)
     t[TALLY_MPIIO_NB_WRITES] = calls[TALLY_MPI_File_iwrite] + calls[TALLY_MPI_File_iwrite_at];
     t[TALLY_MPIIO_SYNCS] = calls[TALLY_MPI_File_sync];
     t[TALLY_MPIIO_VIEWS] = calls[TALLY_MPI_File_set_view];
-    json_t *files = files_json(set, &t[TALLY_MPIIO_INDEP_OPENS], &t[TALLY_MPIIO_COLL_OPENS]);
+    json_t *files = files_json(set, &t[TALLY_MPIIO_INDEP_OPENS], &t[TALLY_MPIIO_COLL_OPENS], false);
     json_t *o = json_object();
     for (int c = 0; c < TALLY_MPIIO_COUNTER_COUNT; c++)
         json_object_set_new(o, counter_names[c], counter_json(c, t[c]));
     json_object_set_new(o, "opens_past_bound", json_integer((json_int_t)past_bound));
     json_object_set_new(o, "files", files);
     return o;
+}
+
+json_t *mpiio_files_json(const struct segment_set *set)
+{
+    uint64_t indep = 0, coll = 0;
+    json_t *files = files_json(set, &indep, &coll, true);
+    if (files && json_array_size(files) == 0) {
+        json_decref(files);
+        return NULL;
+    }
+    return files;
 }

@@ -3,7 +3,7 @@
  * walked tree (the seed's "aliasing" of hard links). */
 #include "monitor/disk.h"
 
-#include <ftw.h>
+#include <fts.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,34 +14,36 @@
 #include "util/clock.h"
 #include "core/units.h"
 
-/* nftw has no context argument: walks are serialized by this lock. */
-static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
-static double walk_bytes, walk_files;
-
-static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Adds the blocks and files under one directory (fts: no callback, so no
+ * state shared between walks, which run in several threads). */
+static void walk(const char *dir, double *bytes, double *files)
 {
-    (void)path;
-    (void)ftw;
-    if (type == FTW_F || type == FTW_SL) {
-        double links = st->st_nlink > 1 ? (double)st->st_nlink : 1;
-        walk_bytes += (double)st->st_blocks * 512.0 / links;
-        walk_files += 1;
+    char *paths[] = {(char *)dir, NULL};
+    FTS *fts = fts_open(paths, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL);
+    if (!fts)
+        return;
+    FTSENT *e;
+    while ((e = fts_read(fts))) {
+        if (e->fts_info == FTS_F || e->fts_info == FTS_SL || e->fts_info == FTS_SLNONE ||
+            e->fts_info == FTS_DEFAULT) {
+            const struct stat *st = e->fts_statp;
+            double links = st->st_nlink > 1 ? (double)st->st_nlink : 1;
+            *bytes += (double)st->st_blocks * 512.0 / links;
+            *files += 1;
+        }
     }
-    return 0;
+    fts_close(fts);
 }
 
 double disk_measure(const char *const *dirs, size_t count, struct disk_usage *out)
 {
-    double started = clock_monotonic_seconds();
-    pthread_mutex_lock(&walk_lock);
-    walk_bytes = walk_files = 0;
+    double started = clock_monotonic_seconds(), bytes = 0, files = 0;
     if (count == 0)
-        nftw(".", visit, 32, FTW_PHYS | FTW_MOUNT);
+        walk(".", &bytes, &files);
     for (size_t i = 0; i < count; i++)
-        nftw(dirs[i], visit, 32, FTW_PHYS | FTW_MOUNT);
-    out->megabytes = walk_bytes / BYTES_PER_MB;
-    out->files = walk_files;
-    pthread_mutex_unlock(&walk_lock);
+        walk(dirs[i], &bytes, &files);
+    out->megabytes = bytes / BYTES_PER_MB;
+    out->files = files;
     return clock_monotonic_seconds() - started;
 }
 

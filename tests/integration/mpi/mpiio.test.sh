@@ -63,6 +63,25 @@ check_eq "past the bound: files kept, opens past it, indep opens kept, MPI_File_
   "$(jq -c '.mpi | [(.mpiio.files | length), .mpiio.opens_past_bound, .mpiio.MPIIO_INDEP_OPENS, .functions.MPI_File_open.calls, .mpiio.MPIIO_BYTES_WRITTEN]' bound.summary)" \
   "[64,8,63,73,$((2 * MiB + 2 * 16384 + 150 + 70))]"
 
+# --level 3 with --mpi: PREFIX.files.json has the MPIIO_ counters beside the
+# POSIX_ ones of the same files, merged by path, and each rank's own on its
+# process's entry (with its rank), as the summary's mpi.mpiio.files has them
+mkdir -p l3.d
+$TALLY run --level 3 --mpi -o l3 -- $(launcher openmpi 2) "$WORK/mpiio.openmpi" l3.d >/dev/null 2>l3.err
+check_eq "--level 3 --mpi: ran" "$?" 0
+f3() { jq -c --arg p "$PWD/l3.d/$1" ".files[] | select(.path == \$p) | [$2]" l3.files.json; }
+check_eq "  ... shared.dat: MPIIO bytes written and read, collective opens, beside POSIX's bytes" \
+  "$(f3 shared.dat '.MPIIO_BYTES_WRITTEN, .MPIIO_BYTES_READ, .MPIIO_COLL_OPENS, .POSIX_BYTES_WRITTEN >= .MPIIO_BYTES_WRITTEN')" \
+  "[$((2 * MiB + 2 * 16384)),$((2 * MiB + 2 * 16384 + 2000)),2,true]"
+check_eq "  ... the same as the summary's mpi.mpiio.files" \
+  "$(f3 shared.dat '.MPIIO_BYTES_WRITTEN, .MPIIO_INDEP_READS, .MPIIO_SYNCS')" \
+  "$(jq -c --arg p "$PWD/l3.d/shared.dat" '.mpi.mpiio.files[] | select(.path == $p) | [.MPIIO_BYTES_WRITTEN, .MPIIO_INDEP_READS, .MPIIO_SYNCS]' l3.summary)"
+check_eq "  ... each rank's own counters on its process (pid of mpi.per_rank, rank, bytes written)" \
+  "$(jq -r --arg p "$PWD/l3.d/shared.dat" '.files[] | select(.path == $p) | .processes[] | select(.MPIIO_BYTES_WRITTEN) | "\(.pid),\(.rank),\(.MPIIO_BYTES_WRITTEN)"' l3.files.json | sort)" \
+  "$(jq -r '.mpi.per_rank[] | "\(.pid),\(.rank),'$((MiB + 16384))'"' l3.summary | sort)"
+check_eq "  ... rank0.dat: rank 0's 150 bytes through MPI-IO, on rank 0 alone" \
+  "$(f3 rank0.dat '.MPIIO_BYTES_WRITTEN, (.processes | map(select(.MPIIO_BYTES_WRITTEN)) | map(.rank))')" "[150,[0]]"
+
 # a program without MPI-IO has no mpiio object
 build openmpi alltoall && $TALLY run --mpi -o noio -- $(launcher openmpi 2) "$WORK/alltoall.openmpi" >/dev/null 2>&1
 check_eq "no MPI-IO calls: no mpiio object" "$(jq '.mpi | has("mpiio")' noio.summary)" false
