@@ -155,6 +155,7 @@ build/progs/%_static: tests/fixtures/progs/%_static.c
 
 # fork_tree_static.c is fork_tree.c linked statically (#include)
 build/progs/fork_tree_static: tests/fixtures/progs/fork_tree.c
+build/progs/short_procs_static: tests/fixtures/progs/short_procs.c
 
 build/progs/%: tests/fixtures/progs/%.c
 	@mkdir -p $(dir $@)

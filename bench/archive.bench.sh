@@ -43,6 +43,7 @@ pg_server_start "$WORK/pg"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=()
 queries=()
+breakdown=()
 for n in $SIZES; do
   half=$((n / 2))
   echo "generating $n summaries"
@@ -64,6 +65,8 @@ for n in $SIZES; do
   bytes=$(du -cb "$db"* | tail -1 | awk '{print $1}')
   size="$(awk -v b="$bytes" 'BEGIN {printf "%.0f", b / 1048576}') MB, $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') B/summary"
   agg=$(sqlite3 "$db" "select count(*) || ' rows, ' || (sum(length(data)) / 1048576) || ' MB' from aggregates")
+  # where the bytes go: pages of each table and index (SQLite's dbstat), per summary
+  breakdown+=("| $n | $(sqlite3 "$db" "select group_concat(part, ' | ') from (select printf('%.0f', sum(pgsize) * 1.0 / $n) as part, case when name in ('summaries', 'summaries_key', 'summaries_name', 'aggregates') then name else 'other' end as object from dbstat group by object order by case object when 'summaries' then 1 when 'summaries_key' then 2 when 'summaries_name' then 3 when 'aggregates' then 4 else 5 end)") | $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') |")
   rows+=("| SQLite, $n | $(rate "$half" "$w1")/s ($(rate "$half" "$c1")/s CPU) | $(rate "$half" "$w2")/s ($(rate "$half" "$c2")/s CPU) | $size (aggregates: $agg) |")
   psql -X -q -d "$PG_URI" -c "create database bench_$n" >/dev/null
   uri="postgresql://tally@/bench_$n?host=$WORK/pg"
@@ -99,6 +102,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "| archive, summaries | ingest, first half | ingest, second half | size on disk |"
   echo "|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
+  echo
+  echo "Bytes per summary on disk by SQLite object (pages, from the dbstat table; 'other' is the"
+  echo "small tables: name_fields, sets, run_files, schema_version):"
+  echo
+  echo "| summaries | table summaries | index (start_day, hash) | index name | aggregates | other | file |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${breakdown[@]}"
   echo
   echo "Questions about one category (cat7: 1/40 of the runs), answered from the per-day aggregates;"
   echo "median and max of $RUNS runs, and the largest resident memory of those runs:"

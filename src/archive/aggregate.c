@@ -197,11 +197,18 @@ int aggregate_merge(struct aggregate *into, const struct aggregate *from)
 
 /* --- the stored form: little-endian varints and doubles ------------------ */
 
-#define FORMAT_VERSION 2
+/* Version 3 stores the values a bin, extreme or sum holds as short
+ * decimals when they are (byte_put_decimal: a run's 484.809 s in 4 bytes
+ * instead of 8), the wall_time field first, and a one-run bin's wall time as
+ * the position of the wall_time bin whose largest value it is (a run's wall
+ * time was stored once per field). Version 2 (every value as 8 bytes) is
+ * still read; aggregates are rewritten in version 3 when next merged. */
+#define FORMAT_VERSION 3
+#define FORMAT_FULL_DOUBLES 2
 
 /* How a bin is stored: its count and mode in one varint (count << 3 | mode),
- * then only the doubles the others do not give back to the bit. A bin of
- * one run (most bins of a day) holds sum = max and sum_vt = max * sum_t. */
+ * then only the values the others do not give back to the bit. A bin of
+ * one run (many bins of a day) holds sum = max and sum_vt = max * sum_t. */
 enum bin_mode {
     BIN_FULL,      /* max, sum, sum_t, sum_vt */
     BIN_ONE,       /* one run: max, sum_t */
@@ -209,6 +216,7 @@ enum bin_mode {
     BIN_ONE_UNIT,  /* one run without a wall_time (t = 1): max */
     BIN_UNTIMED,   /* runs without a wall_time (sum_t = count, sum_vt = sum): max, sum */
     BIN_SELF,      /* runs timed by this value (sum_t = sum): max, sum, sum_vt */
+    BIN_ONE_TIMED, /* one run: max, then the position of the wall_time bin whose max is sum_t (version 3) */
 };
 
 static bool same(double a, double b) { return !memcmp(&a, &b, sizeof a); }
@@ -225,6 +233,67 @@ static enum bin_mode mode_of(const struct aggregate_bin *b)
     return same(b->sum_t, b->sum) ? BIN_SELF : BIN_FULL;
 }
 
+/* The position of the bin of `timer` (the wall_time field) whose largest
+ * value is t, or -1. Bins ascend by index, so their largest values ascend. */
+static long timer_bin_of(const struct aggregate_field *timer, double t)
+{
+    size_t lo = 0, hi = timer ? timer->nbins : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (timer->bins[mid].max < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return timer && lo < timer->nbins && same(timer->bins[lo].max, t) ? (long)lo : -1;
+}
+
+static void put_bin(struct byte_writer *w, const struct aggregate_bin *b,
+                    const struct aggregate_field *timer)
+{
+    enum bin_mode mode = mode_of(b);
+    long timer_bin = mode == BIN_ONE ? timer_bin_of(timer, b->sum_t) : -1;
+    if (timer_bin >= 0)
+        mode = BIN_ONE_TIMED;
+    byte_put_varint(w, b->count << 3 | mode);
+    byte_put_decimal(w, b->max);
+    if (mode == BIN_FULL || mode == BIN_UNTIMED || mode == BIN_SELF)
+        byte_put_decimal(w, b->sum);
+    if (mode == BIN_FULL || mode == BIN_ONE)
+        byte_put_decimal(w, b->sum_t);
+    if (mode == BIN_FULL || mode == BIN_SELF)
+        byte_put_double(w, b->sum_vt); /* a sum of products: seldom a short decimal (measured) */
+    if (mode == BIN_ONE_TIMED)
+        byte_put_varint(w, (uint64_t)timer_bin);
+}
+
+static void put_field(struct byte_writer *w, size_t i, const struct aggregate_field *f,
+                      const struct aggregate_field *timer)
+{
+    byte_put_varint(w, i + 1);
+    byte_put_varint(w, f->count);
+    byte_put_varint(w, f->count_timed);
+    byte_put_decimal(w, f->sum);
+    byte_put_decimal(w, f->mean); /* mean and moments: short for a single run (0) */
+    byte_put_decimal(w, f->m2);
+    byte_put_decimal(w, f->m3);
+    byte_put_decimal(w, f->m4);
+    byte_put_decimal(w, f->min);
+    byte_put_decimal(w, f->max);
+    byte_put_varint(w, f->ntop);
+    for (size_t k = 0; k < f->ntop; k++) {
+        byte_put_decimal(w, f->top[k].value);
+        byte_put_signed(w, f->top[k].id);
+    }
+    byte_put_varint(w, f->nbins);
+    int64_t previous = 0;
+    for (size_t k = 0; k < f->nbins; k++) {
+        byte_put_signed(w, (int64_t)f->bins[k].index - previous);
+        previous = f->bins[k].index;
+        put_bin(w, &f->bins[k], timer);
+    }
+}
+
 unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
 {
     struct byte_writer w = {NULL, 0, 0, false};
@@ -234,42 +303,13 @@ unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
     byte_put_varint(&w, a->nstopped);
     for (size_t k = 0; k < a->nstopped; k++)
         byte_put_signed(&w, a->stopped[k]);
-    for (size_t i = 0; i < FIELD_COUNT; i++) {
-        const struct aggregate_field *f = &a->fields[i];
-        if (f->count == 0)
-            continue;
-        byte_put_varint(&w, i + 1);
-        byte_put_varint(&w, f->count);
-        byte_put_varint(&w, f->count_timed);
-        byte_put_double(&w, f->sum);
-        byte_put_double(&w, f->mean);
-        byte_put_double(&w, f->m2);
-        byte_put_double(&w, f->m3);
-        byte_put_double(&w, f->m4);
-        byte_put_double(&w, f->min);
-        byte_put_double(&w, f->max);
-        byte_put_varint(&w, f->ntop);
-        for (size_t k = 0; k < f->ntop; k++) {
-            byte_put_double(&w, f->top[k].value);
-            byte_put_signed(&w, f->top[k].id);
-        }
-        byte_put_varint(&w, f->nbins);
-        int64_t previous = 0;
-        for (size_t k = 0; k < f->nbins; k++) {
-            const struct aggregate_bin *b = &f->bins[k];
-            enum bin_mode mode = mode_of(b);
-            byte_put_signed(&w, (int64_t)b->index - previous);
-            previous = b->index;
-            byte_put_varint(&w, b->count << 3 | mode);
-            byte_put_double(&w, b->max);
-            if (mode == BIN_FULL || mode == BIN_UNTIMED || mode == BIN_SELF)
-                byte_put_double(&w, b->sum);
-            if (mode == BIN_FULL || mode == BIN_ONE)
-                byte_put_double(&w, b->sum_t);
-            if (mode == BIN_FULL || mode == BIN_SELF)
-                byte_put_double(&w, b->sum_vt);
-        }
-    }
+    /* wall_time first: the other fields' one-run bins refer to its bins */
+    const struct aggregate_field *timer = &a->fields[FIELD_WALL_TIME];
+    if (timer->count)
+        put_field(&w, FIELD_WALL_TIME, timer, NULL);
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        if (a->fields[i].count && i != FIELD_WALL_TIME)
+            put_field(&w, i, &a->fields[i], timer->count ? timer : NULL);
     byte_put_varint(&w, 0);
     if (w.failed) {
         free(w.data);
@@ -279,22 +319,30 @@ unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
     return w.data;
 }
 
-/* One bin as encoded; false when the mode is not one. */
-static bool get_bin(struct byte_reader *r, struct aggregate_bin *b)
+/* A value as `version` stores it. */
+static double get_value(struct byte_reader *r, uint64_t version)
+{
+    return version == FORMAT_FULL_DOUBLES ? byte_get_double(r) : byte_get_decimal(r);
+}
+
+/* One bin as encoded; false when the mode is not one. timer: the wall_time
+ * field as decoded so far (the bins a BIN_ONE_TIMED bin refers to). */
+static bool get_bin(struct byte_reader *r, uint64_t version, struct aggregate_bin *b,
+                    const struct aggregate_field *timer)
 {
     uint64_t head = byte_get_varint(r);
     enum bin_mode mode = (enum bin_mode)(head & 7);
     b->count = head >> 3;
-    b->max = byte_get_double(r);
+    b->max = get_value(r, version);
     switch (mode) {
     case BIN_FULL:
-        b->sum = byte_get_double(r);
-        b->sum_t = byte_get_double(r);
+        b->sum = get_value(r, version);
+        b->sum_t = get_value(r, version);
         b->sum_vt = byte_get_double(r);
         break;
     case BIN_ONE:
         b->sum = b->max;
-        b->sum_t = byte_get_double(r);
+        b->sum_t = get_value(r, version);
         b->sum_vt = b->max * b->sum_t;
         break;
     case BIN_ONE_SELF:
@@ -307,14 +355,23 @@ static bool get_bin(struct byte_reader *r, struct aggregate_bin *b)
         b->sum_vt = b->max * 1.0;
         break;
     case BIN_UNTIMED:
-        b->sum = byte_get_double(r);
+        b->sum = get_value(r, version);
         b->sum_t = (double)b->count;
         b->sum_vt = b->sum;
         break;
     case BIN_SELF:
-        b->sum = b->sum_t = byte_get_double(r);
+        b->sum = b->sum_t = get_value(r, version);
         b->sum_vt = byte_get_double(r);
         break;
+    case BIN_ONE_TIMED: {
+        uint64_t at = byte_get_varint(r);
+        if (version == FORMAT_FULL_DOUBLES || at >= timer->nbins)
+            return false;
+        b->sum = b->max;
+        b->sum_t = timer->bins[at].max;
+        b->sum_vt = b->max * b->sum_t;
+        break;
+    }
     default:
         return false;
     }
@@ -326,7 +383,8 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
     struct byte_reader r = {data, data + len, false};
     struct aggregate one;
     aggregate_init(&one);
-    if (byte_get_varint(&r) != FORMAT_VERSION)
+    uint64_t version = byte_get_varint(&r);
+    if (version != FORMAT_VERSION && version != FORMAT_FULL_DOUBLES)
         return -1;
     one.runs = byte_get_varint(&r);
     one.stopped_count = byte_get_varint(&r);
@@ -337,6 +395,7 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
             one.stopped[one.nstopped++] = id;
     }
     int rc = 0;
+    const struct aggregate_field *timer = &one.fields[FIELD_WALL_TIME];
     for (uint64_t id; !r.failed && (id = byte_get_varint(&r)) != 0;) {
         if (id > FIELD_COUNT || one.fields[id - 1].count || one.fields[id - 1].bins) { /* twice */
             r.failed = true;
@@ -345,22 +404,22 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
         struct aggregate_field *f = &one.fields[id - 1];
         f->count = byte_get_varint(&r);
         f->count_timed = byte_get_varint(&r);
-        f->sum = byte_get_double(&r);
-        f->mean = byte_get_double(&r);
-        f->m2 = byte_get_double(&r);
-        f->m3 = byte_get_double(&r);
-        f->m4 = byte_get_double(&r);
-        f->min = byte_get_double(&r);
-        f->max = byte_get_double(&r);
+        f->sum = get_value(&r, version);
+        f->mean = get_value(&r, version);
+        f->m2 = get_value(&r, version);
+        f->m3 = get_value(&r, version);
+        f->m4 = get_value(&r, version);
+        f->min = get_value(&r, version);
+        f->max = get_value(&r, version);
         size_t ntop = byte_get_varint(&r);
         for (size_t k = 0; k < ntop && !r.failed; k++) {
-            double value = byte_get_double(&r);
+            double value = get_value(&r, version);
             long long run = byte_get_signed(&r);
             if (f->ntop < AGGREGATE_TOP)
                 f->top[f->ntop++] = (struct aggregate_top){value, run};
         }
         size_t nbins = byte_get_varint(&r);
-        if (r.failed || nbins > (size_t)(r.end - r.p) / 9) { /* a bin takes 9 bytes or more */
+        if (r.failed || nbins > (size_t)(r.end - r.p) / 3) { /* a bin takes 3 bytes or more */
             r.failed = true;
             break;
         }
@@ -380,10 +439,13 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
                 r.failed = true;
                 break;
             }
-            struct aggregate_bin *b = &f->bins[f->nbins++];
+            struct aggregate_bin *b = &f->bins[f->nbins];
             b->index = (int32_t)index;
-            if (!get_bin(&r, b))
+            /* the wall_time field's own bins cannot refer to themselves */
+            if (!get_bin(&r, version, b, f == timer ? &(struct aggregate_field){0} : timer))
                 r.failed = true;
+            else
+                f->nbins++;
         }
     }
     if (!r.failed && rc == 0) {

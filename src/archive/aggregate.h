@@ -79,7 +79,9 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
 
 /* A compact binary form for the store (malloc'd, its length in *len):
- * varints and doubles, a bin of one run without the sums its value gives
+ * varints, values as short decimals when they are (byte_put_decimal), a bin
+ * of one run without the sums its value gives back to the bit and with its
+ * wall time as a reference to the wall_time field's bin. Every value comes
  * back to the bit. NULL when out of memory. */
 unsigned char *aggregate_encode(const struct aggregate *a, size_t *len);
 /* Adds the aggregate encoded in data to a (so that days merge as they are

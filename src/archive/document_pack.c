@@ -8,9 +8,24 @@
 
 #include "util/byte_codec.h"
 
-#define PACK_VERSION 1
-enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT };
+#define PACK_VERSION 2
+#define PACK_VERSION_WIDE 1 /* still read: every reference in 2 or 3 bytes */
+enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT, ENTRY_KNOWN_TEXT };
+/* Version 2's one-byte references (a tag byte of version 1 is below 0x40):
+ * 0x80 | FLAGS << 5 | ID a numeric field ID < 32 from its column,
+ * 0x40 | K              string member K from its column,
+ * 0x50 | K              integer member K from its column. */
+#define SHORT_FIELD 0x80
+#define SHORT_STRING 0x40
+#define SHORT_INTEGER 0x50
 enum { FLAG_INTEGER = 1, FLAG_BARE = 2 };
+
+/* Members tally and resource_monitor write that no column holds: ENTRY_KNOWN_TEXT
+ * names them by their position here instead of spelling the key. Append only:
+ * stored documents refer to these positions. */
+static const char *const known_keys[] = {"tally_version", "peak_times", "monitor_version",
+                                         "snapshots", "limits_exceeded", "warnings"};
+#define KNOWN_KEYS (sizeof known_keys / sizeof *known_keys)
 
 static const char *const string_keys[DOC_STRINGS] = {"name",    "category",  "set",   "host",
                                                      "command", "exit_type", "taskid"};
@@ -78,14 +93,16 @@ unsigned char *document_pack_members(const struct summary_members *m,
         const char *key = summary_members_at(m, v->key);
         int id = summary_field_id(key), flags, k;
         if ((flags = field_flags(id, m, v, cols)) >= 0) {
-            unsigned char entry[3] = {ENTRY_FIELD, (unsigned char)id, (unsigned char)flags};
-            byte_put(&b, entry, 3);
+            if (id < 32) {
+                byte_put_byte(&b, (unsigned char)(SHORT_FIELD | flags << 5 | id));
+            } else {
+                unsigned char entry[3] = {ENTRY_FIELD, (unsigned char)id, (unsigned char)flags};
+                byte_put(&b, entry, 3);
+            }
         } else if ((k = string_column(key, m, v, cols)) >= 0) {
-            unsigned char entry[2] = {ENTRY_STRING, (unsigned char)k};
-            byte_put(&b, entry, 2);
+            byte_put_byte(&b, (unsigned char)(SHORT_STRING | k));
         } else if ((k = integer_column(key, v, cols)) >= 0) {
-            unsigned char entry[2] = {ENTRY_INTEGER, (unsigned char)k};
-            byte_put(&b, entry, 2);
+            byte_put_byte(&b, (unsigned char)(SHORT_INTEGER | k));
         } else {
             char small[256];
             size_t n = summary_member_text(m, v, small, sizeof small);
@@ -95,9 +112,17 @@ unsigned char *document_pack_members(const struct summary_members *m,
                 b.failed = true;
                 break;
             }
-            byte_put_byte(&b, ENTRY_TEXT);
-            byte_put_varint(&b, v->key_len);
-            byte_put(&b, key, v->key_len);
+            size_t known = 0;
+            while (known < KNOWN_KEYS && strcmp(key, known_keys[known]))
+                known++;
+            if (known < KNOWN_KEYS) {
+                byte_put_byte(&b, ENTRY_KNOWN_TEXT);
+                byte_put_byte(&b, (unsigned char)known);
+            } else {
+                byte_put_byte(&b, ENTRY_TEXT);
+                byte_put_varint(&b, v->key_len);
+                byte_put(&b, key, v->key_len);
+            }
             byte_put_varint(&b, n);
             byte_put(&b, text, n);
             if (text != small)
@@ -136,27 +161,41 @@ static json_t *field_value(const struct document_columns *cols, unsigned id, uns
 json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols)
 {
     struct byte_reader r = {data, data + len, false};
-    if (byte_get_byte(&r) != PACK_VERSION)
+    unsigned version = byte_get_byte(&r);
+    if (version != PACK_VERSION && version != PACK_VERSION_WIDE)
         return NULL;
+    bool short_refs = version == PACK_VERSION;
     json_t *root = json_object();
     for (unsigned tag; root && !r.failed && (tag = byte_get_byte(&r)) != ENTRY_END;) {
-        if (tag == ENTRY_FIELD) {
-            unsigned id = byte_get_byte(&r), flags = byte_get_byte(&r);
+        if (tag == ENTRY_FIELD || (short_refs && tag >= SHORT_FIELD)) {
+            unsigned id = tag == ENTRY_FIELD ? byte_get_byte(&r) : tag & 31;
+            unsigned flags = tag == ENTRY_FIELD ? byte_get_byte(&r) : (tag >> 5) & 3;
             json_t *v = r.failed ? NULL : field_value(cols, id, flags);
             if (!v || json_object_set_new(root, summary_field_by_id((enum summary_field_id)id)->name, v) < 0)
                 r.failed = true;
-        } else if (tag == ENTRY_STRING || tag == ENTRY_INTEGER) {
-            unsigned k = byte_get_byte(&r);
-            bool string = tag == ENTRY_STRING;
+        } else if (tag == ENTRY_STRING || tag == ENTRY_INTEGER ||
+                   (short_refs && tag >= SHORT_STRING && tag < SHORT_INTEGER + 16)) {
+            bool string = tag == ENTRY_STRING || (tag >= SHORT_STRING && tag < SHORT_INTEGER);
+            unsigned k = tag < SHORT_STRING ? byte_get_byte(&r) : tag & 15;
             if (r.failed || k >= (string ? DOC_STRINGS : DOC_INTEGERS) ||
                 (string ? !cols->strings[k] : !cols->has_integer[k]) ||
                 json_object_set_new(root, string ? string_keys[k] : integer_keys[k],
                                     string ? json_string(cols->strings[k])
                                            : json_integer(cols->integers[k])) < 0)
                 r.failed = true;
-        } else if (tag == ENTRY_TEXT) {
-            size_t klen = byte_get_varint(&r);
-            const unsigned char *key = byte_get_bytes(&r, klen);
+        } else if (tag == ENTRY_TEXT || (short_refs && tag == ENTRY_KNOWN_TEXT)) {
+            size_t klen = 0;
+            const unsigned char *key = NULL;
+            if (tag == ENTRY_TEXT) {
+                klen = byte_get_varint(&r);
+                key = byte_get_bytes(&r, klen);
+            } else {
+                unsigned known = byte_get_byte(&r);
+                if (!r.failed && known < KNOWN_KEYS) {
+                    key = (const unsigned char *)known_keys[known];
+                    klen = strlen(known_keys[known]);
+                }
+            }
             size_t vlen = byte_get_varint(&r);
             const unsigned char *text = byte_get_bytes(&r, vlen);
             json_t *v = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;

@@ -280,11 +280,11 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     ins->count++;
     if (id > ins->last_id)
         ins->last_id = id;
-    if (ncols < 2 || row[1].type != SQL_BLOB || row[1].length != SHA256_LEN)
+    if (ncols < 2 || row[1].type != SQL_BLOB || row[1].length != SUMMARY_HASH_LEN)
         return 0;
     for (size_t k = 0; k < ins->nrecords; k++) {
         size_t i = (ins->cursor + k) % ins->nrecords;
-        if (!memcmp(ins->records[i]->hash, row[1].text, SHA256_LEN)) {
+        if (!memcmp(ins->records[i]->hash, row[1].text, SUMMARY_HASH_LEN)) {
             ins->records[i]->id = id;
             ins->cursor = i + 1;
             break;
@@ -297,7 +297,7 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
                           size_t nfields)
 {
     size_t k = 0;
-    p[k++] = sql_blob(r->hash, SHA256_LEN);
+    p[k++] = sql_blob(r->hash, SUMMARY_HASH_LEN);
     p[k++] = sql_int(r->start_day);
     p[k++] = sql_text(r->name);
     p[k++] = sql_text(r->category);
@@ -391,7 +391,9 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     size_t per_row = ROW_PARAMS + nfields;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    double archived_at = (double)now.tv_sec + now.tv_nsec / 1e9;
+    /* whole seconds: stored in 4 bytes instead of 8 (SQLite keeps an
+     * integral REAL as an integer), the same UTC day for aggregate_day */
+    double archived_at = (double)now.tv_sec;
     struct inserted ins = {0, 0, NULL, 0, 0};
     for (size_t i = 0; i < n; i++) {
         records[i]->id = 0;

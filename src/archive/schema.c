@@ -34,7 +34,13 @@
  *            FILE_ROWS_MAX files by name per run and one NULL-path row for
  *            the rest. The level-3 summaries already archived get rows from
  *            their documents' io.top_files and io totals (opens, reads and
- *            writes unknown: NULL). */
+ *            writes unknown: NULL).
+ * Version 7: the archive at 10^7 summaries (issue 20): hash keeps the first
+ *            SUMMARY_HASH_LEN (16) bytes of the SHA-256, in the row and in
+ *            the key's index (32 bytes of 559 a summary before). Aggregates
+ *            and documents written from this version on are in their shorter
+ *            forms (aggregate.h, document_pack.h); those stored before are
+ *            read as they are and rewritten when next merged. */
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/file_rows.h"
@@ -54,7 +60,7 @@
 
 #include "core/fields.h"
 
-#define SCHEMA_VERSION 6
+#define SCHEMA_VERSION 7
 #define MIGRATE_TRIES 20
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
@@ -351,6 +357,15 @@ static int migration_6(struct store *s, char *why, size_t why_size)
     return file_rows_migrate(s, why, why_size);
 }
 
+static int migration_7(struct store *s, char *why, size_t why_size)
+{
+    /* substr and length work on SQLite blobs and PostgreSQL bytea alike */
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE summaries SET hash = substr(hash, 1, %d) WHERE length(hash) > %d;",
+             SUMMARY_HASH_LEN, SUMMARY_HASH_LEN);
+    return exec_script(s, sql, why, why_size);
+}
+
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
     migration_2,
@@ -358,6 +373,7 @@ static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) =
     migration_4,
     migration_5,
     migration_6,
+    migration_7,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/run.h"
 #include "instrument/io_mpiio_merge.h"
@@ -12,10 +13,9 @@
 #include "instrument/io_segments.h"
 #include "instrument/launch.h"
 #include "instrument/segments.h"
+#include "monitor/helper_reports.h"
 #include "report/summary.h"
 #include "util/error.h"
-
-#define IO_LIBRARY "libtally-io.so"
 
 int run_io_preload(struct task_options *task, char *dir, size_t dir_size, const char *who)
 {
@@ -24,14 +24,22 @@ int run_io_preload(struct task_options *task, char *dir, size_t dir_size, const 
         return -1;
     }
     char lib[PATH_MAX];
-    if (instrument_library_path(IO_LIBRARY, lib, sizeof lib) < 0) {
-        tally_error("%s: %s not found beside tally (set TALLY_LIBDIR)", who, IO_LIBRARY);
+    if (instrument_library_path(TALLY_IO_LIBRARY, lib, sizeof lib) < 0) {
+        tally_error("%s: %s not found beside tally (set TALLY_LIBDIR)", who, TALLY_IO_LIBRARY);
         return -1;
     }
     if (segment_dir_create(dir, dir_size) < 0)
         return -1;
     task->level = 3;
     task->io_dir = dir; /* the engine counts processes from the regions */
+    /* The tracer follows what the helper cannot enter (docs/io.md); a
+     * setuid or setgid command would lose its privileges to a tracer that
+     * has none: it is launched untraced, as level 3 did before. */
+    char command[PATH_MAX];
+    struct stat st;
+    task->io_untraced = geteuid() != 0 && task->argv && task->argv[0] &&
+                        command_path(task->argv[0], command, sizeof command) == 0 && stat(command, &st) == 0 &&
+                        (st.st_mode & (S_ISUID | S_ISGID));
     const char *old = getenv("LD_PRELOAD");
     size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *value = malloc(len);

@@ -299,8 +299,9 @@ static bool listed(const json_t *list, pid_t pid)
     return false;
 }
 
-/* The processes whose last executable ran without the helper: those a scan
- * saw running an executable no region of theirs names, and those whose last
+/* The processes whose last executable ran without the helper: those the
+ * tracer saw running it so (at an exec or exit stop, or when it adopted
+ * them), those a scan saw running an executable no region of theirs names, and those whose last
  * region ends in an exec that no later region followed (an image the helper
  * could not enter, however short its life). */
 static json_t *not_interposed(const struct io_image_set *set, const struct task_result *result)
@@ -319,6 +320,8 @@ static json_t *not_interposed(const struct io_image_set *set, const struct task_
         if (hit && self[0] && !strcmp(e->path, self))
             continue; /* its regions say what it ran after the exec */
         bool found = false;
+        if (e->without_helper) /* the tracer saw it: whatever its regions name */
+            hit = NULL;
         if (hit) { /* images of one pid are adjacent */
             const struct io_image *first = hit, *end = set->items + set->count;
             while (first > set->items && first[-1].header.pid == e->pid)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "tally/io_segment.h"
 
 void helper_reports_init(struct helper_reports *h, const char *dir)
@@ -81,4 +82,29 @@ void helper_reports_read(struct helper_reports *h, struct usage *u, bool final)
 {
     if (!read_slots(h, u, final))
         read_files(h->dir, u);
+}
+
+int helper_enters(pid_t pid, const char *dir)
+{
+    struct proc_loader loader;
+    if (proc_read_loader(pid, &loader) < 0)
+        return -1;
+    if (!loader.dynamic || loader.secure)
+        return 0;
+    char value[PATH_MAX];
+    int set = proc_read_environ_var(pid, "TALLY_IO_DIR", value, sizeof value);
+    if (set < 0)
+        return -1;
+    if (!set || strcmp(value, dir))
+        return 0;
+    set = proc_read_environ_var(pid, "LD_PRELOAD", value, sizeof value);
+    if (set <= 0)
+        return set;
+    /* one of its names (separated by ':' or blanks) ends in /libtally-io.so */
+    for (char *name = strtok(value, ": \t"); name; name = strtok(NULL, ": \t")) {
+        const char *base = strrchr(name, '/');
+        if (!strcmp(base ? base + 1 : name, TALLY_IO_LIBRARY))
+            return 1;
+    }
+    return 0;
 }

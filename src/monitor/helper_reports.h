@@ -9,8 +9,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "monitor/usage.h"
+
+/* The helper's file name (build/lib, installed beside tally). */
+#define TALLY_IO_LIBRARY "libtally-io.so"
 
 struct helper_reports {
     const char *dir;
@@ -25,5 +29,13 @@ void helper_reports_init(struct helper_reports *h, const char *dir);
  * FINAL (every process has ended: one killed before it wrote its pid is
  * passed over). */
 void helper_reports_read(struct helper_reports *h, struct usage *u, bool final);
+/* Does the helper run in pid's image (read at its exec stop, or by a
+ * scan)? 1 for a dynamically linked program, not in the loader's secure
+ * mode (setuid or setgid), whose environment names the helper in
+ * LD_PRELOAD and this run's directory in TALLY_IO_DIR; 0 for a static
+ * binary, a setuid program, an environment that was cleared: such an image
+ * is left to the tracer (tracker.c). -1 when it cannot be told (gone, or
+ * caught inside an exec that has not set the new image up yet). */
+int helper_enters(pid_t pid, const char *dir);
 
 #endif

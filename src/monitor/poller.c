@@ -5,11 +5,14 @@
  * totals, and the peak memory of the largest single process is its
  * ru_maxrss. waitid(WNOWAIT) tells the top process's end apart from an
  * orphan's without reaping either too early. Short-lived processes between
- * samples are not seen (counts are lower bounds at level 1). At level 3 the
- * preloaded I/O helper tells of every process it runs in through its region
- * (helper_reports.c), read after each scan and once more at the end: only
- * processes the helper never entered (static or setuid images, and what
- * they start) are left to the scans (docs/io.md). */
+ * samples are not seen (counts are lower bounds at level 1). Level 3 runs
+ * here only without the tracer (no ptrace, a setuid command under a tally
+ * that is not root, or sampled elsewhere; else tracker.c): the preloaded
+ * I/O helper tells of every process it runs in through its region
+ * (helper_reports.c), read after each scan and once more at the end, and
+ * the processes the helper never entered (static or setuid images, and
+ * what they start) are left to the scans (docs/io.md). scan_tree is
+ * tracker.c's at level 3 too. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -63,10 +66,7 @@ static void note_executable(void *ctx, pid_t pid)
     usage_note_executable(ctx, pid);
 }
 
-/* Updates the live set from /proc: the tree's own processes only (its cost
- * does not grow with the rest of the machine), or one machine-wide scan
- * where the kernel cannot list a process's children (proc_scan.h). */
-static void scan_tree(struct usage *u, pid_t root, bool include_root, struct helper_reports *reports)
+void scan_tree(struct usage *u, pid_t root, bool include_root, struct helper_reports *reports)
 {
     struct proc_scan scan;
     proc_scan_init(&scan);
@@ -75,13 +75,16 @@ static void scan_tree(struct usage *u, pid_t root, bool include_root, struct hel
         struct tree_root r = {root};
         proc_scan_assign_roots(&scan, is_tree_root, &r);
     }
-    for (size_t i = 0; i < scan.procs.capacity; i++) {
-        pid_t pid = scan.procs.keys[i];
-        if (pid && !usage_has_process(u, pid) && is_member(&scan, pid, root, include_root))
-            usage_process_started(u, pid);
-    }
+    /* The gone first: what is alive together is what this scan saw. */
     struct gone_ctx g = {u, &scan, root, include_root};
     usage_each_process(u, drop_if_gone, &g);
+    for (size_t i = 0; i < scan.procs.capacity; i++) {
+        pid_t pid = scan.procs.keys[i];
+        if (pid && !usage_has_process(u, pid) && is_member(&scan, pid, root, include_root) &&
+            !usage_ended(u, pid, ((const struct scan_proc *)pidmap_at(&scan.procs, i))->stat.starttime))
+            usage_process_started(u, pid);
+    }
+    usage_forget_ended(u);
     proc_scan_free(&scan);
     if (reports) {
         usage_each_process(u, note_executable, u);

@@ -46,6 +46,14 @@ int loop_timer_create(struct loop_timer *t);
 void loop_timer_arm(struct loop_timer *t, double seconds);
 void loop_timer_delete(struct loop_timer *t);
 
+struct helper_reports;
+/* Updates the live set from /proc: the tree's own processes only (its cost
+ * does not grow with the rest of the machine), or one machine-wide scan
+ * where the kernel cannot list a process's children (proc_scan.h). With
+ * reports (level 3): notes each live process's executable and reads the
+ * helper's new regions. (poller.c) */
+void scan_tree(struct usage *u, pid_t root, bool include_root, struct helper_reports *reports);
+
 int tracker_run(const struct task_options *o, struct task_result *r, struct usage *u);
 int poller_run(const struct task_options *o, struct task_result *r, struct usage *u);
 

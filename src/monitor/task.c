@@ -71,7 +71,10 @@ int task_run(const struct task_options *o, struct task_result *r)
     struct usage u;
     usage_init(&u, o, r);
     u.guardian = guardian;
-    int rc = r->level == 2 ? tracker_run(o, r, &u) : poller_run(o, r, &u);
+    /* Level 3 launches through the tracer too: it follows the images the
+     * helper cannot enter (tracker.c); --pid is level 1. */
+    bool traced = r->level == 2 || (r->level == 3 && !o->sampled_elsewhere && !o->io_untraced);
+    int rc = traced ? tracker_run(o, r, &u) : poller_run(o, r, &u);
     sigaction(SIGALRM, &old_alarm, NULL);
     if (rc == 0) {
         usage_finish(&u, o->follow_pid <= 0);

@@ -26,13 +26,18 @@ struct task_options {
     char *const *argv;              /* command to start (execvp); NULL with follow_pid */
     pid_t follow_pid;               /* > 0: follow this running tree instead (level 1) */
     int level;                      /* 1: /proc polling; 2: ptrace process events (default);
-                                     * 3: no ptrace: the I/O helper preloaded by the caller
+                                     * 3: the I/O helper preloaded by the caller
                                      * (cli/run_io.c) reports every process it runs in through
-                                     * its region in io_dir; /proc scans (tally a subreaper)
-                                     * find the others. The executable of every process a
-                                     * scan saw is kept (result.executables) to tell which
-                                     * ran without the helper (docs/io.md) */
+                                     * its region in io_dir, untraced; /proc scans (tally a
+                                     * subreaper) find the others, and the level-2 tracer
+                                     * follows the images the helper cannot enter (tracker.c).
+                                     * The executable of every process a scan or the tracer
+                                     * saw is kept (result.executables) to tell which ran
+                                     * without the helper (docs/io.md) */
     const char *io_dir;             /* level 3: the directory of the helper's regions */
+    bool io_untraced;               /* level 3: launch without the tracer (the command is a
+                                     * setuid or setgid program that a tracer without
+                                     * privileges would run without its own) */
     double interval;                /* regular sampling interval, seconds (default 1) */
     const struct limit_set *limits; /* NULL: none */
     bool measure_only;              /* report broken limits but never kill */
@@ -96,6 +101,8 @@ struct task_result {
 struct task_executable {
     pid_t pid;
     char *path;                     /* "" when it could not be read */
+    bool without_helper;            /* the tracer saw it run path without the helper
+                                     * (even where a region of the pid names path) */
 };
 
 void task_options_init(struct task_options *options);

@@ -97,6 +97,7 @@ void usage_init(struct usage *u, const struct task_options *options, struct task
     u->result = result;
     pidmap_init(&u->procs, sizeof(struct usage_proc));
     pidmap_init(&u->counted, 1);
+    pidmap_init(&u->ended, sizeof(unsigned long long));
     pidmap_init(&u->executable_index, sizeof(size_t));
     u->start = usage_now();
     u->start_epoch = clock_epoch_seconds();
@@ -115,6 +116,7 @@ void usage_free(struct usage *u)
 {
     pidmap_free(&u->procs);
     pidmap_free(&u->counted);
+    pidmap_free(&u->ended);
     pidmap_free(&u->executable_index);
     fileset_free(&u->files);
     net_usage_free(&u->net);
@@ -252,6 +254,10 @@ static void sum_memory(struct usage *u, pid_t except, bool fresh, bool fresh_pss
             p->vm = st.vm_bytes;
             if (fresh_pss)
                 read_pss(pid, p);
+        } else if (fresh) {
+            /* Gone, not yet told (level 3: a process no tracer follows
+             * ends unseen until a scan): it holds nothing any more. */
+            p->rss = p->vm = p->swap = p->pss = 0;
         }
         s->rss += mb(p->rss);
         s->vm += mb(p->vm);
@@ -303,6 +309,7 @@ void usage_note_executable(struct usage *u, pid_t pid)
             if (copy) {
                 free(r->executables[*at].path);
                 r->executables[*at].path = copy;
+                r->executables[*at].without_helper = false;
             }
         }
         return;
@@ -316,7 +323,46 @@ void usage_note_executable(struct usage *u, pid_t pid)
     *at = r->executable_count;
     r->executables[r->executable_count].pid = pid;
     r->executables[r->executable_count].path = copy;
+    r->executables[r->executable_count].without_helper = false;
     r->executable_count++;
+}
+
+void usage_note_without_helper(struct usage *u, pid_t pid)
+{
+    usage_note_executable(u, pid);
+    const size_t *at = pidmap_get(&u->executable_index, pid);
+    if (at)
+        u->result->executables[*at].without_helper = true;
+}
+
+const char *usage_executable(const struct usage *u, pid_t pid)
+{
+    const size_t *at = pidmap_get(&u->executable_index, pid);
+    return at ? u->result->executables[*at].path : NULL;
+}
+
+void usage_note_ended(struct usage *u, pid_t pid)
+{
+    struct proc_stat st;
+    if (proc_read_stat(pid, &st) < 0)
+        return;
+    unsigned long long *at = pidmap_put(&u->ended, pid, NULL);
+    if (at)
+        *at = st.starttime;
+}
+
+bool usage_ended(const struct usage *u, pid_t pid, unsigned long long starttime)
+{
+    const unsigned long long *at = pidmap_get(&u->ended, pid);
+    return at && *at == starttime;
+}
+
+void usage_forget_ended(struct usage *u)
+{
+    if (!u->ended.count)
+        return;
+    pidmap_free(&u->ended);
+    pidmap_init(&u->ended, sizeof(unsigned long long));
 }
 
 bool usage_process_exiting(struct usage *u, pid_t pid)

@@ -52,6 +52,9 @@ struct usage {
     size_t executable_capacity; /* of result->executables (level 3) */
     struct pidmap executable_index; /* level 3: pid → its index in result->executables */
     struct pidmap counted;      /* level 3: every pid counted in total_processes */
+    struct pidmap ended;        /* level 3: pid -> start time (unsigned long long) of each
+                                 * process the tracer saw end, so that a scan made while it
+                                 * finishes its exit does not take it for a live one */
 };
 
 double usage_now(void);
@@ -72,6 +75,18 @@ void usage_process_started(struct usage *u, pid_t pid);
 void usage_process_reported(struct usage *u, pid_t pid);
 /* Level 3: PID, seen alive by a scan, runs this executable now. */
 void usage_note_executable(struct usage *u, pid_t pid);
+/* Level 3: the same, for a process the tracer found running it without
+ * the helper (at its exec or exit stop, or adopted). */
+void usage_note_without_helper(struct usage *u, pid_t pid);
+/* Level 3: the executable last noted for pid, or NULL. */
+const char *usage_executable(const struct usage *u, pid_t pid);
+/* Level 3: pid, at its exit stop, has ended for the accounting; a scan
+ * that still finds it (same start time) passes it over (usage_ended). */
+void usage_note_ended(struct usage *u, pid_t pid);
+bool usage_ended(const struct usage *u, pid_t pid, unsigned long long starttime);
+/* After a scan: a process that ended before it is a zombie or reaped by
+ * the next one (the table stays as small as the ends between two scans). */
+void usage_forget_ended(struct usage *u);
 /* A process is at its exit, still readable in /proc (level 2): reads what
  * only the process itself can tell, its exact peaks included. usage_account_exit
  * then does the rest once the process has been let go (keeping the stop

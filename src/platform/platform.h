@@ -93,6 +93,9 @@ int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *s
  * children files (CONFIG_PROC_CHILDREN): scan the machine instead. */
 int proc_visit_tree(pid_t root, void (*visit)(void *ctx, pid_t pid, const struct proc_stat *stat),
                     void *ctx);
+/* Calls visit(ctx, tid) for every thread of pid (/proc/PID/task); -1 when
+ * it cannot be listed. */
+int proc_visit_threads(pid_t pid, void (*visit)(void *ctx, pid_t tid), void *ctx);
 /* Calls visit(ctx, pid) for every process on the machine, reading nothing
  * else (one directory listing). */
 int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx);
@@ -113,6 +116,7 @@ struct launch {
 };
 #define LAUNCH_TRACED 1u
 #define LAUNCH_GUARDED 2u
+#define LAUNCH_EXEC_EVENTS 4u /* with LAUNCH_TRACED: the tracer reports execs (TRACER_EXEC) */
 int launch_command(char *const argv[], unsigned flags, struct launch *out);
 /* 0 when the exec succeeded, else its errno. Call after the child ended. */
 int launch_exec_errno(struct launch *launch);
@@ -125,6 +129,8 @@ enum tracer_event_kind {
     TRACER_GONE,         /* pid (a whole process) has ended; status as from waitpid */
     TRACER_INTERRUPTED,  /* a signal arrived (timer, interrupt): nothing else happened */
     TRACER_NO_PROCESSES, /* nothing left to follow */
+    TRACER_EXEC,         /* pid has exec'd (launched with LAUNCH_EXEC_EVENTS), stopped before
+                          * its new image's first instruction: tracer_resume or tracer_let_go */
 };
 
 struct tracer_event {
@@ -132,7 +138,8 @@ struct tracer_event {
     pid_t pid;
     pid_t parent;
     int status;
-    uint64_t peak_rss;   /* TRACER_GONE: the process's peak resident memory (bytes) */
+    uint64_t peak_rss;   /* TRACER_GONE: the process's peak resident memory (bytes), when it
+                          * was followed to its death; else 0 */
 };
 
 struct tracer;
@@ -144,15 +151,39 @@ void tracer_free(struct tracer *tracer);
 /* Waits for the next event worth reporting; handles all other stops
  * (signal re-injection, group stops, new threads) itself. */
 void tracer_next(struct tracer *tracer, struct tracer_event *event);
-/* Lets a process stopped at TRACER_EXITING go on. */
+/* Lets a process stopped at TRACER_EXITING or TRACER_EXEC go on. */
 void tracer_resume(struct tracer *tracer, pid_t pid);
 /* Lets a process stopped at TRACER_EXITING go on and stops following it
  * (PTRACE_DETACH): its death then goes straight to its parent instead of
  * through the tracer, one round trip less per process. For a process whose
  * exit readings are complete and that has no other thread left; no
- * TRACER_GONE follows for it. Returns false (and resumes it as
+ * TRACER_GONE follows for it. At TRACER_EXEC: the process and the
+ * children it will start are no longer followed (a TRACER_GONE comes only
+ * if it is tally's own child). Returns false (and resumes it as
  * tracer_resume) when it cannot be detached. */
 bool tracer_let_go(struct tracer *tracer, pid_t pid);
+/* Starts following a running process found another way (a scan), with
+ * every thread it has and the children it starts from now on, with exec
+ * events; it is not stopped. False when it cannot be traced (gone, or not
+ * tally's to trace). */
+bool tracer_adopt(struct tracer *tracer, pid_t pid);
+/* True when pid is one of the processes (or threads) followed. */
+bool tracer_follows(const struct tracer *tracer, pid_t pid);
+
+/* ---- a new image, at its exec stop (exec_image.c) ---- */
+
+struct proc_loader {
+    bool dynamic; /* the kernel loaded an interpreter for it (the loader runs) */
+    bool secure;  /* AT_SECURE: setuid/setgid: the loader ignores LD_PRELOAD */
+};
+/* From /proc/PID/auxv; -1 when unreadable, or when pid is inside an exec
+ * that has not yet set its new image's stack up (auxiliary vector and
+ * environment: read again later). */
+int proc_read_loader(pid_t pid, struct proc_loader *out);
+/* The value of NAME in the environment pid's image was started with
+ * (/proc/PID/environ) into out (truncated to size): 1 when set, 0 when
+ * not, -1 when unreadable. */
+int proc_read_environ_var(pid_t pid, const char *name, char *out, size_t size);
 
 /* ---- the guardian (guardian.c): nothing of a task outlives a killed tally ---- */
 

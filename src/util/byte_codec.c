@@ -1,6 +1,7 @@
 /* Binary encodings: byte buffer, varints, doubles (see byte_codec.h). */
 #include "util/byte_codec.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "util/vec.h"
@@ -45,6 +46,46 @@ void byte_put_double(struct byte_writer *w, double d)
     for (int i = 0; i < 8; i++)
         bytes[i] = (unsigned char)(u >> (8 * i));
     byte_put(w, bytes, sizeof bytes);
+}
+
+#define DECIMAL_DIGITS 9 /* the largest k tried */
+#define DECIMAL_RAW 15    /* the tag of a double stored as its 8 bytes */
+
+static const double powers_of_ten[DECIMAL_DIGITS + 1] = {1e0, 1e1, 1e2, 1e3, 1e4,
+                                                          1e5, 1e6, 1e7, 1e8, 1e9};
+
+void byte_put_decimal(struct byte_writer *w, double d)
+{
+    const double limit = 9007199254740992.0; /* 2^53: every integer below is exact */
+    for (int k = 0; k <= DECIMAL_DIGITS && fabs(d) < limit; k++) {
+        double scaled = d * powers_of_ten[k];
+        if (!(fabs(scaled) < limit))
+            break;
+        int64_t mi = (int64_t)nearbyint(scaled);
+        double back = (double)mi / powers_of_ten[k]; /* as byte_get_decimal computes it */
+        if (!memcmp(&back, &d, sizeof d)) { /* -0 and NaN never match: raw */
+            uint64_t zigzag = ((uint64_t)mi << 1) ^ (uint64_t)(mi >> 63);
+            byte_put_varint(w, zigzag << 4 | (uint64_t)k);
+            return;
+        }
+    }
+    byte_put_varint(w, DECIMAL_RAW);
+    byte_put_double(w, d);
+}
+
+double byte_get_decimal(struct byte_reader *r)
+{
+    uint64_t tag = byte_get_varint(r);
+    unsigned k = (unsigned)(tag & 15);
+    if (k == DECIMAL_RAW && tag >> 4 == 0)
+        return byte_get_double(r);
+    uint64_t zigzag = tag >> 4;
+    int64_t m = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);
+    if (k > DECIMAL_DIGITS || m >= (INT64_C(1) << 53) || m <= -(INT64_C(1) << 53)) {
+        r->failed = true; /* never written */
+        return 0;
+    }
+    return (double)m / powers_of_ten[k];
 }
 
 unsigned byte_get_byte(struct byte_reader *r)

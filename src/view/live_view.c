@@ -7,7 +7,11 @@
  * processes' contract violation levels when 'tally contract watch' sends
  * them (proc_get_info 0x100), drawn over time with the threshold. /data
  * says whether the application runs ("state": "waiting" until a process is
- * found, "running", "finished" once a poll finds none left, with the time). */
+ * found, "running", "finished" once a poll finds none left, with the time).
+ * Over NATS an agent leaves the application's subject once its task there
+ * ended, so after the end a poll of the application usually gets no answer
+ * at all: the hosts the application was seen on are then asked directly
+ * (their node subjects) whether they still have processes of it. */
 #include "view/live_view.h"
 #include "report/summary_read.h"
 
@@ -40,6 +44,7 @@ struct live_state {
     json_t *previous;     /* "pid@host" -> {"t", "read", "written", "received", "sent"} */
     char status[512];
     bool seen_processes;  /* some poll found a process of the application */
+    json_t *hosts_seen;   /* host -> true: every host a poll found it on (main thread only) */
     double finished;      /* epoch of the first poll that found none after that (0: running) */
 };
 
@@ -131,6 +136,73 @@ static void trim(json_t *array, size_t keep)
         json_array_remove(array, 0);
 }
 
+struct host_check {
+    const char *app;
+    json_t *hosts_seen;
+    json_t *processes;    /* host -> its processes of the application, per its answer */
+};
+
+/* One host's app_get_list answer: how many processes of the application it has. */
+static void on_app_list(void *ctx, json_t *line)
+{
+    struct host_check *c = ctx;
+    const char *node = json_string_value(json_object_get(line, "node"));
+    if (strcmp(json_string_value(json_object_get(line, "service")) ?: "", "app_get_list") || !node ||
+        !json_object_get(c->hosts_seen, node))
+        return;
+    json_int_t processes = 0;
+    size_t i;
+    json_t *app;
+    json_array_foreach(json_object_get(json_object_get(line, "result"), "apps"), i, app)
+        if (!strcmp(json_string_value(json_object_get(app, "app")) ?: "", c->app))
+            processes += (json_int_t)summary_number(app, "processes", 0);
+    json_object_set_new(c->processes, node, json_integer(processes));
+}
+
+/* After a poll of the application that no agent answered: asks every host it
+ * was seen on (:app_get_list([n_HOST, ...]), their node subjects) whether it
+ * still has processes of it. 1 when every one answered and none has any;
+ * else 0 with why (a host that did not answer, or one that still has some). */
+static int gone_from_every_host(struct live_state *s, struct live_client *client, char *why,
+                                size_t why_size)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out) {
+        snprintf(why, why_size, "out of memory");
+        return 0;
+    }
+    fputs(":app_get_list([", out);
+    const char *host;
+    json_t *v;
+    bool first = true;
+    json_object_foreach(s->hosts_seen, host, v) {
+        fprintf(out, "%sn_%s", first ? "" : ", ", host);
+        first = false;
+    }
+    fputs("])", out);
+    fclose(out);
+    struct host_check c = {.app = s->options->app, .hosts_seen = s->hosts_seen,
+                           .processes = json_object()};
+    int rc = live_client_ask(client, text, on_app_list, &c, why, why_size);
+    free(text);
+    int gone = rc == 0;
+    json_object_foreach(s->hosts_seen, host, v) {
+        json_t *n = json_object_get(c.processes, host);
+        if (!gone)
+            break;
+        if (!n)
+            snprintf(why, why_size, "%s, where it ran, did not answer", host);
+        else if (json_integer_value(n) > 0)
+            snprintf(why, why_size, "%s still has %" JSON_INTEGER_FORMAT " of its processes", host,
+                     json_integer_value(n));
+        gone = n && json_integer_value(n) == 0;
+    }
+    json_decref(c.processes);
+    return gone;
+}
+
 static void poll_agents(struct live_state *s, struct live_client *client)
 {
     char text[600], why[400];
@@ -138,6 +210,17 @@ static void poll_agents(struct live_state *s, struct live_client *client)
     struct poll_ctx p = {.s = s, .hosts = json_object(), .contract = json_object(),
                          .seen = json_object(), .now = clock_epoch_seconds()};
     int rc = live_client_ask(client, text, on_process, &p, why, sizeof why);
+    if (rc < 0 && !json_object_size(p.hosts) && s->seen_processes && !live_client_refused(client)) {
+        char more[300];
+        if (gone_from_every_host(s, client, more, sizeof more))
+            rc = 0; /* the hosts it ran on say none of its processes is left */
+        else
+            snprintf(why + strlen(why), sizeof why - strlen(why), "; %s", more);
+    }
+    const char *host;
+    json_t *v;
+    json_object_foreach(p.hosts, host, v)
+        json_object_set_new(s->hosts_seen, host, json_true());
     pthread_mutex_lock(&s->lock);
     size_t hosts = json_object_size(p.hosts);
     if (rc == 0 && hosts) {
@@ -271,7 +354,7 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
         return -1;
     }
     struct live_state s = {.options = &opts, .points = json_array(), .bars = json_array(),
-                           .previous = json_object()};
+                           .previous = json_object(), .hosts_seen = json_object()};
     pthread_mutex_init(&s.lock, NULL);
     unsigned port = 0;
     int sfd = signalfd(-1, &stop, SFD_CLOEXEC);
@@ -318,6 +401,7 @@ int live_view_serve(const struct live_view_options *o, char *why, size_t why_siz
     json_decref(s.points);
     json_decref(s.bars);
     json_decref(s.previous);
+    json_decref(s.hosts_seen);
     pthread_mutex_destroy(&s.lock);
     return rc;
 }

@@ -13,11 +13,9 @@
 #include <sys/ptrace.h>
 #include <unistd.h>
 
+#include "platform/linux/ptrace_options.h"
 #include "util/error.h"
 
-#define TRACE_OPTIONS                                                                          \
-    (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |    \
-     PTRACE_O_EXITKILL)
 
 int launch_command(char *const argv[], unsigned flags, struct launch *out)
 {
@@ -62,7 +60,8 @@ int launch_command(char *const argv[], unsigned flags, struct launch *out)
     }
     close(go[0]);
     close(err[1]);
-    if (traced && ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)TRACE_OPTIONS) < 0) {
+    long options = TRACE_OPTIONS | (flags & LAUNCH_EXEC_EVENTS ? PTRACE_O_TRACEEXEC : 0);
+    if (traced && ptrace(PTRACE_SEIZE, pid, 0, (void *)options) < 0) {
         tally_error_errno("run: process events unavailable (ptrace), using --level 1");
         kill(pid, SIGKILL);
         close(go[1]);

@@ -378,9 +378,9 @@ int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *s
     return 0;
 }
 
-int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx)
+static int visit_numbered(const char *path, void (*visit)(void *ctx, pid_t pid), void *ctx)
 {
-    DIR *dir = opendir("/proc");
+    DIR *dir = opendir(path);
     if (!dir)
         return -1;
     struct dirent *de;
@@ -389,6 +389,18 @@ int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx)
             visit(ctx, (pid_t)atoi(de->d_name));
     closedir(dir);
     return 0;
+}
+
+int proc_visit_pids(void (*visit)(void *ctx, pid_t pid), void *ctx)
+{
+    return visit_numbered("/proc", visit, ctx);
+}
+
+int proc_visit_threads(pid_t pid, void (*visit)(void *ctx, pid_t tid), void *ctx)
+{
+    char path[48];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    return visit_numbered(path, visit, ctx);
 }
 
 int proc_self_exe(char *out, size_t size)

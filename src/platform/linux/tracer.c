@@ -14,8 +14,9 @@
  *    PTRACE_LISTEN so that stopped jobs stay stopped;
  *  - threads are tracked only to know their thread group;
  *  - waiting polls for a moment during bursts of events (event_wait.c).
- * Known limit: without exec events, a thread that calls execve leaves its
- * old tid in the table (the kernel gives the process the leader's pid);
+ * With LAUNCH_EXEC_EVENTS, execs are reported too (level 3 lets go of the
+ * images the I/O helper enters). Known limit: without exec events, a
+ * thread that calls execve leaves its old tid in the table (the kernel gives the process the leader's pid);
  * on_creation copes with its reuse. */
 #include "platform/platform.h"
 
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "platform/linux/event_wait.h"
+#include "platform/linux/ptrace_options.h"
 #include "util/clock.h"
 #include "util/pidmap.h"
 
@@ -89,6 +91,42 @@ bool tracer_let_go(struct tracer *tracer, pid_t pid)
     }
     pidmap_remove(&tracer->tracees, pid);
     return true;
+}
+
+bool tracer_follows(const struct tracer *tracer, pid_t pid)
+{
+    return pidmap_get(&tracer->tracees, pid) != NULL;
+}
+
+struct adoption {
+    struct tracer *tracer;
+    pid_t tgid;
+    int seized;
+};
+
+static void seize_thread(void *ctx, pid_t tid)
+{
+    struct adoption *a = ctx;
+    if (pidmap_get(&a->tracer->tracees, tid))
+        return;
+    long options = TRACE_OPTIONS | PTRACE_O_TRACEEXEC;
+    if (ptrace(PTRACE_SEIZE, tid, 0, (void *)options) < 0)
+        return;
+    struct tracee *e = pidmap_put(&a->tracer->tracees, tid, NULL);
+    if (!e) {
+        ptrace(PTRACE_DETACH, tid, 0, 0);
+        return;
+    }
+    e->tgid = a->tgid;
+    a->seized++;
+}
+
+bool tracer_adopt(struct tracer *tracer, pid_t pid)
+{
+    struct adoption a = {tracer, pid, 0};
+    if (proc_visit_threads(pid, seize_thread, &a) < 0)
+        seize_thread(&a, pid);
+    return a.seized > 0;
 }
 
 /* Is tid a thread of the group tgid? (it is listed in /proc/TGID/task) */
@@ -200,7 +238,10 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
             event->kind = TRACER_GONE;
             event->pid = pid;
             event->status = status;
-            event->peak_rss = (uint64_t)usage.ru_maxrss * 1024;
+            /* Of a process not followed (let go at its exec, at level 3),
+             * wait4's peak is no reading of its own end: the largest of it
+             * and its reaped descendants, any time in its life. */
+            event->peak_rss = e ? (uint64_t)usage.ru_maxrss * 1024 : 0;
             return;
         }
         if (!WIFSTOPPED(status))
@@ -213,6 +254,17 @@ void tracer_next(struct tracer *t, struct tracer_event *event)
         case PTRACE_EVENT_CLONE:
             if (on_creation(t, pid, kind, event))
                 return;
+            continue;
+        case PTRACE_EVENT_EXEC:
+            /* The process now runs its new image (any other thread is gone:
+             * the kernel reports the exec under the process's pid). */
+            if (e) {
+                e->tgid = pid;
+                event->kind = TRACER_EXEC;
+                event->pid = pid;
+                return;
+            }
+            ptrace(PTRACE_CONT, pid, 0, 0);
             continue;
         case PTRACE_EVENT_EXIT:
             if (e && e->tgid == pid) {

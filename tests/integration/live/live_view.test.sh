@@ -11,7 +11,10 @@ mkdir -p "$artifacts"
 user=$(id -un)
 nats_sites_start "$user" || { not_ok "nats-servers start"; finish; }
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release"; _nats_stop; wait 2>/dev/null; rm -rf "$WORK"' EXIT
+late_pid=
+# (a stopped view is continued before its SIGTERM, never after one: a SIGCONT
+# discards the SIGSTOP that LeakSanitizer's tracer sends an exiting process)
+trap '[ -n "$late_pid" ] && kill -CONT "$late_pid"; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; touch "$WORK/release"; _nats_stop; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 
 for h in n1 n2; do
   mkdir -m 700 "$WORK/$h"
@@ -52,6 +55,18 @@ for _ in $(seq 100); do
   [ "$got" = '["n1","n2"]' ] && break; sleep 0.1
 done
 check_eq "over NATS the data has both hosts" "$got" '["n1","n2"]'
+view_port=$PORT
+
+# A second view, stopped (SIGSTOP) across the application's end: when it polls
+# again, neither agent answers for the application any more (an agent leaves
+# the application's NATS subject once its task ended). It must still find
+# that the application finished, not wait for an answer that never comes.
+state_is() { [ "$(curl -s "http://127.0.0.1:$1/data?since=1e12" | jq -r .state)" = "$2" ]; }
+serve "$WORK/late.out" --nats "$NATS_ALPHA" --creds "$WORK/creds/$user"
+late_port=$PORT late_pid=${pids[-1]}
+PORT=$view_port
+check "a second view sees the application running" wait_until 20 state_is "$late_port" running
+kill -STOP "$late_pid"
 
 if node "$TALLY_TEST_ROOT/tests/integration/live/live_check.js" "http://127.0.0.1:$PORT/" \
      "$artifacts/live.png" 3 0 "$WORK/release" > "$WORK/page.json" 2> "$WORK/page.err"; then
@@ -96,6 +111,15 @@ check_cmp "page: the memory axis reaches n2's memory" "$top" ">=" "$(jq '.later.
 check_eq "page: the application's state once its processes ended" "$(jq -r .ended.state "$WORK/page.json")" finished
 check_contains "page: the status line says finished" "$(jq -r .ended.status "$WORK/page.json")" "finished at "
 check_eq "data: state finished" "$(curl -s "http://127.0.0.1:$PORT/data?since=1e12" | jq -r .state)" finished
+left_app() { # HOST: its agent no longer takes requests for app_sim
+  [ "$("$TALLY" agent status --socket "$WORK/$1/agent.sock" | jq -c .nats.apps)" = '[]' ]
+}
+check "both agents left the application's subject" wait_until 10 eval 'left_app n1 && left_app n2'
+kill -CONT "$late_pid"
+check "the view stopped across the end finds the application finished (the hosts it saw answer without it)" \
+  wait_until 30 state_is "$late_port" finished
+check_eq "its data says no process is left" "$(curl -s "http://127.0.0.1:$late_port/data?since=1e12" | jq -r .status)" \
+  "finished: no process left"
 
 # bad input
 out=$("$TALLY" view --live 2>&1); check_eq "--live without a name: exit status" "$?" 125

@@ -1,6 +1,7 @@
 /* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c):
  * moments and extremes as from the values, quantiles within 1 %, merging in
- * any order, the text form round trip, predict exact at bin maxima. */
+ * any order, the stored form round trip (to the bit, and version 2 still
+ * read), predict exact at bin maxima. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,13 @@ int main(void)
         has[FIELD_WALL_TIME] = false; /* untimed runs */
         v[FIELD_MEMORY] = 9000;
         aggregate_add(&one, v, has, 3, false);
+        has[FIELD_WALL_TIME] = true; /* a one-run bin whose wall time is a wall_time bin's largest value */
+        v[FIELD_MEMORY] = 50.5;
+        v[FIELD_WALL_TIME] = 7.5;
+        aggregate_add(&one, v, has, 4, false);
+        v[FIELD_MEMORY] = 1.0 / 3; /* not a short decimal: stored as its 8 bytes */
+        v[FIELD_WALL_TIME] = 2.0 / 3;
+        aggregate_add(&one, v, has, 5, false);
         size_t len;
         unsigned char *data = aggregate_encode(&one, &len);
         CHECK_INT(aggregate_decode_merge(&back, data, len), 0);
@@ -103,8 +111,38 @@ int main(void)
             }
         }
         CHECK_INT(back.stopped_count, 1);
+        CHECK_INT(back.runs, 5);
         aggregate_free(&one);
         aggregate_free(&back);
+    }
+    /* an aggregate stored by format version 2 (every value as its 8 bytes,
+     * archives written before) is still read: one untimed run of memory 583 */
+    {
+        unsigned char v2[128];
+        size_t n = 0;
+        const unsigned char head[] = {2, 1, 0, 0, FIELD_MEMORY + 1, 1, 0};
+        memcpy(v2, head, sizeof head);
+        n += sizeof head;
+        const double doubles[7] = {583, 583, 0, 0, 0, 583, 583}; /* sum, mean, m2, m3, m4, min, max */
+        for (int k = 0; k < 7; k++, n += 8)
+            memcpy(v2 + n, &doubles[k], 8); /* little-endian, as this machine */
+        v2[n++] = 0;                  /* no top values */
+        v2[n++] = 1;                  /* one bin */
+        v2[n++] = (2 * 638 & 0x7f) | 0x80; /* index 638 (zigzag 1276) as a varint */
+        v2[n++] = (2 * 638) >> 7;
+        v2[n++] = 1 << 3 | 3;         /* one run, no wall time */
+        memcpy(v2 + n, &doubles[0], 8);
+        n += 8;
+        v2[n++] = 0;
+        struct aggregate old;
+        aggregate_init(&old);
+        CHECK_INT(aggregate_decode_merge(&old, v2, n), 0);
+        CHECK_INT(old.fields[FIELD_MEMORY].nbins, 1);
+        CHECK_INT(old.fields[FIELD_MEMORY].bins[0].index, 638);
+        CHECK_NEAR(old.fields[FIELD_MEMORY].bins[0].max, 583, 0);
+        CHECK_NEAR(old.fields[FIELD_MEMORY].bins[0].sum_t, 1, 0);
+        CHECK_NEAR(old.fields[FIELD_MEMORY].max, 583, 0);
+        aggregate_free(&old);
     }
 
     /* predict: 9 runs at 100, one at 2000 (no wall_time: equal weights) →

@@ -1,6 +1,7 @@
 /* Unit tests for packing a summary's document against its row
  * (src/archive/document_pack.c): whatever the document, unpacking gives back
- * the same object, members in the same order, numbers to the bit. */
+ * the same object, members in the same order, numbers to the bit; version 1
+ * packings still unpack. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -59,8 +60,22 @@ int main(void)
                         "\"memory\":[400,\"MB\"],\"seq\":\"1-3\"}";
     size_t len = 0;
     round_trip(tally, &cols, &len);
-    /* version, 4 strings/integers of 2 bytes, 3 fields of 3, "seq" as text (11), end */
-    CHECK_INT(len, 30);
+    /* version, 4 strings/integers and 3 fields of one byte each, "seq" as text (11), end
+     * (30 bytes in version 1) */
+    CHECK_INT(len, 20);
+    /* tally's own members name their key by its number */
+    round_trip("{\"tally_version\":\"0.1\",\"peak_times\":{\"memory\":[1.5,\"s\"]}}", &cols, &len);
+    CHECK_INT(len, 1 + (2 + 1 + 5) + (2 + 1 + 20) + 1); /* tag, key number, length, text */
+
+    /* a document packed by version 1 (archives written before) still unpacks */
+    static const unsigned char v1[] = {1, 2, 0, 3, 1, 1, FIELD_MEMORY, 1, 4, 3, 's', 'e', 'q', 5,
+                                       '"', '1', '-', '3', '"', 0};
+    json_t *old = document_unpack(v1, sizeof v1, &cols);
+    char *old_text = old ? json_dumps(old, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    CHECK_STR(old_text ? old_text : "(null)",
+              "{\"name\":\"align\",\"exit_status\":0,\"memory\":[400,\"MB\"],\"seq\":\"1-3\"}");
+    free(old_text);
+    json_decref(old);
 
     /* members that differ from their column stay as text: an overridden name,
      * another unit, a real where the column has an integer's value, a bare
@@ -80,5 +95,9 @@ int main(void)
     CHECK(document_unpack((const unsigned char *)"\x01\x09", 2, &cols) == NULL);
     /* a reference to a column the row does not have */
     CHECK(document_unpack((const unsigned char *)"\x01\x01\x0e\x00\x00", 5, &cols) == NULL);
+    CHECK(document_unpack((const unsigned char *)"\x02\x8e\x00", 3, &cols) == NULL);
+    /* version 1 has no one-byte references, no known key beyond the list */
+    CHECK(document_unpack((const unsigned char *)"\x01\x99\x00", 3, &cols) == NULL);
+    CHECK(document_unpack((const unsigned char *)"\x02\x05\x63\x01\x31\x00", 6, &cols) == NULL);
     return test_done();
 }

@@ -83,7 +83,7 @@ int main(void)
         struct io_image im = image(20, NULL, 0);
         strcpy(im.header.exe, "/usr/bin/prog");
         struct io_image_set one = {.items = &im, .count = 1};
-        struct task_executable seen[] = {{20, self}, {21, self}, {22, "/static/prog"}};
+        struct task_executable seen[] = {{20, self, false}, {21, self, false}, {22, "/static/prog", false}};
         struct task_result res;
         memset(&res, 0, sizeof res);
         res.executables = seen;
@@ -94,6 +94,21 @@ int main(void)
         CHECK_INT(json_array_size(missing), 2); /* 21 (no region at all) and 22, not 20 */
         CHECK_INT(json_integer_value(json_object_get(json_array_get(missing, 0), "pid")), 21);
         CHECK_INT(json_integer_value(json_object_get(json_array_get(missing, 1), "pid")), 22);
+        json_decref(all);
+        /* The executable a region of its pid names: interposed, unless the
+         * tracer saw the pid run it without the helper (exec'd again
+         * through a direct system call with an empty environment). */
+        struct task_executable again[] = {{20, "/usr/bin/prog", false}};
+        res.executables = again;
+        res.executable_count = 1;
+        all = io_report_files_json(empty, &one, &res);
+        CHECK_INT(json_array_size(json_object_get(all, "not_interposed")), 0);
+        json_decref(all);
+        again[0].without_helper = true;
+        all = io_report_files_json(empty, &one, &res);
+        missing = json_object_get(all, "not_interposed");
+        CHECK_INT(json_array_size(missing), 1);
+        CHECK_INT(json_integer_value(json_object_get(json_array_get(missing, 0), "pid")), 20);
         json_decref(all);
         io_report_free(empty);
     }

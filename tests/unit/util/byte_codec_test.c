@@ -1,5 +1,6 @@
 /* Unit tests for the binary encodings (src/util/byte_codec.c): varints,
- * zigzag signed values and doubles come back to the bit; a reader past its
+ * zigzag signed values, doubles and decimals come back to the bit (a
+ * decimal short when it is one); a reader past its
  * end, over an overlong varint or asked for more bytes than are left fails
  * and stays failed. */
 #include "test.h"
@@ -61,5 +62,39 @@ int main(void)
     struct byte_reader s = {w.data, w.data + 2, false};
     CHECK(byte_get_bytes(&s, 3) == NULL && s.failed);
     free(w.data);
+
+    /* decimals: short when a decimal of at most 9 places gives the double
+     * back to the bit, the 8 bytes otherwise; every value comes back */
+    const double decimals[] = {484.809, 583, -2.5, 0.1, 1795000000.123, 43.64, 1e-9, 0.0, -0.0,
+                               1.0 / 3, 1e300, -1e-300, 5e-324, INFINITY, -INFINITY, NAN,
+                               9007199254740991.0, 9007199254740992.0};
+    struct byte_writer dw = {NULL, 0, 0, false};
+    size_t lengths[sizeof decimals / sizeof *decimals];
+    for (size_t i = 0; i < sizeof decimals / sizeof *decimals; i++) {
+        size_t before = dw.len;
+        byte_put_decimal(&dw, decimals[i]);
+        lengths[i] = dw.len - before;
+    }
+    CHECK(!dw.failed);
+    CHECK_INT(lengths[0], 4);  /* 484809 / 10^3 */
+    CHECK_INT(lengths[1], 3);  /* 583: zigzag 1166 << 4 in 15 bits */
+    CHECK_INT(lengths[2], 2);  /* -25 / 10 */
+    CHECK_INT(lengths[7], 1);  /* 0 */
+    CHECK_INT(lengths[8], 9);  /* -0: raw */
+    CHECK_INT(lengths[9], 9);  /* 1/3: raw */
+    CHECK_INT(lengths[15], 9); /* NaN: raw */
+    struct byte_reader dr = {dw.data, dw.data + dw.len, false};
+    ok = 1;
+    for (size_t i = 0; i < sizeof decimals / sizeof *decimals; i++) {
+        double d = byte_get_decimal(&dr);
+        ok &= !memcmp(&d, &decimals[i], sizeof d);
+    }
+    CHECK(ok);
+    CHECK(!dr.failed && dr.p == dr.end);
+    free(dw.data);
+    static const unsigned char bad_decimal[] = {0x1f}; /* k = 15 with a mantissa: never written */
+    struct byte_reader b = {bad_decimal, bad_decimal + 1, false};
+    byte_get_decimal(&b);
+    CHECK(b.failed);
     return test_done();
 }
