@@ -91,17 +91,16 @@ int helper_enters(pid_t pid, const char *dir)
         return -1;
     if (!loader.dynamic || loader.secure)
         return 0;
-    char value[PATH_MAX];
-    int set = proc_read_environ_var(pid, "TALLY_IO_DIR", value, sizeof value);
+    char io_dir[PATH_MAX], value[PATH_MAX];
+    const char *names[] = {"TALLY_IO_DIR", "LD_PRELOAD"};
+    int set = proc_read_environ_vars(pid, 2, names, (char *const[]){io_dir, value}, PATH_MAX);
     if (set < 0)
         return -1;
-    if (!set || strcmp(value, dir))
+    if (set != 3 || strcmp(io_dir, dir))
         return 0;
-    set = proc_read_environ_var(pid, "LD_PRELOAD", value, sizeof value);
-    if (set <= 0)
-        return set;
     /* one of its names (separated by ':' or blanks) ends in /libtally-io.so */
-    for (char *name = strtok(value, ": \t"); name; name = strtok(NULL, ": \t")) {
+    char *rest = NULL;
+    for (char *name = strtok_r(value, ": \t", &rest); name; name = strtok_r(NULL, ": \t", &rest)) {
         const char *base = strrchr(name, '/');
         if (!strcmp(base ? base + 1 : name, TALLY_IO_LIBRARY))
             return 1;

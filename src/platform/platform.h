@@ -180,10 +180,12 @@ struct proc_loader {
  * that has not yet set its new image's stack up (auxiliary vector and
  * environment: read again later). */
 int proc_read_loader(pid_t pid, struct proc_loader *out);
-/* The value of NAME in the environment pid's image was started with
- * (/proc/PID/environ) into out (truncated to size): 1 when set, 0 when
- * not, -1 when unreadable. */
-int proc_read_environ_var(pid_t pid, const char *name, char *out, size_t size);
+/* The values of names[0..count) (count <= 31) in the environment pid's
+ * image was started with (/proc/PID/environ, read once) into values[i]
+ * (truncated to size): a bit mask of those set (bit i: names[i]), -1 when
+ * unreadable. */
+int proc_read_environ_vars(pid_t pid, size_t count, const char *const names[], char *const values[],
+                           size_t size);
 
 /* ---- the guardian (guardian.c): nothing of a task outlives a killed tally ---- */
 

@@ -2,6 +2,7 @@
  * into a stack buffer: these run at every process exit and sample, so they
  * avoid stdio and allocation. */
 #include "platform/platform.h"
+#include "platform/linux/procfs_read.h"
 #include "util/pidmap.h"
 #include "util/vec.h"
 
@@ -26,8 +27,7 @@ static void init_constants(void)
     }
 }
 
-/* Reads a whole small file into buf (NUL-terminated). Returns its length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
+ssize_t procfs_read_small(const char *path, char *buf, size_t size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -52,7 +52,7 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
     return total;
 }
 
-static uint64_t parse_u64(const char **p)
+uint64_t procfs_parse_u64(const char **p)
 {
     const char *s = *p;
     while (*s == ' ' || *s == '\t')
@@ -64,7 +64,7 @@ static uint64_t parse_u64(const char **p)
     return v;
 }
 
-static void skip_fields(const char **p, int n)
+void procfs_skip_fields(const char **p, int n)
 {
     const char *s = *p;
     while (n-- > 0) {
@@ -80,43 +80,42 @@ int proc_runnable_tasks(void)
 {
     char buf[128];
     int running;
-    if (read_small("/proc/loadavg", buf, sizeof buf) < 0 ||
+    if (procfs_read_small("/proc/loadavg", buf, sizeof buf) < 0 ||
         sscanf(buf, "%*s %*s %*s %d/", &running) != 1)
         return -1;
     return running;
 }
 
-/* Reads /proc/PID/NAME into buf (see read_small). */
-static int read_proc_file(pid_t pid, const char *name, char *buf, size_t size)
+int procfs_read_pid_file(pid_t pid, const char *name, char *buf, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
-    return read_small(path, buf, size);
+    return procfs_read_small(path, buf, size);
 }
 
 int proc_read_stat(pid_t pid, struct proc_stat *out)
 {
     char buf[1024];
     init_constants();
-    if (read_proc_file(pid, "stat", buf, sizeof buf) < 0)
+    if (procfs_read_pid_file(pid, "stat", buf, sizeof buf) < 0)
         return -1;
     const char *p = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
     if (!p || !p[1])
         return -1;
     p += 2;
     out->state = *p++;                          /* 3 state */
-    out->ppid = (pid_t)parse_u64(&p);           /* 4 ppid */
-    skip_fields(&p, 5);                         /* 5-9 */
-    out->minflt = parse_u64(&p);                /* 10 minflt */
-    skip_fields(&p, 1);                         /* 11 cminflt */
-    out->majflt = parse_u64(&p);                /* 12 majflt */
-    skip_fields(&p, 1);                         /* 13 cmajflt */
-    uint64_t utime = parse_u64(&p), stime = parse_u64(&p);     /* 14, 15 */
-    uint64_t cutime = parse_u64(&p), cstime = parse_u64(&p);   /* 16, 17 */
-    skip_fields(&p, 4);                         /* 18-21 */
-    out->starttime = parse_u64(&p);             /* 22 starttime */
-    out->vm_bytes = parse_u64(&p);              /* 23 vsize */
-    out->rss_bytes = parse_u64(&p) * (uint64_t)page_size; /* 24 rss (pages) */
+    out->ppid = (pid_t)procfs_parse_u64(&p);           /* 4 ppid */
+    procfs_skip_fields(&p, 5);                         /* 5-9 */
+    out->minflt = procfs_parse_u64(&p);                /* 10 minflt */
+    procfs_skip_fields(&p, 1);                         /* 11 cminflt */
+    out->majflt = procfs_parse_u64(&p);                /* 12 majflt */
+    procfs_skip_fields(&p, 1);                         /* 13 cmajflt */
+    uint64_t utime = procfs_parse_u64(&p), stime = procfs_parse_u64(&p);     /* 14, 15 */
+    uint64_t cutime = procfs_parse_u64(&p), cstime = procfs_parse_u64(&p);   /* 16, 17 */
+    procfs_skip_fields(&p, 4);                         /* 18-21 */
+    out->starttime = procfs_parse_u64(&p);             /* 22 starttime */
+    out->vm_bytes = procfs_parse_u64(&p);              /* 23 vsize */
+    out->rss_bytes = procfs_parse_u64(&p) * (uint64_t)page_size; /* 24 rss (pages) */
     out->cpu_self = (double)(utime + stime) / (double)clock_ticks;
     out->cpu_children = (double)(cutime + cstime) / (double)clock_ticks;
     return 0;
@@ -129,7 +128,7 @@ static uint64_t count_field(const char *buf, const char *key)
     if (!p)
         return 0;
     p += strlen(key);
-    return parse_u64(&p);
+    return procfs_parse_u64(&p);
 }
 
 static uint64_t kb_field(const char *buf, const char *key)
@@ -140,7 +139,7 @@ static uint64_t kb_field(const char *buf, const char *key)
 int proc_read_status(pid_t pid, struct proc_status *out)
 {
     char buf[4096];
-    if (read_proc_file(pid, "status", buf, sizeof buf) < 0)
+    if (procfs_read_pid_file(pid, "status", buf, sizeof buf) < 0)
         return -1;
     out->vm_peak = kb_field(buf, "\nVmPeak:");
     out->vm_size = kb_field(buf, "\nVmSize:");
@@ -155,7 +154,7 @@ int proc_read_status(pid_t pid, struct proc_status *out)
     out->threads = 1;
     if (t) {
         t += 9;
-        out->threads = (int)parse_u64(&t);
+        out->threads = (int)procfs_parse_u64(&t);
     }
     return 0;
 }
@@ -174,7 +173,7 @@ int proc_owner(pid_t pid, uid_t *uid)
 int proc_read_comm(pid_t pid, char *out, size_t size)
 {
     out[0] = '\0';
-    if (size < 2 || read_proc_file(pid, "comm", out, size) < 0)
+    if (size < 2 || procfs_read_pid_file(pid, "comm", out, size) < 0)
         return -1;
     out[strcspn(out, "\n")] = '\0';
     return 0;
@@ -184,12 +183,12 @@ int proc_read_statm(pid_t pid, struct proc_statm *out)
 {
     char buf[256];
     init_constants();
-    if (read_proc_file(pid, "statm", buf, sizeof buf) < 0)
+    if (procfs_read_pid_file(pid, "statm", buf, sizeof buf) < 0)
         return -1;
     const char *p = buf;
-    out->size = parse_u64(&p) * (uint64_t)page_size;
-    out->resident = parse_u64(&p) * (uint64_t)page_size;
-    out->shared = parse_u64(&p) * (uint64_t)page_size;
+    out->size = procfs_parse_u64(&p) * (uint64_t)page_size;
+    out->resident = procfs_parse_u64(&p) * (uint64_t)page_size;
+    out->shared = procfs_parse_u64(&p) * (uint64_t)page_size;
     return 0;
 }
 
@@ -198,20 +197,20 @@ static int parse_io(const char *buf, struct proc_io *out)
     const char *p;
     memset(out, 0, sizeof *out);
     if ((p = strstr(buf, "rchar:")))
-        p += 6, out->rchar = parse_u64(&p);
+        p += 6, out->rchar = procfs_parse_u64(&p);
     if ((p = strstr(buf, "wchar:")))
-        p += 6, out->wchar = parse_u64(&p);
+        p += 6, out->wchar = procfs_parse_u64(&p);
     if ((p = strstr(buf, "\nread_bytes:")))
-        p += 12, out->read_bytes = parse_u64(&p);
+        p += 12, out->read_bytes = procfs_parse_u64(&p);
     if ((p = strstr(buf, "\nwrite_bytes:")))
-        p += 13, out->write_bytes = parse_u64(&p);
+        p += 13, out->write_bytes = procfs_parse_u64(&p);
     return 0;
 }
 
 int proc_read_io(pid_t pid, struct proc_io *out)
 {
     char buf[512];
-    if (read_proc_file(pid, "io", buf, sizeof buf) < 0)
+    if (procfs_read_pid_file(pid, "io", buf, sizeof buf) < 0)
         return -1;
     return parse_io(buf, out);
 }
@@ -220,7 +219,7 @@ long long proc_pid_max(void)
 {
     char buf[32];
     long long max = 0;
-    if (read_small("/proc/sys/kernel/pid_max", buf, sizeof buf) > 0)
+    if (procfs_read_small("/proc/sys/kernel/pid_max", buf, sizeof buf) > 0)
         max = strtoll(buf, NULL, 10);
     return max > 0 && max <= PROC_PID_MAX_LIMIT ? max : PROC_PID_MAX_LIMIT;
 }
@@ -233,7 +232,7 @@ bool proc_pid_in_range(long long value)
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
 {
     char buf[2048];
-    if (read_proc_file(pid, "smaps_rollup", buf, sizeof buf) < 0)
+    if (procfs_read_pid_file(pid, "smaps_rollup", buf, sizeof buf) < 0)
         return -1;
     *pss_bytes = kb_field(buf, "\nPss:");
     return 0;
@@ -253,7 +252,7 @@ int proc_read_cpu_ns(pid_t pid, uint64_t *ns)
         if (de->d_name[0] < '1' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid, atoi(de->d_name));
-        if (read_small(path, buf, sizeof buf) < 0)
+        if (procfs_read_small(path, buf, sizeof buf) < 0)
             continue; /* a thread that just ended */
         total += strtoull(buf, NULL, 10);
         threads++;
@@ -273,7 +272,7 @@ int proc_reaped_children_io(struct proc_io *out)
      * read's length is counted in it and is taken back out. */
     char buf[512], path[64];
     struct proc_io whole, own = {0}, thread;
-    ssize_t whole_len = read_small("/proc/self/io", buf, sizeof buf);
+    ssize_t whole_len = procfs_read_small("/proc/self/io", buf, sizeof buf);
     if (whole_len < 0)
         return -1;
     parse_io(buf, &whole);
@@ -286,7 +285,7 @@ int proc_reaped_children_io(struct proc_io *out)
         if (de->d_name[0] < '1' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof path, "/proc/self/task/%d/io", atoi(de->d_name));
-        if (read_small(path, buf, sizeof buf) < 0)
+        if (procfs_read_small(path, buf, sizeof buf) < 0)
             continue;
         parse_io(buf, &thread);
         if (atoi(de->d_name) == self)
@@ -431,7 +430,7 @@ static int add_children(pid_t pid, pid_t **queue, size_t *len, size_t *cap)
             continue;
         char file[300], buf[4096];
         snprintf(file, sizeof file, "/proc/%d/task/%s/children", (int)pid, de->d_name);
-        ssize_t n = read_small(file, buf, sizeof buf);
+        ssize_t n = procfs_read_small(file, buf, sizeof buf);
         if (n < 0) {
             if (errno == ENOENT && atoi(de->d_name) == pid && access(path, F_OK) == 0)
                 rc = -1;
