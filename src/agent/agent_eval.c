@@ -476,7 +476,7 @@ static void record_switch(struct eval *e, const struct request_call *call, bool 
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids), switched = 0;
     unsigned kinds = request_recording_kinds(arg_at(call, 1));
-    double duration = on ? request_period(arg_at(call, 2)) : -1, now = clock_monotonic_seconds();
+    double duration = on ? request_period(arg_at(call, 2)) : -1;
     for (size_t i = 0; i < n; i++) {
         char token[300], why[300];
         proc_token(a, pids[i], token, sizeof token);
@@ -488,7 +488,7 @@ static void record_switch(struct eval *e, const struct request_call *call, bool 
             const char *world = t && t->world ? t->world : t && t->launch ? t->launch : "";
             rank_here(e, world, m->seg->d.rank, m->seg->d.ranks);
         }
-        json_t *state = agent_record_switch(a, pids[i], kinds, on, duration, now, why, sizeof why);
+        json_t *state = agent_record_switch(a, pids[i], kinds, on, duration, why, sizeof why);
         if (state) {
             reply(e, token, call->service, state);
             switched++;

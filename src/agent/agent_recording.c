@@ -29,13 +29,19 @@ static bool finished(const struct tally_segment *seg)
     return seg->d.t_finalize || (seg->d.flags & TALLY_SEG_FINISHED);
 }
 
-/* Makes the process record what is held on or wanted, if that changed. */
-static void apply(struct agent_segment *m)
+/* Makes the process record what is held on or wanted, if that changed,
+ * switched at `at` (CLOCK_MONOTONIC ns). */
+static void apply_at(struct agent_segment *m, unsigned long long at)
 {
     struct tally_segment *seg = m->seg;
     if (seg->d.window.driver != TALLY_WINDOW_BY_REQUEST || finished(seg))
         return;
-    tally_seg_monitor_switch(seg, (m->held | m->by_csr) & TALLY_ON_ANY, clock_monotonic_ns());
+    tally_seg_monitor_switch(seg, (m->held | m->by_csr) & TALLY_ON_ANY, at);
+}
+
+static void apply(struct agent_segment *m)
+{
+    apply_at(m, clock_monotonic_ns());
 }
 
 json_t *agent_recording_json(const struct tally_segment *seg)
@@ -63,7 +69,7 @@ json_t *agent_recording_json(const struct tally_segment *seg)
 }
 
 json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, double duration,
-                            double now, char *why, size_t why_size)
+                            char *why, size_t why_size)
 {
     struct agent_segment *m = agent_segments_find(a, pid);
     if (!m) {
@@ -81,16 +87,17 @@ json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on,
         snprintf(why, why_size, "it has finished (MPI_Finalize or exit): nothing left to record");
         return NULL;
     }
+    unsigned long long switched = clock_monotonic_ns(); /* the period opens at this store */
     if (on) {
         m->held |= kinds;
-        m->held_until = duration > 0 ? now + duration : 0;
+        m->held_until = duration > 0 ? (double)switched / 1e9 + duration : 0;
     } else {
         m->held &= ~kinds;
         if (!m->held)
             m->held_until = 0;
     }
-    double switched_ms = (double)clock_monotonic_ns() / 1e6;
-    apply(m);
+    double switched_ms = (double)switched / 1e6;
+    apply_at(m, switched);
     json_t *answer = agent_recording_json(m->seg);
     /* when the agent switched it, on the host's CLOCK_MONOTONIC like ack_ms:
      * a later ack_ms minus this is how long the process took to take it */

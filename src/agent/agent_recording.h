@@ -7,10 +7,11 @@
 
 /* proc_record_start/stop on pid: KINDS (TALLY_ON_* bits) held on or
  * released; a start with a DURATION > 0 (seconds) releases what is held
- * when it has passed. Returns the process's answer, or NULL with why (not
+ * when it has passed since the process was switched (each rank of a
+ * request records the whole DURATION, however long the others took). Returns the process's answer, or NULL with why (not
  * instrumented, not started with --window request, finished). */
 json_t *agent_record_switch(struct agent *a, pid_t pid, uint32_t kinds, bool on, double duration,
-                            double now, char *why, size_t why_size);
+                            char *why, size_t why_size);
 /* Releases what timed starts held once their duration has passed; returns
  * the next such deadline (monotonic s), INFINITY when there is none. */
 double agent_recording_expire(struct agent *a, double now);
