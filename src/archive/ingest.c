@@ -75,6 +75,11 @@ static void record_columns(const struct summary_record *r, struct document_colum
     }
 }
 
+/* The longest shape stored in document_shapes (a key in PostgreSQL's
+ * unique index holds at most ~2700 bytes); a document of a longer one (keys
+ * of more than 1 KB together) is stored whole. */
+#define SHAPE_MAX 1024
+
 /* Packs the document and copies it and every string the record points to
  * into one allocation (r->packed): the record then crosses to the writing
  * thread as one block, independent of the reader's buffers. */
@@ -82,13 +87,18 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
 {
     struct document_columns cols;
     record_columns(r, &cols);
-    size_t packed_len;
-    unsigned char *packed = document_pack_members(m, &cols, &packed_len);
+    size_t packed_len, shape_len;
+    unsigned char *packed = document_pack_shaped(m, &cols, &packed_len, &shape_len);
+    if (packed && shape_len > SHAPE_MAX) { /* kept whole, in version 2 */
+        free(packed);
+        shape_len = 0;
+        packed = document_pack_members(m, &cols, &packed_len);
+    }
     if (!packed)
         return -1;
     const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
                               &r->command, &r->exit_type, &r->taskid};
-    size_t total = packed_len;
+    size_t total = packed_len + shape_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         if (*strings[i])
             total += strlen(*strings[i]) + 1;
@@ -97,7 +107,7 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
         free(packed);
         return -1;
     }
-    char *next = (char *)block + packed_len;
+    char *next = (char *)block + packed_len + shape_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         if (!*strings[i])
             continue;
@@ -108,6 +118,7 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
     }
     r->packed = block;
     r->packed_len = packed_len;
+    r->shape_len = shape_len;
     free(r->name_buffer);
     free(r->taskid_buffer);
     r->name_buffer = r->taskid_buffer = NULL;
@@ -220,14 +231,15 @@ void summary_record_free(struct summary_record *r)
     memset(r, 0, sizeof *r);
 }
 
-#define ROW_PARAMS 16 /* the identity columns before the numeric fields */
+#define ROW_PARAMS 17 /* the identity columns before the numeric fields */
 #define ROWS_PER_STATEMENT 64
 
 /* The summaries columns ingest writes, comma-separated. */
 static void write_columns(FILE *out, size_t nfields, const struct summary_field *fields)
 {
     fputs("hash, start_day, name, category, set_id, host, tool, level, command,"
-          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
+          " exit_status, exit_type, taskid, archived_at, document, shape, attempt,"
+          " previous_attempt", out);
     for (size_t i = 0; i < nfields; i++)
         fprintf(out, ", \"%s\"", fields[i].name);
 }
@@ -293,6 +305,13 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
+static int take_first_id(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    if (ncols > 0)
+        *(long long *)ctx = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
+    return 1;
+}
+
 static size_t bind_record(struct sql_value *p, const struct summary_record *r, double now,
                           size_t nfields)
 {
@@ -311,6 +330,7 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     p[k++] = sql_text(r->taskid);
     p[k++] = sql_real(now);
     p[k++] = sql_blob(r->packed, r->packed_len);
+    p[k++] = r->shape_len ? sql_int(r->shape_id) : sql_null();
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
     p[k++] = r->previous_attempt ? sql_int(r->previous_attempt) : sql_null();
     for (size_t i = 0; i < nfields; i++)
@@ -381,6 +401,58 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     return rc;
 }
 
+/* The document_shapes id of a shape, added when new. */
+static int shape_id_of(struct store *s, const unsigned char *shape, size_t len, long long *id,
+                       char *why, size_t why_size)
+{
+    struct sql_value p = sql_blob(shape, len);
+    if (store_exec(s, "INSERT INTO document_shapes (members) VALUES (?)"
+                      " ON CONFLICT (members) DO NOTHING", &p, 1, why, why_size) < 0)
+        return -1;
+    *id = 0;
+    if (store_query(s, "SELECT id FROM document_shapes WHERE members = ?", &p, 1, take_first_id,
+                    id, why, why_size) < 0)
+        return -1;
+    if (!*id) {
+        snprintf(why, why_size, "document shape not stored");
+        return -1;
+    }
+    return 0;
+}
+
+/* Each record's shape id. The batch's distinct shapes (one or a few: the
+ * shape of a tool's summaries) are looked up once each, in the
+ * transaction, so that a rolled back shape is never referred to. */
+static int document_shapes_resolve(struct store *s, struct summary_record *const *records,
+                                   size_t n, char *why, size_t why_size)
+{
+    enum { KNOWN = 16 };
+    const struct summary_record *known[KNOWN];
+    size_t nknown = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct summary_record *r = records[i];
+        const unsigned char *shape = r->packed + r->packed_len;
+        if (!r->shape_len)
+            continue; /* stored whole */
+        size_t j = last < nknown ? last : 0, k;
+        for (k = 0; k < nknown; k++, j = (j + 1) % nknown) {
+            const struct summary_record *o = known[j];
+            if (o->shape_len == r->shape_len && !memcmp(o->packed + o->packed_len, shape, r->shape_len))
+                break;
+        }
+        if (k < nknown) {
+            r->shape_id = known[j]->shape_id;
+            last = j;
+            continue;
+        }
+        if (shape_id_of(s, shape, r->shape_len, &r->shape_id, why, why_size) < 0)
+            return -1;
+        last = nknown < KNOWN ? nknown++ : (size_t)(i % KNOWN);
+        known[last] = r;
+    }
+    return 0;
+}
+
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
                    size_t *added, long long *last_id, char *why, size_t why_size)
 {
@@ -399,7 +471,9 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
         records[i]->id = 0;
         records[i]->archived_at = archived_at;
     }
-    int rc = 0;
+    int rc = document_shapes_resolve(s, records, n, why, why_size);
+    if (rc < 0)
+        return -1;
     if (store_can_copy(s)) {
         rc = ingest_records_copy(s, records, n, archived_at, &ins, why, why_size);
     } else {

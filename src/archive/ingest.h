@@ -45,7 +45,9 @@ struct summary_record {
     unsigned char *packed; /* the document packed against the columns
                             * (document_pack.h), followed by the strings below
                             * (one allocation; the JSON is released) */
-    size_t packed_len;
+    size_t packed_len;    /* the document's; its shape's shape_len bytes follow it */
+    size_t shape_len;
+    long long shape_id;   /* its document_shapes id, found by ingest_records */
     const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
     char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
