@@ -62,6 +62,10 @@ struct summary_record {
     struct file_rows *files; /* a level-3 run's per-file rows (file_rows.h), or NULL */
 };
 
+/* The UTC day of a start (seconds since the epoch), SUMMARY_NO_START_DAY
+ * when there is none or it is more than a billion days away. */
+long long summary_start_day(bool has_start, double start);
+
 /* Reads one summary document. Numeric fields known to fields.c must be
  * [number, "unit"] pairs (or bare numbers) in a unit of their dimension; they
  * are converted to the field's unit. Unknown fields are kept in the document.

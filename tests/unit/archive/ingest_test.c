@@ -56,9 +56,11 @@ static char *loaded_text(struct store *s, long long id)
     return text;
 }
 
-/* An archive at version 7 (documents packed whole, version 2) is migrated
- * to version 8: its documents come back the same, the summaries added after
- * keep their member order once per shape, and each comes back the same. */
+/* An archive at version 7 (documents packed whole, version 2; the hash in
+ * the row) is migrated: by version 8 its documents come back the same, the
+ * summaries added after keep their member order once per shape, and each
+ * comes back the same; by version 9 its keys move to summary_keys, and a
+ * summary archived before is still known. */
 static void test_shapes_migration(const char *dir)
 {
     char path[256];
@@ -92,7 +94,8 @@ static void test_shapes_migration(const char *dir)
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK_INT(schema_version_of(s, why, sizeof why), 8);
+    CHECK_INT(schema_version_of(s, why, sizeof why), schema_current_version());
+    CHECK_INT(scalar(s, "SELECT id FROM summary_keys WHERE start_day = -1000000000"), 1);
     char *text = loaded_text(s, 1);
     CHECK(text && !strcmp(text, doc7));
     free(text);
@@ -130,13 +133,35 @@ static void test_shapes_migration(const char *dir)
     /* the shaped document holds only its texts: seq, tally_version, x */
     CHECK(scalar(s, "SELECT length(document) FROM summaries WHERE id = 2") <
           scalar(s, "SELECT length(document) FROM summaries WHERE id = 1") - 10);
-    /* the same summary again is still known */
-    struct summary_record r;
-    CHECK_INT(parse(more[0], &none, &r), 0);
+    /* the same summaries again are still known, the migrated one too; in a
+     * batch mixing them with new ones, the new ones' ids follow each other */
+    const char *batch[5] = {
+        doc7, "{\"name\":\"bwa\",\"seq\":\"a\"}", more[0], "{\"name\":\"bwa\",\"seq\":\"b\"}",
+        "{\"name\":\"bwa\",\"seq\":\"a\"}"};
+    struct summary_record records[5], *pointers[5];
+    for (int i = 0; i < 5; i++) {
+        CHECK_INT(parse(batch[i], &none, &records[i]), 0);
+        pointers[i] = &records[i];
+    }
+    size_t added = 0;
+    long long last_id = 0;
     CHECK_INT(store_begin(s, why, sizeof why), 0);
-    CHECK_INT(ingest_record(s, &r, NULL, why, sizeof why), 0);
+    CHECK_INT(ingest_records(s, pointers, 5, &added, &last_id, why, sizeof why), 0);
     CHECK_INT(store_commit(s, why, sizeof why), 0);
-    summary_record_free(&r);
+    CHECK_INT(added, 2);
+    CHECK_INT(last_id, 6);
+    CHECK_INT(records[0].id, 0);
+    CHECK_INT(records[1].id, 5);
+    CHECK_INT(records[2].id, 0);
+    CHECK_INT(records[3].id, 6);
+    CHECK_INT(records[4].id, 0); /* the second of one summary in one batch */
+    for (int i = 0; i < 5; i++)
+        summary_record_free(&records[i]);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries"), 6);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summary_keys k JOIN summaries USING (id)"), 6);
+    text = loaded_text(s, 6);
+    CHECK(text && !strcmp(text, "{\"name\":\"bwa\",\"seq\":\"b\"}"));
+    free(text);
     store_close(s);
 }
 
@@ -234,7 +259,8 @@ int main(void)
     /* version 5 kept the row, its id, and its document (packed); version 7
      * its hash's first 16 bytes */
     CHECK_INT(scalar(s, "SELECT id FROM summaries WHERE name = 'old'"), 1);
-    CHECK_INT(scalar(s, "SELECT length(hash) FROM summaries WHERE name = 'old'"), 16);
+    CHECK_INT(scalar(s, "SELECT length(hash) FROM summary_keys WHERE id ="
+                        " (SELECT id FROM summaries WHERE name = 'old')"), 16);
     CHECK_INT(scalar(s, "SELECT typeof(document) = 'blob' FROM summaries WHERE name = 'old'"), 1);
     CHECK_INT(scalar(s, "SELECT count(*) FROM aggregates WHERE key = 'old'"), 1);
 
@@ -290,7 +316,7 @@ int main(void)
                         " AND typeof(data) = 'blob'"), 2);
     /* the same summary added again is known by its hash, carried over (as
      * 32 bytes by version 5, cut to 16 by version 7) */
-    CHECK_INT(scalar(s, "SELECT length(hash) FROM summaries WHERE id = 1"), 16);
+    CHECK_INT(scalar(s, "SELECT length(hash) FROM summary_keys WHERE id = 1"), 16);
     CHECK_INT(parse(doc4, &none, &r), 0);
     CHECK_INT(store_begin(s, why, sizeof why), 0);
     CHECK_INT(ingest_record(s, &r, NULL, why, sizeof why), 0);
@@ -299,6 +325,13 @@ int main(void)
     store_close(s);
 
     test_shapes_migration(dir);
+
+    /* a start's day; none for a start a billion days away (1e121 s) */
+    CHECK_INT(summary_start_day(true, 3 * 86400.0 + 5), 3);
+    CHECK_INT(summary_start_day(true, -1), -1);
+    CHECK_INT(summary_start_day(false, 86400), SUMMARY_NO_START_DAY);
+    CHECK_INT(summary_start_day(true, 1e121), SUMMARY_NO_START_DAY);
+    CHECK_INT(summary_start_day(true, -1e121), SUMMARY_NO_START_DAY);
 
     /* not a database */
     snprintf(path, sizeof path, "%s/not-a-db", dir);
