@@ -106,14 +106,17 @@ static void app_labels(FILE *out, const struct agent *a, const struct agent_task
         metrics_label(out, "category", app->category, true);
 }
 
-/* Counters the runner's samples do not carry: read from the processes (and
- * processes started is at least those alive). */
+/* Counters the runner's samples do not carry: read from the processes now,
+ * as proc_get_info reads them (the last scan's reading, when the process is
+ * gone since), and processes started is at least those alive. */
 static void add_process_counters(const struct agent_proc *p, pid_t pid, double *sum)
 {
     struct proc_status status;
+    struct proc_stat now;
+    const struct proc_stat *st = proc_read_stat(pid, &now) == 0 ? &now : &p->last;
     sum[FIELD_TOTAL_PROCESSES] += 1;
-    sum[FIELD_MINOR_PAGE_FAULTS] += (double)p->last.minflt;
-    sum[FIELD_MAJOR_PAGE_FAULTS] += (double)p->last.majflt;
+    sum[FIELD_MINOR_PAGE_FAULTS] += (double)st->minflt;
+    sum[FIELD_MAJOR_PAGE_FAULTS] += (double)st->majflt;
     if (proc_read_status(pid, &status) == 0)
         sum[FIELD_CONTEXT_SWITCHES] += (double)status.context_switches;
 }

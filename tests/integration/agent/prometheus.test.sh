@@ -36,6 +36,41 @@ check_cmp "minor page faults: at least the 48 MB touched (12288 pages)" "$rss_no
 check_cmp "  and no more than the process's own (/proc)" "$rss_now" "<=" "$(awk '{ print $10 }' /proc/$PID/stat)"
 check_cmp "context switches: counted (the fixture sleeps)" \
   "$(printf '%s\n' "$text" | sed -n 's/^tally_context_switches_total{app="sim".*} //p')" ">=" 1
+# A busy application (mapping, touching and unmapping 1 MB at a time, and
+# sleeping 1 ms every 20 MB): its two counters on /metrics agree with what
+# proc_get_info reads for the same process. Counters only grow, so a scrape
+# before and one after proc_get_info bracket its values.
+cat >"$WORK/busy.py" <<'EOF'
+import mmap, time
+while True:
+    for i in range(20):
+        m = mmap.mmap(-1, 1 << 20)
+        for j in range(0, 1 << 20, 4096):
+            m[j] = 1
+        m.close()
+    time.sleep(0.001)
+EOF
+"$TALLY" run --agent "$S" --app busy -o "$WORK/busy" -- python3 "$WORK/busy.py" 2>/dev/null &
+BUSY=$!
+busy_pid() { req "$S" ':proc_get_info([app_busy], 0x1)' | jq -r 'select(.service == "proc_get_info") | .result.pid' 2>/dev/null | head -1; }
+busy_followed() { [ -n "$(busy_pid)" ]; }
+check "the busy application's process is followed" wait_until 20 busy_followed
+BPID=$(busy_pid)
+sleep 1
+counter() { printf '%s\n' "$1" | sed -n "s/^tally_$2_total{app=\"busy\".*} //p"; }
+m1=$(curl -s "http://127.0.0.1:$PORT/metrics")
+info=$(req "$S" ":proc_get_info([p_$BPID])")
+m2=$(curl -s "http://127.0.0.1:$PORT/metrics")
+for f in context_switches minor_page_faults; do
+  p=$(result_of "$info" proc_get_info "$f")
+  check_cmp "busy app: /metrics $f before proc_get_info <= its value" "$(counter "$m1" "$f")" "<=" "$p"
+  check_cmp "  and proc_get_info's <= /metrics after" "$p" "<=" "$(counter "$m2" "$f")"
+done
+check_cmp "busy app: minor page faults counted (1 s of it: 256 per MB mapped)" "$(counter "$m1" minor_page_faults)" ">=" 5000
+check_cmp "busy app: context switches counted" "$(counter "$m1" context_switches)" ">=" 10
+check_cmp "  and the faults grow from one scrape to the next" "$(counter "$m2" minor_page_faults)" ">" "$(counter "$m1" minor_page_faults)"
+kill "$BUSY"; wait "$BUSY" 2>/dev/null
+
 plain=$(curl -s -i "http://127.0.0.1:$PORT/metrics")
 check_contains "not asked for OpenMetrics (curl, promtool): the Prometheus text format" "$plain" \
   "Content-Type: text/plain; version=0.0.4"
