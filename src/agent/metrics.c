@@ -17,6 +17,7 @@
 #include "agent/agent_file_io.h"
 #include "agent/metrics_label.h"
 #include "platform/platform.h"
+#include "util/http_accept.h"
 #include "util/http_gate.h"
 #include "core/units.h"
 
@@ -274,12 +275,17 @@ char *metrics_render(const struct agent *a, bool openmetrics, size_t *len)
     return text;
 }
 
-/* OpenMetrics when the client asks for it (Prometheus does, first), else
- * the Prometheus text format 0.0.4 (curl, promtool, older scrapers). */
+/* OpenMetrics 1.0.0 when the client's Accept wants it more than the text
+ * format 0.0.4 (Prometheus 2.42 does: q=1 against 0.5), else the text
+ * format (curl's any type, promtool's no Accept, a Prometheus that asks
+ * for OpenMetrics 0.0.1 only). */
 static bool wants_openmetrics(struct MHD_Connection *conn)
 {
     const char *accept = MHD(MHD_lookup_connection_value)(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-    return accept && strstr(accept, "application/openmetrics-text");
+    if (!accept || !*accept)
+        return false;
+    double openmetrics = http_accept_quality(accept, "application/openmetrics-text", "1.0.0");
+    return openmetrics > 0 && openmetrics > http_accept_quality(accept, "text/plain", "0.0.4");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
