@@ -90,9 +90,9 @@ tools_refuse() {
   check_eq "$what: the forger received nothing of A's" "$(captured)" 0
 }
 
-# 1. B's directory, mode 0700, with B's forger in it.
+# 1. B's directory, mode 0755 (A can reach the socket), with B's forger in it.
 rm -rf "$FAKE"
-as_user tallyimp_b mkdir -m 700 "$FAKE"
+as_user tallyimp_b mkdir -m 755 "$FAKE"
 start_forger "$FAKE"
 tools_refuse "$FAKE belongs to uid $UB (tallyimp_b), not to you (uid $UA (tallyimp_a))" \
   "B's directory"
