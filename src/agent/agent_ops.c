@@ -207,11 +207,14 @@ static void op_follow(const struct agent_peer *p, json_t *msg, struct agent_task
     json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
     if (pid <= 0 || agent_task_follow(p->agent, t, (pid_t)pid, why, sizeof why) < 0)
         agent_peer_error(p, pid <= 0 ? "follow: needs \"pid\"" : why);
+    else
+        t->guarded = json_is_true(json_object_get(msg, "guard"));
 }
 
 static void op_follow_end(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     json_t *summary = agent_task_follow_end(p->agent, t);
+    t->guarded = false; /* the command has ended: the runner reaps what is left */
     agent_peer_send(p, json_pack("{s:s, s:o}", "op", "followed", "summary", summary ? summary : json_null()));
 }
 
