@@ -28,7 +28,7 @@
  * table and named by the row's shape column; the document itself is the
  * version byte (3) and those LEN JSON, in the shape's order. Summaries of
  * one tool have one or a few shapes: a generated summary's document takes
- * 13 bytes (its seq and tally_version texts) and 1 of shape id. */
+ * 13 to 17 bytes (its seq and tally_version texts), 45 in version 2. */
 #ifndef TALLY_ARCHIVE_DOCUMENT_PACK_H
 #define TALLY_ARCHIVE_DOCUMENT_PACK_H
 

@@ -44,7 +44,7 @@
  * Version 8: document_shapes, the member order of the documents stored once
  *            per distinct order (document_pack.h, version 3), and the
  *            summaries' shape column naming it: a generated summary's
- *            document 46 -> 14 bytes. The documents stored before keep
+ *            document 45 -> 17 bytes. The documents stored before keep
  *            their version 2 form (shape NULL), read as they are.
  * Version 9: the key of a summary, (start_day, hash), and its id in a table
  *            of their own, summary_keys (SQLite: WITHOUT ROWID, the key's
