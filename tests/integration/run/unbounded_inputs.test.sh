@@ -96,6 +96,17 @@ expect "snapshot pattern a{1000}" 1 "column 2: a repetition bound over 255" \
 printf '{"log": {"events": [{"label": "s", "on-pattern": "%s"}]}}\n' "$(head -c 2000 /dev/zero | tr '\0' a)" >long.json
 expect "snapshot pattern of 2000 bytes" 1 "2000 bytes long (at most 1024)" \
   "$TALLY" rm --snapshot-events=long.json -- true
+# the files snapshot events watch are the task's logs: /dev/zero was read
+# without end (24 GB before the kernel killed tally), a FIFO waited on
+echo '{"/dev/zero": {"events": [{"label": "s", "on-pattern": "x"}]}}' >zero.json
+expect "snapshot events watching /dev/zero" 1 "'/dev/zero': not a regular file (events watch a file the task writes)" \
+  "$TALLY" rm --snapshot-events=zero.json -- true
+echo '{"fifo": {"events": [{"label": "s", "on-pattern": "x"}]}}' >fifo.json
+expect "snapshot events watching a FIFO" 1 "'fifo': not a regular file" \
+  "$TALLY" rm --snapshot-events=fifo.json -- true
+echo '{"later": {"events": [{"label": "c", "on-create": true}, {"label": "s", "on-pattern": "x"}]}}' >later.json
+timeout 60 "$TALLY" rm --snapshot-events=later.json -- sh -c 'mkfifo later; sleep 2' >out 2>err
+check_eq "a watched file made a FIFO while the task runs is not read (not waited on): exit 0" "$?" 0
 echo '{"log": {"events": [{"label": "s", "on-pattern": "^step [[:digit:]]+ of [0-9]{1,3}[]+x]?$"}]}}' >fine.json
 timeout 60 "$TALLY" rm --snapshot-events=fine.json -- true 2>err
 check_eq "an ordinary pattern (classes, brackets, bounds) is accepted" "$?" 0
