@@ -128,6 +128,7 @@ static void read_client(struct agent *a, struct agent_client *c)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
+            c->peer_gone = true;
             agent_client_close(a, c);
             break;
         }
@@ -174,8 +175,11 @@ static void reap_clients(struct agent *a)
         agent_client_flush(a, c); /* what was answered before it went (best effort) */
         agent_client_discard(a, c);
         for (size_t t = 0; t < a->task_count; t++)
-            if (a->tasks[t]->runner == c)
+            if (a->tasks[t]->runner == c) {
+                if (c->peer_gone)
+                    agent_task_runner_lost(a, a->tasks[t]);
                 a->tasks[t]->runner = NULL;
+            }
         agent_forget_client(a, c);
         if (c->fd >= 0) {
             epoll_ctl(a->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);

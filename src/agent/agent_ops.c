@@ -233,11 +233,14 @@ static void op_follow(const struct agent_peer *p, json_t *msg, struct agent_task
         return;
     if (agent_task_follow(p->agent, t, pid, why, sizeof why) < 0)
         agent_peer_error(p, why);
+    else
+        t->guarded = json_is_true(json_object_get(msg, "guard"));
 }
 
 static void op_follow_end(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     json_t *summary = agent_task_follow_end(p->agent, t);
+    t->guarded = false; /* the command has ended: the runner reaps what is left */
     agent_peer_send(p, json_pack("{s:s, s:o}", "op", "followed", "summary", summary ? summary : json_null()));
 }
 

@@ -70,6 +70,8 @@ struct agent_task {
     bool limit_reported;
     double start_epoch;
     bool ended;
+    bool guarded;                  /* its runner asked: end the tree if the runner dies first */
+    pid_t runner_pid;              /* followed: the tally run (the root before the command's) */
 };
 
 /* Which connection defined csr_N (its lines go there; deleted with it). */
@@ -84,6 +86,7 @@ struct agent_client {
     char *in;   size_t in_len, in_cap, in_scanned; /* in[0..in_scanned) holds no newline */
     char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
+    bool peer_gone;                /* the other end closed or reset (not closed by the agent) */
     bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
     char *reply_subject;           /* a NATS reply inbox (fd -1): answers are published there */

@@ -188,6 +188,20 @@ int proc_read_loader(pid_t pid, struct proc_loader *out);
 int proc_read_environ_vars(pid_t pid, size_t count, const char *const names[], char *const values[],
                            size_t size);
 
+/* ---- ending a tree whose monitor is gone (tree_end.c) ---- */
+
+struct pidmap;
+/* A process of the tree, in a pidmap keyed by pid: its start time (field 22
+ * of /proc/PID/stat) tells it from a later process reusing the pid. */
+struct proc_tree_member {
+    unsigned long long starttime;
+};
+/* Stops every live process of `known` and every descendant of one
+ * (scanning until the set no longer grows, adding them to known), then
+ * kills them all with SIGKILL. Takes at most about 2 s. Returns how many
+ * processes were killed. */
+size_t proc_tree_end(struct pidmap *known);
+
 /* ---- the guardian (guardian.c): nothing of a task outlives a killed tally ---- */
 
 struct guardian;
