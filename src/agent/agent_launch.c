@@ -172,7 +172,9 @@ static json_t *segment_line(struct agent *a, const char *dir, const char *file, 
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO named like a segment is not waited on (the agent
+     * hung there); it is then refused as not a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return NULL;
     struct stat st;
