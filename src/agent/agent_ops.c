@@ -21,6 +21,7 @@
 #include "agent/agent_nats.h"
 #include "platform/platform.h"
 #include "util/clock.h"
+#include "util/pid_text.h"
 
 void agent_peer_send(const struct agent_peer *p, json_t *line)
 {
@@ -211,7 +212,10 @@ static void op_processes(const struct agent_peer *p, json_t *msg, struct agent_t
     json_t *ev;
     json_array_foreach(json_object_get(msg, "events"), i, ev) {
         json_int_t pid = json_integer_value(json_array_get(ev, 0));
-        if (proc_pid_in_range(pid) && !t->ended) /* anything else is no process of this host */
+        /* never cast out of range (4294967297 would be pid 1); the kernel's
+         * limit, not pid_max, spares a read of /proc per event: a pid above
+         * this host's pid_max is simply no process */
+        if (pid_in_range(pid, PID_KERNEL_LIMIT) && !t->ended)
             agent_task_process(p->agent, t, (pid_t)pid, json_is_true(json_array_get(ev, 1)) ||
                                                             json_integer_value(json_array_get(ev, 1)) == 1);
     }
