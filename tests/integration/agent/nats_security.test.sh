@@ -66,6 +66,16 @@ check "the insecure agent follows alice's task (its process)" wait_until 30 sh -
 wait "$OPEN_VICTIM"; rc=$?
 check_eq "... and anyone's unsigned proc_kill kills it there (--nats-insecure's risk): tally run exits 137" "$rc" 137
 
+# Detached (the default), the warning goes to whoever started the agent and
+# stays in its agent.log, where it is looked for later.
+mkdir -m 700 "$WORK/sock/a3"
+out=$("$TALLY" agent --no-archive --socket "$WORK/sock/a3/agent.sock" \
+      --nats "nats://127.0.0.1:$OPEN_PORT" --user alice --nats-insecure 2>&1); rc=$?
+check_eq "--nats-insecure, detached: the agent starts (exit 0)" "$rc" 0
+check_contains "... the starting terminal gets the warning" "$out" "anyone who can reach that server can command this agent"
+check "... and so does its agent.log" grep -q "anyone who can reach that server can command this agent" "$WORK/sock/a3/agent.log"
+"$TALLY" agent stop --socket "$WORK/sock/a3/agent.sock" >/dev/null 2>&1
+
 # A server that lets clients without credentials in as a user
 # (no_auth_user): the probe connects as anyone would, is admitted, and the
 # agent refuses it, though the server has users and passwords.
