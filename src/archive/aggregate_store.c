@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive/ingest.h"
+#include "archive/start_day.h"
 #include "core/fields.h"
 
 struct entry {

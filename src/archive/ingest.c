@@ -201,15 +201,6 @@ fail:
     return -1;
 }
 
-long long summary_start_day(bool has_start, double start)
-{
-    double day = floor(start / 86400);
-    /* a start a billion days away is no day (found by summary_fuzz: 1e121
-     * converted to a long long) */
-    return has_start && day > SUMMARY_NO_START_DAY && day < -(double)SUMMARY_NO_START_DAY
-               ? (long long)day : SUMMARY_NO_START_DAY;
-}
-
 int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
                          struct summary_record *r, char *why, size_t why_size)

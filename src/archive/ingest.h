@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "util/sha256.h"
+#include "archive/start_day.h"
 #include "archive/store.h"
 #include "archive/summary_members.h"
 
@@ -32,8 +33,6 @@ struct ingest_options {
  * at half the bytes in the row and in the key's index. */
 #define SUMMARY_HASH_LEN 16
 
-/* start_day of a summary without a start */
-#define SUMMARY_NO_START_DAY (-1000000000LL)
 
 struct summary_record {
     unsigned char hash[SHA256_LEN]; /* SHA-256 of the summary's text as given
@@ -62,9 +61,6 @@ struct summary_record {
     struct file_rows *files; /* a level-3 run's per-file rows (file_rows.h), or NULL */
 };
 
-/* The UTC day of a start (seconds since the epoch), SUMMARY_NO_START_DAY
- * when there is none or it is more than a billion days away. */
-long long summary_start_day(bool has_start, double start);
 
 /* Reads one summary document. Numeric fields known to fields.c must be
  * [number, "unit"] pairs (or bare numbers) in a unit of their dimension; they
