@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# 'tally run --level 1 --agent' while the agent follows the tree (tally run
+# only waits): what the runner must still do itself.
+# - proc_set_limits on such a task goes to its tally run, which then samples
+#   the tree and enforces the limit as 'tally run --limits' does (exit 124,
+#   one line naming the limit), and keeps enforcing it when the agent is
+#   killed right after (the limit is not lost with the agent).
+. "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
+S=$WORK/sock/agent.sock
+start_agent "$S" --no-archive || { not_ok "the agent starts"; finish; }
+# followed APP: the agent lists a process of APP's tree
+followed() {
+  [ "$(req "$S" ":app_get_proclist([app_$1])" | jq -r 'select(.service) | .result.processes | length')" -gt 0 ]
+}
+
+# A limit while the agent samples: tally run enforces it.
+"$TALLY" run --level 1 --agent="$S" --app lim -o "$WORK/lim" -- sleep 20 2>"$WORK/lim.err" &
+RUN=$!
+check "the agent follows the task" wait_until 10 followed lim
+out=$(req "$S" ':proc_set_limits([app_lim], "wall_time: 2 s")')
+check_contains "proc_set_limits: sent to the task's tally run" "$out" '"watchdog":"sent to its tally run"'
+wait "$RUN"
+check_eq "tally run exits 124: the limit broke" "$?" 124
+check_contains "tally run says which limit broke" "$(cat "$WORK/lim.err")" "wall_time"
+check_near "the task ended at the limit" "$(summary_value "$WORK/lim.summary" wall_time)" 2 0.6
+
+# A limit set, then the agent killed: tally run takes over and still enforces it.
+"$TALLY" run --level 1 --agent="$S" --app lim2 -o "$WORK/lim2" -- sleep 20 2>"$WORK/lim2.err" &
+RUN=$!
+check "the agent follows the second task" wait_until 10 followed lim2
+req "$S" ':proc_set_limits([app_lim2], "wall_time: 3 s")' >/dev/null
+kill -KILL "$AGENT_PID"
+wait "$AGENT_PID" 2>/dev/null
+wait "$RUN"
+check_eq "agent killed after the limit: tally run still exits 124" "$?" 124
+check_contains "agent killed: tally run says which limit broke" "$(cat "$WORK/lim2.err")" "wall_time"
+check_near "agent killed: the task ended at the limit" "$(summary_value "$WORK/lim2.summary" wall_time)" 3 0.6
+finish
