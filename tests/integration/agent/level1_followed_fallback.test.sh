@@ -5,6 +5,8 @@
 #   the tree and enforces the limit as 'tally run --limits' does (exit 124,
 #   one line naming the limit), and keeps enforcing it when the agent is
 #   killed right after (the limit is not lost with the agent).
+# - many runs killed together: the agent ends every tree (one line each in
+#   its log, with the count of the tree's processes), all in one go.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
 S=$WORK/sock/agent.sock
@@ -13,6 +15,21 @@ start_agent "$S" --no-archive || { not_ok "the agent starts"; finish; }
 followed() {
   [ "$(req "$S" ":app_get_proclist([app_$1])" | jq -r 'select(.service) | .result.processes | length')" -gt 0 ]
 }
+
+# 20 runs killed together: every tree ended (the shell and its two sleeps).
+runs=()
+for i in $(seq 20); do
+  "$TALLY" run --level 1 --agent="$S" --app many$i -o /dev/null -- \
+    sh -c "sleep 71$$ & sleep 72$$" 2>/dev/null &
+  runs+=($!)
+done
+count_sleeps() { pgrep -f "^sleep 7[12]$$\$" | wc -l; }
+check "20 trees of 3 processes run" wait_until 20 eval '[ "$(count_sleeps)" -eq 40 ]'
+sleep 2.5 # the agent's scans (every second) have seen every tree
+{ kill -KILL "${runs[@]}"; wait "${runs[@]}"; } 2>/dev/null
+check "the runs killed together: nothing of their trees left" wait_until 10 eval '[ "$(count_sleeps)" -eq 0 ]'
+check_eq "the agent's log: each tree ended, 3 processes each" \
+  "$(grep -c 'is gone without ending it: 3 processes of its tree ended' "$WORK/agent.err")" 20
 
 # A limit while the agent samples: tally run enforces it.
 "$TALLY" run --level 1 --agent="$S" --app lim -o "$WORK/lim" -- sleep 20 2>"$WORK/lim.err" &
