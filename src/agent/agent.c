@@ -285,9 +285,13 @@ static int agent_open(struct agent *a, const struct agent_options *o)
 
 static void agent_close(struct agent *a)
 {
-    /* Trees still followed: their summaries so far go to the archive. */
+    /* Trees still followed: their summaries so far go to the archive, but
+     * for those of a tally run still connected: it measures the rest of
+     * the task itself once the agent is gone and keeps its whole summary
+     * in the spool for the next agent (run_agent.c); archiving the part
+     * seen here too would leave the task twice in the archive. */
     for (size_t i = 0; i < a->task_count; i++)
-        if (a->tasks[i]->follower && !a->tasks[i]->ended)
+        if (a->tasks[i]->follower && !a->tasks[i]->ended && !a->tasks[i]->runner)
             agent_task_end(a, a->tasks[i], NULL);
     for (size_t i = 0; i < a->client_count; i++)
         a->clients[i]->closing = true;

@@ -7,6 +7,10 @@
 #   killed right after (the limit is not lost with the agent).
 # - many runs killed together: the agent ends every tree (one line each in
 #   its log, with the count of the tree's processes), all in one go.
+# - the agent stopped ('tally agent stop') while a run waits: the run
+#   measures the rest itself and spools its summary; the next agent archives
+#   it, and the task is in the archive once (the stopping agent does not
+#   archive its part of a task whose tally run is still there).
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
 S=$WORK/sock/agent.sock
@@ -53,4 +57,24 @@ wait "$RUN"
 check_eq "agent killed after the limit: tally run still exits 124" "$?" 124
 check_contains "agent killed: tally run says which limit broke" "$(cat "$WORK/lim2.err")" "wall_time"
 check_near "agent killed: the task ended at the limit" "$(summary_value "$WORK/lim2.summary" wall_time)" 3 0.6
+
+# 'tally agent stop' while a run waits: the task archived once, whole.
+A=$WORK/sock2/agent.sock
+start_agent "$A" --archive "$WORK/archive.db" || { not_ok "the archiving agent starts"; finish; }
+"$TALLY" run --level 1 --agent="$A" --app stopped -o "$WORK/stopped" -- sleep 3 2>"$WORK/stopped.err" &
+RUN=$!
+S=$A
+check "the archiving agent follows the task" wait_until 10 followed stopped
+"$TALLY" agent --socket "$A" stop >/dev/null 2>&1
+wait "$AGENT_PID"
+wait "$RUN"
+check_eq "the agent stopped: tally run exits with the task's status" "$?" 0
+check_contains "the agent stopped: the summary waits in the spool" "$(cat "$WORK/stopped.err")" "the summary waits in"
+start_agent "$A" --archive "$WORK/archive.db" || { not_ok "the next agent starts"; finish; }
+check_eq "the next agent archived the spooled summary: the task is archived once" \
+  "$(sqlite3 "$WORK/archive.db" "select count(*) from summaries where name = 'stopped'")" 1
+check_near "the archived task is the whole one (wall_time)" \
+  "$(sqlite3 "$WORK/archive.db" "select wall_time from summaries where name = 'stopped'")" 3 0.5
+"$TALLY" agent --socket "$A" stop >/dev/null 2>&1
+wait "$AGENT_PID"
 finish
