@@ -19,6 +19,7 @@
 #include "agent/agent_tree.h"
 #include "agent/agent_levels.h"
 #include "agent/agent_nats.h"
+#include "client/agent_socket.h"
 #include "platform/platform.h"
 #include "util/clock.h"
 
@@ -205,10 +206,20 @@ static void op_follow(const struct agent_peer *p, json_t *msg, struct agent_task
 {
     char why[256];
     json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
-    if (pid <= 0 || agent_task_follow(p->agent, t, (pid_t)pid, why, sizeof why) < 0)
+    bool guard = json_is_true(json_object_get(msg, "guard"));
+    /* Guarded, the runner's children are ended with the tree when its
+     * connection closes: only the registered runner itself may ask (not a
+     * client that named another process of the user as its runner). */
+    pid_t peer = guard ? agent_socket_peer_pid(p->client->fd) : 0;
+    if (guard && peer != t->root) {
+        snprintf(why, sizeof why, "follow: \"guard\" only from the registered runner (pid %d), "
+                 "not from process %d", (int)t->root, (int)peer);
+        agent_peer_error(p, why);
+    } else if (pid <= 0 || agent_task_follow(p->agent, t, (pid_t)pid, why, sizeof why) < 0) {
         agent_peer_error(p, pid <= 0 ? "follow: needs \"pid\"" : why);
-    else
-        t->guarded = json_is_true(json_object_get(msg, "guard"));
+    } else {
+        t->guarded = guard;
+    }
 }
 
 static void op_follow_end(const struct agent_peer *p, json_t *msg, struct agent_task *t)
