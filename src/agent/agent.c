@@ -343,6 +343,7 @@ int agent_run(const struct agent_options *o)
     if (o->log_fd >= 0) { /* until now stderr went to whoever started the agent */
         dup2(o->log_fd, 2);
         close(o->log_fd);
+        agent_nats_warn_insecure(o); /* the log keeps it too */
     }
     if (o->ready_fd >= 0) {
         (void)!write(o->ready_fd, "1", 1);

@@ -450,10 +450,8 @@ int cmd_agent(int argc, char **argv)
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
             return TALLY_EXIT_ERROR;
         }
-        char *end = NULL;
-        errno = 0;
-        long long pid = strtoll(words[1], &end, 10);
-        if (errno || end == words[1] || *end || !proc_pid_in_range(pid)) {
+        pid_t pid;
+        if (proc_pid_parse(words[1], &pid) < 0) {
             tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)", words[1],
                         proc_pid_max());
             return TALLY_EXIT_ERROR;

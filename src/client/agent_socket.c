@@ -1,6 +1,7 @@
 /* The agent's Unix socket, its directory, lock and peer check (see
  * agent_socket.h). */
 #include "client/agent_socket.h"
+#include "util/pid_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,7 +146,9 @@ pid_t agent_socket_owner(const char *path)
     if (n <= 0)
         return 0;
     buf[n] = '\0';
-    return (pid_t)atoi(buf);
+    buf[strcspn(buf, "\n")] = '\0';
+    pid_t pid;
+    return pid_parse(buf, NULL, PID_KERNEL_LIMIT, &pid) == 0 ? pid : 0;
 }
 
 int agent_socket_prepare(const char *path, char *why, size_t why_size)

@@ -88,8 +88,23 @@ check_eq "attach 4294967297: exit 125" "$rc" 125
 check_contains "... refused as not a pid" "$out" "'4294967297' is not a pid"
 for op in '{"op":"attach","pid":4294967297,"app":"wrap"}' '{"op":"register","runner":4294967297,"app":"wrap"}'; do
   out=$(printf '%s\n' "$op" | as_a timeout 5 socat -t 2 - "UNIX-CONNECT:$SA" 2>&1)
-  check_contains "raw $op: refused" "$out" "from 1 to pid_max"
+  check_contains "raw $op: refused, naming the value" "$out" "4294967297 is not a pid (a number from 1 to pid_max"
 done
+# ... and by a registered run's follow and processes messages: the runner's
+# process events name the pids its tree starts and ends (4294967297 would
+# put pid 1 in A's application), follow names one to measure.
+out=$( { printf '%s\n' "{\"op\":\"register\",\"runner\":$PA,\"app\":\"pidreg\"}" \
+           '{"op":"follow","pid":4294967297}' '{"op":"follow","pid":"1"}' \
+           '{"op":"processes","events":[[4294967297,1],[4294967296,1],[-4294967295,1]]}'
+         sleep 0.5
+         printf '%s\n' '{"op":"request","text":":app_get_proclist([app_pidreg])"}'
+         sleep 1; } | as_a timeout 10 socat -t 3 - "UNIX-CONNECT:$SA" 2>&1)
+check_contains "raw follow 4294967297: refused, naming the value" "$out" '"follow: \"pid\" 4294967297 is not a pid'
+check_contains "raw follow \"1\" (a string): refused, naming the value" "$out" '"follow: \"pid\" \"1\" is not a pid'
+check_eq "wrapping pids in process events put no process in the application" \
+  "$(printf '%s\n' "$out" | jq -c 'select(.service == "app_get_proclist") | .result.processes')" "[]"
+out=$(as_a "$TALLY" request --agent "$SA" ':proc_get_info([p_4294967297])' 2>&1)
+check_contains "the request language refuses p_4294967297, naming it" "$out" "'4294967297' is not a pid"
 out=$(as_a "$TALLY" request --agent "$SA" ':app_get_list()' 2>&1)
 check_contains "... and nothing was attached or registered" "$(printf '%s' "$out" | jq -c '.result.apps')" '"secret"'
 case "$out" in *wrap*) not_ok "... no application 'wrap'";; *) ok "... no application 'wrap'";; esac
