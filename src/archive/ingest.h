@@ -45,7 +45,9 @@ struct summary_record {
     unsigned char *packed; /* the document packed against the columns
                             * (document_pack.h), followed by the strings below
                             * (one allocation; the JSON is released) */
-    size_t packed_len;
+    size_t packed_len;    /* the document's; its shape's shape_len bytes follow it */
+    size_t shape_len;
+    long long shape_id;   /* its document_shapes id, found by ingest_records */
     const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
     char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
@@ -59,6 +61,10 @@ struct summary_record {
     char *name_buffer;    /* while parsing */
     struct file_rows *files; /* a level-3 run's per-file rows (file_rows.h), or NULL */
 };
+
+/* The UTC day of a start (seconds since the epoch), SUMMARY_NO_START_DAY
+ * when there is none or it is more than a billion days away. */
+long long summary_start_day(bool has_start, double start);
 
 /* Reads one summary document. Numeric fields known to fields.c must be
  * [number, "unit"] pairs (or bare numbers) in a unit of their dimension; they
