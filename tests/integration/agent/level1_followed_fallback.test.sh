@@ -7,6 +7,9 @@
 #   killed right after (the limit is not lost with the agent).
 # - many runs killed together: the agent ends every tree (one line each in
 #   its log, with the count of the tree's processes), all in one go.
+# - the agent killed while a run waits: tally run measures the rest itself;
+#   its summary has both processes' memory together (its own samples after
+#   taking over) and the CPU time of a busy loop (the kernel's totals).
 # - the agent stopped ('tally agent stop') while a run waits: the run
 #   measures the rest itself and spools its summary; the next agent archives
 #   it, and the task is in the archive once (the stopping agent does not
@@ -57,6 +60,27 @@ wait "$RUN"
 check_eq "agent killed after the limit: tally run still exits 124" "$?" 124
 check_contains "agent killed: tally run says which limit broke" "$(cat "$WORK/lim2.err")" "wall_time"
 check_near "agent killed: the task ended at the limit" "$(summary_value "$WORK/lim2.summary" wall_time)" 3 0.6
+
+# The agent killed while a run waits: tally run takes over the measuring.
+B=$WORK/sock3/agent.sock
+start_agent "$B" --no-archive || { not_ok "a third agent starts"; finish; }
+"$TALLY" run --level 1 --agent="$B" --app over -o "$WORK/over" -- sh -c \
+  "'$PROGS/hold_memory' 40 0 '$WORK/o1' '$WORK/orelease' & '$PROGS/hold_memory' 30 0 '$WORK/o2' '$WORK/orelease' &
+   i=0; while [ \$i -lt 400000 ]; do i=\$((i + 1)); done; wait" 2>"$WORK/over.err" &
+RUN=$!
+check "both memory holders are ready" wait_until 20 sh -c "[ -s '$WORK/o1' ] && [ -s '$WORK/o2' ]"
+kill -KILL "$AGENT_PID"
+wait "$AGENT_PID" 2>/dev/null
+check "agent killed: tally run says it measures the task itself" \
+  wait_until 10 grep -q "tally run measures the task itself" "$WORK/over.err"
+sleep 1.5 # tally run's own samples (warm-up at 10, 20, 40 ms ...) see both holders
+touch "$WORK/orelease"
+wait "$RUN"
+check_eq "agent killed: tally run exits with the task's status" "$?" 0
+check_cmp "agent killed: memory has both holders together (>= 70 MB)" \
+  "$(summary_value "$WORK/over.summary" memory)" ">=" 70
+check_cmp "agent killed: cpu_time has the shell's busy loop (kernel totals, > 0.2 s)" \
+  "$(summary_value "$WORK/over.summary" cpu_time)" ">" 0.2
 
 # 'tally agent stop' while a run waits: the task archived once, whole.
 A=$WORK/sock2/agent.sock
