@@ -165,6 +165,8 @@ static void read_client(struct agent *a, struct agent_client *c)
  * to be followed until its processes are gone. */
 static void reap_clients(struct agent *a)
 {
+    struct agent_task **lost = NULL;
+    size_t lost_count = 0, lost_cap = 0;
     size_t k = 0;
     for (size_t i = 0; i < a->client_count; i++) {
         struct agent_client *c = a->clients[i];
@@ -176,8 +178,9 @@ static void reap_clients(struct agent *a)
         agent_client_discard(a, c);
         for (size_t t = 0; t < a->task_count; t++)
             if (a->tasks[t]->runner == c) {
-                if (c->peer_gone)
-                    agent_task_runner_lost(a, a->tasks[t]);
+                struct agent_task **slot;
+                if (c->peer_gone && (slot = VEC_PUSH(lost, lost_count, lost_cap)))
+                    *slot = a->tasks[t];
                 a->tasks[t]->runner = NULL;
             }
         agent_forget_client(a, c);
@@ -191,6 +194,9 @@ static void reap_clients(struct agent *a)
         free(c);
     }
     a->client_count = k;
+    if (lost_count) /* the trees of every runner that died in this turn, together */
+        agent_tasks_runners_lost(a, lost, lost_count);
+    free(lost);
 }
 
 static int arm_tick(struct agent *a)
@@ -279,9 +285,13 @@ static int agent_open(struct agent *a, const struct agent_options *o)
 
 static void agent_close(struct agent *a)
 {
-    /* Trees still followed: their summaries so far go to the archive. */
+    /* Trees still followed: their summaries so far go to the archive, but
+     * for those of a tally run still connected: it measures the rest of
+     * the task itself once the agent is gone and keeps its whole summary
+     * in the spool for the next agent (run_agent.c); archiving the part
+     * seen here too would leave the task twice in the archive. */
     for (size_t i = 0; i < a->task_count; i++)
-        if (a->tasks[i]->follower && !a->tasks[i]->ended)
+        if (a->tasks[i]->follower && !a->tasks[i]->ended && !a->tasks[i]->runner)
             agent_task_end(a, a->tasks[i], NULL);
     for (size_t i = 0; i < a->client_count; i++)
         a->clients[i]->closing = true;

@@ -598,13 +598,16 @@ static void proc_set_limits(struct eval *e, const struct request_call *call)
         t->limits = limits;
         t->limit_reported = false;
         const char *how;
-        if (t->follower) {
-            follower_set_limits(t->follower, &limits);
-            how = "watched by the agent";
-        } else if (t->runner) {
+        /* A task with a tally run (even one whose tree the agent follows at
+         * level 1) is enforced there: it says which limit broke and exits
+         * 124, and it still holds the limits if the agent goes away. */
+        if (t->runner) {
             agent_send(a, t->runner, json_pack("{s:s, s:s}", "op", "set_limits", "limits",
                                                limits_text));
             how = "sent to its tally run";
+        } else if (t->follower) {
+            follower_set_limits(t->follower, &limits);
+            how = "watched by the agent";
         } else {
             add_error(e, arg->pos, "%s: task %u has no live monitor to hold limits", token, t->id);
             continue;

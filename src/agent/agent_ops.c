@@ -19,6 +19,7 @@
 #include "agent/agent_tree.h"
 #include "agent/agent_levels.h"
 #include "agent/agent_nats.h"
+#include "client/agent_socket.h"
 #include "platform/platform.h"
 #include "util/clock.h"
 #include "util/pid_text.h"
@@ -232,13 +233,25 @@ static void op_limit_exceeded(const struct agent_peer *p, json_t *msg, struct ag
 static void op_follow(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     char why[256];
+    bool guard = json_is_true(json_object_get(msg, "guard"));
+    /* Guarded, the runner's children are ended with the tree when its
+     * connection closes: only the registered runner itself may ask (not a
+     * client that named another process of the user as its runner). */
+    pid_t runner = t->follower ? t->runner_pid : t->root; /* (the root until followed) */
+    pid_t peer = guard ? agent_socket_peer_pid(p->client->fd) : 0;
+    if (guard && peer != runner) {
+        snprintf(why, sizeof why, "follow: \"guard\" only from the registered runner (pid %d), "
+                 "not from process %d", (int)runner, (int)peer);
+        agent_peer_error(p, why);
+        return;
+    }
     pid_t pid;
     if (message_pid(p, msg, "follow", "pid", &pid) < 0)
         return;
     if (agent_task_follow(p->agent, t, pid, why, sizeof why) < 0)
         agent_peer_error(p, why);
     else
-        t->guarded = json_is_true(json_object_get(msg, "guard"));
+        t->guarded = guard;
 }
 
 static void op_follow_end(const struct agent_peer *p, json_t *msg, struct agent_task *t)

@@ -138,19 +138,17 @@ json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
     return summary_to_json(&info, follower_result(t->follower));
 }
 
-void agent_task_runner_lost(struct agent *a, struct agent_task *t)
+/* The processes of t to end, with their start times: its root, its
+ * processes of the last tick, and the runner's children of the last scan. */
+static void known_of_lost(const struct agent *a, const struct agent_task *t, struct pidmap *known)
 {
-    if (!t->guarded || t->ended)
-        return;
-    t->guarded = false;
-    struct pidmap known;
-    pidmap_init(&known, sizeof(struct proc_tree_member));
-    struct proc_tree_member *m = pidmap_put(&known, t->root, NULL);
+    pidmap_init(known, sizeof(struct proc_tree_member));
+    struct proc_tree_member *m = pidmap_put(known, t->root, NULL);
     if (m)
         m->starttime = t->root_start;
     for (size_t i = 0; i < a->procs.capacity; i++) {
         const struct agent_proc *p = pidmap_at(&a->procs, i);
-        if (a->procs.keys[i] && p->task == t->id && (m = pidmap_put(&known, a->procs.keys[i], NULL)))
+        if (a->procs.keys[i] && p->task == t->id && (m = pidmap_put(known, a->procs.keys[i], NULL)))
             m->starttime = p->starttime;
     }
     /* Orphans of the task re-parented to the runner (a child subreaper) are
@@ -158,14 +156,39 @@ void agent_task_runner_lost(struct agent *a, struct agent_task *t)
     for (size_t i = 0; t->runner_pid > 0 && i < a->scan.procs.capacity; i++) {
         const struct scan_proc *s = pidmap_at(&a->scan.procs, i);
         pid_t pid = a->scan.procs.keys[i];
-        if (pid && s->stat.ppid == t->runner_pid && (m = pidmap_put(&known, pid, NULL)))
+        if (pid && s->stat.ppid == t->runner_pid && (m = pidmap_put(known, pid, NULL)))
             m->starttime = s->stat.starttime;
     }
-    size_t ended = proc_tree_end(&known);
-    pidmap_free(&known);
-    fprintf(stderr, "tally: agent: the tally run of task %u (%s) is gone without ending it: "
-                    "%zu process%s of its tree ended\n",
-            t->id, t->app, ended, ended == 1 ? "" : "es");
+}
+
+void agent_tasks_runners_lost(struct agent *a, struct agent_task *const tasks[], size_t n)
+{
+    struct agent_task **lost = calloc(n ? n : 1, sizeof *lost);
+    struct pidmap *maps = calloc(n ? n : 1, sizeof *maps);
+    struct pidmap **known = calloc(n ? n : 1, sizeof *known);
+    size_t *ended = calloc(n ? n : 1, sizeof *ended);
+    size_t count = 0;
+    for (size_t i = 0; lost && maps && known && ended && i < n; i++) {
+        struct agent_task *t = tasks[i];
+        if (!t->guarded || t->ended)
+            continue;
+        t->guarded = false;
+        known_of_lost(a, t, &maps[count]);
+        known[count] = &maps[count];
+        lost[count++] = t;
+    }
+    /* One stop-scan-kill for all of them: the loop waits meanwhile. */
+    proc_trees_end(known, count, ended);
+    for (size_t i = 0; i < count; i++) {
+        pidmap_free(&maps[i]);
+        fprintf(stderr, "tally: agent: the tally run of task %u (%s) is gone without ending it: "
+                        "%zu process%s of its tree ended\n",
+                lost[i]->id, lost[i]->app, ended[i], ended[i] == 1 ? "" : "es");
+    }
+    free(lost);
+    free(maps);
+    free(known);
+    free(ended);
 }
 
 /* Drops a series not committed (nothing is left in its directory). */

@@ -255,6 +255,15 @@ int agent_socket_check_peer(int fd, char *why, size_t why_size)
     return 0;
 }
 
+pid_t agent_socket_peer_pid(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+        return -1;
+    return cred.pid;
+}
+
 int agent_socket_spool_dir(const char *path, char *dir, size_t size)
 {
     char socket_dir[4096];

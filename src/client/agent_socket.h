@@ -36,6 +36,9 @@ int agent_socket_connect(const char *path, char *why, size_t why_size);
 /* Checks the peer of an accepted connection: 0 when it runs as this user,
  * else -1 with why ("peer uid 1001 is not the agent's user (uid 0)"). */
 int agent_socket_check_peer(int fd, char *why, size_t why_size);
+/* The pid of the process at the other end of a connected socket
+ * (SO_PEERCRED: the one that connected), -1 when it cannot be told. */
+pid_t agent_socket_peer_pid(int fd);
 
 /* The pid written in the lock file of the agent whose socket is path, or 0. */
 pid_t agent_socket_owner(const char *path);

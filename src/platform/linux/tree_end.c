@@ -7,7 +7,9 @@
  * alive is stopped with SIGSTOP (a stopped process cannot fork any more, so
  * no child slips out between a scan and a kill); the scan is repeated until
  * the set no longer grows, then every one gets SIGKILL. A process that is
- * not in the tree is never touched. */
+ * not in the tree is never touched. Several trees are ended together with
+ * one /proc scan per round (proc_trees_end): the agent, whose loop waits
+ * meanwhile, ends at once the trees of all the runners that died together. */
 #include "platform/platform.h"
 
 #include <signal.h>
@@ -61,48 +63,64 @@ static int in_tree(struct pidmap *all, const struct pidmap *known, pid_t pid, in
     return s->member;
 }
 
-/* One scan: adds the tree's new processes to known, stops the running
- * ones (or kills every one, with sig SIGKILL). Returns how many were added
- * or are not stopped yet; *ended counts the processes signalled. */
-static size_t stop_round(struct pidmap *known, int sig, size_t *ended)
+/* One scan for every tree: adds each tree's new processes to its known
+ * set, stops the running ones (or kills every one, with sig SIGKILL).
+ * Returns how many were added or are not stopped yet; ended[k] (when not
+ * NULL) counts tree k's processes signalled. */
+static size_t stop_round(struct pidmap *const known[], size_t n, int sig, size_t ended[])
 {
     struct pidmap all;
     pidmap_init(&all, sizeof(struct seen));
     proc_visit_all(note_process, &all);
     size_t busy = 0;
     pid_t self = getpid();
-    for (size_t i = 0; i < all.capacity; i++) {
-        pid_t pid = all.keys[i];
-        if (!pid || pid == self || !in_tree(&all, known, pid, 0))
-            continue;
-        const struct seen *s = pidmap_at(&all, i);
-        if (s->state == 'Z' || s->state == 'X')
-            continue;
-        int created;
-        struct proc_tree_member *k = pidmap_put(known, pid, &created);
-        if (k && created) {
-            k->starttime = s->starttime;
-            busy++;
-        }
-        if (sig == SIGKILL) {
-            if (kill(pid, SIGKILL) == 0 && ended)
-                ++*ended;
-        } else if (s->state != 'T' && s->state != 't') {
-            kill(pid, SIGSTOP);
-            busy++;
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0) /* membership is per tree */
+            for (size_t i = 0; i < all.capacity; i++)
+                if (all.keys[i])
+                    ((struct seen *)pidmap_at(&all, i))->member = -1;
+        for (size_t i = 0; i < all.capacity; i++) {
+            pid_t pid = all.keys[i];
+            if (!pid || pid == self || !in_tree(&all, known[k], pid, 0))
+                continue;
+            const struct seen *s = pidmap_at(&all, i);
+            if (s->state == 'Z' || s->state == 'X')
+                continue;
+            int created;
+            struct proc_tree_member *m = pidmap_put(known[k], pid, &created);
+            if (m && created) {
+                m->starttime = s->starttime;
+                busy++;
+            }
+            if (sig == SIGKILL) {
+                if (kill(pid, SIGKILL) == 0 && ended)
+                    ended[k]++;
+            } else if (s->state != 'T' && s->state != 't') {
+                kill(pid, SIGSTOP);
+                busy++;
+            }
         }
     }
     pidmap_free(&all);
     return busy;
 }
 
-size_t proc_tree_end(struct pidmap *known)
+void proc_trees_end(struct pidmap *const known[], size_t n, size_t ended[])
 {
     struct timespec gap = {0, STOP_ROUND_NS};
     double give_up = clock_monotonic_seconds() + STOP_AT_MOST;
-    while (stop_round(known, SIGSTOP, NULL) > 0 && clock_monotonic_seconds() < give_up)
+    for (size_t k = 0; ended && k < n; k++)
+        ended[k] = 0;
+    if (n == 0)
+        return;
+    while (stop_round(known, n, SIGSTOP, NULL) > 0 && clock_monotonic_seconds() < give_up)
         nanosleep(&gap, NULL);
-    size_t ended = 0;
-    stop_round(known, SIGKILL, &ended);
+    stop_round(known, n, SIGKILL, ended);
+}
+
+size_t proc_tree_end(struct pidmap *known)
+{
+    size_t ended;
+    proc_trees_end(&known, 1, &ended);
     return ended;
 }
