@@ -70,8 +70,11 @@ out=$(req "$S" 'proc_get_info((')
 check_contains "a syntax error names its column" "$out" '"pos":'
 out=$(req "$S" ':proc_get_info([p_1])')
 check_contains "p_1 is refused: not registered" "$out" "process 1 is not part of any registered application"
-out=$(req "$S" ':proc_get_info([p_999999999])')
+gone=$(sh -c 'echo $$') # a pid that has just ended (in range: p_999999999 is no pid at all)
+out=$(req "$S" ":proc_get_info([p_$gone])")
 check_contains "a vanished pid is refused" "$out" "does not exist"
+out=$(req "$S" ':proc_get_info([p_999999999])')
+check_contains "a pid above the kernel's limit is refused as no pid" "$out" "is not a pid"
 out=$(printf 'not a request\n{"op": 3}\n{bad json\n%s\n' "$(head -c 3000 /dev/urandom | tr -d '\n\0')" |
       timeout 5 socat -t 2 - "UNIX-CONNECT:$S" 2>&1 || true)
 check_contains "garbage text gets a request error" "$out" '"done":true'
