@@ -64,12 +64,12 @@ enum csr_state csr_state_of(const struct csr_registry *registry, unsigned number
 const struct request *csr_request(const struct csr_registry *registry, unsigned number);
 /* Csrs not deleted, in O(1). */
 size_t csr_count(const struct csr_registry *registry);
-/* How many csrs were ever deleted: a caller keeping data per csr sweeps
- * it only when this changed. */
+/* How many csrs were ever deleted. */
 unsigned long long csr_deletions(const struct csr_registry *registry);
-/* Between these, deleted csrs are removed from the registry's array once,
- * at csr_batch_end, rather than at each csr_delete (deleting n csrs: O(n),
- * not O(n^2)). */
+/* Between these, a deleted csr's memory is kept (the registry's own calls
+ * do the same while callbacks run). Deleting is amortized O(1) with or
+ * without them: the deleted are removed in one pass once they outnumber
+ * the live ones. */
 void csr_batch_begin(struct csr_registry *registry);
 void csr_batch_end(struct csr_registry *registry);
 
