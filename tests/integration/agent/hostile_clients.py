@@ -22,8 +22,9 @@
       clients were answered and the seconds taken
   hostile_clients.py SOCKET hog K LINES
       K clients each send LINES bad request lines (each answered with an
-      error line) and read nothing for 3 s; then they read: prints how many
-      found their connection ended by the agent
+      error line) and read nothing for 6 s (time for a loaded agent to take
+      every line: a client that reads before it is dropped is served); then
+      they read: prints how many found their connection ended by the agent
 """
 import socket
 import sys
@@ -194,7 +195,7 @@ def hog(k, lines):
                 time.sleep(0.01)
             except OSError:
                 break
-    time.sleep(3)
+    time.sleep(6)
     ended = 0
     for s in socks:
         s.setblocking(True)

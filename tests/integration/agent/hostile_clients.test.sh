@@ -65,6 +65,14 @@ short=$((b - a)) long=$((c - b))
 echo "# agent CPU (1/100 s): 4 KB lines $short, 1 MB lines $long"
 check_cmp "1 MB lines cost the agent no more than twice the CPU of 4 KB lines, + 0.3 s" \
   "$long" "<=" "$((2 * short + 30))"
+# 4 clients sending one byte at a time do not keep another one waiting
+timeout 120 python3 "$HOSTILE" "$S" trickle 4 20000 4096 1 >"$WORK/trickle1.out" &
+TRICKLE=$!
+sleep 0.5
+t=$(timeout 30 python3 "$HOSTILE" "$S" ping)
+wait "$TRICKLE"
+check_eq "4 clients sending a byte at a time are answered" "$(cut -d' ' -f1 "$WORK/trickle1.out")" 4
+check_cmp "... and meanwhile another client's request is answered within 1 s" "${t:-99}" "<" 1
 
 timeout 60 python3 "$HOSTILE" "$S" flood 2 4 >"$WORK/flood.out" &
 FLOOD=$!
