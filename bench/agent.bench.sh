@@ -23,6 +23,7 @@ S=$W/sock/agent.sock
 AGENT=
 cleanup() {
   [ -n "$AGENT" ] && kill "$AGENT" 2>/dev/null
+  [ -n "${CSR_AGENT:-}" ] && { kill "$CSR_AGENT" 2>/dev/null || true; }
   [ -n "${TREE_PIDS:-}" ] && for p in $TREE_PIDS; do kill -- -"$p" 2>/dev/null; done
   wait 2>/dev/null || true
   rm -rf "$W"
@@ -51,18 +52,6 @@ done
 RTT=$(printf '%s\n' "${rtt[@]}" | median) P90=$(printf '%s\n' "${p90[@]}" | median)
 RPS=$(printf '%s\n' "${rps[@]}" | median)
 
-# Conditional requests: defined and deleted per second (each run's
-# connections close at its end, which deletes what is left).
-HOSTILE=tests/integration/agent/hostile_clients.py
-defs=() dels=()
-for run in $(seq "$RUNS"); do
-  read -r n secs < <(python3 "$HOSTILE" "$S" csrs 4 16384 | sed -n 1p)
-  defs+=("$(echo "$n / $secs" | bc -l)")
-  read -r n secs < <(python3 "$HOSTILE" "$S" delete 16384)
-  dels+=("$(echo "$n / $secs" | bc -l)")
-done
-DEFS=$(printf '%s\n' "${defs[@]}" | median) DELS=$(printf '%s\n' "${dels[@]}" | median)
-
 # Following TREES trees: each a process group of a shell and two sleeps.
 for i in $(seq "$TREES"); do
   setsid sh -c 'sleep 3600 & sleep 3600 & wait' &
@@ -88,6 +77,24 @@ done
 CPU=$(printf '%s\n' "${cpu_share[@]}" | median) RSS=$(printf '%s\n' "${rss[@]}" | median)
 HWM=$(awk '/^VmHWM/ { print $2 / 1024 }' "/proc/$AGENT/status")
 PROCS=$(ls /proc | grep -c '^[0-9]')
+
+# Conditional requests: defined and deleted per second, on an agent of
+# their own (the memory the registry took is not the following agent's);
+# each run's connections close at its end, which deletes what is left.
+HOSTILE=tests/integration/agent/hostile_clients.py
+C=$W/csrs/agent.sock # a directory of its own: one agent per directory
+"$TALLY" agent --foreground --socket "$C" --no-archive 2>>"$W/agent.err" &
+CSR_AGENT=$!
+for _ in $(seq 200); do "$TALLY" agent --socket "$C" status >/dev/null 2>&1 && break; sleep 0.05; done
+defs=() dels=()
+for run in $(seq "$RUNS"); do
+  read -r n secs < <(python3 "$HOSTILE" "$C" csrs 4 16384 | sed -n 1p)
+  defs+=("$(echo "$n / $secs" | bc -l)")
+  read -r n secs < <(python3 "$HOSTILE" "$C" delete 16384)
+  dels+=("$(echo "$n / $secs" | bc -l)")
+done
+kill "$CSR_AGENT"; wait "$CSR_AGENT" || true
+DEFS=$(printf '%s\n' "${defs[@]}" | median) DELS=$(printf '%s\n' "${dels[@]}" | median)
 
 mkdir -p bench/results
 {
