@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What level-1 monitoring of many tasks costs the machine, all of tally's
 # processes together: TASKS `tally run --level 1 --agent --app ...` (each
-# task a sleep) with their agent and their guardians, then, in the same run,
+# task a sleep) with their agent (which also guards their trees: no guardian
+# processes; any that appear are counted), then, in the same run,
 # TASKS `resource_monitor -i 1` (cctools) on the same tasks. For each: total
 # CPU of every monitoring process (agent + tally runs + guardians; the
 # resource_monitor processes) over SECONDS, in % of one core, and the sum of
@@ -35,7 +36,7 @@ files() { local pattern=$1; shift; printf "/proc/%s/$pattern " "$@"; }
 # and one awk for all: the measuring must not cost more than what it measures.
 cpu_ns() { cat $(files 'task/*/schedstat' "$@") 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 # pss_mb PIDS...: the sum of their PSS in MB
-pss_mb() { cat $(files smaps_rollup "$@") 2>/dev/null | awk '/^Pss:/ { s += $2 } END { printf "%.1f\n", s / 1024 }'; }
+pss_mb() { [ $# -gt 0 ] || { echo 0.0; return; }; cat $(files smaps_rollup "$@") 2>/dev/null | awk '/^Pss:/ { s += $2 } END { printf "%.1f\n", s / 1024 }'; }
 # measure PIDS...: prints "CPU% PSS_MB" medians over RUNS windows of SECS
 measure() {
   local cpu=() pss=() c0 c1 t0 t1
@@ -114,9 +115,10 @@ section() {
     printf '| %d `resource_monitor -i 1` (cctools) | %d | %.3f %% | %.1f MB | |\n' "$TASKS" "$TASKS" "$R_CPU" "$R_PSS"
   fi
   echo
-  echo "A waiting tally run's anonymous memory: $ANON_KB kB, shared copy-on-write with its guardian"
-  echo "(its stack, heap and the relocated data of libc and jansson: SQLite, libpq, libnats and"
-  echo "libmicrohttpd are loaded only by the processes that use them, see docs/architecture.md)."
+  echo "A waiting tally run's anonymous memory: $ANON_KB kB (its stack, heap and the relocated data"
+  echo "of libc and jansson: SQLite, libpq, libnats and libmicrohttpd are loaded only by the processes"
+  echo "that use them, see docs/architecture.md). The agent that follows a level-1 tree also ends it"
+  echo "if its tally run is killed, so a waiting run has no guardian process (docs/engine-events.md)."
   echo "<!-- agent_cost.bench.sh end -->"
 }
 mkdir -p bench/results

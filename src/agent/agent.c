@@ -176,6 +176,7 @@ static void read_client(struct agent *a, struct agent_client *c)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
+            c->peer_gone = true;
             agent_client_close(a, c);
             break;
         }
@@ -213,8 +214,11 @@ static void reap_clients(struct agent *a)
         agent_client_flush(a, c); /* what was answered before it went (best effort) */
         agent_client_discard(a, c);
         for (size_t t = 0; t < a->task_count; t++)
-            if (a->tasks[t]->runner == c)
+            if (a->tasks[t]->runner == c) {
+                if (c->peer_gone)
+                    agent_task_runner_lost(a, a->tasks[t]);
                 a->tasks[t]->runner = NULL;
+            }
         agent_forget_client(a, c);
         if (c->fd >= 0) {
             epoll_ctl(a->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -368,6 +372,7 @@ int agent_run(const struct agent_options *o)
     if (o->log_fd >= 0) { /* until now stderr went to whoever started the agent */
         dup2(o->log_fd, 2);
         close(o->log_fd);
+        agent_nats_warn_insecure(o); /* the log keeps it too */
     }
     if (o->ready_fd >= 0) {
         (void)!write(o->ready_fd, "1", 1);

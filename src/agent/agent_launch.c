@@ -30,6 +30,7 @@
 #include "util/clock.h"
 #include "util/hex.h"
 #include "util/vec.h"
+#include "util/pid_text.h"
 
 struct launch_dir {
     char *launch, *dir;
@@ -171,7 +172,9 @@ static json_t *segment_line(struct agent *a, const char *dir, const char *file, 
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO named like a segment is not waited on (the agent
+     * hung there); it is then refused as not a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -248,9 +251,9 @@ void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
         DIR *d = opendir(l->dir);
         struct dirent *e;
         while (d && (e = readdir(d))) {
-            char *end;
-            long pid = strtol(e->d_name, &end, 10);
-            if (pid <= 0 || strcmp(end, ".seg"))
+            const char *end;
+            pid_t pid;
+            if (pid_parse(e->d_name, &end, PID_KERNEL_LIMIT, &pid) < 0 || strcmp(end, ".seg"))
                 continue;
             json_t *line = segment_line(a, l->dir, e->d_name, received);
             if (line) {

@@ -11,6 +11,7 @@
 
 #include "agent/metrics_label.h"
 #include "util/vec.h"
+#include "util/pid_text.h"
 
 #define LEVELS_MAX 100000
 #define LEVEL_NAME_MAX 128
@@ -65,8 +66,7 @@ long agent_levels_apply(struct agent_levels **levels, const json_t *message, con
         const json_t *pid = json_object_get(l, "pid");
         if (!name_in(l, "process") || !name_in(l, "host") || !name_in(l, "space") ||
             !name_in(l, "dimension") || !json_is_number(json_object_get(l, "level")) || !isfinite(v) ||
-            (pid && (!json_is_integer(pid) || json_integer_value(pid) < 1 ||
-                     json_integer_value(pid) > INT32_MAX))) {
+            (pid && (!json_is_integer(pid) || !pid_in_range(json_integer_value(pid), PID_KERNEL_LIMIT)))) {
             snprintf(why, why_size,
                      "levels: entry %zu needs \"process\", \"host\", \"space\", \"dimension\" "
                      "(names of 1 to %d bytes), \"level\" (a number) and, if any, \"pid\" (a pid)",

@@ -90,6 +90,14 @@ static int check_server(struct agent *a, double timeout)
     return admits == 0 ? 1 : 0;
 }
 
+void agent_nats_warn_insecure(const struct agent_options *o)
+{
+    if (o->nats_url && o->nats_insecure)
+        tally_error("agent: --nats-insecure: joining %s without checking that it requires "
+                    "authentication: anyone who can reach that server can command this agent",
+                    o->nats_url);
+}
+
 int agent_nats_open(struct agent *a)
 {
     const struct agent_options *o = &a->options;
@@ -105,10 +113,7 @@ int agent_nats_open(struct agent *a)
         struct passwd *pw = getpwuid(a->uid);
         snprintf(n->user, sizeof n->user, "%s", pw ? pw->pw_name : "unknown");
     }
-    if (o->nats_insecure)
-        tally_error("agent: --nats-insecure: joining %s without checking that it requires "
-                    "authentication: anyone who can reach that server can command this agent",
-                    o->nats_url);
+    agent_nats_warn_insecure(o);
     int verdict = check_server(a, 2.0);
     if (verdict < 0)
         return -1;

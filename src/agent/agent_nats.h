@@ -19,7 +19,11 @@ struct agent_client;
  * clients without credentials is refused (-1 after a message). When no
  * server answers yet, returns 0 unjoined and agent_nats_tick joins later.
  * 0, or -1 after a message. */
+struct agent_options;
 int agent_nats_open(struct agent *a);
+/* With --nats-insecure, the loud line saying what it allows (at start, and
+ * again in agent.log once a detached agent's stderr goes there). */
+void agent_nats_warn_insecure(const struct agent_options *o);
 /* Called each tick: joins a server that was not up at start. 1 when it
  * joined just now (agent_nats_fd is new), else 0. */
 int agent_nats_tick(struct agent *a);

@@ -21,6 +21,7 @@
 #include "agent/agent_nats.h"
 #include "platform/platform.h"
 #include "util/clock.h"
+#include "util/pid_text.h"
 
 void agent_peer_send(const struct agent_peer *p, json_t *line)
 {
@@ -71,6 +72,26 @@ static void values_from_json(double *value, json_t *values)
     }
 }
 
+/* Member KEY of MSG as a pid of this host (an integer in (0, pid_max]) into
+ * *out, or -1 after answering "OP: \"KEY\" VALUE is not a pid ...", the
+ * value named as sent (4294967297 would be pid 1 cast to pid_t). */
+static int message_pid(const struct agent_peer *p, const json_t *msg, const char *op, const char *key,
+                       pid_t *out)
+{
+    const json_t *v = json_object_get(msg, key);
+    if (json_is_integer(v) && proc_pid_in_range(json_integer_value(v))) {
+        *out = (pid_t)json_integer_value(v);
+        return 0;
+    }
+    char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    char why[200];
+    snprintf(why, sizeof why, "%s: \"%s\" %.40s%s is not a pid (a number from 1 to pid_max, %lld here)", op,
+             key, text ? text : "(missing)", text && strlen(text) > 40 ? "..." : "", proc_pid_max());
+    free(text);
+    agent_peer_error(p, why);
+    return -1;
+}
+
 static void op_request(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     const char *text = json_string_value(json_object_get(msg, "text"));
@@ -85,17 +106,19 @@ static void op_register(const struct agent_peer *p, json_t *msg, struct agent_ta
     struct agent *a = p->agent;
     const char *app = json_string_value(json_object_get(msg, "app"));
     const char *command = json_string_value(json_object_get(msg, "command"));
-    json_int_t runner = json_integer_value(json_object_get(msg, "runner"));
-    if (!app || !*app || !proc_pid_in_range(runner)) {
-        agent_peer_error(p, "register: needs \"app\" (a name) and \"runner\" (a pid, from 1 to pid_max)");
+    if (!app || !*app) {
+        agent_peer_error(p, "register: needs \"app\" (a name) and \"runner\" (a pid)");
         return;
     }
+    pid_t runner;
+    if (message_pid(p, msg, "register", "runner", &runner) < 0)
+        return;
     uid_t owner;
-    if (proc_owner((pid_t)runner, &owner) < 0 || owner != a->uid) {
+    if (proc_owner(runner, &owner) < 0 || owner != a->uid) {
         agent_peer_error(p, "register: the runner is not a process of this user");
         return;
     }
-    struct agent_task *t = agent_task_add(a, app, command, (pid_t)runner, false);
+    struct agent_task *t = agent_task_add(a, app, command, runner, false);
     if (!t) {
         agent_peer_error(p, "register: out of memory");
         return;
@@ -113,11 +136,13 @@ static void op_attach(const struct agent_peer *p, json_t *msg, struct agent_task
 {
     struct agent *a = p->agent;
     const char *app = json_string_value(json_object_get(msg, "app"));
-    json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
-    if (!app || !*app || !proc_pid_in_range(pid)) {
-        agent_peer_error(p, "attach: needs \"pid\" (a process, from 1 to pid_max) and \"app\" (a name)");
+    if (!app || !*app) {
+        agent_peer_error(p, "attach: needs \"pid\" (a process) and \"app\" (a name)");
         return;
     }
+    pid_t pid;
+    if (message_pid(p, msg, "attach", "pid", &pid) < 0)
+        return;
     const char *launch = json_string_value(json_object_get(msg, "launch"));
     const char *segments = json_string_value(json_object_get(msg, "segments"));
     if (!launch != !segments) {
@@ -187,7 +212,10 @@ static void op_processes(const struct agent_peer *p, json_t *msg, struct agent_t
     json_t *ev;
     json_array_foreach(json_object_get(msg, "events"), i, ev) {
         json_int_t pid = json_integer_value(json_array_get(ev, 0));
-        if (pid > 0 && !t->ended)
+        /* never cast out of range (4294967297 would be pid 1); the kernel's
+         * limit, not pid_max, spares a read of /proc per event: a pid above
+         * this host's pid_max is simply no process */
+        if (pid_in_range(pid, PID_KERNEL_LIMIT) && !t->ended)
             agent_task_process(p->agent, t, (pid_t)pid, json_is_true(json_array_get(ev, 1)) ||
                                                             json_integer_value(json_array_get(ev, 1)) == 1);
     }
@@ -204,14 +232,19 @@ static void op_limit_exceeded(const struct agent_peer *p, json_t *msg, struct ag
 static void op_follow(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     char why[256];
-    json_int_t pid = json_integer_value(json_object_get(msg, "pid"));
-    if (pid <= 0 || agent_task_follow(p->agent, t, (pid_t)pid, why, sizeof why) < 0)
-        agent_peer_error(p, pid <= 0 ? "follow: needs \"pid\"" : why);
+    pid_t pid;
+    if (message_pid(p, msg, "follow", "pid", &pid) < 0)
+        return;
+    if (agent_task_follow(p->agent, t, pid, why, sizeof why) < 0)
+        agent_peer_error(p, why);
+    else
+        t->guarded = json_is_true(json_object_get(msg, "guard"));
 }
 
 static void op_follow_end(const struct agent_peer *p, json_t *msg, struct agent_task *t)
 {
     json_t *summary = agent_task_follow_end(p->agent, t);
+    t->guarded = false; /* the command has ended: the runner reaps what is left */
     agent_peer_send(p, json_pack("{s:s, s:o}", "op", "followed", "summary", summary ? summary : json_null()));
 }
 

@@ -20,6 +20,7 @@
 #include "agent/agent_tree.h"
 #include "tally/segment.h"
 #include "util/vec.h"
+#include "util/pid_text.h"
 
 struct agent_segments {
     struct agent_segment *items;
@@ -101,10 +102,11 @@ void agent_segments_rescan(struct agent *a)
             continue;
         struct dirent *e;
         while ((e = readdir(d))) {
-            char *end;
-            long pid = strtol(e->d_name, &end, 10);
-            if (pid > 0 && !strcmp(end, ".seg") && !mapped(s, t->id, (pid_t)pid))
-                map_segment(a, s, t, e->d_name, (pid_t)pid);
+            const char *end;
+            pid_t pid;
+            if (pid_parse(e->d_name, &end, PID_KERNEL_LIMIT, &pid) == 0 && !strcmp(end, ".seg") &&
+                !mapped(s, t->id, pid))
+                map_segment(a, s, t, e->d_name, pid);
         }
         closedir(d);
     }

@@ -70,6 +70,8 @@ struct agent_task {
     bool limit_reported;
     double start_epoch;
     bool ended;
+    bool guarded;                  /* its runner asked: end the tree if the runner dies first */
+    pid_t runner_pid;              /* followed: the tally run (the root before the command's) */
 };
 
 /* Which connection defined csr_N (its lines go there; deleted with it).
@@ -91,6 +93,7 @@ struct agent_client {
     bool backlog;                  /* complete lines in `in` wait for its next turn */
     char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
+    bool peer_gone;                /* the other end closed or reset (not closed by the agent) */
     bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
     size_t csrs;                   /* csrs it defined that are not deleted */

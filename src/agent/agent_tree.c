@@ -114,6 +114,7 @@ int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *wh
         return -1;
     }
     /* The tree is now the command's: the runner is no part of it. */
+    t->runner_pid = t->root;
     t->follower = f;
     t->root = pid;
     t->root_start = st.starttime;
@@ -135,6 +136,36 @@ json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
     follower_finish(t->follower);
     struct summary_info info = {.command = t->command, .name = t->app};
     return summary_to_json(&info, follower_result(t->follower));
+}
+
+void agent_task_runner_lost(struct agent *a, struct agent_task *t)
+{
+    if (!t->guarded || t->ended)
+        return;
+    t->guarded = false;
+    struct pidmap known;
+    pidmap_init(&known, sizeof(struct proc_tree_member));
+    struct proc_tree_member *m = pidmap_put(&known, t->root, NULL);
+    if (m)
+        m->starttime = t->root_start;
+    for (size_t i = 0; i < a->procs.capacity; i++) {
+        const struct agent_proc *p = pidmap_at(&a->procs, i);
+        if (a->procs.keys[i] && p->task == t->id && (m = pidmap_put(&known, a->procs.keys[i], NULL)))
+            m->starttime = p->starttime;
+    }
+    /* Orphans of the task re-parented to the runner (a child subreaper) are
+     * no descendants of the command: the last scan saw them the runner's. */
+    for (size_t i = 0; t->runner_pid > 0 && i < a->scan.procs.capacity; i++) {
+        const struct scan_proc *s = pidmap_at(&a->scan.procs, i);
+        pid_t pid = a->scan.procs.keys[i];
+        if (pid && s->stat.ppid == t->runner_pid && (m = pidmap_put(&known, pid, NULL)))
+            m->starttime = s->stat.starttime;
+    }
+    size_t ended = proc_tree_end(&known);
+    pidmap_free(&known);
+    fprintf(stderr, "tally: agent: the tally run of task %u (%s) is gone without ending it: "
+                    "%zu process%s of its tree ended\n",
+            t->id, t->app, ended, ended == 1 ? "" : "es");
 }
 
 /* Drops a series not committed (nothing is left in its directory). */

@@ -20,6 +20,10 @@ int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *wh
  * NULL when the agent does not follow the task. The task stays until the
  * runner's "finished". */
 json_t *agent_task_follow_end(struct agent *a, struct agent_task *t);
+/* The runner of a guarded task went away without ending it (killed): the
+ * agent ends what is left of the tree, as the runner's guardian would
+ * have (proc_tree_end), and says so in its log. */
+void agent_task_runner_lost(struct agent *a, struct agent_task *t);
 /* A process joined (started) or left the task, as its tally run saw it at
  * level 2 (every process, however short, at once). */
 void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);

@@ -17,6 +17,7 @@
 #include "agent/agent_file_io.h"
 #include "agent/metrics_label.h"
 #include "platform/platform.h"
+#include "util/http_accept.h"
 #include "util/http_gate.h"
 #include "core/units.h"
 
@@ -106,14 +107,17 @@ static void app_labels(FILE *out, const struct agent *a, const struct agent_task
         metrics_label(out, "category", app->category, true);
 }
 
-/* Counters the runner's samples do not carry: read from the processes (and
- * processes started is at least those alive). */
+/* Counters the runner's samples do not carry: read from the processes now,
+ * as proc_get_info reads them (the last scan's reading, when the process is
+ * gone since), and processes started is at least those alive. */
 static void add_process_counters(const struct agent_proc *p, pid_t pid, double *sum)
 {
     struct proc_status status;
+    struct proc_stat now;
+    const struct proc_stat *st = proc_read_stat(pid, &now) == 0 ? &now : &p->last;
     sum[FIELD_TOTAL_PROCESSES] += 1;
-    sum[FIELD_MINOR_PAGE_FAULTS] += (double)p->last.minflt;
-    sum[FIELD_MAJOR_PAGE_FAULTS] += (double)p->last.majflt;
+    sum[FIELD_MINOR_PAGE_FAULTS] += (double)st->minflt;
+    sum[FIELD_MAJOR_PAGE_FAULTS] += (double)st->majflt;
     if (proc_read_status(pid, &status) == 0)
         sum[FIELD_CONTEXT_SWITCHES] += (double)status.context_switches;
 }
@@ -271,12 +275,17 @@ char *metrics_render(const struct agent *a, bool openmetrics, size_t *len)
     return text;
 }
 
-/* OpenMetrics when the client asks for it (Prometheus does, first), else
- * the Prometheus text format 0.0.4 (curl, promtool, older scrapers). */
+/* OpenMetrics 1.0.0 when the client's Accept wants it more than the text
+ * format 0.0.4 (Prometheus 2.42 does: q=1 against 0.5), else the text
+ * format (curl's any type, promtool's no Accept, a Prometheus that asks
+ * for OpenMetrics 0.0.1 only). */
 static bool wants_openmetrics(struct MHD_Connection *conn)
 {
     const char *accept = MHD(MHD_lookup_connection_value)(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-    return accept && strstr(accept, "application/openmetrics-text");
+    if (!accept || !*accept)
+        return false;
+    double openmetrics = http_accept_quality(accept, "application/openmetrics-text", "1.0.0");
+    return openmetrics > 0 && openmetrics > http_accept_quality(accept, "text/plain", "0.0.4");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,

@@ -3,8 +3,9 @@
  * summary field of its live tasks (summed over tasks) with labels app,
  * host, user and category (when it has one): cumulative fields (cpu_time,
  * bytes, faults, context switches, processes started) as counters, the
- * others as gauges, in base units (bytes, seconds); what the client's Accept
- * asks for, OpenMetrics or the Prometheus text format. Served
+ * others as gauges, in base units (bytes, seconds); OpenMetrics when the
+ * client's Accept wants it more than the Prometheus text format
+ * (util/http_accept.h), else the text format. Served
  * by libmicrohttpd in the agent's own epoll loop (MHD_USE_EPOLL: its epoll
  * fd is one more fd of the loop), so the agent stays one thread. */
 #ifndef TALLY_AGENT_METRICS_H

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/units.h"
+#include "util/vec.h"
 
 #define GLOB_MAX 4096
 
@@ -207,18 +208,13 @@ static int take_row(void *ctx, size_t ncols, const struct sql_value *row)
     }
     if (!file_filter_matches(a->filter, row[4].text))
         return 0;
-    if (a->nfiles == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 16;
-        struct file_row *more = realloc(a->files, cap * sizeof *more);
-        if (!more)
-            return a->failed = 1;
-        a->files = more;
-        a->cap = cap;
-    }
     r.path = strdup(row[4].text);
-    if (!r.path)
+    struct file_row *slot = r.path ? VEC_PUSH(a->files, a->nfiles, a->cap) : NULL;
+    if (!slot) {
+        free(r.path);
         return a->failed = 1;
-    a->files[a->nfiles++] = r;
+    }
+    *slot = r;
     add_counts(&a->sum, &r);
     return 0;
 }

@@ -13,6 +13,7 @@
 #include "archive/document_pack.h"
 #include "util/error.h"
 #include "util/text_file.h"
+#include "util/vec.h"
 
 #define ROWS_PER_STATEMENT 64
 #define ROW_COLUMNS 8
@@ -323,15 +324,10 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     struct ids *ids = ctx;
     if (ncols < 1)
         return 0;
-    if (ids->count == ids->cap) {
-        size_t cap = ids->cap ? 2 * ids->cap : 64;
-        long long *more = realloc(ids->id, cap * sizeof *more);
-        if (!more)
-            return 1;
-        ids->id = more;
-        ids->cap = cap;
-    }
-    ids->id[ids->count++] = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
+    long long *id = VEC_PUSH(ids->id, ids->count, ids->cap);
+    if (!id)
+        return 1;
+    *id = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
     return 0;
 }
 

@@ -173,7 +173,7 @@ static int detach(struct agent_options *o, const char *socket_path, bool *said)
     snprintf(slash ? slash + 1 : log, sizeof log - (size_t)(slash ? slash + 1 - log : 0),
              "agent.log");
     int null = open("/dev/null", O_RDWR);
-    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (null >= 0) {
         dup2(null, 0);
         dup2(null, 1);
@@ -231,15 +231,15 @@ static int serve(struct agent_options *o, bool foreground)
                     (int)agent_socket_owner(o->socket_path), o->socket_path);
         return TALLY_EXIT_ERROR;
     }
+    /* Before anything is put there (the log when detached): the directory
+     * must be the user's own, mode 0700, or is made so. Another user may
+     * have made /tmp/tally-UID first, with agent.log a symbolic link. */
+    char dir_why[4600];
+    if (agent_socket_prepare(o->socket_path, dir_why, sizeof dir_why) < 0) {
+        tally_error("agent: %s", dir_why);
+        return TALLY_EXIT_ERROR;
+    }
     if (!foreground) {
-        /* the directory must exist for the log */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", o->socket_path);
-        char *slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-            *slash = '\0';
-            mkdir(dir, 0700);
-        }
         bool said = false;
         int d = detach(o, o->socket_path, &said);
         if (d < 0) {
@@ -450,10 +450,8 @@ int cmd_agent(int argc, char **argv)
             tally_error("agent: attach needs a PID (see 'tally agent --help')");
             return TALLY_EXIT_ERROR;
         }
-        char *end = NULL;
-        errno = 0;
-        long long pid = strtoll(words[1], &end, 10);
-        if (errno || end == words[1] || *end || !proc_pid_in_range(pid)) {
+        pid_t pid;
+        if (proc_pid_parse(words[1], &pid) < 0) {
             tally_error("agent: attach: '%s' is not a pid (a number from 1 to %lld)", words[1],
                         proc_pid_max());
             return TALLY_EXIT_ERROR;

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "archive/ingest_files.h"
 #include "archive/sacct.h"
 #include "cli/archive_cli.h"
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/text_file.h"
 
 static const char usage[] =
     "usage: tally archive import slurm [options] [FILE|-]\n"
@@ -58,23 +60,9 @@ static void bad_line(void *ctx, const char *why)
     im->bad++;
 }
 
-/* The whole of a stream. */
-static char *read_all(FILE *in, size_t *len)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    char buffer[65536];
-    size_t n;
-    while (out && (n = fread(buffer, 1, sizeof buffer, in)) > 0)
-        fwrite(buffer, 1, n, out);
-    if (!out || fclose(out) != 0) {
-        free(text);
-        return NULL;
-    }
-    *len = size;
-    return text;
-}
+/* Slurm's records are read whole, at most this much (a year of a large
+ * cluster's job steps is well under it; import in parts with --start). */
+#define SACCT_READ_MAX ((size_t)1 << 30)
 
 /* A workflow's run directory: every summary under it, the workflow as the
  * set, task ids from the file names where the summaries have none. */
@@ -89,12 +77,10 @@ static int import_directory(const struct archive_command *cmd, const char *dir, 
     char *description = NULL;
     size_t description_len = 0;
     if (description_path) {
-        FILE *f = fopen(description_path, "r");
-        description = f ? read_all(f, &description_len) : NULL;
-        if (f)
-            fclose(f);
+        char why[160];
+        description = text_file_read(description_path, TEXT_FILE_SMALL, &description_len, why, sizeof why);
         if (!description) {
-            tally_error_errno("archive import: --set-description %s", description_path);
+            tally_error("archive import: --set-description %s: %s", description_path, why);
             free(full);
             return TALLY_EXIT_ERROR;
         }
@@ -183,8 +169,17 @@ int archive_import_main(int argc, char **argv, const char *db)
         snprintf(command, sizeof command, "sacct --parsable2 --format=" SACCT_FORMAT "%s%s%s",
                  all_users ? " -a" : "", start ? " -S " : "", start ? start : "");
         in = popen(command, "r");
+    } else if (!strcmp(path, "-")) {
+        in = stdin;
     } else {
-        in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+        char why[160];
+        int fd = text_file_open(path, false, why, sizeof why); /* a FIFO is not waited for */
+        if (fd < 0) {
+            tally_error("archive import slurm: %s: %s", path, why);
+            return TALLY_EXIT_ERROR;
+        }
+        if (!(in = fdopen(fd, "r")))
+            close(fd);
     }
     const char *label = path ? path : "sacct";
     if (!in) {
@@ -192,10 +187,11 @@ int archive_import_main(int argc, char **argv, const char *db)
         return TALLY_EXIT_ERROR;
     }
     size_t len = 0;
-    char *text = read_all(in, &len);
+    char read_why[160];
+    char *text = text_file_read_stream(in, SACCT_READ_MAX, &len, read_why, sizeof read_why);
     int closed = !path ? pclose(in) : in != stdin ? fclose(in) : 0;
     if (!text) {
-        tally_error("archive import slurm: %s: cannot be read", label);
+        tally_error("archive import slurm: %s: %s", label, read_why);
         return TALLY_EXIT_ERROR;
     }
     if (!path && closed != 0) {

@@ -47,7 +47,7 @@ static const char usage_text[] =
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0; 1 when a reply carried errors; 125 on tally's own error\n"
-    "(no agent, bad option).\n";
+    "(no agent, bad option, an agent socket that is not the user's own).\n";
 
 enum { OPT_FOLLOW = 256, OPT_TIMEOUT, OPT_NODE, OPT_QUIET, OPT_EXPECT, OPT_REPEAT };
 

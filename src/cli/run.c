@@ -62,7 +62,8 @@ static const char usage_text[] =
     "Environment: TALLY_SPIN_US, the longest poll for the next process event in\n"
     "bursts, in microseconds (default 300; 0: never poll; see tally-run(1)).\n\n"
     "Killed with SIGKILL, tally leaves nothing of the task running (level 2: the\n"
-    "kernel ends traced processes; level 1: a 'tally-guardian' process does).\n\n"
+    "kernel ends traced processes; level 1: a 'tally-guardian' process does, or\n"
+    "with --agent the agent that follows the tree).\n\n"
     "Exit status: the command's; 128+N if it died of signal N; 124 if a limit was\n"
     "broken (one line on stderr says which, and the value reached); 125 tally\n"
     "error; 126 cannot execute; 127 not found.\n";

@@ -117,10 +117,27 @@ static void on_sample(void *ctx, const struct task_sample *sample)
     take_agent_messages(cfg);
 }
 
+/* The agent follows the command's tree and ends it if tally run is
+ * killed ("guard"): tally run starts no guardian of its own. */
 static void on_launched(void *ctx, pid_t pid)
 {
     struct run_config *cfg = ctx;
-    agent_link_send(&cfg->agent.link, json_pack("{s:s, s:i}", "op", "follow", "pid", (int)pid));
+    agent_link_send(&cfg->agent.link,
+                    json_pack("{s:s, s:i, s:b}", "op", "follow", "pid", (int)pid, "guard", 1));
+}
+
+/* While the agent samples the tree: a message (limits to enforce) or the
+ * agent's end. True when tally run must sample the tree itself from now on. */
+static bool on_agent_input(void *ctx)
+{
+    struct run_config *cfg = ctx;
+    take_agent_messages(cfg);
+    if (cfg->agent.link.broken) {
+        tally_error("run: --agent: the agent went away: tally run measures the task itself "
+                    "from now on");
+        return true;
+    }
+    return limits_any(&cfg->limits);
 }
 
 /* Level 1 with nothing that needs tally's own samples (a series, limits to
@@ -136,12 +153,17 @@ void run_agent_hook_samples(struct run_config *cfg)
     struct run_agent_options *o = &cfg->agent;
     if (!o->linked)
         return;
-    if (agent_samples(cfg)) {
+    o->followed = false;
+    if (agent_samples(cfg) && !o->link.broken) {
+        o->followed = true;
         cfg->task.sampled_elsewhere = true;
         cfg->task.on_launched = on_launched;
+        cfg->task.sampler_fd = o->link.fd;
+        cfg->task.on_sampler_input = on_agent_input;
         cfg->task.sample_ctx = cfg;
         return;
     }
+    cfg->task.sampled_elsewhere = false;
     o->inner_sample = cfg->task.on_sample;
     o->inner_ctx = cfg->task.sample_ctx;
     cfg->task.on_sample = on_sample;
@@ -190,7 +212,7 @@ static bool merged_field(int f)
 void run_agent_take_followed(struct run_config *cfg, struct task_result *result)
 {
     struct run_agent_options *o = &cfg->agent;
-    if (!o->linked || !cfg->task.sampled_elsewhere)
+    if (!o->linked || !o->followed || o->link.broken) /* gone: said when it went */
         return;
     json_t *summary = NULL;
     if (agent_link_send(&o->link, json_pack("{s:s}", "op", "follow_end")) == 0) {

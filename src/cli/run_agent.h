@@ -39,6 +39,7 @@ struct run_agent_options {
     void (*inner_sample)(void *ctx, const struct task_sample *sample);
     void *inner_ctx;
     json_t *pending_processes;  /* [[pid, 1|0], ...] since the last sample */
+    bool followed;              /* this attempt's tree is followed (and guarded) by the agent */
 };
 
 /* 0 when c was one of the options above, -1 otherwise. */

@@ -33,21 +33,19 @@ int run_parse_seconds(const char *option, const char *text, double min, double *
 
 int run_parse_pid(const char *option, const char *text, pid_t *out)
 {
-    char *end;
-    errno = 0;
-    long long pid = strtoll(text, &end, 10);
-    if (errno || end == text || *end || !proc_pid_in_range(pid)) {
+    pid_t pid;
+    if (proc_pid_parse(text, &pid) < 0) {
         tally_error("%s: '%s' is not a pid (a number from 1 to %lld)", option, text, proc_pid_max());
         return -1;
     }
-    if (kill((pid_t)pid, 0) < 0) {
+    if (kill(pid, 0) < 0) {
         if (errno == EPERM)
-            tally_error("%s: process %lld belongs to another user", option, pid);
+            tally_error("%s: process %d belongs to another user", option, (int)pid);
         else
             tally_error("%s: '%s' is not a running process", option, text);
         return -1;
     }
-    *out = (pid_t)pid;
+    *out = pid;
     return 0;
 }
 

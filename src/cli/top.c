@@ -54,7 +54,8 @@ static const char usage_text[] =
     "\n"
     "Keys: c cpu, m memory, r read, w write, R recv, s sent, p pid, h host, n command,\n"
     "l contract level, v reverse, q quit.\n"
-    "Exit status: 0; 125 on an error (no agent, bad option).\n";
+    "Exit status: 0; 125 on an error (no agent, bad option, an agent socket that is\n"
+    "not the user's own).\n";
 
 enum { OPT_APP_NAME = 256, OPT_SORT,
        OPT_EVERY, OPT_ONCE };

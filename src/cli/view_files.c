@@ -5,11 +5,13 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/text_file.h"
 #include "view/files_page.h"
 
 static const char usage_text[] =
@@ -78,8 +80,16 @@ int cmd_view_files(int argc, char **argv)
         tally_error("view: --files: nothing to do: give -o FILE.html");
         return TALLY_EXIT_ERROR;
     }
+    char why[256];
+    size_t len;
+    char *text = text_file_read(report_path, TEXT_FILE_LARGE, &len, why, sizeof why);
+    if (!text) {
+        tally_error("view: --files %s: %s", report_path, why);
+        return TALLY_EXIT_ERROR;
+    }
     json_error_t jerr;
-    json_t *report = json_load_file(report_path, 0, &jerr);
+    json_t *report = json_loadb(text, len, 0, &jerr);
+    free(text);
     if (!report) {
         if (jerr.line <= 0)
             tally_error("view: --files %s: %s", report_path, jerr.text);
@@ -88,7 +98,6 @@ int cmd_view_files(int argc, char **argv)
                         jerr.column, jerr.text);
         return TALLY_EXIT_ERROR;
     }
-    char why[256];
     int rc = files_page_check(report, why, sizeof why);
     if (rc < 0)
         tally_error("view: --files %s: %s", report_path, why);

@@ -1,6 +1,7 @@
 /* The agent's Unix socket, its directory, lock and peer check (see
  * agent_socket.h). */
 #include "client/agent_socket.h"
+#include "util/pid_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,15 +70,17 @@ static int check_private_directory(const char *dir, char *why, size_t why_size)
         return -1;
     }
     errno = EPERM;
+    char owner[300], self[300];
+    describe_uid(st.st_uid, owner, sizeof owner);
+    describe_uid(getuid(), self, sizeof self);
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, why_size, "%s is not a directory%s", dir,
-                 S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+        snprintf(why, why_size, "%s is not a directory but a %s of %s%s", dir,
+                 S_ISLNK(st.st_mode) ? "symbolic link" : "file", owner,
+                 st.st_uid == getuid() ? "" : ", not of you: another user may be standing in "
+                                              "for your agent");
         return -1;
     }
     if (st.st_uid != getuid()) {
-        char owner[300], self[300];
-        describe_uid(st.st_uid, owner, sizeof owner);
-        describe_uid(getuid(), self, sizeof self);
         snprintf(why, why_size,
                  "%s belongs to %s, not to you (%s): another user may be standing in for "
                  "your agent; use a socket in a directory of your own (--socket, or set "
@@ -143,14 +146,22 @@ pid_t agent_socket_owner(const char *path)
     if (n <= 0)
         return 0;
     buf[n] = '\0';
-    return (pid_t)atoi(buf);
+    buf[strcspn(buf, "\n")] = '\0';
+    pid_t pid;
+    return pid_parse(buf, NULL, PID_KERNEL_LIMIT, &pid) == 0 ? pid : 0;
+}
+
+int agent_socket_prepare(const char *path, char *why, size_t why_size)
+{
+    char dir[4096];
+    directory_of(path, dir, sizeof dir);
+    return prepare_directory(dir, why, why_size);
 }
 
 int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_size)
 {
-    char dir[4096], lock[4200];
-    directory_of(path, dir, sizeof dir);
-    if (prepare_directory(dir, why, why_size) < 0)
+    char lock[4200];
+    if (agent_socket_prepare(path, why, why_size) < 0)
         return -1;
     lock_path(path, lock, sizeof lock);
     int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

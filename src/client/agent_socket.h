@@ -15,8 +15,13 @@
 /* The default socket path for the calling user. 0, or -1 when it does not fit. */
 int agent_socket_default_path(char *path, size_t size);
 
-/* Creates the socket's directory (mode 0700; an existing one must be the
- * user's own and not open to others), takes the lock and listens. Returns
+/* Creates the socket's directory (mode 0700), or checks that the existing
+ * one is a directory (not a symbolic link) of the user's own, not open to
+ * others. 0, or -1 with why naming the owner or the mode. The agent calls
+ * it before it puts anything there (its log, its lock, its socket). */
+int agent_socket_prepare(const char *path, char *why, size_t why_size);
+
+/* agent_socket_prepare, then takes the lock and listens. Returns
  * the listening fd (non-blocking, close-on-exec) with *lock_fd set, or -1
  * with why set (another agent holds the lock: why says so, with its pid). */
 int agent_socket_listen(const char *path, int *lock_fd, char *why, size_t why_size);

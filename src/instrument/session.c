@@ -22,6 +22,7 @@
 #include "tally/segment_switch.h"
 #include "util/clock.h"
 #include "util/vec.h"
+#include "util/pid_text.h"
 
 struct watched {
     pid_t pid;
@@ -122,9 +123,10 @@ static void read_registrations(struct instrument_session *s)
             return;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *e = (struct inotify_event *)p;
-            size_t len = e->len ? strlen(e->name) : 0;
-            if (len > 4 && !strcmp(e->name + len - 4, ".seg"))
-                watch(s, (pid_t)atoi(e->name));
+            const char *end;
+            pid_t pid;
+            if (e->len && pid_parse(e->name, &end, PID_KERNEL_LIMIT, &pid) == 0 && !strcmp(end, ".seg"))
+                watch(s, pid);
             p += sizeof *e + e->len;
         }
     }

@@ -12,6 +12,7 @@
 
 #include "platform/platform.h"
 #include "tally/io_segment.h"
+#include "util/pid_text.h"
 
 void helper_reports_init(struct helper_reports *h, const char *dir)
 {
@@ -24,11 +25,11 @@ static pid_t region_pid(const char *name)
 {
     if (strncmp(name, "io.", 3) != 0)
         return 0;
-    char *end;
-    long pid = strtol(name + 3, &end, 10);
-    if (end == name + 3 || *end != '.' || end[1] < '0' || end[1] > '9' || pid <= 0 || pid > 0x7fffffffL)
+    const char *end;
+    pid_t pid;
+    if (pid_parse(name + 3, &end, PID_KERNEL_LIMIT, &pid) < 0 || *end != '.' || end[1] < '0' || end[1] > '9')
         return 0;
-    return (pid_t)pid;
+    return pid;
 }
 
 /* The regions that had files of their own (the run file full or missing). */

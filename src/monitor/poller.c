@@ -18,7 +18,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -144,6 +146,41 @@ static void wait_a_while(double seconds, int pidfd)
     sigtimedwait(&chld, NULL, &ts);
 }
 
+/* Sampled elsewhere: waits for a child's end (SIGCHLD, blocked: read from
+ * chld, a signalfd) or for the sampler's connection to have something
+ * (message or end of file). True for the latter. */
+static bool wait_child_or_sampler(int chld, int sampler)
+{
+    struct pollfd p[2] = {{.fd = chld, .events = POLLIN}, {.fd = sampler, .events = POLLIN}};
+    if (poll(p, 2, -1) <= 0)
+        return false;
+    struct signalfd_siginfo info;
+    while (read(chld, &info, sizeof info) == (ssize_t)sizeof info)
+        ;
+    return p[1].revents != 0;
+}
+
+/* The sampler is gone (or limits came that tally must enforce): tally run
+ * samples the tree itself from now on, with its own guardian. The guardian
+ * is started while tally is not a subreaper (else the guardian, orphaned by
+ * its double fork, would come back to tally as part of the tree): a process
+ * of the task orphaned within those few microseconds goes to init. */
+static void sample_here(struct usage *u, pid_t self, struct helper_reports *reports)
+{
+    if (!u->guardian) {
+        prctl(PR_SET_CHILD_SUBREAPER, 0);
+        u->guardian = guardian_start();
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        for (size_t i = 0; i < u->procs.capacity; i++)
+            if (u->procs.keys[i])
+                guardian_watch(u->guardian, u->procs.keys[i]);
+    }
+    scan_tree(u, self, false, reports);
+    usage_enable_warmup(u);
+    usage_start_background(u);
+    u->next_regular = usage_now();
+}
+
 static int follow_existing(const struct task_options *o, struct task_result *r, struct usage *u)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, o->follow_pid, 0);
@@ -196,7 +233,10 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &old);
     struct launch launch;
-    if (launch_command(o->argv, u->guardian ? LAUNCH_GUARDED : 0, &launch) < 0) {
+    /* Guarded (no PR_SET_PDEATHSIG, which would end the top process alone)
+     * by the guardian, or by the sampler elsewhere. */
+    bool guarded = u->guardian || o->sampled_elsewhere;
+    if (launch_command(o->argv, guarded ? LAUNCH_GUARDED : 0, &launch) < 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         return -1;
     }
@@ -209,8 +249,12 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
     usage_process_started(u, launch.pid);
     if (o->on_launched)
         o->on_launched(o->sample_ctx, launch.pid);
-    if (o->sampled_elsewhere) {
+    bool elsewhere = o->sampled_elsewhere;
+    int chld_fd = -1;
+    if (elsewhere) {
         u->next_regular = INFINITY; /* no sample until the end: only waiting */
+        if (o->sampler_fd >= 0 && o->on_sampler_input)
+            chld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     } else {
         usage_enable_warmup(u);
         usage_start_background(u);
@@ -237,8 +281,17 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
             usage_sample(u, regular);
             continue;
         }
+        if (elsewhere && chld_fd >= 0 && isinf(in)) {
+            if (wait_child_or_sampler(chld_fd, o->sampler_fd) && o->on_sampler_input(o->sample_ctx)) {
+                elsewhere = false;
+                sample_here(u, self, reports);
+            }
+            continue;
+        }
         wait_a_while(in, -1);
     }
+    if (chld_fd >= 0)
+        close(chld_fd);
     if (reports) /* every process has ended: every region is there */
         helper_reports_read(reports, u, true);
     sigprocmask(SIG_SETMASK, &old, NULL);

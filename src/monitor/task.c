@@ -21,6 +21,7 @@ void task_options_init(struct task_options *o)
     o->interval = 1.0;
     o->kill_grace = 2.0;
     o->event_poll = 300e-6;
+    o->sampler_fd = -1;
 }
 
 static void result_status(struct task_result *r)
@@ -63,8 +64,11 @@ int task_run(const struct task_options *o, struct task_result *r)
     struct sigaction old_alarm;
     loop_timer_handler_install(&old_alarm);
     /* Levels 1 and 3: nothing of the task outlives a killed tally (level 2:
-     * the tracer's PTRACE_O_EXITKILL). Started before tally is a subreaper. */
-    struct guardian *guardian = r->level != 2 && o->follow_pid <= 0 ? guardian_start() : NULL;
+     * the tracer's PTRACE_O_EXITKILL; sampled elsewhere: the sampler, the
+     * agent, does it). Started before tally is a subreaper. */
+    struct guardian *guardian = r->level != 2 && o->follow_pid <= 0 && !o->sampled_elsewhere
+                                    ? guardian_start()
+                                    : NULL;
     /* Orphans of the task are re-parented to tally, which reaps (and counts) them. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 
@@ -80,7 +84,8 @@ int task_run(const struct task_options *o, struct task_result *r)
         usage_finish(&u, o->follow_pid <= 0);
         result_status(r);
     }
-    guardian_stop(guardian); /* the task is over: it exits, ending nothing */
+    guardian_stop(u.guardian); /* the task is over: it exits, ending nothing (it may have been
+                                * started since, when the sampler went away) */
     usage_free(&u);
     return rc;
 }

@@ -72,6 +72,14 @@ struct task_options {
      * (same ctx) tells the sampler which process to follow. */
     bool sampled_elsewhere;
     void (*on_launched)(void *ctx, pid_t pid);
+    /* Sampled elsewhere, the sampler also ends the tree if tally dies (no
+     * guardian); sampler_fd (>= 0) is the connection to it. When it has
+     * something to read (a message, or its end), on_sampler_input (same
+     * ctx) is called: true when tally must sample the tree itself from then
+     * on (the sampler is gone, or limits came to enforce), with a guardian
+     * of its own. */
+    int sampler_fd;
+    bool (*on_sampler_input)(void *ctx);
 };
 
 enum task_exit_type {

@@ -52,14 +52,15 @@ int proc_read_comm(pid_t pid, char *out, size_t size);
 int proc_self_exe(char *out, size_t size);
 /* Whole thread group, including the children it reaped. */
 int proc_read_io(pid_t pid, struct proc_io *out);
-/* Pids: the kernel's upper bound (/proc/sys/kernel/pid_max, at most
- * PROC_PID_MAX_LIMIT, which is the kernel's own hard limit on 64-bit), and
- * whether a number read from a user or a message is a pid at all: in
- * (0, pid_max]. Every parser of a pid checks this before casting to pid_t
- * (4294967297 cast to pid_t is 1). */
-#define PROC_PID_MAX_LIMIT 4194304
+/* Pids of this host: its upper bound (/proc/sys/kernel/pid_max, or the
+ * kernel's hard limit PID_KERNEL_LIMIT when that cannot be read), whether a
+ * number read from a message is a pid at all (in (0, pid_max]), and a pid
+ * read from text (util's pid_parse with this host's pid_max: the whole
+ * string, digits only). Every reader of a pid goes through one of these
+ * before casting to pid_t (4294967297 cast to pid_t is 1). */
 long long proc_pid_max(void);
 bool proc_pid_in_range(long long value);
+int proc_pid_parse(const char *text, pid_t *out);
 /* Proportional set size (smaps_rollup Pss), bytes. */
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes);
 /* CPU time of the process's live threads in nanoseconds (the sum of
@@ -186,6 +187,20 @@ int proc_read_loader(pid_t pid, struct proc_loader *out);
  * unreadable. */
 int proc_read_environ_vars(pid_t pid, size_t count, const char *const names[], char *const values[],
                            size_t size);
+
+/* ---- ending a tree whose monitor is gone (tree_end.c) ---- */
+
+struct pidmap;
+/* A process of the tree, in a pidmap keyed by pid: its start time (field 22
+ * of /proc/PID/stat) tells it from a later process reusing the pid. */
+struct proc_tree_member {
+    unsigned long long starttime;
+};
+/* Stops every live process of `known` and every descendant of one
+ * (scanning until the set no longer grows, adding them to known), then
+ * kills them all with SIGKILL. Takes at most about 2 s. Returns how many
+ * processes were killed. */
+size_t proc_tree_end(struct pidmap *known);
 
 /* ---- the guardian (guardian.c): nothing of a task outlives a killed tally ---- */
 

@@ -3,9 +3,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/units.h"
+#include "util/text_file.h"
 
 double summary_number(const json_t *o, const char *key, double fallback)
 {
@@ -83,8 +85,16 @@ int summary_path(const char *name, char *path, size_t size)
 
 json_t *summary_load(const char *path, char *why, size_t why_size)
 {
+    char detail[160];
+    size_t len;
+    char *text = text_file_read(path, TEXT_FILE_LARGE, &len, detail, sizeof detail);
+    if (!text) {
+        snprintf(why, why_size, "%s: %s", path, detail);
+        return NULL;
+    }
     json_error_t jerr;
-    json_t *s = json_load_file(path, 0, &jerr);
+    json_t *s = json_loadb(text, len, 0, &jerr);
+    free(text);
     if (!s)
         snprintf(why, why_size, "%s: %s", path, jerr.text);
     return s;

@@ -32,7 +32,8 @@ int summary_field_number(const struct summary_field *field, const double *number
  * PREFIX). 0, or -1 when it does not fit in SIZE. */
 int summary_path(const char *name, char *path, size_t size);
 
-/* The summary in PATH (caller owns it), or NULL with "PATH: why" in err. */
+/* The summary in PATH (caller owns it), or NULL with "PATH: why" in why:
+ * read within TEXT_FILE_LARGE (256 MB), never waiting on a FIFO. */
 json_t *summary_load(const char *path, char *why, size_t why_size);
 
 #endif

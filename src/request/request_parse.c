@@ -9,6 +9,7 @@
  * subrequests) lives here too, so the two spellings cannot drift apart. */
 #include "request/request.h"
 #include "util/vec.h"
+#include "util/pid_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -381,10 +382,9 @@ static int parse_object_token(struct parser *p, struct object_token *object)
             at++;
         if (at == body)
             return fail(p, body, "expected a pid after 'p_'");
-        if (parse_decimal(p->text, body, at, INT_MAX, &value) < 0 || value == 0)
+        if (pid_parse_span(p->text + body, at - body, PID_KERNEL_LIMIT, &object->pid) < 0)
             return fail(p, body, "'%.*s' is not a pid (p_PID or p_PID@HOST, PID from 1 to %d)",
-                        (int)(at - body > 32 ? 32 : at - body), p->text + body, INT_MAX);
-        object->pid = (pid_t)value;
+                        (int)(at - body > 32 ? 32 : at - body), p->text + body, PID_KERNEL_LIMIT);
         if (at < end) {
             if (check_name(p, at + 1, end, "a host name") < 0)
                 return -1;

@@ -1,5 +1,6 @@
 /* Watched files and snapshot events (see rm_snapshots.h). */
 #include "rmcompat/rm_snapshots.h"
+#include "util/text_file.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -222,6 +223,12 @@ static int parse_file(const char *name, json_t *spec, struct watched_file *f, ch
         snprintf(why, why_size, "'%s': needs a non-empty \"events\" list", name);
         return -1;
     }
+    struct stat st;
+    if (stat(name, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* /dev/zero would be read without end, a FIFO waited on */
+        snprintf(why, why_size, "'%s': not a regular file (events watch a file the task writes)", name);
+        return -1;
+    }
     f->name = strdup(name);
     f->events = calloc(json_array_size(events), sizeof *f->events);
     if (!f->name || !f->events) {
@@ -235,7 +242,6 @@ static int parse_file(const char *name, json_t *spec, struct watched_file *f, ch
             return -1;
         f->event_count++;
     }
-    struct stat st;
     f->existed = stat(name, &st) == 0;
     f->position = f->existed && !from_start ? st.st_size : 0;
     return 0;
@@ -287,9 +293,14 @@ static void fire(struct watch_event *e)
 /* The complete lines appended since the last poll, against the patterns. */
 static void read_new_lines(struct watched_file *f)
 {
-    FILE *fp = fopen(f->name, "re");
-    if (!fp)
+    char why[160];
+    int fd = text_file_open(f->name, true, why, sizeof why); /* made a FIFO or a device since: skipped */
+    FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!fp) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     if (fseeko(fp, f->position, SEEK_SET) == 0) {
         char *line = NULL;
         size_t cap = 0;

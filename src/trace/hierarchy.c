@@ -7,6 +7,7 @@
 
 #include "trace/hierarchy.h"
 #include "util/vec.h"
+#include "util/text_file.h"
 
 static void detach(struct trace *t, int child)
 {
@@ -52,16 +53,23 @@ static bool is_type_ancestor(const struct trace *t, int maybe_ancestor, int ty)
 
 int trace_apply_hierarchy(struct trace *t, const char *path, char *why, size_t why_size)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(why, why_size, "%s: %s", path, strerror(errno));
+    struct text_lines in;
+    char detail[160];
+    if (text_lines_open(&in, path, TEXT_FILE_LARGE, TEXT_LINE_MAX, detail, sizeof detail) < 0) {
+        snprintf(why, why_size, "%s: %s", path, detail);
         return -1;
     }
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
-    int rc = 0;
-    /* getline and whole words: a long line or name is never cut in two */
-    while (rc == 0 && getline(&line, &cap, f) >= 0) {
+    char *line;
+    size_t lineno = 0;
+    int rc = 0, got;
+    /* whole lines and words, within bounds: a long line or name is refused,
+     * never cut in two */
+    while (rc == 0 && (got = text_lines_next(&in, &line, NULL)) != 0) {
+        if (got < 0) {
+            snprintf(why, why_size, "%s: %s", path, in.why);
+            rc = -1;
+            break;
+        }
         lineno++;
         char *hash = strchr(line, '#');
         if (hash)
@@ -126,7 +134,6 @@ int trace_apply_hierarchy(struct trace *t, const char *path, char *why, size_t w
             rc = -1;
         }
     }
-    free(line);
-    fclose(f);
+    text_lines_close(&in);
     return rc;
 }

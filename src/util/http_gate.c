@@ -14,9 +14,11 @@
 #include "util/clock.h"
 
 struct gate_slot {
-    int fd;        /* -1: free */
-    double since;  /* accepted at (monotonic seconds) */
-    bool shut;     /* shut down by the gate, the daemon has yet to close it */
+    int fd;         /* -1: free */
+    double since;   /* accepted at (monotonic seconds) */
+    bool shut;      /* shut down by the gate, the daemon has yet to close it */
+    bool answering; /* its whole request is in: being answered, not evicted */
+    bool spoke;     /* had sent bytes when accepted (a client's request, usually) */
 };
 
 struct http_gate {
@@ -26,6 +28,8 @@ struct http_gate {
     double deadline;
     size_t nslots; /* 2 * max: room for the shut connections not yet closed */
     struct gate_slot *slots;
+    MHD_AccessHandlerCallback handler;
+    void *handler_ctx;
 };
 
 static struct gate_slot *slot_of(struct http_gate *g, int fd)
@@ -56,6 +60,35 @@ static void notify(void *cls, struct MHD_Connection *conn, void **socket_context
         *s = (struct gate_slot){.fd = -1};
 }
 
+/* The daemon has read a connection's request line (and may have taken its
+ * bytes from the socket, where the gate can no longer see them). */
+static void *request_line(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)uri;
+    const union MHD_ConnectionInfo *info =
+        MHD(MHD_get_connection_info)(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct gate_slot *s = info ? slot_of(cls, info->connect_fd) : NULL;
+    if (s)
+        s->spoke = true;
+    return NULL; /* the handler's initial state */
+}
+
+/* A connection whose request is complete (the daemon calls the handler
+ * then) is being answered: evicting it would end a scrape, not a slow
+ * client, so it is ended only by its deadline. */
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_len, void **state)
+{
+    struct http_gate *g = cls;
+    const union MHD_ConnectionInfo *info =
+        MHD(MHD_get_connection_info)(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct gate_slot *s = info ? slot_of(g, info->connect_fd) : NULL;
+    if (s)
+        s->answering = true;
+    return g->handler(g->handler_ctx, conn, url, method, version, upload, upload_len, state);
+}
+
 struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
                                   MHD_AccessHandlerCallback handler, void *ctx, char *why,
                                   size_t why_size)
@@ -76,16 +109,19 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
         return NULL;
     }
     g->listen_fd = listen_fd;
+    g->handler = handler;
+    g->handler_ctx = ctx;
     g->max = max;
     g->deadline = deadline;
     g->nslots = 2 * (size_t)max;
     for (size_t i = 0; i < g->nslots; i++)
         g->slots[i].fd = -1;
     unsigned timeout = deadline < 1 ? 1 : (unsigned)deadline;
-    g->daemon = MHD(MHD_start_daemon)(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, handler,
-                                 ctx, MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+    g->daemon = MHD(MHD_start_daemon)(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, answer,
+                                 g, MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)g->nslots,
-                                 MHD_OPTION_NOTIFY_CONNECTION, notify, g, MHD_OPTION_END);
+                                 MHD_OPTION_NOTIFY_CONNECTION, notify, g,
+                                 MHD_OPTION_URI_LOG_CALLBACK, request_line, g, MHD_OPTION_END);
     const union MHD_DaemonInfo *info =
         g->daemon ? MHD(MHD_get_daemon_info)(g->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
     g->epoll_fd = info ? epoll_create1(EPOLL_CLOEXEC) : -1;
@@ -112,26 +148,48 @@ size_t http_gate_open_connections(const struct http_gate *g)
     return n;
 }
 
-/* Room for one more connection: the oldest one open is shut down when MAX
- * are; NULL when no slot is free (the shut ones not closed yet). */
+/* Room for one more connection: when MAX are open, one is shut down: the
+ * oldest of those that have sent nothing yet (connections opened and left
+ * silent, a flood of them; bytes waiting unread count), else the oldest of
+ * the others; never one being answered (then there may be more than MAX for
+ * as long as their answers take). NULL when no slot is free. */
+static bool has_spoken(int fd)
+{
+    char first;
+    return recv(fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 static struct gate_slot *make_room(struct http_gate *g)
 {
-    struct gate_slot *free_slot = NULL, *oldest = NULL;
+    struct gate_slot *free_slot = NULL, *oldest[2] = {NULL, NULL}; /* [spoke] */
     for (size_t i = 0; i < g->nslots; i++) {
         struct gate_slot *s = &g->slots[i];
-        if (s->fd < 0)
+        if (s->fd < 0) {
             free_slot = free_slot ? free_slot : s;
-        else if (!s->shut && (!oldest || s->since < oldest->since))
-            oldest = s;
+            continue;
+        }
+        if (s->shut || s->answering)
+            continue;
+        if (!s->spoke)
+            s->spoke = has_spoken(s->fd); /* its request came after it was accepted */
+        struct gate_slot **o = &oldest[s->spoke];
+        if (!*o || s->since < (*o)->since)
+            *o = s;
     }
-    if (oldest && http_gate_open_connections(g) >= g->max)
-        shut(oldest);
+    struct gate_slot *victim = oldest[0] ? oldest[0] : oldest[1];
+    if (victim && http_gate_open_connections(g) >= g->max)
+        shut(victim);
     return free_slot;
 }
 
-static void accept_all(struct http_gate *g)
+/* At most MAX/2 connections a round, the daemon serving between rounds: a
+ * connection accepted in a round is served before the MAX newer ones that
+ * would evict it can be (a flood of connections from one local user, each
+ * ending the oldest, otherwise ended scrapes before they were read). The
+ * rest of the backlog keeps the fd readable for the next round. */
+static void accept_some(struct http_gate *g)
 {
-    for (;;) {
+    for (unsigned round = 0; round < g->max / 2 + 1;) {
         struct sockaddr_storage addr;
         socklen_t len = sizeof addr;
         int fd = accept4(g->listen_fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -145,15 +203,16 @@ static void accept_all(struct http_gate *g)
             close(fd);
             continue;
         }
-        *s = (struct gate_slot){.fd = fd, .since = clock_monotonic_seconds()};
+        *s = (struct gate_slot){.fd = fd, .since = clock_monotonic_seconds(), .spoke = has_spoken(fd)};
         if (MHD(MHD_add_connection)(g->daemon, fd, (struct sockaddr *)&addr, len) != MHD_YES)
             *s = (struct gate_slot){.fd = -1}; /* the daemon closed it */
+        round++;
     }
 }
 
 void http_gate_run(struct http_gate *g)
 {
-    accept_all(g);
+    accept_some(g);
     double now = clock_monotonic_seconds();
     for (size_t i = 0; i < g->nslots; i++)
         if (g->slots[i].fd >= 0 && !g->slots[i].shut && now - g->slots[i].since > g->deadline)

@@ -4,7 +4,10 @@
  * connection limit, a few dozen of them lock every scrape out. The gate
  * accepts the connections itself and hands them to the daemon with two
  * bounds no client gets round:
- *   - at most MAX connections at once: a new one evicts the oldest;
+ *   - at most MAX connections at once: a new one evicts the oldest of
+ *     those that had sent nothing when accepted, else the oldest whose
+ *     request is not complete yet (one being answered is never evicted),
+ *     accepting at most MAX/2 a round, the daemon serving between rounds;
  *   - DEADLINE seconds per connection, from accept to the end of its answer
  *     (answers should carry "Connection: close": one request each).
  * An evicted or late connection is shut down; the daemon then closes it. */

@@ -304,8 +304,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return http_respond(conn, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", 10,
                        MHD_RESPMEM_PERSISTENT);
     double t = 0, bt = 0;
-    if (time_argument(conn, "since", &t) < 0 || time_argument(conn, "bars_since", &bt) < 0)
+    if (time_argument(conn, "since", &t) < 0)
         return http_respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "since: not a number\n", 20,
+                       MHD_RESPMEM_PERSISTENT);
+    if (time_argument(conn, "bars_since", &bt) < 0) /* named: it said 'since' */
+        return http_respond(conn, MHD_HTTP_BAD_REQUEST, "text/plain", "bars_since: not a number\n", 25,
                        MHD_RESPMEM_PERSISTENT);
     pthread_mutex_lock(&s->lock);
     json_t *doc = json_pack("{s:s, s:f, s:s?, s:s, s:s, s:o, s:o}", "app", s->options->app, "interval",

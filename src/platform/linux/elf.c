@@ -117,21 +117,23 @@ int elf_visit_needed(const char *path, void (*visit)(void *ctx, const char *name
     return 0;
 }
 
-/* The file offset of virtual address V (a PT_LOAD segment holds it), or -1. */
+/* 1 when the executable names an interpreter (PT_INTERP: dynamically
+ * linked), 0 when not, -1 when it is no readable 64-bit ELF file. */
 int elf_is_dynamic(const char *path)
 {
     struct elf_image img;
     if (elf_map(path, &img) < 0)
         return -1;
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(img.data + img.eh->e_phoff);
     int dynamic = 0;
+    Elf64_Phdr ph;
     for (size_t i = 0; i < img.eh->e_phnum; i++)
-        if (ph[i].p_type == PT_INTERP)
+        if (read_at(&img, img.eh->e_phoff + i * sizeof ph, &ph, sizeof ph) == 0 && ph.p_type == PT_INTERP)
             dynamic = 1;
     elf_unmap(&img);
     return dynamic;
 }
 
+/* The file offset of virtual address V (a PT_LOAD segment holds it), or -1. */
 static int64_t file_offset_of(const struct elf_image *img, uint64_t v)
 {
     Elf64_Phdr ph;

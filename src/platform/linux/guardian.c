@@ -13,12 +13,8 @@
  * signals, holding no file of tally's but its end of the socket pair.
  *
  * The end of file without the closing record means tally died. The
- * guardian then takes every process it was told of (the same pid with the
- * same start time: a reused pid is not the task's) and every descendant of
- * one of them still alive, stops them all with SIGSTOP (a stopped process
- * cannot fork any more, so no child slips out between a scan and a kill),
- * scans again until the set no longer grows, then sends SIGKILL. A process of
- * the same user that is not in the tree is never touched. Known limit: at
+ * guardian then ends every process it was told of and what descends from
+ * them (proc_tree_end, tree_end.c). Known limit: at
  * level 1, a process that was orphaned (its parent gone) and not yet found
  * by tally's last scan has lost every link to the tree and is not seen. */
 #include "platform/platform.h"
@@ -33,106 +29,13 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
 #include "util/pidmap.h"
 
 struct guardian {
     int fd; /* tally's end of the socket pair; -1 once the guardian is gone */
 };
-
-/* Stop-and-scan rounds: 1 ms apart, for 2 s at most (a process in
- * uninterruptible sleep may not stop at once; it is killed all the same). */
-#define STOP_ROUND_NS 1000000L
-#define STOP_AT_MOST 2.0
-
-struct known {
-    unsigned long long starttime;
-};
-
-struct seen { /* every process on the machine, at one scan */
-    pid_t ppid;
-    unsigned long long starttime;
-    char state;
-    signed char member; /* -1 unknown, 0 no, 1 yes */
-};
-
-static void note_process(void *ctx, pid_t pid, const struct proc_stat *st)
-{
-    struct seen *s = pidmap_put(ctx, pid, NULL);
-    if (s) {
-        s->ppid = st->ppid;
-        s->starttime = st->starttime;
-        s->state = st->state;
-        s->member = -1;
-    }
-}
-
-static int is_known(const struct pidmap *known, pid_t pid, const struct seen *s)
-{
-    const struct known *k = pidmap_get(known, pid);
-    return k && k->starttime == s->starttime;
-}
-
-/* Is pid one of the task's processes, or a descendant of one? */
-static int in_tree(struct pidmap *all, const struct pidmap *known, pid_t pid, int depth)
-{
-    struct seen *s = pidmap_get(all, pid);
-    if (!s || depth > 4096)
-        return 0;
-    if (s->member < 0) {
-        int m = is_known(known, pid, s) ||
-                (s->ppid > 1 && in_tree(all, known, s->ppid, depth + 1));
-        s = pidmap_get(all, pid);
-        s->member = (signed char)m;
-    }
-    return s->member;
-}
-
-/* One scan: adds the tree's new processes to known, stops the running
- * ones (or kills every one, with sig SIGKILL). Returns how many were added
- * or are not stopped yet. */
-static size_t stop_round(struct pidmap *known, int sig)
-{
-    struct pidmap all;
-    pidmap_init(&all, sizeof(struct seen));
-    proc_visit_all(note_process, &all);
-    size_t busy = 0;
-    pid_t self = getpid();
-    for (size_t i = 0; i < all.capacity; i++) {
-        pid_t pid = all.keys[i];
-        if (!pid || pid == self || !in_tree(&all, known, pid, 0))
-            continue;
-        const struct seen *s = pidmap_at(&all, i);
-        if (s->state == 'Z' || s->state == 'X')
-            continue;
-        int created;
-        struct known *k = pidmap_put(known, pid, &created);
-        if (k && created) {
-            k->starttime = s->starttime;
-            busy++;
-        }
-        if (sig == SIGKILL) {
-            kill(pid, SIGKILL);
-        } else if (s->state != 'T' && s->state != 't') {
-            kill(pid, SIGSTOP);
-            busy++;
-        }
-    }
-    pidmap_free(&all);
-    return busy;
-}
-
-static void end_the_tree(struct pidmap *known)
-{
-    struct timespec gap = {0, STOP_ROUND_NS};
-    double give_up = clock_monotonic_seconds() + STOP_AT_MOST;
-    while (stop_round(known, SIGSTOP) > 0 && clock_monotonic_seconds() < give_up)
-        nanosleep(&gap, NULL);
-    stop_round(known, SIGKILL);
-}
 
 /* Records the pid's start time, to tell it from a later process that reuses it. */
 static void remember(struct pidmap *known, pid_t pid)
@@ -140,7 +43,7 @@ static void remember(struct pidmap *known, pid_t pid)
     struct proc_stat st;
     if (proc_read_stat(pid, &st) < 0)
         return; /* already gone: nothing to end */
-    struct known *k = pidmap_put(known, pid, NULL);
+    struct proc_tree_member *k = pidmap_put(known, pid, NULL);
     if (k)
         k->starttime = st.starttime;
 }
@@ -220,7 +123,7 @@ static void __attribute__((noreturn)) guardian_main(int fd)
 {
     detach_from_tally(fd);
     struct pidmap known;
-    pidmap_init(&known, sizeof(struct known));
+    pidmap_init(&known, sizeof(struct proc_tree_member));
     /* Records are 4-byte pids; a stream may cut one in two: 'have' bytes
      * of the buffer are kept for the next read. */
     unsigned char buf[1024];
@@ -243,7 +146,7 @@ static void __attribute__((noreturn)) guardian_main(int fd)
         memmove(buf, buf + used, have - used);
         have -= used;
     }
-    end_the_tree(&known);
+    proc_tree_end(&known);
     _exit(0);
 }
 

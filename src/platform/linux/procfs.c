@@ -3,6 +3,7 @@
  * avoid stdio and allocation. */
 #include "platform/platform.h"
 #include "platform/linux/procfs_read.h"
+#include "util/pid_text.h"
 #include "util/pidmap.h"
 #include "util/vec.h"
 
@@ -221,12 +222,17 @@ long long proc_pid_max(void)
     long long max = 0;
     if (procfs_read_small("/proc/sys/kernel/pid_max", buf, sizeof buf) > 0)
         max = strtoll(buf, NULL, 10);
-    return max > 0 && max <= PROC_PID_MAX_LIMIT ? max : PROC_PID_MAX_LIMIT;
+    return max > 0 && max <= PID_KERNEL_LIMIT ? max : PID_KERNEL_LIMIT;
 }
 
 bool proc_pid_in_range(long long value)
 {
-    return value > 0 && value <= proc_pid_max();
+    return pid_in_range(value, proc_pid_max());
+}
+
+int proc_pid_parse(const char *text, pid_t *out)
+{
+    return pid_parse(text, NULL, proc_pid_max(), out);
 }
 
 int proc_read_pss(pid_t pid, uint64_t *pss_bytes)
@@ -366,9 +372,9 @@ int proc_visit_all(void (*visit)(void *ctx, pid_t pid, const struct proc_stat *s
         return -1;
     struct dirent *de;
     while ((de = readdir(dir))) {
-        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+        pid_t pid;
+        if (pid_parse(de->d_name, NULL, PID_KERNEL_LIMIT, &pid) < 0)
             continue;
-        pid_t pid = (pid_t)atoi(de->d_name);
         struct proc_stat st;
         if (proc_read_stat(pid, &st) == 0)
             visit(ctx, pid, &st);
@@ -383,9 +389,10 @@ static int visit_numbered(const char *path, void (*visit)(void *ctx, pid_t pid),
     if (!dir)
         return -1;
     struct dirent *de;
+    pid_t pid;
     while ((de = readdir(dir)))
-        if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-            visit(ctx, (pid_t)atoi(de->d_name));
+        if (pid_parse(de->d_name, NULL, PID_KERNEL_LIMIT, &pid) == 0)
+            visit(ctx, pid);
     closedir(dir);
     return 0;
 }

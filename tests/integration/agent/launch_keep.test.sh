@@ -36,6 +36,14 @@ out=$(send '{"op":"launch_ranks","launch":"slurm-7-0","release":true}')
 check_eq "the launch's ranks: done (the directories hold none)" "$(printf '%s\n' "$out" | jq -c 'select(.done) | .ranks')" 0
 check "release removed both directories" sh -c "! test -e '$WORK/k1' && ! test -e '$WORK/k2'"
 check "the directory that was refused is untouched" test -d "$WORK/open"
+# a FIFO named like a segment in a kept directory is not waited on (the
+# agent hung on it, answering nobody) and is no rank
+mkdir -m 700 "$WORK/kf"; mkfifo "$WORK/kf/5.seg"
+out=$(send "$reg" "{\"op\":\"launch_keep\",\"launch\":\"slurm-7-9\",\"segments\":\"$WORK/kf\"}")
+check_contains "a directory holding a FIFO named 5.seg kept" "$out" '"launch_kept"'
+out=$(send '{"op":"launch_ranks","launch":"slurm-7-9","release":true}')
+check_eq "its launch_ranks: done, no rank (the FIFO is no segment)" "$(printf '%s\n' "$out" | jq -c 'select(.done) | .ranks')" 0
+check "the agent still answers" timeout 10 "$TALLY" agent --socket "$S" status
 mkdir -m 700 "$WORK/k3"
 out=$(send "$reg" "{\"op\":\"launch_keep\",\"launch\":\"slurm-7-2\",\"segments\":\"$WORK/k3\"}")
 check_contains "a third directory kept" "$out" '"launch_kept"'

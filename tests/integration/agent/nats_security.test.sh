@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # An agent over NATS serves only its user, whatever the server does:
 # - it refuses to join a nats-server that admits clients without credentials
-#   (nats-server's default), unless --nats-insecure, which it says loudly;
+#   (nats-server's default, or no_auth_user), unless --nats-insecure, which
+#   it says loudly (and there anyone's proc_kill does kill the user's task);
+# - on a server that gives each user only its own subjects (the
+#   configuration of docs/agent-nats.md), another user's proc_kill naming
+#   this user (--user alice) is refused by the server, and the client says so;
 # - started before its server, it joins once the server answers and requires
 #   authentication;
 # - on a server whose permissions are too wide (any user may publish on any
@@ -50,6 +54,40 @@ check "... and says what it risks" wait_until 20 grep -q "anyone who can reach t
 out=$("$TALLY" request --nats "nats://127.0.0.1:$OPEN_PORT" --user alice --timeout 3 ':app_get_list()' 2>&1)
 check_eq "... and answers an unsigned request (no credentials anywhere)" \
   "$(printf '%s\n' "$out" | jq -r 'select(.service == "app_get_list") | .result.apps | length' | head -1)" 0
+# What the warning says is true: on that server anyone (here a client with
+# no credentials at all, naming --user alice) kills alice's task. This is
+# what every agent did on an open server before it refused them.
+"$TALLY" run --agent "$WORK/sock/a2/agent.sock" --app victim -o "$WORK/open-victim" -- sleep 60 2>/dev/null &
+OPEN_VICTIM=$!
+pids+=($OPEN_VICTIM)
+check "the insecure agent follows alice's task (its process)" wait_until 30 sh -c \
+  "'$TALLY' request --nats 'nats://127.0.0.1:$OPEN_PORT' --user alice --timeout 1 ':proc_get_info([app_victim], 0x1)' 2>&1 | grep -q '\"pid\":'"
+"$TALLY" request --nats "nats://127.0.0.1:$OPEN_PORT" --user alice --timeout 3 ':proc_kill([app_victim], "KILL")' >/dev/null 2>&1
+wait "$OPEN_VICTIM"; rc=$?
+check_eq "... and anyone's unsigned proc_kill kills it there (--nats-insecure's risk): tally run exits 137" "$rc" 137
+
+# Detached (the default), the warning goes to whoever started the agent and
+# stays in its agent.log, where it is looked for later.
+mkdir -m 700 "$WORK/sock/a3"
+out=$("$TALLY" agent --no-archive --socket "$WORK/sock/a3/agent.sock" \
+      --nats "nats://127.0.0.1:$OPEN_PORT" --user alice --nats-insecure 2>&1); rc=$?
+check_eq "--nats-insecure, detached: the agent starts (exit 0)" "$rc" 0
+check_contains "... the starting terminal gets the warning" "$out" "anyone who can reach that server can command this agent"
+check "... and so does its agent.log" grep -q "anyone who can reach that server can command this agent" "$WORK/sock/a3/agent.log"
+"$TALLY" agent stop --socket "$WORK/sock/a3/agent.sock" >/dev/null 2>&1
+
+# A server that lets clients without credentials in as a user
+# (no_auth_user): the probe connects as anyone would, is admitted, and the
+# agent refuses it, though the server has users and passwords.
+NOAUTH_PORT=$(nats_free_port)
+start_server noauth "listen: 127.0.0.1:$NOAUTH_PORT" \
+  'authorization { users = [ {user: alice, password: pw-alice}, {user: mallory, password: pw-mallory} ] }' \
+  'no_auth_user: alice' || { not_ok "no_auth_user nats-server starts"; finish; }
+out=$(timeout 20 "$TALLY" agent --foreground --no-archive --socket "$WORK/sock/a1/agent.sock" \
+      --nats "nats://127.0.0.1:$NOAUTH_PORT" --user alice --creds "$WORK/creds/alice" 2>&1); rc=$?
+check_eq "a server whose no_auth_user admits anyone as alice is refused: exit 125" "$rc" 125
+check_contains "... in one line saying why" "$out" "refusing to join nats://127.0.0.1:$NOAUTH_PORT: the server admits clients without credentials"
+check_eq "... one line only" "$(printf '%s\n' "$out" | wc -l)" 1
 
 # 2. Too wide permissions: alice and mallory may each publish anywhere.
 WIDE_PORT=$(nats_free_port)
@@ -71,6 +109,36 @@ out=$(ask --user alice --creds "$WORK/creds/mallory" ':proc_kill([app_victim], "
 check_contains "mallory's request as alice is refused" "$out" "not signed with the NATS credentials of user 'alice'"
 sleep 0.3
 check "... and alice's task was not killed" kill -0 "$VICTIM"
+
+# 2b. The configuration docs/agent-nats.md gives: alice and mallory each
+# restricted to their own subjects. Mallory naming alice (--user alice) is
+# refused by the server itself, with or without alice's signature check.
+STRICT_PORT=$(nats_free_port)
+perms() { echo "permissions: {publish: [\"tally.$1.>\", \"_INBOX.$1.>\"], subscribe: [\"tally.$1.>\", \"_INBOX.$1.>\"]}"; }
+start_server strict "listen: 127.0.0.1:$STRICT_PORT" \
+  "authorization { users = [ {user: alice, password: pw-alice, $(perms alice)}, {user: mallory, password: pw-mallory, $(perms mallory)} ] }" \
+  || { not_ok "strict nats-server starts"; finish; }
+STRICT=nats://127.0.0.1:$STRICT_PORT
+mkdir -m 700 -p "$WORK/sock/a5"
+"$TALLY" agent --foreground --no-archive --socket "$WORK/sock/a5/agent.sock" --nats "$STRICT" \
+  --user alice --creds "$WORK/creds/alice" 2>"$WORK/a5.err" &
+pids+=($!)
+check "alice's agent joins the server with per-user permissions" wait_until 20 test -S "$WORK/sock/a5/agent.sock"
+"$TALLY" run --agent "$WORK/sock/a5/agent.sock" --app victim -o "$WORK/strict-victim" -- sleep 60 2>/dev/null &
+STRICT_VICTIM=$!
+pids+=($STRICT_VICTIM)
+check "alice's own request reaches her agent, which follows her task's process" wait_until 30 sh -c \
+  "'$TALLY' request --nats '$STRICT' --user alice --creds '$WORK/creds/alice' --timeout 1 ':proc_get_info([app_victim], 0x1)' 2>&1 | grep -q '\"pid\":'"
+out=$("$TALLY" request --nats "$STRICT" --creds "$WORK/creds/mallory" --user alice --timeout 3 \
+      ':proc_kill([app_victim], "KILL")' 2>&1); rc=$?
+check_eq "mallory's proc_kill naming alice: exit status 1" "$rc" 1
+check_contains "... the client says the server refused it" "$out" "refused by the NATS server: this user may not address tally.alice."
+sleep 0.5
+check "... and alice's task is alive" kill -0 "$STRICT_VICTIM"
+check_contains "... the server logged the violation" "$(cat "$WORK/strict.log")" 'Publish Violation - User "mallory", Subject "tally.alice.'
+out=$("$TALLY" request --nats "$STRICT" --creds "$WORK/creds/mallory" --user mallory --timeout 2 ':app_get_list()' 2>&1)
+check "mallory on her own subjects sees none of alice's applications" eval '! grep -q victim <<<"$out"'
+kill "$STRICT_VICTIM" 2>/dev/null
 
 # 3. A replayed (old) request, correctly signed, is refused: the envelope's
 # time is 10 minutes old (made here as a tool would, with alice's key).

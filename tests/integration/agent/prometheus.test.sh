@@ -20,10 +20,20 @@ check "the fixture is ready" wait_file "$WORK/ready"
 PID=$(cat "$WORK/ready")
 has_memory() { curl -s "http://127.0.0.1:$PORT/metrics" | grep -q '^tally_memory_bytes{app="sim".*} [1-9]'; }
 check "the application's memory is exposed" wait_until 20 has_memory
-OM='Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5'
+# The Accept header of Prometheus 2.42 (Debian 12), byte for byte
+OM='Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
 text=$(curl -s -i -H "$OM" "http://127.0.0.1:$PORT/metrics")
-check_contains "asked for OpenMetrics (as Prometheus does): its content type" "$text" \
+check_contains "asked for OpenMetrics first (as Prometheus 2.42 does): its content type" "$text" \
   "Content-Type: application/openmetrics-text; version=1.0.0"
+served() { curl -s -o /dev/null -w '%{content_type}' -H "Accept: $1" "http://127.0.0.1:$PORT/metrics"; }
+check_eq "an older Prometheus (OpenMetrics 0.0.1 only, text at q=0.5): the text format" \
+  "$(served 'application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')" \
+  "text/plain; version=0.0.4; charset=utf-8"
+check_eq "OpenMetrics refused (q=0): the text format" \
+  "$(served 'application/openmetrics-text;q=0,text/plain')" "text/plain; version=0.0.4; charset=utf-8"
+check_eq "the text format wanted less than OpenMetrics: OpenMetrics" \
+  "$(served 'text/plain;q=0.2, application/openmetrics-text;q=0.9')" \
+  "application/openmetrics-text; version=1.0.0; charset=utf-8"
 check_contains "labels app, host, user, category" "$text" "tally_processes{app=\"sim\",host=\"$(hostname)\",user=\"$(id -un)\",category=\"physics\"} 1"
 check_contains "cpu_time is a counter" "$text" "# TYPE tally_cpu_time_seconds counter"
 check_contains "counters end in _total" "$text" "tally_cpu_time_seconds_total{app=\"sim\""
@@ -36,6 +46,41 @@ check_cmp "minor page faults: at least the 48 MB touched (12288 pages)" "$rss_no
 check_cmp "  and no more than the process's own (/proc)" "$rss_now" "<=" "$(awk '{ print $10 }' /proc/$PID/stat)"
 check_cmp "context switches: counted (the fixture sleeps)" \
   "$(printf '%s\n' "$text" | sed -n 's/^tally_context_switches_total{app="sim".*} //p')" ">=" 1
+# A busy application (mapping, touching and unmapping 1 MB at a time, and
+# sleeping 1 ms every 20 MB): its two counters on /metrics agree with what
+# proc_get_info reads for the same process. Counters only grow, so a scrape
+# before and one after proc_get_info bracket its values.
+cat >"$WORK/busy.py" <<'EOF'
+import mmap, time
+while True:
+    for i in range(20):
+        m = mmap.mmap(-1, 1 << 20)
+        for j in range(0, 1 << 20, 4096):
+            m[j] = 1
+        m.close()
+    time.sleep(0.001)
+EOF
+"$TALLY" run --agent "$S" --app busy -o "$WORK/busy" -- python3 "$WORK/busy.py" 2>/dev/null &
+BUSY=$!
+busy_pid() { req "$S" ':proc_get_info([app_busy], 0x1)' | jq -r 'select(.service == "proc_get_info") | .result.pid' 2>/dev/null | head -1; }
+busy_followed() { [ -n "$(busy_pid)" ]; }
+check "the busy application's process is followed" wait_until 20 busy_followed
+BPID=$(busy_pid)
+sleep 1
+counter() { printf '%s\n' "$1" | sed -n "s/^tally_$2_total{app=\"busy\".*} //p"; }
+m1=$(curl -s "http://127.0.0.1:$PORT/metrics")
+info=$(req "$S" ":proc_get_info([p_$BPID])")
+m2=$(curl -s "http://127.0.0.1:$PORT/metrics")
+for f in context_switches minor_page_faults; do
+  p=$(result_of "$info" proc_get_info "$f")
+  check_cmp "busy app: /metrics $f before proc_get_info <= its value" "$(counter "$m1" "$f")" "<=" "$p"
+  check_cmp "  and proc_get_info's <= /metrics after" "$p" "<=" "$(counter "$m2" "$f")"
+done
+check_cmp "busy app: minor page faults counted (1 s of it: 256 per MB mapped)" "$(counter "$m1" minor_page_faults)" ">=" 5000
+check_cmp "busy app: context switches counted" "$(counter "$m1" context_switches)" ">=" 10
+check_cmp "  and the faults grow from one scrape to the next" "$(counter "$m2" minor_page_faults)" ">" "$(counter "$m1" minor_page_faults)"
+kill "$BUSY"; wait "$BUSY" 2>/dev/null
+
 plain=$(curl -s -i "http://127.0.0.1:$PORT/metrics")
 check_contains "not asked for OpenMetrics (curl, promtool): the Prometheus text format" "$plain" \
   "Content-Type: text/plain; version=0.0.4"
@@ -78,6 +123,12 @@ check_near "PromQL: the app's memory (MB) is the fixture's RSS" \
   "$(echo "$rss_kb / 1024" | bc -l)" 2
 check_eq "PromQL: processes of the app by user" "$(promql "sum by (user) (tally_processes{user=\"$(id -un)\"})")" 1
 check_cmp "PromQL: minor page faults scraped" "$(promql 'tally_minor_page_faults_total{app="sim"}')" ">=" 12288
+target=$(curl -s "http://127.0.0.1:$PPORT/api/v1/targets" | jq -c '.data.activeTargets[0] | {health, lastError}')
+check_eq "Prometheus's target: up, no scrape error" "$target" '{"health":"up","lastError":""}'
+# every sample of the exposition (only 'sim' runs now) was taken: none dropped by the parser
+samples=$(curl -s -H "$OM" "http://127.0.0.1:$PORT/metrics" | grep -vc '^#')
+check_eq "PromQL: scrape_samples_scraped is the exposition's sample count" \
+  "$(promql 'scrape_samples_scraped{job="tally"}')" "$samples"
 kill "$PROM"; wait "$PROM" 2>/dev/null
 
 touch "$WORK/release"

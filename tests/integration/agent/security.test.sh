@@ -7,17 +7,14 @@
 # read, stop, kill or attach A's processes, saying they belong to another user.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/agent/agent_lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/local_users.sh"
 if [ "$(id -u)" -ne 0 ]; then
   ok "# SKIP needs root to create the test users"; finish
 fi
-for u in tallytest_a tallytest_b; do
-  id "$u" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$u"
-done
-UA=$(id -u tallytest_a) UB=$(id -u tallytest_b)
-as_a() { setpriv --reuid="$UA" --regid="$(id -g tallytest_a)" --clear-groups "$@"; }
-as_b() { setpriv --reuid="$UB" --regid="$(id -g tallytest_b)" --clear-groups "$@"; }
-# In the background: exec, so that $! is the program itself.
-bg_as() { local u=$1; shift; exec setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@"; }
+local_users tallytest_a tallytest_b
+UA=$(id -u tallytest_a)
+as_a() { as_user tallytest_a "$@"; }
+as_b() { as_user tallytest_b "$@"; }
 BASE=$(mktemp -d /tmp/tally-sec.XXXXXX)
 chmod 755 "$BASE"
 install -d -o tallytest_a -m 700 "$BASE/a"
@@ -91,8 +88,23 @@ check_eq "attach 4294967297: exit 125" "$rc" 125
 check_contains "... refused as not a pid" "$out" "'4294967297' is not a pid"
 for op in '{"op":"attach","pid":4294967297,"app":"wrap"}' '{"op":"register","runner":4294967297,"app":"wrap"}'; do
   out=$(printf '%s\n' "$op" | as_a timeout 5 socat -t 2 - "UNIX-CONNECT:$SA" 2>&1)
-  check_contains "raw $op: refused" "$out" "from 1 to pid_max"
+  check_contains "raw $op: refused, naming the value" "$out" "4294967297 is not a pid (a number from 1 to pid_max"
 done
+# ... and by a registered run's follow and processes messages: the runner's
+# process events name the pids its tree starts and ends (4294967297 would
+# put pid 1 in A's application), follow names one to measure.
+out=$( { printf '%s\n' "{\"op\":\"register\",\"runner\":$PA,\"app\":\"pidreg\"}" \
+           '{"op":"follow","pid":4294967297}' '{"op":"follow","pid":"1"}' \
+           '{"op":"processes","events":[[4294967297,1],[4294967296,1],[-4294967295,1]]}'
+         sleep 0.5
+         printf '%s\n' '{"op":"request","text":":app_get_proclist([app_pidreg])"}'
+         sleep 1; } | as_a timeout 10 socat -t 3 - "UNIX-CONNECT:$SA" 2>&1)
+check_contains "raw follow 4294967297: refused, naming the value" "$out" '"follow: \"pid\" 4294967297 is not a pid'
+check_contains "raw follow \"1\" (a string): refused, naming the value" "$out" '"follow: \"pid\" \"1\" is not a pid'
+check_eq "wrapping pids in process events put no process in the application" \
+  "$(printf '%s\n' "$out" | jq -c 'select(.service == "app_get_proclist") | .result.processes')" "[]"
+out=$(as_a "$TALLY" request --agent "$SA" ':proc_get_info([p_4294967297])' 2>&1)
+check_contains "the request language refuses p_4294967297, naming it" "$out" "'4294967297' is not a pid"
 out=$(as_a "$TALLY" request --agent "$SA" ':app_get_list()' 2>&1)
 check_contains "... and nothing was attached or registered" "$(printf '%s' "$out" | jq -c '.result.apps')" '"secret"'
 case "$out" in *wrap*) not_ok "... no application 'wrap'";; *) ok "... no application 'wrap'";; esac
@@ -119,41 +131,8 @@ check_contains "... saying why" "$out" "$shared is open to other users (mode 177
 check_eq "... and the directory keeps its mode" "$(stat -c %a "$shared")" 1777
 rmdir "$shared"
 
-# Another local user stands in for A's agent (issue: the default socket
-# /tmp/tally-UID is guessable when XDG_RUNTIME_DIR is unset): B makes
-# /tmp/tally-<A's uid>/ first and listens there, recording what it is sent.
-# A's tools refuse it, naming B; nothing of A's reaches B; A's agent refuses
-# to start there, naming B.
-FAKE=/tmp/tally-$UA
-rm -rf "$FAKE"
-as_b mkdir -m 700 "$FAKE"
-(bg_as tallytest_b socat -u "UNIX-LISTEN:$FAKE/agent.sock,fork" "OPEN:$BASE/b/captured,creat,append" 2>/dev/null) &
-PF=$!
-wait_until 10 test -S "$FAKE/agent.sock"
-out=$(as_a env -u XDG_RUNTIME_DIR "$TALLY" request ':app_get_list()' 2>&1); rc=$?
-check_contains "A's tally request refuses B's directory" "$out" "$FAKE belongs to uid $UB (tallytest_b), not to you (uid $UA (tallytest_a))"
-check_eq "... exit status 125" "$rc" 125
-out=$(as_a env -u XDG_RUNTIME_DIR "$TALLY" run --agent --app secret2 -o "$BASE/a/run2" -- sleep 0.2 2>&1); rc=$?
-check_contains "A's tally run --agent refuses B's agent" "$out" "$FAKE belongs to uid $UB"
-check_eq "... and the task runs to its end (no forged limit)" "$rc" 0
-check "... its summary is written" test -s "$BASE/a/run2.summary"
-check_eq "B received nothing of A's" "$(cat "$BASE/b/captured" 2>/dev/null | wc -c)" 0
-out=$(as_a env -u XDG_RUNTIME_DIR "$TALLY" agent --foreground 2>&1); rc=$?
-check_eq "A's agent refuses to start in B's directory, exit 125" "$rc" 125
-check_contains "... naming B" "$out" "$FAKE belongs to uid $UB (tallytest_b)"
-kill "$PF" 2>/dev/null; wait "$PF" 2>/dev/null
-rm -rf "$FAKE"
-# A directory of A's own, but a server of another uid (root can make one
-# there): the client checks SO_PEERCRED and refuses it.
-install -d -o tallytest_a -m 700 "$BASE/a/fake"
-(umask 000; exec socat -u "UNIX-LISTEN:$BASE/a/fake/agent.sock,fork" "OPEN:$WORK/captured-root,creat,append" 2>/dev/null) &
-PR=$!
-wait_until 10 test -S "$BASE/a/fake/agent.sock"
-out=$(as_a "$TALLY" request --agent "$BASE/a/fake/agent.sock" ':app_get_list()' 2>&1); rc=$?
-check_contains "A refuses a socket served by another uid" "$out" "is served by uid 0 (root), not by you (uid $UA (tallytest_a))"
-check_eq "... exit status 125" "$rc" 125
-kill "$PR" 2>/dev/null; wait "$PR" 2>/dev/null
-check_eq "... and sent it nothing" "$(cat "$WORK/captured-root" 2>/dev/null | wc -c)" 0
+# Another local user standing in for A's agent (a forged /tmp/tally-UID, a
+# server of another uid): agent/stand_in.
 
 touch "$BASE/a/release"
 wait $RUN; rc=$?

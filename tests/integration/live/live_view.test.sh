@@ -132,4 +132,8 @@ out=$("$TALLY" view --live sim --interval soon 2>&1); check_eq "--interval not a
 check_contains "--interval not a time: says why (not 'at least 0.1 s')" "$out" "'soon' is not a number"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/data?since=x")
 check_eq "a bad 'since' is a 400" "$code" 400
+check_eq "... saying which argument" "$(curl -s "http://127.0.0.1:$PORT/data?since=x")" "since: not a number"
+out=$(curl -s -w '%{http_code}' "http://127.0.0.1:$PORT/data?since=1&bars_since=inf")
+check_eq "a bad 'bars_since' is a 400 naming bars_since, not since" "$out" "bars_since: not a number
+400"
 finish

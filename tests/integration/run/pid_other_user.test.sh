@@ -4,15 +4,14 @@
 # runs nowhere is still "not a running process". Two unprivileged users are
 # made here (as root), as in agent/security.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
+. "$TALLY_TEST_ROOT/tests/integration/local_users.sh"
 if [ "$(id -u)" -ne 0 ]; then
   ok "# SKIP needs root to create the test users"; finish
 fi
-for u in tallytest_a tallytest_b; do
-  id "$u" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$u"
-done
-as_b() { setpriv --reuid="$(id -u tallytest_b)" --regid="$(id -g tallytest_b)" --clear-groups "$@"; }
+local_users tallytest_a tallytest_b
+as_b() { as_user tallytest_b "$@"; }
 chmod 777 "$WORK"
-setpriv --reuid="$(id -u tallytest_a)" --regid="$(id -g tallytest_a)" --clear-groups sleep 30 &
+(bg_as tallytest_a sleep 30) &
 VICTIM=$!
 check "A's process runs" wait_until 5 sh -c "[ \"\$(stat -c %u /proc/$VICTIM)\" = $(id -u tallytest_a) ]"
 as_b "$TALLY" run --pid "$VICTIM" -o "$WORK/b" 2>b.err; rc=$?

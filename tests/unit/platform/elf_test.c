@@ -2,7 +2,8 @@
  * built here: a sound one (a needed library, a function's file offset), then
  * crafted ones that must be refused without a crash or undefined behaviour
  * (ASan and UBSan watch): a string table of type SHT_NOBITS whose offset lies
- * far outside the file, and tables at offsets that are not aligned. */
+ * far outside the file, and tables (section and program headers) at offsets
+ * that are not aligned. */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,27 @@ int main(void)
     write_image(img, build(img, 5, SHT_NOBITS, 1ULL << 40));
     CHECK_INT(probe(&needed), -1);
     CHECK_INT(needed, 0);
+
+    /* program headers: PT_LOAD only is static; a PT_INTERP header, at an
+     * aligned offset and at one 3 bytes off alignment (was read in place:
+     * a misaligned access), is dynamic */
+    size_t size = build(img, 0, SHT_STRTAB, STR_OFF);
+    write_image(img, size);
+    CHECK_INT(elf_is_dynamic(path), 0);
+    for (size_t shift = 0; shift <= 3; shift += 3) {
+        size = build(img, 0, SHT_STRTAB, STR_OFF);
+        size_t at = size + shift;
+        Elf64_Phdr interp = {.p_type = PT_INTERP};
+        memcpy(img + at, &interp, sizeof interp);
+        Elf64_Ehdr eh;
+        memcpy(&eh, img, sizeof eh);
+        eh.e_phoff = at;
+        memcpy(img, &eh, sizeof eh);
+        write_image(img, at + sizeof interp);
+        CHECK_INT(elf_is_dynamic(path), 1);
+        write_image(img, at + sizeof interp - 1); /* the header cut short: refused */
+        CHECK_INT(elf_is_dynamic(path), -1);
+    }
 
     unlink(path);
     return test_done();

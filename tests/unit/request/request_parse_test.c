@@ -144,7 +144,7 @@ static void test_tokens(void)
     CHECK_STR(a->objects[0].name, "n1");
     CHECK_INT(a->pos, 16);
 
-    CHECK(parse_ok(":x([site_cyfronet, n_node-1.example.org, app_my_app.v2, p_2147483647@h, "
+    CHECK(parse_ok(":x([site_cyfronet, n_node-1.example.org, app_my_app.v2, p_4194304@h, "
                    "c_4294967295, csr_7])"));
     a = &parsed.actions[0].args[0];
     CHECK_INT(a->object_count, 6);
@@ -154,7 +154,7 @@ static void test_tokens(void)
     CHECK_STR(a->objects[1].name, "node-1.example.org");
     CHECK_INT(a->objects[2].kind, OBJECT_APP);
     CHECK_STR(a->objects[2].name, "my_app.v2");
-    CHECK_INT(a->objects[3].pid, 2147483647);
+    CHECK_INT(a->objects[3].pid, 4194304); /* the kernel's limit on any host's pid_max */
     CHECK_INT(a->objects[4].kind, OBJECT_COUNTER);
     CHECK(a->objects[4].number == 4294967295u);
     CHECK_INT(a->objects[5].kind, OBJECT_CSR);
@@ -262,7 +262,8 @@ static void test_errors(void)
                 "found 'foo'");
     CHECK_ERROR(":f(p_)", 6, "expected a pid after 'p_'");
     CHECK_ERROR(":f(p_0)", 6, "'0' is not a pid");
-    CHECK_ERROR(":f(p_2147483648)", 6, "'2147483648' is not a pid");
+    CHECK_ERROR(":f(p_4194305)", 6, "'4194305' is not a pid");
+    CHECK_ERROR(":f(p_4294967297)", 6, "'4294967297' is not a pid"); /* would be 1 as a pid_t */
     CHECK_ERROR(":f(p_12x)", 6, "'12x' is not a pid");
     CHECK_ERROR(":f(p_1@)", 8, "expected a host name after 'p_1@'");
     CHECK_ERROR(":f(p_1@a@b)", 9, "'@' is not allowed in a host name");
