@@ -38,6 +38,8 @@ struct csr_registry {
     size_t csr_live;                /* not deleted: csr_count in O(1) */
     unsigned long long csr_deletions; /* csrs ever deleted */
     size_t timers_enabled;          /* enabled timer csrs: none, no timer scan */
+    bool due_known;                 /* next_due is the earliest enabled timer's due time */
+    double next_due;                /* (kept so that a loop turn with no timer due is O(1)) */
     unsigned csr_next;
     unsigned layout;   /* changes whenever csrs move in the array (insert, sweep) */
     int depth;         /* registry calls in progress (callbacks may re-enter) */
@@ -284,6 +286,7 @@ int csr_define(struct csr_registry *registry, struct request *request, bool enab
     c->period = period;
     c->state = enabled ? CSR_ENABLED : CSR_DISABLED;
     c->due = now + period;
+    registry->due_known = false;
     registry->csr_live++;
     registry->timers_enabled += enabled && kind == EVENT_TIMER;
     if (n >= registry->csr_next)
@@ -299,6 +302,7 @@ int csr_enable(struct csr_registry *registry, unsigned number, double now)
         return -1;
     if (c->state != CSR_ENABLED) {
         c->due = now + c->period;
+        registry->due_known = false;
         registry->timers_enabled += c->event == EVENT_TIMER;
     }
     c->state = CSR_ENABLED;
@@ -311,6 +315,7 @@ int csr_disable(struct csr_registry *registry, unsigned number)
     if (!c)
         return -1;
     registry->timers_enabled -= c->state == CSR_ENABLED && c->event == EVENT_TIMER;
+    registry->due_known = false;
     c->state = CSR_DISABLED;
     return 0;
 }
@@ -346,6 +351,7 @@ int csr_delete(struct csr_registry *registry, unsigned number)
     if (!c)
         return -1;
     registry->timers_enabled -= c->state == CSR_ENABLED && c->event == EVENT_TIMER;
+    registry->due_known = false;
     c->state = CSR_DELETED;
     registry->csr_live--;
     registry->csr_deletions++;
@@ -647,7 +653,7 @@ int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn repo
 {
     int fired = 0;
     struct event_occurrence tick = {.kind = EVENT_TIMER};
-    if (registry->timers_enabled == 0)
+    if (registry->timers_enabled == 0 || (registry->due_known && now < registry->next_due))
         return 0;
     enter(registry);
     for (size_t i = csr_after(registry, 0); i < registry->csr_total;) {
@@ -663,22 +669,32 @@ int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn repo
         }
         i = csr_next_index(registry, i, number, layout);
     }
+    if (fired)
+        registry->due_known = false; /* their due times moved */
     leave(registry);
     return fired;
 }
 
-bool csr_next_timer(const struct csr_registry *registry, double *due)
+bool csr_next_timer(struct csr_registry *registry, double *due)
 {
-    bool any = false;
-    for (size_t i = 0; registry->timers_enabled && i < registry->csr_total; i++) {
-        const struct csr *c = &registry->csrs[i];
-        if (c->state != CSR_ENABLED || c->event != EVENT_TIMER)
-            continue;
-        if (!any || c->due < *due)
-            *due = c->due;
-        any = true;
+    if (registry->timers_enabled == 0)
+        return false;
+    if (!registry->due_known) { /* once after each change, not at every loop turn */
+        bool any = false;
+        for (size_t i = 0; i < registry->csr_total; i++) {
+            const struct csr *c = &registry->csrs[i];
+            if (c->state != CSR_ENABLED || c->event != EVENT_TIMER)
+                continue;
+            if (!any || c->due < registry->next_due)
+                registry->next_due = c->due;
+            any = true;
+        }
+        if (!any)
+            return false;
+        registry->due_known = true;
     }
-    return any;
+    *due = registry->next_due;
+    return true;
 }
 
 /* ---- evaluation inside the application ---- */

@@ -145,8 +145,11 @@ int csr_event(struct csr_registry *registry, const struct event_occurrence *even
  * several periods were missed) and schedules its next time. Returns how
  * many fired. */
 int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn report, void *context);
-/* The earliest time an enabled timer csr is due; false when there is none. */
-bool csr_next_timer(const struct csr_registry *registry, double *due);
+/* The earliest time an enabled timer csr is due; false when there is none.
+ * Kept between changes of the timers: O(1) but after a definition, enable,
+ * disable, delete or firing (then one pass). csr_timers_run returns at once
+ * before that time. */
+bool csr_next_timer(struct csr_registry *registry, double *due);
 
 /* ---- evaluation inside the application ---- */
 

@@ -507,6 +507,38 @@ static void test_timers(void)
     csr_registry_free(reg);
 }
 
+/* The earliest due time is kept between changes: a timer defined or
+ * enabled later with an earlier due time is seen at once, and nothing
+ * fires before it. */
+static void test_timer_cache(void)
+{
+    struct csr_registry *reg = csr_registry_new();
+    double due = -1;
+    unsigned slow = define(reg, "timer(10s): app_get_list()", true, 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 10, 1e-9);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 5, record, NULL), 0);
+    unsigned fast = define(reg, "timer(1s): app_get_list()", true, 5);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 6, 1e-9);
+    CHECK_INT(csr_timers_run(reg, 5.5, record, NULL), 0);
+    CHECK_INT(csr_timers_run(reg, 6, record, NULL), 1);
+    CHECK_INT(seen[0].csr, fast);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 7, 1e-9);
+    CHECK_INT(csr_disable(reg, fast), 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 10, 1e-9);
+    CHECK_INT(csr_enable(reg, fast, 8.5), 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 9.5, 1e-9);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 10, record, NULL), 2);
+    CHECK_INT(seen[0].csr, slow);
+    csr_registry_free(reg);
+}
+
 static void test_pushdown(void)
 {
     struct csr_registry *reg = csr_registry_new();
@@ -660,6 +692,7 @@ int main(void)
     test_errors_disable();
     test_reentrancy();
     test_timers();
+    test_timer_cache();
     test_pushdown();
     test_counts();
     test_deleted_kept();
