@@ -10,7 +10,9 @@
  * a client and takes at most LINES_TURN of its lines (epoll is
  * level-triggered: the rest waits for the next turn, after every other
  * ready client had its turn), so one client that floods requests cannot
- * hold the loop. A client's bad line gets an
+ * hold the loop; and a client that sends a few bytes without a line end
+ * is not read again for 10 ms, so one sending a byte at a time costs a
+ * wake-up per 10 ms, not one per byte. A client's bad line gets an
  * error line; nothing a client sends can stop the loop. */
 #include "agent/agent.h"
 
@@ -45,6 +47,8 @@
 #define IN_MAX (1u << 20)      /* longest line a client may send */
 #define READ_TURN (16u << 10)  /* bytes read from one client per turn of the loop */
 #define LINES_TURN 64u         /* lines taken from one client per turn of the loop */
+#define FRAGMENT 512u          /* a turn that read less, and no line end: a trickle */
+#define TRICKLE_PAUSE 0.01     /* seconds a trickling client is not read */
 
 
 void agent_options_init(struct agent_options *o)
@@ -139,6 +143,7 @@ static void take_lines(struct agent *a, struct agent_client *c)
             line[--len] = '\0';
         start = c->in_scanned = i + 1;
         lines++;
+        c->lines_taken++;
         agent_handle_line(a, c, line);
     }
     c->backlog = !c->closing && lines == LINES_TURN &&
@@ -162,7 +167,9 @@ static void read_client(struct agent *a, struct agent_client *c)
 {
     if (c->backlog)
         return;
-    for (size_t turn = 0; turn < READ_TURN && !c->closing && !c->backlog;) {
+    size_t turn = 0;
+    size_t lines_before = c->lines_taken;
+    while (turn < READ_TURN && !c->closing && !c->backlog) {
         if (VEC_RESERVE(c->in, c->in_cap, c->in_len + 4096) < 0) {
             agent_client_close(a, c);
             return;
@@ -184,6 +191,37 @@ static void read_client(struct agent *a, struct agent_client *c)
         turn += (size_t)n;
         take_lines(a, c);
     }
+    /* A few bytes and no line end: a client sending a byte at a time would
+     * cost a wake-up and a read per byte; it is read again in 10 ms, all
+     * it sent meanwhile at once. */
+    if (turn > 0 && turn < FRAGMENT && c->lines_taken == lines_before && !c->closing &&
+        !c->read_paused) {
+        c->read_paused = true;
+        c->read_after = clock_monotonic_seconds() + TRICKLE_PAUSE;
+        a->read_paused++;
+        agent_client_interest(a, c);
+    }
+}
+
+/* Reads again the paused clients whose pause is over; the earliest end of
+ * a pause still running (INFINITY: none). */
+static double resume_reads(struct agent *a)
+{
+    double now = clock_monotonic_seconds(), next = INFINITY;
+    for (size_t i = 0; a->read_paused && i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (!c->read_paused)
+            continue;
+        if (c->read_after <= now || c->closing) {
+            c->read_paused = false;
+            a->read_paused--;
+            if (!c->closing)
+                agent_client_interest(a, c);
+        } else if (c->read_after < next) {
+            next = c->read_after;
+        }
+    }
+    return next;
 }
 
 /* The turn of every client with lines left (after the loop's events). */
@@ -211,6 +249,8 @@ static void reap_clients(struct agent *a)
             a->clients[k++] = c;
             continue;
         }
+        if (c->read_paused)
+            a->read_paused--;
         agent_client_flush(a, c); /* what was answered before it went (best effort) */
         agent_client_discard(a, c);
         for (size_t t = 0; t < a->task_count; t++)
@@ -381,7 +421,7 @@ int agent_run(const struct agent_options *o)
     bool stop = false, backlog = false;
     while (!stop && !a->stop_requested) {
         double now = clock_monotonic_seconds();
-        double next_timer = agent_fire_timers(a, now);
+        double next_timer = fmin(agent_fire_timers(a, now), resume_reads(a));
         int timeout = -1;
         if (backlog)
             timeout = 0; /* clients have lines waiting for their next turn */

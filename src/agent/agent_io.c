@@ -85,9 +85,10 @@ static bool output_room(struct agent *a, struct agent_client *c, size_t need)
     return true;
 }
 
-static void update_interest(struct agent *a, struct agent_client *c)
+void agent_client_interest(struct agent *a, struct agent_client *c)
 {
-    struct epoll_event ev = {.events = EPOLLIN | (c->wants_out ? EPOLLOUT : 0), .data.ptr = c};
+    struct epoll_event ev = {.events = (c->read_paused ? 0 : EPOLLIN) | (c->wants_out ? EPOLLOUT : 0),
+                             .data.ptr = c};
     epoll_ctl(a->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
@@ -145,7 +146,7 @@ void agent_flush(struct agent *a)
         if (c->closing || c->out_len == 0) {
             if (c->wants_out && !c->closing) {
                 c->wants_out = false;
-                update_interest(a, c);
+                agent_client_interest(a, c);
             }
             continue;
         }
@@ -156,7 +157,7 @@ void agent_flush(struct agent *a)
         bool wants = c->out_len > 0;
         if (wants != c->wants_out) {
             c->wants_out = wants;
-            update_interest(a, c);
+            agent_client_interest(a, c);
         }
     }
 }

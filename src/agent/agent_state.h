@@ -91,6 +91,9 @@ struct agent_client {
     unsigned id;
     char *in;   size_t in_len, in_cap, in_scanned; /* in[0..in_scanned) holds no newline */
     bool backlog;                  /* complete lines in `in` wait for its next turn */
+    size_t lines_taken;            /* lines read from it so far */
+    bool read_paused;              /* sent a fragment without a line end: not read until */
+    double read_after;             /* this monotonic time (agent.c) */
     char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
     bool peer_gone;                /* the other end closed or reset (not closed by the agent) */
@@ -140,6 +143,7 @@ struct agent {
     int epoll_fd, listen_fd, lock_fd, tick_fd;
     struct agent_client **clients; size_t client_count, client_cap;
     size_t out_total;              /* output pending for all clients (bounded: client_output) */
+    size_t read_paused;            /* clients whose reads are paused (agent.c) */
     unsigned next_client_id;
     struct agent_task **tasks; size_t task_count, task_cap;
     unsigned next_task_id;
