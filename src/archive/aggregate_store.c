@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/start_day.h"
 #include "core/fields.h"
 
 struct entry {
@@ -116,8 +117,8 @@ int aggregate_table_add_run(struct aggregate_table *t, const char *name, const c
 
 long long aggregate_day(bool has_start, double start, double archived_at)
 {
-    double t = has_start && isfinite(start) ? start : archived_at;
-    return (long long)floor(t / 86400);
+    long long day = summary_start_day(has_start && isfinite(start), start);
+    return day != SUMMARY_NO_START_DAY ? day : (long long)floor(archived_at / 86400);
 }
 
 static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)

@@ -8,6 +8,7 @@
 
 #include "util/byte_codec.h"
 
+#define PACK_VERSION_SHAPED 3 /* the member order in the shapes table */
 #define PACK_VERSION 2
 #define PACK_VERSION_WIDE 1 /* still read: every reference in 2 or 3 bytes */
 enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT, ENTRY_KNOWN_TEXT };
@@ -83,59 +84,85 @@ static int integer_column(const char *key, const struct summary_member *v,
     return -1;
 }
 
-unsigned char *document_pack_members(const struct summary_members *m,
-                                     const struct document_columns *cols, size_t *len)
+/* The entries of version 2 written to tags, except the LEN JSON of a
+ * member kept as text, written to values (the same writer for version 2). */
+static void pack_entries(const struct summary_members *m, const struct document_columns *cols,
+                         struct byte_writer *tags, struct byte_writer *values)
 {
-    struct byte_writer b = {NULL, 0, 0, false};
-    byte_put_byte(&b, PACK_VERSION);
     for (size_t i = 0; i < m->count; i++) {
         const struct summary_member *v = &m->items[i];
         const char *key = summary_members_at(m, v->key);
         int id = summary_field_id(key), flags, k;
         if ((flags = field_flags(id, m, v, cols)) >= 0) {
             if (id < 32) {
-                byte_put_byte(&b, (unsigned char)(SHORT_FIELD | flags << 5 | id));
+                byte_put_byte(tags, (unsigned char)(SHORT_FIELD | flags << 5 | id));
             } else {
                 unsigned char entry[3] = {ENTRY_FIELD, (unsigned char)id, (unsigned char)flags};
-                byte_put(&b, entry, 3);
+                byte_put(tags, entry, 3);
             }
         } else if ((k = string_column(key, m, v, cols)) >= 0) {
-            byte_put_byte(&b, (unsigned char)(SHORT_STRING | k));
+            byte_put_byte(tags, (unsigned char)(SHORT_STRING | k));
         } else if ((k = integer_column(key, v, cols)) >= 0) {
-            byte_put_byte(&b, (unsigned char)(SHORT_INTEGER | k));
+            byte_put_byte(tags, (unsigned char)(SHORT_INTEGER | k));
         } else {
             char small[256];
             size_t n = summary_member_text(m, v, small, sizeof small);
             char *text = n <= sizeof small ? small : malloc(n);
             if (!text || (text != small && summary_member_text(m, v, text, n) != n)) {
                 free(text);
-                b.failed = true;
+                tags->failed = true;
                 break;
             }
             size_t known = 0;
             while (known < KNOWN_KEYS && strcmp(key, known_keys[known]))
                 known++;
             if (known < KNOWN_KEYS) {
-                byte_put_byte(&b, ENTRY_KNOWN_TEXT);
-                byte_put_byte(&b, (unsigned char)known);
+                byte_put_byte(tags, ENTRY_KNOWN_TEXT);
+                byte_put_byte(tags, (unsigned char)known);
             } else {
-                byte_put_byte(&b, ENTRY_TEXT);
-                byte_put_varint(&b, v->key_len);
-                byte_put(&b, key, v->key_len);
+                byte_put_byte(tags, ENTRY_TEXT);
+                byte_put_varint(tags, v->key_len);
+                byte_put(tags, key, v->key_len);
             }
-            byte_put_varint(&b, n);
-            byte_put(&b, text, n);
+            byte_put_varint(values, n);
+            byte_put(values, text, n);
             if (text != small)
                 free(text);
         }
     }
-    byte_put_byte(&b, ENTRY_END);
+    byte_put_byte(tags, ENTRY_END);
+}
+
+unsigned char *document_pack_members(const struct summary_members *m,
+                                     const struct document_columns *cols, size_t *len)
+{
+    struct byte_writer b = {NULL, 0, 0, false};
+    byte_put_byte(&b, PACK_VERSION);
+    pack_entries(m, cols, &b, &b);
     if (b.failed) {
         free(b.data);
         return NULL;
     }
     *len = b.len;
     return b.data;
+}
+
+unsigned char *document_pack_shaped(const struct summary_members *m,
+                                    const struct document_columns *cols, size_t *len,
+                                    size_t *shape_len)
+{
+    struct byte_writer values = {NULL, 0, 0, false}, shape = {NULL, 0, 0, false};
+    byte_put_byte(&values, PACK_VERSION_SHAPED);
+    pack_entries(m, cols, &shape, &values);
+    byte_put(&values, shape.data, shape.len); /* the shape after the document */
+    free(shape.data);
+    if (values.failed || shape.failed) {
+        free(values.data);
+        return NULL;
+    }
+    *shape_len = shape.len;
+    *len = values.len - shape.len;
+    return values.data;
 }
 
 unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len)
@@ -160,69 +187,86 @@ static json_t *field_value(const struct document_columns *cols, unsigned id, uns
 
 json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols)
 {
-    struct byte_reader r = {data, data + len, false};
-    unsigned version = byte_get_byte(&r);
-    if (version != PACK_VERSION && version != PACK_VERSION_WIDE)
+    return document_unpack_shaped(data, len, NULL, 0, cols);
+}
+
+json_t *document_unpack_shaped(const unsigned char *data, size_t len, const unsigned char *shape,
+                               size_t shape_len, const struct document_columns *cols)
+{
+    struct byte_reader values = {data, data ? data + len : data, false},
+                       tags = {shape, shape ? shape + shape_len : shape, false};
+    unsigned version = byte_get_byte(&values);
+    if (version != PACK_VERSION && version != PACK_VERSION_WIDE &&
+        !(version == PACK_VERSION_SHAPED && shape))
         return NULL;
-    bool short_refs = version == PACK_VERSION;
+    bool short_refs = version != PACK_VERSION_WIDE;
+    /* versions 1 and 2: the tags and the texts in one stream */
+    struct byte_reader *t = version == PACK_VERSION_SHAPED ? &tags : &values, *v = &values;
     json_t *root = json_object();
-    for (unsigned tag; root && !r.failed && (tag = byte_get_byte(&r)) != ENTRY_END;) {
+    bool failed = false;
+    for (unsigned tag; root && !failed && (tag = byte_get_byte(t)) != ENTRY_END;
+         failed = failed || t->failed || v->failed) {
         if (tag == ENTRY_FIELD || (short_refs && tag >= SHORT_FIELD)) {
-            unsigned id = tag == ENTRY_FIELD ? byte_get_byte(&r) : tag & 31;
-            unsigned flags = tag == ENTRY_FIELD ? byte_get_byte(&r) : (tag >> 5) & 3;
-            json_t *v = r.failed ? NULL : field_value(cols, id, flags);
-            if (!v || json_object_set_new(root, summary_field_by_id((enum summary_field_id)id)->name, v) < 0)
-                r.failed = true;
+            unsigned id = tag == ENTRY_FIELD ? byte_get_byte(t) : tag & 31;
+            unsigned flags = tag == ENTRY_FIELD ? byte_get_byte(t) : (tag >> 5) & 3;
+            json_t *value = t->failed ? NULL : field_value(cols, id, flags);
+            if (!value ||
+                json_object_set_new(root, summary_field_by_id((enum summary_field_id)id)->name, value) < 0)
+                failed = true;
         } else if (tag == ENTRY_STRING || tag == ENTRY_INTEGER ||
                    (short_refs && tag >= SHORT_STRING && tag < SHORT_INTEGER + 16)) {
             bool string = tag == ENTRY_STRING || (tag >= SHORT_STRING && tag < SHORT_INTEGER);
-            unsigned k = tag < SHORT_STRING ? byte_get_byte(&r) : tag & 15;
-            if (r.failed || k >= (string ? DOC_STRINGS : DOC_INTEGERS) ||
+            unsigned k = tag < SHORT_STRING ? byte_get_byte(t) : tag & 15;
+            if (t->failed || k >= (string ? DOC_STRINGS : DOC_INTEGERS) ||
                 (string ? !cols->strings[k] : !cols->has_integer[k]) ||
                 json_object_set_new(root, string ? string_keys[k] : integer_keys[k],
                                     string ? json_string(cols->strings[k])
                                            : json_integer(cols->integers[k])) < 0)
-                r.failed = true;
+                failed = true;
         } else if (tag == ENTRY_TEXT || (short_refs && tag == ENTRY_KNOWN_TEXT)) {
             size_t klen = 0;
             const unsigned char *key = NULL;
             if (tag == ENTRY_TEXT) {
-                klen = byte_get_varint(&r);
-                key = byte_get_bytes(&r, klen);
+                klen = byte_get_varint(t);
+                key = byte_get_bytes(t, klen);
             } else {
-                unsigned known = byte_get_byte(&r);
-                if (!r.failed && known < KNOWN_KEYS) {
+                unsigned known = byte_get_byte(t);
+                if (!t->failed && known < KNOWN_KEYS) {
                     key = (const unsigned char *)known_keys[known];
                     klen = strlen(known_keys[known]);
                 }
             }
-            size_t vlen = byte_get_varint(&r);
-            const unsigned char *text = byte_get_bytes(&r, vlen);
-            json_t *v = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;
+            size_t vlen = byte_get_varint(v);
+            const unsigned char *text = byte_get_bytes(v, vlen);
+            json_t *value = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;
             /* a JSON document's keys are UTF-8 without NUL (found by
              * stored_archive_fuzz); json_stringn checks the UTF-8 */
             json_t *valid = key && !memchr(key, 0, klen) ? json_stringn((const char *)key, klen) : NULL;
             json_decref(valid);
-            if (!v || !valid) {
-                json_decref(v);
-                r.failed = true;
-            } else if (json_object_setn_new(root, (const char *)key, klen, v) < 0) {
-                r.failed = true; /* v is released by jansson */
+            if (!value || !valid) {
+                json_decref(value);
+                failed = true;
+            } else if (json_object_setn_new(root, (const char *)key, klen, value) < 0) {
+                failed = true; /* value is released by jansson */
             }
         } else {
-            r.failed = true;
+            failed = true;
         }
     }
-    if (r.failed) {
+    /* a shaped document's texts end where its shape does */
+    if (failed || t->failed || v->failed || (t != v && v->p != v->end)) {
         json_decref(root);
         return NULL;
     }
     return root;
 }
 
-void document_select_columns(FILE *out)
+void document_select_columns(FILE *out, bool shaped)
 {
-    fputs("name, category, set_id, host, command, exit_type, taskid, level, exit_status, document",
+    fputs("name, category, set_id, host, command, exit_type, taskid, level, exit_status, document, ",
+          out);
+    /* document_shapes has no column named shape: it is the row's */
+    fputs(shaped ? "(SELECT members FROM document_shapes WHERE document_shapes.id = shape)" : "NULL",
           out);
 }
 
@@ -230,7 +274,8 @@ static const char *text_of(const struct sql_value *v) { return v->type == SQL_TE
 
 json_t *document_from_row(const struct sql_value *fields, const struct sql_value *doc)
 {
-    const struct sql_value *packed = &doc[DOCUMENT_SELECT_COLUMNS - 1];
+    const struct sql_value *packed = &doc[DOCUMENT_SELECT_COLUMNS - 2];
+    const struct sql_value *shape = &doc[DOCUMENT_SELECT_COLUMNS - 1];
     if (packed->type == SQL_TEXT) /* archived as JSON text */
         return json_loads(packed->text, 0, NULL);
     if (packed->type != SQL_BLOB)
@@ -248,7 +293,9 @@ json_t *document_from_row(const struct sql_value *fields, const struct sql_value
         cols.present[f] = fields[f].type == SQL_REAL || fields[f].type == SQL_INT;
         cols.values[f] = fields[f].real;
     }
-    return document_unpack((const unsigned char *)packed->text, packed->length, &cols);
+    return document_unpack_shaped((const unsigned char *)packed->text, packed->length,
+                                  shape->type == SQL_BLOB ? (const unsigned char *)shape->text : NULL,
+                                  shape->type == SQL_BLOB ? shape->length : 0, &cols);
 }
 
 struct loaded {
@@ -263,7 +310,7 @@ static int take_document(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
-json_t *document_load(struct store *s, long long id, char *why, size_t why_size)
+json_t *document_load(struct store *s, long long id, bool shaped, char *why, size_t why_size)
 {
     char *sql = NULL;
     size_t len = 0;
@@ -273,7 +320,7 @@ json_t *document_load(struct store *s, long long id, char *why, size_t why_size)
     fputs("SELECT ", out);
     for (int f = 0; f < FIELD_COUNT; f++) /* names from fields.c, not from users */
         fprintf(out, "\"%s\", ", summary_field_by_id((enum summary_field_id)f)->name);
-    document_select_columns(out);
+    document_select_columns(out, shaped);
     fputs(" FROM summaries WHERE id = ?", out);
     fclose(out);
     struct loaded l = {NULL};

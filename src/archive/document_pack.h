@@ -20,7 +20,15 @@
  *                     writes that no column holds (tally_version, peak_times…)
  * Version 1 (still read) had only the entries 1 to 4, and 2 K and 3 K for
  * the string and integer members: a generated summary's document took 91
- * bytes, 46 in version 2. */
+ * bytes, 46 in version 2.
+ *
+ * Version 3 (shaped, what ingest writes from schema version 8 on): the
+ * entries without the LEN JSON of the members kept as text are the
+ * document's shape, stored once per distinct shape in the document_shapes
+ * table and named by the row's shape column; the document itself is the
+ * version byte (3) and those LEN JSON, in the shape's order. Summaries of
+ * one tool have one or a few shapes: a generated summary's document takes
+ * 13 to 17 bytes (its seq and tally_version texts), 45 in version 2. */
 #ifndef TALLY_ARCHIVE_DOCUMENT_PACK_H
 #define TALLY_ARCHIVE_DOCUMENT_PACK_H
 
@@ -54,20 +62,31 @@ unsigned char *document_pack(json_t *root, const struct document_columns *cols, 
 /* The same from the document's members (summary_members.h). */
 unsigned char *document_pack_members(const struct summary_members *m,
                                      const struct document_columns *cols, size_t *len);
+/* Version 3: the document in the first *len bytes of the malloc'd buffer,
+ * its shape in the *shape_len bytes after them. NULL when out of memory. */
+unsigned char *document_pack_shaped(const struct summary_members *m,
+                                    const struct document_columns *cols, size_t *len,
+                                    size_t *shape_len);
 /* The object packed in data; NULL when data is not a packed document. */
 json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols);
+/* The same, the shape of a version 3 document given (NULL: none; versions 1
+ * and 2 need none). */
+json_t *document_unpack_shaped(const unsigned char *data, size_t len, const unsigned char *shape,
+                               size_t shape_len, const struct document_columns *cols);
 
 /* The columns to SELECT for a document, in the order document_from_row reads
  * them, after the FIELD_COUNT numeric field columns (written to out, each
- * followed by ", " except the last). */
-void document_select_columns(FILE *out);
-#define DOCUMENT_SELECT_COLUMNS 10
+ * followed by ", " except the last). shaped: the archive has document shapes
+ * (schema version 8 on; a migration before it reads NULL for the shape). */
+void document_select_columns(FILE *out, bool shaped);
+#define DOCUMENT_SELECT_COLUMNS 11
 /* The document of a row: fields = its FIELD_COUNT numeric columns, doc = the
  * DOCUMENT_SELECT_COLUMNS columns of document_select_columns. A document
  * archived as JSON text (before schema version 5) is parsed. NULL when
  * unreadable. */
 json_t *document_from_row(const struct sql_value *fields, const struct sql_value *doc);
-/* The document of the summary archived with this id; NULL when none. */
-json_t *document_load(struct store *s, long long id, char *why, size_t why_size);
+/* The document of the summary archived with this id (shaped: as above);
+ * NULL when none. */
+json_t *document_load(struct store *s, long long id, bool shaped, char *why, size_t why_size);
 
 #endif

@@ -347,7 +347,7 @@ int file_rows_migrate(struct store *s, char *why, size_t why_size)
     }
     int rc = 0;
     for (size_t i = 0; i < ids.count && rc == 0; i++) {
-        json_t *doc = document_load(s, ids.id[i], why, why_size);
+        json_t *doc = document_load(s, ids.id[i], false, why, why_size);
         struct file_rows rows;
         if (!doc)
             continue; /* an unreadable document has no rows to give */

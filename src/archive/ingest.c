@@ -75,6 +75,11 @@ static void record_columns(const struct summary_record *r, struct document_colum
     }
 }
 
+/* The longest shape stored in document_shapes (a key in PostgreSQL's
+ * unique index holds at most ~2700 bytes); a document of a longer one (keys
+ * of more than 1 KB together) is stored whole. */
+#define SHAPE_MAX 1024
+
 /* Packs the document and copies it and every string the record points to
  * into one allocation (r->packed): the record then crosses to the writing
  * thread as one block, independent of the reader's buffers. */
@@ -82,13 +87,18 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
 {
     struct document_columns cols;
     record_columns(r, &cols);
-    size_t packed_len;
-    unsigned char *packed = document_pack_members(m, &cols, &packed_len);
+    size_t packed_len, shape_len;
+    unsigned char *packed = document_pack_shaped(m, &cols, &packed_len, &shape_len);
+    if (packed && shape_len > SHAPE_MAX) { /* kept whole, in version 2 */
+        free(packed);
+        shape_len = 0;
+        packed = document_pack_members(m, &cols, &packed_len);
+    }
     if (!packed)
         return -1;
     const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
                               &r->command, &r->exit_type, &r->taskid};
-    size_t total = packed_len;
+    size_t total = packed_len + shape_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         if (*strings[i])
             total += strlen(*strings[i]) + 1;
@@ -97,7 +107,7 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
         free(packed);
         return -1;
     }
-    char *next = (char *)block + packed_len;
+    char *next = (char *)block + packed_len + shape_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         if (!*strings[i])
             continue;
@@ -108,6 +118,7 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
     }
     r->packed = block;
     r->packed_len = packed_len;
+    r->shape_len = shape_len;
     free(r->name_buffer);
     free(r->taskid_buffer);
     r->name_buffer = r->taskid_buffer = NULL;
@@ -179,8 +190,7 @@ int summary_record_from_members(const struct summary_members *m, const char *tex
         len--;
     }
     sha256(text, len, r->hash);
-    r->start_day = r->present[FIELD_START] ? (long long)floor(r->values[FIELD_START] / 86400)
-                                           : SUMMARY_NO_START_DAY;
+    r->start_day = summary_start_day(r->present[FIELD_START], r->values[FIELD_START]);
     if (detach_from_members(r, m) < 0) {
         snprintf(why, why_size, "out of memory");
         goto fail;
@@ -223,22 +233,31 @@ void summary_record_free(struct summary_record *r)
 #define ROW_PARAMS 16 /* the identity columns before the numeric fields */
 #define ROWS_PER_STATEMENT 64
 
-/* The summaries columns ingest writes, comma-separated. */
-static void write_columns(FILE *out, size_t nfields, const struct summary_field *fields)
+/* The summaries columns ingest writes (the id aside), comma-separated, each
+ * after prefix. */
+static void write_columns(FILE *out, const char *prefix, size_t nfields,
+                          const struct summary_field *fields)
 {
-    fputs("hash, start_day, name, category, set_id, host, tool, level, command,"
-          " exit_status, exit_type, taskid, archived_at, document, attempt, previous_attempt", out);
+    static const char *const identity[ROW_PARAMS] = {
+        "start_day", "name", "category", "set_id", "host", "tool", "level", "command",
+        "exit_status", "exit_type", "taskid", "archived_at", "document", "shape", "attempt",
+        "previous_attempt"};
+    for (size_t i = 0; i < ROW_PARAMS; i++)
+        fprintf(out, "%s%s%s", i ? ", " : "", prefix, identity[i]);
     for (size_t i = 0; i < nfields; i++)
-        fprintf(out, ", \"%s\"", fields[i].name);
+        fprintf(out, ", %s\"%s\"", prefix, fields[i].name);
 }
 
-/* The INSERT statement for `rows` summaries, built once per row count from
- * the field table and kept in the store's memo (slot = row count). */
-static const char *insert_sql(struct store *s, size_t rows, size_t nfields,
+/* The multi-row statements for `rows` summaries, built once per row count
+ * and kept in the store's memo: the keys' INSERT (slot = row count), which
+ * skips the summaries archived before and returns the new ones, and the
+ * rows' (slot ROWS_PER_STATEMENT + row count). */
+static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nfields,
                               const struct summary_field *fields)
 {
-    _Static_assert(ROWS_PER_STATEMENT < STORE_MEMO_SLOTS, "a memo slot per row count");
-    const char *cached = store_memo(s, rows);
+    _Static_assert(2 * ROWS_PER_STATEMENT < STORE_MEMO_SLOTS, "a memo slot per statement");
+    size_t slot = keys ? rows : ROWS_PER_STATEMENT + rows;
+    const char *cached = store_memo(s, slot);
     if (cached)
         return cached;
     char *sql = NULL;
@@ -246,21 +265,27 @@ static const char *insert_sql(struct store *s, size_t rows, size_t nfields,
     FILE *out = open_memstream(&sql, &len);
     if (!out)
         return NULL;
-    fputs("INSERT INTO summaries (", out);
-    write_columns(out, nfields, fields);
-    fputs(") VALUES ", out);
+    if (keys) {
+        fputs("INSERT INTO summary_keys (start_day, hash, id) VALUES ", out);
+    } else {
+        fputs("INSERT INTO summaries (id, ", out);
+        write_columns(out, "", nfields, fields);
+        fputs(") VALUES ", out);
+    }
+    size_t per_row = keys ? 3 : 1 + ROW_PARAMS + nfields;
     for (size_t r = 0; r < rows; r++) {
         fputs(r ? ", (?" : "(?", out);
-        for (size_t i = 1; i < ROW_PARAMS + nfields; i++)
+        for (size_t i = 1; i < per_row; i++)
             fputs(", ?", out);
         fputc(')', out);
     }
-    fputs(" ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", out);
+    if (keys)
+        fputs(" ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", out);
     if (fclose(out) != 0) {
         free(sql);
         return NULL;
     }
-    return store_memo_keep(s, rows, sql);
+    return store_memo_keep(s, slot, sql);
 }
 
 struct inserted {
@@ -284,7 +309,7 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
         return 0;
     for (size_t k = 0; k < ins->nrecords; k++) {
         size_t i = (ins->cursor + k) % ins->nrecords;
-        if (!memcmp(ins->records[i]->hash, row[1].text, SUMMARY_HASH_LEN)) {
+        if (!ins->records[i]->id && !memcmp(ins->records[i]->hash, row[1].text, SUMMARY_HASH_LEN)) {
             ins->records[i]->id = id;
             ins->cursor = i + 1;
             break;
@@ -293,11 +318,17 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
+static int take_first_id(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    if (ncols > 0)
+        *(long long *)ctx = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
+    return 1;
+}
+
 static size_t bind_record(struct sql_value *p, const struct summary_record *r, double now,
                           size_t nfields)
 {
     size_t k = 0;
-    p[k++] = sql_blob(r->hash, SUMMARY_HASH_LEN);
     p[k++] = sql_int(r->start_day);
     p[k++] = sql_text(r->name);
     p[k++] = sql_text(r->category);
@@ -311,6 +342,7 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     p[k++] = sql_text(r->taskid);
     p[k++] = sql_real(now);
     p[k++] = sql_blob(r->packed, r->packed_len);
+    p[k++] = r->shape_len ? sql_int(r->shape_id) : sql_null();
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
     p[k++] = r->previous_attempt ? sql_int(r->previous_attempt) : sql_null();
     for (size_t i = 0; i < nfields; i++)
@@ -318,41 +350,90 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     return k;
 }
 
-/* The SQL of the bulk path: the columns, the staging table, the insert from it. */
+/* The SQL of the bulk path: the staging table's columns, the staging table,
+ * the keys' insert from it, the rows' insert from it. */
 struct copy_sql {
-    char *columns, *stage, *insert;
+    char *columns, *stage, *keys, *insert;
 };
 
 static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summary_field *fields)
 {
+    char *row_columns = NULL, *staged_columns = NULL;
     size_t len;
-    FILE *out = open_memstream(&c->columns, &len);
+    FILE *out = open_memstream(&row_columns, &len);
     if (!out)
         return -1;
-    write_columns(out, nfields, fields);
+    write_columns(out, "", nfields, fields);
     if (fclose(out) != 0)
         return -1;
+    out = open_memstream(&staged_columns, &len);
+    if (!out) {
+        free(row_columns);
+        return -1;
+    }
+    write_columns(out, "i.", nfields, fields);
+    if (fclose(out) != 0) {
+        free(row_columns);
+        return -1;
+    }
+    if (asprintf(&c->columns, "hash, %s", row_columns) < 0)
+        c->columns = NULL;
     /* a session's own table, emptied at each commit (and by a rollback) */
     if (asprintf(&c->stage, "CREATE TEMP TABLE IF NOT EXISTS summaries_incoming ON COMMIT DELETE ROWS"
-                            " AS SELECT %s FROM summaries WITH NO DATA", c->columns) < 0)
+                            " AS SELECT k.hash, %s FROM summaries i, summary_keys k WITH NO DATA",
+                 staged_columns) < 0)
         c->stage = NULL;
-    if (asprintf(&c->insert, "INSERT INTO summaries (%s) SELECT %s FROM summaries_incoming"
-                             " ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash",
-                 c->columns, c->columns) < 0)
+    /* ids in the staged order; one key for a summary staged twice */
+    if (asprintf(&c->keys, "INSERT INTO summary_keys (start_day, hash, id) SELECT start_day, hash,"
+                           " nextval(pg_get_serial_sequence('summaries', 'id'))"
+                           " FROM summaries_incoming ON CONFLICT (start_day, hash) DO NOTHING"
+                           " RETURNING id, hash") < 0)
+        c->keys = NULL;
+    if (asprintf(&c->insert, "INSERT INTO summaries (id, %s) SELECT DISTINCT ON (k.id) k.id, %s"
+                             " FROM summaries_incoming i JOIN summary_keys k ON k.start_day = i.start_day"
+                             " AND k.hash = i.hash WHERE k.id = ANY (CAST(? AS BIGINT[])) ORDER BY k.id",
+                 row_columns, staged_columns) < 0)
         c->insert = NULL;
-    return c->stage && c->insert ? 0 : -1;
+    free(row_columns);
+    free(staged_columns);
+    return c->columns && c->stage && c->keys && c->insert ? 0 : -1;
 }
 
 static void copy_sql_free(struct copy_sql *c)
 {
     free(c->columns);
     free(c->stage);
+    free(c->keys);
     free(c->insert);
 }
 
+/* The new records' ids as a PostgreSQL array literal, "{1,2,3}" (malloc'd). */
+static char *id_array(struct summary_record *const *records, size_t n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
+    fputc('{', out);
+    bool first = true;
+    for (size_t r = 0; r < n; r++)
+        if (records[r]->id) {
+            fprintf(out, first ? "%lld" : ",%lld", records[r]->id);
+            first = false;
+        }
+    fputc('}', out);
+    if (fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 /* Where the backend has a bulk path (PostgreSQL's COPY): the records are
- * copied into a staging table, then inserted from it in one statement that
- * skips those archived before and returns the ids of the new ones. */
+ * copied into a staging table; their keys are inserted from it in one
+ * statement that skips those archived before and returns the ids of the
+ * new ones, and the new ones' rows in another. */
 static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
                                double archived_at, struct inserted *ins, char *why, size_t why_size)
 {
@@ -360,35 +441,176 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    size_t per_row = ROW_PARAMS + nfields;
-    struct copy_sql sql = {NULL, NULL, NULL};
+    size_t per_row = 1 + ROW_PARAMS + nfields;
+    struct copy_sql sql = {NULL, NULL, NULL, NULL};
     struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
     int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
     if (rc < 0)
         snprintf(why, why_size, "out of memory");
-    for (size_t r = 0; r < n && rc == 0; r++)
-        bind_record(values + r * per_row, records[r], archived_at, nfields);
+    for (size_t r = 0; r < n && rc == 0; r++) {
+        values[r * per_row] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
+        bind_record(values + r * per_row + 1, records[r], archived_at, nfields);
+    }
     ins->records = records;
     ins->nrecords = n;
     ins->cursor = 0;
     if (rc == 0 && (store_exec(s, sql.stage, NULL, 0, why, why_size) < 0 ||
                     store_exec(s, "TRUNCATE summaries_incoming", NULL, 0, why, why_size) < 0 ||
                     store_copy(s, "summaries_incoming", sql.columns, values, n, per_row, why, why_size) < 0 ||
-                    store_query(s, sql.insert, NULL, 0, take_id, ins, why, why_size) < 0))
+                    store_query(s, sql.keys, NULL, 0, take_id, ins, why, why_size) < 0))
         rc = -1;
+    char *ids = rc == 0 && ins->count ? id_array(records, n) : NULL;
+    if (rc == 0 && ins->count) {
+        struct sql_value param = sql_text(ids);
+        if (!ids) {
+            snprintf(why, why_size, "out of memory");
+            rc = -1;
+        } else if (store_exec(s, sql.insert, &param, 1, why, why_size) < 0) {
+            rc = -1;
+        }
+    }
+    free(ids);
     free(values);
     copy_sql_free(&sql);
     return rc;
 }
 
-int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
-                   size_t *added, long long *last_id, char *why, size_t why_size)
+/* SQLite's path, in the write transaction that makes this the only writer:
+ * the ids follow the largest one, given to the keys of each statement's
+ * summaries in their order; the keys archived before are skipped, and when
+ * some were, the new ones' ids are moved down to follow each other (as
+ * they would have without the skipped ones), then the new rows are added. */
+static int ingest_records_values(struct store *s, struct summary_record *const *records, size_t n,
+                                 double archived_at, struct inserted *ins, char *why,
+                                 size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    size_t per_row = ROW_PARAMS + nfields;
+    size_t per_row = 1 + ROW_PARAMS + nfields;
+    long long next_id = 0;
+    if (store_query(s, "SELECT coalesce(max(id), 0) + 1 FROM summaries", NULL, 0, take_first_id,
+                    &next_id, why, why_size) < 0)
+        return -1;
+    struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
+    if (!params) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
+        size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT, k = 0;
+        struct summary_record *const *chunk = records + first;
+        for (size_t r = 0; r < rows; r++) {
+            params[k++] = sql_int(chunk[r]->start_day);
+            params[k++] = sql_blob(chunk[r]->hash, SUMMARY_HASH_LEN);
+            params[k++] = sql_int(next_id + (long long)r);
+        }
+        const char *keys = insert_sql(s, true, rows, nfields, fields);
+        const char *insert = insert_sql(s, false, rows, nfields, fields);
+        size_t before = ins->count;
+        ins->records = chunk;
+        ins->nrecords = rows;
+        ins->cursor = 0;
+        if (!keys || !insert) {
+            snprintf(why, why_size, "out of memory");
+            rc = -1;
+            break;
+        }
+        if (store_query(s, keys, params, k, take_id, ins, why, why_size) < 0) {
+            rc = -1;
+            break;
+        }
+        size_t added = ins->count - before;
+        for (size_t r = 0, j = 0; r < rows && added < rows && rc == 0; r++) {
+            if (!chunk[r]->id)
+                continue;
+            long long want = next_id + (long long)j++;
+            struct sql_value p[3] = {sql_int(want), sql_int(chunk[r]->start_day),
+                                     sql_blob(chunk[r]->hash, SUMMARY_HASH_LEN)};
+            if (chunk[r]->id != want &&
+                store_exec(s, "UPDATE summary_keys SET id = ? WHERE start_day = ? AND hash = ?", p, 3,
+                           why, why_size) < 0)
+                rc = -1;
+            chunk[r]->id = want;
+        }
+        next_id += (long long)added;
+        if (added > 0)
+            ins->last_id = next_id - 1;
+        k = 0;
+        for (size_t r = 0; r < rows && rc == 0; r++) {
+            if (!chunk[r]->id)
+                continue;
+            params[k++] = sql_int(chunk[r]->id);
+            k += bind_record(params + k, chunk[r], archived_at, nfields);
+        }
+        const char *sql = added == rows ? insert : insert_sql(s, false, added, nfields, fields);
+        if (rc == 0 && added > 0 && (!sql || store_exec(s, sql, params, k, why, why_size) < 0)) {
+            if (!sql)
+                snprintf(why, why_size, "out of memory");
+            rc = -1;
+        }
+    }
+    free(params);
+    return rc;
+}
+
+/* The document_shapes id of a shape, added when new. */
+static int shape_id_of(struct store *s, const unsigned char *shape, size_t len, long long *id,
+                       char *why, size_t why_size)
+{
+    struct sql_value p = sql_blob(shape, len);
+    if (store_exec(s, "INSERT INTO document_shapes (members) VALUES (?)"
+                      " ON CONFLICT (members) DO NOTHING", &p, 1, why, why_size) < 0)
+        return -1;
+    *id = 0;
+    if (store_query(s, "SELECT id FROM document_shapes WHERE members = ?", &p, 1, take_first_id,
+                    id, why, why_size) < 0)
+        return -1;
+    if (!*id) {
+        snprintf(why, why_size, "document shape not stored");
+        return -1;
+    }
+    return 0;
+}
+
+/* Each record's shape id. The batch's distinct shapes (one or a few: the
+ * shape of a tool's summaries) are looked up once each, in the
+ * transaction, so that a rolled back shape is never referred to. */
+static int document_shapes_resolve(struct store *s, struct summary_record *const *records,
+                                   size_t n, char *why, size_t why_size)
+{
+    enum { KNOWN = 16 };
+    const struct summary_record *known[KNOWN];
+    size_t nknown = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct summary_record *r = records[i];
+        const unsigned char *shape = r->packed + r->packed_len;
+        if (!r->shape_len)
+            continue; /* stored whole */
+        size_t j = last < nknown ? last : 0, k;
+        for (k = 0; k < nknown; k++, j = (j + 1) % nknown) {
+            const struct summary_record *o = known[j];
+            if (o->shape_len == r->shape_len && !memcmp(o->packed + o->packed_len, shape, r->shape_len))
+                break;
+        }
+        if (k < nknown) {
+            r->shape_id = known[j]->shape_id;
+            last = j;
+            continue;
+        }
+        if (shape_id_of(s, shape, r->shape_len, &r->shape_id, why, why_size) < 0)
+            return -1;
+        last = nknown < KNOWN ? nknown++ : (size_t)(i % KNOWN);
+        known[last] = r;
+    }
+    return 0;
+}
+
+int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
+                   size_t *added, long long *last_id, char *why, size_t why_size)
+{
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     /* whole seconds: stored in 4 bytes instead of 8 (SQLite keeps an
@@ -399,34 +621,10 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
         records[i]->id = 0;
         records[i]->archived_at = archived_at;
     }
-    int rc = 0;
-    if (store_can_copy(s)) {
-        rc = ingest_records_copy(s, records, n, archived_at, &ins, why, why_size);
-    } else {
-        struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
-        if (!params) {
-            snprintf(why, why_size, "out of memory");
-            return -1;
-        }
-        /* several rows per statement: one round trip to a server for many */
-        for (size_t first = 0; first < n && rc == 0; first += ROWS_PER_STATEMENT) {
-            size_t rows = n - first < ROWS_PER_STATEMENT ? n - first : ROWS_PER_STATEMENT;
-            size_t k = 0;
-            for (size_t r = 0; r < rows; r++)
-                k += bind_record(params + k, records[first + r], archived_at, nfields);
-            const char *sql = insert_sql(s, rows, nfields, fields);
-            ins.records = records + first;
-            ins.nrecords = rows;
-            ins.cursor = 0;
-            if (!sql) {
-                snprintf(why, why_size, "out of memory");
-                rc = -1;
-            } else {
-                rc = store_query(s, sql, params, k, take_id, &ins, why, why_size);
-            }
-        }
-        free(params);
-    }
+    if (document_shapes_resolve(s, records, n, why, why_size) < 0)
+        return -1;
+    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, archived_at, &ins, why, why_size)
+                               : ingest_records_values(s, records, n, archived_at, &ins, why, why_size);
     if (rc < 0)
         return -1;
     *added = ins.count;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "util/sha256.h"
+#include "archive/start_day.h"
 #include "archive/store.h"
 #include "archive/summary_members.h"
 
@@ -32,8 +33,6 @@ struct ingest_options {
  * at half the bytes in the row and in the key's index. */
 #define SUMMARY_HASH_LEN 16
 
-/* start_day of a summary without a start */
-#define SUMMARY_NO_START_DAY (-1000000000LL)
 
 struct summary_record {
     unsigned char hash[SHA256_LEN]; /* SHA-256 of the summary's text as given
@@ -45,7 +44,9 @@ struct summary_record {
     unsigned char *packed; /* the document packed against the columns
                             * (document_pack.h), followed by the strings below
                             * (one allocation; the JSON is released) */
-    size_t packed_len;
+    size_t packed_len;    /* the document's; its shape's shape_len bytes follow it */
+    size_t shape_len;
+    long long shape_id;   /* its document_shapes id, found by ingest_records */
     const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
     char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
@@ -59,6 +60,7 @@ struct summary_record {
     char *name_buffer;    /* while parsing */
     struct file_rows *files; /* a level-3 run's per-file rows (file_rows.h), or NULL */
 };
+
 
 /* Reads one summary document. Numeric fields known to fields.c must be
  * [number, "unit"] pairs (or bare numbers) in a unit of their dimension; they

@@ -52,7 +52,7 @@ typedef int (*store_row_fn)(void *ctx, size_t ncols, const struct sql_value *row
 
 struct store;
 
-#define STORE_MEMO_SLOTS 80
+#define STORE_MEMO_SLOTS 132
 
 /* What differs between the backends. */
 struct store_backend {
@@ -62,6 +62,8 @@ struct store_backend {
     const char *lock_schema;   /* serialises schema migrations, or NULL */
     const char *column_exists; /* SELECT returning a row when (table, column) exists */
     const char *blob_type;     /* the column type of bytes */
+    const char *clustered_key; /* after CREATE TABLE (...): a table stored in
+                                * its primary key's B-tree, or NULL */
     const char *reset_ids;     /* after rows were copied with their ids: the next
                                 * id follows the largest (NULL: automatic) */
     /* summaries partitioned by month of start_day (PostgreSQL): the id

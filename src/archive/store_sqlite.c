@@ -193,6 +193,7 @@ static const struct store_backend sqlite_backend = {
     .lock_schema = NULL, /* BEGIN IMMEDIATE already holds the write lock */
     .column_exists = "SELECT 1 FROM pragma_table_info(?) WHERE name = ?",
     .blob_type = "BLOB",
+    .clustered_key = " WITHOUT ROWID",
     .exec = sqlite_exec,
     .query = sqlite_query,
     .close = sqlite_close,

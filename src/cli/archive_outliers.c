@@ -63,7 +63,7 @@ static void limits_broken_by(struct store *store, long long id, struct broken *b
     char why[256];
     b->text[0] = '\0';
     b->limits = NULL;
-    json_t *doc = store ? document_load(store, id, why, sizeof why) : NULL;
+    json_t *doc = store ? document_load(store, id, true, why, sizeof why) : NULL;
     if (doc)
         read_broken(doc, b);
     json_decref(doc);

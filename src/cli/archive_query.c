@@ -215,7 +215,7 @@ int archive_query_main(int argc, char **argv, const char *db)
         fprintf(out, "%s, ", identity_columns[i]);
     for (size_t i = 0; i < pr.nfields; i++)
         fprintf(out, "\"%s\", ", pr.fields[i].name);
-    document_select_columns(out); /* the document, packed against the columns */
+    document_select_columns(out, true); /* the document, packed against the columns */
     fprintf(out, " FROM summaries WHERE %s ORDER BY id", q.where);
     if (limit >= 0)
         fprintf(out, " LIMIT %lld", (long long)limit); /* a validated number, not user text */

@@ -1,6 +1,7 @@
 /* Fuzzes the readers of what the archive stores in its own binary forms, as
- * a damaged or foreign archive would hand them over: a packed document
- * (document_unpack, src/archive/document_pack.c) and an aggregate
+ * a damaged or foreign archive would hand them over: a packed document,
+ * whole or with its shape (document_unpack and document_unpack_shaped,
+ * src/archive/document_pack.c), and an aggregate
  * (aggregate_decode_merge, src/archive/aggregate.c). A packed document that
  * unpacks is an object that packs and unpacks again to the same text; an
  * aggregate that decodes has no more bins than its bytes can hold. */
@@ -42,6 +43,46 @@ static void document(const uint8_t *data, size_t size)
     json_decref(doc);
 }
 
+/* The input as a version 3 document and its shape, split at its first byte's
+ * position: what unpacks is an object that packs and unpacks again to the
+ * same text. */
+static void shaped_document(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return;
+    size_t split = 1 + data[0] % (size - 1);
+    struct document_columns cols;
+    memset(&cols, 0, sizeof cols);
+    cols.strings[DOC_NAME] = "align";
+    cols.has_integer[DOC_LEVEL] = true;
+    cols.integers[DOC_LEVEL] = 2;
+    for (int f = 0; f < FIELD_COUNT; f += 3) {
+        cols.present[f] = true;
+        cols.values[f] = f * 0.25;
+    }
+    /* the document: data[1, split); the shape: data[split, size) */
+    json_t *doc = document_unpack_shaped(data + 1, split - 1, data + split, size - split, &cols);
+    if (!doc)
+        return;
+    if (!json_is_object(doc))
+        abort();
+    struct summary_members m = {0};
+    size_t len = 0, shape_len = 0;
+    unsigned char *packed = summary_members_from_json(&m, doc) == 0
+                                ? document_pack_shaped(&m, &cols, &len, &shape_len) : NULL;
+    summary_members_free(&m);
+    json_t *again = packed ? document_unpack_shaped(packed, len, packed + len, shape_len, &cols) : NULL;
+    int flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
+    char *a = json_dumps(doc, flags), *b = again ? json_dumps(again, flags) : NULL;
+    if (!a || !b || strcmp(a, b))
+        abort();
+    free(a);
+    free(b);
+    free(packed);
+    json_decref(again);
+    json_decref(doc);
+}
+
 static void aggregate(const uint8_t *data, size_t size)
 {
     struct aggregate a;
@@ -57,6 +98,7 @@ static void aggregate(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     document(data, size);
+    shaped_document(data, size);
     aggregate(data, size);
     return 0;
 }

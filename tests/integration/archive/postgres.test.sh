@@ -26,7 +26,12 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 7
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 9
+check_eq "version 9: every summary's key in summary_keys" "$(PSQL 'select count(*) from summary_keys k join summaries s using (id)')" 501
+# version 8: the generated summaries' member order stored once, not per row
+check_eq "document shapes: one per member order" "$(PSQL 'select count(*) from document_shapes')" \
+  "$(PSQL 'select count(distinct shape) from summaries')"
+check "every new row has its shape" test "$(PSQL 'select count(*) from summaries where shape is null')" = 0
 "$GEN" 25000 12 big > big.jsonl  # long enough to be read in two halves at once
 "$TALLY" archive --db "$PG_URI" add -q big.jsonl
 "$TALLY" archive --db "$WORK/same.db" add -q s.jsonl rm.summary big.jsonl
@@ -91,12 +96,13 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
     exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary
-check_eq "migrated to version 7" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 7
+check_eq "migrated to version 9" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 9
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7
-check_eq "versions 5 and 7: the old row's document, its hash as 16 bytes, its id" "$("$TALLY" archive --db "$OLD_URI" query --format json 'name = old' | jq -c '.[0]') $(psql -X -t -A -d "$OLD_URI" -c "select length(hash) || ' ' || id from summaries where name = 'old'")" '{"archive_id":1,"name":"old"} 16 1'
+check_eq "versions 5, 7 and 9: the old row's document, its hash as 16 bytes (in summary_keys), its id" "$("$TALLY" archive --db "$OLD_URI" query --format json 'name = old' | jq -c '.[0]') $(psql -X -t -A -d "$OLD_URI" -c "select length(k.hash) || ' ' || s.id from summaries s join summary_keys k using (id) where s.name = 'old'")" '{"archive_id":1,"name":"old"} 16 1'
 check_eq "version 5: new ids follow the copied ones" "$(psql -X -t -A -d "$OLD_URI" -c "select id from summaries where name = 'ok'")" 2
+check_eq "version 8: the old row unshaped, the new one shaped" "$(psql -X -t -A -d "$OLD_URI" -c "select string_agg(name || ':' || (shape is not null)::text, ' ' order by id) from summaries")" "old:false ok:true"
 check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select count(*) from information_schema.columns where table_name = 'summaries' and column_name in ('wall_time', 'attempt', 'major_page_faults')")" 3
 
 # --- 10 concurrent writers × 10,000 summaries, on a fresh database

@@ -46,6 +46,138 @@ static long long scalar(struct store *s, const char *sql)
     return v;
 }
 
+/* The document of id as compact text in its members' order (malloc'd). */
+static char *loaded_text(struct store *s, long long id)
+{
+    json_t *doc = document_load(s, id, true, why, sizeof why);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+                     : NULL;
+    json_decref(doc);
+    return text;
+}
+
+/* An archive at version 7 (documents packed whole, version 2; the hash in
+ * the row) is migrated: by version 8 its documents come back the same, the
+ * summaries added after keep their member order once per shape, and each
+ * comes back the same; by version 9 its keys move to summary_keys, and a
+ * summary archived before is still known. */
+static void test_shapes_migration(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/v7.db", dir);
+    struct store *s = store_open_at_version(path, 7, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    const char *doc7 = "{\"name\":\"bwa\",\"host\":\"c1\",\"tally_version\":\"0.1\",\"seq\":\"1-0\","
+                       "\"wall_time\":[12.5,\"s\"],\"memory\":[512,\"MB\"],\"x\":{\"a\":[1,2]}}";
+    struct document_columns cols;
+    memset(&cols, 0, sizeof cols);
+    cols.strings[DOC_NAME] = "bwa";
+    cols.strings[DOC_HOST] = "c1";
+    cols.present[FIELD_WALL_TIME] = cols.present[FIELD_MEMORY] = true;
+    cols.values[FIELD_WALL_TIME] = 12.5;
+    cols.values[FIELD_MEMORY] = 512;
+    json_t *root = json_loads(doc7, 0, NULL);
+    size_t len = 0;
+    unsigned char *packed = document_pack(root, &cols, &len), hash[SHA256_LEN];
+    json_decref(root);
+    sha256(doc7, strlen(doc7), hash);
+    struct sql_value row[7] = {sql_blob(hash, SUMMARY_HASH_LEN), sql_int(SUMMARY_NO_START_DAY),
+                               sql_text("bwa"), sql_text("c1"), sql_blob(packed, len),
+                               sql_real(12.5), sql_real(512)};
+    CHECK_INT(store_exec(s, "INSERT INTO summaries (hash, start_day, name, host, document, wall_time,"
+                            " memory) VALUES (?, ?, ?, ?, ?, ?, ?)", row, 7, why, sizeof why), 1);
+    free(packed);
+    store_close(s);
+    s = store_open(path, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    CHECK_INT(schema_version_of(s, why, sizeof why), schema_current_version());
+    CHECK_INT(scalar(s, "SELECT id FROM summary_keys WHERE start_day = -1000000000"), 1);
+    char *text = loaded_text(s, 1);
+    CHECK(text && !strcmp(text, doc7));
+    free(text);
+    CHECK_INT(scalar(s, "SELECT shape IS NULL FROM summaries WHERE id = 1"), 1);
+    /* two more of the same shape (another seq) and one of another order */
+    const char *more[3] = {
+        "{\"name\":\"bwa\",\"host\":\"c1\",\"tally_version\":\"0.1\",\"seq\":\"1-1\","
+        "\"wall_time\":[13.25,\"s\"],\"memory\":[500,\"MB\"],\"x\":{\"a\":[3]}}",
+        "{\"name\":\"bwa\",\"host\":\"c2\",\"tally_version\":\"0.1\",\"seq\":\"1-2\","
+        "\"wall_time\":[14.5,\"s\"],\"memory\":[600,\"MB\"],\"x\":null}",
+        "{\"memory\":[0.5,\"GB\"],\"name\":\"bwa\",\"seq\":\"1-3\",\"wall_time\":[2,\"s\"]}"};
+    struct ingest_options none = {0};
+    for (int i = 0; i < 3; i++) {
+        struct summary_record r;
+        CHECK_INT(parse(more[i], &none, &r), 0);
+        CHECK_INT(store_begin(s, why, sizeof why), 0);
+        CHECK_INT(ingest_record(s, &r, NULL, why, sizeof why), 1);
+        CHECK_INT(store_commit(s, why, sizeof why), 0);
+        summary_record_free(&r);
+        text = loaded_text(s, i + 2);
+        json_t *want = json_loads(more[i], 0, NULL);
+        char *want_text = json_dumps(want, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        CHECK(text && want_text && !strcmp(text, want_text));
+        free(text);
+        free(want_text);
+        json_decref(want);
+    }
+    /* the first two share a shape (their texts differ, not their members'
+     * order); the third's memory in GB is kept as text, not the column */
+    CHECK_INT(scalar(s, "SELECT count(*) FROM document_shapes"), 2);
+    CHECK_INT(scalar(s, "SELECT count(DISTINCT shape) FROM summaries WHERE id IN (2, 3, 4)"), 2);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries WHERE id IN (2, 3) AND shape ="
+                        " (SELECT shape FROM summaries WHERE id = 2)"), 2);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries WHERE shape IS NOT NULL"), 3);
+    /* the shaped document holds only its texts: seq, tally_version, x */
+    CHECK(scalar(s, "SELECT length(document) FROM summaries WHERE id = 2") <
+          scalar(s, "SELECT length(document) FROM summaries WHERE id = 1") - 10);
+    /* the same summaries again are still known, the migrated one too; in a
+     * batch mixing them with new ones, the new ones' ids follow each other */
+    const char *batch[5] = {
+        doc7, "{\"name\":\"bwa\",\"seq\":\"a\"}", more[0], "{\"name\":\"bwa\",\"seq\":\"b\"}",
+        "{\"name\":\"bwa\",\"seq\":\"a\"}"};
+    struct summary_record records[5], *pointers[5];
+    for (int i = 0; i < 5; i++) {
+        CHECK_INT(parse(batch[i], &none, &records[i]), 0);
+        pointers[i] = &records[i];
+    }
+    size_t added = 0;
+    long long last_id = 0;
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(ingest_records(s, pointers, 5, &added, &last_id, why, sizeof why), 0);
+    CHECK_INT(store_commit(s, why, sizeof why), 0);
+    CHECK_INT(added, 2);
+    CHECK_INT(last_id, 6);
+    CHECK_INT(records[0].id, 0);
+    CHECK_INT(records[1].id, 5);
+    CHECK_INT(records[2].id, 0);
+    CHECK_INT(records[3].id, 6);
+    CHECK_INT(records[4].id, 0); /* the second of one summary in one batch */
+    for (int i = 0; i < 5; i++)
+        summary_record_free(&records[i]);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summaries"), 6);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM summary_keys k JOIN summaries USING (id)"), 6);
+    text = loaded_text(s, 6);
+    CHECK(text && !strcmp(text, "{\"name\":\"bwa\",\"seq\":\"b\"}"));
+    free(text);
+    /* a shape longer than 1 KB (a key that long) is not shared: the
+     * document is stored whole, and comes back the same */
+    char long_doc[1300];
+    snprintf(long_doc, sizeof long_doc, "{\"name\":\"bwa\",\"%01200d\":1}", 7);
+    CHECK_INT(parse(long_doc, &none, &records[0]), 0);
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(ingest_record(s, &records[0], NULL, why, sizeof why), 1);
+    CHECK_INT(store_commit(s, why, sizeof why), 0);
+    summary_record_free(&records[0]);
+    CHECK_INT(scalar(s, "SELECT shape IS NULL AND length(document) > 1200 FROM summaries WHERE id = 7"), 1);
+    text = loaded_text(s, 7);
+    CHECK(text && !strcmp(text, long_doc));
+    free(text);
+    store_close(s);
+}
+
 int main(void)
 {
     struct ingest_options none = {0};
@@ -140,7 +272,8 @@ int main(void)
     /* version 5 kept the row, its id, and its document (packed); version 7
      * its hash's first 16 bytes */
     CHECK_INT(scalar(s, "SELECT id FROM summaries WHERE name = 'old'"), 1);
-    CHECK_INT(scalar(s, "SELECT length(hash) FROM summaries WHERE name = 'old'"), 16);
+    CHECK_INT(scalar(s, "SELECT length(hash) FROM summary_keys WHERE id ="
+                        " (SELECT id FROM summaries WHERE name = 'old')"), 16);
     CHECK_INT(scalar(s, "SELECT typeof(document) = 'blob' FROM summaries WHERE name = 'old'"), 1);
     CHECK_INT(scalar(s, "SELECT count(*) FROM aggregates WHERE key = 'old'"), 1);
 
@@ -187,7 +320,7 @@ int main(void)
     if (!s)
         return test_done();
     CHECK_INT(schema_version_of(s, why, sizeof why), schema_current_version());
-    json_t *back = document_load(s, 1, why, sizeof why), *want = json_loads(doc4, 0, NULL);
+    json_t *back = document_load(s, 1, true, why, sizeof why), *want = json_loads(doc4, 0, NULL);
     CHECK(back != NULL && json_equal(back, want));
     json_decref(back);
     json_decref(want);
@@ -196,13 +329,22 @@ int main(void)
                         " AND typeof(data) = 'blob'"), 2);
     /* the same summary added again is known by its hash, carried over (as
      * 32 bytes by version 5, cut to 16 by version 7) */
-    CHECK_INT(scalar(s, "SELECT length(hash) FROM summaries WHERE id = 1"), 16);
+    CHECK_INT(scalar(s, "SELECT length(hash) FROM summary_keys WHERE id = 1"), 16);
     CHECK_INT(parse(doc4, &none, &r), 0);
     CHECK_INT(store_begin(s, why, sizeof why), 0);
     CHECK_INT(ingest_record(s, &r, NULL, why, sizeof why), 0);
     CHECK_INT(store_commit(s, why, sizeof why), 0);
     summary_record_free(&r);
     store_close(s);
+
+    test_shapes_migration(dir);
+
+    /* a start's day; none for a start a billion days away (1e121 s) */
+    CHECK_INT(summary_start_day(true, 3 * 86400.0 + 5), 3);
+    CHECK_INT(summary_start_day(true, -1), -1);
+    CHECK_INT(summary_start_day(false, 86400), SUMMARY_NO_START_DAY);
+    CHECK_INT(summary_start_day(true, 1e121), SUMMARY_NO_START_DAY);
+    CHECK_INT(summary_start_day(true, -1e121), SUMMARY_NO_START_DAY);
 
     /* not a database */
     snprintf(path, sizeof path, "%s/not-a-db", dir);
