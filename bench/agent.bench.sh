@@ -4,7 +4,12 @@
 # and the agent's own CPU and memory while it follows TREES concurrent trees
 # (3 processes each, attached by pid: the agent measures them itself with
 # its level-1 followers and one /proc scan per tick) at 1 s sampling
-# (targets <= 1% of a core, <= 50 MB). Medians of RUNS runs.
+# (targets <= 1% of a core, <= 50 MB). Also the conditional requests one
+# agent takes from hostile clients (tests/integration/agent/hostile_clients.py):
+# 65,536 defined on 4 connections and 16,384 deleted one request each, per
+# second (issue 22 item 6: 8,192 definitions took 8 s, i.e. about 1,000/s,
+# and 16,384 deletions 17 s, about 960/s, when each was O(n)). Medians of
+# RUNS runs.
 # Environment: BENCH_TREES (200), BENCH_SECONDS (60 s of following),
 # BENCH_RUNS (3), BENCH_TRIPS (5000). Small run: BENCH_TREES=20 BENCH_SECONDS=10.
 set -euo pipefail
@@ -18,6 +23,7 @@ S=$W/sock/agent.sock
 AGENT=
 cleanup() {
   [ -n "$AGENT" ] && kill "$AGENT" 2>/dev/null
+  [ -n "${CSR_AGENT:-}" ] && { kill "$CSR_AGENT" 2>/dev/null || true; }
   [ -n "${TREE_PIDS:-}" ] && for p in $TREE_PIDS; do kill -- -"$p" 2>/dev/null; done
   wait 2>/dev/null || true
   rm -rf "$W"
@@ -72,6 +78,24 @@ CPU=$(printf '%s\n' "${cpu_share[@]}" | median) RSS=$(printf '%s\n' "${rss[@]}" 
 HWM=$(awk '/^VmHWM/ { print $2 / 1024 }' "/proc/$AGENT/status")
 PROCS=$(ls /proc | grep -c '^[0-9]')
 
+# Conditional requests: defined and deleted per second, on an agent of
+# their own (the memory the registry took is not the following agent's);
+# each run's connections close at its end, which deletes what is left.
+HOSTILE=tests/integration/agent/hostile_clients.py
+C=$W/csrs/agent.sock # a directory of its own: one agent per directory
+"$TALLY" agent --foreground --socket "$C" --no-archive 2>>"$W/agent.err" &
+CSR_AGENT=$!
+for _ in $(seq 200); do "$TALLY" agent --socket "$C" status >/dev/null 2>&1 && break; sleep 0.05; done
+defs=() dels=()
+for run in $(seq "$RUNS"); do
+  read -r n secs < <(python3 "$HOSTILE" "$C" csrs 4 16384 | sed -n 1p)
+  defs+=("$(echo "$n / $secs" | bc -l)")
+  read -r n secs < <(python3 "$HOSTILE" "$C" delete 16384)
+  dels+=("$(echo "$n / $secs" | bc -l)")
+done
+kill "$CSR_AGENT"; wait "$CSR_AGENT" || true
+DEFS=$(printf '%s\n' "${defs[@]}" | median) DELS=$(printf '%s\n' "${dels[@]}" | median)
+
 mkdir -p bench/results
 {
   echo "# agent benchmark"
@@ -83,6 +107,8 @@ mkdir -p bench/results
   echo "|---|---|---|"
   printf '| proc_get_info round trip, median (local socket) | %.0f us (p90 %.0f us) | <= 200 us |\n' "$RTT" "$P90"
   printf '| requests per second to one agent (4 connections x 32 in flight) | %.0f | >= 20000 |\n' "$RPS"
+  printf '| csrs defined per second (65,536 on 4 connections) | %.0f | O(log n) each (about 1,000/s at 8,192 when O(n)) |\n' "$DEFS"
+  printf '| csrs deleted per second (16,384, one request each) | %.0f | O(log n) each (about 960/s when O(n)) |\n' "$DELS"
   printf '| agent CPU following %d trees (%s processes) at 1 s | %.3f %% of a core | <= 1 %% |\n' "$TREES" "$FOLLOWED" "$CPU"
   printf '| agent memory (RSS; peak) | %.1f MB; %.1f MB | <= 50 MB |\n' "$RSS" "$HWM"
 } | tee bench/results/agent.md

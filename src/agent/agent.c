@@ -4,10 +4,15 @@
  * protocol message, taken through the table of operations of
  * agent_ops.c; any other line is a request text.
  * Writes never block the loop: what a slow client does not take is kept,
- * up to a bound on all clients together (--client-output, default 64 MiB):
- * when it would be passed, the client holding the most pending output is
- * dropped, so one that never reads cannot starve the others, which keep
- * their share. A client's bad line gets an
+ * up to a bound per client and on all clients together (agent_io.c): a
+ * client that never reads is dropped, so it cannot starve the others, which
+ * keep their share. Each turn of the loop reads at most READ_TURN bytes from
+ * a client and takes at most LINES_TURN of its lines (epoll is
+ * level-triggered: the rest waits for the next turn, after every other
+ * ready client had its turn), so one client that floods requests cannot
+ * hold the loop; and a client that sends a few bytes without a line end
+ * is not read again for 10 ms, so one sending a byte at a time costs a
+ * wake-up per 10 ms, not one per byte. A client's bad line gets an
  * error line; nothing a client sends can stop the loop. */
 #include "agent/agent.h"
 
@@ -39,7 +44,11 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-#define IN_MAX (1u << 20)   /* longest line a client may send */
+#define IN_MAX (1u << 20)      /* longest line a client may send */
+#define READ_TURN (16u << 10)  /* bytes read from one client per turn of the loop */
+#define LINES_TURN 64u         /* lines taken from one client per turn of the loop */
+#define FRAGMENT 512u          /* a turn that read less, and no line end: a trickle */
+#define TRICKLE_PAUSE 0.01     /* seconds a trickling client is not read */
 
 
 void agent_options_init(struct agent_options *o)
@@ -115,14 +124,60 @@ void agent_handle_line(struct agent *a, struct agent_client *c, const char *line
         agent_request(a, c, line);
 }
 
+/* Takes at most LINES_TURN complete lines from c's input; sets c->backlog
+ * when complete lines are left for the next turn. The bytes before
+ * in_scanned hold no newline (scanned at an earlier turn): a line trickled
+ * a byte at a time is scanned once, not once per recv. */
+static void take_lines(struct agent *a, struct agent_client *c)
+{
+    size_t start = 0;
+    unsigned lines = 0;
+    char *nl = NULL;
+    while (!c->closing && lines < LINES_TURN &&
+           (nl = memchr(c->in + c->in_scanned, '\n', c->in_len - c->in_scanned))) {
+        size_t i = (size_t)(nl - c->in);
+        c->in[i] = '\0';
+        char *line = c->in + start;
+        size_t len = i - start;
+        if (len && line[len - 1] == '\r')
+            line[--len] = '\0';
+        start = c->in_scanned = i + 1;
+        lines++;
+        c->lines_taken++;
+        agent_handle_line(a, c, line);
+    }
+    c->backlog = !c->closing && lines == LINES_TURN &&
+                 memchr(c->in + c->in_scanned, '\n', c->in_len - c->in_scanned);
+    if (!c->closing && !c->backlog)
+        c->in_scanned = c->in_len;
+    memmove(c->in, c->in + start, c->in_len - start);
+    c->in_len -= start;
+    c->in_scanned -= start; /* start <= in_scanned */
+    if (c->in_len > IN_MAX && !c->backlog) {
+        send_error(a, c, "line too long (over 1 MiB)");
+        agent_client_close(a, c);
+    }
+}
+
+/* One turn of client c: what it sent (at most READ_TURN bytes, at most
+ * LINES_TURN lines taken). A client with lines left from an earlier turn
+ * is not read: take_backlogs gives it its turn, and it is read once those
+ * are taken (its end too, after its last lines). */
 static void read_client(struct agent *a, struct agent_client *c)
 {
-    for (;;) {
+    if (c->backlog)
+        return;
+    size_t turn = 0;
+    size_t lines_before = c->lines_taken;
+    while (turn < READ_TURN && !c->closing && !c->backlog) {
         if (VEC_RESERVE(c->in, c->in_cap, c->in_len + 4096) < 0) {
             agent_client_close(a, c);
             return;
         }
-        ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len - 1, MSG_DONTWAIT);
+        size_t room = c->in_cap - c->in_len - 1;
+        if (room > READ_TURN - turn)
+            room = READ_TURN - turn;
+        ssize_t n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -133,32 +188,54 @@ static void read_client(struct agent *a, struct agent_client *c)
             break;
         }
         c->in_len += (size_t)n;
-        /* Each complete line. The bytes before in_scanned hold no newline
-         * (scanned at an earlier recv): a line trickled a byte at a time
-         * is scanned once, not once per recv. */
-        size_t start = 0;
-        char *nl;
-        while (!c->closing &&
-               (nl = memchr(c->in + c->in_scanned, '\n', c->in_len - c->in_scanned))) {
-            size_t i = (size_t)(nl - c->in);
-            c->in[i] = '\0';
-            char *line = c->in + start;
-            size_t len = i - start;
-            if (len && line[len - 1] == '\r')
-                line[--len] = '\0';
-            start = c->in_scanned = i + 1;
-            agent_handle_line(a, c, line);
-        }
-        if (!c->closing)
-            c->in_scanned = c->in_len;
-        memmove(c->in, c->in + start, c->in_len - start);
-        c->in_len -= start;
-        c->in_scanned -= start; /* start <= in_scanned */
-        if (c->in_len > IN_MAX) {
-            send_error(a, c, "line too long (over 1 MiB)");
-            agent_client_close(a, c);
+        turn += (size_t)n;
+        take_lines(a, c);
+    }
+    /* A few bytes and no line end: a client sending a byte at a time would
+     * cost a wake-up and a read per byte; it is read again in 10 ms, all
+     * it sent meanwhile at once. */
+    if (turn > 0 && turn < FRAGMENT && c->lines_taken == lines_before && !c->closing &&
+        !c->read_paused) {
+        c->read_paused = true;
+        c->read_after = clock_monotonic_seconds() + TRICKLE_PAUSE;
+        a->read_paused++;
+        agent_client_interest(a, c);
+    }
+}
+
+/* Reads again the paused clients whose pause is over; the earliest end of
+ * a pause still running (INFINITY: none). */
+static double resume_reads(struct agent *a)
+{
+    double now = clock_monotonic_seconds(), next = INFINITY;
+    for (size_t i = 0; a->read_paused && i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (!c->read_paused)
+            continue;
+        if (c->read_after <= now || c->closing) {
+            c->read_paused = false;
+            a->read_paused--;
+            if (!c->closing)
+                agent_client_interest(a, c);
+        } else if (c->read_after < next) {
+            next = c->read_after;
         }
     }
+    return next;
+}
+
+/* The turn of every client with lines left (after the loop's events). */
+static bool take_backlogs(struct agent *a)
+{
+    bool more = false;
+    for (size_t i = 0; i < a->client_count; i++) {
+        struct agent_client *c = a->clients[i];
+        if (c->backlog && !c->closing) {
+            take_lines(a, c);
+            more |= c->backlog;
+        }
+    }
+    return more;
 }
 
 /* Frees clients marked closing; a runner that went away leaves its task
@@ -174,6 +251,8 @@ static void reap_clients(struct agent *a)
             a->clients[k++] = c;
             continue;
         }
+        if (c->read_paused)
+            a->read_paused--;
         agent_client_flush(a, c); /* what was answered before it went (best effort) */
         agent_client_discard(a, c);
         for (size_t t = 0; t < a->task_count; t++)
@@ -349,12 +428,14 @@ int agent_run(const struct agent_options *o)
         (void)!write(o->ready_fd, "1", 1);
         close(o->ready_fd);
     }
-    bool stop = false;
+    bool stop = false, backlog = false;
     while (!stop && !a->stop_requested) {
         double now = clock_monotonic_seconds();
-        double next_timer = agent_fire_timers(a, now);
+        double next_timer = fmin(agent_fire_timers(a, now), resume_reads(a));
         int timeout = -1;
-        if (isfinite(next_timer))
+        if (backlog)
+            timeout = 0; /* clients have lines waiting for their next turn */
+        else if (isfinite(next_timer))
             timeout = (int)ceil(fmax(0, next_timer - clock_monotonic_seconds()) * 1000);
         struct epoll_event events[64];
         int n = epoll_wait(a->epoll_fd, events, 64, timeout);
@@ -393,6 +474,7 @@ int agent_run(const struct agent_options *o)
                     read_client(a, c);
             }
         }
+        backlog = take_backlogs(a);
         agent_flush(a);
         reap_clients(a);
     }

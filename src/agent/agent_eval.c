@@ -626,9 +626,12 @@ static void proc_set_limits(struct eval *e, const struct request_call *call)
 /* ---- counters and conditional requests: the registry (csr.h) ---- */
 
 /* The owners are sorted by csr number (csrs get increasing numbers, so
- * set_owner appends): lookups are binary searches, and the list is swept
- * only when the registry deleted csrs since the last sweep. Defining n
- * csrs is O(n log n), not O(n^2). */
+ * set_owner appends): lookups are binary searches. A deletion (reported by
+ * the registry, or a connection's end) clears its entry's client in
+ * O(log n); the cleared entries are removed in one pass once they
+ * outnumber the others. Defining or deleting n csrs is O(n log n), not
+ * O(n^2), and each connection's count of csrs (its cap,
+ * AGENT_CLIENT_CSRS) is kept as they come and go. */
 
 /* The index of the first owner whose csr is >= csr. */
 static size_t owner_at(const struct agent *a, unsigned csr)
@@ -653,33 +656,61 @@ static struct agent_client *csr_owner(const struct agent *a, unsigned csr)
 
 static void set_owner(struct agent *a, unsigned csr, struct agent_client *c)
 {
-    struct csr_owner *o = VEC_INSERT(a->owners, a->owner_count, a->owner_cap, owner_at(a, csr));
-    if (o)
+    size_t at = owner_at(a, csr);
+    if (at < a->owner_count && a->owners[at].csr == csr) { /* a stale entry of that number */
+        if (!a->owners[at].client)
+            a->owners_stale--;
+        else
+            a->owners[at].client->csrs--;
+        a->owners[at].client = c;
+        c->csrs++;
+        return;
+    }
+    struct csr_owner *o = VEC_INSERT(a->owners, a->owner_count, a->owner_cap, at);
+    if (o) {
         *o = (struct csr_owner){csr, c};
+        c->csrs++;
+    }
 }
 
-/* Forgets owners of csrs the registry no longer has. */
-static void sweep_owners(struct agent *a)
+/* Removes the entries of deleted csrs once they outnumber the others. */
+static void compact_owners(struct agent *a)
 {
-    unsigned long long deletions = csr_deletions(a->registry);
-    if (deletions == a->owner_deletions)
+    if (a->owners_stale <= a->owner_count - a->owners_stale)
         return;
-    a->owner_deletions = deletions;
     size_t k = 0;
     for (size_t i = 0; i < a->owner_count; i++)
-        if (csr_state_of(a->registry, a->owners[i].csr) != CSR_DELETED)
+        if (a->owners[i].client)
             a->owners[k++] = a->owners[i];
     a->owner_count = k;
+    a->owners_stale = 0;
+}
+
+/* csr_N was deleted: its owner has one csr less. */
+static void drop_owner(struct agent *a, unsigned csr)
+{
+    size_t i = owner_at(a, csr);
+    if (i == a->owner_count || a->owners[i].csr != csr || !a->owners[i].client)
+        return;
+    a->owners[i].client->csrs--;
+    a->owners[i].client = NULL;
+    a->owners_stale++;
 }
 
 void agent_forget_client(struct agent *a, struct agent_client *c)
 {
+    if (c->csrs == 0)
+        return;
     csr_batch_begin(a->registry);
-    for (size_t i = 0; i < a->owner_count; i++)
-        if (a->owners[i].client == c)
+    for (size_t i = 0; i < a->owner_count && c->csrs > 0; i++)
+        if (a->owners[i].client == c) {
             csr_delete(a->registry, a->owners[i].csr);
+            a->owners[i].client = NULL;
+            a->owners_stale++;
+            c->csrs--;
+        }
     csr_batch_end(a->registry);
-    sweep_owners(a);
+    compact_owners(a);
 }
 
 static const char *const event_names[] = {
@@ -733,6 +764,8 @@ static void on_report(void *context, const struct csr_report *r)
 {
     struct eval *outer = context;
     struct eval e = *outer;
+    if (r->kind == CSR_REPORT_CSR_STATE && r->state == CSR_DELETED)
+        drop_owner(outer->a, r->object);
     if (r->csr) { /* a conditional request fired: its lines go to its owner */
         e.to = csr_owner(outer->a, r->csr);
         snprintf(e.request, sizeof e.request, "csr_%u", r->csr);
@@ -816,7 +849,14 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
         int pos = req.event.pos;
         bool instrumented = agent_probes_match(a, &req.event);
         unsigned number = 0;
-        if (csr_define(a->registry, &req, false, now, &number, &err) < 0) {
+        if (c && c->csrs >= AGENT_CLIENT_CSRS) {
+            char why[200];
+            snprintf(why, sizeof why,
+                     "too many conditional requests on this connection (at most %d of the "
+                     "agent's %d): delete some with csr_delete",
+                     AGENT_CLIENT_CSRS, CSR_MAX_CSRS);
+            json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", 0, "message", why));
+        } else if (csr_define(a->registry, &req, false, now, &number, &err) < 0) {
             json_array_append_new(e.errors, json_pack("{s:i, s:s}", "pos", err.pos, "message",
                                                       err.message));
         } else {
@@ -841,7 +881,7 @@ void agent_request(struct agent *a, struct agent_client *c, const char *text)
         csr_run(a->registry, &req, now, on_report, &e);
     }
     request_free(&req);
-    sweep_owners(a);
+    compact_owners(a);
     json_t *done = json_pack("{s:s, s:s, s:s, s:b, s:o}", "request", e.request, "site", a->site,
                              "node", a->host, "done", 1, "errors", e.errors);
     if (json_array_size(e.ranks_here))
@@ -877,7 +917,7 @@ void agent_event(struct agent *a, enum agent_event kind, const struct agent_task
     };
     struct eval ctx = {.a = a, .len = 1};
     csr_event(a->registry, &ev, clock_monotonic_seconds(), on_report, &ctx);
-    sweep_owners(a);
+    compact_owners(a);
 }
 
 double agent_fire_timers(struct agent *a, double now)
@@ -886,7 +926,7 @@ double agent_fire_timers(struct agent *a, double now)
     probes = fmin(probes, agent_recording_expire(a, now)); /* timed proc_record_start */
     struct eval ctx = {.a = a, .len = 1};
     if (csr_timers_run(a->registry, now, on_report, &ctx) > 0)
-        sweep_owners(a);
+        compact_owners(a);
     double due;
     return fmin(probes, csr_next_timer(a->registry, &due) ? due : INFINITY);
 }
@@ -907,5 +947,5 @@ void agent_instrumented_event(struct agent *a, const struct agent_task *t, pid_t
                                 &ctx);
     }
     csr_event(a->registry, &ev, clock_monotonic_seconds(), on_report, &ctx);
-    sweep_owners(a);
+    compact_owners(a);
 }

@@ -1,11 +1,14 @@
 /* The agent's clients, whichever transport carries them (agent_io.h): a
  * socket client's lines are queued and written without blocking the loop,
- * within the bound on all clients' pending output (--client-output); a NATS
- * requester's are published to its reply inbox (agent_nats.c). */
+ * within two bounds on pending output: a quarter of --client-output for one
+ * client, --client-output for all together; a client dropped for passing
+ * them is named in agent.log. A NATS requester's lines are published to its
+ * reply inbox (agent_nats.c). */
 #include "agent/agent_io.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -47,11 +50,27 @@ void agent_client_discard(struct agent *a, struct agent_client *c)
     c->out_len = c->out_off = 0;
 }
 
-/* Room for NEED more bytes of output for c within the bound on all clients
- * together: while it would be passed, the client holding the most pending
- * output is dropped (c itself when it would hold the most). False: c goes. */
+/* Drops a client that does not read its output, saying so in agent.log
+ * (the agent's stderr). */
+static void drop_unread(struct agent *a, struct agent_client *c, const char *bound)
+{
+    fprintf(stderr,
+            "tally: agent: client %u dropped: it does not read its answers (%zu bytes pending, "
+            "over the bound %s; --client-output %zu bytes for all clients, a quarter of it per "
+            "client)\n",
+            c->id, c->out_len, bound, a->options.client_output);
+    agent_client_discard(a, c);
+    agent_client_close(a, c);
+}
+
+/* Room for NEED more bytes of output for c within the bounds: a quarter of
+ * --client-output for c, and --client-output for all clients together:
+ * while that would be passed, the client holding the most pending output
+ * is dropped (c itself when it would hold the most). False: c goes. */
 static bool output_room(struct agent *a, struct agent_client *c, size_t need)
 {
+    if (c->out_len + need > a->options.client_output / 4)
+        return false;
     while (a->out_total + need > a->options.client_output) {
         struct agent_client *big = NULL;
         for (size_t i = 0; i < a->client_count; i++) {
@@ -61,15 +80,15 @@ static bool output_room(struct agent *a, struct agent_client *c, size_t need)
         }
         if (!big || c->out_len + need >= big->out_len)
             return false;
-        agent_client_discard(a, big);
-        agent_client_close(a, big);
+        drop_unread(a, big, "for all clients");
     }
     return true;
 }
 
-static void update_interest(struct agent *a, struct agent_client *c)
+void agent_client_interest(struct agent *a, struct agent_client *c)
 {
-    struct epoll_event ev = {.events = EPOLLIN | (c->wants_out ? EPOLLOUT : 0), .data.ptr = c};
+    struct epoll_event ev = {.events = (c->read_paused ? 0 : EPOLLIN) | (c->wants_out ? EPOLLOUT : 0),
+                             .data.ptr = c};
     epoll_ctl(a->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
@@ -93,8 +112,9 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
     }
     if (!output_room(a, c, len + 1)) {
         free(text);
-        agent_client_discard(a, c);
-        agent_client_close(a, c); /* not reading: let it go rather than grow without bound */
+        /* not reading: let it go rather than grow without bound */
+        drop_unread(a, c, c->out_len + len + 1 > a->options.client_output / 4 ? "per client"
+                                                                             : "for all clients");
         return;
     }
     if (c->out_off > 0 && c->out_off + c->out_len + len + 1 > c->out_cap) {
@@ -126,7 +146,7 @@ void agent_flush(struct agent *a)
         if (c->closing || c->out_len == 0) {
             if (c->wants_out && !c->closing) {
                 c->wants_out = false;
-                update_interest(a, c);
+                agent_client_interest(a, c);
             }
             continue;
         }
@@ -137,7 +157,7 @@ void agent_flush(struct agent *a)
         bool wants = c->out_len > 0;
         if (wants != c->wants_out) {
             c->wants_out = wants;
-            update_interest(a, c);
+            agent_client_interest(a, c);
         }
     }
 }

@@ -17,6 +17,9 @@ void agent_flush(struct agent *a);
 int agent_client_flush(struct agent *a, struct agent_client *c);
 /* Drops what is pending for c (it is being closed for not reading). */
 void agent_client_discard(struct agent *a, struct agent_client *c);
+/* Tells epoll what c waits for: input unless its reads are paused
+ * (read_paused), output while its socket was full (wants_out). */
+void agent_client_interest(struct agent *a, struct agent_client *c);
 /* Marks c to be closed by the loop. */
 void agent_client_close(struct agent *a, struct agent_client *c);
 

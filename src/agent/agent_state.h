@@ -74,21 +74,32 @@ struct agent_task {
     pid_t runner_pid;              /* followed: the tally run (the root before the command's) */
 };
 
-/* Which connection defined csr_N (its lines go there; deleted with it). */
+/* Which connection defined csr_N (its lines go there; deleted with it).
+ * client NULL: the csr was deleted (the entry is removed later, in one
+ * pass for many: agent_eval.c). */
 struct csr_owner {
     unsigned csr;
     struct agent_client *client;
 };
 
+/* At most this many csrs per connection (a quarter of the registry's
+ * CSR_MAX_CSRS), so that one client cannot take every csr from others. */
+#define AGENT_CLIENT_CSRS 16384
+
 struct agent_client {
     int fd;
     unsigned id;
     char *in;   size_t in_len, in_cap, in_scanned; /* in[0..in_scanned) holds no newline */
+    bool backlog;                  /* complete lines in `in` wait for its next turn */
+    size_t lines_taken;            /* lines read from it so far */
+    bool read_paused;              /* sent a fragment without a line end: not read until */
+    double read_after;             /* this monotonic time (agent.c) */
     char *out;  size_t out_off, out_len, out_cap; /* pending: out[out_off, out_off + out_len) */
     bool closing;
     bool peer_gone;                /* the other end closed or reset (not closed by the agent) */
     bool wants_out;                /* EPOLLOUT asked for: the socket was full */
     unsigned task;                 /* registered by this connection (tally run) */
+    size_t csrs;                   /* csrs it defined that are not deleted */
     char *reply_subject;           /* a NATS reply inbox (fd -1): answers are published there */
 };
 
@@ -132,6 +143,7 @@ struct agent {
     int epoll_fd, listen_fd, lock_fd, tick_fd;
     struct agent_client **clients; size_t client_count, client_cap;
     size_t out_total;              /* output pending for all clients (bounded: client_output) */
+    size_t read_paused;            /* clients whose reads are paused (agent.c) */
     unsigned next_client_id;
     struct agent_task **tasks; size_t task_count, task_cap;
     unsigned next_task_id;
@@ -139,7 +151,7 @@ struct agent {
     struct proc_scan scan;
     struct csr_registry *registry; /* counters and conditional requests (csr.h) */
     struct csr_owner *owners; size_t owner_count, owner_cap; /* sorted by csr */
-    unsigned long long owner_deletions; /* csr_deletions at the last sweep of owners */
+    size_t owners_stale;           /* entries of deleted csrs (client NULL) */
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */

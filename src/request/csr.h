@@ -64,12 +64,12 @@ enum csr_state csr_state_of(const struct csr_registry *registry, unsigned number
 const struct request *csr_request(const struct csr_registry *registry, unsigned number);
 /* Csrs not deleted, in O(1). */
 size_t csr_count(const struct csr_registry *registry);
-/* How many csrs were ever deleted: a caller keeping data per csr sweeps
- * it only when this changed. */
+/* How many csrs were ever deleted. */
 unsigned long long csr_deletions(const struct csr_registry *registry);
-/* Between these, deleted csrs are removed from the registry's array once,
- * at csr_batch_end, rather than at each csr_delete (deleting n csrs: O(n),
- * not O(n^2)). */
+/* Between these, a deleted csr's memory is kept (the registry's own calls
+ * do the same while callbacks run). Deleting is amortized O(1) with or
+ * without them: the deleted are removed in one pass once they outnumber
+ * the live ones. */
 void csr_batch_begin(struct csr_registry *registry);
 void csr_batch_end(struct csr_registry *registry);
 
@@ -145,8 +145,11 @@ int csr_event(struct csr_registry *registry, const struct event_occurrence *even
  * several periods were missed) and schedules its next time. Returns how
  * many fired. */
 int csr_timers_run(struct csr_registry *registry, double now, csr_report_fn report, void *context);
-/* The earliest time an enabled timer csr is due; false when there is none. */
-bool csr_next_timer(const struct csr_registry *registry, double *due);
+/* The earliest time an enabled timer csr is due; false when there is none.
+ * Kept between changes of the timers: O(1) but after a definition, enable,
+ * disable, delete or firing (then one pass). csr_timers_run returns at once
+ * before that time. */
+bool csr_next_timer(struct csr_registry *registry, double *due);
 
 /* ---- evaluation inside the application ---- */
 

@@ -507,6 +507,38 @@ static void test_timers(void)
     csr_registry_free(reg);
 }
 
+/* The earliest due time is kept between changes: a timer defined or
+ * enabled later with an earlier due time is seen at once, and nothing
+ * fires before it. */
+static void test_timer_cache(void)
+{
+    struct csr_registry *reg = csr_registry_new();
+    double due = -1;
+    unsigned slow = define(reg, "timer(10s): app_get_list()", true, 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 10, 1e-9);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 5, record, NULL), 0);
+    unsigned fast = define(reg, "timer(1s): app_get_list()", true, 5);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 6, 1e-9);
+    CHECK_INT(csr_timers_run(reg, 5.5, record, NULL), 0);
+    CHECK_INT(csr_timers_run(reg, 6, record, NULL), 1);
+    CHECK_INT(seen[0].csr, fast);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 7, 1e-9);
+    CHECK_INT(csr_disable(reg, fast), 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 10, 1e-9);
+    CHECK_INT(csr_enable(reg, fast, 8.5), 0);
+    CHECK(csr_next_timer(reg, &due));
+    CHECK_NEAR(due, 9.5, 1e-9);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 10, record, NULL), 2);
+    CHECK_INT(seen[0].csr, slow);
+    csr_registry_free(reg);
+}
+
 static void test_pushdown(void)
 {
     struct csr_registry *reg = csr_registry_new();
@@ -605,6 +637,51 @@ static void test_counts(void)
     csr_registry_free(reg);
 }
 
+/* Deleted csrs stay marked in the registry until they outnumber the live
+ * ones: meanwhile no lookup, timer or event sees them, and a replica may
+ * take a deleted csr's number. */
+static void test_deleted_kept(void)
+{
+    struct csr_registry *reg = csr_registry_new();
+    unsigned n[10];
+    for (int i = 0; i < 10; i++)
+        n[i] = define(reg, "timer(1s): app_get_list()", true, 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(csr_delete(reg, n[2 * i]), 0);
+    CHECK_INT(csr_count(reg), 6);
+    CHECK_INT(csr_state_of(reg, n[0]), CSR_DELETED);
+    CHECK(csr_request(reg, n[2]) == NULL);
+    CHECK_INT(csr_enable(reg, n[4], 0), -1);
+    CHECK_INT(csr_delete(reg, n[6]), -1);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 1, record, NULL), 6); /* the live ones only */
+    /* a replica takes a deleted csr's number; a live one's is refused */
+    struct request r = checked("timer(1s): app_get_list()");
+    struct request_error err;
+    unsigned number = n[4];
+    CHECK_INT(csr_define(reg, &r, false, 0, &number, &err), 0);
+    CHECK_INT(number, n[4]);
+    CHECK_INT(csr_state_of(reg, n[4]), CSR_DISABLED);
+    r = checked("timer(1s): app_get_list()");
+    number = n[5];
+    CHECK_INT(csr_define(reg, &r, false, 0, &number, &err), -1);
+    CHECK_STR(err.message, "csr_6 already exists"); /* n[5] */
+    request_free(&r);
+    /* most deleted: still right after the registry removes them */
+    for (int i = 1; i < 10; i += 2)
+        CHECK_INT(csr_delete(reg, n[i]), 0);
+    CHECK_INT(csr_delete(reg, n[8]), 0);
+    CHECK_INT(csr_count(reg), 1);
+    reset_seen();
+    CHECK_INT(csr_timers_run(reg, 5, record, NULL), 0); /* n[4]'s replica is disabled */
+    CHECK_INT(csr_enable(reg, n[4], 5), 0);
+    CHECK_INT(csr_timers_run(reg, 6, record, NULL), 1);
+    unsigned next = define(reg, "timer(1s): app_get_list()", false, 0);
+    CHECK_INT(next, n[9] + 1);
+    CHECK_INT(csr_count(reg), 2);
+    csr_registry_free(reg);
+}
+
 int main(void)
 {
     test_counters();
@@ -615,8 +692,10 @@ int main(void)
     test_errors_disable();
     test_reentrancy();
     test_timers();
+    test_timer_cache();
     test_pushdown();
     test_counts();
+    test_deleted_kept();
     csr_registry_free(NULL);
     return test_done();
 }
