@@ -164,29 +164,26 @@ static void known_of_lost(const struct agent *a, const struct agent_task *t, str
 void agent_tasks_runners_lost(struct agent *a, struct agent_task *const tasks[], size_t n)
 {
     struct agent_task **lost = calloc(n ? n : 1, sizeof *lost);
-    struct pidmap *maps = calloc(n ? n : 1, sizeof *maps);
-    struct pidmap **known = calloc(n ? n : 1, sizeof *known);
+    struct pidmap *known = calloc(n ? n : 1, sizeof *known);
     size_t *ended = calloc(n ? n : 1, sizeof *ended);
     size_t count = 0;
-    for (size_t i = 0; lost && maps && known && ended && i < n; i++) {
+    for (size_t i = 0; lost && known && ended && i < n; i++) {
         struct agent_task *t = tasks[i];
         if (!t->guarded || t->ended)
             continue;
         t->guarded = false;
-        known_of_lost(a, t, &maps[count]);
-        known[count] = &maps[count];
+        known_of_lost(a, t, &known[count]);
         lost[count++] = t;
     }
     /* One stop-scan-kill for all of them: the loop waits meanwhile. */
     proc_trees_end(known, count, ended);
     for (size_t i = 0; i < count; i++) {
-        pidmap_free(&maps[i]);
+        pidmap_free(&known[i]);
         fprintf(stderr, "tally: agent: the tally run of task %u (%s) is gone without ending it: "
                         "%zu process%s of its tree ended\n",
                 lost[i]->id, lost[i]->app, ended[i], ended[i] == 1 ? "" : "es");
     }
     free(lost);
-    free(maps);
     free(known);
     free(ended);
 }

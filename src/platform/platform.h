@@ -201,10 +201,10 @@ struct proc_tree_member {
  * kills them all with SIGKILL. Takes at most about 2 s. Returns how many
  * processes were killed. */
 size_t proc_tree_end(struct pidmap *known);
-/* The same for n trees at once, each round one scan of /proc for all of
+/* The same for the n trees known[0..n), each round one scan of /proc for all of
  * them (still about 2 s at most in all); ended[k] (when not NULL): how many
  * processes of tree k were killed. */
-void proc_trees_end(struct pidmap *const known[], size_t n, size_t ended[]);
+void proc_trees_end(struct pidmap *known, size_t n, size_t ended[]);
 
 /* ---- the guardian (guardian.c): nothing of a task outlives a killed tally ---- */
 

@@ -67,7 +67,7 @@ static int in_tree(struct pidmap *all, const struct pidmap *known, pid_t pid, in
  * set, stops the running ones (or kills every one, with sig SIGKILL).
  * Returns how many were added or are not stopped yet; ended[k] (when not
  * NULL) counts tree k's processes signalled. */
-static size_t stop_round(struct pidmap *const known[], size_t n, int sig, size_t ended[])
+static size_t stop_round(struct pidmap *known, size_t n, int sig, size_t ended[])
 {
     struct pidmap all;
     pidmap_init(&all, sizeof(struct seen));
@@ -81,13 +81,13 @@ static size_t stop_round(struct pidmap *const known[], size_t n, int sig, size_t
                     ((struct seen *)pidmap_at(&all, i))->member = -1;
         for (size_t i = 0; i < all.capacity; i++) {
             pid_t pid = all.keys[i];
-            if (!pid || pid == self || !in_tree(&all, known[k], pid, 0))
+            if (!pid || pid == self || !in_tree(&all, &known[k], pid, 0))
                 continue;
             const struct seen *s = pidmap_at(&all, i);
             if (s->state == 'Z' || s->state == 'X')
                 continue;
             int created;
-            struct proc_tree_member *m = pidmap_put(known[k], pid, &created);
+            struct proc_tree_member *m = pidmap_put(&known[k], pid, &created);
             if (m && created) {
                 m->starttime = s->starttime;
                 busy++;
@@ -105,7 +105,7 @@ static size_t stop_round(struct pidmap *const known[], size_t n, int sig, size_t
     return busy;
 }
 
-void proc_trees_end(struct pidmap *const known[], size_t n, size_t ended[])
+void proc_trees_end(struct pidmap *known, size_t n, size_t ended[])
 {
     struct timespec gap = {0, STOP_ROUND_NS};
     double give_up = clock_monotonic_seconds() + STOP_AT_MOST;
@@ -121,6 +121,6 @@ void proc_trees_end(struct pidmap *const known[], size_t n, size_t ended[])
 size_t proc_tree_end(struct pidmap *known)
 {
     size_t ended;
-    proc_trees_end(&known, 1, &ended);
+    proc_trees_end(known, 1, &ended);
     return ended;
 }
