@@ -12,6 +12,19 @@
 #include "archive/aggregate.h"
 #include "archive/document_pack.h"
 
+/* again (NULL: it did not unpack) must print as doc does; both are freed. */
+static void expect_same(json_t *doc, json_t *again)
+{
+    int flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
+    char *a = json_dumps(doc, flags), *b = again ? json_dumps(again, flags) : NULL;
+    if (!a || !b || strcmp(a, b))
+        abort();
+    free(a);
+    free(b);
+    json_decref(again);
+    json_decref(doc);
+}
+
 static void document(const uint8_t *data, size_t size)
 {
     struct document_columns cols;
@@ -32,15 +45,8 @@ static void document(const uint8_t *data, size_t size)
     size_t len;
     unsigned char *packed = document_pack(doc, &cols, &len);
     json_t *again = packed ? document_unpack(packed, len, &cols) : NULL;
-    int flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
-    char *a = json_dumps(doc, flags), *b = again ? json_dumps(again, flags) : NULL;
-    if (!a || !b || strcmp(a, b))
-        abort();
-    free(a);
-    free(b);
     free(packed);
-    json_decref(again);
-    json_decref(doc);
+    expect_same(doc, again);
 }
 
 /* The input as a version 3 document and its shape, split at its first byte's
@@ -72,15 +78,8 @@ static void shaped_document(const uint8_t *data, size_t size)
                                 ? document_pack_shaped(&m, &cols, &len, &shape_len) : NULL;
     summary_members_free(&m);
     json_t *again = packed ? document_unpack_shaped(packed, len, packed + len, shape_len, &cols) : NULL;
-    int flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17);
-    char *a = json_dumps(doc, flags), *b = again ? json_dumps(again, flags) : NULL;
-    if (!a || !b || strcmp(a, b))
-        abort();
-    free(a);
-    free(b);
     free(packed);
-    json_decref(again);
-    json_decref(doc);
+    expect_same(doc, again);
 }
 
 static void aggregate(const uint8_t *data, size_t size)
