@@ -105,6 +105,16 @@ int aggregate_add(struct aggregate *a, const double *values, const bool *present
     return aggregate_add_binned(a, values, present, bins, id, stopped);
 }
 
+/* Whether the bins of a field keep the sums of the runs' wall time t and of
+ * v·t, which only predict reads: not for a time field (predict weighs it by
+ * run) nor for one no limit applies to (never predicted). Their bins hold
+ * t = 1 for every run (sum_t = count, sum_vt = sum), which the bins' short
+ * forms store as nothing. */
+static bool weighted_by_time(const struct summary_field *field)
+{
+    return field->limitable && field->dim != DIM_TIME;
+}
+
 int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
                          const int32_t *bins, long long id, bool stopped)
 {
@@ -112,12 +122,12 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
     if (stopped)
         keep_stopped(a, id, 1);
     bool timed = present[FIELD_WALL_TIME];
-    double t = timed ? values[FIELD_WALL_TIME] : 1;
+    double run_t = timed ? values[FIELD_WALL_TIME] : 1;
     for (size_t i = 0; i < FIELD_COUNT; i++) {
         if (!present[i] || isnan(values[i]))
             continue;
         struct aggregate_field *f = &a->fields[i];
-        double v = values[i];
+        double v = values[i], t = weighted_by_time(summary_field_by_id(i)) ? run_t : 1;
         struct aggregate_bin *b = bin_of(f, bins[i]);
         if (!b)
             return -1;
@@ -442,10 +452,15 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
             struct aggregate_bin *b = &f->bins[f->nbins];
             b->index = (int32_t)index;
             /* the wall_time field's own bins cannot refer to themselves */
-            if (!get_bin(&r, version, b, f == timer ? &(struct aggregate_field){0} : timer))
+            if (!get_bin(&r, version, b, f == timer ? &(struct aggregate_field){0} : timer)) {
                 r.failed = true;
-            else
-                f->nbins++;
+                break;
+            }
+            if (!weighted_by_time(summary_field_by_id(id - 1))) { /* stored before: t = 1 now */
+                b->sum_t = (double)b->count;
+                b->sum_vt = b->sum;
+            }
+            f->nbins++;
         }
     }
     if (!r.failed && rc == 0) {
@@ -555,7 +570,7 @@ int aggregate_predict(const struct aggregate_field *f, const struct summary_fiel
     memset(out, 0, sizeof *out);
     if (f->count == 0)
         return -1;
-    bool weighted = field->dim != DIM_TIME && f->count_timed == f->count;
+    bool weighted = weighted_by_time(field) && f->count_timed == f->count;
     *time_weighted = weighted;
     out->samples = f->count;
     out->max_seen = f->max;

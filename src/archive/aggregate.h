@@ -12,7 +12,10 @@
  *   - a fine logarithmic histogram: bin i holds the values v with
  *     γ^i <= v < γ^(i+1), γ = 1.01 (values <= 0 in one bin of their own), with
  *     per bin its count, largest value, sum, and the sums of the run's
- *     wall_time t and of v·t. A quantile read from it is within 1 % of the
+ *     wall_time t and of v·t (t = 1, so sum_t = count and sum_vt = sum,
+ *     stored as nothing, for a time field, which predict weighs by run, and
+ *     for one no limit applies to, never predicted; and so read from the
+ *     aggregates stored before). A quantile read from it is within 1 % of the
  *     exact one (it lies in a bin 1 % wide); predict's waste at an allocation
  *     equal to a bin's largest value is exact;
  *   - the AGGREGATE_TOP largest values with their run ids, where outliers
@@ -98,7 +101,8 @@ void aggregate_stats(const struct aggregate_field *f, struct resource_stats *out
 
 /* predict_first_allocation over a field's histogram, the candidates being
  * each bin's largest value; weighed by wall_time when the field is not a
- * time and every run with a value had one (*time_weighted). -1 when empty. */
+ * time, a limit applies to it, and every run with a value had one
+ * (*time_weighted). -1 when empty. */
 int aggregate_predict(const struct aggregate_field *f, const struct summary_field *field,
                       double quantile, struct prediction *out, bool *time_weighted);
 

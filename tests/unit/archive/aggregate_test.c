@@ -1,7 +1,7 @@
 /* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c):
  * moments and extremes as from the values, quantiles within 1 %, merging in
  * any order, the stored form round trip (to the bit, and version 2 still
- * read), predict exact at bin maxima. */
+ * read), time fields weighed by run, predict exact at bin maxima. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +112,59 @@ int main(void)
         }
         CHECK_INT(back.stopped_count, 1);
         CHECK_INT(back.runs, 5);
+        aggregate_free(&one);
+        aggregate_free(&back);
+    }
+    /* a time field (cpu_time) and a field no limit applies to (machine_load)
+     * are weighed by run: their bins keep t = 1 (sum_t = count, sum_vt =
+     * sum), memory's the runs' wall times; and an aggregate stored before,
+     * whose cpu_time bin has the wall times' sums, is read with t = 1 */
+    {
+        struct aggregate one, back;
+        aggregate_init(&one);
+        aggregate_init(&back);
+        double v[FIELD_COUNT];
+        bool has[FIELD_COUNT] = {false};
+        has[FIELD_CPU_TIME] = has[FIELD_MACHINE_LOAD] = has[FIELD_MEMORY] = has[FIELD_WALL_TIME] = true;
+        v[FIELD_CPU_TIME] = 10.5;
+        v[FIELD_MACHINE_LOAD] = 3.25;
+        v[FIELD_MEMORY] = 700.25;
+        v[FIELD_WALL_TIME] = 20;
+        aggregate_add(&one, v, has, 1, false);
+        v[FIELD_CPU_TIME] = 10.52; /* the same bins */
+        v[FIELD_MACHINE_LOAD] = 3.26;
+        v[FIELD_MEMORY] = 700.5;
+        v[FIELD_WALL_TIME] = 30;
+        aggregate_add(&one, v, has, 2, false);
+        const int by_run[2] = {FIELD_CPU_TIME, FIELD_MACHINE_LOAD};
+        for (int k = 0; k < 2; k++) {
+            const struct aggregate_bin *b = &one.fields[by_run[k]].bins[0];
+            CHECK_INT(one.fields[by_run[k]].nbins, 1);
+            CHECK(b->sum_t == 2 && b->sum_vt == b->sum);
+        }
+        const struct aggregate_bin *mem = &one.fields[FIELD_MEMORY].bins[0];
+        CHECK(mem->sum_t == 50 && mem->sum_vt == 700.25 * 20 + 700.5 * 30);
+        struct prediction pred;
+        bool weighted = true;
+        CHECK_INT(aggregate_predict(&one.fields[FIELD_CPU_TIME], summary_field_by_id(FIELD_CPU_TIME),
+                                    0.95, &pred, &weighted), 0);
+        CHECK_INT(weighted, 0);
+        CHECK_INT(aggregate_predict(&one.fields[FIELD_MEMORY], summary_field_by_id(FIELD_MEMORY),
+                                    0.95, &pred, &weighted), 0);
+        CHECK_INT(weighted, 1);
+        size_t short_len, long_len;
+        unsigned char *data = aggregate_encode(&one, &short_len);
+        free(data);
+        struct aggregate_bin *cpu = &one.fields[FIELD_CPU_TIME].bins[0];
+        cpu->sum_t = 50; /* as stored before */
+        cpu->sum_vt = 10.5 * 20 + 10.52 * 30;
+        data = aggregate_encode(&one, &long_len);
+        CHECK(long_len >= short_len + 9); /* sum_t and sum_vt's 8 bytes */
+        CHECK_INT(aggregate_decode_merge(&back, data, long_len), 0);
+        free(data);
+        const struct aggregate_bin *b = &back.fields[FIELD_CPU_TIME].bins[0];
+        CHECK(b->count == 2 && b->sum_t == 2 && b->sum_vt == b->sum && b->sum == 10.5 + 10.52);
+        CHECK(back.fields[FIELD_MEMORY].bins[0].sum_t == 50);
         aggregate_free(&one);
         aggregate_free(&back);
     }
