@@ -52,8 +52,9 @@ struct aggregate_field {
     uint64_t count;           /* runs with a value; 0 = the field is absent */
     uint64_t count_timed;     /* of those, runs with a wall_time (the weights) */
     double sum, mean, m2, m3, m4, min, max;
-    struct aggregate_bin *bins; /* by index, ascending */
+    struct aggregate_bin *bins; /* by index, ascending (settled; see aggregate_add_binned) */
     size_t nbins, capacity;
+    size_t nsorted;             /* bins [0, nsorted) ascend; the others are new */
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
 };
@@ -74,10 +75,14 @@ void aggregate_free(struct aggregate *a);
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped);
 /* The same, with the bins of the values (aggregate_bins_of) computed once
- * for the several aggregates a run is added to. */
+ * for the several aggregates a run is added to, and the new bins left out
+ * of order: aggregate_settle before reading the aggregate (aggregate_merge
+ * settles its first argument itself). */
 void aggregate_bins_of(const double *values, const bool *present, int32_t *bins);
 int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
                          const int32_t *bins, long long id, bool stopped);
+/* Puts every bin in its place (ascending index). */
+void aggregate_settle(struct aggregate *a);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
 
