@@ -17,9 +17,10 @@ for i in 1 2 3; do
   wait_until 10 registered k$i
   out=$(req "$S" ":proc_kill([app_k$i], \"KILL\")")
   check_contains "run $i: proc_kill at once signals the command" "$out" '"result":{"signal":9}'
+  check "run $i: its command is gone" wait_until 5 eval "! pgrep -f '^sleep 7$i$$\$' >/dev/null"
+  left=$(pgrep -f "^sleep 7$i$$\$") && kill $left # (when it was not killed)
   wait "$RUN"
   check_eq "run $i: tally run reports its command killed (128 + 9)" "$?" 137
-  check "run $i: its command is gone" eval "! pgrep -f '^sleep 7$i$$\$' >/dev/null"
 done
 
 # A runner that registered and started nothing (its connection open until
