@@ -585,17 +585,24 @@ static bool limits_broken(const struct agent_task *t)
     return false;
 }
 
-void agent_tick(struct agent *a)
+void agent_tasks_scan(struct agent *a)
 {
-    double now = clock_monotonic_seconds();
     bool any = false;
     for (size_t i = 0; i < a->task_count; i++)
         any |= !a->tasks[i]->ended;
-    if (any) {
-        proc_scan_refresh_incremental(&a->scan, is_followed, a);
-        proc_scan_assign_roots(&a->scan, is_tree_root, a);
-        update_processes(a, now);
-    }
+    if (!any)
+        return;
+    proc_scan_refresh_incremental(&a->scan, is_followed, a);
+    proc_scan_assign_roots(&a->scan, is_tree_root, a);
+    update_processes(a, clock_monotonic_seconds());
+    for (size_t i = 0; i < a->task_count; i++)
+        a->tasks[i]->scanned = true;
+}
+
+void agent_tick(struct agent *a)
+{
+    double now = clock_monotonic_seconds();
+    agent_tasks_scan(a);
     for (size_t i = 0; i < a->task_count; i++) {
         struct agent_task *t = a->tasks[i];
         if (t->ended)
