@@ -592,11 +592,15 @@ void agent_tasks_scan(struct agent *a)
         any |= !a->tasks[i]->ended;
     if (!any)
         return;
+    /* Marked first: the events of this scan run conditional requests at
+     * once, and one naming an application of a task not yet scanned would
+     * otherwise scan again from inside this one (a scan per new process,
+     * nested as deep as the tree is large). */
+    for (size_t i = 0; i < a->task_count; i++)
+        a->tasks[i]->scanned = true;
     proc_scan_refresh_incremental(&a->scan, is_followed, a);
     proc_scan_assign_roots(&a->scan, is_tree_root, a);
     update_processes(a, clock_monotonic_seconds());
-    for (size_t i = 0; i < a->task_count; i++)
-        a->tasks[i]->scanned = true;
 }
 
 void agent_tick(struct agent *a)
