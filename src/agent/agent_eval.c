@@ -527,11 +527,21 @@ static void signal_processes(struct eval *e, const struct request_call *call, in
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids);
     /* An application here with no process (its tally run has not started
-     * the command yet, or it ended): nothing signalled, and said so. */
-    for (size_t k = 0; n == 0 && k < arg->object_count; k++)
-        if (arg->objects[k].kind == OBJECT_APP && app_exists(a, arg->objects[k].name))
-            add_error(e, arg->objects[k].pos, "app_%s: %s: no process of it is running here "
-                      "(its command not started yet, or ended): nothing signalled", arg->objects[k].name, svc);
+     * the command yet, or it ended): nothing signalled for it, and said so,
+     * also when other objects of the request had processes. */
+    for (size_t k = 0; k < arg->object_count; k++) {
+        const struct object_token *tok = &arg->objects[k];
+        if (tok->kind != OBJECT_APP || !app_exists(a, tok->name))
+            continue;
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++) {
+            const struct agent_task *t = agent_task_of(a, pids[i]);
+            any = t && !strcmp(t->app, tok->name);
+        }
+        if (!any)
+            add_error(e, tok->pos, "app_%s: %s: no process of it is running here "
+                      "(its command not started yet, or ended): nothing signalled", tok->name, svc);
+    }
     for (size_t i = 0; i < n; i++) {
         char token[300];
         proc_token(a, pids[i], token, sizeof token);
