@@ -24,7 +24,8 @@ for i in 1 2 3; do
 done
 
 # A runner that registered and started nothing (its connection open until
-# the test says): an honest error.
+# the test says): an honest error, also when the request names another
+# application that has a process.
 python3 - "$S" "$WORK/registered" "$WORK/done" <<'PY' &
 import json, os, socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -41,12 +42,23 @@ PY
 CLIENT=$!
 wait_file "$WORK/registered"
 out=$(req "$S" ':proc_kill([app_empty], "KILL")'; echo "status $?")
+# ... and named together with an application that has a process: that one
+# is signalled, the empty one still has its error.
+"$TALLY" run --agent "$S" --app busy -o /dev/null -- sleep 80$$ 2>/dev/null &
+RUN=$!
+wait_until 10 registered busy
+mixed=$(req "$S" ':proc_kill([app_busy, app_empty], "KILL")'; echo "status $?")
+wait "$RUN"
 touch "$WORK/done"
 wait "$CLIENT"
 check_contains "an application with no process yet: tally request exits 1" "$out" "status 1"
 check_contains "... the error says nothing was signalled and why" "$out" \
   "app_empty: proc_kill: no process of it is running here (its command not started yet, or ended): nothing signalled"
 check_eq "... and no process was signalled" "$(grep -c '"signal"' <<<"$out")" 0
+check_contains "with another application's process: that process is signalled" "$mixed" '"result":{"signal":9}'
+check_contains "... and the empty application has its error" "$mixed" \
+  "app_empty: proc_kill: no process of it is running here"
+check_contains "... tally request exits 1" "$mixed" "status 1"
 "$TALLY" agent --socket "$S" stop >/dev/null 2>&1
 wait "$AGENT_PID"
 finish
