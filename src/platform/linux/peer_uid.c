@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -58,8 +59,15 @@ int tcp_peer_uid(int fd, uid_t *uid)
     if (len > 0 && NLMSG_OK(h, (size_t)len) && h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
         h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
         const struct inet_diag_msg *msg = NLMSG_DATA(h);
-        *uid = (uid_t)msg->idiag_uid;
-        rc = 0;
+        /* Only a socket some process still holds (an inode), the one asked
+         * for: a client that closed its end before the question leaves a
+         * time-wait record (FIN_WAIT2, TIME_WAIT) whose uid is 0 whoever
+         * opened it, which an agent run by root took for its own. */
+        if (msg->idiag_inode != 0 && msg->idiag_state != TCP_LISTEN &&
+            msg->id.idiag_sport == there.sin_port && msg->id.idiag_dport == here.sin_port) {
+            *uid = (uid_t)msg->idiag_uid;
+            rc = 0;
+        }
     }
     close(nl);
     return rc;
