@@ -18,7 +18,6 @@
 #include "archive/summary_scan.h"
 #include "util/error.h"
 #include "util/text_file.h"
-#include "util/vec.h"
 
 /* Reports a document ingest could not take. */
 static void reject(struct ingest_session *session, const char *label, int document_number,
@@ -127,17 +126,25 @@ static int line_of(const char *text, size_t offset)
     return line;
 }
 
-int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len)
+/* Where a reader of documents is in its input: what it has met so far. */
+struct document_cursor {
+    int number;        /* documents met */
+    bool several;      /* more than one: messages name each by its number */
+    int lines_before;  /* lines of the input before the text at hand */
+    bool stopped;      /* a document jansson could not read: where the next one
+                        * starts is unknown, the rest is not read */
+};
+
+/* Stores (or queues) the documents of text[0, len), one after another, and
+ * returns where it stopped: len when every one was taken or the input
+ * cannot be read further (c->stopped, after saying why); else, only when
+ * !at_end, the start of a document that goes on past len (the caller reads
+ * more of it). status becomes -1 when a document was rejected. */
+static size_t ingest_documents(struct ingest_session *session, const char *label,
+                               const char *text, size_t len, bool at_end,
+                               struct document_cursor *c, int *status)
 {
     size_t off = skip_blanks(text, 0, len);
-    if (off == len) {
-        tally_error("archive add: %s: empty, no summary in it", label);
-        session->rejected++;
-        return -1;
-    }
-    int status = 0, number = 0;
-    /* one document, or several concatenated (JSON Lines is a special case) */
-    bool several = false;
     while (off < len && !session->database_failed) {
         size_t used;
         /* the reader without a tree first; what it declines, jansson reads
@@ -145,108 +152,148 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
          * task id is added to jansson's object */
         if (!session->options->taskid_from_file &&
             summary_scan(text + off, len - off, &session->members, &used) == 1) {
-            number++;
             size_t next = skip_blanks(text, off + used, len);
-            if (number == 1 && next < len)
-                several = true;
-            if (store_members(session, text + off, used, label, number, several) < 0)
-                status = -1;
+            if (++c->number == 1 && (next < len || !at_end))
+                c->several = true;
+            if (store_members(session, text + off, used, label, c->number, c->several) < 0)
+                *status = -1;
             off = next;
             continue;
         }
         json_error_t err;
         json_t *root = json_loadb(text + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
-        number++;
+        if (!root && !at_end && json_error_code(&err) == json_error_premature_end_of_input)
+            return off; /* the rest of it is still to be read */
+        c->number++;
         if (!root) {
-            int line = line_of(text, off) + err.line - 1;
-            if (several || number > 1)
-                tally_error("archive add: %s: document %d: line %d: %s", label, number, line,
+            int line = c->lines_before + line_of(text, off) + err.line - 1;
+            if (c->several || c->number > 1)
+                tally_error("archive add: %s: document %d: line %d: %s", label, c->number, line,
                             err.text);
             else
                 tally_error("archive add: %s: line %d: %s", label, line, err.text);
             session->rejected++;
-            return -1; /* cannot find where the next document starts */
+            *status = -1;
+            c->stopped = true; /* cannot find where the next document starts */
+            return len;
         }
         size_t next = skip_blanks(text, off + (size_t)err.position, len);
-        if (number == 1 && next < len)
-            several = true;
-        if (store_document(session, root, text + off, (size_t)err.position, label, number,
-                           several) < 0)
-            status = -1;
+        if (c->number == 1 && (next < len || !at_end))
+            c->several = true;
+        if (store_document(session, root, text + off, (size_t)err.position, label, c->number,
+                           c->several) < 0)
+            *status = -1;
         off = next;
+    }
+    return off < len ? len : off; /* (after a database failure: nothing more) */
+}
+
+/* The end of documents met: an input with none is refused. */
+static int documents_end(struct ingest_session *session, const char *label,
+                         const struct document_cursor *c, int status)
+{
+    if (c->number == 0 && !c->stopped && !session->database_failed) {
+        tally_error("archive add: %s: empty, no summary in it", label);
+        session->rejected++;
+        return -1;
     }
     return status;
 }
 
-/* The whole file, read with one allocation of its size (summaries are small
- * and a directory may hold 100,000 of them); at most TEXT_FILE_LARGE bytes
- * (a device such as /dev/zero has no size: the bound stops it). NULL with
- * the reason in why. */
-static char *read_file(const char *path, size_t *len, char *why, size_t why_size)
+int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len)
 {
-    int fd = text_file_open(path, false, why, why_size);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    size_t max = TEXT_FILE_LARGE;
-    if (fstat(fd, &st) < 0)
-        st.st_size = 0;
-    /* one byte more than the size, so that the second read sees the end */
-    size_t cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1, n = 0;
-    char *text = malloc(cap + 1);
-    size_t allocated = text ? cap + 1 : 0; /* cap bytes to read into, and the NUL */
-    while (text && n <= max) {
-        if (n == cap) { /* a file that grew, or a stream: twice the room, read up to max + 1 */
-            if (VEC_RESERVE(text, allocated, allocated + 1) < 0) {
-                free(text);
-                text = NULL;
+    struct document_cursor c = {0};
+    int status = 0;
+    ingest_documents(session, label, text, len, true, &c, &status);
+    return documents_end(session, label, &c, status);
+}
+
+/* A file or standard input read as a stream of documents: a chunk at a
+ * time, each complete document taken as soon as it is read, so that a
+ * stream of any length (10^7 summaries are 5 GB of JSON Lines) goes in with
+ * the memory of one chunk. A document is cut at a line's end, never inside
+ * a token; one longer than TEXT_FILE_LARGE is refused (a device such as
+ * /dev/zero has no end: that bound stops it). Returns 0, or -1 when
+ * something was rejected (said). */
+#define STREAM_CHUNK ((size_t)4 << 20)
+
+static int ingest_stream(struct ingest_session *session, const char *label, int fd)
+{
+    struct document_cursor c = {0};
+    int status = 0;
+    size_t cap = STREAM_CHUNK, len = 0;
+    char *buf = malloc(cap + 1);
+    bool eof = false;
+    while (buf && !c.stopped && !session->database_failed) {
+        while (!eof && len < cap) { /* fill the chunk, or read to the end */
+            ssize_t got = read(fd, buf + len, cap - len);
+            if (got < 0 && errno == EINTR)
                 continue;
+            if (got < 0) {
+                tally_error("archive add: %s: %s", label, strerror(errno));
+                session->rejected++;
+                free(buf);
+                return -1;
             }
-            cap = allocated - 1 < max + 1 ? allocated - 1 : max + 1;
-            continue;
+            eof = got == 0;
+            len += (size_t)got;
         }
-        ssize_t got = read(fd, text + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            snprintf(why, why_size, "%s", strerror(errno));
-            free(text);
-            close(fd);
-            return NULL;
+        buf[len] = '\0';
+        /* what is complete: up to the last line's end, or all of it at the end */
+        size_t complete = len;
+        if (!eof) {
+            char *nl = memrchr(buf, '\n', len);
+            complete = nl ? (size_t)(nl - buf) + 1 : 0;
         }
-        if (got == 0)
+        size_t taken = complete ? ingest_documents(session, label, buf, complete, eof, &c, &status) : 0;
+        if (eof)
             break;
-        n += (size_t)got;
+        if (taken == 0 && len == cap) { /* one document fills the chunk: a larger one */
+            if (cap > TEXT_FILE_LARGE) {
+                char bound[32];
+                text_file_size_text(TEXT_FILE_LARGE, bound, sizeof bound);
+                tally_error("archive add: %s: a document longer than %s (the most one may take)",
+                            label, bound);
+                session->rejected++;
+                free(buf);
+                return -1;
+            }
+            size_t larger = 2 * cap > TEXT_FILE_LARGE ? TEXT_FILE_LARGE + 1 : 2 * cap;
+            char *grown = realloc(buf, larger + 1);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap = larger;
+            continue;
+        }
+        for (size_t i = 0; i < taken; i++)
+            c.lines_before += buf[i] == '\n';
+        memmove(buf, buf + taken, len - taken);
+        len -= taken;
     }
-    close(fd);
-    if (!text) {
-        snprintf(why, why_size, "out of memory");
-        return NULL;
+    if (!buf) {
+        tally_error("archive add: %s: out of memory", label);
+        session->rejected++;
+        return -1;
     }
-    if (n > max) {
-        char bound[32];
-        text_file_size_text(max, bound, sizeof bound);
-        snprintf(why, why_size, "larger than %s (the most read from such a file)", bound);
-        free(text);
-        return NULL;
-    }
-    text[n] = '\0';
-    *len = n;
-    return text;
+    free(buf);
+    return documents_end(session, label, &c, status);
 }
 
 static int ingest_file(struct ingest_session *session, const char *path)
 {
-    size_t len;
     char why[160];
-    char *text = read_file(path, &len, why, sizeof why);
-    if (!text) {
+    int fd = text_file_open(path, false, why, sizeof why);
+    if (fd < 0) {
         tally_error("archive add: %s: %s", path, why);
         session->rejected++;
         return -1;
     }
-    int status = ingest_buffer(session, path, text, len);
-    free(text);
+    int status = ingest_stream(session, path, fd);
+    close(fd);
     return status;
 }
 
@@ -299,19 +346,8 @@ static int ingest_directory(struct ingest_session *session, const char *path)
 
 int ingest_path(struct ingest_session *session, const char *path)
 {
-    if (!strcmp(path, "-")) {
-        size_t len;
-        char why[160];
-        char *text = text_file_read_stream(stdin, TEXT_FILE_LARGE, &len, why, sizeof why);
-        if (!text) {
-            tally_error("archive add: standard input: %s", why);
-            session->rejected++;
-            return -1;
-        }
-        int status = ingest_buffer(session, "(stdin)", text, len);
-        free(text);
-        return status;
-    }
+    if (!strcmp(path, "-"))
+        return ingest_stream(session, "(stdin)", STDIN_FILENO);
     struct stat st;
     if (stat(path, &st) < 0) {
         tally_error_errno("archive add: %s", path);

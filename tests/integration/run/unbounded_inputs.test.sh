@@ -44,7 +44,7 @@ expect "contract build --rulebase /dev/zero" 125 "tally: contract build: --ruleb
 expect "contract check /dev/zero" 125 "/dev/zero: larger than 256 MB (the most read from such a file)" \
   "$TALLY" contract check /dev/zero base.jsonl
 
-expect "archive add /dev/zero" 1 "tally: archive add: /dev/zero: larger than 256 MB (the most read from such a file)" \
+expect "archive add /dev/zero" 1 "tally: archive add: /dev/zero: a document longer than 256 MB (the most one may take)" \
   "$TALLY" archive add --db a.db /dev/zero
 expect "archive add on a FIFO nobody writes to" 1 "tally: archive add: fifo: empty" \
   "$TALLY" archive add --db a.db fifo
