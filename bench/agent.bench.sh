@@ -14,6 +14,7 @@
 # BENCH_RUNS (3), BENCH_TRIPS (5000). Small run: BENCH_TREES=20 BENCH_SECONDS=10.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 make -s build/tally build/bench/agent_rtt >/dev/null
 TALLY=$PWD/build/tally
 TREES=${BENCH_TREES:-200} SECONDS_FOLLOWED=${BENCH_SECONDS:-60} RUNS=${BENCH_RUNS:-3}
@@ -29,7 +30,6 @@ cleanup() {
   rm -rf "$W"
 }
 trap cleanup EXIT
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 "$TALLY" agent --foreground --socket "$S" --no-archive 2>"$W/agent.err" &
 AGENT=$!

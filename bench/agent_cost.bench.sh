@@ -13,6 +13,7 @@
 # Environment: BENCH_TASKS (200), BENCH_SECONDS (30), BENCH_RUNS (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 make -s build/tally >/dev/null
 TALLY=$PWD/build/tally
 TASKS=${BENCH_TASKS:-200} SECS=${BENCH_SECONDS:-30} RUNS=${BENCH_RUNS:-3}
@@ -26,7 +27,6 @@ cleanup() {
   rm -rf "$W"
 }
 trap cleanup EXIT
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # files PATTERN PIDS...: /proc/PID/PATTERN for each pid, as words (globs
 # expand; a gone process's path stays unmatched and is skipped by cat)
 files() { local pattern=$1; shift; printf "/proc/%s/$pattern " "$@"; }

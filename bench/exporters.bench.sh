@@ -15,6 +15,7 @@
 # Writes bench/results/exporters.md.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 TALLY=${TALLY:-$PWD/build/tally}
 TREES=${BENCH_TREES:-200} SECS=${BENCH_SECONDS:-30} RUNS=${BENCH_RUNS:-3}
 W=$(mktemp -d /tmp/tally-exporters.XXXXXX)
@@ -27,7 +28,6 @@ cleanup() {
 trap cleanup EXIT
 hz=$(getconf CLK_TCK)
 cpu_of() { awk -v hz="$hz" '{ sub(/.*\) /, ""); split($0, f, " "); print (f[12] + f[13]) / hz }' "/proc/$1/stat"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 port() { for _ in $(seq 50); do p=$(( 20000 + RANDOM % 30000 )); ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && { echo $p; return; }; done; }
 
 for i in $(seq "$TREES"); do setsid sh -c 'sleep 3600 & sleep 3600 & wait' & trees+=($!); done

@@ -17,6 +17,7 @@
 # and largest. Writes bench/results/io.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 ROOT=$PWD
 RUNS=${BENCH_RUNS:-7}
 [ "$RUNS" -ge 7 ] 2>/dev/null || { echo "io bench: BENCH_RUNS must be at least 7" >&2; exit 2; }
@@ -79,7 +80,6 @@ for r in $(seq "$RUNS"); do
   done
 done
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ratios() { # CASE CONFIG [COLUMN: 4 wall, 5 CPU]: one ratio per round
   awk -F'\t' -v c="$1" -v g="$2" -v k="${3:-4}" '$1 == c && $2 == "none" {b[$3] = $k}
     $1 == c && $2 == g {v[$3] = $k} END {for (r in v) if (b[r] > 0) printf "%.4f\n", v[r] / b[r]}' "$RAW"

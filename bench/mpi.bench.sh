@@ -15,6 +15,7 @@
 # machine is shared, so these are not final figures. Writes bench/results/mpi.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 ROOT=$PWD
 TALLY=${TALLY_RELEASE:-$ROOT/build/tally}
 SMALL=${BENCH_SMALL:-1}
@@ -31,7 +32,6 @@ LIB_MPICH=$ROOT/build/lib/libtally-mpi-mpich.so
 if [ "$SMALL" = 1 ]; then PROBE_N=20000000 PP_N=100000 UP_N=20000 ACC_ITS=600; else PROBE_N=200000000 PP_N=200000 UP_N=200000 ACC_ITS=4000; fi
 
 declare -A pp
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # column K's median over RUNS runs of a command printing one line of numbers
 median_col() { local k=$1; shift; for _ in $(seq "$RUNS"); do "$@"; done >"$WORK/cols"; awk -v k="$k" '{print $k}' "$WORK/cols" | median; }
 

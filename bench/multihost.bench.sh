@@ -10,6 +10,7 @@
 # Environment: BENCH_RUNS (3), BENCH_RANKS ("16 64").
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 make -s build/tally build/progs/remote_shell libs >/dev/null || exit 1
 export TALLY=$PWD/build/tally PROGS=$PWD/build/progs TALLY_TEST_ROOT=$PWD
 RESULTS=$PWD/bench/results/multihost.md
@@ -19,7 +20,6 @@ RUNS=${BENCH_RUNS:-3}
 export OMPI_MCA_rmaps_base_oversubscribe=1
 multihost_start hostA hostB:1000 hostC:500 hostD:2000 || exit 1
 build openmpi stencil || exit 1
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 rows=()
 for np in ${BENCH_RANKS:-16 64}; do
   per=$((np / 4))

@@ -11,6 +11,7 @@
 #   BENCH_RULES=N   rules in the workflow (default 12)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 ROOT=$PWD
 RUNS=${BENCH_RUNS:-5}
 RULES=${BENCH_RULES:-12}
@@ -53,7 +54,6 @@ run() {
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f\n", b - a }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 declare -A times
 for round in $(seq 1 "$RUNS"); do

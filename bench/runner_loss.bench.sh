@@ -9,6 +9,7 @@
 # Environment: BENCH_TASKS (200), BENCH_RUNS (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 make -s build/tally >/dev/null
 TALLY=$PWD/build/tally
 TASKS=${BENCH_TASKS:-200} RUNS=${BENCH_RUNS:-3}
@@ -22,7 +23,6 @@ cleanup() {
   rm -rf "$W"
 }
 trap cleanup EXIT
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 "$TALLY" agent --foreground --socket "$S" --no-archive 2>"$W/agent.err" &
 AGENT=$!
 for _ in $(seq 200); do "$TALLY" agent status --socket "$S" >/dev/null 2>&1 && break; sleep 0.05; done

@@ -12,6 +12,7 @@
 # Writes bench/results/sacct_import.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 ROOT=$PWD
 TALLY=${TALLY_RELEASE:-$ROOT/build/tally}
 JOBS=${SACCT_BENCH_JOBS:-100000}
@@ -45,7 +46,6 @@ timed() {
   /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" "$@" >/dev/null
   awk '{printf "%.3f %.3f %d\n", $1, $2 + $3, $4}' "$WORK/time.txt"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 : > "$WORK/tally.txt"; : > "$WORK/bare.txt"
 for r in $(seq "$RUNS"); do # alternated, each into a new database

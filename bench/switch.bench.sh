@@ -28,6 +28,7 @@
 # Needs root (namespaces), nats-server, Open MPI. Environment: BENCH_ROUNDS (10), BENCH_RANKS (64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 make -s build/tally build/progs/remote_shell libs >/dev/null || exit 1
 export TALLY=$PWD/build/tally PROGS=$PWD/build/progs TALLY_TEST_ROOT=$PWD
 RESULTS=$PWD/bench/results/multihost.md
@@ -38,7 +39,6 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 multihost_start hostA hostB hostC hostD || exit 1
 build openmpi stencil || exit 1
 per=$((NP / 4))
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 nreq() { $TALLY request --nats "$NATS_ALPHA" --creds "$WORK/creds/$MH_USER" --user "$MH_USER" --timeout 5 "$@"; }
 printf '#!/bin/sh\nSTENCIL_UNTIL="%s/release" exec "%s/stencil.openmpi" blocking 1000 64 1000 0 1 "%s/hand"\n' \
   "$WORK" "$WORK" "$WORK" > "$WORK/sw.sh"

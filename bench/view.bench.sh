@@ -13,6 +13,7 @@
 # SIZES="events:hosts ..." overrides the sizes, LOADS the page loads per size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/median.sh
 TALLY=${TALLY:-$PWD/build/tally}
 GEN=$PWD/build/bench/paje_gen
 SIZES=${SIZES:-"10000:16 100000:64 1000000:200 10000000:2000"}
@@ -24,7 +25,6 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
 [ -x "$GEN" ] || make -s build/bench/paje_gen
 [ -x "$TALLY" ] || make -s build/tally
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # mean_ms URL N: mean curl time of N requests (URL may hold {i}, replaced by the request's index)
 mean_ms() {

@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config libjansson-dev libsqlite3-dev sqlite3 libpq-dev
   postgresql libmicrohttpd-dev jq bc procps time coop-computing-tools pajeng
-  libsimgrid-dev simgrid chromium hyperfine nodejs curl
+  libsimgrid-dev chromium hyperfine nodejs curl
   nats-server libnats-dev openmpi-bin libopenmpi-dev mpich libmpich-dev
   gfortran prometheus prometheus-node-exporter afl++ clang libclang-rt-14-dev
   libpapi-dev tmux iproute2

@@ -37,7 +37,7 @@ mh_launcher() {
   if [ "$1" = openmpi ]; then
     echo "mpirun.openmpi --mca plm_rsh_agent $HOSTS_SSH -H $3 -np $2"
   else
-    echo "timeout -s TERM 60 mpirun.mpich -launcher ssh -launcher-exec $HOSTS_SSH -hosts $3 -n $2"
+    echo "timeout -s TERM 30 mpirun.mpich -launcher ssh -launcher-exec $HOSTS_SSH -hosts $3 -n $2"
   fi
 }
 
@@ -46,7 +46,7 @@ mh_launcher() {
 # Debian 12's MPICH (ch4:ucx) hangs in MPI_Finalize in about one run in three
 # when its ranks talk over TCP, as ranks on two hosts do (on one host too,
 # with UCX_TLS=tcp,self): an open UCX bug, "TCP transport hangs during
-# cleanup" (openucx/ucx#8738). mh_launcher gives MPICH's mpirun 60 s; a run
+# cleanup" (openucx/ucx#8738). mh_launcher gives MPICH's mpirun 30 s (a run takes 2-5 s here); a run
 # stopped then although every rank had registered and none was missing
 # (SUMMARY says so) is that hang, and is started again, at most 4 times,
 # each said as a TAP comment. Any other failure is returned as it is.

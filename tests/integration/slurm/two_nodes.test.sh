@@ -30,21 +30,21 @@ NP=4 ITS=30 HALO=64
 # run_step DIR DURING [ENV...]: the stencil step into DIR, with ENV, DURING
 # run while it runs; srun's status. Debian 12's MPICH may hang in
 # MPI_Finalize when its ranks talk over TCP (openucx/ucx#8738,
-# multihost_lib.sh): a step that does not end in 60 s is started again (and
+# multihost_lib.sh): a step that does not end in 30 s (a step takes 2-12 s) is started again (and
 # DURING run again), at most 4 times, each said as a TAP comment. Each
 # attempt starts without $WORK/until (the file that ends STENCIL_UNTIL's run).
 run_step() {
   local dir=$1 during=$2 attempt pid; shift 2
   for attempt in 1 2 3 4; do
     rm -rf "$dir" "$WORK/until" && mkdir "$dir"
-    env "$@" TALLY_GATHER_TIMEOUT=10 timeout 60 srun --mpi=pmi2 -N 2 -n $NP --ntasks-per-node=2 --tally="$dir" \
+    env "$@" TALLY_GATHER_TIMEOUT=10 timeout 30 srun --mpi=pmi2 -N 2 -n $NP --ntasks-per-node=2 --tally="$dir" \
       --tally-mpi "$WORK/stencil.mpich" blocking $ITS $HALO 1 0 1 "$WORK/hand" >"$dir.out" 2>"$dir.err" &
     pid=$!
     $during
     wait "$pid"
     st=$?
     [ "$st" = 124 ] || return "$st"
-    echo "# attempt $attempt: the step did not end in 60 s (MPICH over TCP, openucx/ucx#8738); starting it again"
+    echo "# attempt $attempt: the step did not end in 30 s (MPICH over TCP, openucx/ucx#8738); starting it again"
     scancel -u "$(id -un)" 2>/dev/null
     wait_until 30 sh -c '[ -z "$(squeue -h)" ]'
   done
