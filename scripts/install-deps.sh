@@ -9,7 +9,7 @@ packages=(
   nats-server libnats-dev openmpi-bin libopenmpi-dev mpich libmpich-dev
   gfortran prometheus prometheus-node-exporter afl++ clang libclang-rt-14-dev
   libpapi-dev tmux iproute2
-  socat passwd util-linux coop-computing-tools-dev openssl
+  socat passwd util-linux coop-computing-tools-dev openssl strace
   slurm-wlm slurmctld slurmd munge libslurm-dev slurmdbd mariadb-server
 )
 missing=()

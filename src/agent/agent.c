@@ -183,8 +183,7 @@ static void read_client(struct agent *a, struct agent_client *c)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
-            c->peer_gone = true;
-            agent_client_close(a, c);
+            agent_client_gone(a, c);
             break;
         }
         c->in_len += (size_t)n;

@@ -146,6 +146,18 @@ static bool app_exists(const struct agent *a, const char *name)
     return false;
 }
 
+/* Whether a task of app (NULL: any) was added since the last scan: its
+ * processes are not known yet (tally run started it a moment ago). */
+static bool scope_unscanned(const struct agent *a, const char *app)
+{
+    for (size_t i = 0; i < a->task_count; i++) {
+        const struct agent_task *t = a->tasks[i];
+        if (!t->ended && !t->scanned && (!app || !strcmp(t->app, app)))
+            return true;
+    }
+    return false;
+}
+
 /* The processes the objects stand for (app_, n_, site_ expand), checked;
  * returns how many were put in pids (allocated). */
 static size_t expand_processes(struct eval *e, const struct request_arg *arg, pid_t **pids)
@@ -202,6 +214,8 @@ static size_t expand_processes(struct eval *e, const struct request_arg *arg, pi
                       tok->kind == OBJECT_COUNTER ? "c" : "csr", tok->number);
             continue;
         }
+        if (scope_unscanned(a, app))
+            agent_tasks_scan(a);
         for (size_t i = 0; i < a->procs.capacity; i++) {
             pid_t pid = a->procs.keys[i];
             if (!pid)
@@ -512,6 +526,22 @@ static void signal_processes(struct eval *e, const struct request_call *call, in
         return;
     pid_t *pids;
     size_t n = expand_processes(e, arg, &pids);
+    /* An application here with no process (its tally run has not started
+     * the command yet, or it ended): nothing signalled for it, and said so,
+     * also when other objects of the request had processes. */
+    for (size_t k = 0; k < arg->object_count; k++) {
+        const struct object_token *tok = &arg->objects[k];
+        if (tok->kind != OBJECT_APP || !app_exists(a, tok->name))
+            continue;
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++) {
+            const struct agent_task *t = agent_task_of(a, pids[i]);
+            any = t && !strcmp(t->app, tok->name);
+        }
+        if (!any)
+            add_error(e, tok->pos, "app_%s: %s: no process of it is running here "
+                      "(its command not started yet, or ended): nothing signalled", tok->name, svc);
+    }
     for (size_t i = 0; i < n; i++) {
         char token[300];
         proc_token(a, pids[i], token, sizeof token);

@@ -24,6 +24,12 @@ void agent_client_close(struct agent *a, struct agent_client *c)
     c->closing = true;
 }
 
+void agent_client_gone(struct agent *a, struct agent_client *c)
+{
+    c->peer_gone = true;
+    agent_client_close(a, c);
+}
+
 /* Pending output is c->out[out_off, out_off + out_len): sent from the
  * front without moving the rest. */
 int agent_client_flush(struct agent *a, struct agent_client *c)
@@ -33,7 +39,14 @@ int agent_client_flush(struct agent *a, struct agent_client *c)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            /* The other end closed or reset: the same as reading its end
+             * (a runner's guarded tree is ended), whichever the agent
+             * meets first. */
+            if (errno == EPIPE || errno == ECONNRESET)
+                agent_client_gone(a, c);
+            return -1;
         }
         c->out_off += (size_t)n;
         c->out_len -= (size_t)n;

@@ -13,7 +13,7 @@ void agent_handle_line(struct agent *a, struct agent_client *c, const char *line
 /* Writes what every client has pending (once per loop turn). */
 void agent_flush(struct agent *a);
 /* Writes what c has pending until its socket is full: 0, or -1 when the
- * connection failed. */
+ * connection failed (the other end gone: agent_client_gone). */
 int agent_client_flush(struct agent *a, struct agent_client *c);
 /* Drops what is pending for c (it is being closed for not reading). */
 void agent_client_discard(struct agent *a, struct agent_client *c);
@@ -22,5 +22,9 @@ void agent_client_discard(struct agent *a, struct agent_client *c);
 void agent_client_interest(struct agent *a, struct agent_client *c);
 /* Marks c to be closed by the loop. */
 void agent_client_close(struct agent *a, struct agent_client *c);
+/* The other end of c went away (its end read, or a write failed with
+ * EPIPE or ECONNRESET): closed as peer_gone, so that a runner's guarded
+ * tree is ended whichever the loop met first. */
+void agent_client_gone(struct agent *a, struct agent_client *c);
 
 #endif

@@ -70,6 +70,7 @@ struct agent_task {
     bool limit_reported;
     double start_epoch;
     bool ended;
+    bool scanned;                  /* a scan has looked for its processes since it was added */
     bool guarded;                  /* its runner asked: end the tree if the runner dies first */
     pid_t runner_pid;              /* followed: the tally run (the root before the command's) */
 };

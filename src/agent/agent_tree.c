@@ -407,8 +407,11 @@ void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool s
 }
 
 /* The processes of every tree from the scan: new ones, vanished ones,
- * their readings and series. */
-static void update_processes(struct agent *a, double now)
+ * their readings and series. Between ticks (a scan at a request) the
+ * processes known already keep the tick's readings: their rate of CPU
+ * ("cores", over the last interval) and their series stay the tick's, not
+ * a rate over the few milliseconds since it. */
+static void update_processes(struct agent *a, double now, bool tick)
 {
     double epoch = clock_epoch_seconds();
     double ticks = (double)clock_ticks_per_second();
@@ -439,6 +442,9 @@ static void update_processes(struct agent *a, double now)
             if (!p)
                 continue;
             created = true;
+        } else if (!tick && p->last_at >= 0) {
+            p->seen = true;
+            continue;
         }
         if (p->last_at >= 0 && now > p->last_at) {
             double dcpu = (e->stat.cpu_self + e->stat.cpu_children) -
@@ -585,17 +591,33 @@ static bool limits_broken(const struct agent_task *t)
     return false;
 }
 
-void agent_tick(struct agent *a)
+static void tasks_scan(struct agent *a, bool tick)
 {
-    double now = clock_monotonic_seconds();
     bool any = false;
     for (size_t i = 0; i < a->task_count; i++)
         any |= !a->tasks[i]->ended;
-    if (any) {
-        proc_scan_refresh_incremental(&a->scan, is_followed, a);
-        proc_scan_assign_roots(&a->scan, is_tree_root, a);
-        update_processes(a, now);
-    }
+    if (!any)
+        return;
+    /* Marked first: the events of this scan run conditional requests at
+     * once, and one naming an application of a task not yet scanned would
+     * otherwise scan again from inside this one (a scan per new process,
+     * nested as deep as the tree is large). */
+    for (size_t i = 0; i < a->task_count; i++)
+        a->tasks[i]->scanned = true;
+    proc_scan_refresh_incremental(&a->scan, is_followed, a);
+    proc_scan_assign_roots(&a->scan, is_tree_root, a);
+    update_processes(a, clock_monotonic_seconds(), tick);
+}
+
+void agent_tasks_scan(struct agent *a)
+{
+    tasks_scan(a, false);
+}
+
+void agent_tick(struct agent *a)
+{
+    double now = clock_monotonic_seconds();
+    tasks_scan(a, true);
     for (size_t i = 0; i < a->task_count; i++) {
         struct agent_task *t = a->tasks[i];
         if (t->ended)

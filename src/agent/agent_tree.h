@@ -28,6 +28,11 @@ void agent_tasks_runners_lost(struct agent *a, struct agent_task *const tasks[],
 /* A process joined (started) or left the task, as its tally run saw it at
  * level 2 (every process, however short, at once). */
 void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool started);
+/* A scan of every tree now (agent_tick's, also between ticks): the
+ * processes of a task added since the last tick become known (a request
+ * naming its application right after tally run started it); those known
+ * already keep the tick's readings (cores, series). */
+void agent_tasks_scan(struct agent *a);
 /* One tick: the shared scan, every tree's processes, events, samples, ends. */
 void agent_tick(struct agent *a);
 /* A task has ended: its summary to the archive, its processes dropped. */

@@ -22,8 +22,10 @@
 #include "core/units.h"
 
 /* At most this many scrapes at once, each within this many seconds (a new
- * connection evicts the oldest): slow clients cannot lock scrapes out. */
-enum { METRICS_MAX_CONNECTIONS = 16 };
+ * connection evicts the oldest): slow clients cannot lock scrapes out. The
+ * agent's own user's connections (a loopback client of the same uid) have
+ * a bound of their own: another user's flood never ends them. */
+enum { METRICS_MAX_CONNECTIONS = 16, METRICS_MAX_OWN_CONNECTIONS = 64 };
 #define METRICS_DEADLINE 5.0
 
 struct metrics_server {
@@ -382,6 +384,13 @@ static int listen_on(const char *address, struct sockaddr_in *sa, char *why, siz
     return fd;
 }
 
+/* A connection from a process of the agent's own user on this host. */
+static bool own_peer(void *ctx, int fd)
+{
+    uid_t uid;
+    return tcp_peer_uid(fd, &uid) == 0 && uid == ((struct metrics_server *)ctx)->agent->uid;
+}
+
 struct metrics_server *metrics_server_start(struct agent *agent, const char *address,
                                             char *where, size_t where_len, char *why,
                                             size_t why_size)
@@ -398,8 +407,8 @@ struct metrics_server *metrics_server_start(struct agent *agent, const char *add
     }
     s->agent = agent;
     char detail[128];
-    s->gate = http_gate_start(fd, METRICS_MAX_CONNECTIONS, METRICS_DEADLINE, handle, s, detail,
-                              sizeof detail);
+    s->gate = http_gate_start(fd, METRICS_MAX_CONNECTIONS, METRICS_MAX_OWN_CONNECTIONS,
+                              METRICS_DEADLINE, handle, s, own_peer, detail, sizeof detail);
     if (!s->gate) {
         snprintf(why, why_size, "%s: %s", address, detail);
         free(s);

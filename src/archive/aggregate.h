@@ -12,7 +12,10 @@
  *   - a fine logarithmic histogram: bin i holds the values v with
  *     γ^i <= v < γ^(i+1), γ = 1.01 (values <= 0 in one bin of their own), with
  *     per bin its count, largest value, sum, and the sums of the run's
- *     wall_time t and of v·t. A quantile read from it is within 1 % of the
+ *     wall_time t and of v·t (t = 1, so sum_t = count and sum_vt = sum,
+ *     stored as nothing, for a time field, which predict weighs by run, and
+ *     for one no limit applies to, never predicted; and so read from the
+ *     aggregates stored before). A quantile read from it is within 1 % of the
  *     exact one (it lies in a bin 1 % wide); predict's waste at an allocation
  *     equal to a bin's largest value is exact;
  *   - the AGGREGATE_TOP largest values with their run ids, where outliers
@@ -49,8 +52,9 @@ struct aggregate_field {
     uint64_t count;           /* runs with a value; 0 = the field is absent */
     uint64_t count_timed;     /* of those, runs with a wall_time (the weights) */
     double sum, mean, m2, m3, m4, min, max;
-    struct aggregate_bin *bins; /* by index, ascending */
+    struct aggregate_bin *bins; /* by index, ascending (settled; see aggregate_add_binned) */
     size_t nbins, capacity;
+    size_t nsorted;             /* bins [0, nsorted) ascend; the others are new */
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
 };
@@ -71,10 +75,14 @@ void aggregate_free(struct aggregate *a);
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped);
 /* The same, with the bins of the values (aggregate_bins_of) computed once
- * for the several aggregates a run is added to. */
+ * for the several aggregates a run is added to, and the new bins left out
+ * of order: aggregate_settle before reading the aggregate (aggregate_merge
+ * settles its first argument itself). */
 void aggregate_bins_of(const double *values, const bool *present, int32_t *bins);
 int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
                          const int32_t *bins, long long id, bool stopped);
+/* Puts every bin in its place (ascending index). */
+void aggregate_settle(struct aggregate *a);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
 
@@ -98,7 +106,8 @@ void aggregate_stats(const struct aggregate_field *f, struct resource_stats *out
 
 /* predict_first_allocation over a field's histogram, the candidates being
  * each bin's largest value; weighed by wall_time when the field is not a
- * time and every run with a value had one (*time_weighted). -1 when empty. */
+ * time, a limit applies to it, and every run with a value had one
+ * (*time_weighted). -1 when empty. */
 int aggregate_predict(const struct aggregate_field *f, const struct summary_field *field,
                       double quantile, struct prediction *out, bool *time_weighted);
 

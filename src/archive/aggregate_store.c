@@ -137,6 +137,7 @@ int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why,
         struct entry *e = &t->slots[i];
         if (!e->used)
             continue;
+        aggregate_settle(&e->agg);
         struct sql_value key[3] = {sql_int(e->kind), sql_text(e->key), sql_int(e->day)};
         if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day = ?",
                         key, 3, merge_text, &e->agg, why, why_size) < 0) {

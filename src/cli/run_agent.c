@@ -163,7 +163,12 @@ void run_agent_hook_samples(struct run_config *cfg)
         cfg->task.sample_ctx = cfg;
         return;
     }
+    /* an earlier attempt (--retry) may have been followed: tally run samples
+     * this one itself, and the agent is not asked to follow it */
     cfg->task.sampled_elsewhere = false;
+    cfg->task.on_launched = NULL;
+    cfg->task.sampler_fd = -1;
+    cfg->task.on_sampler_input = NULL;
     o->inner_sample = cfg->task.on_sample;
     o->inner_ctx = cfg->task.sample_ctx;
     cfg->task.on_sample = on_sample;

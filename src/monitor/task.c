@@ -69,7 +69,10 @@ int task_run(const struct task_options *o, struct task_result *r)
     struct guardian *guardian = r->level != 2 && o->follow_pid <= 0 && !o->sampled_elsewhere
                                     ? guardian_start()
                                     : NULL;
-    /* Orphans of the task are re-parented to tally, which reaps (and counts) them. */
+    /* Orphans of the task are re-parented to tally, which reaps (and counts)
+     * them, for this task only: a second task_run (run --retry) starts its
+     * guardian with tally no subreaper, or the guardian would be re-parented
+     * to tally and ended with the task's tree. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     struct usage u;
@@ -86,6 +89,7 @@ int task_run(const struct task_options *o, struct task_result *r)
     }
     guardian_stop(u.guardian); /* the task is over: it exits, ending nothing (it may have been
                                 * started since, when the sampler went away) */
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
     usage_free(&u);
     return rc;
 }

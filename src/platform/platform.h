@@ -81,6 +81,10 @@ int proc_visit_fd_targets(pid_t pid, void (*visit)(void *ctx, const char *target
 int proc_visit_open_files(pid_t pid, void (*visit)(void *ctx, const char *path), void *ctx);
 /* Calls visit(ctx, inode) for each socket open in pid. */
 int proc_visit_sockets(pid_t pid, void (*visit)(void *ctx, uint64_t inode), void *ctx);
+/* The owner (uid) of the other end of the IPv4 TCP connection fd when that
+ * end is a socket of this host (a loopback client): the kernel's record of
+ * it (NETLINK_SOCK_DIAG). -1 when it is not this host's or unknown. */
+int tcp_peer_uid(int fd, uid_t *uid);
 /* Calls visit for every TCP socket of the machine (IPv4 and IPv6) with the
  * bytes received and sent (acknowledged) through it so far. */
 int net_visit_tcp(void (*visit)(void *ctx, uint64_t inode, uint64_t received, uint64_t sent),

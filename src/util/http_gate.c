@@ -19,14 +19,16 @@ struct gate_slot {
     bool shut;      /* shut down by the gate, the daemon has yet to close it */
     bool answering; /* its whole request is in: being answered, not evicted */
     bool spoke;     /* had sent bytes when accepted (a client's request, usually) */
+    bool own;       /* from the host user's own (own_peer): bounded among themselves */
 };
 
 struct http_gate {
     struct MHD_Daemon *daemon;
     int listen_fd, epoll_fd;
-    unsigned max;
+    unsigned max[2]; /* [own]: at most this many open of each kind */
     double deadline;
-    size_t nslots; /* 2 * max: room for the shut connections not yet closed */
+    size_t nslots;   /* 2 * (max[0] + max[1]): room for the shut ones not yet closed */
+    bool (*own_peer)(void *ctx, int fd);
     struct gate_slot *slots;
     MHD_AccessHandlerCallback handler;
     void *handler_ctx;
@@ -89,9 +91,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     return g->handler(g->handler_ctx, conn, url, method, version, upload, upload_len, state);
 }
 
-struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
-                                  MHD_AccessHandlerCallback handler, void *ctx, char *why,
-                                  size_t why_size)
+struct http_gate *http_gate_start(int listen_fd, unsigned max, unsigned own_max, double deadline,
+                                  MHD_AccessHandlerCallback handler, void *ctx,
+                                  bool (*own_peer)(void *ctx, int fd), char *why, size_t why_size)
 {
     if (!libmhd_api_load(why, why_size)) {
         close(listen_fd);
@@ -99,7 +101,7 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
     }
     struct http_gate *g = calloc(1, sizeof *g);
     if (g)
-        g->slots = calloc(2 * (size_t)max, sizeof *g->slots);
+        g->slots = calloc(2 * ((size_t)max + own_max), sizeof *g->slots);
     if (!g || !g->slots || max == 0) {
         snprintf(why, why_size, "out of memory");
         if (g)
@@ -111,9 +113,11 @@ struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
     g->listen_fd = listen_fd;
     g->handler = handler;
     g->handler_ctx = ctx;
-    g->max = max;
+    g->max[0] = max;
+    g->max[1] = own_peer ? own_max : 0;
+    g->own_peer = own_peer;
     g->deadline = deadline;
-    g->nslots = 2 * (size_t)max;
+    g->nslots = 2 * ((size_t)max + own_max);
     for (size_t i = 0; i < g->nslots; i++)
         g->slots[i].fd = -1;
     unsigned timeout = deadline < 1 ? 1 : (unsigned)deadline;
@@ -148,27 +152,33 @@ size_t http_gate_open_connections(const struct http_gate *g)
     return n;
 }
 
-/* Room for one more connection: when MAX are open, one is shut down: the
- * oldest of those that have sent nothing yet (connections opened and left
- * silent, a flood of them; bytes waiting unread count), else the oldest of
- * the others; never one being answered (then there may be more than MAX for
- * as long as their answers take). NULL when no slot is free. */
+/* Room for one more connection of its kind (own or not): when as many of
+ * that kind as its bound are open, one of them is shut down: the oldest of
+ * those that have sent nothing yet (connections opened and left silent, a
+ * flood of them; bytes waiting unread count), else the oldest of the
+ * others; never one being answered (then there may be more than the bound
+ * for as long as their answers take). Another user's flood never ends the
+ * host user's own connections. NULL when no slot is free. */
 static bool has_spoken(int fd)
 {
     char first;
     return recv(fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
-static struct gate_slot *make_room(struct http_gate *g)
+static struct gate_slot *make_room(struct http_gate *g, bool own)
 {
     struct gate_slot *free_slot = NULL, *oldest[2] = {NULL, NULL}; /* [spoke] */
+    size_t open = 0;
     for (size_t i = 0; i < g->nslots; i++) {
         struct gate_slot *s = &g->slots[i];
         if (s->fd < 0) {
             free_slot = free_slot ? free_slot : s;
             continue;
         }
-        if (s->shut || s->answering)
+        if (s->shut || s->own != own)
+            continue;
+        open++;
+        if (s->answering)
             continue;
         if (!s->spoke)
             s->spoke = has_spoken(s->fd); /* its request came after it was accepted */
@@ -177,7 +187,7 @@ static struct gate_slot *make_room(struct http_gate *g)
             *o = s;
     }
     struct gate_slot *victim = oldest[0] ? oldest[0] : oldest[1];
-    if (victim && http_gate_open_connections(g) >= g->max)
+    if (victim && open >= g->max[own])
         shut(victim);
     return free_slot;
 }
@@ -189,7 +199,7 @@ static struct gate_slot *make_room(struct http_gate *g)
  * rest of the backlog keeps the fd readable for the next round. */
 static void accept_some(struct http_gate *g)
 {
-    for (unsigned round = 0; round < g->max / 2 + 1;) {
+    for (unsigned round = 0; round < g->max[0] / 2 + 1;) {
         struct sockaddr_storage addr;
         socklen_t len = sizeof addr;
         int fd = accept4(g->listen_fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -198,12 +208,14 @@ static void accept_some(struct http_gate *g)
                 continue;
             return; /* EAGAIN, or out of fds: the backlog waits */
         }
-        struct gate_slot *s = make_room(g);
+        bool own = g->own_peer && g->max[1] && g->own_peer(g->handler_ctx, fd);
+        struct gate_slot *s = make_room(g, own);
         if (!s) {
             close(fd);
             continue;
         }
-        *s = (struct gate_slot){.fd = fd, .since = clock_monotonic_seconds(), .spoke = has_spoken(fd)};
+        *s = (struct gate_slot){
+            .fd = fd, .since = clock_monotonic_seconds(), .spoke = has_spoken(fd), .own = own};
         if (MHD(MHD_add_connection)(g->daemon, fd, (struct sockaddr *)&addr, len) != MHD_YES)
             *s = (struct gate_slot){.fd = -1}; /* the daemon closed it */
         round++;

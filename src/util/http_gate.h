@@ -8,6 +8,9 @@
  *     those that had sent nothing when accepted, else the oldest whose
  *     request is not complete yet (one being answered is never evicted),
  *     accepting at most MAX/2 a round, the daemon serving between rounds;
+ *     the connections OWN_PEER(CTX, fd) says are the host user's own (the
+ *     caller's test of the peer) are bounded apart, by OWN_MAX, with the
+ *     same rule among themselves: others' connections never evict them;
  *   - DEADLINE seconds per connection, from accept to the end of its answer
  *     (answers should carry "Connection: close": one request each).
  * An evicted or late connection is shut down; the daemon then closes it. */
@@ -17,15 +20,17 @@
 #include <microhttpd.h>
 
 #include "util/libmhd_api.h"
+#include <stdbool.h>
 #include <stddef.h>
 
 struct http_gate;
 
 /* Serves LISTEN_FD (listening, non-blocking; the gate owns it) with
- * HANDLER(CTX, ...). NULL with the reason in err. */
-struct http_gate *http_gate_start(int listen_fd, unsigned max, double deadline,
-                                  MHD_AccessHandlerCallback handler, void *ctx, char *why,
-                                  size_t why_size);
+ * HANDLER(CTX, ...). OWN_PEER may be NULL (every connection is bounded by
+ * MAX). NULL with the reason in err. */
+struct http_gate *http_gate_start(int listen_fd, unsigned max, unsigned own_max, double deadline,
+                                  MHD_AccessHandlerCallback handler, void *ctx,
+                                  bool (*own_peer)(void *ctx, int fd), char *why, size_t why_size);
 /* One fd for the caller's loop: readable when there is work (then call
  * http_gate_run). */
 int http_gate_fd(const struct http_gate *gate);

@@ -330,9 +330,23 @@ int view_coarse_signals_write(const struct trace *t, const struct view_resolutio
     return rc;
 }
 
+/* json_dump_callback's writer: every '<' (only ever inside a string) as
+ * \u003c, so that no "<!--", "<script" or "</script" reaches the HTML
+ * parser from a name (a file named "<!--<script>" made the parser take the
+ * element's end tag as text, and the page's own script with it). */
+static int write_html_safe(const char *buffer, size_t size, void *data)
+{
+    FILE *out = data;
+    for (size_t i = 0; i < size; i++)
+        if (buffer[i] == '<' ? fputs("\\u003c", out) < 0 : putc(buffer[i], out) == EOF)
+            return -1;
+    return 0;
+}
+
 int view_json_dump(json_t *doc, int digits, FILE *out)
 {
-    /* JSON_ESCAPE_SLASH turns every "/" into "\/": no "</script>" can end the element early. */
-    return json_dumpf(doc, out,
-                      JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH | JSON_REAL_PRECISION(digits));
+    /* JSON_ESCAPE_SLASH as well: "</" never appears, even in a raw view of the file. */
+    return json_dump_callback(doc, write_html_safe, out,
+                              JSON_COMPACT | JSON_ENCODE_ANY | JSON_ESCAPE_SLASH |
+                                  JSON_REAL_PRECISION(digits));
 }

@@ -80,7 +80,8 @@ double view_time_quantum(const struct trace *t);
  * real rounded to VIEW_VALUE_DIGITS significant digits. */
 json_t *view_number(double v);
 
-/* Writes compact JSON safe inside a <script> element ("</" never appears),
+/* Writes compact JSON safe inside a <script> element (no '<' at all: it is
+ * written \u003c, so neither "</script" nor "<!--" can end or escape it),
  * reals with `digits` significant digits (17 keeps doubles exact). Returns -1
  * on a write error. */
 int view_json_dump(json_t *doc, int digits, FILE *out);

@@ -4,7 +4,8 @@
 # src/) of the file and of the header, and an arrow the table below does not
 # allow fails, naming the file and the include. And nothing outside
 # src/platform/ opens /proc (the reads the agent, instrument and client
-# need are functions of platform.h).
+# need are functions of platform.h). And the room table names every source
+# file.
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 SRC=$TALLY_TEST_ROOT/src
 
@@ -95,4 +96,13 @@ while IFS= read -r f; do
   fi
 done < <(find "$SRC" -name '*.[ch]' | sort)
 check_eq "nothing outside src/platform/ opens /proc" "${bad:-none}" none
+
+# The room table of docs/architecture.md names every source file of src/ and
+# lib/ (as `NAME.c` or `DIR/NAME.c`), so that it stays the map of the code.
+unnamed=""
+while IFS= read -r f; do
+  b=$(basename "$f")
+  grep -qE "\`([a-z_/]+/)?$b\`" "$TALLY_TEST_ROOT/docs/architecture.md" || unnamed="$unnamed ${f#"$TALLY_TEST_ROOT"/}"
+done < <(find "$SRC" "$TALLY_TEST_ROOT/lib" -name '*.c' | sort)
+check_eq "docs/architecture.md names every .c file of src/ and lib/" "${unnamed:- none}" " none"
 finish

@@ -1,7 +1,7 @@
 /* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c):
  * moments and extremes as from the values, quantiles within 1 %, merging in
  * any order, the stored form round trip (to the bit, and version 2 still
- * read), predict exact at bin maxima. */
+ * read), time fields weighed by run, predict exact at bin maxima. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +49,33 @@ int main(void)
     CHECK_NEAR(from_agg.p50, exact.p50, exact.p50 / 100);
     CHECK_NEAR(from_agg.p90, exact.p90, exact.p90 / 100);
     CHECK_NEAR(from_agg.p99, exact.p99, exact.p99 / 100);
+
+    /* the same runs added without settling each time (as ingest does: new
+     * bins wait in a tail merged 16 at a time) give the same bins, settled */
+    {
+        struct aggregate lazy;
+        aggregate_init(&lazy);
+        int32_t bins[FIELD_COUNT];
+        for (int i = 0; i < N; i++) {
+            double values[FIELD_COUNT] = {0};
+            bool present[FIELD_COUNT] = {false};
+            values[FIELD_MEMORY] = v[i];
+            present[FIELD_MEMORY] = true;
+            aggregate_bins_of(values, present, bins);
+            aggregate_add_binned(&lazy, values, present, bins, i + 1, false);
+        }
+        CHECK(lazy.fields[FIELD_MEMORY].nsorted < lazy.fields[FIELD_MEMORY].nbins); /* a tail left */
+        aggregate_settle(&lazy);
+        const struct aggregate_field *l = &lazy.fields[FIELD_MEMORY], *w = &whole.fields[FIELD_MEMORY];
+        CHECK_INT(l->nbins, w->nbins);
+        bool same = l->nbins == w->nbins && l->nsorted == l->nbins;
+        for (size_t k = 0; same && k < l->nbins; k++)
+            same = l->bins[k].index == w->bins[k].index && l->bins[k].count == w->bins[k].count &&
+                   l->bins[k].max == w->bins[k].max && l->bins[k].sum == w->bins[k].sum &&
+                   l->bins[k].sum_vt == w->bins[k].sum_vt;
+        CHECK(same);
+        aggregate_free(&lazy);
+    }
 
     /* merging three parts in another order, through the stored form, gives the same */
     struct aggregate merged;
@@ -112,6 +139,59 @@ int main(void)
         }
         CHECK_INT(back.stopped_count, 1);
         CHECK_INT(back.runs, 5);
+        aggregate_free(&one);
+        aggregate_free(&back);
+    }
+    /* a time field (cpu_time) and a field no limit applies to (machine_load)
+     * are weighed by run: their bins keep t = 1 (sum_t = count, sum_vt =
+     * sum), memory's the runs' wall times; and an aggregate stored before,
+     * whose cpu_time bin has the wall times' sums, is read with t = 1 */
+    {
+        struct aggregate one, back;
+        aggregate_init(&one);
+        aggregate_init(&back);
+        double v[FIELD_COUNT];
+        bool has[FIELD_COUNT] = {false};
+        has[FIELD_CPU_TIME] = has[FIELD_MACHINE_LOAD] = has[FIELD_MEMORY] = has[FIELD_WALL_TIME] = true;
+        v[FIELD_CPU_TIME] = 10.5;
+        v[FIELD_MACHINE_LOAD] = 3.25;
+        v[FIELD_MEMORY] = 700.25;
+        v[FIELD_WALL_TIME] = 20;
+        aggregate_add(&one, v, has, 1, false);
+        v[FIELD_CPU_TIME] = 10.52; /* the same bins */
+        v[FIELD_MACHINE_LOAD] = 3.26;
+        v[FIELD_MEMORY] = 700.5;
+        v[FIELD_WALL_TIME] = 30;
+        aggregate_add(&one, v, has, 2, false);
+        const int by_run[2] = {FIELD_CPU_TIME, FIELD_MACHINE_LOAD};
+        for (int k = 0; k < 2; k++) {
+            const struct aggregate_bin *b = &one.fields[by_run[k]].bins[0];
+            CHECK_INT(one.fields[by_run[k]].nbins, 1);
+            CHECK(b->sum_t == 2 && b->sum_vt == b->sum);
+        }
+        const struct aggregate_bin *mem = &one.fields[FIELD_MEMORY].bins[0];
+        CHECK(mem->sum_t == 50 && mem->sum_vt == 700.25 * 20 + 700.5 * 30);
+        struct prediction pred;
+        bool weighted = true;
+        CHECK_INT(aggregate_predict(&one.fields[FIELD_CPU_TIME], summary_field_by_id(FIELD_CPU_TIME),
+                                    0.95, &pred, &weighted), 0);
+        CHECK_INT(weighted, 0);
+        CHECK_INT(aggregate_predict(&one.fields[FIELD_MEMORY], summary_field_by_id(FIELD_MEMORY),
+                                    0.95, &pred, &weighted), 0);
+        CHECK_INT(weighted, 1);
+        size_t short_len, long_len;
+        unsigned char *data = aggregate_encode(&one, &short_len);
+        free(data);
+        struct aggregate_bin *cpu = &one.fields[FIELD_CPU_TIME].bins[0];
+        cpu->sum_t = 50; /* as stored before */
+        cpu->sum_vt = 10.5 * 20 + 10.52 * 30;
+        data = aggregate_encode(&one, &long_len);
+        CHECK(long_len >= short_len + 9); /* sum_t and sum_vt's 8 bytes */
+        CHECK_INT(aggregate_decode_merge(&back, data, long_len), 0);
+        free(data);
+        const struct aggregate_bin *b = &back.fields[FIELD_CPU_TIME].bins[0];
+        CHECK(b->count == 2 && b->sum_t == 2 && b->sum_vt == b->sum && b->sum == 10.5 + 10.52);
+        CHECK(back.fields[FIELD_MEMORY].bins[0].sum_t == 50);
         aggregate_free(&one);
         aggregate_free(&back);
     }

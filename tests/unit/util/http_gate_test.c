@@ -2,9 +2,13 @@
  * real libmicrohttpd daemon on a loopback port, driven step by step in this
  * thread: with room for 2 connections, a third ends the one that has sent
  * nothing, not an older one that has sent part of its request; a complete
- * request is answered; a connection past its deadline is ended. */
+ * request is answered; a connection past its deadline is ended. With a
+ * bound of its own for the connections own_peer names (the host user's),
+ * a flood of others' silent connections never ends them, and their own
+ * bound ends the oldest silent one of them. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +63,85 @@ static int state_of(int fd)
     return n > 0 ? 2 : 0;
 }
 
+/* The client ports of the connections to count as the host user's own. */
+static unsigned short own_ports[8];
+static size_t own_count;
+
+static bool own_peer(void *ctx, int fd)
+{
+    (void)ctx;
+    struct sockaddr_in peer;
+    socklen_t len = sizeof peer;
+    if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0)
+        return false;
+    for (size_t i = 0; i < own_count; i++)
+        if (own_ports[i] == peer.sin_port)
+            return true;
+    return false;
+}
+
+static int connect_own(const struct sockaddr_in *sa)
+{
+    int fd = connect_to(sa);
+    struct sockaddr_in me;
+    socklen_t len = sizeof me;
+    if (fd >= 0 && getsockname(fd, (struct sockaddr *)&me, &len) == 0 && own_count < 8)
+        own_ports[own_count++] = me.sin_port;
+    return fd;
+}
+
+/* Others' silent connections (2 allowed) and the own ones (2 allowed). */
+static void own_bound(void)
+{
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    CHECK(lfd >= 0 && bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(lfd, 16) == 0);
+    CHECK(getsockname(lfd, (struct sockaddr *)&sa, &len) == 0);
+    char why[256] = "";
+    struct http_gate *g = http_gate_start(lfd, 2, 2, 5.0, answer_ok, NULL, own_peer, why, sizeof why);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    int a = connect_own(&sa), b = connect_own(&sa);
+    turns(g, 3);
+    int others[6];
+    for (int i = 0; i < 6; i++) {
+        others[i] = connect_to(&sa);
+        turns(g, 2);
+    }
+    /* the own two are still open, silent as they are; of the others only
+     * the newest two are */
+    CHECK_INT(state_of(a), 0);
+    CHECK_INT(state_of(b), 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(state_of(others[i]), 1);
+    CHECK_INT(state_of(others[4]), 0);
+    CHECK_INT(state_of(others[5]), 0);
+    CHECK_INT(http_gate_open_connections(g), 4);
+    /* an own third: the oldest own silent one (a) makes room, not others' */
+    int c = connect_own(&sa);
+    turns(g, 3);
+    CHECK_INT(state_of(a), 1);
+    CHECK_INT(state_of(b), 0);
+    CHECK_INT(state_of(c), 0);
+    CHECK_INT(state_of(others[5]), 0);
+    /* and a late own request is answered */
+    const char *req = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    CHECK(send(b, req, strlen(req), 0) == (ssize_t)strlen(req));
+    turns(g, 5);
+    char reply[256] = "";
+    ssize_t got = recv(b, reply, sizeof reply - 1, MSG_DONTWAIT);
+    reply[got > 0 ? got : 0] = '\0';
+    CHECK_CONTAINS(reply, "HTTP/1.1 200");
+    close(a);
+    close(b);
+    close(c);
+    for (int i = 0; i < 6; i++)
+        close(others[i]);
+    http_gate_stop(g);
+}
+
 int main(void)
 {
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -67,7 +150,7 @@ int main(void)
     CHECK(lfd >= 0 && bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(lfd, 16) == 0);
     CHECK(getsockname(lfd, (struct sockaddr *)&sa, &len) == 0);
     char why[256] = "";
-    struct http_gate *g = http_gate_start(lfd, 2, 1.0, answer_ok, NULL, why, sizeof why);
+    struct http_gate *g = http_gate_start(lfd, 2, 0, 1.0, answer_ok, NULL, NULL, why, sizeof why);
     CHECK(g != NULL);
     if (!g) {
         fprintf(stderr, "# %s\n", why);
@@ -105,5 +188,6 @@ int main(void)
     close(q);
     close(n);
     http_gate_stop(g);
+    own_bound();
     return test_done();
 }
