@@ -89,7 +89,8 @@ build/lib/spank_tally.so: $(wildcard lib/spank/*.c)
 # Linked so that the loader maps it in two segments instead of four, with no
 # RELRO mprotect: fewer mappings and page faults in every short process
 # (-z noseparate-code, -z norelro; docs/io.md "Cost").
-IO_LIB_SRC := $(sort $(wildcard lib/io/*.c))
+# region.c first: its buffer of the start's paths opens .bss (region.c).
+IO_LIB_SRC := lib/io/region.c $(filter-out lib/io/region.c,$(sort $(wildcard lib/io/*.c)))
 IO_LIB_LDFLAGS := -Wl,-soname,libtally-io.so -Wl,-z,noseparate-code -Wl,-z,norelro
 # Its string loops stay loops: a call to libc's strlen from a fork child
 # about to exec costs a lazy binding and a page of libc's text.

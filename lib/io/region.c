@@ -1,7 +1,7 @@
 /* libtally-io's bottom layer (region.h): the region of this process image,
  * claimed as a slot of the run file DIR/io.slots (the run file created by
  * the first image of the run), else as a file of its own DIR/io.PID.N;
- * the reentrancy guard and the descriptor table. Internal operations use
+ * the reentrancy guard (the descriptor table is fds.c's). Internal operations use
  * raw system calls, never the wrappers. The claim, made by every image at
  * its start and by every forked child, calls nothing of libc (io_sys, the
  * copy loops below) and keeps no buffer on the stack: each libc text page
@@ -21,8 +21,6 @@
 /* In .data, beside the rest a fork child writes (records.c's generation,
  * process.c's parents_region): one page copied on write, not two. */
 struct tally_io_header *io_region IO_HOT;
-int io_fd_high = -1;
-static struct io_fd fds[IO_MAX_FDS];
 __thread int io_busy_flag __attribute__((tls_model("initial-exec")));
 /* What the claim reads, packed in one buffer so that an image's start
  * touches one page of it: DIR, DIR/io.slots (built once at the start) and
@@ -31,6 +29,11 @@ __thread int io_busy_flag __attribute__((tls_model("initial-exec")));
  * mapped once per image and kept (a forked child claims its slot through
  * its copy). */
 #define EXE_MAX sizeof(((struct tally_io_header *)0)->exe)
+/* The only variable of .bss here, and region.c linked first (Makefile):
+ * st opens .bss, in the page the loader already zeroes the end of behind
+ * .data, so an image's start writes its paths (usually under a hundred
+ * bytes each) with no page fault of its own (st further in .bss, behind
+ * the descriptor table, cost every image one). */
 static struct {
     struct tally_io_run *run;
     char *run_path, *exe;       /* within text */
@@ -62,15 +65,6 @@ size_t io_copy_str(char *dst, const char *src, size_t max)
 void *io_next_symbol(const char *name)
 {
     return dlsym(RTLD_NEXT, name);
-}
-
-struct io_fd *io_fd_slot(int fd)
-{
-    if (fd < 0 || fd >= IO_MAX_FDS)
-        return NULL;
-    if (fd > io_fd_high)
-        io_fd_high = fd;
-    return &fds[fd];
 }
 
 const char *io_directory(void)

@@ -150,8 +150,13 @@ static int read_image(int fd, off_t at, struct io_image *img, pid_t only)
         r->path[TALLY_IO_PATH - 1] = '\0';
         kept++;
     }
+    /* The incomplete record counts only files that found no record of
+     * their own, each counted in past_bound first (the helper's
+     * io_record_for_abs): read only then (a pread per region less; the
+     * 1000-process loop has 2000). */
     struct tally_io_record *inc = &img->records[kept];
-    if (read_at(fd, inc, sizeof *inc, at + TALLY_IO_HEADER + (off_t)TALLY_IO_CAPACITY * TALLY_IO_RECORD) == 0 &&
+    if (h->past_bound &&
+        read_at(fd, inc, sizeof *inc, at + TALLY_IO_HEADER + (off_t)TALLY_IO_CAPACITY * TALLY_IO_RECORD) == 0 &&
         has_counts(inc)) {
         memcpy(inc->path, TALLY_IO_INCOMPLETE_NAME, sizeof TALLY_IO_INCOMPLETE_NAME);
         kept++;
@@ -210,6 +215,10 @@ static void take_slots(const char *dir, struct loader *l)
         read_at(fd, &run, sizeof run, 0) == 0 && run.magic == TALLY_IO_RUN_MAGIC &&
         run.version == TALLY_IO_VERSION && run.slot_size == TALLY_IO_SLOT && run.slots == TALLY_IO_SLOTS) {
         uint64_t taken = run.taken < TALLY_IO_SLOTS ? run.taken : TALLY_IO_SLOTS;
+        /* Room for every slot at once (not grown and copied as they come);
+         * a failure here leaves take_image to grow it. */
+        if (!l->only)
+            (void)VEC_RESERVE(set->items, l->cap, set->count + taken);
         for (uint64_t i = 0; i < taken; i++)
             take_image(l, fd, (off_t)tally_io_slot_offset(i), i);
     } else {
