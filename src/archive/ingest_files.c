@@ -376,13 +376,17 @@ static void *reader_main(void *arg)
 
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
 {
-    static struct record_queue queue; /* one pipeline per process at a time */
-    record_queue_init(&queue);
     json_object_seed(0); /* before two threads use jansson */
     struct reader_job job = {session, paths, n, 0};
-    session->queue = &queue;
+    struct record_queue *queue = malloc(sizeof *queue); /* the session's pipeline, its own */
     pthread_t reader;
-    if (pthread_create(&reader, NULL, reader_main, &job) != 0) {
+    if (queue)
+        record_queue_init(queue);
+    session->queue = queue;
+    if (!queue || pthread_create(&reader, NULL, reader_main, &job) != 0) {
+        if (queue)
+            record_queue_destroy(queue);
+        free(queue);
         session->queue = NULL; /* no second thread: do it all here */
         for (size_t i = 0; i < n && !session->database_failed; i++)
             if (ingest_path(session, paths[i]) < 0)
@@ -391,11 +395,12 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
     }
     struct summary_record *records[RECORD_QUEUE_WAKE];
     size_t n_popped;
-    while ((n_popped = record_queue_pop_some(&queue, records, RECORD_QUEUE_WAKE)) > 0)
+    while ((n_popped = record_queue_pop_some(queue, records, RECORD_QUEUE_WAKE)) > 0)
         for (size_t i = 0; i < n_popped; i++)
             ingest_session_take(session, records[i]); /* after a database failure: only frees */
     pthread_join(reader, NULL);
     session->queue = NULL;
-    record_queue_destroy(&queue);
+    record_queue_destroy(queue);
+    free(queue);
     return job.status;
 }
