@@ -54,7 +54,7 @@ static int dump_family(int fd, int family,
     struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
     if (sendto(fd, &request, sizeof request, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0)
         return -1;
-    static char buf[32768];
+    _Alignas(struct nlmsghdr) char buf[32768]; /* the call's own: no state shared between callers */
     for (;;) {
         ssize_t len = recv(fd, buf, sizeof buf, 0);
         if (len < 0 && errno == EINTR)
