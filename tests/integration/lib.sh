@@ -63,6 +63,21 @@ wait_until() {
   return 1
 }
 
+# free_port: a TCP port of this host nobody listens on, below the kernel's
+# range of ephemeral ports (ip_local_port_range): a port in that range may be
+# held at any moment as the local end of some client's connection, and a
+# server then fails to bind it ("address already in use")
+free_port() {
+  local low p
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+  [ "${low:-0}" -gt 12000 ] 2>/dev/null || low=32768
+  for _ in $(seq 100); do
+    p=$(( 10000 + RANDOM % (low - 10000) ))
+    ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+  done
+  return 1
+}
+
 # wait_agent SOCKET: until the agent listening there answers (at most 20 s)
 wait_agent() {
   for _ in $(seq 400); do "$TALLY" agent --socket "$1" status >/dev/null 2>&1 && return 0; sleep 0.05; done

@@ -3,6 +3,7 @@
  * kernel's per-connection counters (tcp_info: bytes_received, bytes_acked)
  * are dumped through NETLINK_SOCK_DIAG, as ss(8) does, matched by inode. */
 #include "platform/platform.h"
+#include "platform/linux/sock_diag_request.h"
 
 #include <errno.h>
 #include <linux/inet_diag.h>
@@ -39,17 +40,8 @@ static int dump_family(int fd, int family,
                        void (*visit)(void *ctx, uint64_t inode, uint64_t received, uint64_t sent),
                        void *ctx)
 {
-    struct {
-        struct nlmsghdr nlh;
-        struct inet_diag_req_v2 req;
-    } request;
-    memset(&request, 0, sizeof request);
-    request.nlh.nlmsg_len = sizeof request;
-    request.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-    request.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-    request.req.sdiag_family = (unsigned char)family;
-    request.req.sdiag_protocol = IPPROTO_TCP;
-    request.req.idiag_states = ~0u;
+    struct sock_diag_tcp_request request;
+    sock_diag_tcp_request_init(&request, family, NLM_F_REQUEST | NLM_F_DUMP);
     request.req.idiag_ext = 1 << (INET_DIAG_INFO - 1);
     struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
     if (sendto(fd, &request, sizeof request, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0)

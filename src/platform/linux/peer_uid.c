@@ -5,6 +5,7 @@
  * carries no credentials (SO_PEERCRED is for Unix sockets); this is what
  * tells a user's own scrapes of the agent's /metrics from another user's. */
 #include "platform/platform.h"
+#include "platform/linux/sock_diag_request.h"
 
 #include <errno.h>
 #include <linux/inet_diag.h>
@@ -24,17 +25,8 @@ int tcp_peer_uid(int fd, uid_t *uid)
         getpeername(fd, (struct sockaddr *)&there, &there_len) < 0 || here.sin_family != AF_INET ||
         there.sin_family != AF_INET)
         return -1;
-    struct {
-        struct nlmsghdr nlh;
-        struct inet_diag_req_v2 req;
-    } request;
-    memset(&request, 0, sizeof request);
-    request.nlh.nlmsg_len = sizeof request;
-    request.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-    request.nlh.nlmsg_flags = NLM_F_REQUEST; /* one socket, found by its addresses */
-    request.req.sdiag_family = AF_INET;
-    request.req.sdiag_protocol = IPPROTO_TCP;
-    request.req.idiag_states = ~0u;
+    struct sock_diag_tcp_request request; /* one socket, found by its addresses */
+    sock_diag_tcp_request_init(&request, AF_INET, NLM_F_REQUEST);
     /* the other end: its source is the peer, its destination us */
     request.req.id.idiag_sport = there.sin_port;
     request.req.id.idiag_dport = here.sin_port;

@@ -17,7 +17,7 @@ start_agent() {
 start_metrics_agent() {
   local sock=$1
   for _ in 1 2 3 4 5; do
-    PORT=$(shuf -i 20000-45000 -n 1)
+    PORT=$(free_port)
     "$TALLY" agent --foreground --socket "$sock" --no-archive --interval 0.2 \
       --metrics "127.0.0.1:$PORT" 2>"$WORK/agent.err" &
     AGENT_PID=$!

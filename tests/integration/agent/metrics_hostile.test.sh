@@ -29,7 +29,7 @@ check_eq "a bad --metrics is refused" "$rc" 125
 check_contains "... naming it" "$out" "tally: agent: --metrics 'nohost:99999' is not [ADDR]:PORT"
 
 for _ in 1 2 3 4 5; do
-  PORT=$(shuf -i 20000-45000 -n 1)
+  PORT=$(free_port)
   "$TALLY" agent --foreground --socket "$S" --no-archive --metrics ":$PORT" 2>"$WORK/agent.err" &
   AGENT_PID=$!
   wait_agent "$S" && break

@@ -97,7 +97,7 @@ check_eq "other paths are 404" "$(curl -s -o /dev/null -w '%{http_code}' "http:/
 
 # A real Prometheus scrapes it.
 for _ in 1 2 3 4 5; do
-  PPORT=$(shuf -i 45001-60000 -n 1)
+  PPORT=$(free_port)
   cat >"$WORK/prometheus.yml" <<YML
 global:
   scrape_interval: 1s

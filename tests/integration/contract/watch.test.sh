@@ -16,8 +16,7 @@ MW=$PROGS/contract_master_worker
 LIB=$TALLY_TEST_ROOT/build/lib/libtally-probe.so
 keep() { mkdir -p "$TALLY_TEST_ROOT/build/test-logs/contract-watch" && cp -f "$WORK"/*.out "$WORK"/*.err "$WORK"/*.jsonl "$WORK"/mw.contract "$TALLY_TEST_ROOT/build/test-logs/contract-watch/" 2>/dev/null; }
 trap 'keep; kill $apid $wpid 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
-port() { for _ in $(seq 50); do p=$(( 20000 + RANDOM % 30000 )); ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && { echo $p; return; }; done; }
-mport=$(port)
+mport=$(free_port)
 mkdir -m 700 "$WORK/a"
 S=$WORK/a/agent.sock
 "$TALLY" agent --foreground --no-archive --socket "$S" --metrics "127.0.0.1:$mport" 2>"$WORK/agent.err" &

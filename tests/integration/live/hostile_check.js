@@ -5,24 +5,17 @@
 // the hosts table show for it.
 //   node hostile_check.js URL
 'use strict';
-const { Browser, sleep } = require('../view/cdp.js');
+const { checkPage, sleep } = require('../view/cdp.js');
 
-(async () => {
-  const browser = await Browser.launch();
-  try {
-    const page = await browser.newPage();
-    await page.goto(process.argv[2]);
-    await page.waitFor('Number(document.body.dataset.updates) >= 3 && Number(document.body.dataset.points) >= 2', 30000);
-    await sleep(500); // an image's error handler runs after its load fails
-    console.log(JSON.stringify(await page.eval(`(() => ({
-      ran: document.documentElement.dataset.pwned || null,
-      images: document.querySelectorAll('img').length,
-      legends: Array.from(document.querySelectorAll('.legend span')).map((s) => s.textContent),
-      rows: Array.from(document.querySelectorAll('#hosts tr[data-host] td:first-child')).map((td) => td.textContent.trim()),
-      hosts: document.getElementById('chart-memory').dataset.hosts,
-      app: document.getElementById('app').textContent,
-    }))()`)));
-  } finally {
-    await browser.close();
-  }
-})().catch((e) => { console.error('hostile_check: ' + e.message); process.exit(1); });
+checkPage('hostile_check', process.argv[2], async (page) => {
+  await page.waitFor('Number(document.body.dataset.updates) >= 3 && Number(document.body.dataset.points) >= 2', 30000);
+  await sleep(500); // an image's error handler runs after its load fails
+  return page.eval(`(() => ({
+    ran: document.documentElement.dataset.pwned || null,
+    images: document.querySelectorAll('img').length,
+    legends: Array.from(document.querySelectorAll('.legend span')).map((s) => s.textContent),
+    rows: Array.from(document.querySelectorAll('#hosts tr[data-host] td:first-child')).map((td) => td.textContent.trim()),
+    hosts: document.getElementById('chart-memory').dataset.hosts,
+    app: document.getElementById('app').textContent,
+  }))()`);
+});

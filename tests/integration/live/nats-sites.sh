@@ -8,14 +8,7 @@
 # The servers are stopped when the test exits.
 
 _nats_pids=()
-nats_free_port() {
-  local p
-  for _ in $(seq 50); do
-    p=$(( 20000 + RANDOM % 30000 ))
-    ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && { echo "$p"; return 0; }
-  done
-  return 1
-}
+nats_free_port() { free_port; } # (lib.sh)
 
 _nats_users_block() {
   local u

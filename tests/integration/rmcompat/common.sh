@@ -22,16 +22,6 @@ cc -I/usr/include/cctools -o "$CCTOOLS_READER" "$TALLY_TEST_ROOT/tests/integrati
 # field LINE NAME: the value of NAME=value in a cctools_reader line
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-# free_port: a TCP port nobody listens on now
-free_port() {
-  local p
-  for _ in $(seq 50); do
-    p=$(shuf -i 20000-60000 -n 1)
-    ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
-  done
-  return 1
-}
-
 # listening COUNT PORT: until something listens on TCP PORT (COUNT tenths of a second)
 listening() { for _ in $(seq "$1"); do ss -Htln "sport = :$2" | grep -q . && return 0; sleep 0.1; done; return 1; }
 

@@ -26,7 +26,7 @@ out=$("$TALLY" agent --socket "$WORK/no/such/dir/agent.sock" 2>&1); rc=$?
 check_eq "agent in a missing directory: status" "$rc" 125
 check_contains "... says why" "$out" "cannot create $WORK/no/such/dir"
 check "... and points to no log" sh -c "! printf '%s' '$out' | grep -q agent.log"
-PORT=$(shuf -i 20000-45000 -n 1)
+PORT=$(free_port)
 python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',$PORT)); s.listen(); open('held','w').close(); time.sleep(30)" &
 HOLD=$!
 wait_until 10 test -e held

@@ -198,4 +198,20 @@ class Page {
   }
 }
 
-module.exports = { Browser, sleep };
+// A check script's life: Chromium launched, a page opened at URL, FN(page)
+// awaited and its result printed as JSON, Chromium closed; a failure is
+// said as "NAME: message" with exit status 1.
+function checkPage(name, url, fn) {
+  (async () => {
+    const browser = await Browser.launch();
+    try {
+      const page = await browser.newPage();
+      await page.goto(url);
+      console.log(JSON.stringify(await fn(page)));
+    } finally {
+      await browser.close();
+    }
+  })().catch((e) => { console.error(name + ': ' + e.message); process.exit(1); });
+}
+
+module.exports = { Browser, sleep, checkPage };

@@ -4,20 +4,13 @@
 // data element would take the code with it).
 //   node names_check.js URL
 'use strict';
-const { Browser, sleep } = require('./cdp.js');
+const { checkPage, sleep } = require('./cdp.js');
 
-(async () => {
-  const browser = await Browser.launch();
-  try {
-    const page = await browser.newPage();
-    await page.goto(process.argv[2]);
-    await sleep(300);
-    console.log(JSON.stringify(await page.eval(`({
-      rows: Array.from(document.querySelectorAll('#rows tr')).map((tr) => tr.dataset.path),
-      scripts: document.scripts.length,
-      ran: document.documentElement.dataset.pwned || null,
-    })`)));
-  } finally {
-    await browser.close();
-  }
-})().catch((e) => { console.error('names_check: ' + e.message); process.exit(1); });
+checkPage('names_check', process.argv[2], async (page) => {
+  await sleep(300);
+  return page.eval(`({
+    rows: Array.from(document.querySelectorAll('#rows tr')).map((tr) => tr.dataset.path),
+    scripts: document.scripts.length,
+    ran: document.documentElement.dataset.pwned || null,
+  })`);
+});
