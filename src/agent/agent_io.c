@@ -79,11 +79,12 @@ static void drop_unread(struct agent *a, struct agent_client *c, const char *bou
 /* Room for NEED more bytes of output for c within the bounds: a quarter of
  * --client-output for c, and --client-output for all clients together:
  * while that would be passed, the client holding the most pending output
- * is dropped (c itself when it would hold the most). False: c goes. */
-static bool output_room(struct agent *a, struct agent_client *c, size_t need)
+ * is dropped (c itself when it would hold the most). NULL when there is
+ * room; else the bound c passes (c goes). */
+static const char *output_room(struct agent *a, struct agent_client *c, size_t need)
 {
     if (c->out_len + need > a->options.client_output / 4)
-        return false;
+        return "per client";
     while (a->out_total + need > a->options.client_output) {
         struct agent_client *big = NULL;
         for (size_t i = 0; i < a->client_count; i++) {
@@ -92,10 +93,10 @@ static bool output_room(struct agent *a, struct agent_client *c, size_t need)
                 big = o;
         }
         if (!big || c->out_len + need >= big->out_len)
-            return false;
+            return "for all clients";
         drop_unread(a, big, "for all clients");
     }
-    return true;
+    return NULL;
 }
 
 void agent_client_interest(struct agent *a, struct agent_client *c)
@@ -123,11 +124,10 @@ void agent_send(struct agent *a, struct agent_client *c, json_t *line)
         free(text);
         return;
     }
-    if (!output_room(a, c, len + 1)) {
+    const char *passed = output_room(a, c, len + 1);
+    if (passed) {
         free(text);
-        /* not reading: let it go rather than grow without bound */
-        drop_unread(a, c, c->out_len + len + 1 > a->options.client_output / 4 ? "per client"
-                                                                             : "for all clients");
+        drop_unread(a, c, passed); /* not reading: let it go rather than grow without bound */
         return;
     }
     if (c->out_off > 0 && c->out_off + c->out_len + len + 1 > c->out_cap) {

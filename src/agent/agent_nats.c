@@ -204,12 +204,6 @@ static struct agent_client *inbox_client(struct agent *a, const char *reply)
     return c;
 }
 
-static bool owns_csrs(const struct agent *a, const struct agent_client *c)
-{
-    (void)a;
-    return c->csrs > 0;
-}
-
 void agent_nats_publish_json(struct agent *a, const char *subject, json_t *line)
 {
     char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -293,8 +287,8 @@ void agent_nats_drain(struct agent *a)
             struct agent_client *c = inbox_client(a, m.reply);
             if (c) {
                 a->up.request(a, c, text);
-                if (!owns_csrs(a, c))
-                    c->closing = true; /* an unconditional request: answered in full */
+                if (c->csrs == 0) /* an unconditional request: answered in full */
+                    c->closing = true;
             }
         }
         json_decref(env);

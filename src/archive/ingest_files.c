@@ -185,7 +185,7 @@ static size_t ingest_documents(struct ingest_session *session, const char *label
             *status = -1;
         off = next;
     }
-    return off < len ? len : off; /* (after a database failure: nothing more) */
+    return len; /* (after a database failure: the rest is not stored) */
 }
 
 /* The end of documents met: an input with none is refused. */
