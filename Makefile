@@ -193,7 +193,8 @@ fuzz: $(FUZZ_BIN)
 test-programs: $(PROG_BIN)
 
 # The check's builds run in parallel on every CPU (about 3 minutes saved of a
-# sequential build); the tests themselves then run one at a time.
+# sequential build); the tests then run two at a time where they may share the
+# machine (tests/run-tests.sh says which), the others alone.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 check-build: build/tally build/asan/tally libs $(UNIT_BIN) $(PROG_BIN) $(FUZZ_CHECK_BIN)

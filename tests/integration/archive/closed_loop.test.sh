@@ -3,6 +3,7 @@
 # takes the archive's predicted first allocation as limits, --retry runs a
 # task stopped by a limit again with the maximum seen, --archive stores both
 # attempts linked; an archive that cannot be reached loses nothing.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 DB=$WORK/archive.db
 # history of 'grow': 9 runs at 50 MB, one at 120 MB, 2 s each. Expected waste

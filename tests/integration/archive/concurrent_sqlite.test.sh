@@ -5,6 +5,7 @@
 # Then two processes creating the same new file at once, 100 times: SQLite
 # refuses one of them without waiting in about 1 run in 100 (both want to
 # upgrade a shared lock); tally tries again and neither reports an error.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/archive/writers.sh"
 DB=$WORK/archive.db

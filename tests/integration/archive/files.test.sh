@@ -5,6 +5,7 @@
 # runs read more than a size from *.bam files; the bound of 100 files per
 # run and its unlisted row; a summary whose report is missing; bad sizes
 # and globs.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 DB=$WORK/archive.db
 MiB=1048576

@@ -9,6 +9,7 @@
 # per-CPU memory); tests/integration/slurm/accounting.test.sh imports from
 # a real slurmdbd with MariaDB. Running sacct without a Slurm database is
 # tested to fail cleanly.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 FIX=$TALLY_TEST_ROOT/tests/integration/archive/fixtures/sacct-parsable2.txt
 DB=$WORK/slurm.db

@@ -5,6 +5,7 @@
 # a set with the Makeflow file as its description. (The rule stopped by its
 # MEMORY limit leaves no summary in mon/ after Makeflow's retry handling, as
 # with cctools' resource_monitor: three rules are archived.)
+# make check: runs beside other tests
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/rmcompat/common.sh"
 mkdir wf && write_workflow wf/Makeflow

@@ -5,6 +5,7 @@
 # behaviour as SQLite (same answers on the same data), idempotence, bad
 # inputs, migrations, 10 concurrent writers × 10,000 summaries, and an
 # unreachable server reported in one line.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/archive/pg-server.sh"
 source "$TALLY_TEST_ROOT/tests/integration/archive/writers.sh"

@@ -4,6 +4,7 @@
 # malformed / truncated / wrong-unit inputs, query formats and errors, stats
 # against values computed here with awk, --plot, predict, outliers, and the
 # default database location.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 GEN=$TALLY_TEST_ROOT/tests/integration/archive/gen-summaries.sh
 DB=$WORK/archive.db

@@ -8,6 +8,7 @@
 # summary lying across the first chunk's end; a bad line after 12,000 good
 # ones (its line number counted across chunks, the good ones stored); one
 # document longer than 256 MB refused, naming the bound.
+# make check: runs beside other tests
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 GEN=$TALLY_TEST_ROOT/tests/integration/archive/gen-summaries.sh
 "$GEN" 2 7 stream > two.jsonl

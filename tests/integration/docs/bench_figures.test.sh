@@ -5,6 +5,7 @@
 # that the checker catches a figure that differs (a copy of the docs with
 # one figure changed), and that the scale section of docs/agent-nats.md
 # cites a result file in every item that quotes a figure.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 ROOT=$TALLY_TEST_ROOT
 out=$(python3 "$ROOT/tests/integration/docs/bench_figures.py" "$ROOT" 2>&1); st=$?

@@ -3,6 +3,7 @@
 # each one exists); no document under docs/ links outside the repository;
 # every command and subcommand that 'tally --help' lists answers --help with
 # exit 0 and is described in a man page under man/.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 ROOT=$TALLY_TEST_ROOT
 

@@ -6,6 +6,7 @@
 # src/platform/ opens /proc (the reads the agent, instrument and client
 # need are functions of platform.h). And the room table names every source
 # file.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 SRC=$TALLY_TEST_ROOT/src
 

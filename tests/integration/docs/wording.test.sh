@@ -3,6 +3,7 @@
 # in the README, man pages, docs, any --help or a written contract;
 # view --help names --live; run --help says where reports go with --agent;
 # outliers explain themselves without "robust z =" or "0.0× the median".
+# make check: runs beside other tests
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 R=$TALLY_TEST_ROOT
 check_eq "README, man pages, docs: no 'seed 00N'" \

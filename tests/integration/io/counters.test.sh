@@ -4,6 +4,7 @@
 # POSIX and STDIO, writev, pread at offsets, a thread's openat and pwrite,
 # a forked child ending in _exit without closing, dup. Also the summary's
 # "io" object (totals per module, top files) and the per-process split.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 
 mkdir data

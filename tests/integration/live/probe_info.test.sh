@@ -6,6 +6,7 @@
 # bytes it sent (the sum of its links) — halos of HALO doubles, so
 # bytes = 8 x HALO x messages (within the one message a read can fall
 # inside). What 'tally contract watch' takes messages and bytes from.
+# make check: runs beside other tests
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 ITS=1000 HALO=64 NP=4

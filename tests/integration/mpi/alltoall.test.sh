@@ -2,6 +2,7 @@
 # MPI_Alltoall under the collective link rule: every rank -> every other rank,
 # its block (COUNT ints) per round, one message per round; MPI_Barrier puts
 # nothing on links. Open MPI and MPICH.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 ROUNDS=25 COUNT=300 NP=4

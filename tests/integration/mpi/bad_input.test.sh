@@ -3,6 +3,7 @@
 # summary still written — an unknown marker symbol, a window that never
 # opens, a rank that calls MPI_Abort, a rank killed during the window, a
 # program that ends before its window is full, and bad --window values.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 build openmpi stencil -DWITH_PROBE && build openmpi failing || { not_ok "build fixtures"; finish; }

@@ -13,6 +13,7 @@
 # names record what the C ones do (MPI_Recv counts the 3 doubles received,
 # not the 64 asked for, also under MPI_STATUS_IGNORE), none is counted twice
 # and none is missed.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 FUNCTIONS='MPI_Allgather 4 96;MPI_Allgatherv 4 240;MPI_Alltoallv 4 192;MPI_Barrier 4 0;MPI_Finalize 4 0;MPI_Gather 4 48;MPI_Gatherv 4 72;MPI_Init 4 0;MPI_Iprobe 4 0;MPI_Irecv 6 800;MPI_Isend 4 32;MPI_Issend 1 40;MPI_Probe 1 0;MPI_Recv 1 24;MPI_Reduce 4 144;MPI_Reduce_scatter 4 240;MPI_Rsend 1 16;MPI_Scan 4 336;MPI_Scatter 4 72;MPI_Scatterv 4 72;MPI_Sendrecv_replace 4 256;MPI_Ssend 1 24;MPI_Test 4 0;MPI_Testall 1 0;MPI_Testany 4 0;MPI_Testsome 4 0;MPI_Wait 1 0;MPI_Waitall 1 0;MPI_Waitany 4 0;MPI_Waitsome 4 0;'

@@ -5,6 +5,7 @@
 # with Open MPI the Fortran bindings call PMPI_ directly and
 # lib/mpi/fortran_openmpi_*.c interpose the Fortran names
 # (docs/instrumentation.md): the window's links are exact with both.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 N=50

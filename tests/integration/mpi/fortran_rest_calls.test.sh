@@ -10,6 +10,7 @@
 # INTEGER(KIND=MPI_COUNT_KIND) counts (the large-count C wrappers) and
 # MPICH's `use mpi` (the C wrappers). Every function's calls and bytes and
 # every link are exact and the same in all five.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 FUNCTIONS='MPI_Barrier 4 0;MPI_Bsend 4 160;MPI_Init_thread 4 0;MPI_Recv 4 160;'

@@ -5,6 +5,7 @@
 # write_at_all, sync, read_at, read_at_all, set_view, seek, iread; rank 0
 # also write and iwrite on a file of its own), and the summary's functions
 # and Darshan-named totals (mpi.mpiio) must be exactly those.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 MiB=1048576

@@ -4,6 +4,7 @@
 # iteration beside B over A's alone, T_b how long B ran beside A counted on
 # the summaries' clocks (B's end - A's start, or - B's start when B started
 # later), and a window of A outside B's run is named.
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 # summary NAME START END TIME_PER_ITERATION [OPENED CLOSED [STARTED FINALIZING]]
 summary() {

@@ -15,6 +15,7 @@
 # other; and the heavy work is 16 x the light (an iteration of a heavy rank
 # spans many time slices), so the heavy ranks' wait (a time slice's worth per
 # iteration at most) stays far below a light rank's (15 x its work).
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 build openmpi stencil -DWITH_PROBE || { not_ok "build stencil"; finish; }

@@ -3,6 +3,7 @@
 # MPICH, blocking and non-blocking, on 4, 8 and 16 ranks: the per-link
 # volumes must be exactly the neighbour pattern (iterations x halo x 8 bytes,
 # one message per iteration on each neighbour link, nothing else).
+# make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/mpi/mpi_lib.sh"
 HALO=64

@@ -18,12 +18,21 @@ main=$(awk '$1 == "main" { print $2 }' out)
 window=$(jq '.probes.processes[0].perf_counters.window.task_clock[0]' t.summary)
 run=$(jq '.probes.processes[0].perf_counters.run.task_clock[0]' t.summary)
 check_eq "the window is one iteration (2 marker hits)" "$(jq '.probes.processes[0].marker.hits' t.summary)" 2
-check "window task-clock $window s >= the two threads' $threads s" \
-  awk -v w="$window" -v t="$threads" 'BEGIN { exit !(w >= t) }'
+# The two clocks are the kernel's, but not the same one (a thread's
+# CLOCK_THREAD_CPUTIME_ID and the task-clock perf event, which is stopped and
+# started at each of its switches), and they part when the threads are
+# switched out often: beside 3 spinning shells, 15 runs gave the window
+# -0.73 ms to +3.4 ms against the threads' own 0.6 s (a make check on a
+# loaded machine failed on -1.1 ms). So "the
+# threads' CPU time" is theirs within 1 % (0.006 s): far from what a window
+# missing a thread (0.3 s) or counting only the waiting main thread (~0 s)
+# would read.
+check "window task-clock $window s >= the two threads' $threads s (within 1 %)" \
+  awk -v w="$window" -v t="$threads" 'BEGIN { exit !(w >= t * 0.99) }'
 check "... and not the main thread's 0.3 s on top (< $threads + 0.1 s)" \
   awk -v w="$window" -v t="$threads" 'BEGIN { exit !(w < t + 0.1) }'
-check "run task-clock $run s >= threads + main ($threads + $main s)" \
-  awk -v r="$run" -v t="$threads" -v m="$main" 'BEGIN { exit !(r >= t + m) }'
+check "run task-clock $run s >= threads + main ($threads + $main s, within 1 %)" \
+  awk -v r="$run" -v t="$threads" -v m="$main" 'BEGIN { exit !(r >= (t + m) * 0.99) }'
 check "... within 0.1 s of it" \
   awk -v r="$run" -v t="$threads" -v m="$main" 'BEGIN { exit !(r < t + m + 0.1) }'
 finish

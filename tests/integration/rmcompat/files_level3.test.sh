@@ -4,6 +4,7 @@
 # with cctools' own resource_monitor on the same command: the same file
 # names, the same layout (header lines byte for byte, the columns ending at
 # the same places), and the counts of known writes and reads exact.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/rmcompat/common.sh"
 MiB=1048576

@@ -5,6 +5,7 @@
 # MEMORY limit failed with code 2 and reported from the summary's
 # limits_exceeded), and tally's summaries must go on into cctools' reader,
 # 'tally archive add' and 'tally trace from-runs'.
+# make check: runs beside other tests
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 . "$TALLY_TEST_ROOT/tests/integration/rmcompat/common.sh"
 

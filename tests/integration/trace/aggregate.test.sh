@@ -2,6 +2,7 @@
 # tally trace aggregate on the hand-written hierarchical trace (sites >
 # clusters > hosts, values worked out by hand in the comments), output
 # formats, category selection, --hierarchy, --map, eq. 1 breaks, bad input.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 FIX=$TALLY_TEST_ROOT/tests/fixtures/traces
 H=$FIX/hierarchy.paje

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tally trace anomalies on traces built to hold one anomaly each, and on one
 # that holds none (see the comments at the top of each fixture).
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 FIX=$TALLY_TEST_ROOT/tests/fixtures/traces
 

@@ -5,6 +5,7 @@
 # the burst server is active on [10, 40); h3 works for it until 55. Found on
 # h3 over [40, 55] and nothing else; the same trace without the servers'
 # variables has no finding at all; the page lists it.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 FIX=$TALLY_TEST_ROOT/tests/fixtures/traces
 

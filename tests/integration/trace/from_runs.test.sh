@@ -3,6 +3,7 @@
 # outputs: CPU capacity = machine_cpus, each category's CPU usage integrates
 # to the CPU time its tasks' series recorded, memory and I/O resources, host
 # -> site grouping, a Paje file pj_dump reads, and bad inputs.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 RUN=${TALLY_RELEASE:-$TALLY}   # the tasks are measured by the optimised build
 busy() { echo "i=0; while [ \$i -lt $1 ]; do i=\$((i+1)); done"; }

@@ -4,6 +4,7 @@
 # match an independent computation from pj_dump's output (awk below), for
 # hosts and links, over the whole trace and over a slice cutting breakpoints.
 # pj_dump keeps values in single precision, hence the 1e-6 relative tolerance.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 SG=$TALLY_TEST_ROOT/tests/fixtures/simgrid
 

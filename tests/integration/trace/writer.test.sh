@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Paje writer: 'tally trace export' output read by pj_dump (PajeNG) gives
 # back the same values, containers and hierarchy; tally reads it back too.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 FIX=$TALLY_TEST_ROOT/tests/fixtures/traces
 

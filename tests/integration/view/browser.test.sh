@@ -11,6 +11,7 @@
 # aggregate`. Runs on the offline report (file://), on the served page
 # (--serve), and on a coarse level (--coarse). Times read t+S. Screenshots
 # are kept in build/test-artifacts/view/.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje

@@ -9,6 +9,7 @@
 # is listed as not reached. Bad input: a summary, a missing file, no -o:
 # exit 125, one line, nothing written. The screenshot is kept in
 # build/test-artifacts/view/.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 driver=$TALLY_TEST_ROOT/tests/integration/view/files_check.js
 artifacts=$TALLY_TEST_ROOT/build/test-artifacts/view

@@ -6,6 +6,7 @@
 # name run. (The JSON in the page's <script type="application/json">
 # elements escaped "/" only: "<!--<script>" made the HTML parser take the
 # element's end tag as text, and the page's code with it: an empty table.)
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 mkdir -p data
 D=$PWD/data

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tally view TRACE -o report.html: one self-contained page with the trace
 # description and the signals embedded; bad input leaves nothing behind.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje
 

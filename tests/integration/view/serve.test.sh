@@ -4,6 +4,7 @@
 # too (GET /timeline: each step = tally trace aggregate over that step),
 # bound to 127.0.0.1 only, clean stop on SIGTERM and SIGINT, port in use
 # reported.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje

@@ -4,6 +4,7 @@
 # URL parameters, draws SimGrid's hosts and links with the topology of the
 # platform, its numbers for that slice are those of tally trace aggregate, and
 # it lists the anomalies grouped by kind and resource.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 SG=$TALLY_TEST_ROOT/tests/fixtures/simgrid

@@ -2,6 +2,7 @@
 # tally view --svg: one slice's treemap (and topology) as a standalone SVG,
 # with the numbers of `tally trace aggregate` and a squarified layout whose
 # areas are proportional to the values and tile the treemap exactly.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 source "$TALLY_TEST_ROOT/tests/integration/view/compare_aggregates.sh"
 trace=$TALLY_TEST_ROOT/tests/fixtures/traces/view-platform.paje

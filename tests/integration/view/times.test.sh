@@ -5,6 +5,7 @@
 # outside the trace, reversed or not finite is an error (125) that writes
 # nothing, the outside one naming the trace's span. The page's URL takes
 # from/to the same way.
+# make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 RUN=${TALLY_RELEASE:-$TALLY}
 
