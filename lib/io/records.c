@@ -3,7 +3,8 @@
  * the region through a lock-free open-addressing table of path hashes (a
  * signal handler may open a file while the thread it interrupted is inside
  * a wrapper), and the counter updates of one operation, under the record's
- * spin lock. */
+ * spin lock. Its few system calls are raw (io_sys): nothing here sets errno,
+ * so a wrapper that counts through it alone need not save errno. */
 #include "records.h"
 
 #include <fcntl.h>
@@ -45,27 +46,71 @@ void io_cwd_changed(void)
     __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
 }
 
-/* Eight bytes at a time (a path is hashed at every open and stat). */
-static uint64_t hash_of(const char *s)
+/* The high bit of each byte of W that is zero: exact for the lowest (the
+ * borrow that may mark a byte above a zero one needs a byte 0x01 there). */
+static inline uint64_t zero_bytes(uint64_t w)
 {
-    size_t n = strlen(s);
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (; n >= 8; n -= 8, s += 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ h >> 29;
+    return (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
 }
 
-int32_t io_record_for_abs(const char *abs)
+#define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
+
+/* One pass over the path S, eight bytes at a time (a path is scanned at
+ * every open and stat): its hash, its length, and whether it may not be
+ * normal (*odd: a slash followed by a slash or a dot, or a slash last;
+ * is_normal then says exactly). A word is read whole only where it cannot
+ * cross into the next page (the string may end before it); the bytes past
+ * the string's end are masked off. Read by words, the string's end may be
+ * passed inside its page: ASan would call that an overflow. */
+__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
+                                                                                     bool *odd)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull, prev_slash = 0, bad = 0;
+    size_t n = 0;
+    for (;;) {
+        const char *p = s + n;
+        uint64_t w = 0;
+        if (((uintptr_t)p & 4095) <= 4096 - 8)
+            memcpy(&w, p, 8);
+        else
+            for (int i = 0; i < 8 && p[i]; i++)
+                w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+        uint64_t end = zero_bytes(w);
+        if (end)
+            w &= ((end & -end) >> 7) - 1; /* the bytes before the first NUL */
+        /* '/' (0x2f) and '.' (0x2e) differ in bit 0 only: one test finds
+         * both (w | 1 has no byte 0x01 after the xor: the test is exact),
+         * the slashes among them have bit 0 set. */
+        uint64_t either = zero_bytes((w | BYTES(1)) ^ BYTES('/'));
+        uint64_t slash = either & w << 7;
+        /* a slash, then a slash or a dot: in this word, or across the last */
+        bad |= (slash & either >> 8) | (prev_slash & either);
+        if (end) {
+            unsigned k = (unsigned)__builtin_ctzll(end) / 8;
+            bad |= k ? slash >> (8 * k - 1) & 1 : prev_slash; /* a slash last */
+            n += k;
+            h ^= w ^ (uint64_t)n << 56;
+            break;
+        }
+        prev_slash = slash >> 63 << 7; /* to the first byte's high bit */
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        n += 8;
+    }
+    *len = n;
+    *odd = bad != 0;
+    /* murmur3's finalizer: every bit of h moves the slot (the low bits) and the tag (the high ones) */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 33;
+}
+
+/* The record of ABS, whose hash and length scan_path gave. */
+static int32_t record_for(const char *abs, uint64_t hash, size_t n)
 {
     struct tally_io_header *h = io_region;
-    uint64_t hash = hash_of(abs);
     uint64_t tag = hash >> TAG_SHIFT, gen = generation;
     for (uint32_t i = 0; i < HASH_SLOTS; i++) {
         uint64_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
@@ -81,7 +126,6 @@ int32_t io_record_for_abs(const char *abs)
             break;
         }
         struct tally_io_record *r = tally_io_record_at(h, (uint32_t)idx);
-        size_t n = strlen(abs);
         if (n > TALLY_IO_PATH - 1)
             n = TALLY_IO_PATH - 1;
         memcpy(r->path, abs, n);
@@ -98,6 +142,14 @@ int32_t io_record_for_abs(const char *abs)
     }
     __atomic_fetch_add(&h->past_bound, 1, __ATOMIC_RELAXED);
     return TALLY_IO_CAPACITY + 1;
+}
+
+int32_t io_record_for_abs(const char *abs)
+{
+    size_t n;
+    bool odd;
+    uint64_t hash = scan_path(abs, &n, &odd);
+    return record_for(abs, hash, n);
 }
 
 /* Appends component [s, s+n) to out (length *len), resolving . and ..  */
@@ -135,7 +187,7 @@ static int base_of(int dirfd, char *base)
 {
     if (dirfd == AT_FDCWD) {
         if (!__atomic_load_n(&cwd_known, __ATOMIC_RELAXED)) {
-            if (syscall(SYS_getcwd, cwd, sizeof cwd) < 0)
+            if (io_sys(SYS_getcwd, cwd, sizeof cwd) < 0)
                 return -1;
             __atomic_store_n(&cwd_known, 1, __ATOMIC_RELAXED);
         }
@@ -158,7 +210,7 @@ static int base_of(int dirfd, char *base)
     while (n)
         *p++ = tmp[--n];
     *p = '\0';
-    ssize_t got = syscall(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX - 1);
+    long got = io_sys(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX - 1);
     if (got <= 0 || base[0] != '/')
         return -1;
     base[got] = '\0';
@@ -173,7 +225,7 @@ int32_t io_record_of_inherited(int fd, struct io_fd *s)
     char target[PATH_MAX];
     if (base_of(fd, target) < 0) /* the slot has no record: its link is read */
         return 0; /* pipe:[...], socket:[...], anon_inode:... */
-    int64_t at = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+    int64_t at = io_sys(SYS_lseek, fd, 0L, SEEK_CUR);
     s->offset = at > 0 ? at : 0;
     s->rec = io_record_for_abs(target);
     return s->rec;
@@ -197,8 +249,13 @@ static bool is_normal(const char *p)
 
 int32_t io_record_for(int dirfd, const char *path)
 {
-    if (path[0] == '/' && is_normal(path))
-        return io_record_for_abs(path);
+    if (path[0] == '/') {
+        size_t n;
+        bool odd;
+        uint64_t hash = scan_path(path, &n, &odd);
+        if (!odd || is_normal(path))
+            return record_for(path, hash, n);
+    }
     char out[PATH_MAX];
     size_t len = 0;
     if (path[0] != '/') {
