@@ -1,0 +1,235 @@
+/* JSON text of a jansson value, written to a stream (json_text.h). It
+ * follows jansson's own dump (dump.c, strconv.c) rule by rule: the same
+ * indentation and separators, strings escaped alike ('"', '\\', the control
+ * characters, \uXXXX in capitals; UTF-8 as is, '/' unescaped), integers as
+ * "%lld" gives them, reals as "%.*g" with ".0" added when neither a point nor
+ * an exponent is in it and the exponent's '+' and leading zeros dropped,
+ * the locale's decimal point turned into '.'. */
+#include "report/json_text.h"
+
+#include <locale.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The text goes through a buffer of its own: a report is made of many
+ * short pieces, and a stdio call each cost as much as formatting them. */
+struct out {
+    FILE *f;
+    int indent, precision;
+    bool failed;
+    size_t used;
+    char buf[1 << 16];
+};
+
+static void flush(struct out *o)
+{
+    if (o->used && fwrite(o->buf, 1, o->used, o->f) != o->used)
+        o->failed = true;
+    o->used = 0;
+}
+
+static void put(struct out *o, const char *s, size_t n)
+{
+    if (n > sizeof o->buf - o->used) {
+        flush(o);
+        if (n > sizeof o->buf) {
+            if (fwrite(s, 1, n, o->f) != n)
+                o->failed = true;
+            return;
+        }
+    }
+    memcpy(o->buf + o->used, s, n);
+    o->used += n;
+}
+
+static void put_char(struct out *o, char c)
+{
+    if (o->used == sizeof o->buf)
+        flush(o);
+    o->buf[o->used++] = c;
+}
+
+/* A new line and DEPTH levels of indentation; in compact text, nothing. */
+static void new_line(struct out *o, int depth)
+{
+    if (o->indent <= 0)
+        return;
+    put_char(o, '\n');
+    static const char spaces[] = "                                ";
+    for (size_t n = (size_t)depth * (size_t)o->indent; n > 0;) {
+        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        put(o, spaces, k);
+        n -= k;
+    }
+}
+
+static void put_string(struct out *o, const char *s, size_t len)
+{
+    put_char(o, '"');
+    const char *run = s, *end = s + len;
+    for (const char *p = s; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        put(o, run, (size_t)(p - run));
+        run = p + 1;
+        char seq[8];
+        const char *text = seq;
+        size_t n = 2;
+        switch (c) {
+        case '\\': text = "\\\\"; break;
+        case '"': text = "\\\""; break;
+        case '\b': text = "\\b"; break;
+        case '\f': text = "\\f"; break;
+        case '\n': text = "\\n"; break;
+        case '\r': text = "\\r"; break;
+        case '\t': text = "\\t"; break;
+        default:
+            snprintf(seq, sizeof seq, "\\u%04X", (unsigned)c);
+            n = 6;
+            break;
+        }
+        put(o, text, n);
+    }
+    put(o, run, (size_t)(end - run));
+    put_char(o, '"');
+}
+
+static void put_integer(struct out *o, json_int_t v)
+{
+    char buf[24];
+    char *p = buf + sizeof buf;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    put(o, p, (size_t)(buf + sizeof buf - p));
+}
+
+static void put_real(struct out *o, double v)
+{
+    char buf[100];
+    int ret = snprintf(buf, sizeof buf, "%.*g", o->precision ? o->precision : 17, v);
+    if (ret < 0 || (size_t)ret >= sizeof buf - 3) {
+        o->failed = true;
+        return;
+    }
+    size_t len = (size_t)ret;
+    const char *point = localeconv()->decimal_point;
+    if (*point != '.') {
+        char *at = strchr(buf, *point);
+        if (at)
+            *at = '.';
+    }
+    if (!strchr(buf, '.') && !strchr(buf, 'e')) {
+        memcpy(buf + len, ".0", 3);
+        len += 2;
+    }
+    char *start = strchr(buf, 'e');
+    if (start) {
+        start++;
+        char *end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start) {
+            memmove(start, end, len - (size_t)(end - buf));
+            len -= (size_t)(end - start);
+        }
+    }
+    put(o, buf, len);
+}
+
+static void put_value(struct out *o, const json_t *v, int depth)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        void *it = json_object_iter((json_t *)v);
+        put_char(o, '{');
+        if (!it) {
+            put_char(o, '}');
+            return;
+        }
+        new_line(o, depth + 1);
+        while (it) {
+            void *next = json_object_iter_next((json_t *)v, it);
+            const char *key = json_object_iter_key(it);
+            put_string(o, key, strlen(key));
+            put(o, ": ", o->indent > 0 ? 2 : 1);
+            put_value(o, json_object_iter_value(it), depth + 1);
+            if (next) {
+                put_char(o, ',');
+                new_line(o, depth + 1);
+            } else {
+                new_line(o, depth);
+            }
+            it = next;
+        }
+        put_char(o, '}');
+        return;
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(v);
+        put_char(o, '[');
+        if (!n) {
+            put_char(o, ']');
+            return;
+        }
+        new_line(o, depth + 1);
+        for (size_t i = 0; i < n; i++) {
+            put_value(o, json_array_get(v, i), depth + 1);
+            if (i + 1 < n) {
+                put_char(o, ',');
+                new_line(o, depth + 1);
+            } else {
+                new_line(o, depth);
+            }
+        }
+        put_char(o, ']');
+        return;
+    }
+    case JSON_STRING:
+        put_string(o, json_string_value(v), json_string_length(v));
+        return;
+    case JSON_INTEGER:
+        put_integer(o, json_integer_value(v));
+        return;
+    case JSON_REAL:
+        put_real(o, json_real_value(v));
+        return;
+    case JSON_TRUE:
+        put(o, "true", 4);
+        return;
+    case JSON_FALSE:
+        put(o, "false", 5);
+        return;
+    case JSON_NULL:
+        put(o, "null", 4);
+        return;
+    }
+    o->failed = true;
+}
+
+int json_text_write(FILE *f, const json_t *value, int indent, int precision)
+{
+    if (!value) /* as json_dumps: nothing to write */
+        return -1;
+    struct out *o = malloc(sizeof *o);
+    if (!o)
+        return -1;
+    o->f = f;
+    o->indent = indent;
+    o->precision = precision;
+    o->failed = false;
+    o->used = 0;
+    put_value(o, value, 0);
+    flush(o);
+    int rc = o->failed ? -1 : 0;
+    free(o);
+    return rc;
+}
