@@ -8,6 +8,7 @@
 #include "report/json_text.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,13 @@ static void put_integer(struct out *o, json_int_t v)
 
 static void put_real(struct out *o, double v)
 {
+    if (v == 0) { /* "%g" of a zero, with ".0" added: the most common real of the reports */
+        if (signbit(v))
+            put(o, "-0.0", 4);
+        else
+            put(o, "0.0", 3);
+        return;
+    }
     char buf[100];
     int ret = snprintf(buf, sizeof buf, "%.*g", o->precision ? o->precision : 17, v);
     if (ret < 0 || (size_t)ret >= sizeof buf - 3) {
