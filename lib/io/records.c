@@ -247,15 +247,10 @@ static bool is_normal(const char *p)
     return true;
 }
 
-int32_t io_record_for(int dirfd, const char *path)
+/* A path relative to DIRFD, or absolute but not normal: made absolute and
+ * normal first (apart, so that the common case above keeps a small frame). */
+__attribute__((noinline)) static int32_t record_for_made_normal(int dirfd, const char *path)
 {
-    if (path[0] == '/') {
-        size_t n;
-        bool odd;
-        uint64_t hash = scan_path(path, &n, &odd);
-        if (!odd || is_normal(path))
-            return record_for(path, hash, n);
-    }
     char out[PATH_MAX];
     size_t len = 0;
     if (path[0] != '/') {
@@ -271,26 +266,16 @@ int32_t io_record_for(int dirfd, const char *path)
     return io_record_for_abs(out);
 }
 
-/* The record's spin lock, taken only when the process may have more than
- * one thread: glibc's __libc_single_threaded stays true until the first
- * pthread_create (a thread made by a raw clone is not seen). With one
- * thread nothing can race: a signal handler that interrupts an update is
- * kept out by the busy guard (region.h), and the monitor reads without the
- * lock. The locked exchange was half of the helper's time in a stat. */
-static bool lock(struct tally_io_record *r)
+int32_t io_record_for(int dirfd, const char *path)
 {
-    if (__libc_single_threaded)
-        return false;
-    while (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(&r->lock, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
-    return true;
-}
-
-static void unlock(struct tally_io_record *r, bool locked)
-{
-    if (locked)
-        __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+    if (path[0] == '/') {
+        size_t n;
+        bool odd;
+        uint64_t hash = scan_path(path, &n, &odd);
+        if (!odd || is_normal(path))
+            return record_for(path, hash, n);
+    }
+    return record_for_made_normal(dirfd, path);
 }
 
 /* Darshan's size buckets: 0-100, 100-1K, ... 1G+ (upper bounds included). */
@@ -304,25 +289,13 @@ static int bucket_of(int64_t bytes)
     return b;
 }
 
-static void first_time(int64_t *c, uint64_t t)
-{
-    if (*c == 0 || (int64_t)t < *c)
-        *c = (int64_t)t;
-}
-
-static void last_time(int64_t *c, uint64_t t)
-{
-    if ((int64_t)t > *c)
-        *c = (int64_t)t;
-}
-
 void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t bytes, uint64_t t0,
                  uint64_t t1)
 {
     struct tally_io_record *r = io_rec(rec);
     int64_t *c = r->counter;
     int64_t took = (int64_t)(t1 - t0);
-    bool locked = lock(r);
+    bool locked = io_record_lock(r);
     if (stdio) {
         bool rd = op == IO_READ;
         c[rd ? STDIO_READS : STDIO_WRITES]++;
@@ -330,9 +303,9 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
         if (bytes > 0 && offset + bytes - 1 > c[rd ? STDIO_MAX_BYTE_READ : STDIO_MAX_BYTE_WRITTEN])
             c[rd ? STDIO_MAX_BYTE_READ : STDIO_MAX_BYTE_WRITTEN] = offset + bytes - 1;
         c[rd ? STDIO_F_READ_TIME : STDIO_F_WRITE_TIME] += took;
-        first_time(&c[rd ? STDIO_F_READ_START_TIMESTAMP : STDIO_F_WRITE_START_TIMESTAMP], t0);
-        last_time(&c[rd ? STDIO_F_READ_END_TIMESTAMP : STDIO_F_WRITE_END_TIMESTAMP], t1);
-        unlock(r, locked);
+        io_first_time(&c[rd ? STDIO_F_READ_START_TIMESTAMP : STDIO_F_WRITE_START_TIMESTAMP], t0);
+        io_last_time(&c[rd ? STDIO_F_READ_END_TIMESTAMP : STDIO_F_WRITE_END_TIMESTAMP], t1);
+        io_record_unlock(r, locked);
         return;
     }
     bool rd = op == IO_READ;
@@ -355,27 +328,9 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
     c[rd ? POSIX_F_READ_TIME : POSIX_F_WRITE_TIME] += took;
     if (took > c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME])
         c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME] = took;
-    first_time(&c[rd ? POSIX_F_READ_START_TIMESTAMP : POSIX_F_WRITE_START_TIMESTAMP], t0);
-    last_time(&c[rd ? POSIX_F_READ_END_TIMESTAMP : POSIX_F_WRITE_END_TIMESTAMP], t1);
-    unlock(r, locked);
-}
-
-void io_count_meta(int32_t rec, bool stdio, int counter, enum io_meta kind, uint64_t t0, uint64_t t1)
-{
-    struct tally_io_record *r = io_rec(rec);
-    int64_t *c = r->counter;
-    bool locked = lock(r);
-    if (counter >= 0)
-        c[counter]++;
-    c[stdio ? STDIO_F_META_TIME : POSIX_F_META_TIME] += (int64_t)(t1 - t0);
-    if (kind == IO_META_OPEN) {
-        first_time(&c[stdio ? STDIO_F_OPEN_START_TIMESTAMP : POSIX_F_OPEN_START_TIMESTAMP], t0);
-        last_time(&c[stdio ? STDIO_F_OPEN_END_TIMESTAMP : POSIX_F_OPEN_END_TIMESTAMP], t1);
-    } else if (kind == IO_META_CLOSE) {
-        first_time(&c[stdio ? STDIO_F_CLOSE_START_TIMESTAMP : POSIX_F_CLOSE_START_TIMESTAMP], t0);
-        last_time(&c[stdio ? STDIO_F_CLOSE_END_TIMESTAMP : POSIX_F_CLOSE_END_TIMESTAMP], t1);
-    }
-    unlock(r, locked);
+    io_first_time(&c[rd ? POSIX_F_READ_START_TIMESTAMP : POSIX_F_WRITE_START_TIMESTAMP], t0);
+    io_last_time(&c[rd ? POSIX_F_READ_END_TIMESTAMP : POSIX_F_WRITE_END_TIMESTAMP], t1);
+    io_record_unlock(r, locked);
 }
 
 void io_count_other_fd(enum io_op op, int64_t bytes)
