@@ -14,23 +14,28 @@
 #include <string.h>
 
 /* The text goes through a buffer of its own: a report is made of many
- * short pieces, and a stdio call each cost as much as formatting them. */
-struct out {
+ * short pieces, and a stdio call each cost as much as formatting them.
+ * Containers opened piece by piece (json_text_open_object...) are a stack:
+ * how many members each has so far. */
+#define MAX_OPEN 64
+struct json_text {
     FILE *f;
     int indent, precision;
-    bool failed;
+    bool failed, after_key;
+    int depth;
+    size_t members[MAX_OPEN];
     size_t used;
     char buf[1 << 16];
 };
 
-static void flush(struct out *o)
+static void flush(struct json_text *o)
 {
     if (o->used && fwrite(o->buf, 1, o->used, o->f) != o->used)
         o->failed = true;
     o->used = 0;
 }
 
-static void put(struct out *o, const char *s, size_t n)
+static void put(struct json_text *o, const char *s, size_t n)
 {
     if (n > sizeof o->buf - o->used) {
         flush(o);
@@ -44,7 +49,7 @@ static void put(struct out *o, const char *s, size_t n)
     o->used += n;
 }
 
-static void put_char(struct out *o, char c)
+static void put_char(struct json_text *o, char c)
 {
     if (o->used == sizeof o->buf)
         flush(o);
@@ -52,7 +57,7 @@ static void put_char(struct out *o, char c)
 }
 
 /* A new line and DEPTH levels of indentation; in compact text, nothing. */
-static void new_line(struct out *o, int depth)
+static void new_line(struct json_text *o, int depth)
 {
     if (o->indent <= 0)
         return;
@@ -65,7 +70,7 @@ static void new_line(struct out *o, int depth)
     }
 }
 
-static void put_string(struct out *o, const char *s, size_t len)
+static void put_string(struct json_text *o, const char *s, size_t len)
 {
     put_char(o, '"');
     const char *run = s, *end = s + len;
@@ -97,7 +102,7 @@ static void put_string(struct out *o, const char *s, size_t len)
     put_char(o, '"');
 }
 
-static void put_integer(struct out *o, json_int_t v)
+static void put_integer(struct json_text *o, json_int_t v)
 {
     char buf[24];
     char *p = buf + sizeof buf;
@@ -111,7 +116,7 @@ static void put_integer(struct out *o, json_int_t v)
     put(o, p, (size_t)(buf + sizeof buf - p));
 }
 
-static void put_real(struct out *o, double v)
+static void put_real(struct json_text *o, double v)
 {
     if (v == 0) { /* "%g" of a zero, with ".0" added: the most common real of the reports */
         if (signbit(v))
@@ -153,7 +158,7 @@ static void put_real(struct out *o, double v)
     put(o, buf, len);
 }
 
-static void put_value(struct out *o, const json_t *v, int depth)
+static void put_value(struct json_text *o, const json_t *v, int depth)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
@@ -223,21 +228,124 @@ static void put_value(struct out *o, const json_t *v, int depth)
     o->failed = true;
 }
 
+struct json_text *json_text_open(FILE *f, int indent, int precision)
+{
+    struct json_text *t = malloc(sizeof *t);
+    if (!t)
+        return NULL;
+    t->f = f;
+    t->indent = indent;
+    t->precision = precision;
+    t->failed = t->after_key = false;
+    t->depth = 0;
+    t->used = 0;
+    return t;
+}
+
+int json_text_close(struct json_text *t)
+{
+    if (!t)
+        return -1;
+    flush(t);
+    int rc = t->failed || t->depth ? -1 : 0;
+    free(t);
+    return rc;
+}
+
+/* Where a member or an element starts: after the first, a comma; then a
+ * new line at the container's indentation. */
+static void item_start(struct json_text *t)
+{
+    if (t->members[t->depth - 1]++)
+        put_char(t, ',');
+    new_line(t, t->depth);
+}
+
+/* Before a value: an element of an array starts here (a member's started
+ * at its key). */
+static void value_start(struct json_text *t)
+{
+    if (t->depth && !t->after_key)
+        item_start(t);
+    t->after_key = false;
+}
+
+void json_text_key(struct json_text *t, const char *key)
+{
+    item_start(t);
+    put_string(t, key, strlen(key));
+    put(t, ": ", t->indent > 0 ? 2 : 1);
+    t->after_key = true;
+}
+
+static void open_container(struct json_text *t, char c)
+{
+    value_start(t);
+    put_char(t, c);
+    if (t->depth == MAX_OPEN) {
+        t->failed = true;
+        return;
+    }
+    t->members[t->depth++] = 0;
+}
+
+static void close_container(struct json_text *t, char c)
+{
+    if (!t->depth) {
+        t->failed = true;
+        return;
+    }
+    if (t->members[t->depth - 1])
+        new_line(t, t->depth - 1);
+    t->depth--;
+    put_char(t, c);
+}
+
+void json_text_open_object(struct json_text *t) { open_container(t, '{'); }
+void json_text_close_object(struct json_text *t) { close_container(t, '}'); }
+void json_text_open_array(struct json_text *t) { open_container(t, '['); }
+void json_text_close_array(struct json_text *t) { close_container(t, ']'); }
+
+void json_text_value(struct json_text *t, const json_t *v)
+{
+    value_start(t);
+    if (v)
+        put_value(t, v, t->depth);
+    else
+        t->failed = true;
+}
+
+void json_text_integer(struct json_text *t, json_int_t v)
+{
+    value_start(t);
+    put_integer(t, v);
+}
+
+void json_text_real(struct json_text *t, double v)
+{
+    value_start(t);
+    put_real(t, v);
+}
+
+void json_text_bool(struct json_text *t, bool v)
+{
+    value_start(t);
+    put(t, v ? "true" : "false", v ? 4 : 5);
+}
+
+void json_text_string(struct json_text *t, const char *s)
+{
+    value_start(t);
+    put_string(t, s, strlen(s));
+}
+
 int json_text_write(FILE *f, const json_t *value, int indent, int precision)
 {
     if (!value) /* as json_dumps: nothing to write */
         return -1;
-    struct out *o = malloc(sizeof *o);
-    if (!o)
+    struct json_text *t = json_text_open(f, indent, precision);
+    if (!t)
         return -1;
-    o->f = f;
-    o->indent = indent;
-    o->precision = precision;
-    o->failed = false;
-    o->used = 0;
-    put_value(o, value, 0);
-    flush(o);
-    int rc = o->failed ? -1 : 0;
-    free(o);
-    return rc;
+    json_text_value(t, value);
+    return json_text_close(t);
 }

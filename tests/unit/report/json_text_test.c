@@ -2,7 +2,7 @@
  * for byte json_dumps's, pretty (JSON_INDENT(2)) and compact, for nested
  * and empty containers, escaped strings, integers at their limits and reals
  * of every shape "%.16g" and "%.17g" give (exponents, integral values, the
- * smallest and largest). */
+ * smallest and largest); and the same text written piece by piece. */
 #include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,6 +78,56 @@ int main(void)
     same_as_jansson(json_object_get(doc, "empty_list"), "empty array alone");
 
     CHECK(ours(NULL, 2, 16) == NULL);
+
+    /* Piece by piece: the text json_dumps gives for the value so described. */
+    for (int indent = 0; indent <= 2; indent += 2) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        struct json_text *t = json_text_open(f, indent, 16);
+        json_text_open_object(t);
+        json_text_key(t, "pid");
+        json_text_integer(t, -42);
+        json_text_key(t, "list");
+        json_text_open_array(t);
+        json_text_real(t, 0.001494407653808594);
+        json_text_string(t, "a \"b\"\n");
+        json_text_open_object(t);
+        json_text_close_object(t);
+        json_text_open_array(t);
+        json_text_close_array(t);
+        json_text_open_array(t);
+        json_text_bool(t, false);
+        json_text_close_array(t);
+        json_text_value(t, json_object_get(doc, "processes"));
+        json_text_close_array(t);
+        json_text_key(t, "empty");
+        json_text_open_object(t);
+        json_text_close_object(t);
+        json_text_key(t, "ok");
+        json_text_bool(t, true);
+        json_text_close_object(t);
+        CHECK(json_text_close(t) == 0);
+        fclose(f);
+        json_t *same = json_pack("{s:i, s:[f, s, {}, [], [b], O], s:{}, s:b}", "pid", -42, "list", 0.001494407653808594,
+                                 "a \"b\"\n", 0, json_object_get(doc, "processes"), "empty", "ok", 1);
+        char *want = json_dumps(same, (indent ? JSON_INDENT(indent) : JSON_COMPACT) | JSON_REAL_PRECISION(16));
+        char m[64];
+        snprintf(m, sizeof m, "piece by piece, indent %d: as json_dumps", indent);
+        test_report(want && text && !strcmp(want, text), __FILE__, __LINE__, m);
+        if (want && text && strcmp(want, text))
+            printf("# want %s\n# got  %s\n", want, text);
+        free(want);
+        free(text);
+        json_decref(same);
+    }
+    {
+        FILE *f = fopen("/dev/null", "w");
+        struct json_text *t = json_text_open(f, 2, 16);
+        json_text_open_array(t);
+        CHECK(json_text_close(t) == -1); /* a container left open */
+        fclose(f);
+    }
     json_decref(doc);
     return test_done();
 }
