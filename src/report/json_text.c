@@ -2,7 +2,7 @@
  * follows jansson's own dump (dump.c, strconv.c) rule by rule: the same
  * indentation and separators, strings escaped alike ('"', '\\', the control
  * characters, \uXXXX in capitals; UTF-8 as is, '/' unescaped), integers as
- * "%lld" gives them, reals as "%.*g" with ".0" added when neither a point nor
+ * "%lld" gives them, reals as "%.*g" (by strfromd: the same digits) with ".0" added when neither a point nor
  * an exponent is in it and the exponent's '+' and leading zeros dropped,
  * the locale's decimal point turned into '.'. */
 #include "report/json_text.h"
@@ -20,8 +20,9 @@
 #define MAX_OPEN 64
 struct json_text {
     FILE *f;
-    int indent, precision;
+    int indent;
     bool failed, after_key;
+    char real_format[8]; /* "%.16g": the precision is a literal for strfromd */
     int depth;
     size_t members[MAX_OPEN];
     size_t used;
@@ -126,7 +127,7 @@ static void put_real(struct json_text *o, double v)
         return;
     }
     char buf[100];
-    int ret = snprintf(buf, sizeof buf, "%.*g", o->precision ? o->precision : 17, v);
+    int ret = strfromd(buf, sizeof buf, o->real_format, v); /* "%.Pg" without printf's parsing: 2/3 of its time */
     if (ret < 0 || (size_t)ret >= sizeof buf - 3) {
         o->failed = true;
         return;
@@ -235,7 +236,7 @@ struct json_text *json_text_open(FILE *f, int indent, int precision)
         return NULL;
     t->f = f;
     t->indent = indent;
-    t->precision = precision;
+    snprintf(t->real_format, sizeof t->real_format, "%%.%dg", precision > 0 && precision < 100 ? precision : 17);
     t->failed = t->after_key = false;
     t->depth = 0;
     t->used = 0;
