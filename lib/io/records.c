@@ -46,6 +46,92 @@ void io_cwd_changed(void)
     __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
 }
 
+/* The hash of a path, eight bytes at a time: each whole word mixed in, then
+ * the last 0-7 bytes (zero-padded) with the length, then murmur3's
+ * finalizer, so that every bit moves the slot (the low bits) and the tag
+ * (the high ones). */
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return h ^ h >> 32;
+}
+
+static inline uint64_t hash_end(uint64_t h, uint64_t tail, size_t n)
+{
+    h ^= tail ^ (uint64_t)n << 56;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 33;
+}
+
+/* The first K (0-7) bytes of W. */
+static inline uint64_t low_bytes(uint64_t w, unsigned k)
+{
+    return k ? w & (~0ull >> (64 - 8 * k)) : 0;
+}
+
+#define HASH_SEED 0x9e3779b97f4a7c15ull
+
+/* One pass over the path S (a path is scanned at every open and stat): its
+ * hash, its length, and whether it may not be normal (*odd: a slash
+ * followed by a slash or a dot, or a slash last; is_normal then says
+ * exactly). A block is read whole only where it cannot cross into the next
+ * page (the string may end before it); the bytes past the string's end are
+ * masked off. Read by blocks, the string's end may be passed inside its
+ * page: ASan would call that an overflow. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Sixteen bytes at a time: which are NUL, '/' or '.', one compare each. */
+__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
+                                                                                     bool *odd)
+{
+    const __m128i nul = _mm_setzero_si128(), slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+    uint64_t h = HASH_SEED;
+    unsigned prev_slash = 0, bad = 0;
+    size_t n = 0;
+    for (;;) {
+        const char *p = s + n;
+        char near_end[16];
+        if (((uintptr_t)p & 4095) > 4096 - 16) { /* copied byte by byte, up to the NUL */
+            int i = 0;
+            for (; i < 16 && p[i]; i++)
+                near_end[i] = p[i];
+            for (; i < 16; i++)
+                near_end[i] = 0;
+            p = near_end;
+        }
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned end = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nul));
+        unsigned valid = end ? (end & -end) - 1 : 0xffff; /* the bytes before the first NUL */
+        unsigned sl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) & valid;
+        unsigned either = sl | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, dot)) & valid);
+        /* a slash, then a slash or a dot: in this block, or across the last */
+        bad |= (sl & either >> 1) | (prev_slash & either);
+        uint64_t w0, w1;
+        memcpy(&w0, p, 8);
+        memcpy(&w1, p + 8, 8);
+        if (end) {
+            unsigned k = (unsigned)__builtin_ctz(end);
+            bad |= k ? sl >> (k - 1) & 1 : prev_slash; /* a slash last */
+            uint64_t tail = low_bytes(w0, k);
+            if (k >= 8) {
+                h = hash_word(h, w0);
+                tail = low_bytes(w1, k - 8);
+            }
+            n += k;
+            *len = n;
+            *odd = bad != 0;
+            return hash_end(h, tail, n);
+        }
+        prev_slash = sl >> 15;
+        h = hash_word(hash_word(h, w0), w1);
+        n += 16;
+    }
+}
+#else
 /* The high bit of each byte of W that is zero: exact for the lowest (the
  * borrow that may mark a byte above a zero one needs a byte 0x01 there). */
 static inline uint64_t zero_bytes(uint64_t w)
@@ -55,17 +141,11 @@ static inline uint64_t zero_bytes(uint64_t w)
 
 #define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
 
-/* One pass over the path S, eight bytes at a time (a path is scanned at
- * every open and stat): its hash, its length, and whether it may not be
- * normal (*odd: a slash followed by a slash or a dot, or a slash last;
- * is_normal then says exactly). A word is read whole only where it cannot
- * cross into the next page (the string may end before it); the bytes past
- * the string's end are masked off. Read by words, the string's end may be
- * passed inside its page: ASan would call that an overflow. */
+/* Eight bytes at a time, in a word. */
 __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
                                                                                      bool *odd)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull, prev_slash = 0, bad = 0;
+    uint64_t h = HASH_SEED, prev_slash = 0, bad = 0;
     size_t n = 0;
     for (;;) {
         const char *p = s + n;
@@ -89,23 +169,16 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
             unsigned k = (unsigned)__builtin_ctzll(end) / 8;
             bad |= k ? slash >> (8 * k - 1) & 1 : prev_slash; /* a slash last */
             n += k;
-            h ^= w ^ (uint64_t)n << 56;
-            break;
+            *len = n;
+            *odd = bad != 0;
+            return hash_end(h, w, n);
         }
         prev_slash = slash >> 63 << 7; /* to the first byte's high bit */
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+        h = hash_word(h, w);
         n += 8;
     }
-    *len = n;
-    *odd = bad != 0;
-    /* murmur3's finalizer: every bit of h moves the slot (the low bits) and the tag (the high ones) */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return h ^ h >> 33;
 }
+#endif
 
 /* The record of ABS, whose hash and length scan_path gave. */
 static int32_t record_for(const char *abs, uint64_t hash, size_t n)
