@@ -3,7 +3,9 @@
  * writev, preadv, pwritev, lseek, fsync, fdatasync, dup, dup2, dup3, mmap
  * of files, copy_file_range and sendfile (a read and a write); chdir/fchdir
  * keep relative paths resolvable. Each calls the
- * next definition, then counts what happened (docs/io.md); errno is kept. */
+ * next definition, then counts what happened (docs/io.md); errno is kept
+ * (the counting through records.c never sets it: the hot wrappers do not
+ * save it). */
 #include "records.h"
 
 #include <errno.h>
@@ -115,9 +117,7 @@ static void on_dup(int from, int to)
         uint64_t t0 = io_ticks();                         \
         int fd = fn args;                               \
         uint64_t t1 = io_ticks();                         \
-        int saved = errno;                              \
         on_open(fd, dirfd, path, t0, t1);               \
-        errno = saved;                                  \
         return fd;                                      \
     } while (0)
 
@@ -186,7 +186,6 @@ IO_EXPORT int close(int fd)
     uint64_t t0 = io_ticks();
     int rc = REAL(close)(fd);
     uint64_t t1 = io_ticks();
-    int saved = errno;
     if (io_enter()) {
         struct io_fd *s = io_fd_slot(fd);
         if (s && s->rec && rc == 0)
@@ -195,7 +194,6 @@ IO_EXPORT int close(int fd)
             s->rec = s->srec = s->probed = 0;
         io_leave();
     }
-    errno = saved;
     return rc;
 }
 
@@ -208,9 +206,7 @@ IO_EXPORT int close(int fd)
         uint64_t t0 = io_ticks();                         \
         ssize_t done = fn args;                         \
         uint64_t t1 = io_ticks();                         \
-        int saved = errno;                              \
         on_rw(fd, op, offset, done, t0, t1);            \
-        errno = saved;                                  \
         return done;                                    \
     } while (0)
 

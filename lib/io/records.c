@@ -3,7 +3,8 @@
  * the region through a lock-free open-addressing table of path hashes (a
  * signal handler may open a file while the thread it interrupted is inside
  * a wrapper), and the counter updates of one operation, under the record's
- * spin lock. */
+ * spin lock. Its few system calls are raw (io_sys): nothing here sets errno,
+ * so a wrapper that counts through it alone need not save errno. */
 #include "records.h"
 
 #include <fcntl.h>
@@ -45,27 +46,144 @@ void io_cwd_changed(void)
     __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
 }
 
-/* Eight bytes at a time (a path is hashed at every open and stat). */
-static uint64_t hash_of(const char *s)
+/* The hash of a path, eight bytes at a time: each whole word mixed in, then
+ * the last 0-7 bytes (zero-padded) with the length, then murmur3's
+ * finalizer, so that every bit moves the slot (the low bits) and the tag
+ * (the high ones). */
+static inline uint64_t hash_word(uint64_t h, uint64_t w)
 {
-    size_t n = strlen(s);
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (; n >= 8; n -= 8, s += 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ h >> 29;
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    return h ^ h >> 32;
 }
 
-int32_t io_record_for_abs(const char *abs)
+static inline uint64_t hash_end(uint64_t h, uint64_t tail, size_t n)
+{
+    h ^= tail ^ (uint64_t)n << 56;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 33;
+}
+
+/* The first K (0-7) bytes of W. */
+static inline uint64_t low_bytes(uint64_t w, unsigned k)
+{
+    return k ? w & (~0ull >> (64 - 8 * k)) : 0;
+}
+
+#define HASH_SEED 0x9e3779b97f4a7c15ull
+
+/* One pass over the path S (a path is scanned at every open and stat): its
+ * hash, its length, and whether it may not be normal (*odd: a slash
+ * followed by a slash or a dot, or a slash last; is_normal then says
+ * exactly). A block is read whole only where it cannot cross into the next
+ * page (the string may end before it); the bytes past the string's end are
+ * masked off. Read by blocks, the string's end may be passed inside its
+ * page: ASan would call that an overflow. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Sixteen bytes at a time: which are NUL, '/' or '.', one compare each. */
+__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
+                                                                                     bool *odd)
+{
+    const __m128i nul = _mm_setzero_si128(), slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+    uint64_t h = HASH_SEED;
+    unsigned prev_slash = 0, bad = 0;
+    size_t n = 0;
+    for (;;) {
+        const char *p = s + n;
+        char near_end[16];
+        if (((uintptr_t)p & 4095) > 4096 - 16) { /* copied byte by byte, up to the NUL */
+            int i = 0;
+            for (; i < 16 && p[i]; i++)
+                near_end[i] = p[i];
+            for (; i < 16; i++)
+                near_end[i] = 0;
+            p = near_end;
+        }
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned end = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nul));
+        unsigned valid = end ? (end & -end) - 1 : 0xffff; /* the bytes before the first NUL */
+        unsigned sl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) & valid;
+        unsigned either = sl | ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, dot)) & valid);
+        /* a slash, then a slash or a dot: in this block, or across the last */
+        bad |= (sl & either >> 1) | (prev_slash & either);
+        uint64_t w0, w1;
+        memcpy(&w0, p, 8);
+        memcpy(&w1, p + 8, 8);
+        if (end) {
+            unsigned k = (unsigned)__builtin_ctz(end);
+            bad |= k ? sl >> (k - 1) & 1 : prev_slash; /* a slash last */
+            uint64_t tail = low_bytes(w0, k);
+            if (k >= 8) {
+                h = hash_word(h, w0);
+                tail = low_bytes(w1, k - 8);
+            }
+            n += k;
+            *len = n;
+            *odd = bad != 0;
+            return hash_end(h, tail, n);
+        }
+        prev_slash = sl >> 15;
+        h = hash_word(hash_word(h, w0), w1);
+        n += 16;
+    }
+}
+#else
+/* The high bit of each byte of W that is zero: exact for the lowest (the
+ * borrow that may mark a byte above a zero one needs a byte 0x01 there). */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+    return (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+}
+
+#define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
+
+/* Eight bytes at a time, in a word. */
+__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
+                                                                                     bool *odd)
+{
+    uint64_t h = HASH_SEED, prev_slash = 0, bad = 0;
+    size_t n = 0;
+    for (;;) {
+        const char *p = s + n;
+        uint64_t w = 0;
+        if (((uintptr_t)p & 4095) <= 4096 - 8)
+            memcpy(&w, p, 8);
+        else
+            for (int i = 0; i < 8 && p[i]; i++)
+                w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+        uint64_t end = zero_bytes(w);
+        if (end)
+            w &= ((end & -end) >> 7) - 1; /* the bytes before the first NUL */
+        /* '/' (0x2f) and '.' (0x2e) differ in bit 0 only: one test finds
+         * both (w | 1 has no byte 0x01 after the xor: the test is exact),
+         * the slashes among them have bit 0 set. */
+        uint64_t either = zero_bytes((w | BYTES(1)) ^ BYTES('/'));
+        uint64_t slash = either & w << 7;
+        /* a slash, then a slash or a dot: in this word, or across the last */
+        bad |= (slash & either >> 8) | (prev_slash & either);
+        if (end) {
+            unsigned k = (unsigned)__builtin_ctzll(end) / 8;
+            bad |= k ? slash >> (8 * k - 1) & 1 : prev_slash; /* a slash last */
+            n += k;
+            *len = n;
+            *odd = bad != 0;
+            return hash_end(h, w, n);
+        }
+        prev_slash = slash >> 63 << 7; /* to the first byte's high bit */
+        h = hash_word(h, w);
+        n += 8;
+    }
+}
+#endif
+
+/* The record of ABS, whose hash and length scan_path gave. */
+static int32_t record_for(const char *abs, uint64_t hash, size_t n)
 {
     struct tally_io_header *h = io_region;
-    uint64_t hash = hash_of(abs);
     uint64_t tag = hash >> TAG_SHIFT, gen = generation;
     for (uint32_t i = 0; i < HASH_SLOTS; i++) {
         uint64_t *slot = &slots[(hash + i) & (HASH_SLOTS - 1)];
@@ -81,7 +199,6 @@ int32_t io_record_for_abs(const char *abs)
             break;
         }
         struct tally_io_record *r = tally_io_record_at(h, (uint32_t)idx);
-        size_t n = strlen(abs);
         if (n > TALLY_IO_PATH - 1)
             n = TALLY_IO_PATH - 1;
         memcpy(r->path, abs, n);
@@ -98,6 +215,14 @@ int32_t io_record_for_abs(const char *abs)
     }
     __atomic_fetch_add(&h->past_bound, 1, __ATOMIC_RELAXED);
     return TALLY_IO_CAPACITY + 1;
+}
+
+int32_t io_record_for_abs(const char *abs)
+{
+    size_t n;
+    bool odd;
+    uint64_t hash = scan_path(abs, &n, &odd);
+    return record_for(abs, hash, n);
 }
 
 /* Appends component [s, s+n) to out (length *len), resolving . and ..  */
@@ -135,7 +260,7 @@ static int base_of(int dirfd, char *base)
 {
     if (dirfd == AT_FDCWD) {
         if (!__atomic_load_n(&cwd_known, __ATOMIC_RELAXED)) {
-            if (syscall(SYS_getcwd, cwd, sizeof cwd) < 0)
+            if (io_sys(SYS_getcwd, cwd, sizeof cwd) < 0)
                 return -1;
             __atomic_store_n(&cwd_known, 1, __ATOMIC_RELAXED);
         }
@@ -158,7 +283,7 @@ static int base_of(int dirfd, char *base)
     while (n)
         *p++ = tmp[--n];
     *p = '\0';
-    ssize_t got = syscall(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX - 1);
+    long got = io_sys(SYS_readlinkat, AT_FDCWD, link, base, PATH_MAX - 1);
     if (got <= 0 || base[0] != '/')
         return -1;
     base[got] = '\0';
@@ -173,7 +298,7 @@ int32_t io_record_of_inherited(int fd, struct io_fd *s)
     char target[PATH_MAX];
     if (base_of(fd, target) < 0) /* the slot has no record: its link is read */
         return 0; /* pipe:[...], socket:[...], anon_inode:... */
-    int64_t at = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+    int64_t at = io_sys(SYS_lseek, fd, 0L, SEEK_CUR);
     s->offset = at > 0 ? at : 0;
     s->rec = io_record_for_abs(target);
     return s->rec;
@@ -195,10 +320,10 @@ static bool is_normal(const char *p)
     return true;
 }
 
-int32_t io_record_for(int dirfd, const char *path)
+/* A path relative to DIRFD, or absolute but not normal: made absolute and
+ * normal first (apart, so that the common case above keeps a small frame). */
+__attribute__((noinline)) static int32_t record_for_made_normal(int dirfd, const char *path)
 {
-    if (path[0] == '/' && is_normal(path))
-        return io_record_for_abs(path);
     char out[PATH_MAX];
     size_t len = 0;
     if (path[0] != '/') {
@@ -214,26 +339,16 @@ int32_t io_record_for(int dirfd, const char *path)
     return io_record_for_abs(out);
 }
 
-/* The record's spin lock, taken only when the process may have more than
- * one thread: glibc's __libc_single_threaded stays true until the first
- * pthread_create (a thread made by a raw clone is not seen). With one
- * thread nothing can race: a signal handler that interrupts an update is
- * kept out by the busy guard (region.h), and the monitor reads without the
- * lock. The locked exchange was half of the helper's time in a stat. */
-static bool lock(struct tally_io_record *r)
+int32_t io_record_for(int dirfd, const char *path)
 {
-    if (__libc_single_threaded)
-        return false;
-    while (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(&r->lock, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
-    return true;
-}
-
-static void unlock(struct tally_io_record *r, bool locked)
-{
-    if (locked)
-        __atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+    if (path[0] == '/') {
+        size_t n;
+        bool odd;
+        uint64_t hash = scan_path(path, &n, &odd);
+        if (!odd || is_normal(path))
+            return record_for(path, hash, n);
+    }
+    return record_for_made_normal(dirfd, path);
 }
 
 /* Darshan's size buckets: 0-100, 100-1K, ... 1G+ (upper bounds included). */
@@ -247,25 +362,13 @@ static int bucket_of(int64_t bytes)
     return b;
 }
 
-static void first_time(int64_t *c, uint64_t t)
-{
-    if (*c == 0 || (int64_t)t < *c)
-        *c = (int64_t)t;
-}
-
-static void last_time(int64_t *c, uint64_t t)
-{
-    if ((int64_t)t > *c)
-        *c = (int64_t)t;
-}
-
 void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t bytes, uint64_t t0,
                  uint64_t t1)
 {
     struct tally_io_record *r = io_rec(rec);
     int64_t *c = r->counter;
     int64_t took = (int64_t)(t1 - t0);
-    bool locked = lock(r);
+    bool locked = io_record_lock(r);
     if (stdio) {
         bool rd = op == IO_READ;
         c[rd ? STDIO_READS : STDIO_WRITES]++;
@@ -273,9 +376,9 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
         if (bytes > 0 && offset + bytes - 1 > c[rd ? STDIO_MAX_BYTE_READ : STDIO_MAX_BYTE_WRITTEN])
             c[rd ? STDIO_MAX_BYTE_READ : STDIO_MAX_BYTE_WRITTEN] = offset + bytes - 1;
         c[rd ? STDIO_F_READ_TIME : STDIO_F_WRITE_TIME] += took;
-        first_time(&c[rd ? STDIO_F_READ_START_TIMESTAMP : STDIO_F_WRITE_START_TIMESTAMP], t0);
-        last_time(&c[rd ? STDIO_F_READ_END_TIMESTAMP : STDIO_F_WRITE_END_TIMESTAMP], t1);
-        unlock(r, locked);
+        io_first_time(&c[rd ? STDIO_F_READ_START_TIMESTAMP : STDIO_F_WRITE_START_TIMESTAMP], t0);
+        io_last_time(&c[rd ? STDIO_F_READ_END_TIMESTAMP : STDIO_F_WRITE_END_TIMESTAMP], t1);
+        io_record_unlock(r, locked);
         return;
     }
     bool rd = op == IO_READ;
@@ -298,27 +401,9 @@ void io_count_rw(int32_t rec, bool stdio, enum io_op op, int64_t offset, int64_t
     c[rd ? POSIX_F_READ_TIME : POSIX_F_WRITE_TIME] += took;
     if (took > c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME])
         c[rd ? POSIX_F_MAX_READ_TIME : POSIX_F_MAX_WRITE_TIME] = took;
-    first_time(&c[rd ? POSIX_F_READ_START_TIMESTAMP : POSIX_F_WRITE_START_TIMESTAMP], t0);
-    last_time(&c[rd ? POSIX_F_READ_END_TIMESTAMP : POSIX_F_WRITE_END_TIMESTAMP], t1);
-    unlock(r, locked);
-}
-
-void io_count_meta(int32_t rec, bool stdio, int counter, enum io_meta kind, uint64_t t0, uint64_t t1)
-{
-    struct tally_io_record *r = io_rec(rec);
-    int64_t *c = r->counter;
-    bool locked = lock(r);
-    if (counter >= 0)
-        c[counter]++;
-    c[stdio ? STDIO_F_META_TIME : POSIX_F_META_TIME] += (int64_t)(t1 - t0);
-    if (kind == IO_META_OPEN) {
-        first_time(&c[stdio ? STDIO_F_OPEN_START_TIMESTAMP : POSIX_F_OPEN_START_TIMESTAMP], t0);
-        last_time(&c[stdio ? STDIO_F_OPEN_END_TIMESTAMP : POSIX_F_OPEN_END_TIMESTAMP], t1);
-    } else if (kind == IO_META_CLOSE) {
-        first_time(&c[stdio ? STDIO_F_CLOSE_START_TIMESTAMP : POSIX_F_CLOSE_START_TIMESTAMP], t0);
-        last_time(&c[stdio ? STDIO_F_CLOSE_END_TIMESTAMP : POSIX_F_CLOSE_END_TIMESTAMP], t1);
-    }
-    unlock(r, locked);
+    io_first_time(&c[rd ? POSIX_F_READ_START_TIMESTAMP : POSIX_F_WRITE_START_TIMESTAMP], t0);
+    io_last_time(&c[rd ? POSIX_F_READ_END_TIMESTAMP : POSIX_F_WRITE_END_TIMESTAMP], t1);
+    io_record_unlock(r, locked);
 }
 
 void io_count_other_fd(enum io_op op, int64_t bytes)

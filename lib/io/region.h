@@ -99,10 +99,20 @@ struct io_fd {
     int32_t probed;     /* a descriptor found open (inherited): looked up once */
 };
 #define IO_MAX_FDS 65536
-/* NULL for a descriptor beyond the table. */
-struct io_fd *io_fd_slot(int fd);
-/* The highest descriptor ever given a slot (the fork rebuild walks up to it). */
-extern int io_fd_high;
+/* The table (fds.c) and the highest descriptor ever given a slot (the fork
+ * rebuild walks up to it). */
+extern struct io_fd io_fds[IO_MAX_FDS] __attribute__((visibility("hidden")));
+extern int io_fd_high __attribute__((visibility("hidden")));
+/* NULL for a descriptor beyond the table. Inline: every wrapped call on a
+ * descriptor looks its slot up. */
+static inline struct io_fd *io_fd_slot(int fd)
+{
+    if ((unsigned)fd >= IO_MAX_FDS)
+        return NULL;
+    if (fd > io_fd_high)
+        io_fd_high = fd;
+    return &io_fds[fd];
+}
 
 /* This thread is inside the helper's accounting (region.c). */
 extern __thread int io_busy_flag __attribute__((tls_model("initial-exec")));

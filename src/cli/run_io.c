@@ -15,6 +15,7 @@
 #include "instrument/segments.h"
 #include "monitor/helper_reports.h"
 #include "report/summary.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 
 int run_io_preload(struct task_options *task, char *dir, size_t dir_size, const char *who)
@@ -62,6 +63,19 @@ int run_io_prepare(struct run_config *cfg)
     return run_io_preload(&cfg->task, cfg->io.dir, sizeof cfg->io.dir, "--level 3");
 }
 
+/* PREFIX.files.json's text: the object built, its processes streamed. */
+struct files_text {
+    const json_t *doc;
+    const struct io_report *report;
+    const struct io_image_set *set;
+};
+
+static int write_files(void *ctx, FILE *out)
+{
+    const struct files_text *t = ctx;
+    return io_report_files_write(out, t->doc, t->report, t->set);
+}
+
 int run_io_collect(struct run_config *cfg, const struct task_result *result)
 {
     struct run_io_options *o = &cfg->io;
@@ -79,7 +93,10 @@ int run_io_collect(struct run_config *cfg, const struct task_result *result)
     json_t *files = path ? io_report_files_json(report, &set, result) : NULL;
     if (files && io_files_add_mpiio(files, cfg->instrument.mpiio_files) < 0)
         json_decref(files), files = NULL; /* out of memory: no half-merged report */
-    int rc = files ? summary_write_object(path, files, true) : -1;
+    struct files_text text = {files, report, &set};
+    int rc = files ? atomic_write_with(path, write_files, &text) : -1;
+    if (files && rc < 0)
+        tally_error_errno("%s", path);
     if (rc == 0)
         o->summary_io = io_report_summary_json(report, &set, result, path);
     json_decref(files);

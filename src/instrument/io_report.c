@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "platform/platform.h"
+#include "report/json_text.h"
 #include "core/units.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
@@ -238,32 +239,69 @@ static const char *ended_by(const struct tally_io_header *h)
     return "unknown"; /* killed (SIGKILL) or a signal it could not catch */
 }
 
-static json_t *process_json(const struct io_report *r, const struct tally_io_header *h)
+/* A file name as io_path_json makes it (UTF-8, \xNN for other bytes). */
+static void write_path(struct json_text *t, const char *path)
 {
-    json_t *p = json_pack("{s:i, s:i, s:i, s:o, s:b, s:f, s:s}", "pid", (json_int_t)h->pid, "image",
-                          (json_int_t)h->image, "ppid", (json_int_t)h->ppid, "exe", io_path_json(h->exe),
-                          "forked", (h->flags & TALLY_IO_FORKED) != 0, "start",
-                          (double)h->start_ns / 1e9 - r->start_epoch, "ended_by", ended_by(h));
+    json_t *j = io_path_json(path);
+    json_text_value(t, j);
+    json_decref(j);
+}
+
+/* One process image's entry of "processes", written as it is read: the
+ * 1000-process loop has 2003, and building them as JSON values cost tally
+ * more than its whole run otherwise. */
+static void write_process(struct json_text *t, const struct io_report *r, const struct tally_io_header *h)
+{
+    json_text_open_object(t);
+    json_text_key(t, "pid");
+    json_text_integer(t, h->pid);
+    json_text_key(t, "image");
+    json_text_integer(t, h->image);
+    json_text_key(t, "ppid");
+    json_text_integer(t, h->ppid);
+    json_text_key(t, "exe");
+    write_path(t, h->exe);
+    json_text_key(t, "forked");
+    json_text_bool(t, (h->flags & TALLY_IO_FORKED) != 0);
+    json_text_key(t, "start");
+    json_text_real(t, (double)h->start_ns / 1e9 - r->start_epoch);
+    json_text_key(t, "ended_by");
+    json_text_string(t, ended_by(h));
     if (h->flags & TALLY_IO_ENDED) {
-        json_object_set_new(p, "end", json_real((double)h->end_ns / 1e9 - r->start_epoch));
-        json_object_set_new(p, "cpu_time", json_real((double)(h->utime_ns + h->stime_ns) / 1e9));
-        json_object_set_new(p, "max_rss", json_real((double)h->maxrss_kb * 1024 / BYTES_PER_MB));
+        json_text_key(t, "end");
+        json_text_real(t, (double)h->end_ns / 1e9 - r->start_epoch);
+        json_text_key(t, "cpu_time");
+        json_text_real(t, (double)(h->utime_ns + h->stime_ns) / 1e9);
+        json_text_key(t, "max_rss");
+        json_text_real(t, (double)h->maxrss_kb * 1024 / BYTES_PER_MB);
     }
-    if (h->flags & TALLY_IO_EXIT_CODE)
-        json_object_set_new(p, "exit_code", json_integer(h->exit_code));
-    if (h->flags & TALLY_IO_SIGNALED)
-        json_object_set_new(p, "signal", json_integer(h->signal));
-    if (h->flags & TALLY_IO_EXEC_PENDING)
-        json_object_set_new(p, "exec", io_path_json(h->exec_target));
-    json_object_set_new(p, "files", json_integer((json_int_t)(h->records < TALLY_IO_CAPACITY ? h->records
-                                                                                              : TALLY_IO_CAPACITY)));
-    if (h->past_bound)
-        json_object_set_new(p, "past_bound", json_integer((json_int_t)h->past_bound));
-    if (h->unseen_calls)
-        json_object_set_new(p, "unseen_calls", json_integer((json_int_t)h->unseen_calls));
-    json_object_set_new(p, "other_fd_bytes_read", json_integer((json_int_t)h->other_fd_bytes_read));
-    json_object_set_new(p, "other_fd_bytes_written", json_integer((json_int_t)h->other_fd_bytes_written));
-    return p;
+    if (h->flags & TALLY_IO_EXIT_CODE) {
+        json_text_key(t, "exit_code");
+        json_text_integer(t, h->exit_code);
+    }
+    if (h->flags & TALLY_IO_SIGNALED) {
+        json_text_key(t, "signal");
+        json_text_integer(t, h->signal);
+    }
+    if (h->flags & TALLY_IO_EXEC_PENDING) {
+        json_text_key(t, "exec");
+        write_path(t, h->exec_target);
+    }
+    json_text_key(t, "files");
+    json_text_integer(t, (json_int_t)(h->records < TALLY_IO_CAPACITY ? h->records : TALLY_IO_CAPACITY));
+    if (h->past_bound) {
+        json_text_key(t, "past_bound");
+        json_text_integer(t, (json_int_t)h->past_bound);
+    }
+    if (h->unseen_calls) {
+        json_text_key(t, "unseen_calls");
+        json_text_integer(t, (json_int_t)h->unseen_calls);
+    }
+    json_text_key(t, "other_fd_bytes_read");
+    json_text_integer(t, (json_int_t)h->other_fd_bytes_read);
+    json_text_key(t, "other_fd_bytes_written");
+    json_text_integer(t, (json_int_t)h->other_fd_bytes_written);
+    json_text_close_object(t);
 }
 
 static int by_header_pid(const void *key, const void *item)
@@ -444,13 +482,34 @@ json_t *io_report_files_json(const struct io_report *r, const struct io_image_se
                              const struct task_result *result)
 {
     json_t *files = io_report_file_array(r);
-    json_t *processes = json_array();
-    for (size_t i = 0; i < set->count; i++)
-        json_array_append_new(processes, process_json(r, &set->items[i].header));
-    return json_pack("{s:s, s:{s:i, s:i}, s:o, s:o, s:o, s:o}", "format", "tally-files-1", "bound",
+    return json_pack("{s:s, s:{s:i, s:i}, s:o, s:o, s:o}", "format", "tally-files-1", "bound",
                      "files_per_process", (json_int_t)TALLY_IO_CAPACITY, "bytes_per_process",
                      (json_int_t)TALLY_IO_SIZE, "incomplete", incomplete_json(set), "not_interposed",
-                     not_interposed(set, result), "processes", processes, "files", files);
+                     not_interposed(set, result), "files", files);
+}
+
+int io_report_files_write(FILE *f, const json_t *doc, const struct io_report *r, const struct io_image_set *set)
+{
+    struct json_text *t = json_text_open(f, 2, 16);
+    if (!t)
+        return -1;
+    json_text_open_object(t);
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)doc, key, value) {
+        if (!strcmp(key, "files")) { /* the processes come before the files */
+            json_text_key(t, "processes");
+            json_text_open_array(t);
+            for (size_t i = 0; i < set->count; i++)
+                write_process(t, r, &set->items[i].header);
+            json_text_close_array(t);
+        }
+        json_text_key(t, key);
+        json_text_value(t, value);
+    }
+    json_text_close_object(t);
+    int rc = json_text_close(t);
+    return fputc('\n', f) == EOF ? -1 : rc;
 }
 
 void io_report_totals(const struct io_report *r, int64_t c[TALLY_IO_COUNTER_COUNT])

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "instrument/io_segments.h"
 #include "monitor/task.h"
@@ -20,10 +21,18 @@ struct io_report *io_report_new(double start_epoch);
 void io_report_free(struct io_report *report);
 /* Merges one image's records (io_image_set_load's callback). */
 void io_report_add(void *report, const struct io_image *img);
-/* The whole PREFIX.files.json object. set: the images' headers;
- * exes: the engine's list of every process's executable. */
+/* PREFIX.files.json's object but its "processes" (an entry per image):
+ * format, bound, incomplete, not_interposed, files. set: the images'
+ * headers; result: the engine's list of every process's executable. */
 json_t *io_report_files_json(const struct io_report *report, const struct io_image_set *set,
                              const struct task_result *result);
+/* PREFIX.files.json's text into F: DOC (io_report_files_json's, the
+ * MPI-IO counters merged in or not) with "processes" written before its
+ * "files", an entry per image of SET, streamed rather than built (2003 in
+ * the 1000-process loop); as summary_write_object would write the whole
+ * object, a new line last. 0, or -1 when F failed. */
+int io_report_files_write(FILE *f, const json_t *doc, const struct io_report *report,
+                          const struct io_image_set *set);
 /* Its "files" array alone: one object per file, largest first, with its
  * counters and per-process split (the agent's live answer, docs/agent.md). */
 json_t *io_report_file_array(const struct io_report *report);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_text.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "version.h"
@@ -90,27 +91,24 @@ int summary_write(const char *path, const struct summary_info *info, const struc
 
 int summary_write_object(const char *path, json_t *o, bool pretty)
 {
-    size_t layout = pretty ? JSON_INDENT(2) : JSON_COMPACT;
-    char *text = json_dumps(o, layout | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(16));
-    if (!text) {
+    if (!o) {
         tally_error("%s: cannot format the summary", path);
         return -1;
     }
-    size_t len = strlen(text);
-    text[len] = '\0';
     int rc = 0;
     struct atomic_file af;
     if (atomic_file_open(&af, path) < 0) {
         tally_error_errno("%s", path);
-        rc = -1;
-    } else {
-        fputs(text, af.fp);
-        fputc('\n', af.fp);
-        if (atomic_file_commit(&af) < 0) {
-            tally_error_errno("%s", path);
-            rc = -1;
-        }
+        return -1;
     }
-    free(text);
+    /* Written as json_dumps would format it, without its text in memory
+     * (report/json_text.c): PREFIX.files.json has an entry per process.
+     * A write that failed is the commit's to report (its first error). */
+    json_text_write(af.fp, o, pretty ? 2 : 0, 16);
+    fputc('\n', af.fp);
+    if (atomic_file_commit(&af) < 0) {
+        tally_error_errno("%s", path);
+        rc = -1;
+    }
     return rc;
 }

@@ -86,8 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         result.executable_count = 1;
         if (report && io_image_set_load(dir, &set, io_report_add, report) == 0) {
             json_t *files = io_report_files_json(report, &set, &result);
-            char *text = json_dumps(files, 0);
-            free(text);
+            FILE *sink = fopen("/dev/null", "w");
+            if (sink) { /* the processes' entries are written, not built */
+                io_report_files_write(sink, files, report, &set);
+                fclose(sink);
+            }
             json_decref(files);
             json_decref(io_report_summary_json(report, &set, &result, "x.files.json"));
             io_image_set_free(&set);
