@@ -120,7 +120,7 @@ static int check_process(struct eval *e, pid_t pid, int pos)
         add_error(e, pos, "p_%d: process %d belongs to another user", (int)pid, (int)pid);
         return -1;
     }
-    if (!agent_task_of(e->a, pid)) {
+    if (!agent_task_of_rescanned(e->a, pid)) {
         add_error(e, pos, "p_%d: process %d is not part of any registered application", (int)pid,
                   (int)pid);
         return -1;

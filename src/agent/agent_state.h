@@ -156,6 +156,8 @@ struct agent {
     unsigned next_request_id;
     double started;                /* epoch */
     double next_tick;              /* monotonic */
+    double scan_began;             /* monotonic: the last scan of the trees began */
+    bool scanning;                 /* a scan of the trees is under way */
     struct store *archive;         /* opened at the first finished task */
     bool archive_failed;
     size_t archived;               /* summaries written */

@@ -596,8 +596,10 @@ static void tasks_scan(struct agent *a, bool tick)
     bool any = false;
     for (size_t i = 0; i < a->task_count; i++)
         any |= !a->tasks[i]->ended;
-    if (!any)
+    if (!any || a->scanning)
         return;
+    a->scanning = true;
+    a->scan_began = clock_monotonic_seconds();
     /* Marked first: the events of this scan run conditional requests at
      * once, and one naming an application of a task not yet scanned would
      * otherwise scan again from inside this one (a scan per new process,
@@ -607,11 +609,21 @@ static void tasks_scan(struct agent *a, bool tick)
     proc_scan_refresh_incremental(&a->scan, is_followed, a);
     proc_scan_assign_roots(&a->scan, is_tree_root, a);
     update_processes(a, clock_monotonic_seconds(), tick);
+    a->scanning = false;
 }
 
 void agent_tasks_scan(struct agent *a)
 {
     tasks_scan(a, false);
+}
+
+const struct agent_task *agent_task_of_rescanned(struct agent *a, pid_t pid)
+{
+    const struct agent_task *t = agent_task_of(a, pid);
+    if (t || a->scanning || clock_monotonic_seconds() - a->scan_began < 0.01)
+        return t;
+    tasks_scan(a, false);
+    return agent_task_of(a, pid);
 }
 
 void agent_tick(struct agent *a)

@@ -33,6 +33,13 @@ void agent_task_process(struct agent *a, struct agent_task *t, pid_t pid, bool s
  * naming its application right after tally run started it); those known
  * already keep the tick's readings (cores, series). */
 void agent_tasks_scan(struct agent *a);
+
+/* The task of pid, as agent_task_of, but a pid the agent does not know (a
+ * process started since the last scan: a request naming it the moment it
+ * started) makes the agent scan its trees first, unless a scan began less
+ * than 10 ms ago or is under way (requests naming many unknown pids cost one
+ * scan, and none nests in another). */
+const struct agent_task *agent_task_of_rescanned(struct agent *a, pid_t pid);
 /* One tick: the shared scan, every tree's processes, events, samples, ends. */
 void agent_tick(struct agent *a);
 /* A task has ended: its summary to the archive, its processes dropped. */
