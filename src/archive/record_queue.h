@@ -9,7 +9,7 @@
 
 #include "archive/ingest.h"
 
-#define RECORD_QUEUE_CAPACITY 1024
+#define RECORD_QUEUE_CAPACITY 16384
 #define RECORD_QUEUE_WAKE 64
 
 struct record_queue {
