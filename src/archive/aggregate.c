@@ -250,6 +250,20 @@ int aggregate_merge(struct aggregate *into, const struct aggregate *from)
     return 0;
 }
 
+static long long renumbered(long long id, const long long *ids, size_t n)
+{
+    return id >= 1 && (unsigned long long)id <= n ? ids[id - 1] : id;
+}
+
+void aggregate_renumber(struct aggregate *a, const long long *ids, size_t n)
+{
+    for (size_t k = 0; k < a->nstopped; k++)
+        a->stopped[k] = renumbered(a->stopped[k], ids, n);
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        for (size_t k = 0; k < a->fields[i].ntop; k++)
+            a->fields[i].top[k].id = renumbered(a->fields[i].top[k].id, ids, n);
+}
+
 /* --- the stored form: little-endian varints and doubles ------------------ */
 
 /* Version 3 stores the values a bin, extreme or sum holds as short

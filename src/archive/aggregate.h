@@ -85,6 +85,10 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
 void aggregate_settle(struct aggregate *a);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
+/* Replaces every run id i in 1..n the aggregate holds (top values, stopped
+ * runs) by ids[i - 1]: an aggregate built before its runs had archive ids,
+ * with each run's position in its batch + 1 in their place. */
+void aggregate_renumber(struct aggregate *a, const long long *ids, size_t n);
 
 /* A compact binary form for the store (malloc'd, its length in *len):
  * varints, values as short decimals when they are (byte_put_decimal), a bin

@@ -136,26 +136,45 @@ static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_size)
+void aggregate_table_settle(struct aggregate_table *t)
+{
+    for (size_t i = 0; i < t->capacity; i++)
+        if (t->slots[i])
+            aggregate_settle(&t->slots[i]->agg);
+}
+
+int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
+                          size_t nids, char *why, size_t why_size)
 {
     int rc = 0;
     for (size_t i = 0; i < t->capacity && rc == 0; i++) {
         struct entry *e = t->slots[i];
         if (!e)
             continue;
+        /* the table's aggregate + the stored one, in a copy: t stays as it
+         * was, for a transaction run again */
+        struct aggregate merged;
+        aggregate_init(&merged);
         aggregate_settle(&e->agg);
+        if (aggregate_merge(&merged, &e->agg) < 0) {
+            aggregate_free(&merged);
+            snprintf(why, why_size, "out of memory");
+            return -1;
+        }
+        if (ids)
+            aggregate_renumber(&merged, ids, nids);
         struct sql_value key[3] = {sql_int(e->kind), sql_text(e->key), sql_int(e->day)};
         if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day = ?",
-                        key, 3, merge_text, &e->agg, why, why_size) < 0) {
-            rc = -1;
-            break;
+                        key, 3, merge_text, &merged, why, why_size) < 0) {
+            aggregate_free(&merged);
+            return -1;
         }
         size_t len;
-        unsigned char *data = aggregate_encode(&e->agg, &len);
+        unsigned char *data = aggregate_encode(&merged, &len);
+        aggregate_free(&merged);
         if (!data) {
             snprintf(why, why_size, "out of memory");
-            rc = -1;
-            break;
+            return -1;
         }
         struct sql_value row[4] = {key[0], key[1], key[2], sql_blob(data, len)};
         if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
@@ -164,7 +183,6 @@ int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why,
             rc = -1;
         free(data);
     }
-    clear(t);
     return rc;
 }
 
@@ -276,7 +294,7 @@ int aggregate_rebuild(struct store *s, char *why, size_t why_size)
         rc = -1;
     }
     if (rc == 0)
-        rc = aggregate_table_flush(r.table, s, why, why_size);
+        rc = aggregate_table_flush(r.table, s, NULL, 0, why, why_size);
     aggregate_table_free(r.table);
     return rc;
 }

@@ -325,8 +325,7 @@ static int take_first_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
-static size_t bind_record(struct sql_value *p, const struct summary_record *r, double now,
-                          size_t nfields)
+static size_t bind_record(struct sql_value *p, const struct summary_record *r, size_t nfields)
 {
     size_t k = 0;
     p[k++] = sql_int(r->start_day);
@@ -340,7 +339,7 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     p[k++] = r->has_exit_status ? sql_int(r->exit_status) : sql_null();
     p[k++] = sql_text(r->exit_type);
     p[k++] = sql_text(r->taskid);
-    p[k++] = sql_real(now);
+    p[k++] = sql_real(r->archived_at);
     p[k++] = sql_blob(r->packed, r->packed_len);
     p[k++] = r->shape_len ? sql_int(r->shape_id) : sql_null();
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
@@ -435,7 +434,7 @@ static char *id_array(struct summary_record *const *records, size_t n)
  * statement that skips those archived before and returns the ids of the
  * new ones, and the new ones' rows in another. */
 static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
-                               double archived_at, struct inserted *ins, char *why, size_t why_size)
+                               struct inserted *ins, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -449,7 +448,7 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
         snprintf(why, why_size, "out of memory");
     for (size_t r = 0; r < n && rc == 0; r++) {
         values[r * per_row] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
-        bind_record(values + r * per_row + 1, records[r], archived_at, nfields);
+        bind_record(values + r * per_row + 1, records[r], nfields);
     }
     ins->records = records;
     ins->nrecords = n;
@@ -481,8 +480,7 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
  * some were, the new ones' ids are moved down to follow each other (as
  * they would have without the skipped ones), then the new rows are added. */
 static int ingest_records_values(struct store *s, struct summary_record *const *records, size_t n,
-                                 double archived_at, struct inserted *ins, char *why,
-                                 size_t why_size)
+                                 struct inserted *ins, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -543,7 +541,7 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
             if (!chunk[r]->id)
                 continue;
             params[k++] = sql_int(chunk[r]->id);
-            k += bind_record(params + k, chunk[r], archived_at, nfields);
+            k += bind_record(params + k, chunk[r], nfields);
         }
         const char *sql = added == rows ? insert : insert_sql(s, false, added, nfields, fields);
         if (rc == 0 && added > 0 && (!sql || store_exec(s, sql, params, k, why, why_size) < 0)) {
@@ -615,16 +613,16 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     clock_gettime(CLOCK_REALTIME, &now);
     /* whole seconds: stored in 4 bytes instead of 8 (SQLite keeps an
      * integral REAL as an integer), the same UTC day for aggregate_day */
-    double archived_at = (double)now.tv_sec;
     struct inserted ins = {0, 0, NULL, 0, 0};
     for (size_t i = 0; i < n; i++) {
         records[i]->id = 0;
-        records[i]->archived_at = archived_at;
+        if (!records[i]->archived_at)
+            records[i]->archived_at = (double)now.tv_sec;
     }
     if (document_shapes_resolve(s, records, n, why, why_size) < 0)
         return -1;
-    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, archived_at, &ins, why, why_size)
-                               : ingest_records_values(s, records, n, archived_at, &ins, why, why_size);
+    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, &ins, why, why_size)
+                               : ingest_records_values(s, records, n, &ins, why, why_size);
     if (rc < 0)
         return -1;
     *added = ins.count;
@@ -701,14 +699,13 @@ int ingest_set_description(struct store *s, const char *set, const char *descrip
                       p, 3, why, why_size) < 0 ? -1 : 0;
 }
 
-int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
-                      char *why, size_t why_size)
+struct aggregate_table *ingest_aggregate_runs(struct summary_record *const *records, size_t n,
+                                              bool provisional)
 {
     struct aggregate_table *t = aggregate_table_new();
-    int rc = t ? 0 : -1;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    for (size_t i = 0; i < n && t; i++) {
         const struct summary_record *r = records[i];
-        if (!r->id) /* archived before: already counted */
+        if (!provisional && !r->id) /* archived before: already counted */
             continue;
         double values[FIELD_COUNT];
         bool present[FIELD_COUNT];
@@ -717,13 +714,42 @@ int ingest_aggregates(struct store *s, struct summary_record *const *records, si
             values[f] = present[f] ? r->values[f] : NAN;
         }
         long long day = aggregate_day(present[FIELD_START], values[FIELD_START], r->archived_at);
-        rc = aggregate_table_add_run(t, r->name, r->category, day, values, present, r->id,
-                                     r->exit_type && !strcmp(r->exit_type, "limits"));
+        if (aggregate_table_add_run(t, r->name, r->category, day, values, present,
+                                    provisional ? (long long)i + 1 : r->id,
+                                    r->exit_type && !strcmp(r->exit_type, "limits")) < 0) {
+            aggregate_table_free(t);
+            t = NULL;
+        }
     }
-    if (rc < 0)
+    if (t)
+        aggregate_table_settle(t);
+    return t;
+}
+
+int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
+                      const struct aggregate_table *provisional, char *why, size_t why_size)
+{
+    bool all_new = true;
+    for (size_t i = 0; i < n && all_new; i++)
+        all_new = records[i]->id != 0;
+    if (provisional && all_new) {
+        long long *ids = malloc((n ? n : 1) * sizeof *ids);
+        if (!ids) {
+            snprintf(why, why_size, "out of memory");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            ids[i] = records[i]->id;
+        int rc = aggregate_table_flush(provisional, s, ids, n, why, why_size);
+        free(ids);
+        return rc;
+    }
+    struct aggregate_table *t = ingest_aggregate_runs(records, n, false);
+    if (!t) {
         snprintf(why, why_size, "out of memory");
-    else
-        rc = aggregate_table_flush(t, s, why, why_size);
+        return -1;
+    }
+    int rc = aggregate_table_flush(t, s, NULL, 0, why, why_size);
     aggregate_table_free(t);
     return rc;
 }

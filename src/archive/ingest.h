@@ -88,7 +88,8 @@ int ingest_record(struct store *s, const struct summary_record *record, long lon
                   size_t why_size);
 
 /* Inserts n records (inside the caller's transaction), several per
- * statement; *added is how many were new (the others were archived before),
+ * statement, archived at their archived_at when set (whole seconds; else
+ * now); *added is how many were new (the others were archived before),
  * *last_id the largest new archive id. -1 on a database error. */
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
                    size_t *added, long long *last_id, char *why, size_t why_size);
@@ -98,10 +99,23 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
                        char *why, size_t why_size);
 
+struct aggregate_table;
+
+/* The aggregates of the records' runs, settled: of those ingest_records
+ * stored (id != 0), with their ids; or, provisional, of every record, with
+ * its position + 1 as its id (built before the records are stored, by the
+ * reading thread; each record's archived_at must be set). NULL when out of
+ * memory. */
+struct aggregate_table *ingest_aggregate_runs(struct summary_record *const *records, size_t n,
+                                              bool provisional);
+
 /* Adds the records ingest_records stored (id != 0) to the aggregates
- * (inside the caller's transaction). */
+ * (inside the caller's transaction). provisional: NULL, or
+ * ingest_aggregate_runs(records, n, true), used as it is when every record
+ * was new (else the aggregates are built again without those archived
+ * before). */
 int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
-                      char *why, size_t why_size);
+                      const struct aggregate_table *provisional, char *why, size_t why_size);
 
 /* Stores a set's description once (the first description given wins). */
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,

@@ -1,13 +1,17 @@
-/* The writing side of ingest: parsed summaries gathered into batches, each
- * written in one transaction that is run again when the database aborts it
- * for a deadlock or a serialization failure (see ingest_files.h). */
+/* Batches of ingest: parsed summaries gathered into batches with their
+ * runs' aggregates (the reading side), each written in one transaction that
+ * is run again when the database aborts it for a deadlock or a
+ * serialization failure (the writing side; see ingest_files.h). */
 #include "archive/ingest_files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "archive/aggregate_store.h"
+#include "archive/batch_queue.h"
 #include "archive/file_rows.h"
 #include "archive/partitions.h"
 #include "util/error.h"
@@ -25,13 +29,17 @@ void ingest_session_init(struct ingest_session *session, struct store *store,
 
 #define MAX_TRANSACTION_TRIES 8
 
-static void free_pending(struct ingest_session *session)
+static void batch_free(struct ingest_batch *batch)
 {
-    for (size_t i = 0; i < session->npending; i++) {
-        summary_record_free(session->pending[i]);
-        free(session->pending[i]);
+    if (!batch)
+        return;
+    for (size_t i = 0; i < batch->n; i++) {
+        summary_record_free(batch->records[i]);
+        free(batch->records[i]);
     }
-    session->npending = 0;
+    free(batch->records);
+    aggregate_table_free(batch->aggregates);
+    free(batch);
 }
 
 /* The per-file rows of the records just stored (not of those archived
@@ -46,53 +54,55 @@ static int store_file_rows(struct store *s, struct summary_record *const *record
     return 0;
 }
 
-/* One transaction storing every pending record; counts only what commits. */
-static int try_write_pending(struct ingest_session *session, char *why, size_t why_size)
+/* One transaction storing every record of the batch; counts only what
+ * commits. */
+static int try_write_batch(struct ingest_session *session, const struct ingest_batch *batch,
+                           char *why, size_t why_size)
 {
     struct store *s = session->store;
     size_t added = 0;
     long long last_id = 0;
     if (store_begin(s, why, why_size) < 0)
         return -1;
-    if (ingest_records(s, session->pending, session->npending, &added, &last_id, why, why_size) < 0 ||
-        ingest_name_fields(s, session->pending, session->npending, why, why_size) < 0 ||
-        ingest_aggregates(s, session->pending, session->npending, why, why_size) < 0 ||
-        store_file_rows(s, session->pending, session->npending, why, why_size) < 0 ||
+    if (ingest_records(s, batch->records, batch->n, &added, &last_id, why, why_size) < 0 ||
+        ingest_name_fields(s, batch->records, batch->n, why, why_size) < 0 ||
+        ingest_aggregates(s, batch->records, batch->n, batch->aggregates, why, why_size) < 0 ||
+        store_file_rows(s, batch->records, batch->n, why, why_size) < 0 ||
         store_commit(s, why, why_size) < 0) {
         store_rollback(s);
         return -1;
     }
     session->added += added;
-    session->duplicates += session->npending - added;
+    session->duplicates += batch->n - added;
     if (last_id)
         session->last_id = last_id;
     return 0;
 }
 
-/* Writes the pending records in one transaction, running it again when the
- * database aborted it for a deadlock or a serialization failure (two
- * writers adding overlapping summaries in different orders); nothing is
- * counted twice because counts are taken only from the transaction that
- * commits. */
-static int write_pending(struct ingest_session *session)
+/* Writes a batch in one transaction, running it again when the database
+ * aborted it for a deadlock or a serialization failure (two writers adding
+ * overlapping summaries in different orders); nothing is counted twice
+ * because counts are taken only from the transaction that commits. Frees
+ * the batch. */
+int ingest_session_write(struct ingest_session *session, struct ingest_batch *batch)
 {
     char why[512];
-    if (session->npending == 0 || session->database_failed) {
-        free_pending(session);
+    if (!batch || batch->n == 0 || session->database_failed) {
+        batch_free(batch);
         return session->database_failed ? -1 : 0;
     }
     int rc = -1;
     /* the months of the batch get their partitions first, in transactions of
      * their own (nothing to do where summaries is not partitioned) */
-    long long *days = malloc(session->npending * sizeof *days);
-    for (size_t i = 0; days && i < session->npending; i++)
-        days[i] = session->pending[i]->start_day;
+    long long *days = malloc(batch->n * sizeof *days);
+    for (size_t i = 0; days && i < batch->n; i++)
+        days[i] = batch->records[i]->start_day;
     if (!days) {
         snprintf(why, sizeof why, "out of memory");
     } else {
         session->store->retryable = false;
         for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
-            rc = partitions_ensure(session->store, "summaries", days, session->npending, 1, why,
+            rc = partitions_ensure(session->store, "summaries", days, batch->n, 1, why,
                                    sizeof why);
             if (rc == 0 || !session->store->retryable)
                 break;
@@ -104,7 +114,7 @@ static int write_pending(struct ingest_session *session)
     for (int attempt = 1, partitioned = rc == 0; partitioned && attempt <= MAX_TRANSACTION_TRIES;
          attempt++) {
         session->store->retryable = false;
-        rc = try_write_pending(session, why, sizeof why);
+        rc = try_write_batch(session, batch, why, sizeof why);
         if (rc == 0 || !session->store->retryable)
             break;
         usleep((useconds_t)(1000 * attempt + rand() % 5000)); /* back off, out of step */
@@ -113,40 +123,69 @@ static int write_pending(struct ingest_session *session)
         tally_error("archive: %s: %s", session->store->location, why);
         session->database_failed = true;
     }
-    free_pending(session);
+    batch_free(batch);
     return rc;
 }
 
-/* Takes a parsed record (in the writing thread) into the current batch, and
- * writes the batch when it is full. */
+/* The batch being filled, with room for a whole batch; NULL when out of
+ * memory (said). */
+static struct ingest_batch *filling(struct ingest_session *session)
+{
+    if (!session->filling) {
+        struct ingest_batch *batch = calloc(1, sizeof *batch);
+        if (batch && !(batch->records = calloc(session->batch_size, sizeof *batch->records))) {
+            free(batch);
+            batch = NULL;
+        }
+        if (!batch) {
+            tally_error("archive: out of memory");
+            session->database_failed = true;
+        }
+        session->filling = batch;
+    }
+    return session->filling;
+}
+
+int ingest_session_hand_over(struct ingest_session *session)
+{
+    struct ingest_batch *batch = session->filling;
+    session->filling = NULL;
+    if (!batch || batch->n == 0) {
+        batch_free(batch);
+        return session->database_failed ? -1 : 0;
+    }
+    /* archived now (whole seconds: SQLite keeps an integral REAL in 4
+     * bytes): the day of the aggregates of a run without a start */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (size_t i = 0; i < batch->n; i++)
+        batch->records[i]->archived_at = (double)now.tv_sec;
+    /* NULL when out of memory: the writer builds them (ingest_aggregates) */
+    batch->aggregates = ingest_aggregate_runs(batch->records, batch->n, true);
+    if (session->queue) {
+        batch_queue_push(session->queue, batch);
+        return 0;
+    }
+    return ingest_session_write(session, batch);
+}
+
 int ingest_session_take(struct ingest_session *session, struct summary_record *record)
 {
-    if (session->database_failed) {
+    struct ingest_batch *batch = session->database_failed ? NULL : filling(session);
+    if (!batch) {
         summary_record_free(record);
         free(record);
         return -1;
     }
-    if (!session->pending) {
-        session->pending = calloc(session->batch_size, sizeof *session->pending);
-        if (!session->pending) {
-            tally_error("archive: out of memory");
-            session->database_failed = true;
-            summary_record_free(record);
-            free(record);
-            return -1;
-        }
-    }
-    session->pending[session->npending++] = record;
-    if (session->npending >= session->batch_size)
-        return write_pending(session);
+    batch->records[batch->n++] = record;
+    if (batch->n >= session->batch_size)
+        return ingest_session_hand_over(session);
     return 0;
 }
 
 int ingest_session_finish(struct ingest_session *session)
 {
-    int rc = write_pending(session);
-    free(session->pending);
-    session->pending = NULL;
+    int rc = ingest_session_hand_over(session);
     summary_members_free(&session->members);
     return rc;
 }

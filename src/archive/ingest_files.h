@@ -10,16 +10,24 @@
 
 #include "archive/ingest.h"
 
+/* Parsed summaries written in one transaction, with the aggregates of
+ * their runs (ingest_aggregate_runs(records, n, true): built by the reading
+ * side, so that the writing side does only the database's work). */
+struct ingest_batch {
+    struct summary_record **records;
+    size_t n;
+    struct aggregate_table *aggregates; /* NULL: not built (out of memory) */
+};
+
 struct ingest_session {
     struct store *store;
     const struct ingest_options *options;
     size_t batch_size;       /* summaries per transaction */
-    struct summary_record **pending; /* parsed, not yet written (one batch) */
-    size_t npending;
+    struct ingest_batch *filling; /* the reading side's batch, not yet full */
     size_t added, duplicates, rejected; /* documents */
     atomic_bool database_failed; /* a write failed: stop */
     long long last_id;       /* archive id of the last stored summary */
-    struct record_queue *queue; /* ingest_paths: parsed records go to the writer */
+    struct batch_queue *queue; /* ingest_paths: full batches go to the writer */
     struct summary_members members; /* the reading side's document, reused */
 };
 
@@ -37,9 +45,16 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
  * this one writes to the database (the two halves of the work are about
  * equal). Returns 0, or -1 when something was rejected. */
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
-/* Takes a parsed record (malloc'd; the session frees it) into the current
- * batch, writing the batch when it is full. -1 after a database error. */
+/* The reading side: takes a parsed record (malloc'd; the session frees it)
+ * into the batch being filled; a full batch gets its aggregates and goes to
+ * the writer (session->queue) or, without one, is written here. -1 after a
+ * database error. */
 int ingest_session_take(struct ingest_session *session, struct summary_record *record);
+/* The reading side: hands the batch being filled over as when full. */
+int ingest_session_hand_over(struct ingest_session *session);
+/* The writing side: writes a batch in one transaction and frees it. -1 on a
+ * database error. */
+int ingest_session_write(struct ingest_session *session, struct ingest_batch *batch);
 /* Writes what is pending and frees it. -1 on a database error. Call it
  * once, at the end. */
 int ingest_session_finish(struct ingest_session *session);
