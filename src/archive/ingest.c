@@ -250,8 +250,8 @@ static void write_columns(FILE *out, const char *prefix, size_t nfields,
 
 /* The multi-row statements for `rows` summaries, built once per row count
  * and kept in the store's memo: the keys' INSERT (slot = row count), which
- * skips the summaries archived before and returns the new ones, and the
- * rows' (slot ROWS_PER_STATEMENT + row count). */
+ * skips the summaries archived before, and the rows' (slot
+ * ROWS_PER_STATEMENT + row count). */
 static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nfields,
                               const struct summary_field *fields)
 {
@@ -280,7 +280,7 @@ static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nf
         fputc(')', out);
     }
     if (keys)
-        fputs(" ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", out);
+        fputs(" ON CONFLICT (start_day, hash) DO NOTHING", out);
     if (fclose(out) != 0) {
         free(sql);
         return NULL;
@@ -474,6 +474,27 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     return rc;
 }
 
+/* The keys of a statement of `rows` summaries were inserted with the ids
+ * next_id + position, those archived before (or twice in it) skipped: the
+ * records whose key holds its id are the new ones (all of them when the
+ * statement inserted as many keys as rows). */
+static int new_keys(struct store *s, struct summary_record *const *chunk, size_t rows,
+                    long long next_id, bool all_new, char *why, size_t why_size)
+{
+    for (size_t r = 0; r < rows; r++) {
+        long long id = next_id + (long long)r, stored = 0;
+        if (!all_new) {
+            struct sql_value p[2] = {sql_int(chunk[r]->start_day),
+                                     sql_blob(chunk[r]->hash, SUMMARY_HASH_LEN)};
+            if (store_query(s, "SELECT id FROM summary_keys WHERE start_day = ? AND hash = ?", p,
+                            2, take_first_id, &stored, why, why_size) < 0)
+                return -1;
+        }
+        chunk[r]->id = all_new || stored == id ? id : 0;
+    }
+    return 0;
+}
+
 /* SQLite's path, in the write transaction that makes this the only writer:
  * the ids follow the largest one, given to the keys of each statement's
  * summaries in their order; the keys archived before are skipped, and when
@@ -507,20 +528,24 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
         }
         const char *keys = insert_sql(s, true, rows, nfields, fields);
         const char *insert = insert_sql(s, false, rows, nfields, fields);
-        size_t before = ins->count;
-        ins->records = chunk;
-        ins->nrecords = rows;
-        ins->cursor = 0;
         if (!keys || !insert) {
             snprintf(why, why_size, "out of memory");
             rc = -1;
             break;
         }
-        if (store_query(s, keys, params, k, take_id, ins, why, why_size) < 0) {
+        long long inserted = store_exec(s, keys, params, k, why, why_size);
+        if (inserted < 0) {
             rc = -1;
             break;
         }
-        size_t added = ins->count - before;
+        if (new_keys(s, chunk, rows, next_id, inserted == (long long)rows, why, why_size) < 0) {
+            rc = -1;
+            break;
+        }
+        size_t added = 0;
+        for (size_t r = 0; r < rows; r++)
+            added += chunk[r]->id != 0;
+        ins->count += added;
         for (size_t r = 0, j = 0; r < rows && added < rows && rc == 0; r++) {
             if (!chunk[r]->id)
                 continue;
