@@ -11,8 +11,10 @@
 #include "archive/start_day.h"
 #include "archive/store.h"
 #include "archive/summary_members.h"
+#include "core/fields.h"
 
-#define MAX_SUMMARY_FIELDS 64
+/* a record holds a value per field of fields.c */
+#define MAX_SUMMARY_FIELDS FIELD_COUNT
 
 /* What the command line says about the summaries being added; NULL/0 = take
  * it from the summary. */
