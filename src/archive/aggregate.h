@@ -55,6 +55,8 @@ struct aggregate_field {
     struct aggregate_bin *bins; /* by index, ascending (settled; see aggregate_add_binned) */
     size_t nbins, capacity;
     size_t nsorted;             /* bins [0, nsorted) ascend; the others are new */
+    uint32_t *tail_slots;       /* while adding: where the new bins are, by index (aggregate.c) */
+    size_t ntail_slots;
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
 };
