@@ -675,29 +675,40 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    /* the distinct names of the batch, each with the union of its fields
-     * (a batch usually holds one or a few names: a linear search suffices) */
+    /* the distinct names of the batch, each with the union of its fields,
+     * found by a hash of the name (a site's batch holds hundreds of names) */
     struct name_mask {
         const char *name;
         bool present[MAX_SUMMARY_FIELDS];
     } *names = calloc(n ? n : 1, sizeof *names);
-    if (!names) {
+    size_t nslots = 16;
+    while (nslots < 2 * n)
+        nslots *= 2;
+    size_t *slots = calloc(nslots, sizeof *slots); /* position in names + 1; 0: empty */
+    if (!names || !slots) {
+        free(names);
+        free(slots);
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    size_t distinct = 0, last = 0;
+    size_t distinct = 0;
     for (size_t i = 0; i < n; i++) {
         const struct summary_record *r = records[i];
-        size_t j = last < distinct && !strcmp(names[last].name, r->name) ? last : distinct;
-        for (size_t k = 0; j == distinct && k < distinct; k++)
-            if (!strcmp(names[k].name, r->name))
-                j = k;
-        if (j == distinct)
+        size_t h = 1469598103934665603u;
+        for (const unsigned char *c = (const unsigned char *)r->name; *c; c++)
+            h = (h ^ *c) * 1099511628211u;
+        for (h &= nslots - 1; slots[h] && strcmp(names[slots[h] - 1].name, r->name);
+             h = (h + 1) & (nslots - 1))
+            ;
+        if (!slots[h]) {
             names[distinct++].name = r->name;
+            slots[h] = distinct;
+        }
+        struct name_mask *j = &names[slots[h] - 1];
         for (size_t f = 0; f < nfields; f++)
-            names[j].present[f] |= r->present[f];
-        last = j;
+            j->present[f] |= r->present[f];
     }
+    free(slots);
     int rc = 0;
     for (size_t j = 0; j < distinct && rc == 0; j++)
         for (size_t f = 0; f < nfields && rc == 0; f++) {
