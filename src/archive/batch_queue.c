@@ -1,8 +1,8 @@
-/* A bounded FIFO of batches between the reading and the writing thread of
- * 'tally archive add' (see batch_queue.h). A batch (10,000 summaries) is the
- * unit handed over: the threads wake each other once a batch, not once a
- * summary (one record per wake-up had made the ping-pong cost a fifth of
- * the CPU). */
+/* A bounded FIFO of parts of transactions between the reading and the
+ * writing thread of 'tally archive add' (see batch_queue.h). A part (5,000
+ * summaries) is the unit handed over: the threads wake each other once a
+ * part, not once a summary (one record per wake-up had made the ping-pong
+ * cost a fifth of the CPU). */
 #include "archive/batch_queue.h"
 
 #include <string.h>

@@ -1,6 +1,7 @@
-/* A bounded FIFO handing batches of parsed summaries (with their
- * aggregates) from the thread that reads and parses them to the thread that
- * writes them to the database. */
+/* A bounded FIFO handing parts of transactions (parsed summaries; the last
+ * part with the transaction's aggregates, ingest_files.h) from the thread
+ * that reads and parses them to the thread that writes them to the
+ * database. */
 #ifndef TALLY_ARCHIVE_BATCH_QUEUE_H
 #define TALLY_ARCHIVE_BATCH_QUEUE_H
 
@@ -8,9 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Batches waiting: one, so that the reader fills the next batch while the
- * writer writes one and a third waits (three batches in memory at most). */
-#define BATCH_QUEUE_CAPACITY 1
+/* Parts waiting: a transaction's, so that the reader goes on parsing while
+ * the writer merges the aggregates and commits. */
+#define BATCH_QUEUE_CAPACITY 10
 
 struct ingest_batch;
 
@@ -24,11 +25,11 @@ struct batch_queue {
 
 void batch_queue_init(struct batch_queue *q);
 void batch_queue_destroy(struct batch_queue *q);
-/* Adds a batch, waiting while the queue is full. */
+/* Adds a part, waiting while the queue is full. */
 void batch_queue_push(struct batch_queue *q, struct ingest_batch *batch);
 /* The reader is done: batch_queue_pop returns what is left, then NULL. */
 void batch_queue_close(struct batch_queue *q);
-/* The next batch, waiting for one; NULL when the reader is done and nothing
+/* The next part, waiting for one; NULL when the reader is done and nothing
  * is left. */
 struct ingest_batch *batch_queue_pop(struct batch_queue *q);
 

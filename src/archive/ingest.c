@@ -735,13 +735,12 @@ int ingest_set_description(struct store *s, const char *set, const char *descrip
                       p, 3, why, why_size) < 0 ? -1 : 0;
 }
 
-struct aggregate_table *ingest_aggregate_runs(struct summary_record *const *records, size_t n,
-                                              bool provisional)
+int ingest_aggregate_runs(struct aggregate_table *t, struct summary_record *const *records,
+                          size_t n, long long first_position)
 {
-    struct aggregate_table *t = aggregate_table_new();
-    for (size_t i = 0; i < n && t; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct summary_record *r = records[i];
-        if (!provisional && !r->id) /* archived before: already counted */
+        if (!first_position && !r->id) /* archived before: already counted */
             continue;
         double values[FIELD_COUNT];
         bool present[FIELD_COUNT];
@@ -751,15 +750,11 @@ struct aggregate_table *ingest_aggregate_runs(struct summary_record *const *reco
         }
         long long day = aggregate_day(present[FIELD_START], values[FIELD_START], r->archived_at);
         if (aggregate_table_add_run(t, r->name, r->category, day, values, present,
-                                    provisional ? (long long)i + 1 : r->id,
-                                    r->exit_type && !strcmp(r->exit_type, "limits")) < 0) {
-            aggregate_table_free(t);
-            t = NULL;
-        }
+                                    first_position ? first_position + (long long)i : r->id,
+                                    r->exit_type && !strcmp(r->exit_type, "limits")) < 0)
+            return -1;
     }
-    if (t)
-        aggregate_table_settle(t);
-    return t;
+    return 0;
 }
 
 int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
@@ -780,11 +775,13 @@ int ingest_aggregates(struct store *s, struct summary_record *const *records, si
         free(ids);
         return rc;
     }
-    struct aggregate_table *t = ingest_aggregate_runs(records, n, false);
-    if (!t) {
+    struct aggregate_table *t = aggregate_table_new();
+    if (!t || ingest_aggregate_runs(t, records, n, 0) < 0) {
+        aggregate_table_free(t);
         snprintf(why, why_size, "out of memory");
         return -1;
     }
+    aggregate_table_settle(t);
     int rc = aggregate_table_flush(t, s, NULL, 0, why, why_size);
     aggregate_table_free(t);
     return rc;

@@ -103,19 +103,20 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
 
 struct aggregate_table;
 
-/* The aggregates of the records' runs, settled: of those ingest_records
- * stored (id != 0), with their ids; or, provisional, of every record, with
- * its position + 1 as its id (built before the records are stored, by the
- * reading thread; each record's archived_at must be set). NULL when out of
- * memory. */
-struct aggregate_table *ingest_aggregate_runs(struct summary_record *const *records, size_t n,
-                                              bool provisional);
+/* Adds the records' runs to t (aggregate_table_settle it before it is
+ * read): of those ingest_records stored (id != 0), with their ids; or, when
+ * first_position > 0, of every record, numbered first_position,
+ * first_position + 1, ... in place of the ids they do not have yet (the
+ * reading thread builds a transaction's aggregates so; each record's
+ * archived_at must be set). -1 when out of memory. */
+int ingest_aggregate_runs(struct aggregate_table *t, struct summary_record *const *records,
+                          size_t n, long long first_position);
 
 /* Adds the records ingest_records stored (id != 0) to the aggregates
- * (inside the caller's transaction). provisional: NULL, or
- * ingest_aggregate_runs(records, n, true), used as it is when every record
- * was new (else the aggregates are built again without those archived
- * before). */
+ * (inside the caller's transaction). provisional: NULL, or the settled
+ * table of every record numbered from 1 (ingest_aggregate_runs(t, records,
+ * n, 1)), used as it is when every record was new (else the aggregates are
+ * built again without those archived before). */
 int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
                       const struct aggregate_table *provisional, char *why, size_t why_size);
 
