@@ -51,11 +51,10 @@ static void batch_free(struct ingest_batch *batch)
 {
     if (!batch)
         return;
-    for (size_t i = 0; i < batch->n; i++) {
+    for (size_t i = 0; i < batch->n; i++)
         summary_record_free(batch->records[i]);
-        free(batch->records[i]);
-    }
     free(batch->records);
+    free(batch->slab);
     aggregate_table_free(batch->aggregates);
     free(batch);
 }
@@ -284,7 +283,9 @@ static struct ingest_batch *filling(struct ingest_session *session)
 {
     if (!session->filling) {
         struct ingest_batch *batch = calloc(1, sizeof *batch);
-        if (batch && !(batch->records = calloc(session->part_size, sizeof *batch->records))) {
+        if (batch && (!(batch->records = malloc(session->part_size * sizeof *batch->records)) ||
+                      !(batch->slab = malloc(session->part_size * sizeof *batch->slab)))) {
+            free(batch->records);
             free(batch);
             batch = NULL;
         }
@@ -357,10 +358,11 @@ int ingest_session_take(struct ingest_session *session, struct summary_record *r
     struct ingest_batch *part = session->database_failed ? NULL : filling(session);
     if (!part) {
         summary_record_free(record);
-        free(record);
         return -1;
     }
-    part->records[part->n++] = record;
+    part->slab[part->n] = *record;
+    part->records[part->n] = &part->slab[part->n];
+    part->n++;
     if (part->n >= session->part_size)
         return hand_over(session, false);
     return 0;

@@ -31,7 +31,7 @@ static void reject(struct ingest_session *session, const char *label, int docume
     session->rejected++;
 }
 
-/* Stores (or queues) a parsed record, in its batch. */
+/* Stores (or queues) a parsed record, in its part (which takes it over). */
 static int store_record(struct ingest_session *session, struct summary_record *record)
 {
     return ingest_session_take(session, record);
@@ -51,21 +51,16 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
         size_t n = strcspn(base, ".");
         json_object_set_new(root, "taskid", json_stringn(base, n));
     }
-    struct summary_record *record = malloc(sizeof *record);
-    int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
-                                               sizeof why)
-                        : -1;
+    struct summary_record record;
+    int parsed = summary_record_parse(root, text, len, session->options, &record, why, sizeof why);
     if (parsed == 0) /* a level-3 run's report beside the summary */
-        record->files = file_rows_for_summary(label, root);
+        record.files = file_rows_for_summary(label, root);
     json_decref(root);
     if (parsed < 0) {
-        if (!record)
-            snprintf(why, sizeof why, "out of memory");
         reject(session, label, document_number, several, why);
-        free(record);
         return -1;
     }
-    return store_record(session, record);
+    return store_record(session, &record);
 }
 
 /* The per-file rows of a summary summary_scan read: file_rows_for_summary
@@ -94,17 +89,14 @@ static int store_members(struct ingest_session *session, const char *text, size_
                          const char *label, int document_number, bool several)
 {
     char why[512];
-    struct summary_record *record = malloc(sizeof *record);
-    if (!record || summary_record_from_members(&session->members, text, len, session->options,
-                                               record, why, sizeof why) < 0) {
-        if (!record)
-            snprintf(why, sizeof why, "out of memory");
+    struct summary_record record;
+    if (summary_record_from_members(&session->members, text, len, session->options, &record, why,
+                                    sizeof why) < 0) {
         reject(session, label, document_number, several, why);
-        free(record);
         return -1;
     }
-    record->files = file_rows_for_members(label, &session->members);
-    return store_record(session, record);
+    record.files = file_rows_for_members(label, &session->members);
+    return store_record(session, &record);
 }
 
 static size_t skip_blanks(const char *text, size_t off, size_t len)

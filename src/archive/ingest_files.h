@@ -17,7 +17,8 @@
  * side, numbered by position in the transaction from 1, so that the
  * writing side does only the database's work). */
 struct ingest_batch {
-    struct summary_record **records;
+    struct summary_record **records; /* pointers into slab, for the functions of ingest.h */
+    struct summary_record *slab;     /* the records, one allocation a part */
     size_t n;
     bool ends_transaction;
     struct aggregate_table *aggregates; /* the last part's: settled, or NULL
@@ -65,8 +66,8 @@ int ingest_buffer(struct ingest_session *session, const char *label, const char 
  * this one writes to the database (the two halves of the work are about
  * equal). Returns 0, or -1 when something was rejected. */
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
-/* The reading side: takes a parsed record (malloc'd; the session frees it)
- * into the part being filled; a full part goes to the writer
+/* The reading side: takes a parsed record over (its contents are moved
+ * into the part being filled, which frees what it holds); a full part goes to the writer
  * (session->queue) or, without one, is written here. -1 after a database
  * error. */
 int ingest_session_take(struct ingest_session *session, struct summary_record *record);
