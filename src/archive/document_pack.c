@@ -92,7 +92,7 @@ static void pack_entries(const struct summary_members *m, const struct document_
     for (size_t i = 0; i < m->count; i++) {
         const struct summary_member *v = &m->items[i];
         const char *key = summary_members_at(m, v->key);
-        int id = summary_field_id(key), flags, k;
+        int id = cols->member_fields ? cols->member_fields[i] : summary_field_id(key), flags, k;
         if ((flags = field_flags(id, m, v, cols)) >= 0) {
             if (id < 32) {
                 byte_put_byte(tags, (unsigned char)(SHORT_FIELD | flags << 5 | id));

@@ -83,10 +83,12 @@ static void record_columns(const struct summary_record *r, struct document_colum
 /* Packs the document and copies it and every string the record points to
  * into one allocation (r->packed): the record then crosses to the writing
  * thread as one block, independent of the reader's buffers. */
-static int detach_from_members(struct summary_record *r, const struct summary_members *m)
+static int detach_from_members(struct summary_record *r, const struct summary_members *m,
+                               const int *member_fields)
 {
     struct document_columns cols;
     record_columns(r, &cols);
+    cols.member_fields = member_fields;
     size_t packed_len, shape_len;
     unsigned char *packed = document_pack_shaped(m, &cols, &packed_len, &shape_len);
     if (packed && shape_len > SHAPE_MAX) { /* kept whole, in version 2 */
@@ -132,10 +134,15 @@ int summary_record_from_members(const struct summary_members *m, const char *tex
     memset(r, 0, sizeof *r);
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
-    /* the member of each numeric field, checked in the field table's order */
+    /* the member of each numeric field, checked in the field table's order;
+     * each member's field id, for the packer (looked up once) */
     const struct summary_member *field_member[MAX_SUMMARY_FIELDS] = {NULL};
+    int ids_here[64];
+    int *member_fields = m->count <= 64 ? ids_here : malloc(m->count * sizeof *member_fields);
     for (size_t i = 0; i < m->count; i++) {
         int id = summary_field_id(summary_members_at(m, m->items[i].key));
+        if (member_fields)
+            member_fields[i] = id;
         if (id >= 0 && id < MAX_SUMMARY_FIELDS)
             field_member[id] = &m->items[i];
     }
@@ -191,12 +198,16 @@ int summary_record_from_members(const struct summary_members *m, const char *tex
     }
     sha256(text, len, r->hash);
     r->start_day = summary_start_day(r->present[FIELD_START], r->values[FIELD_START]);
-    if (detach_from_members(r, m) < 0) {
+    if (detach_from_members(r, m, member_fields) < 0) {
         snprintf(why, why_size, "out of memory");
         goto fail;
     }
+    if (member_fields != ids_here)
+        free(member_fields);
     return 0;
 fail:
+    if (member_fields != ids_here)
+        free(member_fields);
     summary_record_free(r);
     return -1;
 }
