@@ -55,6 +55,8 @@ struct aggregate_field {
     struct aggregate_bin *bins; /* by index, ascending (settled; see aggregate_add_binned) */
     size_t nbins, capacity;
     size_t nsorted;             /* bins [0, nsorted) ascend; the others are new */
+    uint32_t *tail_slots;       /* while adding: where the new bins are, by index (aggregate.c) */
+    size_t ntail_slots;
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
 };
@@ -85,6 +87,10 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
 void aggregate_settle(struct aggregate *a);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
+/* Replaces every run id i in 1..n the aggregate holds (top values, stopped
+ * runs) by ids[i - 1]: an aggregate built before its runs had archive ids,
+ * with each run's position in its batch + 1 in their place. */
+void aggregate_renumber(struct aggregate *a, const long long *ids, size_t n);
 
 /* A compact binary form for the store (malloc'd, its length in *len):
  * varints, values as short decimals when they are (byte_put_decimal), a bin

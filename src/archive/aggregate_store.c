@@ -14,12 +14,14 @@ struct entry {
     char *key;
     long long day;
     struct aggregate agg;
-    bool used;
 };
 
-/* Open addressing on (kind, key, day); grows at half full. */
+/* Open addressing on (kind, key, day); grows at half full. The slots point
+ * to the entries (2.4 KB each), so that growing the table moves pointers,
+ * and a table of a few hundred days is not a fresh multi-megabyte block
+ * (page faults) at each batch. */
 struct aggregate_table {
-    struct entry *slots;
+    struct entry **slots;
     size_t capacity, used;
 };
 
@@ -36,10 +38,11 @@ struct aggregate_table *aggregate_table_new(void)
 static void clear(struct aggregate_table *t)
 {
     for (size_t i = 0; i < t->capacity; i++)
-        if (t->slots[i].used) {
-            free(t->slots[i].key);
-            aggregate_free(&t->slots[i].agg);
-            t->slots[i].used = false;
+        if (t->slots[i]) {
+            free(t->slots[i]->key);
+            aggregate_free(&t->slots[i]->agg);
+            free(t->slots[i]);
+            t->slots[i] = NULL;
         }
     t->used = 0;
 }
@@ -61,12 +64,12 @@ static size_t hash_of(enum aggregate_kind kind, const char *key, long long day)
     return h;
 }
 
-static struct entry *find_slot(struct entry *slots, size_t capacity, enum aggregate_kind kind,
-                               const char *key, long long day)
+static struct entry **find_slot(struct entry **slots, size_t capacity, enum aggregate_kind kind,
+                                const char *key, long long day)
 {
     size_t i = hash_of(kind, key, day) & (capacity - 1);
-    while (slots[i].used &&
-           !(slots[i].kind == kind && slots[i].day == day && !strcmp(slots[i].key, key)))
+    while (slots[i] &&
+           !(slots[i]->kind == kind && slots[i]->day == day && !strcmp(slots[i]->key, key)))
         i = (i + 1) & (capacity - 1);
     return &slots[i];
 }
@@ -76,28 +79,31 @@ static struct aggregate *entry_for(struct aggregate_table *t, enum aggregate_kin
 {
     if (2 * (t->used + 1) > t->capacity) {
         size_t capacity = 2 * t->capacity;
-        struct entry *slots = calloc(capacity, sizeof *slots);
+        struct entry **slots = calloc(capacity, sizeof *slots);
         if (!slots)
             return NULL;
         for (size_t i = 0; i < t->capacity; i++)
-            if (t->slots[i].used)
-                *find_slot(slots, capacity, t->slots[i].kind, t->slots[i].key, t->slots[i].day) =
+            if (t->slots[i])
+                *find_slot(slots, capacity, t->slots[i]->kind, t->slots[i]->key, t->slots[i]->day) =
                     t->slots[i];
         free(t->slots);
         t->slots = slots;
         t->capacity = capacity;
     }
-    struct entry *e = find_slot(t->slots, t->capacity, kind, key, day);
-    if (!e->used) {
-        if (!(e->key = strdup(key)))
+    struct entry **slot = find_slot(t->slots, t->capacity, kind, key, day);
+    if (!*slot) {
+        struct entry *e = malloc(sizeof *e);
+        if (!e || !(e->key = strdup(key))) {
+            free(e);
             return NULL;
+        }
         e->kind = kind;
         e->day = day;
-        e->used = true;
         aggregate_init(&e->agg);
+        *slot = e;
         t->used++;
     }
-    return &e->agg;
+    return &(*slot)->agg;
 }
 
 int aggregate_table_add_run(struct aggregate_table *t, const char *name, const char *category,
@@ -130,26 +136,45 @@ static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_size)
+void aggregate_table_settle(struct aggregate_table *t)
+{
+    for (size_t i = 0; i < t->capacity; i++)
+        if (t->slots[i])
+            aggregate_settle(&t->slots[i]->agg);
+}
+
+int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
+                          size_t nids, char *why, size_t why_size)
 {
     int rc = 0;
     for (size_t i = 0; i < t->capacity && rc == 0; i++) {
-        struct entry *e = &t->slots[i];
-        if (!e->used)
+        struct entry *e = t->slots[i];
+        if (!e)
             continue;
+        /* the table's aggregate + the stored one, in a copy: t stays as it
+         * was, for a transaction run again */
+        struct aggregate merged;
+        aggregate_init(&merged);
         aggregate_settle(&e->agg);
+        if (aggregate_merge(&merged, &e->agg) < 0) {
+            aggregate_free(&merged);
+            snprintf(why, why_size, "out of memory");
+            return -1;
+        }
+        if (ids)
+            aggregate_renumber(&merged, ids, nids);
         struct sql_value key[3] = {sql_int(e->kind), sql_text(e->key), sql_int(e->day)};
         if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day = ?",
-                        key, 3, merge_text, &e->agg, why, why_size) < 0) {
-            rc = -1;
-            break;
+                        key, 3, merge_text, &merged, why, why_size) < 0) {
+            aggregate_free(&merged);
+            return -1;
         }
         size_t len;
-        unsigned char *data = aggregate_encode(&e->agg, &len);
+        unsigned char *data = aggregate_encode(&merged, &len);
+        aggregate_free(&merged);
         if (!data) {
             snprintf(why, why_size, "out of memory");
-            rc = -1;
-            break;
+            return -1;
         }
         struct sql_value row[4] = {key[0], key[1], key[2], sql_blob(data, len)};
         if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
@@ -158,7 +183,6 @@ int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why,
             rc = -1;
         free(data);
     }
-    clear(t);
     return rc;
 }
 
@@ -270,7 +294,7 @@ int aggregate_rebuild(struct store *s, char *why, size_t why_size)
         rc = -1;
     }
     if (rc == 0)
-        rc = aggregate_table_flush(r.table, s, why, why_size);
+        rc = aggregate_table_flush(r.table, s, NULL, 0, why, why_size);
     aggregate_table_free(r.table);
     return rc;
 }

@@ -3,9 +3,10 @@
  * start (days since 1970-01-01; a run without a start counts on the day it
  * was archived), data being aggregate_encode's bytes (see aggregate.h).
  *
- * Ingest gathers a transaction's new runs in an aggregate_table and merges
- * it into the stored rows in the same transaction, so that the rows and the
- * aggregates never disagree. */
+ * Ingest gathers a transaction's new runs in an aggregate_table (the
+ * reading thread does, for a whole batch, before the runs have ids) and
+ * merges it into the stored rows in the same transaction, so that the rows
+ * and the aggregates never disagree. */
 #ifndef TALLY_ARCHIVE_AGGREGATE_STORE_H
 #define TALLY_ARCHIVE_AGGREGATE_STORE_H
 
@@ -25,9 +26,15 @@ void aggregate_table_free(struct aggregate_table *t);
 int aggregate_table_add_run(struct aggregate_table *t, const char *name, const char *category,
                             long long day, const double *values, const bool *present,
                             long long id, bool stopped);
+/* Puts every aggregate of t in order (aggregate_settle), so that flushing
+ * it only reads it. */
+void aggregate_table_settle(struct aggregate_table *t);
 /* Merges every aggregate of t into the store (inside the caller's
- * transaction) and empties t. -1 with a reason. */
-int aggregate_table_flush(struct aggregate_table *t, struct store *s, char *why, size_t why_size);
+ * transaction); t is left as it was. ids: when not NULL, t was built with
+ * run ids 1..nids standing for ids[0..nids) (aggregate_renumber). -1 with a
+ * reason. */
+int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
+                          size_t nids, char *why, size_t why_size);
 
 /* The day a run counts on: its start (epoch seconds) when known, else
  * archived_at. */

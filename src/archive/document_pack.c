@@ -66,7 +66,7 @@ static int string_column(const char *key, const struct summary_members *m,
     if (v->kind != MEMBER_STRING)
         return -1;
     for (int k = 0; k < DOC_STRINGS; k++)
-        if (!strcmp(key, string_keys[k]))
+        if (key[0] == string_keys[k][0] && !strcmp(key, string_keys[k]))
             return cols->strings[k] && strlen(cols->strings[k]) == v->string_len &&
                            !memcmp(cols->strings[k], summary_members_at(m, v->string), v->string_len)
                        ? k : -1;
@@ -79,7 +79,7 @@ static int integer_column(const char *key, const struct summary_member *v,
     if (v->kind != MEMBER_INTEGER)
         return -1;
     for (int k = 0; k < DOC_INTEGERS; k++)
-        if (!strcmp(key, integer_keys[k]))
+        if (key[0] == integer_keys[k][0] && !strcmp(key, integer_keys[k]))
             return cols->has_integer[k] && cols->integers[k] == v->integer ? k : -1;
     return -1;
 }
@@ -92,7 +92,7 @@ static void pack_entries(const struct summary_members *m, const struct document_
     for (size_t i = 0; i < m->count; i++) {
         const struct summary_member *v = &m->items[i];
         const char *key = summary_members_at(m, v->key);
-        int id = summary_field_id(key), flags, k;
+        int id = cols->member_fields ? cols->member_fields[i] : summary_field_id(key), flags, k;
         if ((flags = field_flags(id, m, v, cols)) >= 0) {
             if (id < 32) {
                 byte_put_byte(tags, (unsigned char)(SHORT_FIELD | flags << 5 | id));
@@ -114,7 +114,8 @@ static void pack_entries(const struct summary_members *m, const struct document_
                 break;
             }
             size_t known = 0;
-            while (known < KNOWN_KEYS && strcmp(key, known_keys[known]))
+            while (known < KNOWN_KEYS &&
+                   (key[0] != known_keys[known][0] || strcmp(key, known_keys[known])))
                 known++;
             if (known < KNOWN_KEYS) {
                 byte_put_byte(tags, ENTRY_KNOWN_TEXT);

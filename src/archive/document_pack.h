@@ -54,6 +54,9 @@ struct document_columns {
     long long integers[DOC_INTEGERS];
     bool present[FIELD_COUNT];
     double values[FIELD_COUNT];
+    /* packing from members: each member's summary_field_id, when the caller
+     * has them (NULL: looked up again) */
+    const int *member_fields;
 };
 
 /* Packs root (a JSON object) against cols: a malloc'd buffer and its length

@@ -83,10 +83,12 @@ static void record_columns(const struct summary_record *r, struct document_colum
 /* Packs the document and copies it and every string the record points to
  * into one allocation (r->packed): the record then crosses to the writing
  * thread as one block, independent of the reader's buffers. */
-static int detach_from_members(struct summary_record *r, const struct summary_members *m)
+static int detach_from_members(struct summary_record *r, const struct summary_members *m,
+                               const int *member_fields)
 {
     struct document_columns cols;
     record_columns(r, &cols);
+    cols.member_fields = member_fields;
     size_t packed_len, shape_len;
     unsigned char *packed = document_pack_shaped(m, &cols, &packed_len, &shape_len);
     if (packed && shape_len > SHAPE_MAX) { /* kept whole, in version 2 */
@@ -132,10 +134,15 @@ int summary_record_from_members(const struct summary_members *m, const char *tex
     memset(r, 0, sizeof *r);
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
-    /* the member of each numeric field, checked in the field table's order */
+    /* the member of each numeric field, checked in the field table's order;
+     * each member's field id, for the packer (looked up once) */
     const struct summary_member *field_member[MAX_SUMMARY_FIELDS] = {NULL};
+    int ids_here[64];
+    int *member_fields = m->count <= 64 ? ids_here : malloc(m->count * sizeof *member_fields);
     for (size_t i = 0; i < m->count; i++) {
         int id = summary_field_id(summary_members_at(m, m->items[i].key));
+        if (member_fields)
+            member_fields[i] = id;
         if (id >= 0 && id < MAX_SUMMARY_FIELDS)
             field_member[id] = &m->items[i];
     }
@@ -191,12 +198,16 @@ int summary_record_from_members(const struct summary_members *m, const char *tex
     }
     sha256(text, len, r->hash);
     r->start_day = summary_start_day(r->present[FIELD_START], r->values[FIELD_START]);
-    if (detach_from_members(r, m) < 0) {
+    if (detach_from_members(r, m, member_fields) < 0) {
         snprintf(why, why_size, "out of memory");
         goto fail;
     }
+    if (member_fields != ids_here)
+        free(member_fields);
     return 0;
 fail:
+    if (member_fields != ids_here)
+        free(member_fields);
     summary_record_free(r);
     return -1;
 }
@@ -250,8 +261,8 @@ static void write_columns(FILE *out, const char *prefix, size_t nfields,
 
 /* The multi-row statements for `rows` summaries, built once per row count
  * and kept in the store's memo: the keys' INSERT (slot = row count), which
- * skips the summaries archived before and returns the new ones, and the
- * rows' (slot ROWS_PER_STATEMENT + row count). */
+ * skips the summaries archived before, and the rows' (slot
+ * ROWS_PER_STATEMENT + row count). */
 static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nfields,
                               const struct summary_field *fields)
 {
@@ -280,7 +291,7 @@ static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nf
         fputc(')', out);
     }
     if (keys)
-        fputs(" ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", out);
+        fputs(" ON CONFLICT (start_day, hash) DO NOTHING", out);
     if (fclose(out) != 0) {
         free(sql);
         return NULL;
@@ -325,8 +336,7 @@ static int take_first_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
-static size_t bind_record(struct sql_value *p, const struct summary_record *r, double now,
-                          size_t nfields)
+static size_t bind_record(struct sql_value *p, const struct summary_record *r, size_t nfields)
 {
     size_t k = 0;
     p[k++] = sql_int(r->start_day);
@@ -340,7 +350,7 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, d
     p[k++] = r->has_exit_status ? sql_int(r->exit_status) : sql_null();
     p[k++] = sql_text(r->exit_type);
     p[k++] = sql_text(r->taskid);
-    p[k++] = sql_real(now);
+    p[k++] = sql_real(r->archived_at);
     p[k++] = sql_blob(r->packed, r->packed_len);
     p[k++] = r->shape_len ? sql_int(r->shape_id) : sql_null();
     p[k++] = r->attempt ? sql_int(r->attempt) : sql_null();
@@ -435,7 +445,7 @@ static char *id_array(struct summary_record *const *records, size_t n)
  * statement that skips those archived before and returns the ids of the
  * new ones, and the new ones' rows in another. */
 static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
-                               double archived_at, struct inserted *ins, char *why, size_t why_size)
+                               struct inserted *ins, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -449,7 +459,7 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
         snprintf(why, why_size, "out of memory");
     for (size_t r = 0; r < n && rc == 0; r++) {
         values[r * per_row] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
-        bind_record(values + r * per_row + 1, records[r], archived_at, nfields);
+        bind_record(values + r * per_row + 1, records[r], nfields);
     }
     ins->records = records;
     ins->nrecords = n;
@@ -475,14 +485,34 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     return rc;
 }
 
+/* The keys of a statement of `rows` summaries were inserted with the ids
+ * next_id + position, those archived before (or twice in it) skipped: the
+ * records whose key holds its id are the new ones (all of them when the
+ * statement inserted as many keys as rows). */
+static int new_keys(struct store *s, struct summary_record *const *chunk, size_t rows,
+                    long long next_id, bool all_new, char *why, size_t why_size)
+{
+    for (size_t r = 0; r < rows; r++) {
+        long long id = next_id + (long long)r, stored = 0;
+        if (!all_new) {
+            struct sql_value p[2] = {sql_int(chunk[r]->start_day),
+                                     sql_blob(chunk[r]->hash, SUMMARY_HASH_LEN)};
+            if (store_query(s, "SELECT id FROM summary_keys WHERE start_day = ? AND hash = ?", p,
+                            2, take_first_id, &stored, why, why_size) < 0)
+                return -1;
+        }
+        chunk[r]->id = all_new || stored == id ? id : 0;
+    }
+    return 0;
+}
+
 /* SQLite's path, in the write transaction that makes this the only writer:
  * the ids follow the largest one, given to the keys of each statement's
  * summaries in their order; the keys archived before are skipped, and when
  * some were, the new ones' ids are moved down to follow each other (as
  * they would have without the skipped ones), then the new rows are added. */
 static int ingest_records_values(struct store *s, struct summary_record *const *records, size_t n,
-                                 double archived_at, struct inserted *ins, char *why,
-                                 size_t why_size)
+                                 struct inserted *ins, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
@@ -509,20 +539,24 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
         }
         const char *keys = insert_sql(s, true, rows, nfields, fields);
         const char *insert = insert_sql(s, false, rows, nfields, fields);
-        size_t before = ins->count;
-        ins->records = chunk;
-        ins->nrecords = rows;
-        ins->cursor = 0;
         if (!keys || !insert) {
             snprintf(why, why_size, "out of memory");
             rc = -1;
             break;
         }
-        if (store_query(s, keys, params, k, take_id, ins, why, why_size) < 0) {
+        long long inserted = store_exec(s, keys, params, k, why, why_size);
+        if (inserted < 0) {
             rc = -1;
             break;
         }
-        size_t added = ins->count - before;
+        if (new_keys(s, chunk, rows, next_id, inserted == (long long)rows, why, why_size) < 0) {
+            rc = -1;
+            break;
+        }
+        size_t added = 0;
+        for (size_t r = 0; r < rows; r++)
+            added += chunk[r]->id != 0;
+        ins->count += added;
         for (size_t r = 0, j = 0; r < rows && added < rows && rc == 0; r++) {
             if (!chunk[r]->id)
                 continue;
@@ -543,7 +577,7 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
             if (!chunk[r]->id)
                 continue;
             params[k++] = sql_int(chunk[r]->id);
-            k += bind_record(params + k, chunk[r], archived_at, nfields);
+            k += bind_record(params + k, chunk[r], nfields);
         }
         const char *sql = added == rows ? insert : insert_sql(s, false, added, nfields, fields);
         if (rc == 0 && added > 0 && (!sql || store_exec(s, sql, params, k, why, why_size) < 0)) {
@@ -615,16 +649,16 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     clock_gettime(CLOCK_REALTIME, &now);
     /* whole seconds: stored in 4 bytes instead of 8 (SQLite keeps an
      * integral REAL as an integer), the same UTC day for aggregate_day */
-    double archived_at = (double)now.tv_sec;
     struct inserted ins = {0, 0, NULL, 0, 0};
     for (size_t i = 0; i < n; i++) {
         records[i]->id = 0;
-        records[i]->archived_at = archived_at;
+        if (!records[i]->archived_at)
+            records[i]->archived_at = (double)now.tv_sec;
     }
     if (document_shapes_resolve(s, records, n, why, why_size) < 0)
         return -1;
-    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, archived_at, &ins, why, why_size)
-                               : ingest_records_values(s, records, n, archived_at, &ins, why, why_size);
+    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, &ins, why, why_size)
+                               : ingest_records_values(s, records, n, &ins, why, why_size);
     if (rc < 0)
         return -1;
     *added = ins.count;
@@ -652,29 +686,40 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    /* the distinct names of the batch, each with the union of its fields
-     * (a batch usually holds one or a few names: a linear search suffices) */
+    /* the distinct names of the batch, each with the union of its fields,
+     * found by a hash of the name (a site's batch holds hundreds of names) */
     struct name_mask {
         const char *name;
         bool present[MAX_SUMMARY_FIELDS];
     } *names = calloc(n ? n : 1, sizeof *names);
-    if (!names) {
+    size_t nslots = 16;
+    while (nslots < 2 * n)
+        nslots *= 2;
+    size_t *slots = calloc(nslots, sizeof *slots); /* position in names + 1; 0: empty */
+    if (!names || !slots) {
+        free(names);
+        free(slots);
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    size_t distinct = 0, last = 0;
+    size_t distinct = 0;
     for (size_t i = 0; i < n; i++) {
         const struct summary_record *r = records[i];
-        size_t j = last < distinct && !strcmp(names[last].name, r->name) ? last : distinct;
-        for (size_t k = 0; j == distinct && k < distinct; k++)
-            if (!strcmp(names[k].name, r->name))
-                j = k;
-        if (j == distinct)
+        size_t h = 1469598103934665603u;
+        for (const unsigned char *c = (const unsigned char *)r->name; *c; c++)
+            h = (h ^ *c) * 1099511628211u;
+        for (h &= nslots - 1; slots[h] && strcmp(names[slots[h] - 1].name, r->name);
+             h = (h + 1) & (nslots - 1))
+            ;
+        if (!slots[h]) {
             names[distinct++].name = r->name;
+            slots[h] = distinct;
+        }
+        struct name_mask *j = &names[slots[h] - 1];
         for (size_t f = 0; f < nfields; f++)
-            names[j].present[f] |= r->present[f];
-        last = j;
+            j->present[f] |= r->present[f];
     }
+    free(slots);
     int rc = 0;
     for (size_t j = 0; j < distinct && rc == 0; j++)
         for (size_t f = 0; f < nfields && rc == 0; f++) {
@@ -701,14 +746,12 @@ int ingest_set_description(struct store *s, const char *set, const char *descrip
                       p, 3, why, why_size) < 0 ? -1 : 0;
 }
 
-int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
-                      char *why, size_t why_size)
+int ingest_aggregate_runs(struct aggregate_table *t, struct summary_record *const *records,
+                          size_t n, long long first_position)
 {
-    struct aggregate_table *t = aggregate_table_new();
-    int rc = t ? 0 : -1;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct summary_record *r = records[i];
-        if (!r->id) /* archived before: already counted */
+        if (!first_position && !r->id) /* archived before: already counted */
             continue;
         double values[FIELD_COUNT];
         bool present[FIELD_COUNT];
@@ -717,13 +760,40 @@ int ingest_aggregates(struct store *s, struct summary_record *const *records, si
             values[f] = present[f] ? r->values[f] : NAN;
         }
         long long day = aggregate_day(present[FIELD_START], values[FIELD_START], r->archived_at);
-        rc = aggregate_table_add_run(t, r->name, r->category, day, values, present, r->id,
-                                     r->exit_type && !strcmp(r->exit_type, "limits"));
+        if (aggregate_table_add_run(t, r->name, r->category, day, values, present,
+                                    first_position ? first_position + (long long)i : r->id,
+                                    r->exit_type && !strcmp(r->exit_type, "limits")) < 0)
+            return -1;
     }
-    if (rc < 0)
+    return 0;
+}
+
+int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
+                      const struct aggregate_table *provisional, char *why, size_t why_size)
+{
+    bool all_new = true;
+    for (size_t i = 0; i < n && all_new; i++)
+        all_new = records[i]->id != 0;
+    if (provisional && all_new) {
+        long long *ids = malloc((n ? n : 1) * sizeof *ids);
+        if (!ids) {
+            snprintf(why, why_size, "out of memory");
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            ids[i] = records[i]->id;
+        int rc = aggregate_table_flush(provisional, s, ids, n, why, why_size);
+        free(ids);
+        return rc;
+    }
+    struct aggregate_table *t = aggregate_table_new();
+    if (!t || ingest_aggregate_runs(t, records, n, 0) < 0) {
+        aggregate_table_free(t);
         snprintf(why, why_size, "out of memory");
-    else
-        rc = aggregate_table_flush(t, s, why, why_size);
+        return -1;
+    }
+    aggregate_table_settle(t);
+    int rc = aggregate_table_flush(t, s, NULL, 0, why, why_size);
     aggregate_table_free(t);
     return rc;
 }

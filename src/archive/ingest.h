@@ -11,8 +11,10 @@
 #include "archive/start_day.h"
 #include "archive/store.h"
 #include "archive/summary_members.h"
+#include "core/fields.h"
 
-#define MAX_SUMMARY_FIELDS 64
+/* a record holds a value per field of fields.c */
+#define MAX_SUMMARY_FIELDS FIELD_COUNT
 
 /* What the command line says about the summaries being added; NULL/0 = take
  * it from the summary. */
@@ -88,7 +90,8 @@ int ingest_record(struct store *s, const struct summary_record *record, long lon
                   size_t why_size);
 
 /* Inserts n records (inside the caller's transaction), several per
- * statement; *added is how many were new (the others were archived before),
+ * statement, archived at their archived_at when set (whole seconds; else
+ * now); *added is how many were new (the others were archived before),
  * *last_id the largest new archive id. -1 on a database error. */
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
                    size_t *added, long long *last_id, char *why, size_t why_size);
@@ -98,10 +101,24 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
                        char *why, size_t why_size);
 
+struct aggregate_table;
+
+/* Adds the records' runs to t (aggregate_table_settle it before it is
+ * read): of those ingest_records stored (id != 0), with their ids; or, when
+ * first_position > 0, of every record, numbered first_position,
+ * first_position + 1, ... in place of the ids they do not have yet (the
+ * reading thread builds a transaction's aggregates so; each record's
+ * archived_at must be set). -1 when out of memory. */
+int ingest_aggregate_runs(struct aggregate_table *t, struct summary_record *const *records,
+                          size_t n, long long first_position);
+
 /* Adds the records ingest_records stored (id != 0) to the aggregates
- * (inside the caller's transaction). */
+ * (inside the caller's transaction). provisional: NULL, or the settled
+ * table of every record numbered from 1 (ingest_aggregate_runs(t, records,
+ * n, 1)), used as it is when every record was new (else the aggregates are
+ * built again without those archived before). */
 int ingest_aggregates(struct store *s, struct summary_record *const *records, size_t n,
-                      char *why, size_t why_size);
+                      const struct aggregate_table *provisional, char *why, size_t why_size);
 
 /* Stores a set's description once (the first description given wins). */
 int ingest_set_description(struct store *s, const char *set, const char *description, char *why,

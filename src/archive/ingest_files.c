@@ -1,6 +1,7 @@
 /* The reading side of ingest: files, directories and stdin → JSON documents
- * → parsed summaries, handed to the writing side (ingest_batch.c) directly or,
- * with ingest_paths, through a queue to a second thread (see ingest_files.h). */
+ * → parsed summaries, gathered into batches (ingest_batch.c) handed to the
+ * writing side directly or, with ingest_paths, through a queue to a second
+ * thread (see ingest_files.h). */
 #include "archive/ingest_files.h"
 
 #include <dirent.h>
@@ -14,7 +15,7 @@
 #include <unistd.h>
 
 #include "archive/file_rows.h"
-#include "archive/record_queue.h"
+#include "archive/batch_queue.h"
 #include "archive/summary_scan.h"
 #include "util/error.h"
 #include "util/text_file.h"
@@ -30,13 +31,9 @@ static void reject(struct ingest_session *session, const char *label, int docume
     session->rejected++;
 }
 
-/* Stores (or queues) a parsed record. */
+/* Stores (or queues) a parsed record, in its part (which takes it over). */
 static int store_record(struct ingest_session *session, struct summary_record *record)
 {
-    if (session->queue) {
-        record_queue_push(session->queue, record);
-        return 0;
-    }
     return ingest_session_take(session, record);
 }
 
@@ -54,21 +51,16 @@ static int store_document(struct ingest_session *session, json_t *root, const ch
         size_t n = strcspn(base, ".");
         json_object_set_new(root, "taskid", json_stringn(base, n));
     }
-    struct summary_record *record = malloc(sizeof *record);
-    int parsed = record ? summary_record_parse(root, text, len, session->options, record, why,
-                                               sizeof why)
-                        : -1;
+    struct summary_record record;
+    int parsed = summary_record_parse(root, text, len, session->options, &record, why, sizeof why);
     if (parsed == 0) /* a level-3 run's report beside the summary */
-        record->files = file_rows_for_summary(label, root);
+        record.files = file_rows_for_summary(label, root);
     json_decref(root);
     if (parsed < 0) {
-        if (!record)
-            snprintf(why, sizeof why, "out of memory");
         reject(session, label, document_number, several, why);
-        free(record);
         return -1;
     }
-    return store_record(session, record);
+    return store_record(session, &record);
 }
 
 /* The per-file rows of a summary summary_scan read: file_rows_for_summary
@@ -97,17 +89,14 @@ static int store_members(struct ingest_session *session, const char *text, size_
                          const char *label, int document_number, bool several)
 {
     char why[512];
-    struct summary_record *record = malloc(sizeof *record);
-    if (!record || summary_record_from_members(&session->members, text, len, session->options,
-                                               record, why, sizeof why) < 0) {
-        if (!record)
-            snprintf(why, sizeof why, "out of memory");
+    struct summary_record record;
+    if (summary_record_from_members(&session->members, text, len, session->options, &record, why,
+                                    sizeof why) < 0) {
         reject(session, label, document_number, several, why);
-        free(record);
         return -1;
     }
-    record->files = file_rows_for_members(label, &session->members);
-    return store_record(session, record);
+    record.files = file_rows_for_members(label, &session->members);
+    return store_record(session, &record);
 }
 
 static size_t skip_blanks(const char *text, size_t off, size_t len)
@@ -370,7 +359,8 @@ static void *reader_main(void *arg)
     for (size_t i = 0; i < job->n && !job->session->database_failed; i++)
         if (ingest_path(job->session, job->paths[i]) < 0)
             job->status = -1;
-    record_queue_close(job->session->queue);
+    ingest_session_hand_over(job->session); /* the last batch, not full */
+    batch_queue_close(job->session->queue);
     return NULL;
 }
 
@@ -378,14 +368,14 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
 {
     json_object_seed(0); /* before two threads use jansson */
     struct reader_job job = {session, paths, n, 0};
-    struct record_queue *queue = malloc(sizeof *queue); /* the session's pipeline, its own */
+    struct batch_queue *queue = malloc(sizeof *queue); /* the session's pipeline, its own */
     pthread_t reader;
     if (queue)
-        record_queue_init(queue);
+        batch_queue_init(queue);
     session->queue = queue;
     if (!queue || pthread_create(&reader, NULL, reader_main, &job) != 0) {
         if (queue)
-            record_queue_destroy(queue);
+            batch_queue_destroy(queue);
         free(queue);
         session->queue = NULL; /* no second thread: do it all here */
         for (size_t i = 0; i < n && !session->database_failed; i++)
@@ -393,14 +383,12 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
                 job.status = -1;
         return job.status;
     }
-    struct summary_record *records[RECORD_QUEUE_WAKE];
-    size_t n_popped;
-    while ((n_popped = record_queue_pop_some(queue, records, RECORD_QUEUE_WAKE)) > 0)
-        for (size_t i = 0; i < n_popped; i++)
-            ingest_session_take(session, records[i]); /* after a database failure: only frees */
+    struct ingest_batch *batch;
+    while ((batch = batch_queue_pop(queue)))
+        ingest_session_write(session, batch); /* after a database failure: only frees */
     pthread_join(reader, NULL);
     session->queue = NULL;
-    record_queue_destroy(queue);
+    batch_queue_destroy(queue);
     free(queue);
     return job.status;
 }

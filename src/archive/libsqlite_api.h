@@ -18,6 +18,7 @@
     X(sqlite3_changes) \
     X(sqlite3_clear_bindings) \
     X(sqlite3_close) \
+    X(sqlite3_config) \
     X(sqlite3_column_blob) \
     X(sqlite3_column_bytes) \
     X(sqlite3_column_count) \

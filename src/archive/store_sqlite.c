@@ -72,9 +72,14 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql, char *why, size_t
     return stmt;
 }
 
+/* Binds params to a statement prepare() gave: its parameters are NULL
+ * (new, or cleared), so a NULL is not bound again (a multi-row INSERT of
+ * summaries has a dozen NULL fields a row). */
 static int bind_all(sqlite3_stmt *stmt, const struct sql_value *params, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        if (params[i].type == SQL_NULL)
+            continue;
         int rc, col = (int)i + 1;
         switch (params[i].type) {
         case SQL_TEXT: rc = SQLITE(sqlite3_bind_text)(stmt, col, params[i].text, -1, SQLITE_STATIC); break;

@@ -50,9 +50,12 @@ int summary_field_id(const char *name)
 
 const struct summary_field *summary_field_find(const char *name)
 {
-    /* the first letter first: called for every member of every archived summary */
+    /* the first two letters first: called for every member of every archived
+     * summary, twice (a field's name shares its first letter with three
+     * others, its first two with two at most) */
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (fields[i].name[0] == name[0] && !strcmp(fields[i].name, name))
+        if (fields[i].name[0] == name[0] && fields[i].name[1] == name[1] &&
+            !strcmp(fields[i].name, name))
             return &fields[i];
     return NULL;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tally archive add killed (SIGKILL) in the middle of a JSON Lines stream into
 # SQLite: the archive is intact (integrity_check), holds whole batches only
-# (each batch of 10,000 summaries is one transaction), every stored run is
+# (each batch of 50,000 summaries is one transaction), every stored run is
 # counted once in the aggregates, and adding the same stream again stores
 # exactly the rest. The release binary: the property is SQLite's WAL commit,
 # not a sanitizer's, and it keeps the test to a few seconds.
@@ -9,7 +9,7 @@ source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 GEN=$TALLY_TEST_ROOT/tests/integration/archive/gen-summaries.sh
 BIN=${TALLY_RELEASE:-$TALLY}
 DB=$WORK/archive.db
-N=30000
+N=150000
 
 "$GEN" $N 11 task 8 > runs.jsonl
 count() { sqlite3 "$DB" 'select count(*) from summaries' 2>/dev/null || echo 0; }
@@ -21,7 +21,7 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 stored=$(count)
 check_cmp "killed before the end" "$stored" "<" $N
-check_eq "whole batches only" "$((stored % 10000))" 0
+check_eq "whole batches only" "$((stored % 50000))" 0
 check_eq "the archive is intact" "$(sqlite3 "$DB" 'pragma integrity_check')" ok
 runs=$("$BIN" archive --db "$DB" stats --format json cat3 | awk -F'[:,]' '/"count"/ {print $2 + 0; exit}')
 check_eq "cat3's runs in the aggregates are its stored rows" "$runs" \

@@ -27,7 +27,8 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 9
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 10
+check_eq "version 10: no index on name" "$(PSQL "select count(*) from pg_indexes where indexname like 'summaries_name%'")" 0
 check_eq "version 9: every summary's key in summary_keys" "$(PSQL 'select count(*) from summary_keys k join summaries s using (id)')" 501
 # version 8: the generated summaries' member order stored once, not per row
 check_eq "document shapes: one per member order" "$(PSQL 'select count(*) from document_shapes')" \
@@ -97,7 +98,7 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
     exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary
-check_eq "migrated to version 9" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 9
+check_eq "migrated to version 10" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 10
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7
