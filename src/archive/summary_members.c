@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json_real.h"
 #include "util/vec.h"
 
 void summary_members_clear(struct summary_members *m)
@@ -135,37 +136,11 @@ int summary_members_put_json_string(struct summary_members *m, size_t off, size_
     return 0;
 }
 
-/* A real as jansson's jsonp_dtostr writes it with precision 17. */
-static size_t real_text(double d, char *buf, size_t size)
-{
-    int w = snprintf(buf, size, "%.17g", d);
-    if (w < 0 || (size_t)w + 3 >= size)
-        return 0;
-    size_t len = (size_t)w;
-    if (!strchr(buf, '.') && !strchr(buf, 'e')) {
-        memcpy(buf + len, ".0", 3);
-        len += 2;
-    }
-    char *start = strchr(buf, 'e');
-    if (start) {
-        start++;
-        char *end = start + 1;
-        if (*start == '-')
-            start++;
-        while (*end == '0')
-            end++;
-        if (end != start) {
-            memmove(start, end, len - (size_t)(end - buf) + 1);
-            len -= (size_t)(end - start);
-        }
-    }
-    return len;
-}
 
 size_t summary_number_text(bool integer, long long ivalue, double value, char *buf, size_t size)
 {
     if (!integer)
-        return real_text(value, buf, size);
+        return json_real_text(value, "%.17g", buf, size);
     int w = snprintf(buf, size, "%lld", ivalue);
     return w > 0 && (size_t)w < size ? (size_t)w : 0;
 }

@@ -6,9 +6,8 @@
  * an exponent is in it and the exponent's '+' and leading zeros dropped,
  * the locale's decimal point turned into '.'. */
 #include "report/json_text.h"
+#include "util/json_real.h"
 
-#include <locale.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,42 +118,11 @@ static void put_integer(struct json_text *o, json_int_t v)
 
 static void put_real(struct json_text *o, double v)
 {
-    if (v == 0) { /* "%g" of a zero, with ".0" added: the most common real of the reports */
-        if (signbit(v))
-            put(o, "-0.0", 4);
-        else
-            put(o, "0.0", 3);
-        return;
-    }
     char buf[100];
-    int ret = strfromd(buf, sizeof buf, o->real_format, v); /* "%.Pg" without printf's parsing: 2/3 of its time */
-    if (ret < 0 || (size_t)ret >= sizeof buf - 3) {
+    size_t len = json_real_text(v, o->real_format, buf, sizeof buf);
+    if (!len) {
         o->failed = true;
         return;
-    }
-    size_t len = (size_t)ret;
-    const char *point = localeconv()->decimal_point;
-    if (*point != '.') {
-        char *at = strchr(buf, *point);
-        if (at)
-            *at = '.';
-    }
-    if (!strchr(buf, '.') && !strchr(buf, 'e')) {
-        memcpy(buf + len, ".0", 3);
-        len += 2;
-    }
-    char *start = strchr(buf, 'e');
-    if (start) {
-        start++;
-        char *end = start + 1;
-        if (*start == '-')
-            start++;
-        while (*end == '0')
-            end++;
-        if (end != start) {
-            memmove(start, end, len - (size_t)(end - buf));
-            len -= (size_t)(end - start);
-        }
     }
     put(o, buf, len);
 }
