@@ -116,10 +116,12 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
         if (end) {
             unsigned k = (unsigned)__builtin_ctz(end);
             bad |= k ? sl >> (k - 1) & 1 : prev_slash; /* a slash last */
-            uint64_t tail = low_bytes(w0, k);
-            if (k >= 8) {
+            uint64_t tail;
+            if (k >= 8) { /* low_bytes takes 0-7 bytes: of w1 here, of w0 below */
                 h = hash_word(h, w0);
                 tail = low_bytes(w1, k - 8);
+            } else {
+                tail = low_bytes(w0, k);
             }
             n += k;
             *len = n;
