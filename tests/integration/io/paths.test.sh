@@ -4,7 +4,9 @@
 # byte before a PROT_NONE page, of every length 1..40, absolute, relative and
 # in forms not normal, each counted on its own record; every wrapped call
 # leaves the application's errno as it was when it succeeds and sets its own
-# error when it fails, the first write to an inherited FIFO included.
+# error when it fails, the first write to an inherited FIFO included; and
+# a program run under valgrind's memcheck sees no read of the helper's past
+# a string's end (its exact-size heap strings).
 # make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 
@@ -35,4 +37,13 @@ check_eq "what went wrong" "$(cat errno.err)" ""
 check_eq "the FIFO got its byte" "$(cat fifo.out)" x
 check_eq "e.dat counted: 10+5+2 bytes written" \
   "$(jq -r --arg p "$D/e.dat" '.files[] | select(.path == $p) | .POSIX_BYTES_WRITTEN' errno.files.json)" 17
+if command -v valgrind >/dev/null; then
+  "$TALLY" run --level 3 -o vg -- valgrind -q --error-exitcode=9 "$P" heap "$D" 2>vg.err
+  check_eq "under memcheck: no error (exit 0, not 9)" "$?" 0
+  check_eq "memcheck said nothing" "$(grep -c 'Invalid read' vg.err)" 0
+  check_eq "its 40 files counted, opened and stat'd once each" \
+    "$(jq -r --arg d "$D/h" '[.files[] | select(.path | startswith($d)) | select(.POSIX_OPENS == 1 and .POSIX_STATS == 1)] | length' vg.files.json)" 40
+else
+  ok "# SKIP valgrind is not installed"
+fi
 finish

@@ -6,7 +6,8 @@
  * build it). Included after lib/io/records.c. A path is placed at every
  * alignment and so that its NUL is the last byte before a PROT_NONE page:
  * the scan reads whole blocks and must neither fault nor let the bytes
- * past the NUL change anything. */
+ * past the NUL change anything; the same again scanned byte by byte, as
+ * under valgrind's memcheck (io_scan_exact). */
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -168,6 +169,8 @@ static void check_records(const char *cwd)
 
 static int run_checks(void)
 {
+    check_scan();
+    io_scan_exact(); /* as under memcheck: byte by byte, the same results */
     check_scan();
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
