@@ -270,4 +270,4 @@ demo:
 clean:
 	rm -rf build
 
--include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
+-include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d) $(UNIT_BIN:=.d)

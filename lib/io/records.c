@@ -30,6 +30,19 @@
 _Static_assert(TALLY_IO_CAPACITY + 1 < (1 << REC_BITS), "a record fits its bits");
 static uint64_t slots[HASH_SLOTS];
 static uint64_t generation IO_HOT = 1;
+#if defined(__SSE2__)
+#define BLOCK 16
+#else
+#define BLOCK 8
+#endif
+/* The page offset past which a block of a path is copied byte by byte
+ * (scan_path); -1 (every block) under memcheck. */
+static long block_limit IO_HOT = 4096 - BLOCK;
+
+void io_scan_exact(void)
+{
+    block_limit = -1;
+}
 static char cwd[PATH_MAX];
 static int cwd_known;
 
@@ -80,7 +93,9 @@ static inline uint64_t low_bytes(uint64_t w, unsigned k)
  * exactly). A block is read whole only where it cannot cross into the next
  * page (the string may end before it); the bytes past the string's end are
  * masked off. Read by blocks, the string's end may be passed inside its
- * page: ASan would call that an overflow. */
+ * page: ASan would call that an overflow, and valgrind's memcheck an error
+ * of the program's, so under memcheck (io_scan_exact) every block is taken
+ * as near a page's end, copied byte by byte up to the NUL. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -92,10 +107,11 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
     uint64_t h = HASH_SEED;
     unsigned prev_slash = 0, bad = 0;
     size_t n = 0;
+    long limit = block_limit;
     for (;;) {
         const char *p = s + n;
         char near_end[16];
-        if (((uintptr_t)p & 4095) > 4096 - 16) { /* copied byte by byte, up to the NUL */
+        if ((long)((uintptr_t)p & 4095) > limit) { /* copied byte by byte, up to the NUL */
             int i = 0;
             for (; i < 16 && p[i]; i++)
                 near_end[i] = p[i];
@@ -116,10 +132,12 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
         if (end) {
             unsigned k = (unsigned)__builtin_ctz(end);
             bad |= k ? sl >> (k - 1) & 1 : prev_slash; /* a slash last */
-            uint64_t tail = low_bytes(w0, k);
-            if (k >= 8) {
+            uint64_t tail;
+            if (k >= 8) { /* low_bytes takes 0-7 bytes: of w1 here, of w0 below */
                 h = hash_word(h, w0);
                 tail = low_bytes(w1, k - 8);
+            } else {
+                tail = low_bytes(w0, k);
             }
             n += k;
             *len = n;
@@ -147,10 +165,11 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
 {
     uint64_t h = HASH_SEED, prev_slash = 0, bad = 0;
     size_t n = 0;
+    long limit = block_limit;
     for (;;) {
         const char *p = s + n;
         uint64_t w = 0;
-        if (((uintptr_t)p & 4095) <= 4096 - 8)
+        if ((long)((uintptr_t)p & 4095) <= limit)
             memcpy(&w, p, 8);
         else
             for (int i = 0; i < 8 && p[i]; i++)

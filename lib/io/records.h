@@ -7,6 +7,12 @@
 
 #include <sys/single_threaded.h>
 
+/* Called at the start of an image run under valgrind's memcheck: a path is
+ * then scanned byte by byte, never past its NUL (the blocks read whole
+ * otherwise pass it inside its page: memcheck would report each such read
+ * as an error of the program's, and fail it under --error-exitcode). */
+void io_scan_exact(void);
+
 /* The record of PATH (relative to DIRFD as openat takes it), taken at its
  * first sight; the incomplete record when the table is full. 1-based. */
 int32_t io_record_for(int dirfd, const char *path);

@@ -42,14 +42,6 @@ static struct {
     char text[2 * PATH_MAX + 16 + EXE_MAX]; /* DIR \0 DIR/io.slots \0 EXE \0 */
 } st;
 
-#if !defined(__x86_64__)
-long io_sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-    long r = syscall(n, a, b, c, d, e, f);
-    return r == -1 ? -errno : r;
-}
-#endif
-
 size_t io_copy_str(char *dst, const char *src, size_t max)
 {
     size_t n = 0;

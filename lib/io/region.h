@@ -42,7 +42,7 @@ extern struct tally_io_header *io_region;
  * libc's text (a short process, or a fork child, faults in every page it
  * calls: the helper's start and fork path call nothing of libc). Returns
  * the result, or -errno. */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(IO_SYS_LIBC)
 static inline long io_sys6(long n, long a, long b, long c, long d, long e, long f)
 {
     register long r10 __asm__("r10") = d;
@@ -56,6 +56,7 @@ static inline long io_sys6(long n, long a, long b, long c, long d, long e, long 
     return ret;
 }
 #else
+/* sys.c: through libc's syscall() (IO_SYS_LIBC: on x86-64 too, for its test) */
 long io_sys6(long n, long a, long b, long c, long d, long e, long f);
 #endif
 #define io_sys(n, ...) io_sys_(n, __VA_ARGS__, 0, 0, 0, 0, 0, 0)

@@ -103,9 +103,16 @@ int summary_write_object(const char *path, json_t *o, bool pretty)
     }
     /* Written as json_dumps would format it, without its text in memory
      * (report/json_text.c): PREFIX.files.json has an entry per process.
-     * A write that failed is the commit's to report (its first error). */
-    json_text_write(af.fp, o, pretty ? 2 : 0, 16);
+     * A write that failed is the commit's to report (its first error); a
+     * text that could not be made (json_text's buffer not allocated) is
+     * not committed: the summary already there stays. */
+    int formatted = json_text_write(af.fp, o, pretty ? 2 : 0, 16);
     fputc('\n', af.fp);
+    if (formatted < 0 && !ferror(af.fp)) {
+        atomic_file_abort(&af);
+        tally_error("%s: cannot format the summary", path);
+        return -1;
+    }
     if (atomic_file_commit(&af) < 0) {
         tally_error_errno("%s", path);
         rc = -1;

@@ -6,7 +6,9 @@
  * the same region again as the first slot of the run file DIR/io.slots
  * (sparse), whose count of slots taken comes from the input: the slots'
  * reading, the images' numbering and the time-stamp-counter conversion
- * (header.ticks from the input too). */
+ * (header.ticks from the input too). PREFIX.files.json's text, its
+ * processes streamed (json_text.c), must parse back with an entry per
+ * image. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,11 +88,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         result.executable_count = 1;
         if (report && io_image_set_load(dir, &set, io_report_add, report) == 0) {
             json_t *files = io_report_files_json(report, &set, &result);
-            FILE *sink = fopen("/dev/null", "w");
-            if (sink) { /* the processes' entries are written, not built */
-                io_report_files_write(sink, files, report, &set);
+            /* The processes' entries are written, not built: the text must
+             * parse, with an entry per image. */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *sink = open_memstream(&text, &len);
+            if (sink && files) {
+                int rc = io_report_files_write(sink, files, report, &set);
+                fclose(sink);
+                json_t *back = rc == 0 ? json_loadb(text, len, 0, NULL) : NULL;
+                if (rc == 0 && json_array_size(json_object_get(back, "processes")) != set.count)
+                    abort(); /* not JSON, or not every image */
+                json_decref(back);
+            } else if (sink) {
                 fclose(sink);
             }
+            free(text);
             json_decref(files);
             json_decref(io_report_summary_json(report, &set, &result, "x.files.json"));
             io_image_set_free(&set);

@@ -1,8 +1,12 @@
 /* Unit tests for the summary JSON (src/report/summary.c): resource_monitor's
  * [value, "unit"] pairs, exit fields, limits_exceeded, tally's own fields,
- * and the file written atomically. */
+ * and the file written atomically (a write refused part way leaves the
+ * summary already there whole). */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "report/summary.h"
@@ -104,6 +108,36 @@ int main(void)
     CHECK(back != NULL);
     CHECK_NEAR(pair_value(back, "memory"), 1100.25, 1e-9);
     json_decref(back);
+
+    /* A summary the file system refuses part way (the file-size limit: a
+     * real EFBIG, as a full disk gives ENOSPC) fails, and the summary
+     * already there stays whole: written through json_text's own buffer
+     * (64 KiB pieces) and an atomic file, nothing half-written replaces it. */
+    char before[8192];
+    FILE *f = fopen(path, "r");
+    size_t had = f ? fread(before, 1, sizeof before, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(had > 100 && had < sizeof before);
+    json_t *big = json_array();
+    for (int i = 0; i < 20000; i++)
+        json_array_append_new(big, json_string("a file name /with \"quotes\" and\nnew lines"));
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, small = {16384, 16384};
+    getrlimit(RLIMIT_FSIZE, &old);
+    small.rlim_max = old.rlim_max;
+    CHECK_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+    CHECK_INT(summary_write_object(path, big, true), -1);
+    CHECK_INT(errno, EFBIG);
+    setrlimit(RLIMIT_FSIZE, &old);
+    json_decref(big);
+    char after[8192];
+    f = fopen(path, "r");
+    size_t has = f ? fread(after, 1, sizeof after, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(has == had && memcmp(before, after, had) == 0);
+
     char cmd[300];
     snprintf(cmd, sizeof cmd, "test $(ls %s | wc -l) = 1", dir);
     CHECK(system(cmd) == 0);
