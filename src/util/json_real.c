@@ -9,7 +9,7 @@
 
 size_t json_real_text(double v, const char *format, char *buf, size_t size)
 {
-    if (size < 8)
+    if (size < 8 || !isfinite(v)) /* JSON has no NaN or infinity (jansson refuses them too) */
         return 0;
     if (v == 0) { /* the "%g" of a zero, ".0" added: the most common real of the reports */
         strcpy(buf, signbit(v) ? "-0.0" : "0.0");

@@ -10,7 +10,7 @@
  * the precision a literal) would, with '.' as the decimal point whatever
  * the locale, ".0" added when neither a point nor an exponent is there,
  * and the exponent without '+' or leading zeros. Returns its length, or 0
- * when it does not fit in size. */
+ * when it does not fit in size or v is not finite (JSON has no NaN). */
 size_t json_real_text(double v, const char *format, char *buf, size_t size);
 
 #endif

@@ -4,6 +4,7 @@
  * of every shape "%.16g" and "%.17g" give (exponents, integral values, the
  * smallest and largest); and the same text written piece by piece. */
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -127,6 +128,18 @@ int main(void)
         json_text_open_array(t);
         CHECK(json_text_close(t) == -1); /* a container left open */
         fclose(f);
+    }
+    { /* JSON has no NaN or infinity: the text fails, as json_dumps refuses them, instead of "nan.0" */
+        const double bad[] = {NAN, INFINITY, -INFINITY};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            FILE *f = fopen("/dev/null", "w");
+            struct json_text *t = json_text_open(f, 2, 16);
+            json_text_open_array(t);
+            json_text_real(t, bad[i]);
+            json_text_close_array(t);
+            CHECK(json_text_close(t) == -1);
+            fclose(f);
+        }
     }
     json_decref(doc);
     return test_done();
