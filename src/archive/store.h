@@ -37,6 +37,13 @@ bool store_can_copy(const struct store *s);
 int store_copy(struct store *s, const char *table, const char *columns,
                const struct sql_value *values, size_t nrows, size_t ncols, char *why,
                size_t why_size);
+/* The archive's size in bytes (the SQLite file's pages; the PostgreSQL
+ * database), or -1 with a reason. */
+long long store_size(struct store *s, char *why, size_t why_size);
+/* Gives the space of deleted and rewritten rows back to the file system
+ * (SQLite VACUUM, PostgreSQL VACUUM FULL): needs room for a copy of the
+ * archive and locks it for writers meanwhile. 0 or -1. */
+int store_compact(struct store *s, char *why, size_t why_size);
 int store_begin(struct store *s, char *why, size_t why_size);
 int store_commit(struct store *s, char *why, size_t why_size);
 void store_rollback(struct store *s);

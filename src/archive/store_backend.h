@@ -73,6 +73,12 @@ struct store_backend {
     const char *partition_by;
     /* Sends nrows × ncols values into table (columns, comma-separated) in
      * bulk (PostgreSQL's COPY); NULL when the backend has none. 0 or -1. */
+    /* The archive's size in bytes as one row of one integer: the pages of
+     * the SQLite file, the PostgreSQL database (a query) */
+    const char *size_query;
+    /* Gives unused space back to the file system; runs outside any
+     * transaction ('tally archive compact') */
+    const char *compact;
     int (*copy)(struct store *s, const char *table, const char *columns,
                 const struct sql_value *values, size_t nrows, size_t ncols, char *why,
                 size_t why_size);

@@ -416,6 +416,10 @@ static const struct store_backend postgres_backend = {
     .partitioned_id_column = "id BIGSERIAL",
     .partition_by = " PARTITION BY RANGE (start_day)",
     .copy = postgres_copy,
+    .size_query = "SELECT pg_database_size(current_database())",
+    /* FULL: plain VACUUM keeps the space for the table's own reuse; FULL
+     * rewrites each table under an exclusive lock and gives it back */
+    .compact = "VACUUM FULL",
     .reset_ids = "SELECT setval(pg_get_serial_sequence('summaries', 'id'),"
                  " (SELECT coalesce(max(id), 0) + 1 FROM summaries), false);",
     .exec = postgres_exec,

@@ -199,6 +199,10 @@ static const struct store_backend sqlite_backend = {
     .column_exists = "SELECT 1 FROM pragma_table_info(?) WHERE name = ?",
     .blob_type = "BLOB",
     .clustered_key = " WITHOUT ROWID",
+    .size_query = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+    /* VACUUM rewrites the file through the WAL; the checkpoint moves it
+     * back and truncates the WAL file */
+    .compact = "VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
     .exec = sqlite_exec,
     .query = sqlite_query,
     .close = sqlite_close,

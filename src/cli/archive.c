@@ -1,5 +1,5 @@
 /* 'tally archive': dispatch to its subcommands (add, query, files, stats,
- * predict, outliers, import), each in its own archive_<sub>.c, and what they share: --db and
+ * predict, outliers, import, compact), each in its own archive_<sub>.c, and what they share: --db and
  * opening the store. */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +25,7 @@ static const char usage[] =
     "  predict NAME           first allocation per resource (job sizing, Tovar et al.)\n"
     "  outliers NAME          runs far from their task's usual usage (robust z-score)\n"
     "  import slurm [FILE]    Slurm job steps from sacct --parsable2 output (or sacct)\n"
+    "  compact                give unused space back to the file system (VACUUM)\n"
     "\n"
     "The archive is an SQLite file ($TALLY_DB, else $XDG_DATA_HOME/tally/archive.db,\n"
     "else ~/.local/share/tally/archive.db) or a PostgreSQL database. See tally-archive(1).\n";
@@ -293,7 +294,7 @@ int cmd_archive(int argc, char **argv)
         {"add", archive_add_main},         {"query", archive_query_main},
         {"stats", archive_stats_main},     {"predict", archive_predict_main},
         {"outliers", archive_outliers_main}, {"import", archive_import_main},
-        {"files", archive_files_main},
+        {"files", archive_files_main},     {"compact", archive_compact_main},
     };
     for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++)
         if (!strcmp(argv[i], subcommands[k].name))

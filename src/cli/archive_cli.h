@@ -16,6 +16,7 @@ int archive_stats_main(int argc, char **argv, const char *db);
 int archive_predict_main(int argc, char **argv, const char *db);
 int archive_outliers_main(int argc, char **argv, const char *db);
 int archive_import_main(int argc, char **argv, const char *db);
+int archive_compact_main(int argc, char **argv, const char *db);
 
 /* Opens the archive at db (NULL: $TALLY_DB or the default file), reporting
  * a failure as "tally: archive: LOCATION: why". */

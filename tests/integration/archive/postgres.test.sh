@@ -141,6 +141,16 @@ check_eq "crossed writers: added once" "$(cat crossed-out*.txt | awk '{gsub(",",
 check_eq "crossed writers: the rest already archived" "$(cat crossed-out*.txt | awk '{gsub(",", ""); t += $5} END {print t}')" 6000
 echo "# deadlocks the server resolved: $(grep -c 'deadlock detected' "$WORK/pg/server.log")"
 
+# --- compact: VACUUM FULL gives the dead rows' space back; answers unchanged
+stats_before=$("$TALLY" archive --db "$PG_URI" stats --format json big)
+PSQL "create table junk as select repeat('x', 1000) as t from generate_series(1, 20000); delete from junk;" >/dev/null
+out=$("$TALLY" archive --db "$PG_URI" compact --format json); st=$?
+check_eq "compact: exit status" "$st" 0
+check_eq "compact: backend" "$(jq -r .backend <<<"$out")" postgresql
+check "compact: the deleted rows' pages given back ($(jq '.bytes_before - .bytes_after' <<<"$out") bytes)" \
+  test "$(jq '.bytes_before - .bytes_after' <<<"$out")" -gt 8000000
+check_eq "compact: stats unchanged" "$("$TALLY" archive --db "$PG_URI" stats --format json big)" "$stats_before"
+
 # --- an unreachable server: one line, status 125
 "$TALLY" archive --db "postgresql://tally@/archive?host=$WORK/nowhere" add ok.summary 2> err.txt; st=$?
 check_eq "unreachable: 125" "$st" 125
