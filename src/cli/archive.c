@@ -49,12 +49,22 @@ struct store *archive_open(const char *db, bool must_exist)
     return s;
 }
 
-int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv)
+static int window_option(struct archive_command *cmd, int c, const char *arg);
+
+enum { OPTION_HANDLED = -1 };
+
+/* Handles c when it is --db, --format, --help or a bad option: OPTION_HANDLED,
+ * or the exit status to return at once; ARCHIVE_OPTION_OWN when it is not. */
+static int common_option(struct archive_command *cmd, int c, const char *arg, char **argv)
 {
+    if (c == 'f' && cmd->format_refused) {
+        tally_error("archive %s: bad option '--format'", cmd->name);
+        return TALLY_EXIT_ERROR;
+    }
     switch (c) {
     case 'd':
         cmd->db = arg;
-        return ARCHIVE_OPTION_DONE;
+        return OPTION_HANDLED;
     case 'f':
         if (!strcmp(arg, "table"))
             cmd->format = FORMAT_TABLE;
@@ -67,7 +77,7 @@ int archive_common_option(struct archive_command *cmd, int c, const char *arg, c
                         cmd->csv_allowed ? "table, csv or json" : "table or json");
             return TALLY_EXIT_ERROR;
         }
-        return ARCHIVE_OPTION_DONE;
+        return OPTION_HANDLED;
     case 'h':
         fputs(cmd->usage, stdout);
         return TALLY_EXIT_OK;
@@ -79,6 +89,26 @@ int archive_common_option(struct archive_command *cmd, int c, const char *arg, c
     default:
         return ARCHIVE_OPTION_OWN;
     }
+}
+
+int archive_next_option(struct archive_command *cmd, int argc, char **argv, const char *shortopts,
+                        const struct option *options, int *c)
+{
+    if (!cmd->options_begun) {
+        cmd->options_begun = true;
+        optind = 1;
+        opterr = 0;
+    }
+    while ((*c = getopt_long(argc, argv, shortopts, options, NULL)) != -1) {
+        int outcome = common_option(cmd, *c, optarg, argv);
+        if (outcome == ARCHIVE_OPTION_OWN && cmd->window_options) {
+            int window = window_option(cmd, *c, optarg);
+            outcome = window == 0 ? OPTION_HANDLED : window < 0 ? TALLY_EXIT_ERROR : ARCHIVE_OPTION_OWN;
+        }
+        if (outcome != OPTION_HANDLED)
+            return outcome;
+    }
+    return ARCHIVE_OPTION_END;
 }
 
 void archive_print_csv_text(const char *s)
@@ -161,7 +191,8 @@ static void say_day(long long day, char *out, size_t len)
     strftime(out, len, "%Y-%m-%d", &tm);
 }
 
-int archive_window_option(struct archive_command *cmd, int c, const char *arg)
+/* Handles 'S', 'F', 'T': 0, or -1 after a message; 1 when c is not one. */
+static int window_option(struct archive_command *cmd, int c, const char *arg)
 {
     if (c != 'S' && c != 'F' && c != 'T')
         return 1;

@@ -34,32 +34,24 @@ int archive_add_main(int argc, char **argv, const char *db)
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
-    struct archive_command cmd = {.name = "add", .usage = usage, .db = db};
+    struct archive_command cmd = {
+        .name = "add", .usage = usage, .db = db, .format_refused = true};
     struct ingest_options opts = {0};
     const char *description_file = NULL;
-    int quiet = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
-        if (c == 'f') { /* --format: not an option of add */
-            tally_error("archive add: bad option '--format'");
-            return TALLY_EXIT_ERROR;
+    int quiet = 0, c, outcome;
+    while ((outcome = archive_next_option(&cmd, argc, argv, "qh", options, &c)) ==
+           ARCHIVE_OPTION_OWN) {
+        switch (c) {
+        case 'n': opts.name = optarg; break;
+        case 'c': opts.category = optarg; break;
+        case 's': opts.set = optarg; break;
+        case 'D': description_file = optarg; break;
+        case 'H': opts.host = optarg; break;
+        default: quiet = 1; break;
         }
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            outcome = ARCHIVE_OPTION_DONE;
-            switch (c) {
-            case 'n': opts.name = optarg; break;
-            case 'c': opts.category = optarg; break;
-            case 's': opts.set = optarg; break;
-            case 'D': description_file = optarg; break;
-            case 'H': opts.host = optarg; break;
-            default: quiet = 1; break;
-            }
-        }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
     }
+    if (outcome != ARCHIVE_OPTION_END)
+        return outcome;
     db = cmd.db;
     if (optind >= argc) {
         tally_error("archive add: no summaries given (FILE, DIR or -)");

@@ -3,6 +3,7 @@
 #ifndef TALLY_CLI_ARCHIVE_CLI_H
 #define TALLY_CLI_ARCHIVE_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 
 #include "archive/aggregate.h"
@@ -42,9 +43,13 @@ struct archive_command {
     bool windowed;             /* --since, --from or --to given */
     long long first_day, last_day; /* the window, UTC days since 1970 (inclusive) */
     char window_text[96];      /* "from 2026-11-01 to 2026-11-30", for answers */
+    bool window_options;       /* takes --since, --from and --to */
+    bool format_refused;       /* --format is not an option of this command */
+    bool options_begun;        /* archive_next_option has started reading argv */
 };
 
-/* --since Nd, --from DATE, --to DATE (the per-day aggregates' window). */
+/* --since Nd, --from DATE, --to DATE (the per-day aggregates' window), for
+ * a command whose archive_command sets window_options. */
 #define ARCHIVE_WINDOW_OPTIONS                                                        \
     {"since", required_argument, NULL, 'S'}, {"from", required_argument, NULL, 'F'}, \
     {"to", required_argument, NULL, 'T'}
@@ -52,19 +57,21 @@ struct archive_command {
     "  --since Nd        only runs started in the last N days (UTC days, today included)\n" \
     "  --from DATE       only runs started on or after DATE (YYYY-MM-DD, UTC)\n"          \
     "  --to DATE         only runs started on or before DATE\n"
-/* Handles 'S', 'F', 'T': 0, or -1 after a message; 1 when c is not one. */
-int archive_window_option(struct archive_command *cmd, int c, const char *arg);
 
 /* getopt_long entries of --db, --format and --help ('d', 'f', 'h'). */
 #define ARCHIVE_COMMON_OPTIONS                                                      \
     {"db", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'f'}, \
     {"help", no_argument, NULL, 'h'}
 
-enum { ARCHIVE_OPTION_OWN = -2, ARCHIVE_OPTION_DONE = -1 };
-/* Handles getopt_long's c when it is --db, --format, --help or a bad option:
- * returns ARCHIVE_OPTION_DONE, or the exit status to return at once (0 after
- * --help, 125 after a message); ARCHIVE_OPTION_OWN when c is the caller's. */
-int archive_common_option(struct archive_command *cmd, int c, const char *arg, char **argv);
+enum { ARCHIVE_OPTION_END = -3, ARCHIVE_OPTION_OWN = -2 };
+/* Reads a subcommand's options in turn (getopt_long over argv with shortopts
+ * and options; the first call starts at argv[1]). Handles --db, --format,
+ * --help, bad options and, with window_options, the window; returns
+ * ARCHIVE_OPTION_OWN with *c (and optarg) set for one of the subcommand's
+ * own, ARCHIVE_OPTION_END after the last option (optind at the operands), or
+ * the exit status to return at once (0 after --help, 125 after a message). */
+int archive_next_option(struct archive_command *cmd, int argc, char **argv, const char *shortopts,
+                        const struct option *options, int *c);
 /* A number in [min, max] for an option; -1 after a message. */
 /* store_row_fn setting *(int *)ctx to 1 at the first row. */
 int archive_found_row(void *ctx, size_t ncols, const struct sql_value *row);

@@ -22,19 +22,9 @@ int archive_compact_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {ARCHIVE_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
     struct archive_command cmd = {.name = "compact", .usage = usage, .db = db};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            tally_error("archive compact: bad option '%s'", argv[optind - 1]);
-            fputs(usage, stderr);
-            return TALLY_EXIT_ERROR;
-        }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
-    }
+    int c, outcome = archive_next_option(&cmd, argc, argv, "h", options, &c);
+    if (outcome != ARCHIVE_OPTION_END) /* it has no option of its own */
+        return outcome;
     if (optind != argc) {
         tally_error("archive compact: unexpected argument '%s'", argv[optind]);
         fputs(usage, stderr);

@@ -142,27 +142,21 @@ int archive_files_main(int argc, char **argv, const char *db)
     struct file_filter filter;
     memset(&filter, 0, sizeof filter);
     char why[512];
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            outcome = ARCHIVE_OPTION_DONE;
-            if (c == 'g' && file_filter_add_glob(&filter, optarg, why, sizeof why) < 0) {
-                tally_error("archive files: --glob '%s': %s", optarg, why);
-                outcome = TALLY_EXIT_ERROR;
-            } else if (c == 'r' && parse_size("--read-more-than", optarg, &filter.read_more_than,
-                                              &filter.has_read) < 0) {
-                outcome = TALLY_EXIT_ERROR;
-            } else if (c == 'w' && parse_size("--written-more-than", optarg,
-                                              &filter.written_more_than, &filter.has_written) < 0) {
-                outcome = TALLY_EXIT_ERROR;
-            }
+    int c, outcome;
+    while ((outcome = archive_next_option(&cmd, argc, argv, "h", options, &c)) ==
+           ARCHIVE_OPTION_OWN) {
+        if (c == 'g' && file_filter_add_glob(&filter, optarg, why, sizeof why) < 0) {
+            tally_error("archive files: --glob '%s': %s", optarg, why);
+            return TALLY_EXIT_ERROR;
         }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
+        if ((c == 'r' && parse_size("--read-more-than", optarg, &filter.read_more_than,
+                                    &filter.has_read) < 0) ||
+            (c == 'w' && parse_size("--written-more-than", optarg, &filter.written_more_than,
+                                    &filter.has_written) < 0))
+            return TALLY_EXIT_ERROR;
     }
+    if (outcome != ARCHIVE_OPTION_END)
+        return outcome;
     if (argc - optind > 1) {
         tally_error("archive files: give the expression as one argument (quote it)");
         return TALLY_EXIT_ERROR;

@@ -129,27 +129,22 @@ int archive_import_main(int argc, char **argv, const char *db)
     };
     struct archive_command cmd = {.name = "import", .usage = usage, .db = db};
     const char *start = NULL, *set = NULL, *description = NULL;
-    int all_users = 0, quiet = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            if (c == 's')
-                start = optarg;
-            else if (c == 'a')
-                all_users = 1;
-            else if (c == 'S')
-                set = optarg;
-            else if (c == 'D')
-                description = optarg;
-            else
-                quiet = 1;
-            outcome = ARCHIVE_OPTION_DONE;
-        }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
+    int all_users = 0, quiet = 0, c, outcome;
+    while ((outcome = archive_next_option(&cmd, argc, argv, "qh", options, &c)) ==
+           ARCHIVE_OPTION_OWN) {
+        if (c == 's')
+            start = optarg;
+        else if (c == 'a')
+            all_users = 1;
+        else if (c == 'S')
+            set = optarg;
+        else if (c == 'D')
+            description = optarg;
+        else
+            quiet = 1;
     }
+    if (outcome != ARCHIVE_OPTION_END)
+        return outcome;
     if (argc - optind == 1 && strcmp(argv[optind], "slurm"))
         return import_directory(&cmd, argv[optind], set, description, quiet);
     if (optind >= argc || strcmp(argv[optind], "slurm") || argc - optind > 2) {

@@ -44,28 +44,20 @@ int archive_predict_main(int argc, char **argv, const char *db)
         ARCHIVE_WINDOW_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    struct archive_command cmd = {.name = "predict", .usage = usage, .db = db};
+    struct archive_command cmd = {
+        .name = "predict", .usage = usage, .db = db, .window_options = true};
     double quantile = 0.95, min_runs = PREDICT_MIN_RUNS;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            int window = archive_window_option(&cmd, c, optarg);
-            if (window <= 0)
-                outcome = window == 0 ? ARCHIVE_OPTION_DONE : TALLY_EXIT_ERROR;
-        }
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            int bad = c == 'q'   ? archive_parse_number(&cmd, "--quantile", optarg, 0, 1, &quantile)
-                      : c == 'm' ? archive_parse_number(&cmd, "--min-runs", optarg, 1, 1e12,
-                                                        &min_runs)
-                                 : archive_parse_by(&cmd, optarg, &cmd.by);
-            outcome = bad < 0 ? TALLY_EXIT_ERROR : ARCHIVE_OPTION_DONE;
-        }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
+    int c, outcome;
+    while ((outcome = archive_next_option(&cmd, argc, argv, "h", options, &c)) ==
+           ARCHIVE_OPTION_OWN) {
+        int bad = c == 'q'   ? archive_parse_number(&cmd, "--quantile", optarg, 0, 1, &quantile)
+                  : c == 'm' ? archive_parse_number(&cmd, "--min-runs", optarg, 1, 1e12, &min_runs)
+                             : archive_parse_by(&cmd, optarg, &cmd.by);
+        if (bad < 0)
+            return TALLY_EXIT_ERROR;
     }
+    if (outcome != ARCHIVE_OPTION_END)
+        return outcome;
     if (argc - optind != 1) {
         tally_error("archive predict: give one task NAME");
         fputs(usage, stderr);

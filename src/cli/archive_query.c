@@ -160,23 +160,18 @@ int archive_query_main(int argc, char **argv, const char *db)
     struct printer pr = {.format = FORMAT_TABLE};
     const char *since = NULL, *until = NULL;
     double limit = -1;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            outcome = ARCHIVE_OPTION_DONE;
-            if (c == 'S')
-                since = optarg;
-            else if (c == 'U')
-                until = optarg;
-            else if (archive_parse_number(&cmd, "--limit", optarg, 0, 1e15, &limit) < 0)
-                outcome = TALLY_EXIT_ERROR;
-        }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
+    int c, outcome;
+    while ((outcome = archive_next_option(&cmd, argc, argv, "h", options, &c)) ==
+           ARCHIVE_OPTION_OWN) {
+        if (c == 'S')
+            since = optarg;
+        else if (c == 'U')
+            until = optarg;
+        else if (archive_parse_number(&cmd, "--limit", optarg, 0, 1e15, &limit) < 0)
+            return TALLY_EXIT_ERROR;
     }
+    if (outcome != ARCHIVE_OPTION_END)
+        return outcome;
     pr.format = cmd.format;
     db = cmd.db;
     if (argc - optind > 1) {

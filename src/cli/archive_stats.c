@@ -159,32 +159,23 @@ int archive_stats_main(int argc, char **argv, const char *db)
         ARCHIVE_WINDOW_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    struct archive_command cmd = {.name = "stats", .usage = usage, .db = db};
+    struct archive_command cmd = {
+        .name = "stats", .usage = usage, .db = db, .window_options = true};
     const char *by = NULL, *plot_dir = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        int outcome = archive_common_option(&cmd, c, optarg, argv);
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            int window = archive_window_option(&cmd, c, optarg);
-            if (window <= 0)
-                outcome = window == 0 ? ARCHIVE_OPTION_DONE : TALLY_EXIT_ERROR;
-        }
-        if (outcome == ARCHIVE_OPTION_OWN) {
-            if (c == 'b' || c == 'g')
-                by = optarg;
-            if (c == 'b' && (!strcmp(optarg, "name") || !strcmp(optarg, "category")))
-                cmd.by = optarg; /* how NAME is looked up, when there is a NAME */
-            else if (c == 'b' || c == 'g')
-                cmd.by = NULL;
-            else
-                plot_dir = optarg;
-            outcome = ARCHIVE_OPTION_DONE;
-        }
-        if (outcome != ARCHIVE_OPTION_DONE)
-            return outcome;
+    int c, outcome;
+    while ((outcome = archive_next_option(&cmd, argc, argv, "h", options, &c)) ==
+           ARCHIVE_OPTION_OWN) {
+        if (c == 'b' || c == 'g')
+            by = optarg;
+        if (c == 'b' && (!strcmp(optarg, "name") || !strcmp(optarg, "category")))
+            cmd.by = optarg; /* how NAME is looked up, when there is a NAME */
+        else if (c == 'b' || c == 'g')
+            cmd.by = NULL;
+        else
+            plot_dir = optarg;
     }
+    if (outcome != ARCHIVE_OPTION_END)
+        return outcome;
     enum output_format format = cmd.format;
     const char *name = optind < argc ? argv[optind] : NULL;
     if (name && cmd.by && by == cmd.by)
