@@ -3,45 +3,23 @@
  * walked tree (the seed's "aliasing" of hard links). */
 #include "monitor/disk.h"
 
-#include <fts.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
 
-#include "util/clock.h"
 #include "core/units.h"
-
-/* Adds the blocks and files under one directory (fts: no callback, so no
- * state shared between walks, which run in several threads). */
-static void walk(const char *dir, double *bytes, double *files)
-{
-    char *paths[] = {(char *)dir, NULL};
-    FTS *fts = fts_open(paths, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL);
-    if (!fts)
-        return;
-    FTSENT *e;
-    while ((e = fts_read(fts))) {
-        if (e->fts_info == FTS_F || e->fts_info == FTS_SL || e->fts_info == FTS_SLNONE ||
-            e->fts_info == FTS_DEFAULT) {
-            const struct stat *st = e->fts_statp;
-            double links = st->st_nlink > 1 ? (double)st->st_nlink : 1;
-            *bytes += (double)st->st_blocks * 512.0 / links;
-            *files += 1;
-        }
-    }
-    fts_close(fts);
-}
+#include "monitor/disk_walk.h"
+#include "util/clock.h"
 
 double disk_measure(const char *const *dirs, size_t count, struct disk_usage *out)
 {
     double started = clock_monotonic_seconds(), bytes = 0, files = 0;
     if (count == 0)
-        walk(".", &bytes, &files);
+        disk_walk(".", &bytes, &files);
     for (size_t i = 0; i < count; i++)
-        walk(dirs[i], &bytes, &files);
+        disk_walk(dirs[i], &bytes, &files);
     out->megabytes = bytes / BYTES_PER_MB;
     out->files = files;
     return clock_monotonic_seconds() - started;

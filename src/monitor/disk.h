@@ -1,5 +1,5 @@
 /* The footprint of the task's directories ('disk' and 'total_files'):
- * walked with fts in a thread of its own (a large tree must never hold up
+ * walked (disk_walk.c) in a thread of its own (a large tree must never hold up
  * the handling of the task's process events), throttled so that walking
  * costs about 1% of the run, and once more at the end. */
 #ifndef TALLY_MONITOR_DISK_H
