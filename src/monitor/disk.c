@@ -36,10 +36,29 @@ struct disk_watch {
     struct disk_usage latest;
 };
 
+/* Waits, the lock held, until gap seconds have passed or the watch stops. */
+static void pause_for(struct disk_watch *w, double gap)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double end = (double)until.tv_sec + until.tv_nsec / 1e9 + gap;
+    until.tv_sec = (time_t)end;
+    until.tv_nsec = (long)((end - floor(end)) * 1e9);
+    while (!w->stopping && pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
+        ;
+}
+
+/* The first walk half an interval after the start, in time for the first
+ * regular sample (one interval after the start), the first to take a
+ * walk's figures: a walk at the start, as made before, was thrown away
+ * unseen by every task shorter than the interval, which have the end's
+ * walk only (disk_measure of a repository of 3,300 entries cost 7.4 ms of
+ * CPU, cold, more than the rest of tally's work for a 0.13 s task). */
 static void *watch_loop(void *arg)
 {
     struct disk_watch *w = arg;
     pthread_mutex_lock(&w->lock);
+    pause_for(w, w->interval / 2);
     while (!w->stopping) {
         pthread_mutex_unlock(&w->lock);
         struct disk_usage d;
@@ -47,14 +66,7 @@ static void *watch_loop(void *arg)
         pthread_mutex_lock(&w->lock);
         w->latest = d;
         w->fresh = true;
-        double gap = fmax(w->interval, 100 * took);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        double end = (double)until.tv_sec + until.tv_nsec / 1e9 + gap;
-        until.tv_sec = (time_t)end;
-        until.tv_nsec = (long)((end - floor(end)) * 1e9);
-        while (!w->stopping && pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
-            ;
+        pause_for(w, fmax(w->interval, 100 * took));
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
