@@ -3,12 +3,14 @@
  * (k = P - 1 - X, X its decimal exponent), made with 128-bit integers:
  * in the range taken (1e-5 <= |v| < 1e17, P <= 17) the numerator is below
  * 2^127 and the denominator below 2^107, and the remainder says how to
- * round, ties to even as glibc does in the default rounding mode. */
+ * round, ties to even as glibc does in the default rounding mode. A
+ * compiler without 128-bit integers leaves every number to printf. */
 #include "util/real_g.h"
 
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __SIZEOF_INT128__
 typedef unsigned __int128 u128;
 
 static u128 pow10_wide(int k) /* 0 <= k <= 38 */
@@ -112,3 +114,11 @@ size_t real_g(double v, int p, char *buf)
     *o = '\0';
     return (size_t)(o - buf);
 }
+#else
+/* No 128-bit integers (32-bit machines): every number is left to printf. */
+size_t real_g(double v, int p, char *buf)
+{
+    (void)v, (void)p, (void)buf;
+    return 0;
+}
+#endif
