@@ -25,6 +25,9 @@ static void compare(double v, int p)
     size_t n = real_g(v, p, got);
     double a = fabs(v);
     bool in_range = a >= 1e-5 && a < 1e17 && p >= 1 && p <= 17;
+#ifndef __SIZEOF_INT128__
+    in_range = false; /* built without 128-bit integers: every number is printf's */
+#endif
     checked++;
     if (in_range ? (n != strlen(want) || strcmp(got, want)) : n != 0 || got[0] != 'x') {
         if (wrong++ < 10)
