@@ -63,7 +63,7 @@ int run_io_prepare(struct run_config *cfg)
     return run_io_preload(&cfg->task, cfg->io.dir, sizeof cfg->io.dir, "--level 3");
 }
 
-/* PREFIX.files.json's text: the object built, its processes streamed. */
+/* PREFIX.files.json's text: the object built, its processes (and files) streamed. */
 struct files_text {
     const json_t *doc;
     const struct io_report *report;
@@ -90,8 +90,13 @@ int run_io_collect(struct run_config *cfg, const struct task_result *result)
         return -1;
     }
     char *path = run_report_path(cfg->prefix, ".files.json");
-    json_t *files = path ? io_report_files_json(report, &set, result) : NULL;
-    if (files && io_files_add_mpiio(files, cfg->instrument.mpiio_files) < 0)
+    /* The files are built as JSON values only for MPI-IO's counters to be
+     * merged into them; otherwise they are written as the report is walked. */
+    const json_t *mpiio = cfg->instrument.mpiio_files;
+    bool merge = json_array_size(mpiio) > 0;
+    json_t *files = !path ? NULL : merge ? io_report_files_json(report, &set, result)
+                                         : io_report_files_head(report, &set, result);
+    if (files && merge && io_files_add_mpiio(files, mpiio) < 0)
         json_decref(files), files = NULL; /* out of memory: no half-merged report */
     struct files_text text = {files, report, &set};
     int rc = files ? atomic_write_with(path, write_files, &text) : -1;

@@ -112,19 +112,19 @@ static void merge(int64_t *into, const int64_t *from)
     }
 }
 
-/* A counter as shown: timestamps in seconds after the task's start, times in seconds. */
-static json_t *counter_value(const struct io_report *r, int i, int64_t v)
+/* Timestamps are shown in seconds after the task's start, times in seconds;
+ * the other counters are integers. */
+static bool counter_is_real(int i)
 {
-    switch (counter_kinds[i]) {
-    case TALLY_IO_T0:
-    case TALLY_IO_T1:
-        return json_real(v ? (double)v / 1e9 - r->start_epoch : 0);
-    case TALLY_IO_D:
-    case TALLY_IO_DM:
-        return json_real((double)v / 1e9);
-    default:
-        return json_integer(v);
-    }
+    int k = counter_kinds[i];
+    return k == TALLY_IO_T0 || k == TALLY_IO_T1 || k == TALLY_IO_D || k == TALLY_IO_DM;
+}
+
+static double counter_real(const struct io_report *r, int i, int64_t v)
+{
+    if (counter_kinds[i] == TALLY_IO_T0 || counter_kinds[i] == TALLY_IO_T1)
+        return v ? (double)v / 1e9 - r->start_epoch : 0;
+    return (double)v / 1e9;
 }
 
 static bool module_used(const int64_t *c, int first, int end)
@@ -135,9 +135,9 @@ static bool module_used(const int64_t *c, int first, int end)
     return false;
 }
 
-/* Every counter of each module the record used (all_of_module), or only
- * the counters that are not zero. */
-static void add_counters(const struct io_report *r, json_t *o, const int64_t *c, bool all_of_module)
+/* The counters a record shows, in order: every counter of each module the
+ * record used (all_of_module), or only those that are not zero. */
+static void each_counter(const int64_t *c, bool all_of_module, void (*fn)(void *ctx, int i), void *ctx)
 {
     const int modules[][2] = {{0, STDIO_OPENS}, {STDIO_OPENS, TALLY_IO_COUNTER_COUNT}};
     for (int m = 0; m < 2; m++) {
@@ -145,8 +145,44 @@ static void add_counters(const struct io_report *r, json_t *o, const int64_t *c,
             continue;
         for (int i = modules[m][0]; i < modules[m][1]; i++)
             if (all_of_module || c[i])
-                json_object_set_new(o, counter_names[i], counter_value(r, i, c[i]));
+                fn(ctx, i);
     }
+}
+
+struct counter_sink {
+    const struct io_report *r;
+    const int64_t *c;
+    json_t *object;         /* built, or */
+    struct json_text *text; /* written */
+};
+
+static void set_counter(void *ctx, int i)
+{
+    struct counter_sink *s = ctx;
+    json_object_set_new(s->object, counter_names[i], counter_is_real(i) ? json_real(counter_real(s->r, i, s->c[i]))
+                                                                          : json_integer(s->c[i]));
+}
+
+static void write_counter(void *ctx, int i)
+{
+    struct counter_sink *s = ctx;
+    json_text_key(s->text, counter_names[i]);
+    if (counter_is_real(i))
+        json_text_real(s->text, counter_real(s->r, i, s->c[i]));
+    else
+        json_text_integer(s->text, s->c[i]);
+}
+
+static void add_counters(const struct io_report *r, json_t *o, const int64_t *c, bool all_of_module)
+{
+    struct counter_sink s = {.r = r, .c = c, .object = o};
+    each_counter(c, all_of_module, set_counter, &s);
+}
+
+static void write_counters(const struct io_report *r, struct json_text *t, const int64_t *c, bool all_of_module)
+{
+    struct counter_sink s = {.r = r, .c = c, .text = t};
+    each_counter(c, all_of_module, write_counter, &s);
 }
 
 void io_report_add(void *ctx, const struct io_image *img)
@@ -369,14 +405,14 @@ static json_t *not_interposed(const struct io_image_set *set, const struct task_
                     found = true;
         }
         if (!found)
-            json_array_append_new(list, json_pack("{s:i, s:o, s:s}", "pid", (json_int_t)e->pid, "exe",
+            json_array_append_new(list, json_pack("{s:I, s:o, s:s}", "pid", (json_int_t)e->pid, "exe",
                                                   io_path_json(e->path), "why", why_not_interposed(e->path)));
     }
     for (size_t i = 0; i < set->count; i++) {
         const struct tally_io_header *h = &set->items[i].header;
         bool last = i + 1 == set->count || set->items[i + 1].header.pid != h->pid;
         if (last && (h->flags & TALLY_IO_EXEC_PENDING) && !listed(list, h->pid))
-            json_array_append_new(list, json_pack("{s:i, s:o, s:s}", "pid", (json_int_t)h->pid, "exe",
+            json_array_append_new(list, json_pack("{s:I, s:o, s:s}", "pid", (json_int_t)h->pid, "exe",
                                                   io_path_json(h->exec_target),
                                                   "why", why_not_interposed(h->exec_target)));
     }
@@ -446,7 +482,7 @@ static json_t *incomplete_json(const struct io_image_set *set)
     totals_of(set, &t);
     if (!t.incomplete_images && !set->unreadable)
         return json_null();
-    json_t *o = json_pack("{s:i, s:I, s:I, s:i, s:s}", "processes", (json_int_t)t.incomplete_images,
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s}", "processes", (json_int_t)t.incomplete_images,
                           "opens_past_bound", (json_int_t)t.past_bound, "unseen_calls", (json_int_t)t.unseen,
                           "unreadable_regions", (json_int_t)set->unreadable, "note",
                           "the counters of files past the bound of " "1024" " files per process are summed "
@@ -467,7 +503,7 @@ json_t *io_report_file_array(const struct io_report *r)
         json_t *procs = json_array();
         for (size_t k = 0; k < f->split_count; k++) {
             const struct io_split *sp = &f->splits[k];
-            json_t *p = json_pack("{s:i, s:i}", "pid", (json_int_t)sp->pid, "image", (json_int_t)sp->image);
+            json_t *p = json_pack("{s:I, s:I}", "pid", (json_int_t)sp->pid, "image", (json_int_t)sp->image);
             add_counters(r, p, sp->counter, false);
             json_array_append_new(procs, p);
         }
@@ -478,14 +514,55 @@ json_t *io_report_file_array(const struct io_report *r)
     return files;
 }
 
+/* The same array as io_report_file_array's, written as it is walked: the
+ * stat/open/close bench's 100 files built as JSON values (70 counters
+ * each), written and freed cost tally more than the rest of its run. */
+static void write_file_array(struct json_text *t, const struct io_report *r)
+{
+    json_text_open_array(t);
+    struct io_file **order = sorted_files(r);
+    for (size_t i = 0; order && i < r->count; i++) {
+        const struct io_file *f = order[i];
+        json_text_open_object(t);
+        json_text_key(t, "path");
+        write_path(t, f->path);
+        write_counters(r, t, f->counter, true);
+        json_text_key(t, "processes");
+        json_text_open_array(t);
+        for (size_t k = 0; k < f->split_count; k++) {
+            const struct io_split *sp = &f->splits[k];
+            json_text_open_object(t);
+            json_text_key(t, "pid");
+            json_text_integer(t, sp->pid);
+            json_text_key(t, "image");
+            json_text_integer(t, sp->image);
+            write_counters(r, t, sp->counter, false);
+            json_text_close_object(t);
+        }
+        json_text_close_array(t);
+        json_text_close_object(t);
+    }
+    free(order);
+    json_text_close_array(t);
+}
+
+json_t *io_report_files_head(const struct io_report *r, const struct io_image_set *set,
+                             const struct task_result *result)
+{
+    return json_pack("{s:s, s:{s:I, s:I}, s:o, s:o}", "format", "tally-files-1", "bound", "files_per_process",
+                     (json_int_t)TALLY_IO_CAPACITY, "bytes_per_process", (json_int_t)TALLY_IO_SIZE, "incomplete",
+                     incomplete_json(set), "not_interposed", not_interposed(set, result));
+}
+
 json_t *io_report_files_json(const struct io_report *r, const struct io_image_set *set,
                              const struct task_result *result)
 {
-    json_t *files = io_report_file_array(r);
-    return json_pack("{s:s, s:{s:i, s:i}, s:o, s:o, s:o}", "format", "tally-files-1", "bound",
-                     "files_per_process", (json_int_t)TALLY_IO_CAPACITY, "bytes_per_process",
-                     (json_int_t)TALLY_IO_SIZE, "incomplete", incomplete_json(set), "not_interposed",
-                     not_interposed(set, result), "files", files);
+    json_t *doc = io_report_files_head(r, set, result);
+    if (doc && json_object_set_new(doc, "files", io_report_file_array(r)) < 0) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 int io_report_files_write(FILE *f, const json_t *doc, const struct io_report *r, const struct io_image_set *set)
@@ -497,16 +574,23 @@ int io_report_files_write(FILE *f, const json_t *doc, const struct io_report *r,
     const char *key;
     json_t *value;
     json_object_foreach((json_t *)doc, key, value) {
-        if (!strcmp(key, "files")) { /* the processes come before the files */
-            json_text_key(t, "processes");
-            json_text_open_array(t);
-            for (size_t i = 0; i < set->count; i++)
-                write_process(t, r, &set->items[i].header);
-            json_text_close_array(t);
+        if (strcmp(key, "files")) {
+            json_text_key(t, key);
+            json_text_value(t, value);
         }
-        json_text_key(t, key);
-        json_text_value(t, value);
     }
+    /* the processes come before the files */
+    json_text_key(t, "processes");
+    json_text_open_array(t);
+    for (size_t i = 0; i < set->count; i++)
+        write_process(t, r, &set->items[i].header);
+    json_text_close_array(t);
+    json_text_key(t, "files");
+    const json_t *files = json_object_get(doc, "files");
+    if (files)
+        json_text_value(t, files);
+    else
+        write_file_array(t, r);
     json_text_close_object(t);
     int rc = json_text_close(t);
     return fputc('\n', f) == EOF ? -1 : rc;
@@ -548,7 +632,7 @@ json_t *io_report_summary_json(const struct io_report *r, const struct io_image_
     }
     free(order);
     json_t *missing = not_interposed(set, result);
-    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:o}", "report", files_path,
+    return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:o}", "report", files_path,
                      "files", (json_int_t)r->count, "processes_interposed", (json_int_t)pids_interposed(set),
                      "not_interposed", missing, "posix", posix, "stdio", stdio, "other_descriptors",
                      "bytes_read", (json_int_t)t.other_read, "bytes_written", (json_int_t)t.other_written,

@@ -26,11 +26,18 @@ void io_report_add(void *report, const struct io_image *img);
  * headers; result: the engine's list of every process's executable. */
 json_t *io_report_files_json(const struct io_report *report, const struct io_image_set *set,
                              const struct task_result *result);
+/* The same without "files" either, for io_report_files_write to write
+ * them from the report as it walks it (when no MPI-IO counters are to be
+ * merged into them). */
+json_t *io_report_files_head(const struct io_report *report, const struct io_image_set *set,
+                             const struct task_result *result);
 /* PREFIX.files.json's text into F: DOC (io_report_files_json's, the
- * MPI-IO counters merged in or not) with "processes" written before its
- * "files", an entry per image of SET, streamed rather than built (2003 in
- * the 1000-process loop); as summary_write_object would write the whole
- * object, a new line last. 0, or -1 when F failed. */
+ * MPI-IO counters merged in or not, or io_report_files_head's) with
+ * "processes", an entry per image of SET, streamed rather than built (2003
+ * in the 1000-process loop), then "files": DOC's, or when DOC has none
+ * REPORT's, written as io_report_file_array would build them; as
+ * summary_write_object would write the whole object, a new line last. 0,
+ * or -1 when F failed. */
 int io_report_files_write(FILE *f, const json_t *doc, const struct io_report *report,
                           const struct io_image_set *set);
 /* Its "files" array alone: one object per file, largest first, with its

@@ -3,45 +3,23 @@
  * walked tree (the seed's "aliasing" of hard links). */
 #include "monitor/disk.h"
 
-#include <fts.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
 
-#include "util/clock.h"
 #include "core/units.h"
-
-/* Adds the blocks and files under one directory (fts: no callback, so no
- * state shared between walks, which run in several threads). */
-static void walk(const char *dir, double *bytes, double *files)
-{
-    char *paths[] = {(char *)dir, NULL};
-    FTS *fts = fts_open(paths, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL);
-    if (!fts)
-        return;
-    FTSENT *e;
-    while ((e = fts_read(fts))) {
-        if (e->fts_info == FTS_F || e->fts_info == FTS_SL || e->fts_info == FTS_SLNONE ||
-            e->fts_info == FTS_DEFAULT) {
-            const struct stat *st = e->fts_statp;
-            double links = st->st_nlink > 1 ? (double)st->st_nlink : 1;
-            *bytes += (double)st->st_blocks * 512.0 / links;
-            *files += 1;
-        }
-    }
-    fts_close(fts);
-}
+#include "monitor/disk_walk.h"
+#include "util/clock.h"
 
 double disk_measure(const char *const *dirs, size_t count, struct disk_usage *out)
 {
     double started = clock_monotonic_seconds(), bytes = 0, files = 0;
     if (count == 0)
-        walk(".", &bytes, &files);
+        disk_walk(".", &bytes, &files);
     for (size_t i = 0; i < count; i++)
-        walk(dirs[i], &bytes, &files);
+        disk_walk(dirs[i], &bytes, &files);
     out->megabytes = bytes / BYTES_PER_MB;
     out->files = files;
     return clock_monotonic_seconds() - started;
@@ -58,10 +36,29 @@ struct disk_watch {
     struct disk_usage latest;
 };
 
+/* Waits, the lock held, until gap seconds have passed or the watch stops. */
+static void pause_for(struct disk_watch *w, double gap)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double end = (double)until.tv_sec + until.tv_nsec / 1e9 + gap;
+    until.tv_sec = (time_t)end;
+    until.tv_nsec = (long)((end - floor(end)) * 1e9);
+    while (!w->stopping && pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
+        ;
+}
+
+/* The first walk half an interval after the start, in time for the first
+ * regular sample (one interval after the start), the first to take a
+ * walk's figures: a walk at the start, as made before, was thrown away
+ * unseen by every task shorter than the interval, which have the end's
+ * walk only (disk_measure of a repository of 3,300 entries cost 7.4 ms of
+ * CPU, cold, more than the rest of tally's work for a 0.13 s task). */
 static void *watch_loop(void *arg)
 {
     struct disk_watch *w = arg;
     pthread_mutex_lock(&w->lock);
+    pause_for(w, w->interval / 2);
     while (!w->stopping) {
         pthread_mutex_unlock(&w->lock);
         struct disk_usage d;
@@ -69,14 +66,7 @@ static void *watch_loop(void *arg)
         pthread_mutex_lock(&w->lock);
         w->latest = d;
         w->fresh = true;
-        double gap = fmax(w->interval, 100 * took);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        double end = (double)until.tv_sec + until.tv_nsec / 1e9 + gap;
-        until.tv_sec = (time_t)end;
-        until.tv_nsec = (long)((end - floor(end)) * 1e9);
-        while (!w->stopping && pthread_cond_timedwait(&w->wake, &w->lock, &until) == 0)
-            ;
+        pause_for(w, fmax(w->interval, 100 * took));
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;

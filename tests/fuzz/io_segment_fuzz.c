@@ -8,7 +8,8 @@
  * reading, the images' numbering and the time-stamp-counter conversion
  * (header.ticks from the input too). PREFIX.files.json's text, its
  * processes streamed (json_text.c), must parse back with an entry per
- * image. */
+ * image, and be the same text when its files are written as the report is
+ * walked (io_report_files_head) instead of built. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (rc == 0 && json_array_size(json_object_get(back, "processes")) != set.count)
                     abort(); /* not JSON, or not every image */
                 json_decref(back);
+                /* its files written as the report is walked: the same text */
+                json_t *head = io_report_files_head(report, &set, &result);
+                char *walked = NULL;
+                size_t walked_len = 0;
+                FILE *again = head ? open_memstream(&walked, &walked_len) : NULL;
+                if (again) {
+                    int rc2 = io_report_files_write(again, head, report, &set);
+                    fclose(again);
+                    if (rc == 0 && (rc2 != 0 || walked_len != len || memcmp(walked, text, len)))
+                        abort();
+                }
+                free(walked);
+                json_decref(head);
             } else if (sink) {
                 fclose(sink);
             }

@@ -1,6 +1,7 @@
 /* io_report: merging one path's records across process images by each
  * counter's kind (sums, maxima, first and last timestamps), the per-process
- * split, and file names that are not UTF-8 written \xNN. */
+ * split, file names that are not UTF-8 written \xNN, and PREFIX.files.json's
+ * text the same whether its files are built as values or written as walked. */
 #include "instrument/io_report.h"
 
 #include <stdlib.h>
@@ -69,6 +70,27 @@ int main(void)
     CHECK(json_object_get(json_array_get(split, 1), "POSIX_OPENS") == NULL); /* zeros left out */
     json_t *bad = json_array_get(files, 1);
     CHECK(!strcmp(json_string_value(json_object_get(bad, "path")), "/data/bad\\xff"));
+    /* PREFIX.files.json's text with its files written as the report is
+     * walked (io_report_files_head): byte for byte the text of the files
+     * built as values (io_report_files_json), times, a split and a name that
+     * is not UTF-8 included */
+    {
+        char *built = NULL, *streamed = NULL;
+        size_t built_len = 0, streamed_len = 0;
+        FILE *f = open_memstream(&built, &built_len);
+        CHECK(io_report_files_write(f, o, r, &set) == 0);
+        fclose(f);
+        json_t *head = io_report_files_head(r, &set, &result);
+        CHECK(json_object_get(head, "files") == NULL);
+        f = open_memstream(&streamed, &streamed_len);
+        CHECK(io_report_files_write(f, head, r, &set) == 0);
+        fclose(f);
+        CHECK(built_len > 400 && strstr(built, "\"POSIX_F_WRITE_TIME\": 0.75") != NULL);
+        CHECK(streamed_len == built_len && !memcmp(streamed, built, built_len));
+        json_decref(head);
+        free(built);
+        free(streamed);
+    }
     json_decref(o);
     io_report_free(r);
 

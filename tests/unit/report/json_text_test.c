@@ -2,7 +2,8 @@
  * for byte json_dumps's, pretty (JSON_INDENT(2)) and compact, for nested
  * and empty containers, escaped strings, integers at their limits and reals
  * of every shape "%.16g" and "%.17g" give (exponents, integral values, the
- * smallest and largest); and the same text written piece by piece. */
+ * smallest and largest), 21,000 reals as the reports hold them (real_g.c's
+ * digits); and the same text written piece by piece. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -60,6 +61,27 @@ int main(void)
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         json_array_append_new(reals, json_real(values[i]));
     same_as_jansson(reals, "reals");
+
+    /* 20,000 reals of the kinds the reports hold (times after a start,
+     * fractions of a second, sizes in MB, ratios), half of them negative,
+     * and 1,000 halves and quarters (ties at low precision): as jansson
+     * writes them at each layout's precision (real_g's digits) */
+    json_t *many = json_array();
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v = i % 4 == 0   ? (double)(x % 100000000000ull) / 1e9
+                   : i % 4 == 1 ? (double)(x % 1000000000000ull) / 1048576.0
+                   : i % 4 == 2 ? (double)(x % 10000000) / (double)(1 + (x >> 40) % 999)
+                                : (double)(x % 1000000000000000000ull) / 1e9 - 1795720000.0;
+        json_array_append_new(many, json_real(i & 1 ? -v : v));
+    }
+    for (int i = 1; i <= 1000; i++)
+        json_array_append_new(many, json_real(i / (i % 2 ? 2.0 : 4.0)));
+    same_as_jansson(many, "20,000 reports' reals");
+    json_decref(many);
 
     json_t *ints = json_pack("[I, I, I, I, I, I]", (json_int_t)0, (json_int_t)-1, (json_int_t)42,
                              (json_int_t)INT64_MAX, (json_int_t)INT64_MIN, (json_int_t)-1234567890123LL);
