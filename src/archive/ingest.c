@@ -242,20 +242,27 @@ void summary_record_free(struct summary_record *r)
     memset(r, 0, sizeof *r);
 }
 
-#define ROW_PARAMS 16 /* the identity columns before the numeric fields */
+#define ROW_PARAMS 16 /* the identity columns before the numeric fields (start_day
+                        * the first, where summary_rows has it) */
 #define ROWS_PER_STATEMENT 64
+
+/* The identity columns of a row of summary_rows. */
+static size_t row_params(const struct store *s)
+{
+    return summary_rows_have_start_day(s) ? ROW_PARAMS : ROW_PARAMS - 1;
+}
 
 /* The summary_rows columns ingest writes (the id aside), comma-separated, each
  * after prefix. */
-static void write_columns(FILE *out, const char *prefix, size_t nfields,
+static void write_columns(FILE *out, const char *prefix, bool with_day, size_t nfields,
                           const struct summary_field *fields)
 {
     static const char *const identity[ROW_PARAMS] = {
         "start_day", "name_ref", "category_ref", "set_ref", "host_ref", "tool_ref", "level",
         "command", "exit_status", "exit_type_ref", "taskid", "archived_at", "document", "shape",
         "attempt", "previous_attempt"};
-    for (size_t i = 0; i < ROW_PARAMS; i++)
-        fprintf(out, "%s%s%s", i ? ", " : "", prefix, identity[i]);
+    for (size_t i = with_day ? 0 : 1; i < ROW_PARAMS; i++)
+        fprintf(out, "%s%s%s", i > !with_day ? ", " : "", prefix, identity[i]);
     for (size_t i = 0; i < nfields; i++)
         fprintf(out, ", %s\"%s\"", prefix, fields[i].name);
 }
@@ -281,10 +288,10 @@ static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nf
         fputs("INSERT INTO summary_keys (start_day, hash, id) VALUES ", out);
     } else {
         fputs("INSERT INTO summary_rows (id, ", out);
-        write_columns(out, "", nfields, fields);
+        write_columns(out, "", summary_rows_have_start_day(s), nfields, fields);
         fputs(") VALUES ", out);
     }
-    size_t per_row = keys ? 3 : 1 + ROW_PARAMS + nfields;
+    size_t per_row = keys ? 3 : 1 + row_params(s) + nfields;
     for (size_t r = 0; r < rows; r++) {
         fputs(r ? ", (?" : "(?", out);
         for (size_t i = 1; i < per_row; i++)
@@ -343,10 +350,12 @@ static struct sql_value text_id(const struct summary_record *r, enum dictionary_
     return id ? sql_int(id) : sql_null();
 }
 
-static size_t bind_record(struct sql_value *p, const struct summary_record *r, size_t nfields)
+static size_t bind_record(struct sql_value *p, const struct summary_record *r, bool with_day,
+                          size_t nfields)
 {
     size_t k = 0;
-    p[k++] = sql_int(r->start_day);
+    if (with_day)
+        p[k++] = sql_int(r->start_day);
     p[k++] = text_id(r, DICT_NAME);
     p[k++] = text_id(r, DICT_CATEGORY);
     p[k++] = text_id(r, DICT_SET);
@@ -380,7 +389,7 @@ static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summa
     FILE *out = open_memstream(&row_columns, &len);
     if (!out)
         return -1;
-    write_columns(out, "", nfields, fields);
+    write_columns(out, "", true, nfields, fields);
     if (fclose(out) != 0)
         return -1;
     out = open_memstream(&staged_columns, &len);
@@ -388,7 +397,7 @@ static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summa
         free(row_columns);
         return -1;
     }
-    write_columns(out, "i.", nfields, fields);
+    write_columns(out, "i.", true, nfields, fields);
     if (fclose(out) != 0) {
         free(row_columns);
         return -1;
@@ -459,6 +468,10 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
     size_t per_row = 1 + ROW_PARAMS + nfields;
+    if (!summary_rows_have_start_day(s)) { /* the staged rows' key needs it */
+        snprintf(why, why_size, "a bulk path needs summary_rows' start_day");
+        return -1;
+    }
     struct copy_sql sql = {NULL, NULL, NULL, NULL};
     struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
     int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
@@ -466,7 +479,7 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
         snprintf(why, why_size, "out of memory");
     for (size_t r = 0; r < n && rc == 0; r++) {
         values[r * per_row] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
-        bind_record(values + r * per_row + 1, records[r], nfields);
+        bind_record(values + r * per_row + 1, records[r], true, nfields);
     }
     ins->records = records;
     ins->nrecords = n;
@@ -525,7 +538,7 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    size_t per_row = 1 + ROW_PARAMS + nfields;
+    size_t per_row = 1 + row_params(s) + nfields;
     long long next_id = 0;
     if (store_query(s, "SELECT coalesce(max(id), 0) + 1 FROM summary_rows", NULL, 0, take_first_id,
                     &next_id, why, why_size) < 0)
@@ -584,7 +597,7 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
             if (!chunk[r]->id)
                 continue;
             params[k++] = sql_int(chunk[r]->id);
-            k += bind_record(params + k, chunk[r], nfields);
+            k += bind_record(params + k, chunk[r], summary_rows_have_start_day(s), nfields);
         }
         const char *sql = added == rows ? insert : insert_sql(s, false, added, nfields, fields);
         if (rc == 0 && added > 0 && (!sql || store_exec(s, sql, params, k, why, why_size) < 0)) {

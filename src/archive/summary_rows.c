@@ -46,7 +46,7 @@ int summary_rows_view_create(struct store *s, char *why, size_t why_size)
     /* LEFT JOINs on the dictionary's key: a query that names none of a
      * join's texts skips that join (both backends drop it) */
     fputs("DROP VIEW IF EXISTS summaries;"
-          "CREATE VIEW summaries AS SELECT r.id, r.start_day, d1.text AS name, d2.text AS category,"
+          "CREATE VIEW summaries AS SELECT r.id, d1.text AS name, d2.text AS category,"
           " d3.text AS set_id, d4.text AS host, d5.text AS tool, r.level, r.command, r.exit_status,"
           " d6.text AS exit_type, r.taskid, r.archived_at, r.document, r.attempt, r.previous_attempt,"
           " r.shape", out);
@@ -102,7 +102,8 @@ static int change_in_place(struct store *s, char *why, size_t why_size)
     return run(s, out, &sql, why, why_size);
 }
 
-/* summaries copied into a new summary_rows, then dropped. */
+/* summaries copied into a new summary_rows (without start_day, which
+ * summary_keys holds), then dropped. */
 static int rebuild(struct store *s, char *why, size_t why_size)
 {
     char *sql = NULL;
@@ -114,7 +115,7 @@ static int rebuild(struct store *s, char *why, size_t why_size)
     }
     /* the columns most rows fill first; the dictionary's ids in place of
      * the texts */
-    fprintf(out, "CREATE TABLE summary_rows (%s, start_day BIGINT NOT NULL, name_ref INTEGER NOT NULL,"
+    fprintf(out, "CREATE TABLE summary_rows (%s, name_ref INTEGER NOT NULL,"
                  " category_ref INTEGER, set_ref INTEGER, host_ref INTEGER, tool_ref INTEGER,"
                  " level INTEGER, command TEXT, exit_status INTEGER, exit_type_ref INTEGER,"
                  " taskid TEXT, archived_at DOUBLE PRECISION, document %s NOT NULL, shape BIGINT,"
@@ -125,11 +126,11 @@ static int rebuild(struct store *s, char *why, size_t why_size)
     for (size_t i = 0; i < nfields; i++)
         fprintf(out, ", \"%s\" DOUBLE PRECISION", fields[i].name);
     fputs(");", out);
-    fputs("INSERT INTO summary_rows (id, start_day, name_ref, category_ref, set_ref, host_ref,"
+    fputs("INSERT INTO summary_rows (id, name_ref, category_ref, set_ref, host_ref,"
           " tool_ref, level, command, exit_status, exit_type_ref, taskid, archived_at, document,"
           " shape, attempt, previous_attempt", out);
     write_fields(out, "");
-    fputs(") SELECT s.id, s.start_day, d1.id, d2.id, d3.id, d4.id, d5.id, s.level, s.command,"
+    fputs(") SELECT s.id, d1.id, d2.id, d3.id, d4.id, d5.id, s.level, s.command,"
           " s.exit_status, d6.id, s.taskid, s.archived_at, s.document, s.shape, s.attempt,"
           " s.previous_attempt", out);
     write_fields(out, "s.");

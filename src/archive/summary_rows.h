@@ -7,6 +7,7 @@
 #ifndef TALLY_ARCHIVE_SUMMARY_ROWS_H
 #define TALLY_ARCHIVE_SUMMARY_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "archive/dictionary.h"
@@ -21,6 +22,14 @@ struct summary_text_column {
 
 #define SUMMARY_TEXT_COLUMNS 6
 extern const struct summary_text_column summary_text_columns[SUMMARY_TEXT_COLUMNS];
+
+/* Whether summary_rows has the column start_day: where it is partitioned
+ * by it (PostgreSQL). Elsewhere the day is only in summary_keys, the half
+ * of a summary's key, and the view has no such column. */
+static inline bool summary_rows_have_start_day(const struct store *s)
+{
+    return s->backend->partition_by != NULL;
+}
 
 /* Schema version 11: the dictionary filled from summaries, summaries
  * rewritten as summary_rows (PostgreSQL's partitioned table changed in

@@ -123,10 +123,16 @@ int main(void)
                "1:1:bwa 1:2:gatk 2:1:align 3:1:wf-1 4:1:c1 4:2:c2 5:1:resource_monitor 5:2:tally"
                " 6:1:limits 6:2:normal");
     check_text(s, "SELECT count(*) FROM sqlite_master WHERE name = 'summaries' AND type = 'view'", "1");
+    /* the day of a summary's start is in its key only (the row's took 3
+     * bytes) */
+    check_text(s, "SELECT count(*) FROM pragma_table_info('summary_rows') WHERE name = 'start_day'", "0");
 
     /* a known host reuses its id; a new one takes the next */
-    long long id = add(s, "{\"name\":\"bwa\",\"host\":\"c2\",\"tally_version\":\"0.1\",\"seq\":1}", true);
+    const char *fourth = "{\"name\":\"bwa\",\"host\":\"c2\",\"tally_version\":\"0.1\",\"seq\":1,"
+                         "\"start\":[1795000030.25,\"s\"]}";
+    long long id = add(s, fourth, true);
     CHECK_INT(id, 4);
+    check_text(s, "SELECT start_day FROM summary_keys WHERE id = 4", "20775");
     check_text(s, "SELECT host_ref || ',' || name_ref || ',' || tool_ref FROM summary_rows WHERE id = 4",
                "2,1,2");
     /* a new host in a transaction rolled back: its id is taken by the next
@@ -144,7 +150,7 @@ int main(void)
      * tally_version from its shape */
     json_t *doc = document_load(s, 4, true, why, sizeof why);
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    CHECK_STR(text ? text : "(none)", "{\"name\":\"bwa\",\"host\":\"c2\",\"tally_version\":\"0.1\",\"seq\":1}");
+    CHECK_STR(text ? text : "(none)", fourth);
     free(text);
     json_decref(doc);
     check_text(s, "SELECT length(document) FROM summary_rows WHERE id = 4", "3");
