@@ -154,6 +154,19 @@ int main(void)
     free(text);
     json_decref(doc);
     check_text(s, "SELECT length(document) FROM summary_rows WHERE id = 4", "3");
+
+    /* an archive of a tally whose fields.c lacked a field: opening it adds
+     * the field's column to summary_rows and makes the view again with it */
+    CHECK_INT(store_exec(s, "DROP VIEW summaries; ALTER TABLE summary_rows DROP COLUMN major_page_faults;"
+                            " CREATE VIEW summaries AS SELECT id FROM summary_rows;",
+                         NULL, 0, why, sizeof why) >= 0, 1);
+    store_close(s);
+    s = store_open(path, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return test_done();
+    check_text(s, "SELECT count(*) FROM pragma_table_info('summary_rows') WHERE name = 'major_page_faults'", "1");
+    check_text(s, "SELECT count(*) || ',' || count(major_page_faults) || ',' || max(host) FROM summaries", "6,0,gone");
     store_close(s);
 
     free(before);
