@@ -11,7 +11,8 @@
 #define PACK_VERSION_SHAPED 3 /* the member order in the shapes table */
 #define PACK_VERSION 2
 #define PACK_VERSION_WIDE 1 /* still read: every reference in 2 or 3 bytes */
-enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT, ENTRY_KNOWN_TEXT };
+enum { ENTRY_END, ENTRY_FIELD, ENTRY_STRING, ENTRY_INTEGER, ENTRY_TEXT, ENTRY_KNOWN_TEXT,
+       ENTRY_SHAPE_TEXT };
 /* Version 2's one-byte references (a tag byte of version 1 is below 0x40):
  * 0x80 | FLAGS << 5 | ID a numeric field ID < 32 from its column,
  * 0x40 | K              string member K from its column,
@@ -27,6 +28,13 @@ enum { FLAG_INTEGER = 1, FLAG_BARE = 2 };
 static const char *const known_keys[] = {"tally_version", "peak_times", "monitor_version",
                                          "snapshots", "limits_exceeded", "warnings"};
 #define KNOWN_KEYS (sizeof known_keys / sizeof *known_keys)
+
+/* Of those, the members every summary of a build of a tool holds with one
+ * value (positions in known_keys: tally_version, monitor_version): a
+ * shaped document keeps their JSON in its shape (ENTRY_SHAPE_TEXT), up to
+ * SHAPE_TEXT_MAX bytes, instead of in every row. */
+static bool same_in_a_build(size_t known) { return known == 0 || known == 2; }
+#define SHAPE_TEXT_MAX 64
 
 static const char *const string_keys[DOC_STRINGS] = {"name",    "category",  "set",   "host",
                                                      "command", "exit_type", "taskid"};
@@ -117,16 +125,24 @@ static void pack_entries(const struct summary_members *m, const struct document_
             while (known < KNOWN_KEYS &&
                    (key[0] != known_keys[known][0] || strcmp(key, known_keys[known])))
                 known++;
-            if (known < KNOWN_KEYS) {
-                byte_put_byte(tags, ENTRY_KNOWN_TEXT);
+            if (known < KNOWN_KEYS && tags != values && same_in_a_build(known) &&
+                n <= SHAPE_TEXT_MAX) {
+                byte_put_byte(tags, ENTRY_SHAPE_TEXT);
                 byte_put_byte(tags, (unsigned char)known);
+                byte_put_varint(tags, n);
+                byte_put(tags, text, n);
             } else {
-                byte_put_byte(tags, ENTRY_TEXT);
-                byte_put_varint(tags, v->key_len);
-                byte_put(tags, key, v->key_len);
+                if (known < KNOWN_KEYS) {
+                    byte_put_byte(tags, ENTRY_KNOWN_TEXT);
+                    byte_put_byte(tags, (unsigned char)known);
+                } else {
+                    byte_put_byte(tags, ENTRY_TEXT);
+                    byte_put_varint(tags, v->key_len);
+                    byte_put(tags, key, v->key_len);
+                }
+                byte_put_varint(values, n);
+                byte_put(values, text, n);
             }
-            byte_put_varint(values, n);
-            byte_put(values, text, n);
             if (text != small)
                 free(text);
         }
@@ -224,7 +240,8 @@ json_t *document_unpack_shaped(const unsigned char *data, size_t len, const unsi
                                     string ? json_string(cols->strings[k])
                                            : json_integer(cols->integers[k])) < 0)
                 failed = true;
-        } else if (tag == ENTRY_TEXT || (short_refs && tag == ENTRY_KNOWN_TEXT)) {
+        } else if (tag == ENTRY_TEXT || (short_refs && tag == ENTRY_KNOWN_TEXT) ||
+                   (t != v && tag == ENTRY_SHAPE_TEXT)) {
             size_t klen = 0;
             const unsigned char *key = NULL;
             if (tag == ENTRY_TEXT) {
@@ -237,8 +254,10 @@ json_t *document_unpack_shaped(const unsigned char *data, size_t len, const unsi
                     klen = strlen(known_keys[known]);
                 }
             }
-            size_t vlen = byte_get_varint(v);
-            const unsigned char *text = byte_get_bytes(v, vlen);
+            /* the text in the shape, or in the document */
+            struct byte_reader *from = tag == ENTRY_SHAPE_TEXT ? t : v;
+            size_t vlen = byte_get_varint(from);
+            const unsigned char *text = byte_get_bytes(from, vlen);
             json_t *value = text ? json_loadb((const char *)text, vlen, JSON_DECODE_ANY, NULL) : NULL;
             /* a JSON document's keys are UTF-8 without NUL (found by
              * stored_archive_fuzz); json_stringn checks the UTF-8 */

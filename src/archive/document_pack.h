@@ -28,7 +28,12 @@
  * table and named by the row's shape column; the document itself is the
  * version byte (3) and those LEN JSON, in the shape's order. Summaries of
  * one tool have one or a few shapes: a generated summary's document takes
- * 13 to 17 bytes (its seq and tally_version texts), 45 in version 2. */
+ * 13 to 17 bytes (its seq and tally_version texts), 45 in version 2.
+ * From schema version 11 on, a shape may also hold
+ *   6 K LEN JSON      the known key K (tally_version or monitor_version, the
+ *                     same in every summary of a build of a tool) with its
+ *                     JSON, which the documents of that shape then lack
+ * (a generated summary's document: 7 to 11 bytes, its seq's text). */
 #ifndef TALLY_ARCHIVE_DOCUMENT_PACK_H
 #define TALLY_ARCHIVE_DOCUMENT_PACK_H
 

@@ -12,6 +12,7 @@
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/file_rows.h"
+#include "archive/summary_rows.h"
 #include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
@@ -241,20 +242,27 @@ void summary_record_free(struct summary_record *r)
     memset(r, 0, sizeof *r);
 }
 
-#define ROW_PARAMS 16 /* the identity columns before the numeric fields */
+#define ROW_PARAMS 16 /* the identity columns before the numeric fields (start_day
+                        * the first, where summary_rows has it) */
 #define ROWS_PER_STATEMENT 64
 
-/* The summaries columns ingest writes (the id aside), comma-separated, each
+/* The identity columns of a row of summary_rows. */
+static size_t row_params(const struct store *s)
+{
+    return summary_rows_have_start_day(s) ? ROW_PARAMS : ROW_PARAMS - 1;
+}
+
+/* The summary_rows columns ingest writes (the id aside), comma-separated, each
  * after prefix. */
-static void write_columns(FILE *out, const char *prefix, size_t nfields,
+static void write_columns(FILE *out, const char *prefix, bool with_day, size_t nfields,
                           const struct summary_field *fields)
 {
     static const char *const identity[ROW_PARAMS] = {
-        "start_day", "name", "category", "set_id", "host", "tool", "level", "command",
-        "exit_status", "exit_type", "taskid", "archived_at", "document", "shape", "attempt",
-        "previous_attempt"};
-    for (size_t i = 0; i < ROW_PARAMS; i++)
-        fprintf(out, "%s%s%s", i ? ", " : "", prefix, identity[i]);
+        "start_day", "name_ref", "category_ref", "set_ref", "host_ref", "tool_ref", "level",
+        "command", "exit_status", "exit_type_ref", "taskid", "archived_at", "document", "shape",
+        "attempt", "previous_attempt"};
+    for (size_t i = with_day ? 0 : 1; i < ROW_PARAMS; i++)
+        fprintf(out, "%s%s%s", i > !with_day ? ", " : "", prefix, identity[i]);
     for (size_t i = 0; i < nfields; i++)
         fprintf(out, ", %s\"%s\"", prefix, fields[i].name);
 }
@@ -279,11 +287,11 @@ static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nf
     if (keys) {
         fputs("INSERT INTO summary_keys (start_day, hash, id) VALUES ", out);
     } else {
-        fputs("INSERT INTO summaries (id, ", out);
-        write_columns(out, "", nfields, fields);
+        fputs("INSERT INTO summary_rows (id, ", out);
+        write_columns(out, "", summary_rows_have_start_day(s), nfields, fields);
         fputs(") VALUES ", out);
     }
-    size_t per_row = keys ? 3 : 1 + ROW_PARAMS + nfields;
+    size_t per_row = keys ? 3 : 1 + row_params(s) + nfields;
     for (size_t r = 0; r < rows; r++) {
         fputs(r ? ", (?" : "(?", out);
         for (size_t i = 1; i < per_row; i++)
@@ -336,19 +344,27 @@ static int take_first_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
-static size_t bind_record(struct sql_value *p, const struct summary_record *r, size_t nfields)
+static struct sql_value text_id(const struct summary_record *r, enum dictionary_kind kind)
+{
+    long long id = r->text_ids[kind - DICT_NAME];
+    return id ? sql_int(id) : sql_null();
+}
+
+static size_t bind_record(struct sql_value *p, const struct summary_record *r, bool with_day,
+                          size_t nfields)
 {
     size_t k = 0;
-    p[k++] = sql_int(r->start_day);
-    p[k++] = sql_text(r->name);
-    p[k++] = sql_text(r->category);
-    p[k++] = sql_text(r->set);
-    p[k++] = sql_text(r->host);
-    p[k++] = sql_text(r->tool);
+    if (with_day)
+        p[k++] = sql_int(r->start_day);
+    p[k++] = text_id(r, DICT_NAME);
+    p[k++] = text_id(r, DICT_CATEGORY);
+    p[k++] = text_id(r, DICT_SET);
+    p[k++] = text_id(r, DICT_HOST);
+    p[k++] = text_id(r, DICT_TOOL);
     p[k++] = r->has_level ? sql_int(r->level) : sql_null();
     p[k++] = sql_text(r->command);
     p[k++] = r->has_exit_status ? sql_int(r->exit_status) : sql_null();
-    p[k++] = sql_text(r->exit_type);
+    p[k++] = text_id(r, DICT_EXIT_TYPE);
     p[k++] = sql_text(r->taskid);
     p[k++] = sql_real(r->archived_at);
     p[k++] = sql_blob(r->packed, r->packed_len);
@@ -373,7 +389,7 @@ static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summa
     FILE *out = open_memstream(&row_columns, &len);
     if (!out)
         return -1;
-    write_columns(out, "", nfields, fields);
+    write_columns(out, "", true, nfields, fields);
     if (fclose(out) != 0)
         return -1;
     out = open_memstream(&staged_columns, &len);
@@ -381,7 +397,7 @@ static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summa
         free(row_columns);
         return -1;
     }
-    write_columns(out, "i.", nfields, fields);
+    write_columns(out, "i.", true, nfields, fields);
     if (fclose(out) != 0) {
         free(row_columns);
         return -1;
@@ -390,16 +406,16 @@ static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summa
         c->columns = NULL;
     /* a session's own table, emptied at each commit (and by a rollback) */
     if (asprintf(&c->stage, "CREATE TEMP TABLE IF NOT EXISTS summaries_incoming ON COMMIT DELETE ROWS"
-                            " AS SELECT k.hash, %s FROM summaries i, summary_keys k WITH NO DATA",
+                            " AS SELECT k.hash, %s FROM summary_rows i, summary_keys k WITH NO DATA",
                  staged_columns) < 0)
         c->stage = NULL;
     /* ids in the staged order; one key for a summary staged twice */
     if (asprintf(&c->keys, "INSERT INTO summary_keys (start_day, hash, id) SELECT start_day, hash,"
-                           " nextval(pg_get_serial_sequence('summaries', 'id'))"
+                           " nextval(pg_get_serial_sequence('summary_rows', 'id'))"
                            " FROM summaries_incoming ON CONFLICT (start_day, hash) DO NOTHING"
                            " RETURNING id, hash") < 0)
         c->keys = NULL;
-    if (asprintf(&c->insert, "INSERT INTO summaries (id, %s) SELECT DISTINCT ON (k.id) k.id, %s"
+    if (asprintf(&c->insert, "INSERT INTO summary_rows (id, %s) SELECT DISTINCT ON (k.id) k.id, %s"
                              " FROM summaries_incoming i JOIN summary_keys k ON k.start_day = i.start_day"
                              " AND k.hash = i.hash WHERE k.id = ANY (CAST(? AS BIGINT[])) ORDER BY k.id",
                  row_columns, staged_columns) < 0)
@@ -452,6 +468,10 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
     size_t per_row = 1 + ROW_PARAMS + nfields;
+    if (!summary_rows_have_start_day(s)) { /* the staged rows' key needs it */
+        snprintf(why, why_size, "a bulk path needs summary_rows' start_day");
+        return -1;
+    }
     struct copy_sql sql = {NULL, NULL, NULL, NULL};
     struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
     int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
@@ -459,7 +479,7 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
         snprintf(why, why_size, "out of memory");
     for (size_t r = 0; r < n && rc == 0; r++) {
         values[r * per_row] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
-        bind_record(values + r * per_row + 1, records[r], nfields);
+        bind_record(values + r * per_row + 1, records[r], true, nfields);
     }
     ins->records = records;
     ins->nrecords = n;
@@ -518,9 +538,9 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    size_t per_row = 1 + ROW_PARAMS + nfields;
+    size_t per_row = 1 + row_params(s) + nfields;
     long long next_id = 0;
-    if (store_query(s, "SELECT coalesce(max(id), 0) + 1 FROM summaries", NULL, 0, take_first_id,
+    if (store_query(s, "SELECT coalesce(max(id), 0) + 1 FROM summary_rows", NULL, 0, take_first_id,
                     &next_id, why, why_size) < 0)
         return -1;
     struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
@@ -577,7 +597,7 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
             if (!chunk[r]->id)
                 continue;
             params[k++] = sql_int(chunk[r]->id);
-            k += bind_record(params + k, chunk[r], nfields);
+            k += bind_record(params + k, chunk[r], summary_rows_have_start_day(s), nfields);
         }
         const char *sql = added == rows ? insert : insert_sql(s, false, added, nfields, fields);
         if (rc == 0 && added > 0 && (!sql || store_exec(s, sql, params, k, why, why_size) < 0)) {
@@ -642,6 +662,27 @@ static int document_shapes_resolve(struct store *s, struct summary_record *const
     return 0;
 }
 
+/* Each record's dictionary ids (in the transaction: a text added by one
+ * that rolls back is forgotten, dictionary.h). */
+static int dictionary_resolve(struct store *s, struct summary_record *const *records, size_t n,
+                              char *why, size_t why_size)
+{
+    _Static_assert(sizeof records[0]->text_ids / sizeof records[0]->text_ids[0] ==
+                       DICT_KINDS - DICT_NAME, "an id per kind");
+    for (size_t i = 0; i < n; i++) {
+        struct summary_record *r = records[i];
+        const char *texts[DICT_KINDS - DICT_NAME] = {r->name, r->category, r->set,
+                                                     r->host, r->tool, r->exit_type};
+        for (int k = 0; k < DICT_KINDS - DICT_NAME; k++) {
+            r->text_ids[k] = 0;
+            if (texts[k] && dictionary_id(s, (enum dictionary_kind)(DICT_NAME + k), texts[k],
+                                          &r->text_ids[k], why, why_size) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
                    size_t *added, long long *last_id, char *why, size_t why_size)
 {
@@ -655,7 +696,8 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
         if (!records[i]->archived_at)
             records[i]->archived_at = (double)now.tv_sec;
     }
-    if (document_shapes_resolve(s, records, n, why, why_size) < 0)
+    if (document_shapes_resolve(s, records, n, why, why_size) < 0 ||
+        dictionary_resolve(s, records, n, why, why_size) < 0)
         return -1;
     int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, &ins, why, why_size)
                                : ingest_records_values(s, records, n, &ins, why, why_size);

@@ -50,6 +50,9 @@ struct summary_record {
     size_t shape_len;
     long long shape_id;   /* its document_shapes id, found by ingest_records */
     const char *name, *category, *set, *host, *tool, *command, *exit_type, *taskid;
+    /* the dictionary's ids of name, category, set, host, tool and exit_type
+     * (summary_rows.h's order; 0: NULL), found by ingest_records */
+    long long text_ids[6];
     char *taskid_buffer;  /* while parsing */
     int attempt;                 /* 0 = NULL */
     long long previous_attempt;  /* 0 = NULL */

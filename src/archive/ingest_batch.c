@@ -130,7 +130,7 @@ static int ensure_partitions(struct ingest_session *session, struct summary_reco
     int rc = -1;
     session->store->retryable = false;
     for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
-        rc = partitions_ensure(session->store, "summaries", days, n, 1, why, why_size);
+        rc = partitions_ensure(session->store, "summary_rows", days, n, 1, why, why_size);
         if (rc == 0 || !session->store->retryable)
             break;
         session->store->retryable = false;

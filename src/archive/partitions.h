@@ -14,7 +14,7 @@
  * default partition (no start, or a year outside 1..9999). */
 int partition_of_day(long long day, char *name, size_t name_len, long long *first, long long *last);
 
-/* Creates the partitions the days need (table: "summaries", or the table a
+/* Creates the partitions the days need (table: "summary_rows", or the table a
  * migration is filling), each once; nothing on a backend that does not
  * partition. With serialise, creation takes an advisory lock first, so that
  * concurrent writers create a month once (call it outside a transaction

@@ -56,13 +56,23 @@
  *            selected rows by name (query name=..., stats --group, --by
  *            name with --group) scans the table as by category did. Its
  *            upkeep was a fifth of the CPU of ingest's writing thread (2.4
- *            us a summary at 10^6) and 18-22 bytes a summary. */
+ *            us a summary at 10^6) and 18-22 bytes a summary.
+ * Version 11: the dictionary (dictionary.h): the name, category, set, host,
+ *            tool and exit type of a summary are ids of the dictionary's
+ *            texts in the table summary_rows (summary_rows.h), and
+ *            summaries is a view joining the texts back, read as the table
+ *            was. Field columns are added to summary_rows (and the view made
+ *            again). Where summary_rows is not partitioned (SQLite) it has
+ *            no start_day: the day is in summary_keys. A document's shape
+ *            may hold its tally_version (document_pack.h). 324 -> 290 bytes
+ *            a summary at 10^6 (bench/results/archive.md). */
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/file_rows.h"
 #include "archive/ingest.h"
 #include "archive/partitions.h"
 #include "archive/schema.h"
+#include "archive/summary_rows.h"
 #include "util/hex.h"
 #include "util/sha256.h"
 
@@ -76,7 +86,7 @@
 
 #include "core/fields.h"
 
-#define SCHEMA_VERSION 10
+#define SCHEMA_VERSION 11
 #define MIGRATE_TRIES 20
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
@@ -141,11 +151,12 @@ static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
-/* 1 when summaries has the column, 0 when not, -1 on error. */
-static int has_column(struct store *s, const char *column, char *why, size_t why_size)
+/* 1 when the table has the column, 0 when not, -1 on error. */
+static int has_column(struct store *s, const char *table, const char *column, char *why,
+                      size_t why_size)
 {
     int exists = 0;
-    struct sql_value params[2] = {sql_text("summaries"), sql_text(column)};
+    struct sql_value params[2] = {sql_text(table), sql_text(column)};
     if (store_query(s, s->backend->column_exists, params, 2, found_row, &exists, why, why_size) < 0)
         return -1;
     return exists;
@@ -159,7 +170,7 @@ static int migration_3(struct store *s, char *why, size_t why_size)
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     for (size_t i = 0; i < nfields; i++) {
-        int exists = has_column(s, fields[i].name, why, why_size);
+        int exists = has_column(s, "summaries", fields[i].name, why, why_size);
         if (exists < 0)
             return -1;
         if (!exists) /* a column added after this migration has no values yet */
@@ -174,12 +185,13 @@ static int migration_3(struct store *s, char *why, size_t why_size)
     return 0;
 }
 
-static int add_missing_field_columns(struct store *s, bool check_only, char *why, size_t why_size);
+static int add_missing_field_columns(struct store *s, const char *table, bool check_only, char *why,
+                                     size_t why_size);
 
 static int migration_4(struct store *s, char *why, size_t why_size)
 {
     /* the rebuild reads every field's column: add those a newer fields.c has */
-    if (add_missing_field_columns(s, false, why, why_size) < 0 ||
+    if (add_missing_field_columns(s, "summaries", false, why, why_size) < 0 ||
         exec_script(s, "CREATE TABLE aggregates (kind INTEGER NOT NULL, key TEXT NOT NULL,"
                        " day BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, key, day));",
                     why, why_size) < 0)
@@ -307,7 +319,7 @@ static int copy_row(void *ctx, size_t ncols, const struct sql_value *row)
 
 static int migration_5(struct store *s, char *why, size_t why_size)
 {
-    if (add_missing_field_columns(s, false, why, why_size) < 0 ||
+    if (add_missing_field_columns(s, "summaries", false, why, why_size) < 0 ||
         create_summaries_v5(s, "summaries_v5", why, why_size) < 0)
         return -1;
     size_t nfields;
@@ -407,6 +419,14 @@ static int migration_10(struct store *s, char *why, size_t why_size)
     return exec_script(s, "DROP INDEX IF EXISTS summaries_name;", why, why_size);
 }
 
+static int migration_11(struct store *s, char *why, size_t why_size)
+{
+    /* the new table takes every field's column */
+    if (add_missing_field_columns(s, "summaries", false, why, why_size) < 0)
+        return -1;
+    return summary_rows_migrate(s, why, why_size);
+}
+
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
     migration_2,
@@ -418,6 +438,7 @@ static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) =
     migration_8,
     migration_9,
     migration_10,
+    migration_11,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)
@@ -436,14 +457,18 @@ int schema_version_of(struct store *s, char *why, size_t why_size)
 }
 
 
-/* Adds a column for every numeric field the summaries table lacks; with
- * check_only, returns 1 when one is missing instead of adding it. */
-static int add_missing_field_columns(struct store *s, bool check_only, char *why, size_t why_size)
+/* Adds a column for every numeric field the table lacks (summaries before
+ * version 11, summary_rows since; then the view is made again when one
+ * was added); with check_only, returns 1 when one is missing instead of
+ * adding it. */
+static int add_missing_field_columns(struct store *s, const char *table, bool check_only, char *why,
+                                     size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
+    bool added = false;
     for (size_t i = 0; i < nfields; i++) {
-        int exists = has_column(s, fields[i].name, why, why_size);
+        int exists = has_column(s, table, fields[i].name, why, why_size);
         if (exists < 0)
             return -1;
         if (exists)
@@ -451,11 +476,14 @@ static int add_missing_field_columns(struct store *s, bool check_only, char *why
         if (check_only)
             return 1;
         char sql[256];
-        snprintf(sql, sizeof sql, "ALTER TABLE summaries ADD COLUMN \"%s\" DOUBLE PRECISION;",
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" DOUBLE PRECISION;", table,
                  fields[i].name);
         if (exec_script(s, sql, why, why_size) < 0)
             return -1;
+        added = true;
     }
+    if (added && !strcmp(table, "summary_rows"))
+        return summary_rows_view_create(s, why, why_size);
     return 0;
 }
 
@@ -483,7 +511,7 @@ static int migrate_once(struct store *s, int target_version, char *why, size_t w
     char ignored[512];
     int current = schema_version_of(s, ignored, sizeof ignored);
     if (current == target_version && target_version == SCHEMA_VERSION &&
-        add_missing_field_columns(s, true, ignored, sizeof ignored) == 0)
+        add_missing_field_columns(s, "summary_rows", true, ignored, sizeof ignored) == 0)
         return 0; /* the common case, without taking the write lock */
     if (current > SCHEMA_VERSION) {
         snprintf(why, why_size, "archive schema version %d is newer than this tally (%d)", current,
@@ -508,7 +536,8 @@ static int migrate_once(struct store *s, int target_version, char *why, size_t w
                        why_size) < 0)
             goto fail;
     }
-    if (target_version == SCHEMA_VERSION && add_missing_field_columns(s, false, why, why_size) < 0)
+    if (target_version == SCHEMA_VERSION &&
+        add_missing_field_columns(s, "summary_rows", false, why, why_size) < 0)
         goto fail;
     return store_commit(s, why, why_size);
 fail:

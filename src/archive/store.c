@@ -58,6 +58,8 @@ void store_close(struct store *s)
         return;
     for (size_t i = 0; i < STORE_MEMO_SLOTS; i++)
         free(s->memo[i]);
+    if (s->cache_free)
+        s->cache_free(s->cache);
     s->backend->close(s);
 }
 
@@ -124,16 +126,21 @@ int store_compact(struct store *s, char *why, size_t why_size)
 
 int store_begin(struct store *s, char *why, size_t why_size)
 {
+    s->transaction++;
     return store_exec(s, s->backend->begin_write, NULL, 0, why, why_size) < 0 ? -1 : 0;
 }
 
 int store_commit(struct store *s, char *why, size_t why_size)
 {
-    return store_exec(s, "COMMIT", NULL, 0, why, why_size) < 0 ? -1 : 0;
+    if (store_exec(s, "COMMIT", NULL, 0, why, why_size) < 0)
+        return -1;
+    s->committed = s->transaction;
+    return 0;
 }
 
 void store_rollback(struct store *s)
 {
     char ignored[256];
     store_exec(s, "ROLLBACK", NULL, 0, ignored, sizeof ignored);
+    s->transaction++; /* what the transaction wrote is gone */
 }

@@ -102,6 +102,13 @@ struct store {
      * multi-row INSERTs of ingest, one per row count), by slot; freed by
      * store_close (store.h's store_memo) */
     char *memo[STORE_MEMO_SLOTS];
+    /* store_begin's count (the transaction open, or open last) and the last
+     * of those store_commit committed: what a cache of rows written in a
+     * transaction (dictionary.c's ids) keeps or forgets */
+    unsigned long transaction, committed;
+    /* such a cache, freed by store_close with its free function */
+    void *cache;
+    void (*cache_free)(void *cache);
 };
 
 /* Backend constructors (store_sqlite.c, store_postgres.c): a connection,

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* a summary that parses must go into the archive */
     if (store_query(archive, "SELECT * FROM summaries", NULL, 0, check_row, NULL, why, sizeof why) < 0)
         abort();
-    if (store_exec(archive, "DELETE FROM summaries", NULL, 0, why, sizeof why) < 0 ||
+    if (store_exec(archive, "DELETE FROM summary_rows", NULL, 0, why, sizeof why) < 0 ||
         store_exec(archive, "DELETE FROM name_fields", NULL, 0, why, sizeof why) < 0) {
         fprintf(stderr, "summary_fuzz: %s\n", why);
         abort();

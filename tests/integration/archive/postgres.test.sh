@@ -27,7 +27,9 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 10
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 11
+check_eq "version 11: the rows hold the dictionary's ids" "$(PSQL "select string_agg(distinct pg_typeof(name_ref)::text || ' ' || pg_typeof(host_ref)::text, ',') from summary_rows")" "integer integer"
+check_eq "version 11: a text stored once" "$(PSQL "select count(*) from dictionary where kind = 1 and text = 'rmapper'")" 1
 check_eq "version 10: no index on name" "$(PSQL "select count(*) from pg_indexes where indexname like 'summaries_name%'")" 0
 check_eq "version 9: every summary's key in summary_keys" "$(PSQL 'select count(*) from summary_keys k join summaries s using (id)')" 501
 # version 8: the generated summaries' member order stored once, not per row
@@ -66,11 +68,11 @@ check_eq "odd text: the command's column" "$(PSQL "select command from summaries
 check_eq "odd text: the name's column" "$(PSQL "select name || '|' || host from summaries where total_files = 7777")" "$(jq -r '.name + "|" + .host' odd.json)"
 
 # --- partitions by month, created when a month first comes
-check_eq "the generated summaries (November 2026) in their month's partition" "$(PSQL "select count(*) from summaries_2026_11 where name in ('rmapper', 'big')")" 25500
-check_eq "... and no other month's partition before the next add" "$(PSQL "select count(*) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'summaries'::regclass and c.relname = 'summaries_2027_12'")" 0
+check_eq "the generated summaries (November 2026) in their month's partition" "$(PSQL "select count(*) from summaries_2026_11 p join dictionary d on d.kind = 1 and d.id = p.name_ref where d.text in ('rmapper', 'big')")" 25500
+check_eq "... and no other month's partition before the next add" "$(PSQL "select count(*) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'summary_rows'::regclass and c.relname = 'summaries_2027_12'")" 0
 echo '{"name":"later","start":[1830000000,"s"],"memory":[3,"MB"]}' > later.json  # 2027-12-28
 check_eq "a summary of a new month: added" "$("$TALLY" archive --db "$PG_URI" add later.json 2>&1)" "added 1, already archived 0, rejected 0"
-check_eq "... into its new partition" "$(PSQL "select count(*) from summaries_2027_12 where name = 'later'")" 1
+check_eq "... into its new partition" "$(PSQL "select count(*) from summaries_2027_12 p join dictionary d on d.kind = 1 and d.id = p.name_ref where d.text = 'later'")" 1
 check_eq "... without a start: the default partition" "$(PSQL "select count(*) from summaries_default where total_files = 7777")" 1
 check_eq "... answered like any other" "$("$TALLY" archive --db "$PG_URI" stats --format json later | jq -c '[.count, .resources.memory.max]')" '[1,3]'
 
@@ -98,14 +100,15 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
     exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary
-check_eq "migrated to version 10" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 10
+check_eq "migrated to version 11" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 11
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7
 check_eq "versions 5, 7 and 9: the old row's document, its hash as 16 bytes (in summary_keys), its id" "$("$TALLY" archive --db "$OLD_URI" query --format json 'name = old' | jq -c '.[0]') $(psql -X -t -A -d "$OLD_URI" -c "select length(k.hash) || ' ' || s.id from summaries s join summary_keys k using (id) where s.name = 'old'")" '{"archive_id":1,"name":"old"} 16 1'
 check_eq "version 5: new ids follow the copied ones" "$(psql -X -t -A -d "$OLD_URI" -c "select id from summaries where name = 'ok'")" 2
 check_eq "version 8: the old row unshaped, the new one shaped" "$(psql -X -t -A -d "$OLD_URI" -c "select string_agg(name || ':' || (shape is not null)::text, ' ' order by id) from summaries")" "old:false ok:true"
-check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select count(*) from information_schema.columns where table_name = 'summaries' and column_name in ('wall_time', 'attempt', 'major_page_faults')")" 3
+check_eq "missing field columns added" "$(psql -X -t -A -d "$OLD_URI" -c "select count(*) from information_schema.columns where table_name = 'summary_rows' and column_name in ('wall_time', 'attempt', 'major_page_faults')")" 3
+check_eq "version 11: the old row's name in the dictionary, in place in the partitioned table" "$(psql -X -t -A -d "$OLD_URI" -c "select d.text || ' ' || (select count(*) from summaries_default) from summary_rows r join dictionary d on d.kind = 1 and d.id = r.name_ref where r.id = 1")" "old 2"
 
 # --- 10 concurrent writers × 10,000 summaries, on a fresh database
 PSQL "create database busy" >/dev/null

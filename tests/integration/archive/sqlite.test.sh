@@ -19,7 +19,11 @@ check_eq "add a directory: counts" "$out" "added 301, already archived 0, reject
 check_eq "rows stored" "$(sqlite3 "$DB" 'select count(*) from summaries')" 301
 check_eq "resource_monitor summary named by its command" \
   "$(sqlite3 "$DB" "select name || ' ' || tool from summaries where tool = 'resource_monitor'")" "sleep resource_monitor"
-check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 10
+check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 11
+check_eq "version 11: the rows hold the dictionary's ids, summaries is a view" \
+  "$(sqlite3 "$DB" "select group_concat(t, ' ') from (select distinct typeof(name_ref) || ',' || typeof(host_ref) || ',' || typeof(tool_ref) as t from summary_rows) union all select type from sqlite_master where name = 'summaries'")" "integer,integer,integer
+view"
+check_eq "version 11: each text once" "$(sqlite3 "$DB" "select count(*) || ' ' || count(distinct text) from dictionary where kind = 5")" "2 2"
 check_eq "version 10: no index on name" "$(sqlite3 "$DB" "select count(*) from sqlite_master where name = 'summaries_name'")" 0
 check_eq "version 9: every summary's key in summary_keys, ids from 1 without gaps" \
   "$(sqlite3 "$DB" 'select count(*) || char(32) || max(s.id) from summary_keys k join summaries s using (id)')" "301 301"

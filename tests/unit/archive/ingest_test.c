@@ -324,7 +324,7 @@ int main(void)
     CHECK(back != NULL && json_equal(back, want));
     json_decref(back);
     json_decref(want);
-    CHECK_INT(scalar(s, "SELECT start_day FROM summaries WHERE id = 1"), 20775);
+    CHECK_INT(scalar(s, "SELECT start_day FROM summary_keys WHERE id = 1"), 20775);
     CHECK_INT(scalar(s, "SELECT count(*) FROM aggregates WHERE key IN ('bwa', 'align') AND day = 20775"
                         " AND typeof(data) = 'blob'"), 2);
     /* the same summary added again is known by its hash, carried over (as
