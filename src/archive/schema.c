@@ -539,7 +539,11 @@ static int migrate_once(struct store *s, int target_version, char *why, size_t w
     if (target_version == SCHEMA_VERSION &&
         add_missing_field_columns(s, "summary_rows", false, why, why_size) < 0)
         goto fail;
-    return store_commit(s, why, why_size);
+    if (store_commit(s, why, why_size) < 0)
+        return -1;
+    if (current > 0 && current < target_version)
+        s->upgraded_from = current;
+    return 0;
 fail:
     store_rollback(s);
     return -1;

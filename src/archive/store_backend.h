@@ -109,6 +109,9 @@ struct store {
     /* such a cache, freed by store_close with its free function */
     void *cache;
     void (*cache_free)(void *cache);
+    /* the schema version this store's opening upgraded the archive from
+     * (0: none, or a new archive), for the caller to tell the user */
+    int upgraded_from;
 };
 
 /* Backend constructors (store_sqlite.c, store_postgres.c): a connection,

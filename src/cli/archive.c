@@ -45,6 +45,12 @@ struct store *archive_open(const char *db, bool must_exist)
     struct store *s = store_open(location, why, sizeof why);
     if (!s)
         tally_error("archive: %s: %s", location ? location : "(default)", why);
+    else if (s->upgraded_from)
+        /* the old rows' space stays in the file until compacted */
+        fprintf(stderr,
+                "tally: archive: %s: upgraded from schema %d to %d ('tally archive compact' gives "
+                "back the space the old rows leave)\n",
+                s->location, s->upgraded_from, schema_current_version());
     free(location);
     return s;
 }

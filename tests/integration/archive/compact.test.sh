@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tally archive compact on a real SQLite file: the freed pages of a dropped
 # table go back to the file system, the sizes it prints are the file's, the
-# answers stay the same, a writer holding the archive is waited for, and bad
-# use gets one line and status 125.
+# answers stay the same, a writer holding the archive is waited for, an
+# upgraded archive says so once and is compacted, and bad use gets one line
+# and status 125.
 # make check: runs beside other tests
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 GEN=$TALLY_TEST_ROOT/tests/integration/archive/gen-summaries.sh
@@ -34,6 +35,31 @@ check "compact: the query found rows" test "$(jq length <<<"$query_before")" -gt
 out=$("$TALLY" archive --db "$DB" compact); st=$?
 check_eq "again: nothing to give back" "$out" "$DB: $(stat -c %s "$DB") bytes before, $(stat -c %s "$DB") after (0 given back)"
 check_eq "again: exit status" "$st" 0
+
+# --- an archive of schema 1 (3000 rows): the upgrade rewrites its rows,
+# says so once, and compact gives the old rows' pages back
+OLD=$WORK/old.db
+sqlite3 "$OLD" "create table schema_version (version integer not null, applied double precision);
+  insert into schema_version values (1, 0);
+  create table sets (id text primary key, description text, created double precision);
+  create table summaries (id integer primary key, hash text not null unique, name text not null,
+    category text, set_id text, host text, tool text, level integer, command text, exit_status integer,
+    exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
+  with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000)
+  insert into summaries (hash, name, host, tool, document, memory)
+    select lower(hex(randomblob(32))), 'old-' || (i % 7), 'host-' || (i % 50), 'tally', '{}', i from n;"
+"$TALLY" archive --db "$OLD" stats --format json old-3 > old-stats.json 2> upgrade-err.txt; st=$?
+check_eq "upgrade: the command's answer" "$st $(jq -c '[.count, .resources.memory.max]' old-stats.json)" "0 [429,2999]"
+check_eq "upgrade: said once" "$(cat upgrade-err.txt)" \
+  "tally: archive: $OLD: upgraded from schema 1 to 11 ('tally archive compact' gives back the space the old rows leave)"
+"$TALLY" archive --db "$OLD" stats --format json old-3 > /dev/null 2> upgrade-err.txt
+check_eq "upgrade: not said again" "$(cat upgrade-err.txt)" ""
+old_free=$(sqlite3 "$OLD" 'pragma freelist_count')
+check "upgrade: the old rows' pages free in the file ($old_free)" test "$old_free" -gt 10
+out=$("$TALLY" archive --db "$OLD" compact --format json)
+check "upgrade: compact gave them back" test "$(jq '.bytes_before - .bytes_after' <<<"$out")" -ge "$((old_free * $(sqlite3 "$OLD" 'pragma page_size')))"
+check_eq "upgrade: same answer after compact" "$("$TALLY" archive --db "$OLD" stats --format json old-3)" "$(cat old-stats.json)"
+check_eq "upgrade: every row kept" "$(sqlite3 "$OLD" 'select count(*) || char(32) || count(distinct name) from summaries')" "3000 7"
 
 # --- bad use: one line naming the bad part, status 125, no archive created
 "$TALLY" archive --db "$WORK/none.db" compact 2> err.txt; st=$?

@@ -99,7 +99,11 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
     category text, set_id text, host text, tool text, level integer, command text, exit_status integer,
     exit_type text, taskid text, archived_at double precision, document text not null, memory double precision);
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
-"$TALLY" archive --db "$OLD_URI" add -q ok.summary
+"$TALLY" archive --db "$OLD_URI" add -q ok.summary 2> upgrade-err.txt
+check_eq "the upgrade said, once" "$(cat upgrade-err.txt)" \
+  "tally: archive: $OLD_URI: upgraded from schema 1 to 11 ('tally archive compact' gives back the space the old rows leave)"
+"$TALLY" archive --db "$OLD_URI" add -q ok.summary 2> upgrade-err.txt
+check_eq "... and not again" "$(cat upgrade-err.txt)" ""
 check_eq "migrated to version 11" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 11
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
