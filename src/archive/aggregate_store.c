@@ -8,6 +8,7 @@
 
 #include "archive/start_day.h"
 #include "core/fields.h"
+#include "util/text_builder.h"
 
 struct entry {
     enum aggregate_kind kind;
@@ -273,21 +274,20 @@ int aggregate_rebuild(struct store *s, char *why, size_t why_size)
 {
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&sql, &len);
-    if (!out) {
-        snprintf(why, why_size, "out of memory");
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
         return -1;
-    }
     /* field names come from fields.c; a column this schema lacks reads NULL */
-    fputs("SELECT id, name, category, \"start\", archived_at, exit_type", out);
+    fputs("SELECT id, name, category, \"start\", archived_at, exit_type", b.out);
     for (size_t f = 0; f < nfields; f++)
-        fprintf(out, ", \"%s\"", fields[f].name);
-    fputs(" FROM summaries", out);
-    fclose(out);
+        fprintf(b.out, ", \"%s\"", fields[f].name);
+    fputs(" FROM summaries", b.out);
+    char *sql = text_builder_finish(&b, why, why_size);
+    if (!sql)
+        return -1;
     struct rebuild r = {aggregate_table_new(), nfields, false};
-    int rc = r.table ? store_query(s, sql, NULL, 0, rebuild_row, &r, why, why_size) : -1;
+    r.failed = !r.table;
+    int rc = r.table ? store_query(s, sql, NULL, 0, rebuild_row, &r, why, why_size) : 0;
     free(sql);
     if (rc == 0 && r.failed) {
         snprintf(why, why_size, "out of memory");

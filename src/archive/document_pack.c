@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/byte_codec.h"
+#include "util/text_builder.h"
 
 #define PACK_VERSION_SHAPED 3 /* the member order in the shapes table */
 #define PACK_VERSION 2
@@ -332,17 +333,17 @@ static int take_document(void *ctx, size_t ncols, const struct sql_value *row)
 
 json_t *document_load(struct store *s, long long id, bool shaped, char *why, size_t why_size)
 {
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&sql, &len);
-    if (!out)
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
         return NULL;
-    fputs("SELECT ", out);
+    fputs("SELECT ", b.out);
     for (int f = 0; f < FIELD_COUNT; f++) /* names from fields.c, not from users */
-        fprintf(out, "\"%s\", ", summary_field_by_id((enum summary_field_id)f)->name);
-    document_select_columns(out, shaped);
-    fputs(" FROM summaries WHERE id = ?", out);
-    fclose(out);
+        fprintf(b.out, "\"%s\", ", summary_field_by_id((enum summary_field_id)f)->name);
+    document_select_columns(b.out, shaped);
+    fputs(" FROM summaries WHERE id = ?", b.out);
+    char *sql = text_builder_finish(&b, why, why_size);
+    if (!sql)
+        return NULL;
     struct loaded l = {NULL};
     struct sql_value param = sql_int(id);
     store_query(s, sql, &param, 1, take_document, &l, why, why_size);

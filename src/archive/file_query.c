@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/units.h"
+#include "util/text_builder.h"
 #include "util/vec.h"
 
 #define GLOB_MAX 4096
@@ -225,43 +226,43 @@ int file_query(struct store *s, const struct file_filter *f, const struct compil
     struct sql_value params[QUERY_MAX_PARAMS + FILE_FILTER_MAX_GLOBS];
     char *likes[FILE_FILTER_MAX_GLOBS] = {NULL};
     size_t np = 0;
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&sql, &len);
-    if (!out) {
-        snprintf(why, why_size, "out of memory");
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
         return -1;
-    }
     /* the condition on summaries in a subquery of its own: run_files has
      * columns of the same names as some fields (bytes_read) */
     fputs("SELECT f.summary_id, s.name, s.category, s.taskid, f.path, f.files, f.bytes_read,"
           " f.bytes_written, f.opens, f.reads, f.writes FROM run_files f JOIN summaries s"
-          " ON s.id = f.summary_id WHERE", out);
+          " ON s.id = f.summary_id WHERE", b.out);
     if (where) {
-        fprintf(out, " f.summary_id IN (SELECT id FROM summaries WHERE %s) AND", where->where);
+        fprintf(b.out, " f.summary_id IN (SELECT id FROM summaries WHERE %s) AND", where->where);
         for (size_t i = 0; i < where->nparams; i++)
             params[np++] = where->params[i];
     }
-    fputs(" (f.path IS NULL", out);
+    fputs(" (f.path IS NULL", b.out);
     if (f->nglobs == 0)
-        fputs(" OR 1 = 1", out);
+        fputs(" OR 1 = 1", b.out);
     for (size_t i = 0; i < f->nglobs; i++) {
         size_t cap = 4 * strlen(f->globs[i]) + 2;
         likes[i] = malloc(cap);
         if (!likes[i] || file_filter_glob_like(f->globs[i], likes[i], cap) < 0) {
-            fclose(out);
-            free(sql);
+            free(text_builder_finish(&b, why, why_size));
             for (size_t k = 0; k <= i; k++)
                 free(likes[k]);
             snprintf(why, why_size, "out of memory");
             return -1;
         }
-        fputs(" OR f.path LIKE ? ESCAPE '\\'", out);
+        fputs(" OR f.path LIKE ? ESCAPE '\\'", b.out);
         params[np++] = sql_text(likes[i]);
     }
     /* a run's rows together (its files are sorted by bytes moved here) */
-    fputs(") ORDER BY f.summary_id", out);
-    fclose(out);
+    fputs(") ORDER BY f.summary_id", b.out);
+    char *sql = text_builder_finish(&b, why, why_size);
+    if (!sql) {
+        for (size_t i = 0; i < f->nglobs; i++)
+            free(likes[i]);
+        return -1;
+    }
     struct accumulator a = {.filter = f, .fn = fn, .ctx = ctx};
     int rc = store_query(s, sql, params, np, take_row, &a, why, why_size);
     if (rc == 0 && a.failed) {

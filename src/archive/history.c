@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text_builder.h"
 #include "util/vec.h"
 
 /* Resources are the numeric fields that describe the task, not the clock. */
@@ -132,24 +133,22 @@ static int load_rows(struct store *s, const char *key_column, const char *name,
                      long long lowest_id, long long highest_id, struct history *h, char *why,
                      size_t why_size)
 {
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&sql, &len);
-    if (!out) {
-        snprintf(why, why_size, "out of memory");
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
         return -1;
-    }
     /* group_column is one of history_group_column's fixed names, never user text */
-    fprintf(out, "SELECT id, %s, %s, %s, %s", h->with_identity ? "host" : "NULL",
+    fprintf(b.out, "SELECT id, %s, %s, %s, %s", h->with_identity ? "host" : "NULL",
             h->with_identity ? "set_id" : "NULL", group_column ? group_column : "NULL",
             h->with_identity ? "exit_type" : "NULL");
     for (size_t k = 0; k < h->nresources; k++)
-        fprintf(out, ", \"%s\"", h->resources[k]->name);
+        fprintf(b.out, ", \"%s\"", h->resources[k]->name);
     /* key_column is "name" or "category" (history_load checks), never user text */
-    fprintf(out, " FROM summaries WHERE %s%s id >= ? AND id <= ? ORDER BY %s%sid",
+    fprintf(b.out, " FROM summaries WHERE %s%s id >= ? AND id <= ? ORDER BY %s%sid",
             name ? key_column : "", name ? " = ? AND" : "", group_column ? group_column : "",
             group_column ? ", " : "");
-    fclose(out);
+    char *sql = text_builder_finish(&b, why, why_size);
+    if (!sql)
+        return -1;
     struct sql_value params[3], *p = params;
     if (name)
         *p++ = sql_text(name);

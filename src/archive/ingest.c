@@ -390,8 +390,10 @@ static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summa
     if (!out)
         return -1;
     write_columns(out, "", true, nfields, fields);
-    if (fclose(out) != 0)
+    if (fclose(out) != 0) {
+        free(row_columns);
         return -1;
+    }
     out = open_memstream(&staged_columns, &len);
     if (!out) {
         free(row_columns);

@@ -14,6 +14,7 @@
 
 #include "core/fields.h"
 #include "core/units.h"
+#include "util/text_builder.h"
 
 enum token_kind { TOK_END, TOK_WORD, TOK_STRING, TOK_OP, TOK_LPAREN, TOK_RPAREN };
 
@@ -52,6 +53,14 @@ static void fail_at(struct parser *p, int position, const char *fmt, ...)
     if (n >= 0 && (size_t)n < p->why_size)
         vsnprintf(p->why + n, p->why_size - (size_t)n, fmt, ap);
     va_end(ap);
+}
+
+static void out_of_memory(struct parser *p)
+{
+    if (p->failed)
+        return;
+    p->failed = 1;
+    snprintf(p->why, p->why_size, "out of memory");
 }
 
 static bool is_word_char(char c)
@@ -191,6 +200,8 @@ static char *read_value(struct parser *p, int *position)
     if (p->tok.kind == TOK_STRING) {
         char *s = strndup(p->tok.start, p->tok.len);
         next_token(p);
+        if (!s)
+            out_of_memory(p);
         return s;
     }
     if (p->tok.kind != TOK_WORD || is_keyword(&p->tok)) {
@@ -199,16 +210,21 @@ static char *read_value(struct parser *p, int *position)
                 (int)p->tok.len, p->tok.start);
         return NULL;
     }
-    char *value = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&value, &len);
+    struct text_builder b;
+    char ignored[32];
+    if (text_builder_open(&b, ignored, sizeof ignored) < 0) {
+        out_of_memory(p);
+        return NULL;
+    }
     bool first = true;
     while (p->tok.kind == TOK_WORD && !is_keyword(&p->tok)) {
-        fprintf(out, "%s%.*s", first ? "" : " ", (int)p->tok.len, p->tok.start);
+        fprintf(b.out, "%s%.*s", first ? "" : " ", (int)p->tok.len, p->tok.start);
         first = false;
         next_token(p);
     }
-    fclose(out);
+    char *value = text_builder_finish(&b, ignored, sizeof ignored);
+    if (!value)
+        out_of_memory(p);
     return value;
 }
 
@@ -356,14 +372,12 @@ static void parse_or(struct parser *p)
 int query_compile(const char *expression, struct compiled_query *q, char *why, size_t why_size)
 {
     memset(q, 0, sizeof *q);
-    size_t len = 0;
     struct parser p = {.text = expression, .cursor = expression, .q = q, .why = why,
                        .why_size = why_size};
-    p.sql = open_memstream(&q->where, &len);
-    if (!p.sql) {
-        snprintf(why, why_size, "out of memory");
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
         return -1;
-    }
+    p.sql = b.out;
     next_token(&p);
     if (p.tok.kind == TOK_END && !p.failed) {
         fputs("1 = 1", p.sql); /* an empty query matches everything */
@@ -373,7 +387,10 @@ int query_compile(const char *expression, struct compiled_query *q, char *why, s
             fail_at(&p, p.tok.position, "unexpected '%.*s' (expected and, or, or the end)",
                     (int)p.tok.len, p.tok.start);
     }
-    fclose(p.sql);
+    char ignored[32];
+    q->where = text_builder_finish(&b, ignored, sizeof ignored);
+    if (!q->where)
+        out_of_memory(&p);
     if (p.failed) {
         compiled_query_free(q);
         return -1;

@@ -75,6 +75,7 @@
 #include "archive/summary_rows.h"
 #include "util/hex.h"
 #include "util/sha256.h"
+#include "util/text_builder.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -203,15 +204,11 @@ static int migration_4(struct store *s, char *why, size_t why_size)
 /* The summaries table of version 5, named table, with every field's column. */
 static int create_summaries_v5(struct store *s, const char *table, char *why, size_t why_size)
 {
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&sql, &len);
-    if (!out) {
-        snprintf(why, why_size, "out of memory");
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
         return -1;
-    }
     const char *partition_by = s->backend->partition_by;
-    fprintf(out, "CREATE TABLE %s (%s, hash %s NOT NULL, start_day BIGINT NOT NULL,"
+    fprintf(b.out, "CREATE TABLE %s (%s, hash %s NOT NULL, start_day BIGINT NOT NULL,"
                  " name TEXT NOT NULL, category TEXT, set_id TEXT, host TEXT, tool TEXT,"
                  " level INTEGER, command TEXT, exit_status INTEGER, exit_type TEXT, taskid TEXT,"
                  " archived_at DOUBLE PRECISION, document %s NOT NULL, attempt INTEGER,"
@@ -221,13 +218,15 @@ static int create_summaries_v5(struct store *s, const char *table, char *why, si
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
     for (size_t i = 0; i < nfields; i++)
-        fprintf(out, ", \"%s\" DOUBLE PRECISION", fields[i].name);
-    fprintf(out, ")%s;", partition_by ? partition_by : "");
+        fprintf(b.out, ", \"%s\" DOUBLE PRECISION", fields[i].name);
+    fprintf(b.out, ")%s;", partition_by ? partition_by : "");
     /* partitioned by month (partitions.h): summaries without a start, or
      * of a year outside 1..9999, go to the default partition */
     if (partition_by)
-        fprintf(out, "CREATE TABLE summaries_default PARTITION OF %s DEFAULT;", table);
-    fclose(out);
+        fprintf(b.out, "CREATE TABLE summaries_default PARTITION OF %s DEFAULT;", table);
+    char *sql = text_builder_finish(&b, why, why_size);
+    if (!sql)
+        return -1;
     int rc = exec_script(s, sql, why, why_size);
     free(sql);
     return rc;
@@ -324,29 +323,34 @@ static int migration_5(struct store *s, char *why, size_t why_size)
         return -1;
     size_t nfields;
     const struct summary_field *fields = summary_fields(&nfields);
-    char *select = NULL, *insert = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&select, &len);
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
+        return -1;
     fputs("SELECT id, hash, name, category, set_id, host, tool, level, command, exit_status,"
-          " exit_type, taskid, archived_at, attempt, previous_attempt", out);
+          " exit_type, taskid, archived_at, attempt, previous_attempt", b.out);
     for (size_t i = 0; i < nfields; i++)
-        fprintf(out, ", \"%s\"", fields[i].name);
-    fputs(", document FROM summaries WHERE id > ? ORDER BY id LIMIT 2000", out);
-    fclose(out);
-    out = open_memstream(&insert, &len);
+        fprintf(b.out, ", \"%s\"", fields[i].name);
+    fputs(", document FROM summaries WHERE id > ? ORDER BY id LIMIT 2000", b.out);
+    char *select = text_builder_finish(&b, why, why_size);
+    if (!select || text_builder_open(&b, why, why_size) < 0) {
+        free(select);
+        return -1;
+    }
     fputs("INSERT INTO summaries_v5 (id, hash, start_day, name, category, set_id, host, tool, level,"
           " command, exit_status, exit_type, taskid, archived_at, attempt, previous_attempt,"
-          " document", out);
+          " document", b.out);
     for (size_t i = 0; i < nfields; i++)
-        fprintf(out, ", \"%s\"", fields[i].name);
-    fputs(") VALUES (?", out);
+        fprintf(b.out, ", \"%s\"", fields[i].name);
+    fputs(") VALUES (?", b.out);
     for (size_t i = 1; i < COPY_COLUMNS + 2 + nfields; i++)
-        fputs(", ?", out);
-    fputs(")", out);
-    fclose(out);
-    struct copy c = {s, insert, calloc(COPY_COLUMNS + 2 + nfields, sizeof *c.params), nfields, 0,
-                     0, 0, 1, 0, why, why_size};
+        fputs(", ?", b.out);
+    fputs(")", b.out);
+    char *insert = text_builder_finish(&b, why, why_size);
+    struct copy c = {s, insert, insert ? calloc(COPY_COLUMNS + 2 + nfields, sizeof *c.params) : NULL,
+                     nfields, 0, 0, 0, 1, 0, why, why_size};
     int rc = c.params ? 0 : -1;
+    if (insert && !c.params)
+        snprintf(why, why_size, "out of memory");
     /* in chunks of ids: a server sends a whole result at once */
     for (size_t before = 1; rc == 0 && c.rows != before;) {
         before = c.rows;
