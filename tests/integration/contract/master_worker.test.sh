@@ -6,6 +6,14 @@
 # spinner that stops itself: on this machine other users' cgroups get their
 # share first, so an ordinary spinner in ours takes too little from worker 3
 # to tell from their load); a clean rerun.
+# Worker 3 waits 4 ms per job instead of 19 (--pinned-latency-ms 4, in every
+# run: it is busy ~20 % of its CPU, 0.2 s a second): a SCHED_FIFO spinner
+# still leaves ordinary tasks a small reserve of the CPU (the kernel keeps
+# 50 ms a second for them), about what a worker busy 5 % needs, so at the
+# default latency worker 3 was starved in some periods of the load and not
+# in others (two full make check runs of 2026-11-26: one period of three
+# inside the load at its usual rate). At 4 ms it runs at ~6 % of its rate
+# in every period of the load.
 # Samples go to /dev/shm: with the load pinned on one CPU, the file system's
 # journal threads on that CPU would stall every process's write (an artifact
 # of the shared file, not of the application; probe counters live in shared
@@ -20,8 +28,8 @@ keep() { mkdir -p "$TALLY_TEST_ROOT/build/test-logs/contract" && cp -f mw.contra
 trap 'keep; rm -rf "$WORK" "$SHM"' EXIT
 ncpu=$(nproc)
 
-"$MW" --out "$SHM/base1.jsonl" --seconds 5 --pin 3
-"$MW" --out "$SHM/base2.jsonl" --seconds 5 --pin 3
+"$MW" --out "$SHM/base1.jsonl" --seconds 5 --pin 3 --pinned-latency-ms 4
+"$MW" --out "$SHM/base2.jsonl" --seconds 5 --pin 3 --pinned-latency-ms 4
 "$TALLY" contract build "$SHM/base1.jsonl" "$SHM/base2.jsonl" --name master_worker -o mw.contract 2>build.err
 check_eq "build exits 0" "$?" 0
 check_eq "13 baseline processes in the contract" "$(grep -c '^process ' mw.contract)" 13
@@ -32,7 +40,7 @@ check_eq "all workers in one intrinsic cluster" "$(echo $worker_cls | wc -w)" 1
 check "the master in another" test -n "$master_cl" -a "$master_cl " != "$worker_cls"
 
 # --- fewer FLOPs per job on workers 6..11: intrinsic violations on exactly those
-"$MW" --out "$SHM/fewer.jsonl" --seconds 4 --pin 3 --fewer 6-11
+"$MW" --out "$SHM/fewer.jsonl" --seconds 4 --pin 3 --pinned-latency-ms 4 --fewer 6-11
 "$TALLY" contract check mw.contract "$SHM/fewer.jsonl" \
     --on-violation 'echo "$TALLY_CONTRACT_PROCESS $TALLY_CONTRACT_SPACE" >> actions' >fewer.out
 check_eq "check exits 1 when a level reaches the threshold" "$?" 1
@@ -56,7 +64,7 @@ check_contains "explanation keeps the satisfied dimension" "$text" "; communicat
 # --- a CPU load on worker 3's CPU, placed shortly after start, for a while
 if [ "$ncpu" -ge 2 ]; then
   last=$((ncpu - 1))
-  "$MW" --out "$SHM/load.jsonl" --seconds 10 --pin 3 &
+  "$MW" --out "$SHM/load.jsonl" --seconds 10 --pin 3 --pinned-latency-ms 4 &
   mw=$!
   # wait until every process wrote its second snapshot (a full period ran)
   for _ in $(seq 200); do
@@ -93,7 +101,7 @@ else
 fi
 
 # --- a clean rerun: no level reaches the threshold
-"$MW" --out "$SHM/clean.jsonl" --seconds 5 --pin 3
+"$MW" --out "$SHM/clean.jsonl" --seconds 5 --pin 3 --pinned-latency-ms 4
 "$TALLY" contract check --live-factors mw.contract "$SHM/clean.jsonl" >clean.out
 status=$?
 check_eq "clean rerun: check exits 0" "$status" 0
