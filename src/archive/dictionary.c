@@ -75,21 +75,14 @@ int dictionary_create(struct store *s, char *why, size_t why_size)
     return store_exec(s, sql, NULL, 0, why, why_size) < 0 ? -1 : 0;
 }
 
-static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
-{
-    if (ncols > 0 && row[0].type != SQL_NULL)
-        *(long long *)ctx = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
-    return 1;
-}
-
 /* The id stored for text, 0 when none; -1 on an error. */
 static long long stored_id(struct store *s, enum dictionary_kind kind, const char *text,
                            char *why, size_t why_size)
 {
     long long id = 0;
     struct sql_value p[2] = {sql_int(kind), sql_text(text)};
-    if (store_query(s, "SELECT id FROM dictionary WHERE kind = ? AND text = ?", p, 2, take_id, &id,
-                    why, why_size) < 0)
+    if (store_query(s, "SELECT id FROM dictionary WHERE kind = ? AND text = ?", p, 2,
+                    store_first_integer, &id, why, why_size) < 0)
         return -1;
     return id;
 }

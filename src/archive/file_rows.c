@@ -327,7 +327,7 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     long long *id = VEC_PUSH(ids->id, ids->count, ids->cap);
     if (!id)
         return 1;
-    *id = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
+    *id = sql_integer_of(&row[0]);
     return 0;
 }
 

@@ -337,13 +337,6 @@ static int take_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-static int take_first_id(void *ctx, size_t ncols, const struct sql_value *row)
-{
-    if (ncols > 0)
-        *(long long *)ctx = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
-    return 1;
-}
-
 static struct sql_value text_id(const struct summary_record *r, enum dictionary_kind kind)
 {
     long long id = r->text_ids[kind - DICT_NAME];
@@ -520,7 +513,7 @@ static int new_keys(struct store *s, struct summary_record *const *chunk, size_t
             struct sql_value p[2] = {sql_int(chunk[r]->start_day),
                                      sql_blob(chunk[r]->hash, SUMMARY_HASH_LEN)};
             if (store_query(s, "SELECT id FROM summary_keys WHERE start_day = ? AND hash = ?", p,
-                            2, take_first_id, &stored, why, why_size) < 0)
+                            2, store_first_integer, &stored, why, why_size) < 0)
                 return -1;
         }
         chunk[r]->id = all_new || stored == id ? id : 0;
@@ -542,7 +535,7 @@ static int ingest_records_values(struct store *s, struct summary_record *const *
         nfields = MAX_SUMMARY_FIELDS;
     size_t per_row = 1 + row_params(s) + nfields;
     long long next_id = 0;
-    if (store_query(s, "SELECT coalesce(max(id), 0) + 1 FROM summary_rows", NULL, 0, take_first_id,
+    if (store_query(s, "SELECT coalesce(max(id), 0) + 1 FROM summary_rows", NULL, 0, store_first_integer,
                     &next_id, why, why_size) < 0)
         return -1;
     struct sql_value *params = malloc(ROWS_PER_STATEMENT * per_row * sizeof *params);
@@ -621,7 +614,7 @@ static int shape_id_of(struct store *s, const unsigned char *shape, size_t len, 
                       " ON CONFLICT (members) DO NOTHING", &p, 1, why, why_size) < 0)
         return -1;
     *id = 0;
-    if (store_query(s, "SELECT id FROM document_shapes WHERE members = ?", &p, 1, take_first_id,
+    if (store_query(s, "SELECT id FROM document_shapes WHERE members = ?", &p, 1, store_first_integer,
                     id, why, why_size) < 0)
         return -1;
     if (!*id) {

@@ -102,17 +102,17 @@ int store_copy(struct store *s, const char *table, const char *columns,
     return s->backend->copy(s, table, columns, values, nrows, ncols, why, why_size);
 }
 
-static int read_size(void *ctx, size_t ncols, const struct sql_value *row)
+int store_first_integer(void *ctx, size_t ncols, const struct sql_value *row)
 {
     if (ncols > 0 && row[0].type != SQL_NULL)
-        *(long long *)ctx = row[0].type == SQL_INT ? row[0].integer : (long long)row[0].real;
-    return 0;
+        *(long long *)ctx = sql_integer_of(&row[0]);
+    return 1;
 }
 
 long long store_size(struct store *s, char *why, size_t why_size)
 {
     long long size = -1;
-    if (store_query(s, s->backend->size_query, NULL, 0, read_size, &size, why, why_size) < 0)
+    if (store_query(s, s->backend->size_query, NULL, 0, store_first_integer, &size, why, why_size) < 0)
         return -1;
     if (size < 0)
         snprintf(why, why_size, "the %s backend gave no size", s->backend->name);

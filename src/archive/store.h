@@ -27,6 +27,10 @@ const char *store_memo_keep(struct store *s, size_t slot, char *text);
 char *store_default_location(void);
 bool store_location_is_postgres(const char *location);
 
+/* A store_row_fn for a query of one integer: *(long long *)ctx gets the
+ * first column of the first row (left as it was when that is NULL). */
+int store_first_integer(void *ctx, size_t ncols, const struct sql_value *row);
+
 long long store_exec(struct store *s, const char *sql, const struct sql_value *params,
                      size_t nparams, char *why, size_t why_size);
 int store_query(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,

@@ -46,6 +46,12 @@ static inline struct sql_value sql_null(void)
     return v;
 }
 
+/* A numeric value as an integer, whichever type the backend gave it. */
+static inline long long sql_integer_of(const struct sql_value *v)
+{
+    return v->type == SQL_INT ? v->integer : (long long)v->real;
+}
+
 /* Called once per result row; values are valid only during the call. Return
  * non-zero to stop early. */
 typedef int (*store_row_fn)(void *ctx, size_t ncols, const struct sql_value *row);
@@ -71,14 +77,14 @@ struct store_backend {
      * not the primary key) and the clause; NULL when not partitioned */
     const char *partitioned_id_column;
     const char *partition_by;
-    /* Sends nrows × ncols values into table (columns, comma-separated) in
-     * bulk (PostgreSQL's COPY); NULL when the backend has none. 0 or -1. */
     /* The archive's size in bytes as one row of one integer: the pages of
      * the SQLite file, the PostgreSQL database (a query) */
     const char *size_query;
     /* Gives unused space back to the file system; runs outside any
      * transaction ('tally archive compact') */
     const char *compact;
+    /* Sends nrows × ncols values into table (columns, comma-separated) in
+     * bulk (PostgreSQL's COPY); NULL when the backend has none. 0 or -1. */
     int (*copy)(struct store *s, const char *table, const char *columns,
                 const struct sql_value *values, size_t nrows, size_t ncols, char *why,
                 size_t why_size);

@@ -32,6 +32,16 @@ static void write_fields(FILE *out, const char *prefix)
         fprintf(out, ", %s\"%s\"", prefix, fields[i].name);
 }
 
+/* A LEFT JOIN of the dictionary (as d1..d6) per text column of the table
+ * `row`: on its id in summary_rows, or on its text in the old summaries. */
+static void write_dictionary_joins(FILE *out, const char *row, bool on_text)
+{
+    for (int k = 0; k < SUMMARY_TEXT_COLUMNS; k++)
+        fprintf(out, " LEFT JOIN dictionary d%d ON d%d.kind = %d AND d%d.%s = %s.%s", k + 1, k + 1,
+                summary_text_columns[k].kind, k + 1, on_text ? "text" : "id", row,
+                on_text ? summary_text_columns[k].column : summary_text_columns[k].ref);
+}
+
 int summary_rows_view_create(struct store *s, char *why, size_t why_size)
 {
     struct text_builder b;
@@ -46,9 +56,7 @@ int summary_rows_view_create(struct store *s, char *why, size_t why_size)
           " r.shape", b.out);
     write_fields(b.out, "r.");
     fputs(" FROM summary_rows r", b.out);
-    for (int k = 0; k < SUMMARY_TEXT_COLUMNS; k++)
-        fprintf(b.out, " LEFT JOIN dictionary d%d ON d%d.kind = %d AND d%d.id = r.%s", k + 1, k + 1,
-                summary_text_columns[k].kind, k + 1, summary_text_columns[k].ref);
+    write_dictionary_joins(b.out, "r", false);
     fputs(";", b.out);
     return run(s, &b, why, why_size);
 }
@@ -121,9 +129,7 @@ static int rebuild(struct store *s, char *why, size_t why_size)
           " s.previous_attempt", b.out);
     write_fields(b.out, "s.");
     fputs(" FROM summaries s", b.out);
-    for (int k = 0; k < SUMMARY_TEXT_COLUMNS; k++)
-        fprintf(b.out, " LEFT JOIN dictionary d%d ON d%d.kind = %d AND d%d.text = s.%s", k + 1, k + 1,
-                summary_text_columns[k].kind, k + 1, summary_text_columns[k].column);
+    write_dictionary_joins(b.out, "s", true);
     fputs(" ORDER BY s.id; DROP TABLE summaries;", b.out);
     return run(s, &b, why, why_size);
 }
