@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/rows_statement.h"
 #include "archive/start_day.h"
 #include "core/fields.h"
 #include "util/text_builder.h"
@@ -128,15 +129,6 @@ long long aggregate_day(bool has_start, double start, double archived_at)
     return day != SUMMARY_NO_START_DAY ? day : (long long)floor(archived_at / 86400);
 }
 
-static int merge_text(void *ctx, size_t ncols, const struct sql_value *row)
-{
-    struct aggregate *a = ctx;
-    if (ncols > 0 && row[0].type == SQL_BLOB &&
-        aggregate_decode_merge(a, (const unsigned char *)row[0].text, row[0].length) < 0)
-        return 1; /* stops; the caller sees the row count unchanged */
-    return 0;
-}
-
 void aggregate_table_settle(struct aggregate_table *t)
 {
     for (size_t i = 0; i < t->capacity; i++)
@@ -144,46 +136,123 @@ void aggregate_table_settle(struct aggregate_table *t)
             aggregate_settle(&t->slots[i]->agg);
 }
 
+/* Up to ROWS_STATEMENT_CHUNK entries of a table flushed together: each
+ * one's merged copy (the table's aggregate + the stored one: the table
+ * stays as it was, for a transaction run again) and encoded form. */
+struct flush_chunk {
+    struct entry *entry[ROWS_STATEMENT_CHUNK];
+    struct aggregate merged[ROWS_STATEMENT_CHUNK];
+    unsigned char *data[ROWS_STATEMENT_CHUNK];
+    size_t n;
+    long long unreadable; /* position + 1 of a stored row that could not be read */
+};
+
+/* A stored row of the chunk's keys (position, data): merged into its copy. */
+static int merge_stored(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct flush_chunk *c = ctx;
+    long long at = ncols >= 2 && row[0].type == SQL_INT ? row[0].integer : -1;
+    if (at < 0 || (size_t)at >= c->n || row[1].type != SQL_BLOB ||
+        aggregate_decode_merge(&c->merged[at], (const unsigned char *)row[1].text, row[1].length) < 0) {
+        c->unreadable = at + 1 > 0 ? at + 1 : 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The chunk's keys as parameters, 3 a row: (kind, key, day). */
+static void key_params(const struct flush_chunk *c, struct sql_value *p)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        p[3 * i] = sql_int(c->entry[i]->kind);
+        p[3 * i + 1] = sql_text(c->entry[i]->key);
+        p[3 * i + 2] = sql_int(c->entry[i]->day);
+    }
+}
+
+/* Two statements for the chunk: its stored rows read, the merged rows
+ * written back. */
+static int flush_chunk(struct flush_chunk *c, struct store *s, char *why, size_t why_size)
+{
+    struct sql_value p[4 * ROWS_STATEMENT_CHUNK];
+    key_params(c, p);
+    /* the casts type PostgreSQL's parameters, which a VALUES list leaves unknown */
+    char *sql = rows_statement("WITH wanted (position, kind, key, day) AS (VALUES",
+                               "#, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT)", c->n,
+                               ") SELECT w.position, a.data FROM wanted w JOIN aggregates a"
+                               " ON a.kind = w.kind AND a.key = w.key AND a.day = w.day",
+                               why, why_size);
+    int rc = sql && store_query(s, sql, p, 3 * c->n, merge_stored, c, why, why_size) == 0 ? 0 : -1;
+    free(sql);
+    if (rc == 0 && c->unreadable) {
+        const struct entry *e = c->entry[c->unreadable - 1];
+        snprintf(why, why_size, "the stored aggregate of '%s' for day %lld cannot be read", e->key, e->day);
+        return -1;
+    }
+    for (size_t i = 0; i < c->n && rc == 0; i++) {
+        size_t len;
+        if (!(c->data[i] = aggregate_encode(&c->merged[i], &len))) {
+            snprintf(why, why_size, "out of memory");
+            rc = -1;
+            break;
+        }
+        p[4 * i] = sql_int(c->entry[i]->kind);
+        p[4 * i + 1] = sql_text(c->entry[i]->key);
+        p[4 * i + 2] = sql_int(c->entry[i]->day);
+        p[4 * i + 3] = sql_blob(c->data[i], len);
+    }
+    if (rc == 0) {
+        sql = rows_statement("INSERT INTO aggregates (kind, key, day, data) VALUES", "?, ?, ?, ?", c->n,
+                             " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data", why,
+                             why_size);
+        rc = sql && store_exec(s, sql, p, 4 * c->n, why, why_size) >= 0 ? 0 : -1;
+        free(sql);
+    }
+    return rc;
+}
+
+static void chunk_clear(struct flush_chunk *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        aggregate_free(&c->merged[i]);
+        free(c->data[i]);
+        c->data[i] = NULL;
+    }
+    c->n = 0;
+    c->unreadable = 0;
+}
+
 int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
                           size_t nids, char *why, size_t why_size)
 {
-    int rc = 0;
-    for (size_t i = 0; i < t->capacity && rc == 0; i++) {
-        struct entry *e = t->slots[i];
-        if (!e)
-            continue;
-        /* the table's aggregate + the stored one, in a copy: t stays as it
-         * was, for a transaction run again */
-        struct aggregate merged;
-        aggregate_init(&merged);
-        aggregate_settle(&e->agg);
-        if (aggregate_merge(&merged, &e->agg) < 0) {
-            aggregate_free(&merged);
-            snprintf(why, why_size, "out of memory");
-            return -1;
-        }
-        if (ids)
-            aggregate_renumber(&merged, ids, nids);
-        struct sql_value key[3] = {sql_int(e->kind), sql_text(e->key), sql_int(e->day)};
-        if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day = ?",
-                        key, 3, merge_text, &merged, why, why_size) < 0) {
-            aggregate_free(&merged);
-            return -1;
-        }
-        size_t len;
-        unsigned char *data = aggregate_encode(&merged, &len);
-        aggregate_free(&merged);
-        if (!data) {
-            snprintf(why, why_size, "out of memory");
-            return -1;
-        }
-        struct sql_value row[4] = {key[0], key[1], key[2], sql_blob(data, len)};
-        if (store_exec(s, "INSERT INTO aggregates (kind, key, day, data) VALUES (?, ?, ?, ?)"
-                          " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data",
-                       row, 4, why, why_size) < 0)
-            rc = -1;
-        free(data);
+    struct flush_chunk *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
     }
+    int rc = 0;
+    for (size_t i = 0; i <= t->capacity && rc == 0; i++) {
+        struct entry *e = i < t->capacity ? t->slots[i] : NULL;
+        if (e) {
+            struct aggregate *merged = &c->merged[c->n];
+            aggregate_init(merged);
+            c->entry[c->n++] = e;
+            aggregate_settle(&e->agg);
+            if (aggregate_merge(merged, &e->agg) < 0) {
+                snprintf(why, why_size, "out of memory");
+                rc = -1;
+                break;
+            }
+            if (ids)
+                aggregate_renumber(merged, ids, nids);
+        }
+        if (c->n == ROWS_STATEMENT_CHUNK || (i == t->capacity && c->n)) {
+            rc = flush_chunk(c, s, why, why_size);
+            chunk_clear(c);
+        }
+    }
+    chunk_clear(c);
+    free(c);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/file_rows.h"
+#include "archive/rows_statement.h"
 #include "archive/summary_rows.h"
 #include "core/fields.h"
 #include "report/summary_read.h"
@@ -716,6 +717,16 @@ int ingest_record(struct store *s, const struct summary_record *r, long long *id
     return added ? 1 : 0;
 }
 
+static int insert_name_fields(struct store *s, const struct sql_value *pairs, size_t rows, char *why,
+                              size_t why_size)
+{
+    char *sql = rows_statement("INSERT INTO name_fields (name, field) VALUES", "?, ?", rows,
+                               " ON CONFLICT (name, field) DO NOTHING", why, why_size);
+    int rc = sql && store_exec(s, sql, pairs, 2 * rows, why, why_size) >= 0 ? 0 : -1;
+    free(sql);
+    return rc;
+}
+
 int ingest_name_fields(struct store *s, struct summary_record *const *records, size_t n,
                        char *why, size_t why_size)
 {
@@ -757,16 +768,22 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
             j->present[f] |= r->present[f];
     }
     free(slots);
+    /* the pairs, ROWS_STATEMENT_CHUNK to a statement */
+    struct sql_value p[2 * ROWS_STATEMENT_CHUNK];
+    size_t rows = 0;
     int rc = 0;
-    for (size_t j = 0; j < distinct && rc == 0; j++)
+    for (size_t j = 0; j <= distinct && rc == 0; j++)
         for (size_t f = 0; f < nfields && rc == 0; f++) {
-            if (!names[j].present[f])
-                continue;
-            struct sql_value p[2] = {sql_text(names[j].name), sql_text(fields[f].name)};
-            if (store_exec(s, "INSERT INTO name_fields (name, field) VALUES (?, ?)"
-                              " ON CONFLICT (name, field) DO NOTHING",
-                           p, 2, why, why_size) < 0)
-                rc = -1;
+            bool last = j == distinct;
+            if (!last && names[j].present[f]) {
+                p[2 * rows] = sql_text(names[j].name);
+                p[2 * rows + 1] = sql_text(fields[f].name);
+                rows++;
+            }
+            if (rows == ROWS_STATEMENT_CHUNK || (last && rows)) {
+                rc = insert_name_fields(s, p, rows, why, why_size);
+                rows = 0;
+            }
         }
     free(names);
     return rc;

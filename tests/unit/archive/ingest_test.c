@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "archive/aggregate.h"
+#include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/ingest.h"
 #include "archive/schema.h"
@@ -178,6 +180,71 @@ static void test_shapes_migration(const char *dir)
     store_close(s);
 }
 
+/* A batch of 300 names (600 aggregate day rows with their categories:
+ * flushed in chunks of ROWS_STATEMENT_CHUNK, and 300 x 2 name/field pairs,
+ * likewise) is stored whole; a second batch merges into the stored rows;
+ * a stored aggregate that cannot be read fails the batch, naming its key
+ * and day, and is left as it was. */
+static void test_aggregate_chunks(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/chunks.db", dir);
+    struct store *s = store_open(path, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    struct ingest_options none = {0};
+    enum { NAMES = 300 };
+    for (int round = 0; round < 2; round++) {
+        static struct summary_record records[NAMES];
+        struct summary_record *pointers[NAMES];
+        for (int i = 0; i < NAMES; i++) {
+            char doc[200];
+            snprintf(doc, sizeof doc, "{\"name\":\"n%d\",\"category\":\"c%d\",\"seq\":%d,"
+                     "\"start\":[1795000000,\"s\"],\"memory\":[%d,\"MB\"],\"wall_time\":[%d,\"s\"]}",
+                     i, i, round, 100 + i + round, 10 + round);
+            CHECK_INT(parse(doc, &none, &records[i]), 0);
+            pointers[i] = &records[i];
+        }
+        size_t added = 0;
+        long long last_id = 0;
+        CHECK_INT(store_begin(s, why, sizeof why), 0);
+        CHECK_INT(ingest_records(s, pointers, NAMES, &added, &last_id, why, sizeof why), 0);
+        CHECK_INT(ingest_name_fields(s, pointers, NAMES, why, sizeof why), 0);
+        CHECK_INT(ingest_aggregates(s, pointers, NAMES, NULL, why, sizeof why), 0);
+        CHECK_INT(store_commit(s, why, sizeof why), 0);
+        CHECK_INT(added, NAMES);
+        for (int i = 0; i < NAMES; i++)
+            summary_record_free(&records[i]);
+    }
+    CHECK_INT(scalar(s, "SELECT count(*) FROM aggregates"), 2 * NAMES);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM name_fields"), NAMES * 3); /* memory, wall_time, start */
+    struct aggregate a;
+    aggregate_init(&a);
+    size_t found = 0;
+    long long day = 1795000000 / 86400;
+    CHECK_INT(aggregate_load(s, AGGREGATE_BY_NAME, "n299", day, day, &a, &found, why, sizeof why), 0);
+    CHECK_INT(found, 1);
+    CHECK_INT(a.runs, 2);
+    aggregate_free(&a);
+    CHECK_INT(store_exec(s, "UPDATE aggregates SET data = X'00ff' WHERE key = 'n7'", NULL, 0, why, sizeof why), 1);
+    struct summary_record r;
+    CHECK_INT(parse("{\"name\":\"n7\",\"seq\":9,\"start\":[1795000000,\"s\"],\"memory\":[1,\"MB\"]}", &none, &r), 0);
+    struct summary_record *one = &r;
+    size_t added = 0;
+    long long last_id = 0;
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(ingest_records(s, &one, 1, &added, &last_id, why, sizeof why), 0);
+    char want[120];
+    snprintf(want, sizeof want, "the stored aggregate of 'n7' for day %lld cannot be read", day);
+    CHECK_INT(ingest_aggregates(s, &one, 1, NULL, why, sizeof why), -1);
+    CHECK_STR(why, want);
+    store_rollback(s);
+    summary_record_free(&r);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM aggregates WHERE key = 'n7' AND hex(data) = '00FF'"), 1);
+    store_close(s);
+}
+
 int main(void)
 {
     struct ingest_options none = {0};
@@ -338,6 +405,7 @@ int main(void)
     store_close(s);
 
     test_shapes_migration(dir);
+    test_aggregate_chunks(dir);
 
     /* a start's day; none for a start a billion days away (1e121 s) */
     CHECK_INT(summary_start_day(true, 3 * 86400.0 + 5), 3);
