@@ -17,6 +17,7 @@
 #include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
+#include "util/text_builder.h"
 
 /* The non-empty string member key, or NULL. */
 static const char *string_member(const struct summary_members *m, const char *key)
@@ -370,92 +371,90 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, b
     return k;
 }
 
-/* The SQL of the bulk path: the staging table's columns, the staging table,
- * the keys' insert from it, the rows' insert from it. */
-struct copy_sql {
-    char *columns, *stage, *keys, *insert;
-};
+/* The bulk path's keys insert (PostgreSQL): the batch's keys as two arrays,
+ * each new one given the next id of the rows' sequence (named once per
+ * connection: nextval of a constant, not a catalog lookup per row); those
+ * archived before, or twice in the batch, skipped; the new ones' ids and
+ * hashes returned. Kept in the store's memo. */
+#define MEMO_COPY_KEYS (STORE_MEMO_SLOTS - 1)
+_Static_assert(MEMO_COPY_KEYS > 2 * ROWS_PER_STATEMENT, "a memo slot of its own");
 
-static int copy_sql_build(struct copy_sql *c, size_t nfields, const struct summary_field *fields)
+static const char *copy_keys_sql(struct store *s, char *why, size_t why_size)
 {
-    char *row_columns = NULL, *staged_columns = NULL;
-    size_t len;
-    FILE *out = open_memstream(&row_columns, &len);
-    if (!out)
-        return -1;
-    write_columns(out, "", true, nfields, fields);
-    if (fclose(out) != 0) {
-        free(row_columns);
-        return -1;
-    }
-    out = open_memstream(&staged_columns, &len);
-    if (!out) {
-        free(row_columns);
-        return -1;
-    }
-    write_columns(out, "i.", true, nfields, fields);
-    if (fclose(out) != 0) {
-        free(row_columns);
-        return -1;
-    }
-    if (asprintf(&c->columns, "hash, %s", row_columns) < 0)
-        c->columns = NULL;
-    /* a session's own table, emptied at each commit (and by a rollback) */
-    if (asprintf(&c->stage, "CREATE TEMP TABLE IF NOT EXISTS summaries_incoming ON COMMIT DELETE ROWS"
-                            " AS SELECT k.hash, %s FROM summary_rows i, summary_keys k WITH NO DATA",
-                 staged_columns) < 0)
-        c->stage = NULL;
-    /* ids in the staged order; one key for a summary staged twice */
-    if (asprintf(&c->keys, "INSERT INTO summary_keys (start_day, hash, id) SELECT start_day, hash,"
-                           " nextval(pg_get_serial_sequence('summary_rows', 'id'))"
-                           " FROM summaries_incoming ON CONFLICT (start_day, hash) DO NOTHING"
-                           " RETURNING id, hash") < 0)
-        c->keys = NULL;
-    if (asprintf(&c->insert, "INSERT INTO summary_rows (id, %s) SELECT DISTINCT ON (k.id) k.id, %s"
-                             " FROM summaries_incoming i JOIN summary_keys k ON k.start_day = i.start_day"
-                             " AND k.hash = i.hash WHERE k.id = ANY (CAST(? AS BIGINT[])) ORDER BY k.id",
-                 row_columns, staged_columns) < 0)
-        c->insert = NULL;
-    free(row_columns);
-    free(staged_columns);
-    return c->columns && c->stage && c->keys && c->insert ? 0 : -1;
-}
-
-static void copy_sql_free(struct copy_sql *c)
-{
-    free(c->columns);
-    free(c->stage);
-    free(c->keys);
-    free(c->insert);
-}
-
-/* The new records' ids as a PostgreSQL array literal, "{1,2,3}" (malloc'd). */
-static char *id_array(struct summary_record *const *records, size_t n)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out)
+    const char *cached = store_memo(s, MEMO_COPY_KEYS);
+    if (cached)
+        return cached;
+    char *sequence = NULL;
+    if (store_query(s, "SELECT pg_get_serial_sequence('summary_rows', 'id')", NULL, 0, store_first_text,
+                    &sequence, why, why_size) < 0)
         return NULL;
-    fputc('{', out);
-    bool first = true;
-    for (size_t r = 0; r < n; r++)
-        if (records[r]->id) {
-            fprintf(out, first ? "%lld" : ",%lld", records[r]->id);
-            first = false;
+    struct text_builder b;
+    if (!sequence || strchr(sequence, '\'') || text_builder_open(&b, why, why_size) < 0) {
+        if (!sequence || strchr(sequence, '\''))
+            snprintf(why, why_size, "the sequence of summary_rows' ids cannot be named");
+        free(sequence);
+        return NULL;
+    }
+    fprintf(b.out, "INSERT INTO summary_keys (start_day, hash, id) SELECT u.start_day, u.hash, nextval('%s')"
+                   " FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BYTEA[])) AS u (start_day, hash)"
+                   " ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", sequence);
+    free(sequence);
+    char *sql = text_builder_finish(&b, why, why_size);
+    return sql ? store_memo_keep(s, MEMO_COPY_KEYS, sql) : NULL;
+}
+
+/* The batch's keys as PostgreSQL array literals: "{day,...}" and
+ * "{"\\x<hex>",...}" (malloc'd). */
+static int key_arrays(struct summary_record *const *records, size_t n, char **days, char **hashes,
+                      char *why, size_t why_size)
+{
+    struct text_builder d, h;
+    *days = *hashes = NULL;
+    if (text_builder_open(&d, why, why_size) < 0)
+        return -1;
+    if (text_builder_open(&h, why, why_size) < 0) {
+        free(text_builder_finish(&d, why, why_size));
+        return -1;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t r = 0; r < n; r++) {
+        fprintf(d.out, "%c%lld", r ? ',' : '{', records[r]->start_day);
+        char element[6 + 2 * SUMMARY_HASH_LEN + 1] = {r ? ',' : '{', '"', '\\', '\\', 'x'};
+        size_t k = 5;
+        for (size_t i = 0; i < SUMMARY_HASH_LEN; i++) {
+            element[k++] = hex[records[r]->hash[i] >> 4];
+            element[k++] = hex[records[r]->hash[i] & 15];
         }
-    fputc('}', out);
-    if (fclose(out) != 0) {
-        free(text);
-        return NULL;
+        element[k++] = '"';
+        fwrite(element, 1, k, h.out);
     }
-    return text;
+    fputs(n ? "}" : "{}", d.out);
+    fputs(n ? "}" : "{}", h.out);
+    *days = text_builder_finish(&d, why, why_size);
+    *hashes = text_builder_finish(&h, why, why_size);
+    if (*days && *hashes)
+        return 0;
+    free(*days);
+    free(*hashes);
+    *days = *hashes = NULL;
+    return -1;
 }
 
-/* Where the backend has a bulk path (PostgreSQL's COPY): the records are
- * copied into a staging table; their keys are inserted from it in one
- * statement that skips those archived before and returns the ids of the
- * new ones, and the new ones' rows in another. */
+/* The rows' COPY columns: "id, start_day, name_ref, ..." (malloc'd). */
+static char *copy_columns(size_t nfields, const struct summary_field *fields, char *why, size_t why_size)
+{
+    struct text_builder b;
+    if (text_builder_open(&b, why, why_size) < 0)
+        return NULL;
+    fputs("id, ", b.out);
+    write_columns(b.out, "", true, nfields, fields);
+    return text_builder_finish(&b, why, why_size);
+}
+
+/* Where the backend has a bulk path (PostgreSQL's COPY): the batch's keys
+ * are inserted in one statement that skips those archived before and
+ * returns the new ones' ids; the new rows are then copied straight into
+ * their table (routed to their month's partition). */
 static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
                                struct inserted *ins, char *why, size_t why_size)
 {
@@ -464,40 +463,42 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
     size_t per_row = 1 + ROW_PARAMS + nfields;
-    if (!summary_rows_have_start_day(s)) { /* the staged rows' key needs it */
+    if (!summary_rows_have_start_day(s)) { /* its partitions' key */
         snprintf(why, why_size, "a bulk path needs summary_rows' start_day");
         return -1;
-    }
-    struct copy_sql sql = {NULL, NULL, NULL, NULL};
-    struct sql_value *values = malloc((n ? n : 1) * per_row * sizeof *values);
-    int rc = values && copy_sql_build(&sql, nfields, fields) == 0 ? 0 : -1;
-    if (rc < 0)
-        snprintf(why, why_size, "out of memory");
-    for (size_t r = 0; r < n && rc == 0; r++) {
-        values[r * per_row] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
-        bind_record(values + r * per_row + 1, records[r], true, nfields);
     }
     ins->records = records;
     ins->nrecords = n;
     ins->cursor = 0;
-    if (rc == 0 && (store_exec(s, sql.stage, NULL, 0, why, why_size) < 0 ||
-                    store_exec(s, "TRUNCATE summaries_incoming", NULL, 0, why, why_size) < 0 ||
-                    store_copy(s, "summaries_incoming", sql.columns, values, n, per_row, why, why_size) < 0 ||
-                    store_query(s, sql.keys, NULL, 0, take_id, ins, why, why_size) < 0))
-        rc = -1;
-    char *ids = rc == 0 && ins->count ? id_array(records, n) : NULL;
-    if (rc == 0 && ins->count) {
-        struct sql_value param = sql_text(ids);
-        if (!ids) {
+    const char *keys = copy_keys_sql(s, why, why_size);
+    char *days = NULL, *hashes = NULL;
+    if (!keys || key_arrays(records, n, &days, &hashes, why, why_size) < 0)
+        return -1;
+    struct sql_value arrays[2] = {sql_text(days), sql_text(hashes)};
+    int rc = store_query(s, keys, arrays, 2, take_id, ins, why, why_size) < 0 ? -1 : 0;
+    free(days);
+    free(hashes);
+    if (rc < 0 || ins->count == 0)
+        return rc;
+    char *columns = copy_columns(nfields, fields, why, why_size);
+    struct sql_value *values = malloc(ins->count * per_row * sizeof *values);
+    if (!columns || !values) {
+        if (columns && !values)
             snprintf(why, why_size, "out of memory");
-            rc = -1;
-        } else if (store_exec(s, sql.insert, &param, 1, why, why_size) < 0) {
-            rc = -1;
-        }
+        free(columns);
+        free(values);
+        return -1;
     }
-    free(ids);
+    size_t rows = 0;
+    for (size_t r = 0; r < n && rows < ins->count; r++)
+        if (records[r]->id) {
+            values[rows * per_row] = sql_int(records[r]->id);
+            bind_record(values + rows * per_row + 1, records[r], true, nfields);
+            rows++;
+        }
+    rc = store_copy(s, "summary_rows", columns, values, rows, per_row, why, why_size) < 0 ? -1 : 0;
+    free(columns);
     free(values);
-    copy_sql_free(&sql);
     return rc;
 }
 

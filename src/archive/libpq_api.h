@@ -11,6 +11,7 @@
 #define TALLY_LIBPQ_FUNCTIONS(X) \
     X(PQclear) \
     X(PQcmdTuples) \
+    X(PQdescribePrepared) \
     X(PQconnectdb) \
     X(PQerrorMessage) \
     X(PQexec) \
@@ -22,7 +23,9 @@
     X(PQgetlength) \
     X(PQgetvalue) \
     X(PQnfields) \
+    X(PQnparams) \
     X(PQntuples) \
+    X(PQparamtype) \
     X(PQprepare) \
     X(PQputCopyData) \
     X(PQputCopyEnd) \

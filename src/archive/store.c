@@ -109,6 +109,13 @@ int store_first_integer(void *ctx, size_t ncols, const struct sql_value *row)
     return 1;
 }
 
+int store_first_text(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    if (ncols > 0 && row[0].type == SQL_TEXT)
+        *(char **)ctx = strdup(row[0].text);
+    return 1;
+}
+
 long long store_size(struct store *s, char *why, size_t why_size)
 {
     long long size = -1;

@@ -30,6 +30,9 @@ bool store_location_is_postgres(const char *location);
 /* A store_row_fn for a query of one integer: *(long long *)ctx gets the
  * first column of the first row (left as it was when that is NULL). */
 int store_first_integer(void *ctx, size_t ncols, const struct sql_value *row);
+/* The same for one text: *(char **)ctx gets a malloc'd copy of the first
+ * column of the first row (left NULL when that is not text, or no memory). */
+int store_first_text(void *ctx, size_t ncols, const struct sql_value *row);
 
 long long store_exec(struct store *s, const char *sql, const struct sql_value *params,
                      size_t nparams, char *why, size_t why_size);

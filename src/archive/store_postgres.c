@@ -6,27 +6,41 @@
 
 #include <libpq-fe.h>
 #include "archive/libpq_api.h"
+#include "archive/pg_copy_binary.h"
 #include "util/byte_codec.h"
 #include "util/vec.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STATEMENT_CACHE_SIZE 16
+#define COPY_TARGETS 4
 #define MAX_PARAMS 65535 /* the protocol's limit */
 
 struct prepared {
     char *sql;  /* as the caller wrote it */
     char name[24];
+    bool *bytea; /* of each parameter: is its type bytea (its bytes then go as they are) */
+};
+
+/* The column types of a COPY's target, "table (columns)", for the binary
+ * format; found once per connection. */
+struct copy_target {
+    char *target;
+    unsigned *types;
 };
 
 struct postgres_store {
     PGconn *conn;
     struct prepared cache[STATEMENT_CACHE_SIZE];
     size_t next_victim;
+    struct copy_target copy_targets[COPY_TARGETS];
+    size_t next_copy_target;
     unsigned serial;
     const char **values;  /* parameters as text, for PQexecPrepared */
     char (*numbers)[32];  /* the text of numeric parameters */
+    int *lengths, *formats; /* of each parameter: blobs go as bytes (format 1) */
     size_t param_capacity;
 };
 
@@ -84,14 +98,14 @@ static void set_result_error(struct store *s, PGresult *res, char *why, size_t w
         s->retryable = true;
 }
 
-/* Name of the prepared statement for sql, preparing it on first use. */
-static const char *prepare(struct store *s, const char *sql, int nparams, char *why,
+/* The prepared statement of sql, preparing it on first use. */
+static const struct prepared *prepare(struct store *s, const char *sql, int nparams, char *why,
                            size_t why_size)
 {
     struct postgres_store *impl = s->impl;
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         if (impl->cache[i].sql && !strcmp(impl->cache[i].sql, sql))
-            return impl->cache[i].name;
+            return &impl->cache[i];
     char *numbered = number_placeholders(sql);
     if (!numbered) {
         snprintf(why, why_size, "out of memory");
@@ -115,8 +129,42 @@ static const char *prepare(struct store *s, const char *sql, int nparams, char *
         return NULL;
     }
     PQ(PQclear)(res);
+    /* the types the server gave the parameters: bytes go as they are only
+     * to bytea (an old schema's text column gets bytea's text form) */
+    free(slot->bytea);
+    slot->bytea = calloc(nparams ? (size_t)nparams : 1, sizeof *slot->bytea);
+    res = slot->bytea ? PQ(PQdescribePrepared)(impl->conn, slot->name) : NULL;
+    if (res && PQ(PQresultStatus)(res) == PGRES_COMMAND_OK && PQ(PQnparams)(res) == nparams)
+        for (int i = 0; i < nparams; i++)
+            slot->bytea[i] = PQ(PQparamtype)(res, i) == OID_BYTEA;
+    PQ(PQclear)(res);
     slot->sql = strdup(sql);
-    return slot->name;
+    return slot;
+}
+
+/* bytea's text form of n bytes at out: \x, two hex digits a byte, NUL;
+ * just past the NUL. */
+static char *hex_form(char *out, const char *bytes, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *b = (const unsigned char *)bytes;
+    *out++ = '\\';
+    *out++ = 'x';
+    for (size_t k = 0; k < n; k++) {
+        *out++ = hex[b[k] >> 4];
+        *out++ = hex[b[k] & 15];
+    }
+    *out++ = '\0';
+    return out;
+}
+
+static void forget_copy_targets(struct postgres_store *impl)
+{
+    for (size_t i = 0; i < COPY_TARGETS; i++) {
+        free(impl->copy_targets[i].target);
+        free(impl->copy_targets[i].types);
+        impl->copy_targets[i] = (struct copy_target){NULL, NULL};
+    }
 }
 
 static PGresult *execute(struct store *s, const char *sql, const struct sql_value *params,
@@ -130,9 +178,13 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
     if (nparams > impl->param_capacity) { /* text forms of the values, reused */
         free(impl->values);
         free(impl->numbers);
+        free(impl->lengths);
+        free(impl->formats);
         impl->values = malloc(nparams * sizeof *impl->values);
         impl->numbers = malloc(nparams * sizeof *impl->numbers);
-        impl->param_capacity = impl->values && impl->numbers ? nparams : 0;
+        impl->lengths = malloc(nparams * sizeof *impl->lengths);
+        impl->formats = malloc(nparams * sizeof *impl->formats);
+        impl->param_capacity = impl->values && impl->numbers && impl->lengths && impl->formats ? nparams : 0;
         if (!impl->param_capacity) {
             snprintf(why, why_size, "out of memory");
             return NULL;
@@ -149,19 +201,19 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
                 free(impl->cache[i].sql);
                 impl->cache[i].sql = NULL;
             }
+            forget_copy_targets(impl);
             PQ(PQclear)(PQ(PQexec)(impl->conn, "DEALLOCATE ALL"));
         }
         return res;
     }
-    const char *name = prepare(s, sql, (int)nparams, why, why_size);
-    if (!name)
+    const struct prepared *statement = prepare(s, sql, (int)nparams, why, why_size);
+    if (!statement)
         return NULL;
     const char **values = impl->values;
     char(*numbers)[32] = impl->numbers;
-    /* bytes travel in bytea's text form, \x and two hex digits a byte */
     size_t blob_text = 0;
     for (size_t i = 0; i < nparams; i++)
-        if (params[i].type == SQL_BLOB)
+        if (params[i].type == SQL_BLOB && !statement->bytea[i])
             blob_text += 2 * params[i].length + 3;
     char *blobs = blob_text ? malloc(blob_text) : NULL, *next_blob = blobs;
     if (blob_text && !blobs) {
@@ -169,6 +221,8 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         return NULL;
     }
     for (size_t i = 0; i < nparams; i++) {
+        impl->formats[i] = 0;
+        impl->lengths[i] = 0;
         switch (params[i].type) {
         case SQL_TEXT: values[i] = params[i].text; break;
         case SQL_REAL:
@@ -179,23 +233,26 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
             snprintf(numbers[i], sizeof numbers[i], "%lld", params[i].integer);
             values[i] = numbers[i];
             break;
-        case SQL_BLOB: {
-            static const char hex[] = "0123456789abcdef";
-            const unsigned char *b = (const unsigned char *)params[i].text;
-            values[i] = next_blob;
-            *next_blob++ = '\\';
-            *next_blob++ = 'x';
-            for (size_t k = 0; k < params[i].length; k++) {
-                *next_blob++ = hex[b[k] >> 4];
-                *next_blob++ = hex[b[k] & 15];
+        case SQL_BLOB:
+            if (params[i].length > INT32_MAX) {
+                snprintf(why, why_size, "a value of %zu bytes is too long", params[i].length);
+                free(blobs);
+                return NULL;
             }
-            *next_blob++ = '\0';
+            if (statement->bytea[i]) { /* as they are: bytea's binary form is its bytes */
+                values[i] = params[i].text;
+                impl->lengths[i] = (int)params[i].length;
+                impl->formats[i] = 1;
+            } else { /* bytea's text form, \x and two hex digits a byte */
+                values[i] = next_blob;
+                next_blob = hex_form(next_blob, params[i].text, params[i].length);
+            }
             break;
-        }
         default: values[i] = NULL; break;
         }
     }
-    PGresult *res = PQ(PQexecPrepared)(impl->conn, name, (int)nparams, values, NULL, NULL, 0);
+    PGresult *res = PQ(PQexecPrepared)(impl->conn, statement->name, (int)nparams, values, impl->lengths,
+                                       impl->formats, 0);
     free(blobs);
     if (!res)
         set_error(impl, why, why_size);
@@ -219,8 +276,6 @@ static long long postgres_exec(struct store *s, const char *sql, const struct sq
     return changed;
 }
 
-enum { OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
-       OID_NUMERIC = 1700 };
 
 static int hex_value(char c)
 {
@@ -297,7 +352,7 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     return 0;
 }
 
-/* --- COPY ... FROM STDIN, text format -------------------------------------- */
+/* --- COPY ... FROM STDIN, text format ---------------------------------- */
 
 /* Text as COPY's text format reads it: backslash, tab, newline and carriage
  * return escaped (a quote needs nothing). */
@@ -337,13 +392,52 @@ static void copy_value(struct byte_writer *b, const struct sql_value *v)
     }
 }
 
+/* --- COPY ... FROM STDIN, binary where the values fit (pg_copy_binary.h) -- */
+
+/* The types of table's columns (ncols of them), from an empty select; NULL
+ * when they cannot be had (the text format then). */
+static const unsigned *copy_types(struct postgres_store *impl, const char *table, const char *columns,
+                                  size_t ncols)
+{
+    char *target = NULL;
+    if (asprintf(&target, "%s (%s)", table, columns) < 0)
+        return NULL;
+    for (size_t i = 0; i < COPY_TARGETS; i++)
+        if (impl->copy_targets[i].target && !strcmp(impl->copy_targets[i].target, target)) {
+            free(target);
+            return impl->copy_targets[i].types;
+        }
+    char *sql = NULL;
+    unsigned *types = malloc((ncols ? ncols : 1) * sizeof *types);
+    PGresult *res = types && asprintf(&sql, "SELECT %s FROM %s LIMIT 0", columns, table) >= 0
+                        ? PQ(PQexec)(impl->conn, sql) : NULL;
+    free(sql);
+    bool found = res && PQ(PQresultStatus)(res) == PGRES_TUPLES_OK && (size_t)PQ(PQnfields)(res) == ncols;
+    for (size_t c = 0; found && c < ncols; c++)
+        types[c] = PQ(PQftype)(res, (int)c);
+    PQ(PQclear)(res);
+    if (!found) {
+        free(types);
+        free(target);
+        return NULL;
+    }
+    struct copy_target *slot = &impl->copy_targets[impl->next_copy_target];
+    impl->next_copy_target = (impl->next_copy_target + 1) % COPY_TARGETS;
+    free(slot->target);
+    free(slot->types);
+    *slot = (struct copy_target){target, types};
+    return types;
+}
+
 static int postgres_copy(struct store *s, const char *table, const char *columns,
                          const struct sql_value *values, size_t nrows, size_t ncols, char *why,
                          size_t why_size)
 {
     struct postgres_store *impl = s->impl;
+    const unsigned *types = copy_types(impl, table, columns, ncols);
+    bool binary = types && pg_copy_binary_fits(types, values, nrows, ncols);
     char *sql = NULL;
-    if (asprintf(&sql, "COPY %s (%s) FROM STDIN", table, columns) < 0) {
+    if (asprintf(&sql, "COPY %s (%s) FROM STDIN%s", table, columns, binary ? " WITH (FORMAT binary)" : "") < 0) {
         snprintf(why, why_size, "out of memory");
         return -1;
     }
@@ -356,19 +450,32 @@ static int postgres_copy(struct store *s, const char *table, const char *columns
     }
     PQ(PQclear)(res);
     struct byte_writer b = {NULL, 0, 0, false};
+    if (binary)
+        pg_copy_binary_header(&b);
     int rc = 0;
     for (size_t r = 0; r < nrows && rc == 0; r++) {
-        for (size_t c = 0; c < ncols; c++) {
-            if (c)
-                byte_put(&b, "\t", 1);
-            copy_value(&b, &values[r * ncols + c]);
+        if (binary) {
+            pg_copy_binary_row(&b, types, &values[r * ncols], ncols);
+        } else {
+            for (size_t c = 0; c < ncols; c++) {
+                if (c)
+                    byte_put(&b, "\t", 1);
+                copy_value(&b, &values[r * ncols + c]);
+            }
+            byte_put(&b, "\n", 1);
         }
-        byte_put(&b, "\n", 1);
+        if (binary && r + 1 == nrows)
+            pg_copy_binary_trailer(&b);
         if (b.failed || (b.len >= (1 << 20) || r + 1 == nrows)) { /* a megabyte at a time */
             if (b.failed || PQ(PQputCopyData)(impl->conn, (const char *)b.data, (int)b.len) != 1)
                 rc = -1;
             b.len = 0;
         }
+    }
+    if (binary && nrows == 0) { /* a header and a trailer: no rows */
+        pg_copy_binary_trailer(&b);
+        if (b.failed || PQ(PQputCopyData)(impl->conn, (const char *)b.data, (int)b.len) != 1)
+            rc = -1;
     }
     if (PQ(PQputCopyEnd)(impl->conn, rc == 0 ? NULL : "tally: out of memory") != 1)
         rc = -1;
@@ -389,11 +496,16 @@ static int postgres_copy(struct store *s, const char *table, const char *columns
 static void postgres_close(struct store *s)
 {
     struct postgres_store *impl = s->impl;
-    for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
+    for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++) {
         free(impl->cache[i].sql);
+        free(impl->cache[i].bytea);
+    }
+    forget_copy_targets(impl);
     PQ(PQfinish)(impl->conn);
     free(impl->values);
     free(impl->numbers);
+    free(impl->lengths);
+    free(impl->formats);
     free(impl);
     free(s->location);
     free(s);
