@@ -525,6 +525,7 @@ static const struct store_backend postgres_backend = {
     .column_exists = "SELECT 1 FROM information_schema.columns WHERE table_schema = "
                      "current_schema() AND table_name = ? AND column_name = ?",
     .blob_type = "BYTEA",
+    .aggregates_uncompressed = "ALTER TABLE aggregates ALTER COLUMN data SET STORAGE EXTERNAL;",
     .partitioned_id_column = "id BIGSERIAL",
     .partition_by = " PARTITION BY RANGE (start_day)",
     .copy = postgres_copy,

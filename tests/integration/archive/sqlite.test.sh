@@ -19,7 +19,7 @@ check_eq "add a directory: counts" "$out" "added 301, already archived 0, reject
 check_eq "rows stored" "$(sqlite3 "$DB" 'select count(*) from summaries')" 301
 check_eq "resource_monitor summary named by its command" \
   "$(sqlite3 "$DB" "select name || ' ' || tool from summaries where tool = 'resource_monitor'")" "sleep resource_monitor"
-check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 11
+check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 12
 check_eq "version 11: the rows hold the dictionary's ids, summaries is a view" \
   "$(sqlite3 "$DB" "select group_concat(t, ' ') from (select distinct typeof(name_ref) || ',' || typeof(host_ref) || ',' || typeof(tool_ref) as t from summary_rows) union all select type from sqlite_master where name = 'summaries'")" "integer,integer,integer
 view"
