@@ -16,6 +16,7 @@
     X(PQerrorMessage) \
     X(PQexec) \
     X(PQexecPrepared) \
+    X(PQfformat) \
     X(PQfinish) \
     X(PQftype) \
     X(PQgetResult) \

@@ -22,6 +22,7 @@ struct prepared {
     char *sql;  /* as the caller wrote it */
     char name[24];
     bool *bytea; /* of each parameter: is its type bytea (its bytes then go as they are) */
+    bool binary_results; /* every result column of a type read in binary (binary_readable) */
 };
 
 /* The column types of a COPY's target, "table (columns)", for the binary
@@ -98,6 +99,15 @@ static void set_result_error(struct store *s, PGresult *res, char *why, size_t w
         s->retryable = true;
 }
 
+/* The column types whose binary form postgres_query reads (as it reads
+ * their text form): integers, floats, text, bytes. Numeric and the others
+ * stay in text. */
+static bool binary_readable(Oid t)
+{
+    return t == OID_INT2 || t == OID_INT4 || t == OID_INT8 || t == OID_FLOAT4 || t == OID_FLOAT8 ||
+           t == OID_TEXT || t == OID_VARCHAR || t == OID_BYTEA;
+}
+
 /* The prepared statement of sql, preparing it on first use. */
 static const struct prepared *prepare(struct store *s, const char *sql, int nparams, char *why,
                            size_t why_size)
@@ -134,9 +144,16 @@ static const struct prepared *prepare(struct store *s, const char *sql, int npar
     free(slot->bytea);
     slot->bytea = calloc(nparams ? (size_t)nparams : 1, sizeof *slot->bytea);
     res = slot->bytea ? PQ(PQdescribePrepared)(impl->conn, slot->name) : NULL;
-    if (res && PQ(PQresultStatus)(res) == PGRES_COMMAND_OK && PQ(PQnparams)(res) == nparams)
+    slot->binary_results = false;
+    if (res && PQ(PQresultStatus)(res) == PGRES_COMMAND_OK && PQ(PQnparams)(res) == nparams) {
         for (int i = 0; i < nparams; i++)
             slot->bytea[i] = PQ(PQparamtype)(res, i) == OID_BYTEA;
+        /* and the results come in binary when every column can be read so */
+        int ncols = PQ(PQnfields)(res);
+        slot->binary_results = ncols > 0;
+        for (int c = 0; c < ncols; c++)
+            slot->binary_results &= binary_readable(PQ(PQftype)(res, c));
+    }
     PQ(PQclear)(res);
     slot->sql = strdup(sql);
     return slot;
@@ -252,7 +269,7 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         }
     }
     PGresult *res = PQ(PQexecPrepared)(impl->conn, statement->name, (int)nparams, values, impl->lengths,
-                                       impl->formats, 0);
+                                       impl->formats, statement->binary_results);
     free(blobs);
     if (!res)
         set_error(impl, why, why_size);
@@ -295,6 +312,35 @@ static size_t decode_bytea(const char *text, unsigned char *out)
     return n;
 }
 
+/* A value in its binary form (big-endian integers and IEEE floats, text
+ * and bytes as they are: libpq ends every value with a NUL) for a column of
+ * a binary_readable type. */
+static struct sql_value binary_value(Oid type, const char *v, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)v;
+    uint64_t n = 0;
+    for (size_t i = 0; i < len && i < 8; i++)
+        n = n << 8 | b[i];
+    switch (type) {
+    case OID_INT2: return sql_int((int16_t)n);
+    case OID_INT4: return sql_int((int32_t)n);
+    case OID_INT8: return sql_int((int64_t)n);
+    case OID_FLOAT4: {
+        uint32_t bits = (uint32_t)n;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return sql_real(f);
+    }
+    case OID_FLOAT8: {
+        double d;
+        memcpy(&d, &n, sizeof d);
+        return sql_real(d);
+    }
+    case OID_BYTEA: return sql_blob(v, len);
+    default: return sql_text(v);
+    }
+}
+
 static int postgres_query(struct store *s, const char *sql, const struct sql_value *params,
                           size_t nparams, store_row_fn fn, void *ctx, char *why, size_t why_size)
 {
@@ -308,20 +354,26 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     }
     int nrows = PQ(PQntuples)(res), ncols = PQ(PQnfields)(res);
     struct sql_value *row = calloc((size_t)ncols + 1, sizeof *row);
-    enum sql_type *types = calloc((size_t)ncols + 1, sizeof *types);
-    for (int c = 0; c < ncols; c++) {
-        Oid t = PQ(PQftype)(res, c);
-        types[c] = (t == OID_INT8 || t == OID_INT2 || t == OID_INT4) ? SQL_INT
-                   : (t == OID_FLOAT4 || t == OID_FLOAT8 || t == OID_NUMERIC) ? SQL_REAL
-                   : t == OID_BYTEA                                           ? SQL_BLOB
-                                                                             : SQL_TEXT;
+    Oid *types = calloc((size_t)ncols + 1, sizeof *types);
+    bool *binary = calloc((size_t)ncols + 1, sizeof *binary);
+    if (!row || !types || !binary) {
+        free(row);
+        free(types);
+        free(binary);
+        PQ(PQclear)(res);
+        snprintf(why, why_size, "out of memory");
+        return -1;
     }
-    unsigned char *bytes = NULL; /* the decoded blobs of one row */
+    for (int c = 0; c < ncols; c++) {
+        types[c] = PQ(PQftype)(res, c);
+        binary[c] = PQ(PQfformat)(res, c) == 1;
+    }
+    unsigned char *bytes = NULL; /* the decoded blobs of one row (text format) */
     size_t bytes_capacity = 0;
     for (int r = 0; r < nrows; r++) {
         size_t blob_room = 0;
         for (int c = 0; c < ncols; c++)
-            if (types[c] == SQL_BLOB)
+            if (types[c] == OID_BYTEA && !binary[c])
                 blob_room += (size_t)PQ(PQgetlength)(res, r, c) / 2 + 1;
         if (VEC_RESERVE(bytes, bytes_capacity, blob_room) < 0)
             break;
@@ -330,11 +382,13 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
             const char *v = PQ(PQgetvalue)(res, r, c);
             if (PQ(PQgetisnull)(res, r, c))
                 row[c] = sql_null();
-            else if (types[c] == SQL_INT)
+            else if (binary[c])
+                row[c] = binary_value(types[c], v, (size_t)PQ(PQgetlength)(res, r, c));
+            else if (types[c] == OID_INT8 || types[c] == OID_INT2 || types[c] == OID_INT4)
                 row[c] = sql_int(atoll(v));
-            else if (types[c] == SQL_REAL)
+            else if (types[c] == OID_FLOAT4 || types[c] == OID_FLOAT8 || types[c] == OID_NUMERIC)
                 row[c] = sql_real(strtod(v, NULL));
-            else if (types[c] == SQL_BLOB) {
+            else if (types[c] == OID_BYTEA) {
                 size_t n = decode_bytea(v, room);
                 row[c] = sql_blob(room, n);
                 room += n + 1;
@@ -348,6 +402,7 @@ static int postgres_query(struct store *s, const char *sql, const struct sql_val
     free(bytes);
     free(row);
     free(types);
+    free(binary);
     PQ(PQclear)(res);
     return 0;
 }
