@@ -281,32 +281,33 @@ static const char *insert_sql(struct store *s, bool keys, size_t rows, size_t nf
     const char *cached = store_memo(s, slot);
     if (cached)
         return cached;
-    char *sql = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&sql, &len);
-    if (!out)
+    char why[80];
+    struct text_builder head, row;
+    if (text_builder_open(&head, why, sizeof why) < 0)
         return NULL;
+    if (text_builder_open(&row, why, sizeof why) < 0) {
+        free(text_builder_finish(&head, why, sizeof why));
+        return NULL;
+    }
     if (keys) {
-        fputs("INSERT INTO summary_keys (start_day, hash, id) VALUES ", out);
+        fputs("INSERT INTO summary_keys (start_day, hash, id) VALUES", head.out);
     } else {
-        fputs("INSERT INTO summary_rows (id, ", out);
-        write_columns(out, "", summary_rows_have_start_day(s), nfields, fields);
-        fputs(") VALUES ", out);
+        fputs("INSERT INTO summary_rows (id, ", head.out);
+        write_columns(head.out, "", summary_rows_have_start_day(s), nfields, fields);
+        fputs(") VALUES", head.out);
     }
     size_t per_row = keys ? 3 : 1 + row_params(s) + nfields;
-    for (size_t r = 0; r < rows; r++) {
-        fputs(r ? ", (?" : "(?", out);
-        for (size_t i = 1; i < per_row; i++)
-            fputs(", ?", out);
-        fputc(')', out);
-    }
-    if (keys)
-        fputs(" ON CONFLICT (start_day, hash) DO NOTHING", out);
-    if (fclose(out) != 0) {
-        free(sql);
-        return NULL;
-    }
-    return store_memo_keep(s, slot, sql);
+    for (size_t i = 0; i < per_row; i++)
+        fputs(i ? ", ?" : "?", row.out);
+    char *head_text = text_builder_finish(&head, why, sizeof why);
+    char *row_text = text_builder_finish(&row, why, sizeof why);
+    char *sql = head_text && row_text
+                    ? rows_statement(head_text, row_text, rows,
+                                     keys ? " ON CONFLICT (start_day, hash) DO NOTHING" : "", why, sizeof why)
+                    : NULL;
+    free(head_text);
+    free(row_text);
+    return sql ? store_memo_keep(s, slot, sql) : NULL;
 }
 
 struct inserted {
