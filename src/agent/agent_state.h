@@ -73,6 +73,8 @@ struct agent_task {
     bool scanned;                  /* a scan has looked for its processes since it was added */
     bool guarded;                  /* its runner asked: end the tree if the runner dies first */
     pid_t runner_pid;              /* followed: the tally run (the root before the command's) */
+    bool ended_before_followed;    /* asked to follow a command that had already ended (and
+                                    * been reaped): nothing of it to sample */
 };
 
 /* Which connection defined csr_N (its lines go there; deleted with it).

@@ -99,9 +99,15 @@ static struct follower *new_follower(const struct agent *a, pid_t pid,
 int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *why, size_t why_size)
 {
     struct proc_stat st;
-    if (t->follower || t->ended) {
+    if (t->follower || t->ended || t->ended_before_followed) {
         snprintf(why, why_size, "follow: the task is already followed");
         return -1;
+    }
+    if (proc_read_stat(pid, &st) < 0 && (errno == ENOENT || errno == ESRCH)) {
+        /* A command shorter than the agent's answer: tally run has reaped it
+         * (with the kernel's totals of it) before this request was read. */
+        t->ended_before_followed = true;
+        return 0;
     }
     if (proc_read_stat(pid, &st) < 0 || st.ppid != t->root) {
         snprintf(why, why_size, "follow: process %d is not a child of the task's tally run", (int)pid);
@@ -124,8 +130,8 @@ int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *wh
 
 json_t *agent_task_follow_end(struct agent *a, struct agent_task *t)
 {
-    if (!t->follower)
-        return NULL;
+    if (!t->follower) /* ended before it could be followed: no samples, none missing */
+        return t->ended_before_followed ? json_object() : NULL;
     if (!follower_done(t->follower)) {
         /* One last look at what is left before the runner reaps it. */
         proc_scan_refresh_incremental(&a->scan, is_followed, a);
