@@ -48,17 +48,12 @@ static void pause_for(struct disk_watch *w, double gap)
         ;
 }
 
-/* The first walk half an interval after the start, in time for the first
- * regular sample (one interval after the start), the first to take a
- * walk's figures: a walk at the start, as made before, was thrown away
- * unseen by every task shorter than the interval, which have the end's
- * walk only (disk_measure of a repository of 3,300 entries cost 7.4 ms of
- * CPU, cold, more than the rest of tally's work for a 0.13 s task). */
+/* A walk at once (the caller starts the watch when the first walk is due),
+ * then one every interval, or less often when a walk takes long. */
 static void *watch_loop(void *arg)
 {
     struct disk_watch *w = arg;
     pthread_mutex_lock(&w->lock);
-    pause_for(w, w->interval / 2);
     while (!w->stopping) {
         pthread_mutex_unlock(&w->lock);
         struct disk_usage d;
