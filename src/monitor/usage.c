@@ -500,9 +500,17 @@ static void take_disk(struct usage *u, const struct disk_usage *d)
  * unseen by every task shorter than the interval, which have the end's walk
  * only (disk_measure of a repository of 3,300 entries cost 7.4 ms of CPU,
  * cold, more than the rest of tally's work for a 0.13 s task); and so was
- * the walker thread, started and stopped (0.2 to 0.3 ms of CPU) without
- * ever walking. */
+ * the walker thread (usage_schedule_background), started and stopped (0.2
+ * to 0.3 ms of CPU) without ever walking. */
 void usage_start_background(struct usage *u)
+{
+    if (u->options->skip_disk || u->disk)
+        return;
+    u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
+                               u->options->interval, u->options->interval / 2);
+}
+
+void usage_schedule_background(struct usage *u)
 {
     if (u->options->skip_disk || u->disk)
         return;
@@ -524,7 +532,7 @@ void usage_start_background_when_due(struct usage *u)
         return;
     u->disk_at = INFINITY;
     u->disk = disk_watch_start(u->options->measure_dirs, u->options->measure_dir_count,
-                               u->options->interval);
+                               u->options->interval, 0);
 }
 
 static void emit_row(struct usage *u, double now)
