@@ -14,7 +14,15 @@
 # of the command and all its children, which other users' load disturbs
 # less) over the same round's no-monitor time, and the tables give the
 # median over BENCH_RUNS rounds (default 7, at least 7) with the smallest
-# and largest. Writes bench/results/io.md.
+# and largest. Each case runs in a directory of its own under the work
+# directory, holding only its files (as a batch system's sandbox does): the
+# working directory is what tally walks at the end for 'disk', and the
+# repository's root, where the cases ran before, made that walk a cost of the
+# repository's size (about 4,000 entries), not of level 3. That cost is
+# measured apart: tally's fixed cost per run, 'tally run --level 3 --
+# /bin/true' in an empty directory and in the repository's root, against
+# /bin/true alone (FIXED_RUNS runs of each in a row, default 40, in the same
+# rotated rounds). Writes bench/results/io.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/median.sh
@@ -29,22 +37,26 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
 WORK=$(mktemp -d /dev/shm/tally-io-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/meta" "$WORK/out" "$WORK/helper"
+mkdir -p "$WORK/out" "$WORK/helper" "$WORK/empty"
 EMPTY=$WORK/libempty.so
 echo 'void tally_bench_empty(void) {}' | cc -shared -fPIC -O2 -x c -o "$EMPTY" -
 
 declare -A CMD LABEL
 CASES="writes loop meta"
-CMD[writes]="$ROOT/build/bench/io_writes $WORK/w.dat 200000 4096"
+# each case's working directory (its sandbox), holding its files only
+for c in $CASES; do mkdir -p "$WORK/case/$c"; done
+mkdir -p "$WORK/case/meta/meta"
+CMD[writes]="$ROOT/build/bench/io_writes $WORK/case/writes/w.dat 200000 4096"
 LABEL[writes]="200,000 writes of 4 KiB to tmpfs"
 CMD[loop]="bash -c 'for i in \$(seq 1000); do /bin/true; done'"
 LABEL[loop]="the 1000-process loop (1002 processes)"
-CMD[meta]="$ROOT/build/bench/io_meta $WORK/meta 100000"
+CMD[meta]="$ROOT/build/bench/io_meta $WORK/case/meta/meta 100000"
 LABEL[meta]="100,000 stat/open/close"
 CONFIGS="none empty helper tally3 tally2 strace"
 
-run_command() { # CASE CONFIG ROUND
+run_command() { # CASE CONFIG ROUND (run_config's subshell: the cd stays in it)
   local c=$1 cfg=$2 r=$3
+  cd "$WORK/case/$c"
   case $cfg in
     none) eval "${CMD[$c]}" ;;
     empty) eval "LD_PRELOAD=$EMPTY ${CMD[$c]}" ;;
@@ -80,6 +92,44 @@ for r in $(seq "$RUNS"); do
   done
 done
 
+# tally's fixed cost per run: FIXED_RUNS runs in a row of /bin/true alone,
+# and under tally run --level 3 in an empty directory and in the
+# repository's root, in rounds of rotated order as above.
+FIXED_RUNS=${FIXED_RUNS:-40}
+FIXED_CONFIGS="bare empty repo"
+fixed_command() { # CONFIG: FIXED_RUNS runs (run_config's subshell: the cd stays in it)
+  local i
+  case $1 in
+    bare) cd "$WORK/empty"; for ((i = 0; i < FIXED_RUNS; i++)); do /bin/true; done ;;
+    empty) cd "$WORK/empty"
+           for ((i = 0; i < FIXED_RUNS; i++)); do "$TALLY" run --level 3 -o "$WORK/out/fixed.empty" -- /bin/true; done ;;
+    repo) cd "$ROOT"
+          for ((i = 0; i < FIXED_RUNS; i++)); do "$TALLY" run --level 3 -o "$WORK/out/fixed.repo" -- /bin/true; done ;;
+  esac
+}
+fixed_config() { # CONFIG ROUND: a line of fixed.tsv, the wall and CPU (user + system) ms per run
+  local TIMEFORMAT='%3R %3U %3S' t
+  t=$( { time fixed_command "$1" >/dev/null 2>&1; } 2>&1 )
+  awk -v cfg="$1" -v r="$2" -v k="$FIXED_RUNS" '{ printf "%s\t%s\t%.4f\t%.4f\n", cfg, r, $1 * 1000 / k, ($2 + $3) * 1000 / k }' <<<"$t"
+}
+FIXED=$WORK/fixed.tsv
+: >"$FIXED"
+set -- $FIXED_CONFIGS
+n=$#
+for r in $(seq "$RUNS"); do
+  order=()
+  for i in $(seq 0 $((n - 1))); do
+    k=$(( (i + r) % n + 1 ))
+    order+=("${!k}")
+  done
+  for cfg in "${order[@]}"; do
+    fixed_config "$cfg" "$r" >>"$FIXED"
+  done
+done
+# the repository's root as tally found it (its last run there)
+repo_files=$(jq -r '.total_files[0]' "$WORK/out/fixed.repo.summary")
+repo_mb=$(jq -r '.disk[0] | floor' "$WORK/out/fixed.repo.summary")
+
 ratios() { # CASE CONFIG [COLUMN: 4 wall, 5 CPU]: one ratio per round
   awk -F'\t' -v c="$1" -v g="$2" -v k="${3:-4}" '$1 == c && $2 == "none" {b[$3] = $k}
     $1 == c && $2 == g {v[$3] = $k} END {for (r in v) if (b[r] > 0) printf "%.4f\n", v[r] / b[r]}' "$RAW"
@@ -106,6 +156,15 @@ table() { # COLUMN(4 wall, 5 CPU) TITLE HEADING WITH_BOUND(yes|no): a table of r
   done
   echo
 }
+fixed_ms() { # CONFIG COLUMN(3 wall, 4 CPU): median ms per run over the rounds
+  awk -F'\t' -v g="$1" -v k="$2" '$1 == g {print $k}' "$FIXED" | median
+}
+fixed_extra() { # CONFIG COLUMN: median over the rounds of (CONFIG - bare) ms per run [smallest-largest]
+  local ds
+  ds=$(awk -F'\t' -v g="$1" -v k="$2" '$1 == "bare" {b[$2] = $k} $1 == g {v[$2] = $k}
+    END {for (r in v) printf "%.4f\n", v[r] - b[r]}' "$FIXED" | sort -g)
+  printf '%.2f [%.2f-%.2f]' "$(printf '%s\n' "$ds" | median)" "$(printf '%s\n' "$ds" | head -1)" "$(printf '%s\n' "$ds" | tail -1)"
+}
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(( $(date +%s) - start ))
 
@@ -129,6 +188,23 @@ OUT=$ROOT/bench/results/io.md
   echo "no-monitor time of the same round [smallest-largest]."
   echo
   echo "Processes counted in the loop (every round): level 3: $(procs loop 3); level 2: $(procs loop 2) (truth 1002)."
+  echo
+  echo "Working directory: each case runs in a directory of its own on /dev/shm holding"
+  echo "only its files (as a batch system's sandbox does). tally walks the working"
+  echo "directory at the end of a run for \`disk\`; the runs of the history below up to"
+  echo "2026-11-26 19:58 UTC ran every case in the repository's root, whose walk (a cost of"
+  echo "the repository's size, not of level 3) was in every tally column. It is measured"
+  echo "apart below."
+  echo
+  echo "tally's fixed cost per run (\`tally run --level 3 -- /bin/true\`, $FIXED_RUNS runs in a"
+  echo "row per round, $RUNS rotated rounds; milliseconds per run, medians; tally's extra:"
+  echo "the median over the rounds of its time minus /bin/true's [smallest-largest]):"
+  echo
+  echo "| | wall ms per run | CPU ms per run | tally's extra, wall ms | tally's extra, CPU ms |"
+  echo "|---|---:|---:|---:|---:|"
+  echo "| /bin/true alone | $(printf '%.2f' "$(fixed_ms bare 3)") | $(printf '%.2f' "$(fixed_ms bare 4)") | | |"
+  echo "| tally --level 3, empty directory | $(printf '%.2f' "$(fixed_ms empty 3)") | $(printf '%.2f' "$(fixed_ms empty 4)") | $(fixed_extra empty 3) | $(fixed_extra empty 4) |"
+  echo "| tally --level 3, the repository's root ($repo_files files, $repo_mb MB) | $(printf '%.2f' "$(fixed_ms repo 3)") | $(printf '%.2f' "$(fixed_ms repo 4)") | $(fixed_extra repo 3) | $(fixed_extra repo 4) |"
   echo
   echo "What strace -f -c counted in the last round (calls of the top system calls):"
   echo

@@ -28,7 +28,7 @@ double disk_measure(const char *const *dirs, size_t count, struct disk_usage *ou
 struct disk_watch {
     const char *const *dirs;
     size_t count;
-    double interval;
+    double interval, first_in;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -48,17 +48,14 @@ static void pause_for(struct disk_watch *w, double gap)
         ;
 }
 
-/* The first walk half an interval after the start, in time for the first
- * regular sample (one interval after the start), the first to take a
- * walk's figures: a walk at the start, as made before, was thrown away
- * unseen by every task shorter than the interval, which have the end's
- * walk only (disk_measure of a repository of 3,300 entries cost 7.4 ms of
- * CPU, cold, more than the rest of tally's work for a 0.13 s task). */
+/* The first walk first_in seconds after the start of the watch, then one
+ * every interval, or less often when a walk takes long. */
 static void *watch_loop(void *arg)
 {
     struct disk_watch *w = arg;
     pthread_mutex_lock(&w->lock);
-    pause_for(w, w->interval / 2);
+    if (w->first_in > 0)
+        pause_for(w, w->first_in);
     while (!w->stopping) {
         pthread_mutex_unlock(&w->lock);
         struct disk_usage d;
@@ -72,7 +69,8 @@ static void *watch_loop(void *arg)
     return NULL;
 }
 
-struct disk_watch *disk_watch_start(const char *const *dirs, size_t count, double interval)
+struct disk_watch *disk_watch_start(const char *const *dirs, size_t count, double interval,
+                                     double first_in)
 {
     struct disk_watch *w = calloc(1, sizeof *w);
     if (!w)
@@ -80,6 +78,7 @@ struct disk_watch *disk_watch_start(const char *const *dirs, size_t count, doubl
     w->dirs = dirs;
     w->count = count;
     w->interval = interval;
+    w->first_in = first_in;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->wake, NULL);
     /* The walker must not take the signals that interrupt the main loop. */

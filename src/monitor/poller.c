@@ -177,7 +177,7 @@ static void sample_here(struct usage *u, pid_t self, struct helper_reports *repo
     }
     scan_tree(u, self, false, reports);
     usage_enable_warmup(u);
-    usage_start_background(u);
+    usage_schedule_background(u);
     u->next_regular = usage_now();
 }
 
@@ -191,7 +191,7 @@ static int follow_existing(const struct task_options *o, struct task_result *r, 
     struct ending ending = {0};
     scan_tree(u, o->follow_pid, true, NULL);
     usage_enable_warmup(u);
-    usage_start_background(u);
+    usage_schedule_background(u);
     bool root_alive = true;
     for (;;) {
         if (o->interrupt && *o->interrupt) {
@@ -257,7 +257,7 @@ int poller_run(const struct task_options *o, struct task_result *r, struct usage
             chld_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     } else {
         usage_enable_warmup(u);
-        usage_start_background(u);
+        usage_schedule_background(u);
     }
     struct ending ending = {0};
     for (;;) {

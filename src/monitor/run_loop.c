@@ -71,8 +71,9 @@ void ending_check_causes(struct ending *e, struct usage *u)
     ending_progress(e, u);
 }
 
-double loop_next_deadline_in(const struct ending *e, const struct usage *u)
+double loop_next_deadline_in(const struct ending *e, struct usage *u)
 {
+    usage_start_background_when_due(u);
     double in = usage_next_sample_in(u);
     if (e->terminating && e->kill_at > 0)
         in = fmin(in, fmax(0, e->kill_at - usage_now()));

@@ -26,8 +26,9 @@ void ending_signal_again(const struct ending *e, struct usage *u);
 void ending_new_process(const struct ending *e, pid_t pid);
 /* Checks the interrupt flag and broken limits; begins the ending if needed. */
 void ending_check_causes(struct ending *e, struct usage *u);
-/* Seconds until the next thing the loop must do on time (sample or kill). */
-double loop_next_deadline_in(const struct ending *e, const struct usage *u);
+/* Seconds until the next thing the loop must do on time (sample or kill),
+ * once the background walker is started if it is due. */
+double loop_next_deadline_in(const struct ending *e, struct usage *u);
 
 /* The sample timer of one run: a POSIX timer that sends SIGALRM to the
  * thread that runs the loop (SIGEV_THREAD_ID), not to the process, so that

@@ -58,7 +58,7 @@ int tracker_run(const struct task_options *o, struct task_result *r, struct usag
         usage_enable_warmup(u); /* the untraced processes are found by scans */
     }
     usage_process_started(u, launch.pid);
-    usage_start_background(u);
+    usage_schedule_background(u);
     struct ending ending = {0};
     double armed = -1;
     for (;;) {

@@ -41,6 +41,8 @@ struct usage {
     struct fileset files;
     struct net_usage net;
     struct disk_watch *disk;    /* background walks of the measured directories */
+    double disk_at;             /* when the walker's first walk is due (monotonic), while it
+                                 * is to be started (usage_schedule_background); INFINITY */
     double base_cpu;            /* reaped children's totals when the task started */
     struct proc_io base_io;
     struct rusage base_rusage;
@@ -60,9 +62,22 @@ struct usage {
 double usage_now(void);
 void usage_init(struct usage *u, const struct task_options *options, struct task_result *result);
 void usage_free(struct usage *u);
-/* Starts the background measurements (directory walks); call once the
- * task's top process has been started. */
+/* Starts the background measurements (directory walks), their first walk
+ * half an interval from now: the walker, a thread, now. For a caller that
+ * samples at its own ticks (the agent's followers); call once the task's
+ * top process has been started. */
 void usage_start_background(struct usage *u);
+/* The same for the loops of tally run (tracker.c, poller.c), which wake at
+ * usage_next_sample_in: the walker's thread is started only when its first
+ * walk is due (usage_start_background_when_due), so that a task shorter
+ * than half an interval costs no thread, the walk at its end being the one
+ * it needs. */
+void usage_schedule_background(struct usage *u);
+/* Starts the walker scheduled by usage_schedule_background when its first
+ * walk is due (or nearly: see usage.c); loop_next_deadline_in calls it at
+ * every turn of the loops, whose deadline (usage_next_sample_in) includes
+ * the walker's start until then. */
+void usage_start_background_when_due(struct usage *u);
 /* Level 1 (polling): scan early and at doubling gaps (10, 20, 40 ms ... up to
  * the interval), so that a short task's processes and memory are seen at all. */
 void usage_enable_warmup(struct usage *u);

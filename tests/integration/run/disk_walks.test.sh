@@ -6,8 +6,9 @@
 # s), and total_files counts it; a task shorter than the interval has the
 # end's figures only: a file it removed at 0.1 s is not in its peak (nor
 # was it when the first walk was made at the start: no sample took it).
-# Another file system mounted inside the directory is not walked (fts's
-# FTS_XDEV, as before: a tmpfs in a private mount namespace).
+# The walker's thread exists only from its first walk on. Another file
+# system mounted inside the directory is not walked (fts's FTS_XDEV, as
+# before: a tmpfs in a private mount namespace).
 source "$TALLY_TEST_ROOT/tests/integration/lib.sh"
 mkdir -p d
 head -c 1048576 /dev/zero > d/small
@@ -22,6 +23,18 @@ $TALLY run -o short --measure-dir d --interval 1 -- sh -c 'sleep 0.1; rm d/gone;
 check_eq "short task: exit 0" "$?" 0
 check_near "short task: disk is the end's (1 MiB left)" "$(summary_value short.summary disk)" 1 0.05
 check_eq "short task: total_files is the end's" "$(summary_value short.summary total_files)" 1
+
+# The walker is a thread of tally's, started when its first walk is due:
+# a task shorter than half the interval runs beside tally's main thread
+# alone (a thread started and joined unused cost 0.2-0.3 ms of CPU per
+# run); one that lasts past it sees the walker too. tally is the command's
+# parent at every level.
+for level in 1 2 3; do
+  threads=$($TALLY run -o thr$level --level $level --measure-dir d --interval 1 -- sh -c 'ls /proc/$PPID/task | wc -l')
+  check_eq "level $level, a task of a moment: tally has one thread" "$threads" 1
+done
+threads=$($TALLY run -o thr --measure-dir d --interval 1 -- sh -c 'sleep 0.7; ls /proc/$PPID/task | wc -l')
+check_eq "a task past half the interval: tally has the walker too" "$threads" 2
 
 if unshare -rm true 2>/dev/null; then
   mkdir -p x/mnt
