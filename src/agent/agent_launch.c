@@ -28,6 +28,7 @@
 #include "agent/agent_state.h"
 #include "tally/segment.h"
 #include "util/clock.h"
+#include "util/directories.h"
 #include "util/hex.h"
 #include "util/vec.h"
 #include "util/pid_text.h"
@@ -65,8 +66,6 @@ static struct launch_dir *find(struct agent_launches *l, const char *launch)
     return NULL;
 }
 
-static void remove_dir(const char *dir);
-
 /* Handed-over directories older than HANDED_LIFETIME (now: monotonic s),
  * and at the agent's end (now < 0) all of them, removed. */
 static void drop_stale(struct agent *a, double now)
@@ -78,7 +77,7 @@ static void drop_stale(struct agent *a, double now)
             i++;
             continue;
         }
-        remove_dir(d->dir);
+        remove_flat_directory(d->dir);
         free(d->launch);
         free(d->dir);
         *d = l->items[--l->count];
@@ -214,22 +213,6 @@ static json_t *segment_line(struct agent *a, const char *dir, const char *file, 
     return line;
 }
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4200];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
 void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
                         void (*emit)(void *ctx, json_t *line), void *ctx)
 {
@@ -267,7 +250,7 @@ void agent_launch_ranks(struct agent *a, const json_t *msg, uint64_t received,
             i++;
             continue;
         }
-        remove_dir(l->dir);
+        remove_flat_directory(l->dir);
         free(l->launch);
         free(l->dir);
         *l = all->items[--all->count]; /* i now holds the one moved here */

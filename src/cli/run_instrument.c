@@ -125,6 +125,7 @@ int run_instrument_prepare(struct run_config *cfg)
     }
     if (segment_dir_create(o->dir, sizeof o->dir) < 0)
         return -1;
+    cfg->task.segment_dir = o->dir; /* removed by the guardian if tally dies */
     if (setenv("TALLY_PROBE_DIR", o->dir, 1) < 0)
         return -1;
     unsetenv("TALLY_WINDOW_START");

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/directories.h"
 #include "util/error.h"
 #include "util/vec.h"
 
@@ -32,17 +33,7 @@ int segment_dir_create(char *path, size_t len)
 
 void segment_dir_remove(const char *path)
 {
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    char file[PATH_MAX];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (size_t)snprintf(file, sizeof file, "%s/%s", path, e->d_name) < sizeof file)
-            unlink(file);
-    closedir(d);
-    rmdir(path);
+    remove_flat_directory(path);
 }
 
 static struct tally_segment *read_copy(const char *path)

@@ -169,7 +169,9 @@ static void sample_here(struct usage *u, pid_t self, struct helper_reports *repo
 {
     if (!u->guardian) {
         prctl(PR_SET_CHILD_SUBREAPER, 0);
-        u->guardian = guardian_start();
+        const char *scratch[2];
+        size_t nscratch = task_scratch_dirs(u->options, scratch);
+        u->guardian = guardian_start(scratch, nscratch);
         prctl(PR_SET_CHILD_SUBREAPER, 1);
         for (size_t i = 0; i < u->procs.capacity; i++)
             if (u->procs.keys[i])

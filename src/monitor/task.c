@@ -51,6 +51,16 @@ static void result_status(struct task_result *r)
     }
 }
 
+size_t task_scratch_dirs(const struct task_options *o, const char *dirs[2])
+{
+    size_t n = 0;
+    if (o->segment_dir && *o->segment_dir)
+        dirs[n++] = o->segment_dir;
+    if (o->io_dir && *o->io_dir)
+        dirs[n++] = o->io_dir;
+    return n;
+}
+
 int task_run(const struct task_options *o, struct task_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -65,9 +75,12 @@ int task_run(const struct task_options *o, struct task_result *r)
     loop_timer_handler_install(&old_alarm);
     /* Levels 1 and 3: nothing of the task outlives a killed tally (level 2:
      * the tracer's PTRACE_O_EXITKILL; sampled elsewhere: the sampler, the
-     * agent, does it). Started before tally is a subreaper. */
-    struct guardian *guardian = r->level != 2 && o->follow_pid <= 0 && !o->sampled_elsewhere
-                                    ? guardian_start()
+     * agent, does it); at any level, nothing of its scratch directories.
+     * Started before tally is a subreaper. */
+    const char *scratch[2];
+    size_t nscratch = task_scratch_dirs(o, scratch);
+    struct guardian *guardian = (r->level != 2 || nscratch) && o->follow_pid <= 0 && !o->sampled_elsewhere
+                                    ? guardian_start(scratch, nscratch)
                                     : NULL;
     /* Orphans of the task are re-parented to tally, which reaps (and counts)
      * them, for this task only: a second task_run (run --retry) starts its

@@ -35,6 +35,9 @@ struct task_options {
                                      * saw is kept (result.executables) to tell which ran
                                      * without the helper (docs/io.md) */
     const char *io_dir;             /* level 3: the directory of the helper's regions */
+    const char *segment_dir;        /* --mpi, --probes: the directory of the processes'
+                                     * segments (NULL: none). It and io_dir are removed by
+                                     * the guardian if tally dies (else by the caller) */
     bool io_untraced;               /* level 3: launch without the tracer (the command is a
                                      * setuid or setgid program that a tracer without
                                      * privileges would run without its own) */
@@ -118,6 +121,9 @@ void task_options_init(struct task_options *options);
  * command could not be started: see launch_errno and status), or -1 when
  * tally itself failed before the task ran (a message was printed). */
 int task_run(const struct task_options *options, struct task_result *result);
+/* The task's scratch directories (segment_dir, io_dir; those set and not
+ * empty) into dirs: how many. The guardian removes them if tally dies. */
+size_t task_scratch_dirs(const struct task_options *options, const char *dirs[2]);
 void task_result_free(struct task_result *result);
 
 #endif

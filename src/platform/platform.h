@@ -214,8 +214,11 @@ void proc_trees_end(struct pidmap *known, size_t n, size_t ended[]);
 
 struct guardian;
 /* Starts the guardian process, before the task and before tally becomes a
- * child subreaper. NULL when it cannot be started. */
-struct guardian *guardian_start(void);
+ * child subreaper. scratch_dirs[0..n): directories of files the run made
+ * for its processes (segments, the I/O helper's regions) that the guardian
+ * removes after ending the tree if tally dies (read now: the guardian is a
+ * fork). NULL when it cannot be started. */
+struct guardian *guardian_start(const char *const *scratch_dirs, size_t n);
 /* pid belongs to the task: the guardian ends it (and what descends from it)
  * if tally dies before guardian_stop. */
 void guardian_watch(struct guardian *g, pid_t pid);

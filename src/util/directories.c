@@ -1,11 +1,15 @@
-/* Parent directories of a file (see directories.h). */
+/* Parent directories of a file, and flat scratch directories removed (see
+ * directories.h). */
 #include "util/directories.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int make_parent_directories(const char *path, char *why, size_t why_size)
 {
@@ -36,4 +40,19 @@ int make_parent_directories(const char *path, char *why, size_t why_size)
     }
     free(copy);
     return 0;
+}
+
+void remove_flat_directory(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    closedir(d);
+    rmdir(dir);
 }

@@ -14,7 +14,9 @@
  *
  * The end of file without the closing record means tally died. The
  * guardian then ends every process it was told of and what descends from
- * them (proc_tree_end, tree_end.c). Known limit: at
+ * them (proc_tree_end, tree_end.c), and removes the run's scratch
+ * directories (in /dev/shm: memory, not disk, kept until removed), which
+ * a tally killed with SIGKILL could not. Known limit: at
  * level 1, a process that was orphaned (its parent gone) and not yet found
  * by tally's last scan has lost every link to the tree and is not seen. */
 #include "platform/platform.h"
@@ -31,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/directories.h"
 #include "util/pidmap.h"
 
 struct guardian {
@@ -119,7 +122,7 @@ static void detach_from_tally(int keep_fd)
     }
 }
 
-static void __attribute__((noreturn)) guardian_main(int fd)
+static void __attribute__((noreturn)) guardian_main(int fd, const char *const *scratch_dirs, size_t n)
 {
     detach_from_tally(fd);
     struct pidmap known;
@@ -147,10 +150,12 @@ static void __attribute__((noreturn)) guardian_main(int fd)
         have -= used;
     }
     proc_tree_end(&known);
+    for (size_t i = 0; i < n; i++) /* the tree's processes are gone: nothing writes there */
+        remove_flat_directory(scratch_dirs[i]);
     _exit(0);
 }
 
-struct guardian *guardian_start(void)
+struct guardian *guardian_start(const char *const *scratch_dirs, size_t n)
 {
     /* A socket pair rather than a pipe: writes use MSG_NOSIGNAL, so that a
      * guardian killed by someone else costs tally no SIGPIPE. */
@@ -164,7 +169,7 @@ struct guardian *guardian_start(void)
         pid_t guardian = fork();
         if (guardian == 0) {
             close(p[1]);
-            guardian_main(p[0]);
+            guardian_main(p[0], scratch_dirs, n);
         }
         _exit(guardian < 0);
     }

@@ -2,7 +2,11 @@
 # Nothing left behind when tally itself is killed with SIGKILL (it cannot
 # clean up then): at level 2 the kernel ends every traced process
 # (PTRACE_O_EXITKILL), at levels 1 and 3 (no ptrace) the guardian process
-# does, and with --agent at level 1 the agent that follows the tree. The tree has a background child, a foreground child and a grandchild that called setsid
+# does, and with --agent at level 1 the agent that follows the tree. The
+# run's scratch directory in /dev/shm (level 3: the I/O helper's regions;
+# level 2 here with --probes: the segments) is removed by the guardian (at
+# level 2 started for that alone): memory no one would give back otherwise.
+# The tree has a background child, a foreground child and a grandchild that called setsid
 # after a double fork (re-parented to tally); all must be gone, while two
 # processes of the same user outside the tree (a plain one and one in its own
 # session) must be left alone.
@@ -38,13 +42,16 @@ bystander_session=$(pgrep -f "^sleep 401.$$\$")
 
 for level in 1 2 3; do
   bg=41$level.$$ fg=42$level.$$
-  $TALLY run --level $level --interval 0.1 -o out$level -- \
+  extra=""; [ "$level" = 2 ] && extra=--probes
+  $TALLY run --level $level $extra --interval 0.1 -o out$level -- \
     sh -c "sleep $bg & $PROGS/escape gc$level 300; sleep $fg" >/dev/null 2>&1 &
   tally_pid=$!
   wait_until 10 pids_of "$fg" >/dev/null
   gc=$(cat gc$level 2>/dev/null)
   pids="$(pids_of "$bg") $(pids_of "$fg") $gc"
   check_eq "level $level: the tree is running (3 processes)" "$(echo $pids | wc -w)" 3
+  scratch=$(tr '\0' '\n' < "/proc/$(pids_of "$fg" | head -1)/environ" | sed -n 's/^TALLY_\(IO\|PROBE\)_DIR=//p')
+  [ "$level" != 1 ] && check "level $level: the run's scratch directory is there" test -d "$scratch"
   if [ "$level" != 2 ]; then
     # The double-forked grandchild is re-parented to tally; levels 1 and 3
     # (no ptrace) know it once a /proc scan has seen it (every --interval,
@@ -58,6 +65,8 @@ for level in 1 2 3; do
   wait $tally_pid 2>/dev/null
   check "level $level: no process of the tree left after SIGKILL to tally" wait_until 10 none_alive $pids
   check "level $level: the grandchild that escaped with setsid is gone" eval "! alive $gc"
+  [ "$level" != 1 ] && check "level $level: the run's scratch directory ($scratch) is removed" \
+    wait_until 10 eval '[ -n "$scratch" ] && [ ! -e "$scratch" ]'
   check "level $level: bystander child of the same user still alive" alive $bystander
   check "level $level: bystander in its own session still alive" alive "$bystander_session"
   [ "$level" != 2 ] && check "level $level: the guardian exits once done" \
