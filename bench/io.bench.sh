@@ -74,19 +74,20 @@ run_config() { # CASE CONFIG ROUND: prints the wall time and the CPU time (user 
   awk '{ printf "%.3f\t%.3f\n", $1, $2 + $3 }' <<<"$t"
 }
 
+rotated() { # ROUND CONFIG...: the configurations in an order rotated from round to round
+  local r=$1 i k
+  shift
+  for i in $(seq 0 $(($# - 1))); do
+    k=$(( (i + r) % $# + 1 ))
+    echo "${!k}"
+  done
+}
+
 RAW=$WORK/raw.tsv
 : >"$RAW"
-set -- $CONFIGS
-n=$#
 for r in $(seq "$RUNS"); do
   for c in $CASES; do
-    # rotate the order of the configurations from round to round
-    order=()
-    for i in $(seq 0 $((n - 1))); do
-      k=$(( (i + r) % n + 1 ))
-      order+=("${!k}")
-    done
-    for cfg in "${order[@]}"; do
+    for cfg in $(rotated "$r" $CONFIGS); do
       printf '%s\t%s\t%s\t%s\n' "$c" "$cfg" "$r" "$(run_config "$c" "$cfg" "$r")" >>"$RAW"
     done
   done
@@ -114,15 +115,8 @@ fixed_config() { # CONFIG ROUND: a line of fixed.tsv, the wall and CPU (user + s
 }
 FIXED=$WORK/fixed.tsv
 : >"$FIXED"
-set -- $FIXED_CONFIGS
-n=$#
 for r in $(seq "$RUNS"); do
-  order=()
-  for i in $(seq 0 $((n - 1))); do
-    k=$(( (i + r) % n + 1 ))
-    order+=("${!k}")
-  done
-  for cfg in "${order[@]}"; do
+  for cfg in $(rotated "$r" $FIXED_CONFIGS); do
     fixed_config "$cfg" "$r" >>"$FIXED"
   done
 done
