@@ -26,6 +26,7 @@
 #include "client/agent_socket.h"
 #include "report/summary.h"
 #include "util/clock.h"
+#include "util/directories.h"
 #include "util/error.h"
 #include "util/text_file.h"
 #include "util/vec.h"
@@ -167,6 +168,16 @@ static void known_of_lost(const struct agent *a, const struct agent_task *t, str
     }
 }
 
+/* A lost run's scratch directory (segments, regions), as its guardian
+ * would: only a directory tally made for it (tally-probe-XXXXXX, see
+ * segment_dir_create), whatever a client announced. */
+static void remove_scratch(const char *dir)
+{
+    const char *base = dir ? strrchr(dir, '/') : NULL;
+    if (base && !strncmp(base + 1, "tally-probe-", 12))
+        remove_flat_directory(dir);
+}
+
 void agent_tasks_runners_lost(struct agent *a, struct agent_task *const tasks[], size_t n)
 {
     struct agent_task **lost = calloc(n ? n : 1, sizeof *lost);
@@ -185,6 +196,8 @@ void agent_tasks_runners_lost(struct agent *a, struct agent_task *const tasks[],
     proc_trees_end(known, count, ended);
     for (size_t i = 0; i < count; i++) {
         pidmap_free(&known[i]);
+        remove_scratch(lost[i]->segment_dir); /* nothing of its tree writes there now */
+        remove_scratch(lost[i]->io_dir);
         fprintf(stderr, "tally: agent: the tally run of task %u (%s) is gone without ending it: "
                         "%zu process%s of its tree ended\n",
                 lost[i]->id, lost[i]->app, ended[i], ended[i] == 1 ? "" : "es");

@@ -88,8 +88,9 @@ check "level 1: the guardian exits after a normal run" \
   eval '[ -n "$guardian" ] && wait_until 10 eval "! alive $guardian"'
 
 # Level 1 with --agent: the agent follows the tree and ends it when its
-# tally run is killed (no guardian process per run); when the agent goes
-# first, tally run measures the task itself and starts its own guardian.
+# tally run is killed (no guardian process per run), and removes the run's
+# segment directory (--probes here) as the guardian would; when the agent
+# goes first, tally run measures the task itself and starts its own guardian.
 mkdir -m 700 agentdir
 S=$WORK/agentdir/agent.sock
 $TALLY agent --foreground --socket "$S" --no-archive 2> agent.err &
@@ -99,13 +100,15 @@ for case in run agent; do
   n=${#case} # sleep takes numbers only: 3 (run), 5 (agent)
   bg=43$n.$$ fg=44$n.$$
   rm -f gc$case
-  $TALLY run --level 1 --agent="$S" --app guard$case -o out$case -- \
+  $TALLY run --level 1 --probes --agent="$S" --app guard$case -o out$case -- \
     sh -c "sleep $bg & $PROGS/escape gc$case 300; sleep $fg" >/dev/null 2> run$case.err &
   tally_pid=$!
   wait_until 10 pids_of "$fg" >/dev/null
   gc=$(cat gc$case 2>/dev/null)
   pids="$(pids_of "$bg") $(pids_of "$fg") $gc"
   check_eq "--agent ($case killed first): the tree is running (3 processes)" "$(echo $pids | wc -w)" 3
+  scratch=$(tr '\0' '\n' < "/proc/$(pids_of "$fg" | head -1)/environ" | sed -n 's/^TALLY_PROBE_DIR=//p')
+  check "--agent ($case killed first): the run's segment directory is there" test -d "$scratch"
   check "--agent: grandchild re-parented to tally" wait_until 10 eval '[ "$(ppid_of $gc)" = $tally_pid ]'
   # the agent's scans (every second) have seen the re-parented grandchild
   sleep 2.5
@@ -122,6 +125,8 @@ for case in run agent; do
   wait $tally_pid 2>/dev/null
   check "--agent ($case killed first): no process of the tree left after SIGKILL to tally" wait_until 10 none_alive $pids
   check "--agent ($case killed first): the grandchild that escaped with setsid is gone" eval "! alive $gc"
+  check "--agent ($case killed first): the run's segment directory ($scratch) is removed" \
+    wait_until 10 eval '[ -n "$scratch" ] && [ ! -e "$scratch" ]'
   check "--agent ($case killed first): bystander child of the same user still alive" alive $bystander
   check "--agent ($case killed first): bystander in its own session still alive" alive "$bystander_session"
   kill -KILL $pids 2>/dev/null # what a failed check left
