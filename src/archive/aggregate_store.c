@@ -231,26 +231,27 @@ int aggregate_table_flush(const struct aggregate_table *t, struct store *s, cons
         return -1;
     }
     int rc = 0;
-    for (size_t i = 0; i <= t->capacity && rc == 0; i++) {
-        struct entry *e = i < t->capacity ? t->slots[i] : NULL;
-        if (e) {
-            struct aggregate *merged = &c->merged[c->n];
-            aggregate_init(merged);
-            c->entry[c->n++] = e;
-            aggregate_settle(&e->agg);
-            if (aggregate_merge(merged, &e->agg) < 0) {
-                snprintf(why, why_size, "out of memory");
-                rc = -1;
-                break;
-            }
-            if (ids)
-                aggregate_renumber(merged, ids, nids);
+    for (size_t i = 0; i < t->capacity && rc == 0; i++) {
+        struct entry *e = t->slots[i];
+        if (!e)
+            continue;
+        struct aggregate *merged = &c->merged[c->n];
+        aggregate_init(merged);
+        c->entry[c->n++] = e;
+        aggregate_settle(&e->agg);
+        if (aggregate_merge(merged, &e->agg) < 0) {
+            snprintf(why, why_size, "out of memory");
+            rc = -1;
+        } else if (ids) {
+            aggregate_renumber(merged, ids, nids);
         }
-        if (c->n == ROWS_STATEMENT_CHUNK || (i == t->capacity && c->n)) {
+        if (rc == 0 && c->n == ROWS_STATEMENT_CHUNK) {
             rc = flush_chunk(c, s, why, why_size);
             chunk_clear(c);
         }
     }
+    if (rc == 0 && c->n) /* the last, partly filled chunk */
+        rc = flush_chunk(c, s, why, why_size);
     chunk_clear(c);
     free(c);
     return rc;

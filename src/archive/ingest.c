@@ -17,6 +17,7 @@
 #include "core/fields.h"
 #include "report/summary_read.h"
 #include "util/command_line.h"
+#include "util/hex.h"
 #include "util/text_builder.h"
 
 /* The non-empty string member key, or NULL. */
@@ -417,17 +418,10 @@ static int key_arrays(struct summary_record *const *records, size_t n, char **da
         free(text_builder_finish(&d, why, why_size));
         return -1;
     }
-    static const char hex[] = "0123456789abcdef";
     for (size_t r = 0; r < n; r++) {
         fprintf(d.out, "%c%lld", r ? ',' : '{', records[r]->start_day);
-        char element[6 + 2 * SUMMARY_HASH_LEN + 1] = {r ? ',' : '{', '"', '\\', '\\', 'x'};
-        size_t k = 5;
-        for (size_t i = 0; i < SUMMARY_HASH_LEN; i++) {
-            element[k++] = hex[records[r]->hash[i] >> 4];
-            element[k++] = hex[records[r]->hash[i] & 15];
-        }
-        element[k++] = '"';
-        fwrite(element, 1, k, h.out);
+        char hex[2 * SUMMARY_HASH_LEN + 1];
+        fprintf(h.out, "%c\"\\\\x%s\"", r ? ',' : '{', hex_encode(records[r]->hash, SUMMARY_HASH_LEN, hex));
     }
     fputs(n ? "}" : "{}", d.out);
     fputs(n ? "}" : "{}", h.out);
@@ -774,19 +768,19 @@ int ingest_name_fields(struct store *s, struct summary_record *const *records, s
     struct sql_value p[2 * ROWS_STATEMENT_CHUNK];
     size_t rows = 0;
     int rc = 0;
-    for (size_t j = 0; j <= distinct && rc == 0; j++)
+    for (size_t j = 0; j < distinct && rc == 0; j++)
         for (size_t f = 0; f < nfields && rc == 0; f++) {
-            bool last = j == distinct;
-            if (!last && names[j].present[f]) {
-                p[2 * rows] = sql_text(names[j].name);
-                p[2 * rows + 1] = sql_text(fields[f].name);
-                rows++;
-            }
-            if (rows == ROWS_STATEMENT_CHUNK || (last && rows)) {
+            if (!names[j].present[f])
+                continue;
+            p[2 * rows] = sql_text(names[j].name);
+            p[2 * rows + 1] = sql_text(fields[f].name);
+            if (++rows == ROWS_STATEMENT_CHUNK) {
                 rc = insert_name_fields(s, p, rows, why, why_size);
                 rows = 0;
             }
         }
+    if (rc == 0 && rows) /* the last, partly filled statement */
+        rc = insert_name_fields(s, p, rows, why, why_size);
     free(names);
     return rc;
 }

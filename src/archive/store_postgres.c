@@ -8,6 +8,7 @@
 #include "archive/libpq_api.h"
 #include "archive/pg_copy_binary.h"
 #include "util/byte_codec.h"
+#include "util/hex.h"
 #include "util/vec.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -163,16 +164,10 @@ static const struct prepared *prepare(struct store *s, const char *sql, int npar
  * just past the NUL. */
 static char *hex_form(char *out, const char *bytes, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *b = (const unsigned char *)bytes;
-    *out++ = '\\';
-    *out++ = 'x';
-    for (size_t k = 0; k < n; k++) {
-        *out++ = hex[b[k] >> 4];
-        *out++ = hex[b[k] & 15];
-    }
-    *out++ = '\0';
-    return out;
+    out[0] = '\\';
+    out[1] = 'x';
+    hex_encode(bytes, n, out + 2);
+    return out + 2 + 2 * n + 1;
 }
 
 static void forget_copy_targets(struct postgres_store *impl)
@@ -292,7 +287,6 @@ static long long postgres_exec(struct store *s, const char *sql, const struct sq
     PQ(PQclear)(res);
     return changed;
 }
-
 
 static int hex_value(char c)
 {
@@ -434,12 +428,11 @@ static void copy_value(struct byte_writer *b, const struct sql_value *v)
     case SQL_REAL: byte_put(b, number, (size_t)snprintf(number, sizeof number, "%.17g", v->real)); break;
     case SQL_INT: byte_put(b, number, (size_t)snprintf(number, sizeof number, "%lld", v->integer)); break;
     case SQL_BLOB: { /* bytea's \x form, its backslash escaped for COPY */
-        static const char hex[] = "0123456789abcdef";
         byte_put(b, "\\\\x", 3);
-        const unsigned char *p = (const unsigned char *)v->text;
-        for (size_t k = 0; k < v->length; k++) {
-            char two[2] = {hex[p[k] >> 4], hex[p[k] & 15]};
-            byte_put(b, two, 2);
+        char hex[2 * 256 + 1];
+        for (size_t k = 0; k < v->length; k += 256) {
+            size_t n = v->length - k < 256 ? v->length - k : 256;
+            byte_put(b, hex_encode(v->text + k, n, hex), 2 * n);
         }
         break;
     }
