@@ -104,13 +104,14 @@ int agent_task_follow(struct agent *a, struct agent_task *t, pid_t pid, char *wh
         snprintf(why, why_size, "follow: the task is already followed");
         return -1;
     }
-    if (proc_read_stat(pid, &st) < 0 && (errno == ENOENT || errno == ESRCH)) {
+    int read = proc_read_stat(pid, &st);
+    if (read < 0 && (errno == ENOENT || errno == ESRCH)) {
         /* A command shorter than the agent's answer: tally run has reaped it
          * (with the kernel's totals of it) before this request was read. */
         t->ended_before_followed = true;
         return 0;
     }
-    if (proc_read_stat(pid, &st) < 0 || st.ppid != t->root) {
+    if (read < 0 || st.ppid != t->root) {
         snprintf(why, why_size, "follow: process %d is not a child of the task's tally run", (int)pid);
         return -1;
     }
