@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "archive/schema.h"
@@ -170,12 +171,15 @@ static void known_of_lost(const struct agent *a, const struct agent_task *t, str
 }
 
 /* A lost run's scratch directory (segments, regions), as its guardian
- * would: only a directory tally made for it (tally-probe-XXXXXX, see
- * segment_dir_create), whatever a client announced. */
-static void remove_scratch(const char *dir)
+ * would: only a directory tally makes for a run (tally-probe-XXXXXX, see
+ * segment_dir_create), itself a directory of the agent's user and no
+ * symbolic link, whatever a client announced. */
+static void remove_scratch(const struct agent *a, const char *dir)
 {
     const char *base = dir ? strrchr(dir, '/') : NULL;
-    if (base && !strncmp(base + 1, "tally-probe-", 12))
+    struct stat st;
+    if (base && !strncmp(base + 1, "tally-probe-", 12) && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_uid == a->uid)
         remove_flat_directory(dir);
 }
 
@@ -197,8 +201,8 @@ void agent_tasks_runners_lost(struct agent *a, struct agent_task *const tasks[],
     proc_trees_end(known, count, ended);
     for (size_t i = 0; i < count; i++) {
         pidmap_free(&known[i]);
-        remove_scratch(lost[i]->segment_dir); /* nothing of its tree writes there now */
-        remove_scratch(lost[i]->io_dir);
+        remove_scratch(a, lost[i]->segment_dir); /* nothing of its tree writes there now */
+        remove_scratch(a, lost[i]->io_dir);
         fprintf(stderr, "tally: agent: the tally run of task %u (%s) is gone without ending it: "
                         "%zu process%s of its tree ended\n",
                 lost[i]->id, lost[i]->app, ended[i], ended[i] == 1 ? "" : "es");
