@@ -50,8 +50,15 @@ check_cmp "context switches: counted (the fixture sleeps)" \
 # sleeping 1 ms every 20 MB): its two counters on /metrics agree with what
 # proc_get_info reads for the same process. Counters only grow, so a scrape
 # before and one after proc_get_info bracket its values.
+# It writes its own pid: 'python3' may be a launcher's shim here (pyenv's
+# is a bash script whose short-lived helpers are the application's
+# processes too, listed while they run), so the pid asked about below is
+# the interpreter's, named by itself, not the first one listed.
 cat >"$WORK/busy.py" <<'EOF'
-import mmap, time
+import mmap, os, sys, time
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 while True:
     for i in range(20):
         m = mmap.mmap(-1, 1 << 20)
@@ -60,12 +67,15 @@ while True:
         m.close()
     time.sleep(0.001)
 EOF
-"$TALLY" run --agent "$S" --app busy -o "$WORK/busy" -- python3 "$WORK/busy.py" 2>/dev/null &
+"$TALLY" run --agent "$S" --app busy -o "$WORK/busy" -- python3 "$WORK/busy.py" "$WORK/busy.pid" 2>/dev/null &
 BUSY=$!
-busy_pid() { req "$S" ':proc_get_info([app_busy], 0x1)' | jq -r 'select(.service == "proc_get_info") | .result.pid' 2>/dev/null | head -1; }
-busy_followed() { [ -n "$(busy_pid)" ]; }
-check "the busy application's process is followed" wait_until 20 busy_followed
-BPID=$(busy_pid)
+check "the busy application's interpreter is running" wait_file "$WORK/busy.pid"
+BPID=$(cat "$WORK/busy.pid")
+busy_followed() {
+  req "$S" ':proc_get_info([app_busy], 0x1)' | jq -r 'select(.service == "proc_get_info") | .result.pid' 2>/dev/null |
+    grep -qx "$BPID"
+}
+check "the busy application's interpreter is followed (app_busy lists its pid)" wait_until 20 busy_followed
 sleep 1
 counter() { printf '%s\n' "$1" | sed -n "s/^tally_$2_total{app=\"busy\".*} //p"; }
 m1=$(curl -s "http://127.0.0.1:$PORT/metrics")
