@@ -29,6 +29,7 @@
 #include "rmcompat/rm_snapshots.h"
 #include "cli/rm_io.h"
 #include "cli/run_common.h"
+#include "monitor/task.h"
 #include "report/rm_files.h"
 #include "report/rm_series.h"
 #include "report/rm_summary.h"

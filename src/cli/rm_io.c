@@ -13,7 +13,7 @@
 #include "instrument/io_report.h"
 #include "instrument/io_segments.h"
 #include "instrument/segments.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 #include "report/rm_files.h"
 #include "tally/io_segment.h"
 #include "util/error.h"

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_archive.h"
+#include "monitor/task.h"
 #include "agent/host_series.h"
 #include "report/files.h"
 #include "platform/platform.h"

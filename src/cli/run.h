@@ -13,7 +13,7 @@
 #include "cli/run_instrument.h"
 #include "cli/run_io.h"
 #include "core/limits.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 struct run_config {
     struct task_options task;

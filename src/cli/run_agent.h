@@ -14,7 +14,7 @@
 #include <stdbool.h>
 
 #include "client/agent_link.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 enum { OPT_AGENT = 0x1100, OPT_APP };
 

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 
 #include "core/limits.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 /* Limits from the archive are this fraction above the prediction, and at
  * least these many seconds or MB above it. */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 /* TEXT as seconds (units_parse), at least min; -1 after a message naming OPTION. */
 int run_parse_seconds(const char *option, const char *text, double min, double *out);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "instrument/io_segments.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 struct io_report;
 

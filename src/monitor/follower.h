@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "monitor/proc_scan.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 struct follower;
 

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 static void signal_one(void *ctx, pid_t pid)
 {

@@ -14,16 +14,6 @@
 #include "monitor/run_loop.h"
 #include "util/error.h"
 
-void task_options_init(struct task_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->level = 2;
-    o->interval = 1.0;
-    o->kill_grace = 2.0;
-    o->event_poll = 300e-6;
-    o->sampler_fd = -1;
-}
-
 static void result_status(struct task_result *r)
 {
     if (r->launch_errno) {
@@ -49,16 +39,6 @@ static void result_status(struct task_result *r)
     } else {
         r->status = r->exit_status;
     }
-}
-
-size_t task_scratch_dirs(const struct task_options *o, const char *dirs[2])
-{
-    size_t n = 0;
-    if (o->segment_dir && *o->segment_dir)
-        dirs[n++] = o->segment_dir;
-    if (o->io_dir && *o->io_dir)
-        dirs[n++] = o->io_dir;
-    return n;
 }
 
 int task_run(const struct task_options *o, struct task_result *r)
@@ -105,18 +85,4 @@ int task_run(const struct task_options *o, struct task_result *r)
     prctl(PR_SET_CHILD_SUBREAPER, 0);
     usage_free(&u);
     return rc;
-}
-
-void task_result_free(struct task_result *r)
-{
-    for (size_t i = 0; i < r->file_count; i++)
-        free(r->files[i]);
-    free(r->files);
-    r->files = NULL;
-    r->file_count = 0;
-    for (size_t i = 0; i < r->executable_count; i++)
-        free(r->executables[i].path);
-    free(r->executables);
-    r->executables = NULL;
-    r->executable_count = 0;
 }

@@ -13,7 +13,7 @@
 #include "monitor/disk.h"
 #include "monitor/fileset.h"
 #include "monitor/network.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 #include "platform/platform.h"
 #include "util/pidmap.h"
 

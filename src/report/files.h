@@ -3,7 +3,7 @@
 #ifndef TALLY_REPORT_FILES_H
 #define TALLY_REPORT_FILES_H
 
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 /* Writes PATH atomically. Returns -1 and prints one error line on failure. */
 int files_report_write(const char *path, const struct task_result *result);

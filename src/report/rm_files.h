@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 /* Writes PATH atomically. Returns -1 and prints one error line on failure. */
 int rm_files_write(const char *path, const struct task_result *result);

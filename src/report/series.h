@@ -18,7 +18,7 @@
 #ifndef TALLY_REPORT_SERIES_H
 #define TALLY_REPORT_SERIES_H
 
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 #include "util/atomic_file.h"
 
 /* The whole host at one sample (the host_ columns). */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "core/limits.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 
 /* What the summary says about the run besides the measured result. */
 struct summary_info {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "rmcompat/rm_snapshots.h"
-#include "monitor/task.h"
+#include "monitor/task_types.h"
 #include "report/series.h"
 
 /* Zeroed, then the fields below the series set by the caller. */
