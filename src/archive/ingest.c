@@ -248,6 +248,9 @@ void summary_record_free(struct summary_record *r)
 #define ROW_PARAMS 16 /* the identity columns before the numeric fields (start_day
                         * the first, where summary_rows has it) */
 #define ROWS_PER_STATEMENT 64
+/* Summaries a COPY (the bulk path): their values are held at once, ~1.8 KB
+ * a summary */
+#define COPY_ROWS 10000
 
 /* The identity columns of a row of summary_rows. */
 static size_t row_params(const struct store *s)
@@ -774,8 +777,17 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     if (document_shapes_resolve(s, records, n, why, why_size) < 0 ||
         dictionary_resolve(s, records, n, why, why_size) < 0)
         return -1;
-    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, &ins, why, why_size)
-                               : ingest_records_values(s, records, n, &ins, why, why_size);
+    int rc = 0;
+    if (!store_can_copy(s))
+        rc = ingest_records_values(s, records, n, &ins, why, why_size);
+    for (size_t first = 0; store_can_copy(s) && first < n && rc == 0; first += COPY_ROWS) {
+        struct inserted chunk = {0, 0, NULL, 0, 0};
+        rc = ingest_records_copy(s, records + first, n - first < COPY_ROWS ? n - first : COPY_ROWS,
+                                 &chunk, why, why_size);
+        ins.count += chunk.count;
+        if (chunk.last_id > ins.last_id)
+            ins.last_id = chunk.last_id;
+    }
     if (rc < 0)
         return -1;
     *added = ins.count;
