@@ -31,9 +31,10 @@
  * memory: the writer's transaction, BATCH_QUEUE_CAPACITY parts waiting and
  * the part being filled, ~110,000 parsed summaries (~0.1 GB) into SQLite,
  * ~160,000 into PostgreSQL. PostgreSQL's monthly partitions are made
- * before the transaction begins, for the days of its first part; a later
- * part of a month without its partition ends the transaction, which is
- * then written again whole once the partitions are made (as after a
+ * before the transaction begins, for the months of its first part and the
+ * month after; a later part of a month without its partition (a stream
+ * not in the order of its starts) ends the transaction, which is then
+ * written again whole once the partitions are made (as after a
  * deadlock). */
 #define SQLITE_BATCH 50000
 #define SQLITE_PART 5000
@@ -123,11 +124,12 @@ static int try_write_transaction(struct ingest_session *session, const struct ag
 
 /* The months of records get their partitions, in transactions of their
  * own (nothing to do where summaries is not partitioned). */
-/* The start days of records (malloc'd), or NULL (out of memory, said). */
+/* The start days of records (malloc'd, room for one more), or NULL (out
+ * of memory, said). */
 static long long *start_days(struct summary_record *const *records, size_t n, char *why,
                              size_t why_size)
 {
-    long long *days = malloc((n ? n : 1) * sizeof *days);
+    long long *days = malloc((n + 1) * sizeof *days);
     if (!days) {
         snprintf(why, why_size, "out of memory");
         return NULL;
@@ -143,6 +145,16 @@ static int ensure_partitions(struct ingest_session *session, struct summary_reco
     long long *days = start_days(records, n, why, why_size);
     if (!days)
         return -1;
+    /* and the month after the last day's: a stream in the order of its
+     * starts crosses into it in a later part of the transaction */
+    long long last = SUMMARY_NO_START_DAY, first_of_month, first_of_next;
+    char month[32];
+    for (size_t i = 0; i < n; i++)
+        if (days[i] != SUMMARY_NO_START_DAY && (last == SUMMARY_NO_START_DAY || days[i] > last))
+            last = days[i];
+    if (last != SUMMARY_NO_START_DAY &&
+        partition_of_day(last, month, sizeof month, &first_of_month, &first_of_next) == 0)
+        days[n++] = first_of_next;
     int rc = -1;
     session->store->retryable = false;
     for (int attempt = 1; attempt <= MAX_TRANSACTION_TRIES; attempt++) {
