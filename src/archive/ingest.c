@@ -248,6 +248,9 @@ void summary_record_free(struct summary_record *r)
 #define ROW_PARAMS 16 /* the identity columns before the numeric fields (start_day
                         * the first, where summary_rows has it) */
 #define ROWS_PER_STATEMENT 64
+/* Summaries a COPY (the bulk path): their values are held at once, ~1.8 KB
+ * a summary */
+#define COPY_ROWS 10000
 
 /* The identity columns of a row of summary_rows. */
 static size_t row_params(const struct store *s)
@@ -373,36 +376,113 @@ static size_t bind_record(struct sql_value *p, const struct summary_record *r, b
     return k;
 }
 
-/* The bulk path's keys insert (PostgreSQL): the batch's keys as two arrays,
- * each new one given the next id of the rows' sequence (named once per
- * connection: nextval of a constant, not a catalog lookup per row); those
- * archived before, or twice in the batch, skipped; the new ones' ids and
- * hashes returned. Kept in the store's memo. */
+/* The bulk path's SQL naming the rows' id sequence (found once per
+ * connection: a constant in the statement, not a catalog lookup per row):
+ * format's %s is the sequence. Kept in the store's memo, slot slot. */
 #define MEMO_COPY_KEYS (STORE_MEMO_SLOTS - 1)
-_Static_assert(MEMO_COPY_KEYS > 2 * ROWS_PER_STATEMENT, "a memo slot of its own");
+#define MEMO_NEW_IDS (STORE_MEMO_SLOTS - 2)
+_Static_assert(MEMO_NEW_IDS > 2 * ROWS_PER_STATEMENT, "memo slots of their own");
 
-static const char *copy_keys_sql(struct store *s, char *why, size_t why_size)
+static const char *sequence_sql(struct store *s, size_t slot, const char *format, char *why,
+                                size_t why_size)
 {
-    const char *cached = store_memo(s, MEMO_COPY_KEYS);
+    const char *cached = store_memo(s, slot);
     if (cached)
         return cached;
     char *sequence = NULL;
     if (store_query(s, "SELECT pg_get_serial_sequence('summary_rows', 'id')", NULL, 0, store_first_text,
                     &sequence, why, why_size) < 0)
         return NULL;
-    struct text_builder b;
-    if (!sequence || strchr(sequence, '\'') || text_builder_open(&b, why, why_size) < 0) {
-        if (!sequence || strchr(sequence, '\''))
-            snprintf(why, why_size, "the sequence of summary_rows' ids cannot be named");
-        free(sequence);
-        return NULL;
+    char *sql = NULL;
+    if (!sequence || strchr(sequence, '\'')) {
+        snprintf(why, why_size, "the sequence of summary_rows' ids cannot be named");
+    } else if (asprintf(&sql, format, sequence) < 0) {
+        sql = NULL;
+        snprintf(why, why_size, "out of memory");
     }
-    fprintf(b.out, "INSERT INTO summary_keys (start_day, hash, id) SELECT u.start_day, u.hash, nextval('%s')"
-                   " FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BYTEA[])) AS u (start_day, hash)"
-                   " ON CONFLICT (start_day, hash) DO NOTHING RETURNING id, hash", sequence);
     free(sequence);
-    char *sql = text_builder_finish(&b, why, why_size);
-    return sql ? store_memo_keep(s, MEMO_COPY_KEYS, sql) : NULL;
+    return sql ? store_memo_keep(s, slot, sql) : NULL;
+}
+
+/* The keys insert of a batch that holds a summary archived before (or one
+ * twice): the keys as two arrays, each new one given the next id of the
+ * rows' sequence; those archived before, or twice in the batch, skipped;
+ * the new ones' ids and hashes returned. */
+static const char *copy_keys_sql(struct store *s, char *why, size_t why_size)
+{
+    return sequence_sql(s, MEMO_COPY_KEYS,
+                        "INSERT INTO summary_keys (start_day, hash, id) SELECT u.start_day, u.hash,"
+                        " nextval('%s') FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BYTEA[]))"
+                        " AS u (start_day, hash) ON CONFLICT (start_day, hash) DO NOTHING"
+                        " RETURNING id, hash", why, why_size);
+}
+
+struct new_ids {
+    long long *ids;
+    size_t n, wanted;
+};
+
+static int take_new_id(void *ctx, size_t ncols, const struct sql_value *row)
+{
+    struct new_ids *t = ctx;
+    if (ncols < 1 || row[0].type == SQL_NULL || t->n == t->wanted)
+        return 1;
+    t->ids[t->n++] = sql_integer_of(&row[0]);
+    return 0;
+}
+
+/* The common case of the bulk path, no summary of the batch archived
+ * before: n ids taken from the rows' sequence in one statement, the keys
+ * copied with them into summary_keys (its unique key refuses a key that
+ * exists, committed or being written by another writer, which is waited
+ * for). *all_new false, and the keys' copy undone (a savepoint), when one
+ * was refused: the caller then inserts them skipping those that exist. */
+static int copy_new_keys(struct store *s, struct summary_record *const *records, size_t n,
+                         struct inserted *ins, bool *all_new, char *why, size_t why_size)
+{
+    *all_new = false;
+    const char *ids_sql = sequence_sql(s, MEMO_NEW_IDS, "SELECT nextval('%s') FROM generate_series(1, ?)",
+                                       why, why_size);
+    if (!ids_sql)
+        return -1;
+    struct new_ids t = {malloc(n * sizeof *t.ids), 0, n};
+    struct sql_value *keys = malloc(3 * n * sizeof *keys);
+    struct sql_value count = sql_int((long long)n);
+    int rc = -1;
+    if (!t.ids || !keys)
+        snprintf(why, why_size, "out of memory");
+    else if (store_query(s, ids_sql, &count, 1, take_new_id, &t, why, why_size) < 0)
+        ;
+    else if (t.n != n)
+        snprintf(why, why_size, "the sequence of summary_rows' ids gave %zu ids of %zu", t.n, n);
+    else if (store_exec(s, "SAVEPOINT tally_keys", NULL, 0, why, why_size) >= 0)
+        rc = 0;
+    if (rc == 0) {
+        for (size_t r = 0; r < n; r++) {
+            keys[3 * r] = sql_int(records[r]->start_day);
+            keys[3 * r + 1] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
+            keys[3 * r + 2] = sql_int(t.ids[r]);
+        }
+        s->duplicate = false;
+        if (store_copy(s, "summary_keys", "start_day, hash, id", keys, n, 3, why, why_size) == 0) {
+            rc = store_exec(s, "RELEASE SAVEPOINT tally_keys", NULL, 0, why, why_size) < 0 ? -1 : 0;
+            *all_new = rc == 0;
+        } else if (s->duplicate && !s->retryable) {
+            rc = store_exec(s, "ROLLBACK TO SAVEPOINT tally_keys", NULL, 0, why, why_size) < 0 ? -1 : 0;
+        } else {
+            rc = -1;
+        }
+    }
+    for (size_t r = 0; *all_new && r < n; r++) {
+        records[r]->id = t.ids[r];
+        if (t.ids[r] > ins->last_id)
+            ins->last_id = t.ids[r];
+    }
+    if (*all_new)
+        ins->count = n;
+    free(t.ids);
+    free(keys);
+    return rc;
 }
 
 /* The batch's keys as PostgreSQL array literals: "{day,...}" and
@@ -465,14 +545,20 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     ins->records = records;
     ins->nrecords = n;
     ins->cursor = 0;
-    const char *keys = copy_keys_sql(s, why, why_size);
-    char *days = NULL, *hashes = NULL;
-    if (!keys || key_arrays(records, n, &days, &hashes, why, why_size) < 0)
+    bool all_new = false;
+    int rc = n ? copy_new_keys(s, records, n, ins, &all_new, why, why_size) : 0;
+    if (rc < 0)
         return -1;
-    struct sql_value arrays[2] = {sql_text(days), sql_text(hashes)};
-    int rc = store_query(s, keys, arrays, 2, take_id, ins, why, why_size) < 0 ? -1 : 0;
-    free(days);
-    free(hashes);
+    if (!all_new) { /* some archived before, or twice in the batch */
+        const char *keys = copy_keys_sql(s, why, why_size);
+        char *days = NULL, *hashes = NULL;
+        if (!keys || key_arrays(records, n, &days, &hashes, why, why_size) < 0)
+            return -1;
+        struct sql_value arrays[2] = {sql_text(days), sql_text(hashes)};
+        rc = store_query(s, keys, arrays, 2, take_id, ins, why, why_size) < 0 ? -1 : 0;
+        free(days);
+        free(hashes);
+    }
     if (rc < 0 || ins->count == 0)
         return rc;
     char *columns = copy_columns(nfields, fields, why, why_size);
@@ -691,8 +777,17 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     if (document_shapes_resolve(s, records, n, why, why_size) < 0 ||
         dictionary_resolve(s, records, n, why, why_size) < 0)
         return -1;
-    int rc = store_can_copy(s) ? ingest_records_copy(s, records, n, &ins, why, why_size)
-                               : ingest_records_values(s, records, n, &ins, why, why_size);
+    int rc = 0;
+    if (!store_can_copy(s))
+        rc = ingest_records_values(s, records, n, &ins, why, why_size);
+    for (size_t first = 0; store_can_copy(s) && first < n && rc == 0; first += COPY_ROWS) {
+        struct inserted chunk = {0, 0, NULL, 0, 0};
+        rc = ingest_records_copy(s, records + first, n - first < COPY_ROWS ? n - first : COPY_ROWS,
+                                 &chunk, why, why_size);
+        ins.count += chunk.count;
+        if (chunk.last_id > ins.last_id)
+            ins.last_id = chunk.last_id;
+    }
     if (rc < 0)
         return -1;
     *added = ins.count;

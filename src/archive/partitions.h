@@ -22,4 +22,9 @@ int partition_of_day(long long day, char *name, size_t name_len, long long *firs
 int partitions_ensure(struct store *s, const char *table, const long long *days, size_t n,
                       int serialise, char *why, size_t why_size);
 
+/* Whether a day of days falls in a month whose partition does not exist
+ * yet (a writer in a transaction that has rows, where it creates none):
+ * 1, 0 (also on a backend that does not partition), or -1 with a reason. */
+int partitions_missing(struct store *s, const long long *days, size_t n, char *why, size_t why_size);
+
 #endif

@@ -108,6 +108,8 @@ struct store {
     bool retryable; /* set by the backend when a failure was a deadlock or a
                      * serialization failure: running the transaction again
                      * may succeed */
+    bool duplicate; /* set by the backend when a failure was a unique key's
+                     * violation (a row that exists, or came twice) */
     /* SQL texts its callers build once per store and keep for its life (the
      * multi-row INSERTs of ingest, one per row count), by slot; freed by
      * store_close (store.h's store_memo) */

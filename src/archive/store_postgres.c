@@ -98,6 +98,8 @@ static void set_result_error(struct store *s, PGresult *res, char *why, size_t w
     /* 40P01 deadlock_detected, 40001 serialization_failure */
     if (state && (!strcmp(state, "40P01") || !strcmp(state, "40001")))
         s->retryable = true;
+    if (state && !strcmp(state, "23505")) /* unique_violation */
+        s->duplicate = true;
 }
 
 /* The column types whose binary form postgres_query reads (as it reads

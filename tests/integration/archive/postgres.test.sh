@@ -53,6 +53,20 @@ check_eq "query with units" "$n" "$(PSQL "select count(*) from summaries where n
 "$TALLY" archive --db "$PG_URI" query "name = 'x''; drop table summaries; --'" >/dev/null 2>&1
 check_eq "values are parameters (table still there)" "$(PSQL 'select count(*) from summaries')" 25501
 
+# --- a transaction whose later parts (10,000 summaries each) fall in months
+# without their partitions (a stream not in the order of its starts): it is
+# written again whole once they are made, and every summary is stored once
+"$GEN" 30000 21 months > months.jsonl
+{ sed -n '1,10000p' months.jsonl
+  sed -n '10001,20000p' months.jsonl | jq -c '.start[0] += 31536000 | .end[0] += 31536000'
+  sed -n '20001,30000p' months.jsonl | jq -c '.start[0] += 63072000 | .end[0] += 63072000'; } > months-apart.jsonl
+out=$("$TALLY" archive --db "$PG_URI" add months-apart.jsonl 2>&1)
+check_eq "months apart: all added" "$out" "added 30000, already archived 0, rejected 0"
+check_eq "months apart: stored once" "$(PSQL "select count(*), count(distinct id) from summaries where name = 'months'")" "30000|30000"
+check_eq "months apart: every key holds its row's id" "$(PSQL "select count(*) from summary_keys k join summaries s using (id) where s.name = 'months'")" 30000
+check_eq "months apart: in their months' partitions" "$(PSQL "select count(*) from summary_rows r join dictionary d on d.kind = 1 and d.id = r.name_ref and d.text = 'months' where r.tableoid::regclass::text in ('summaries_2026_11', 'summaries_2027_11', 'summaries_2028_11')")" 30000
+check_eq "months apart: aggregates count each run once" "$("$TALLY" archive --db "$PG_URI" stats --format json months | jq .count)" 30000
+
 # --- bad inputs
 echo '{"name":"bad","memory":[5,"parsecs"]}' > wrong.summary
 echo '{"name":"ok","memory":[5,"MB"],"new_field":{"x":[1,2]}}' > ok.summary
