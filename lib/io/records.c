@@ -397,42 +397,46 @@ __attribute__((noinline)) static int32_t record_for_made_normal(int dirfd, const
 
 /* True when S is this thread's last path, compared as scan_path reads: by
  * whole blocks where none can cross into the next page (the last path's
- * length says how many), else byte by byte, never past the first byte that
- * differs (a shorter S ends at a NUL where the last path has none). */
+ * length says how many; a byte of S's page is readable, so is every
+ * other), the block of the last path's NUL first (paths of one directory
+ * differ there), else byte by byte, never past the first byte that differs
+ * (a shorter S ends at a NUL where the last path has none). */
 __attribute__((no_sanitize_address, always_inline)) static inline bool same_as_last(const char *s)
 {
-    size_t len = last.len, i = 0;
+    size_t len = last.len, end = len / BLOCK * BLOCK;
     const char *l = last.path;
-    if ((long)((uintptr_t)s & 4095) + (long)(len / BLOCK * BLOCK) > block_limit) {
-        for (; i <= len; i++)
+    if ((long)((uintptr_t)s & 4095) + (long)end > block_limit) {
+        for (size_t i = 0; i <= len; i++)
             if (s[i] != l[i])
                 return false;
         return true;
     }
 #if defined(__SSE2__)
-    for (;; i += 16) {
-        unsigned eq = (unsigned)_mm_movemask_epi8(
-            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), _mm_load_si128((const __m128i *)(l + i))));
-        if (i + 16 > len) { /* the block of the NUL: its bytes up to the NUL's */
-            unsigned want = (2u << (len - i)) - 1;
-            return (eq & want) == want;
-        }
-        if (eq != 0xffff)
+#define SAME_BLOCK(i) \
+    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + (i))), \
+                                               _mm_load_si128((const __m128i *)(l + (i)))))
+    unsigned want = (2u << (len - end)) - 1; /* the NUL's block: its bytes up to the NUL's */
+    if ((SAME_BLOCK(end) & want) != want)
+        return false;
+    for (size_t i = 0; i < end; i += 16)
+        if (SAME_BLOCK(i) != 0xffff)
             return false;
-    }
+#undef SAME_BLOCK
 #else
-    for (;; i += 8) {
-        uint64_t a, b;
+    uint64_t a, b;
+    unsigned k = (unsigned)(len - end) + 1; /* the NUL's block: its bytes up to the NUL's */
+    memcpy(&a, s + end, 8);
+    memcpy(&b, l + end, 8);
+    if ((a ^ b) & (k == 8 ? ~0ull : (1ull << 8 * k) - 1))
+        return false;
+    for (size_t i = 0; i < end; i += 8) {
         memcpy(&a, s + i, 8);
         memcpy(&b, l + i, 8);
-        if (i + 8 > len) { /* the block of the NUL: its bytes up to the NUL's */
-            unsigned k = (unsigned)(len - i) + 1;
-            return ((a ^ b) & (k == 8 ? ~0ull : (1ull << 8 * k) - 1)) == 0;
-        }
         if (a != b)
             return false;
     }
 #endif
+    return true;
 }
 
 /* Makes what the scan copied into last.path (LEN bytes, and bytes past
