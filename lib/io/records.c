@@ -2,8 +2,9 @@
  * Darshan does: no symbolic links resolved), its record found or taken in
  * the region through a lock-free open-addressing table of path hashes (a
  * signal handler may open a file while the thread it interrupted is inside
- * a wrapper), and the counter updates of one operation, under the record's
- * spin lock. Its few system calls are raw (io_sys): nothing here sets errno,
+ * a wrapper), each thread's last path kept with its record (a stat then an
+ * open of one path scan and hash it once), and the counter updates of one
+ * operation, under the record's spin lock. Its few system calls are raw (io_sys): nothing here sets errno,
  * so a wrapper that counts through it alone need not save errno. */
 #include "records.h"
 
@@ -45,9 +46,33 @@ void io_scan_exact(void)
 }
 static char cwd[PATH_MAX];
 static int cwd_known;
+/* Counts the changes of the current directory (chdir, fchdir): a relative
+ * path's last lookup (below) holds only under the epoch it was made in. */
+static uint64_t cwd_epoch = 1;
+
+/* The last path this thread looked up and its record, so that a program
+ * that stats a path and then opens it, or opens the same path again, finds
+ * its record by comparing the path's bytes with these (same_as_last), with
+ * no scan, hash or table. Per thread: the thread's own calls only (a signal
+ * handler that calls a wrapper while its thread is inside the helper is
+ * kept out by the busy guard, region.h); emptied in a forked child, whose
+ * records are new (io_records_reset). A path relative to the current
+ * directory is kept with the directory's epoch; an absolute one needs
+ * none (a record is a path's, whatever file it names: a rename, an unlink
+ * or a new file of the same name change nothing). A path relative to another
+ * descriptor, a path of LAST_MAX bytes or more and the incomplete record
+ * (whose every lookup counts past_bound) are not kept. */
+#define LAST_MAX 256
+static __thread struct last_path {
+    int32_t rec;        /* 0: empty */
+    uint32_t len;
+    uint64_t epoch;     /* cwd_epoch when it was looked up (a relative path) */
+    char path[LAST_MAX] __attribute__((aligned(16)));
+} last __attribute__((tls_model("initial-exec")));
 
 void io_records_reset(void)
 {
+    last.rec = 0;
     if (++generation >= (1u << GEN_BITS)) { /* once in 4095 generations */
         memset(slots, 0, sizeof slots);
         generation = 1;
@@ -57,6 +82,7 @@ void io_records_reset(void)
 void io_cwd_changed(void)
 {
     __atomic_store_n(&cwd_known, 0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&cwd_epoch, 1, __ATOMIC_RELAXED);
 }
 
 /* The hash of a path, eight bytes at a time: each whole word mixed in, then
@@ -95,13 +121,15 @@ static inline uint64_t low_bytes(uint64_t w, unsigned k)
  * masked off. Read by blocks, the string's end may be passed inside its
  * page: ASan would call that an overflow, and valgrind's memcheck an error
  * of the program's, so under memcheck (io_scan_exact) every block is taken
- * as near a page's end, copied byte by byte up to the NUL. */
+ * as near a page's end, copied byte by byte up to the NUL. COPY, when
+ * not NULL, gets each block read (bytes past the NUL included) while it
+ * fits its LAST_MAX bytes: the whole path when *len < LAST_MAX. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
 /* Sixteen bytes at a time: which are NUL, '/' or '.', one compare each. */
-__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
-                                                                                     bool *odd)
+__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path_into(const char *s, size_t *len,
+                                                                                          bool *odd, char *copy)
 {
     const __m128i nul = _mm_setzero_si128(), slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
     uint64_t h = HASH_SEED;
@@ -120,6 +148,8 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
             p = near_end;
         }
         __m128i v = _mm_loadu_si128((const __m128i *)p);
+        if (copy && n + 16 <= LAST_MAX)
+            _mm_store_si128((__m128i *)(copy + n), v);
         unsigned end = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nul));
         unsigned valid = end ? (end & -end) - 1 : 0xffff; /* the bytes before the first NUL */
         unsigned sl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) & valid;
@@ -160,8 +190,8 @@ static inline uint64_t zero_bytes(uint64_t w)
 #define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
 
 /* Eight bytes at a time, in a word. */
-__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path(const char *s, size_t *len,
-                                                                                     bool *odd)
+__attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_path_into(const char *s, size_t *len,
+                                                                                          bool *odd, char *copy)
 {
     uint64_t h = HASH_SEED, prev_slash = 0, bad = 0;
     size_t n = 0;
@@ -174,6 +204,8 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
         else
             for (int i = 0; i < 8 && p[i]; i++)
                 w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+        if (copy && n + 8 <= LAST_MAX)
+            memcpy(copy + n, &w, 8);
         uint64_t end = zero_bytes(w);
         if (end)
             w &= ((end & -end) >> 7) - 1; /* the bytes before the first NUL */
@@ -198,6 +230,11 @@ __attribute__((no_sanitize_address, always_inline)) static inline uint64_t scan_
     }
 }
 #endif
+
+__attribute__((always_inline)) static inline uint64_t scan_path(const char *s, size_t *len, bool *odd)
+{
+    return scan_path_into(s, len, odd, NULL);
+}
 
 /* The record of ABS, whose hash and length scan_path gave. */
 static int32_t record_for(const char *abs, uint64_t hash, size_t n)
@@ -358,16 +395,106 @@ __attribute__((noinline)) static int32_t record_for_made_normal(int dirfd, const
     return io_record_for_abs(out);
 }
 
-int32_t io_record_for(int dirfd, const char *path)
+/* True when S is this thread's last path, compared as scan_path reads: by
+ * whole blocks where none can cross into the next page (the last path's
+ * length says how many; a byte of S's page is readable, so is every
+ * other), the block of the last path's NUL first (paths of one directory
+ * differ there), else byte by byte, never past the first byte that differs
+ * (a shorter S ends at a NUL where the last path has none). */
+__attribute__((no_sanitize_address, always_inline)) static inline bool same_as_last(const char *s)
 {
+    size_t len = last.len, end = len / BLOCK * BLOCK;
+    const char *l = last.path;
+    if ((long)((uintptr_t)s & 4095) + (long)end > block_limit) {
+        for (size_t i = 0; i <= len; i++)
+            if (s[i] != l[i])
+                return false;
+        return true;
+    }
+#if defined(__SSE2__)
+#define SAME_BLOCK(i) \
+    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + (i))), \
+                                               _mm_load_si128((const __m128i *)(l + (i)))))
+    unsigned want = (2u << (len - end)) - 1; /* the NUL's block: its bytes up to the NUL's */
+    if ((SAME_BLOCK(end) & want) != want)
+        return false;
+    for (size_t i = 0; i < end; i += 16)
+        if (SAME_BLOCK(i) != 0xffff)
+            return false;
+#undef SAME_BLOCK
+#else
+    uint64_t a, b;
+    unsigned k = (unsigned)(len - end) + 1; /* the NUL's block: its bytes up to the NUL's */
+    memcpy(&a, s + end, 8);
+    memcpy(&b, l + end, 8);
+    if ((a ^ b) & (k == 8 ? ~0ull : (1ull << 8 * k) - 1))
+        return false;
+    for (size_t i = 0; i < end; i += 8) {
+        memcpy(&a, s + i, 8);
+        memcpy(&b, l + i, 8);
+        if (a != b)
+            return false;
+    }
+#endif
+    return true;
+}
+
+/* Makes what the scan copied into last.path (LEN bytes, and bytes past
+ * them) this thread's last lookup, of record REC, under the current
+ * directory's EPOCH. */
+static inline void remember(size_t len, int32_t rec, uint64_t epoch)
+{
+    if (rec > TALLY_IO_CAPACITY || len >= LAST_MAX)
+        return;
+    last.path[len] = '\0';
+    last.len = (uint32_t)len;
+    last.epoch = epoch;
+    last.rec = rec;
+}
+
+/* A path not absolute, or absolute but not normal, looked up, and kept as
+ * the last lookup when it can be (apart, as record_for_made_normal is). */
+__attribute__((noinline)) static int32_t record_for_other(int dirfd, const char *path)
+{
+    bool kept = path[0] == '/' || dirfd == AT_FDCWD;
+    uint64_t epoch = __atomic_load_n(&cwd_epoch, __ATOMIC_RELAXED); /* before the directory is read */
+    int32_t rec = record_for_made_normal(dirfd, path);
+    if (kept) {
+        size_t len = 0;
+        for (; len < LAST_MAX && path[len]; len++)
+            last.path[len] = path[len];
+        remember(len, rec, epoch);
+    }
+    return rec;
+}
+
+/* A path that is not this thread's last: scanned (and copied as the last
+ * path when it fits), then looked up (apart from io_record_for, whose
+ * frame then stays small). */
+__attribute__((noinline)) static int32_t record_for_new(int dirfd, const char *path)
+{
+    last.rec = 0; /* its path is overwritten */
     if (path[0] == '/') {
         size_t n;
         bool odd;
-        uint64_t hash = scan_path(path, &n, &odd);
-        if (!odd || is_normal(path))
-            return record_for(path, hash, n);
+        uint64_t hash = scan_path_into(path, &n, &odd, last.path);
+        if (!odd || is_normal(path)) {
+            int32_t rec = record_for(path, hash, n);
+            remember(n, rec, 0);
+            return rec;
+        }
     }
-    return record_for_made_normal(dirfd, path);
+    return record_for_other(dirfd, path);
+}
+
+int32_t io_record_for(int dirfd, const char *path)
+{
+    if (last.rec &&
+        (path[0] == '/' ||
+         (dirfd == AT_FDCWD && last.epoch == __atomic_load_n(&cwd_epoch, __ATOMIC_RELAXED))) &&
+        same_as_last(path))
+        return last.rec;
+    return record_for_new(dirfd, path);
 }
 
 /* Darshan's size buckets: 0-100, 100-1K, ... 1G+ (upper bounds included). */

@@ -6,7 +6,10 @@
 # leaves the application's errno as it was when it succeeds and sets its own
 # error when it fails, the first write to an inherited FIFO included; and
 # a program run under valgrind's memcheck sees no read of the helper's past
-# a string's end (its exact-size heap strings).
+# a string's end (its exact-size heap strings); the helper's last path
+# (each thread's last lookup, found again by comparing bytes) gives each
+# file its own counts when one buffer is rewritten between calls, across a
+# rename, an unlink and a new file of the same name, a chdir, and threads.
 # make check: runs beside other tests
 . "$(dirname "$0")/../lib.sh"
 
@@ -37,6 +40,26 @@ check_eq "what went wrong" "$(cat errno.err)" ""
 check_eq "the FIFO got its byte" "$(cat fifo.out)" x
 check_eq "e.dat counted: 10+5+2 bytes written" \
   "$(jq -r --arg p "$D/e.dat" '.files[] | select(.path == $p) | .POSIX_BYTES_WRITTEN' errno.files.json)" 17
+mkdir -p u/s1 u/s2 u/t0 u/t1 u/t2 u/t3
+U=$PWD/u
+for t in 0 1 2 3; do : >u/t$t/one; : >u/t$t/two-longer; done
+"$TALLY" run --level 3 -o reuse -- "$P" reuse "$U"
+check_eq "one buffer rewritten between calls: every call succeeded" "$?" 0
+counts() { # PATH: opens/stats/bytes written of PATH's record(s), summed
+  jq -r --arg p "$1" '[.files[] | select(.path == $p)] | "\([.[].POSIX_OPENS] | add)/\([.[].POSIX_STATS] | add)/\([.[].POSIX_BYTES_WRITTEN] | add)"' reuse.files.json
+}
+check_eq "ua: opened, written 1 byte, stat'd twice (before and after ub)" "$(counts "$U/ua")" 1/2/1
+check_eq "ub: opened twice (unlinked and made again), 2 + 4 bytes, stat'd once" "$(counts "$U/ub")" 2/1/6
+check_eq "uab (one byte longer than ua): its own 3 bytes" "$(counts "$U/uab")" 1/0/3
+check_eq "u (one byte shorter): its own 4 bytes" "$(counts "$U/u")" 1/0/4
+check_eq "uc (ua renamed): its stat" "$(counts "$U/uc")" 0/1/0
+check_eq "s1/x: 5 bytes (relative, before the chdir)" "$(counts "$U/s1/x")" 1/0/5
+check_eq "s2/x: 6 bytes (the same relative name after the chdir)" "$(counts "$U/s2/x")" 1/0/6
+for t in 0 1 2 3; do
+  check_eq "thread $t: its one stat'd 2000 times, its two-longer 1000 (stats/opens)" \
+    "$(counts "$U/t$t/one") $(counts "$U/t$t/two-longer")" "0/2000/0 0/1000/0"
+done
+
 if command -v valgrind >/dev/null; then
   "$TALLY" run --level 3 -o vg -- valgrind -q --error-exitcode=9 "$P" heap "$D" 2>vg.err
   check_eq "under memcheck: no error (exit 0, not 9)" "$?" 0
