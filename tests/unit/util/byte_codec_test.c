@@ -157,6 +157,13 @@ int main(void)
             free(one.data);
         }
     }
+    /* halves, which round to the even integer, near and above the margin's
+     * reach (5e13) and up to 2^52 */
+    const double ties[] = {50000000000000.5, 50000000000001.5, -50000000000002.5,
+                           2251799813685248.5, 4503599627370495.5, -4503599627370494.5,
+                           4503599627370496.0, 4503599627370497.0, 0.5, -1.5, 2.5};
+    for (size_t t = 0; t < sizeof ties / sizeof *ties; t++)
+        same &= same_as_reference(ties[t]);
     CHECK(same);
     CHECK(shorts > 100000 && raws > 100000); /* both paths taken, often */
     static const unsigned char bad_decimal[] = {0x1f}; /* k = 15 with a mantissa: never written */
