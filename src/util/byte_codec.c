@@ -56,14 +56,37 @@ void byte_put_double(struct byte_writer *w, double d)
 static const double powers_of_ten[DECIMAL_DIGITS + 1] = {1e0, 1e1, 1e2, 1e3, 1e4,
                                                           1e5, 1e6, 1e7, 1e8, 1e9};
 
+/* nearbyint(x) in the default rounding mode (to nearest, ties to even),
+ * without the call: below 2^52, adding and taking away 2^52 rounds x to an
+ * integer in that mode (the compiler keeps both, without -ffast-math); from
+ * 2^52 up every double is an integer. */
+static double round_to_integer(double x)
+{
+    const double two52 = 4503599627370496.0;
+    double a = fabs(x);
+    return a < two52 ? copysign((a + two52) - two52, x) : x;
+}
+
 void byte_put_decimal(struct byte_writer *w, double d)
 {
     const double limit = 9007199254740992.0; /* 2^53: every integer below is exact */
+    /* Most values that are no short decimal (sums, moments) fail every k;
+     * they fail at k = 9 already: when m / 10^k gives back d (so |d| >= 1e-9
+     * or d = 0, never subnormal), d·10^9 is within 2 units in the last place
+     * of the integer m·10^(9−k), far inside the margin below. So when d·10^9
+     * is below 2^53 (and so is every d·10^k before it) and no integer is
+     * within the margin, d is stored raw without the nine tries before. */
+    double scaled9 = d * powers_of_ten[DECIMAL_DIGITS];
+    if (fabs(scaled9) < limit && fabs(scaled9 - round_to_integer(scaled9)) > fabs(scaled9) * 1e-14) {
+        byte_put_varint(w, DECIMAL_RAW);
+        byte_put_double(w, d);
+        return;
+    }
     for (int k = 0; k <= DECIMAL_DIGITS && fabs(d) < limit; k++) {
         double scaled = d * powers_of_ten[k];
         if (!(fabs(scaled) < limit))
             break;
-        double rounded = nearbyint(scaled);
+        double rounded = round_to_integer(scaled);
         /* a value m / 10^k gives back d only when d·10^k is within a few
          * units in the last place of m (|m − d·10^k| <= |d·10^k|·2^-52):
          * farther, this k is not the one, and the division is skipped
@@ -108,6 +131,8 @@ unsigned byte_get_byte(struct byte_reader *r)
 
 uint64_t byte_get_varint(struct byte_reader *r)
 {
+    if (!r->failed && r->p < r->end && !(*r->p & 0x80)) /* one byte: most are */
+        return *r->p++;
     uint64_t v = 0;
     for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
         unsigned c = byte_get_byte(r);

@@ -2,7 +2,7 @@
  * zigzag signed values, doubles and decimals come back to the bit (a
  * decimal short when it is one); a reader past its
  * end, over an overlong varint or asked for more bytes than are left fails
- * and stays failed. */
+ * and stays failed. A decimal's bytes are those of every k tried in turn. */
 #include "test.h"
 #include "util/byte_codec.h"
 
@@ -10,6 +10,44 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* byte_put_decimal as it was before its shortcut for values that are no
+ * short decimal (every k tried in turn): the shortcut must write the same
+ * bytes. */
+static void reference_decimal(struct byte_writer *w, double d)
+{
+    static const double powers[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    const double limit = 9007199254740992.0;
+    for (int k = 0; k <= 9 && fabs(d) < limit; k++) {
+        double scaled = d * powers[k];
+        if (!(fabs(scaled) < limit))
+            break;
+        double rounded = nearbyint(scaled);
+        if (fabs(scaled - rounded) > fabs(scaled) * 1e-14)
+            continue;
+        int64_t mi = (int64_t)rounded;
+        double back = (double)mi / powers[k];
+        if (!memcmp(&back, &d, sizeof d)) {
+            uint64_t zigzag = ((uint64_t)mi << 1) ^ (uint64_t)(mi >> 63);
+            byte_put_varint(w, zigzag << 4 | (uint64_t)k);
+            return;
+        }
+    }
+    byte_put_varint(w, 15);
+    byte_put_double(w, d);
+}
+
+/* The same bytes as reference_decimal for d? */
+static int same_as_reference(double d)
+{
+    struct byte_writer a = {NULL, 0, 0, false}, b = {NULL, 0, 0, false};
+    byte_put_decimal(&a, d);
+    reference_decimal(&b, d);
+    int same = !a.failed && !b.failed && a.len == b.len && !memcmp(a.data, b.data, a.len);
+    free(a.data);
+    free(b.data);
+    return same;
+}
 
 int main(void)
 {
@@ -92,6 +130,42 @@ int main(void)
     CHECK(ok);
     CHECK(!dr.failed && dr.p == dr.end);
     free(dw.data);
+    /* the shortcut writes what every k tried in turn writes: decimals of 0
+     * to 11 places and of 1 to 17 digits, their sums (no decimal, mostly),
+     * products, random bits, and values about 2^53 / 10^9 and 1e-9 */
+    srand(20);
+    int same = 1, shorts = 0, raws = 0;
+    double sum = 0;
+    for (int i = 0; i < 400000; i++) {
+        int k = rand() % 12, digits = 1 + rand() % 17;
+        double m = 0;
+        for (int j = 0; j < digits; j++)
+            m = m * 10 + rand() % 10;
+        double d = (rand() & 1 ? -m : m) / pow(10, k);
+        sum += d;
+        uint64_t bits = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
+        double raw;
+        memcpy(&raw, &bits, sizeof raw);
+        double edge = 9007199.254740992 * (1 + (rand() % 2001 - 1000) * 1e-12);
+        double tiny = 1e-9 * (1 + (rand() % 2001 - 1000) * 1e-13);
+        const double tried[] = {d, sum, d * 1.01, d / 3, raw, edge, tiny, -tiny, nextafter(d, 0)};
+        for (size_t t = 0; t < sizeof tried / sizeof *tried; t++) {
+            same &= same_as_reference(tried[t]);
+            struct byte_writer one = {NULL, 0, 0, false};
+            byte_put_decimal(&one, tried[t]);
+            one.len < 9 ? shorts++ : raws++;
+            free(one.data);
+        }
+    }
+    /* halves, which round to the even integer, near and above the margin's
+     * reach (5e13) and up to 2^52 */
+    const double ties[] = {50000000000000.5, 50000000000001.5, -50000000000002.5,
+                           2251799813685248.5, 4503599627370495.5, -4503599627370494.5,
+                           4503599627370496.0, 4503599627370497.0, 0.5, -1.5, 2.5};
+    for (size_t t = 0; t < sizeof ties / sizeof *ties; t++)
+        same &= same_as_reference(ties[t]);
+    CHECK(same);
+    CHECK(shorts > 100000 && raws > 100000); /* both paths taken, often */
     static const unsigned char bad_decimal[] = {0x1f}; /* k = 15 with a mantissa: never written */
     struct byte_reader b = {bad_decimal, bad_decimal + 1, false};
     byte_get_decimal(&b);
