@@ -4,7 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +44,21 @@ int make_parent_directories(const char *path, char *why, size_t why_size)
 
 void remove_flat_directory(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    /* Opened without following a symbolic link, and its files removed
+     * relative to that descriptor: what is removed is in the directory
+     * opened, even if its path is swapped for a link meanwhile. */
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
         return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
     struct dirent *e;
-    char path[PATH_MAX];
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
-            unlink(path);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(fd, e->d_name, 0);
     closedir(d);
     rmdir(dir);
 }

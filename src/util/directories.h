@@ -10,8 +10,8 @@
 /* mkdir -p of the directory holding path. Returns -1 with a reason in why. */
 int make_parent_directories(const char *path, char *why, size_t why_size);
 /* Removes a directory that holds files only (a run's segment directory, a
- * launch's scratch): its files, then itself. Errors are ignored (what is
- * left stays). */
+ * launch's scratch): its files, then itself; nothing when dir is a
+ * symbolic link. Errors are ignored (what is left stays). */
 void remove_flat_directory(const char *dir);
 
 #endif
