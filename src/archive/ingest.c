@@ -781,7 +781,7 @@ int ingest_records(struct store *s, struct summary_record *const *records, size_
     if (!store_can_copy(s))
         rc = ingest_records_values(s, records, n, &ins, why, why_size);
     for (size_t first = 0; store_can_copy(s) && first < n && rc == 0; first += COPY_ROWS) {
-        struct inserted chunk = {0, 0, NULL, 0, 0};
+        struct inserted chunk = {0};
         rc = ingest_records_copy(s, records + first, n - first < COPY_ROWS ? n - first : COPY_ROWS,
                                  &chunk, why, why_size);
         ins.count += chunk.count;
