@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "archive/ingest_files.h"
+
 void batch_queue_init(struct batch_queue *q)
 {
     memset(q, 0, sizeof *q);
@@ -30,14 +32,34 @@ void batch_queue_close(struct batch_queue *q)
     pthread_mutex_unlock(&q->lock);
 }
 
-void batch_queue_push(struct batch_queue *q, struct ingest_batch *batch)
+struct ingest_batch *batch_queue_push(struct batch_queue *q, struct ingest_batch *batch)
 {
     pthread_mutex_lock(&q->lock);
     while (q->count == BATCH_QUEUE_CAPACITY)
         pthread_cond_wait(&q->not_full, &q->lock);
     q->items[(q->head + q->count++) % BATCH_QUEUE_CAPACITY] = batch;
     pthread_cond_signal(&q->not_empty);
+    struct ingest_batch *spent = q->spent;
+    q->spent = NULL;
     pthread_mutex_unlock(&q->lock);
+    return spent;
+}
+
+void batch_queue_give_back(struct batch_queue *q, struct ingest_batch *batch)
+{
+    pthread_mutex_lock(&q->lock);
+    batch->spent_next = q->spent;
+    q->spent = batch;
+    pthread_mutex_unlock(&q->lock);
+}
+
+struct ingest_batch *batch_queue_take_spent(struct batch_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    struct ingest_batch *spent = q->spent;
+    q->spent = NULL;
+    pthread_mutex_unlock(&q->lock);
+    return spent;
 }
 
 struct ingest_batch *batch_queue_pop(struct batch_queue *q)

@@ -21,12 +21,22 @@ struct batch_queue {
     struct ingest_batch *items[BATCH_QUEUE_CAPACITY];
     size_t head, count;
     bool done; /* the reader has finished */
+    struct ingest_batch *spent; /* written parts given back, for the reader to free */
 };
 
 void batch_queue_init(struct batch_queue *q);
 void batch_queue_destroy(struct batch_queue *q);
-/* Adds a part, waiting while the queue is full. */
-void batch_queue_push(struct batch_queue *q, struct ingest_batch *batch);
+/* Adds a part, waiting while the queue is full; returns the parts the
+ * writer gave back since (a list through their spent_next), for the reader
+ * to free: memory is freed by the thread that allocated it, so the two
+ * threads never wait on each other's malloc arena (a free from the writer
+ * took the reader's arena lock while the reader grew its buffers: 3,500
+ * sleeps of each thread per 500,000 summaries). */
+struct ingest_batch *batch_queue_push(struct batch_queue *q, struct ingest_batch *batch);
+/* The writer is done with a part: it goes back to the reader. */
+void batch_queue_give_back(struct batch_queue *q, struct ingest_batch *batch);
+/* The parts given back and not yet taken (a list, as batch_queue_push's). */
+struct ingest_batch *batch_queue_take_spent(struct batch_queue *q);
 /* The reader is done: batch_queue_pop returns what is left, then NULL. */
 void batch_queue_close(struct batch_queue *q);
 /* The next part, waiting for one; NULL when the reader is done and nothing

@@ -66,6 +66,25 @@ static void batch_free(struct ingest_batch *batch)
     free(batch);
 }
 
+void ingest_batches_free(struct ingest_batch *spent)
+{
+    while (spent) {
+        struct ingest_batch *next = spent->spent_next;
+        batch_free(spent);
+        spent = next;
+    }
+}
+
+/* The writer is done with a part: freed here, or by the reader that
+ * allocated it (batch_queue.h says why). */
+static void release(struct ingest_session *session, struct ingest_batch *part)
+{
+    if (session->queue)
+        batch_queue_give_back(session->queue, part);
+    else
+        batch_free(part);
+}
+
 /* The per-file rows of the records just stored (not of those archived
  * before: their rows are there already). */
 static int store_file_rows(struct store *s, struct summary_record *const *records, size_t n,
@@ -173,7 +192,7 @@ static int keep_part(struct ingest_session *session, struct ingest_batch *part)
 {
     if (VEC_RESERVE(session->records, session->records_capacity, session->nrecords + part->n) < 0 ||
         !VEC_PUSH(session->parts, session->nparts, session->parts_capacity)) {
-        batch_free(part);
+        release(session, part);
         return -1;
     }
     session->parts[session->nparts - 1] = part;
@@ -186,7 +205,7 @@ static int keep_part(struct ingest_session *session, struct ingest_batch *part)
 static void drop_transaction(struct ingest_session *session)
 {
     for (size_t i = 0; i < session->nparts; i++)
-        batch_free(session->parts[i]);
+        release(session, session->parts[i]);
     session->nparts = session->nrecords = 0;
     session->open = session->broken = false;
     session->open_added = 0;
@@ -296,7 +315,7 @@ int ingest_session_write(struct ingest_session *session, struct ingest_batch *pa
     if (!part)
         return session->database_failed ? -1 : 0;
     if (session->database_failed) {
-        batch_free(part);
+        release(session, part);
         drop_transaction(session);
         return -1;
     }
@@ -384,7 +403,7 @@ static int hand_over(struct ingest_session *session, bool ends_transaction)
         session->transaction_count = 0;
     }
     if (session->queue) {
-        batch_queue_push(session->queue, part);
+        ingest_batches_free(batch_queue_push(session->queue, part));
         return 0;
     }
     return ingest_session_write(session, part);

@@ -387,6 +387,7 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
     while ((batch = batch_queue_pop(queue)))
         ingest_session_write(session, batch); /* after a database failure: only frees */
     pthread_join(reader, NULL);
+    ingest_batches_free(batch_queue_take_spent(queue));
     session->queue = NULL;
     batch_queue_destroy(queue);
     free(queue);

@@ -23,6 +23,7 @@ struct ingest_batch {
     bool ends_transaction;
     struct aggregate_table *aggregates; /* the last part's: settled, or NULL
                                          * (out of memory: the writer builds them) */
+    struct ingest_batch *spent_next;    /* given back to the reader (batch_queue.h) */
 };
 
 struct ingest_session {
@@ -78,6 +79,10 @@ int ingest_session_hand_over(struct ingest_session *session);
  * its last part; frees the parts once their transaction committed or
  * failed. -1 on a database error. */
 int ingest_session_write(struct ingest_session *session, struct ingest_batch *part);
+/* Frees a list of parts given back by the writer (batch_queue.h): the
+ * reader does, at each part it hands over, and the caller of ingest_paths
+ * once the reader has ended. */
+void ingest_batches_free(struct ingest_batch *spent);
 /* Writes what is pending and frees it. -1 on a database error. Call it
  * once, at the end. */
 int ingest_session_finish(struct ingest_session *session);
