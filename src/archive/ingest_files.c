@@ -384,8 +384,10 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
         return job.status;
     }
     struct ingest_batch *batch;
+    store_bulk_writing(session->store, true);
     while ((batch = batch_queue_pop(queue)))
         ingest_session_write(session, batch); /* after a database failure: only frees */
+    store_bulk_writing(session->store, false);
     pthread_join(reader, NULL);
     ingest_batches_free(batch_queue_take_spent(queue));
     session->queue = NULL;

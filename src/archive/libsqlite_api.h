@@ -33,7 +33,10 @@
     X(sqlite3_open_v2) \
     X(sqlite3_prepare_v2) \
     X(sqlite3_reset) \
-    X(sqlite3_step)
+    X(sqlite3_step) \
+    X(sqlite3_wal_autocheckpoint) \
+    X(sqlite3_wal_checkpoint_v2) \
+    X(sqlite3_wal_hook)
 
 struct libsqlite_api {
     TALLY_LIBSQLITE_FUNCTIONS(DYNLIB_POINTER)

@@ -90,6 +90,12 @@ int store_query(struct store *s, const char *sql, const struct sql_value *params
     return s->backend->query(s, sql, params, nparams, fn, ctx, why, why_size);
 }
 
+void store_bulk_writing(struct store *s, bool on)
+{
+    if (s->backend->bulk_writing)
+        s->backend->bulk_writing(s, on);
+}
+
 bool store_can_copy(const struct store *s)
 {
     return s->backend->copy != NULL;

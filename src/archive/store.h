@@ -51,6 +51,9 @@ long long store_size(struct store *s, char *why, size_t why_size);
  * (SQLite VACUUM, PostgreSQL VACUUM FULL): needs room for a copy of the
  * archive and locks it for writers meanwhile. 0 or -1. */
 int store_compact(struct store *s, char *why, size_t why_size);
+/* Many transactions are about to be written in a row (on), or were (off):
+ * the backend may do its housekeeping in a thread of its own meanwhile. */
+void store_bulk_writing(struct store *s, bool on);
 int store_begin(struct store *s, char *why, size_t why_size);
 int store_commit(struct store *s, char *why, size_t why_size);
 void store_rollback(struct store *s);

@@ -98,6 +98,10 @@ struct store_backend {
     /* Runs a SELECT (or ... RETURNING), calling fn per row; 0 or -1. */
     int (*query)(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
                  store_row_fn fn, void *ctx, char *why, size_t why_size);
+    /* The caller is about to write many transactions in a row (on), or is
+     * done (off): the backend may do its housekeeping in a thread meanwhile
+     * (SQLite: the log's checkpoints); NULL when it has none. */
+    void (*bulk_writing)(struct store *s, bool on);
     void (*close)(struct store *s);
 };
 

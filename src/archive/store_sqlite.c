@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "archive/libsqlite_api.h"
+#include "archive/sqlite_checkpointer.h"
 
 #define STATEMENT_CACHE_SIZE 16
 #define BUSY_TIMEOUT_MS (10 * 60 * 1000)
@@ -26,6 +27,7 @@ struct sqlite_store {
     sqlite3 *db;
     struct cached_statement cache[STATEMENT_CACHE_SIZE];
     size_t next_victim;
+    struct sqlite_checkpointer *checkpointer; /* while writing in bulk */
 };
 
 /* A lock another connection held past the busy timeout, or one SQLite gave
@@ -177,9 +179,22 @@ static int sqlite_query(struct store *s, const char *sql, const struct sql_value
     return run(s, sql, params, nparams, fn, ctx, why, why_size);
 }
 
+static void sqlite_bulk_writing(struct store *s, bool on)
+{
+    struct sqlite_store *impl = s->impl;
+    if (on && !impl->checkpointer)
+        impl->checkpointer = sqlite_checkpointer_start(impl->db, s->location,
+                                                       SQLITE_CHECKPOINTER_REWIND_PAGES);
+    else if (!on) {
+        sqlite_checkpointer_stop(impl->checkpointer);
+        impl->checkpointer = NULL;
+    }
+}
+
 static void sqlite_close(struct store *s)
 {
     struct sqlite_store *impl = s->impl;
+    sqlite_checkpointer_stop(impl->checkpointer);
     for (size_t i = 0; i < STATEMENT_CACHE_SIZE; i++)
         if (impl->cache[i].sql) {
             free(impl->cache[i].sql);
@@ -205,6 +220,7 @@ static const struct store_backend sqlite_backend = {
     .compact = "VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
     .exec = sqlite_exec,
     .query = sqlite_query,
+    .bulk_writing = sqlite_bulk_writing,
     .close = sqlite_close,
 };
 
