@@ -170,11 +170,10 @@ static void key_params(const struct flush_chunk *c, struct sql_value *p)
     }
 }
 
-/* Two statements for the chunk: its stored rows read, the merged rows
- * written back. */
-static int flush_chunk(struct flush_chunk *c, struct store *s, char *why, size_t why_size)
+/* The chunk's stored rows read and merged into its copies. */
+static int read_chunk(struct flush_chunk *c, struct store *s, char *why, size_t why_size)
 {
-    struct sql_value p[4 * ROWS_STATEMENT_CHUNK];
+    struct sql_value p[3 * ROWS_STATEMENT_CHUNK];
     key_params(c, p);
     /* the casts type PostgreSQL's parameters, which a VALUES list leaves unknown */
     char *sql = rows_statement("WITH wanted (position, kind, key, day) AS (VALUES",
@@ -189,25 +188,36 @@ static int flush_chunk(struct flush_chunk *c, struct store *s, char *why, size_t
         snprintf(why, why_size, "the stored aggregate of '%s' for day %lld cannot be read", e->key, e->day);
         return -1;
     }
-    for (size_t i = 0; i < c->n && rc == 0; i++) {
+    return rc;
+}
+
+/* The chunk's merged rows encoded, as the parameters of their upsert (4 a
+ * row). */
+static int encode_chunk(struct flush_chunk *c, struct sql_value *p, char *why, size_t why_size)
+{
+    for (size_t i = 0; i < c->n; i++) {
         size_t len;
         if (!(c->data[i] = aggregate_encode(&c->merged[i], &len))) {
             snprintf(why, why_size, "out of memory");
-            rc = -1;
-            break;
+            return -1;
         }
         p[4 * i] = sql_int(c->entry[i]->kind);
         p[4 * i + 1] = sql_text(c->entry[i]->key);
         p[4 * i + 2] = sql_int(c->entry[i]->day);
         p[4 * i + 3] = sql_blob(c->data[i], len);
     }
-    if (rc == 0) {
-        sql = rows_statement("INSERT INTO aggregates (kind, key, day, data) VALUES", "?, ?, ?, ?", c->n,
-                             " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data", why,
-                             why_size);
-        rc = sql && store_exec(s, sql, p, 4 * c->n, why, why_size) >= 0 ? 0 : -1;
-        free(sql);
-    }
+    return 0;
+}
+
+/* The chunk's rows sent to be written back, without waiting (store_send). */
+static int send_chunk(const struct flush_chunk *c, const struct sql_value *p, struct store *s,
+                      char *why, size_t why_size)
+{
+    char *sql = rows_statement("INSERT INTO aggregates (kind, key, day, data) VALUES", "?, ?, ?, ?", c->n,
+                               " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data", why,
+                               why_size);
+    int rc = sql && store_send(s, sql, p, 4 * c->n, why, why_size) == 0 ? 0 : -1;
+    free(sql);
     return rc;
 }
 
@@ -222,19 +232,76 @@ static void chunk_clear(struct flush_chunk *c)
     c->unreadable = 0;
 }
 
+/* The chunks' memory; the array stays, empty. */
+static void chunks_free(struct flush_chunk **chunks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        chunk_clear(chunks[i]);
+        free(chunks[i]);
+        chunks[i] = NULL;
+    }
+}
+
+/* The chunks' rows, read and merged, written back: each chunk encoded while
+ * the server writes the one before (its statement sent without waiting),
+ * so that the writing thread's encoding, most of its work at a
+ * transaction's end, no longer adds to the server's upserts. */
+static int write_chunks(struct flush_chunk **chunks, size_t nchunks, struct store *s, char *why,
+                        size_t why_size)
+{
+    struct sql_value p[4 * ROWS_STATEMENT_CHUNK];
+    bool outstanding = false;
+    int rc = 0;
+    for (size_t k = 0; k < nchunks && rc == 0; k++) {
+        rc = encode_chunk(chunks[k], p, why, why_size);
+        if (outstanding) { /* the chunk before, written meanwhile: its outcome, then its memory */
+            char waited[256];
+            if (store_wait(s, waited, sizeof waited) < 0 && rc == 0) {
+                snprintf(why, why_size, "%s", waited);
+                rc = -1;
+            }
+            outstanding = false;
+            chunk_clear(chunks[k - 1]);
+        }
+        if (rc == 0)
+            outstanding = (rc = send_chunk(chunks[k], p, s, why, why_size)) == 0;
+    }
+    if (outstanding && store_wait(s, why, why_size) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* Chunks held at once, read before any is written (4,096 day rows: a
+ * transaction's, or a bounded part of a migration's rebuild). */
+#define FLUSH_WINDOW 16
+
 int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
                           size_t nids, char *why, size_t why_size)
 {
-    struct flush_chunk *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
-    }
+    struct flush_chunk *chunks[FLUSH_WINDOW] = {NULL}, *c = NULL;
+    size_t nchunks = 0;
     int rc = 0;
     for (size_t i = 0; i < t->capacity && rc == 0; i++) {
         struct entry *e = t->slots[i];
         if (!e)
             continue;
+        if (!c || c->n == ROWS_STATEMENT_CHUNK) {
+            if (c && (rc = read_chunk(c, s, why, why_size)) < 0)
+                break;
+            if (nchunks == FLUSH_WINDOW) {
+                rc = write_chunks(chunks, nchunks, s, why, why_size);
+                chunks_free(chunks, nchunks);
+                nchunks = 0;
+                if (rc < 0)
+                    break;
+            }
+            if (!(c = chunks[nchunks] = calloc(1, sizeof *c))) {
+                snprintf(why, why_size, "out of memory");
+                rc = -1;
+                break;
+            }
+            nchunks++;
+        }
         struct aggregate *merged = &c->merged[c->n];
         aggregate_init(merged);
         c->entry[c->n++] = e;
@@ -245,15 +312,12 @@ int aggregate_table_flush(const struct aggregate_table *t, struct store *s, cons
         } else if (ids) {
             aggregate_renumber(merged, ids, nids);
         }
-        if (rc == 0 && c->n == ROWS_STATEMENT_CHUNK) {
-            rc = flush_chunk(c, s, why, why_size);
-            chunk_clear(c);
-        }
     }
-    if (rc == 0 && c->n) /* the last, partly filled chunk */
-        rc = flush_chunk(c, s, why, why_size);
-    chunk_clear(c);
-    free(c);
+    if (rc == 0 && c && c->n) /* the last, partly filled chunk */
+        rc = read_chunk(c, s, why, why_size);
+    if (rc == 0)
+        rc = write_chunks(chunks, nchunks, s, why, why_size);
+    chunks_free(chunks, nchunks);
     return rc;
 }
 

@@ -33,6 +33,7 @@
     X(PQresultErrorField) \
     X(PQresultErrorMessage) \
     X(PQresultStatus) \
+    X(PQsendQueryPrepared) \
     X(PQsetNoticeProcessor) \
     X(PQstatus)
 

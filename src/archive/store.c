@@ -96,6 +96,31 @@ void store_bulk_writing(struct store *s, bool on)
         s->backend->bulk_writing(s, on);
 }
 
+int store_send(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
+               char *why, size_t why_size)
+{
+    if (s->backend->send)
+        return s->backend->send(s, sql, params, nparams, why, why_size);
+    s->sent = true;
+    s->sent_why[0] = '\0';
+    s->sent_result = s->backend->exec(s, sql, params, nparams, s->sent_why, sizeof s->sent_why);
+    return 0;
+}
+
+long long store_wait(struct store *s, char *why, size_t why_size)
+{
+    if (s->backend->wait)
+        return s->backend->wait(s, why, why_size);
+    if (!s->sent) {
+        snprintf(why, why_size, "no statement sent");
+        return -1;
+    }
+    s->sent = false;
+    if (s->sent_result < 0)
+        snprintf(why, why_size, "%s", s->sent_why);
+    return s->sent_result;
+}
+
 bool store_can_copy(const struct store *s)
 {
     return s->backend->copy != NULL;

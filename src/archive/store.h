@@ -38,6 +38,15 @@ long long store_exec(struct store *s, const char *sql, const struct sql_value *p
                      size_t nparams, char *why, size_t why_size);
 int store_query(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
                 store_row_fn fn, void *ctx, char *why, size_t why_size);
+/* A statement sent without waiting for its end: PostgreSQL's server runs it
+ * while the caller goes on (ingest encodes the next aggregate rows while the
+ * server writes the last ones); a backend without that (SQLite) runs it at
+ * once. store_wait then gives its outcome, as store_exec's, and must come
+ * before any other statement on the store. store_send: 0, or -1 with a
+ * reason (nothing to wait for then). */
+int store_send(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
+               char *why, size_t why_size);
+long long store_wait(struct store *s, char *why, size_t why_size);
 /* Bulk insert of nrows × ncols values into table's columns (comma-separated)
  * where the backend has one (store_can_copy). 0 or -1. */
 bool store_can_copy(const struct store *s);

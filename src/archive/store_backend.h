@@ -95,6 +95,12 @@ struct store_backend {
     /* Runs one statement; returns the number of rows changed, or -1. */
     long long (*exec)(struct store *s, const char *sql, const struct sql_value *params,
                       size_t nparams, char *why, size_t why_size);
+    /* Sends one statement without waiting for its end, and gives its
+     * outcome (as exec) later (store.h's store_send, store_wait); NULL when
+     * the backend runs every statement at once */
+    int (*send)(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
+                char *why, size_t why_size);
+    long long (*wait)(struct store *s, char *why, size_t why_size);
     /* Runs a SELECT (or ... RETURNING), calling fn per row; 0 or -1. */
     int (*query)(struct store *s, const char *sql, const struct sql_value *params, size_t nparams,
                  store_row_fn fn, void *ctx, char *why, size_t why_size);
@@ -125,6 +131,11 @@ struct store {
     /* such a cache, freed by store_close with its free function */
     void *cache;
     void (*cache_free)(void *cache);
+    /* store_send's outcome where the backend ran it at once: the count,
+     * or -1 and its reason, for store_wait */
+    bool sent;
+    long long sent_result;
+    char sent_why[256];
     /* the schema version this store's opening upgraded the archive from
      * (0: none, or a new archive), for the caller to tell the user */
     int upgraded_from;

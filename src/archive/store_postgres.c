@@ -181,10 +181,17 @@ static void forget_copy_targets(struct postgres_store *impl)
     }
 }
 
-static PGresult *execute(struct store *s, const char *sql, const struct sql_value *params,
-                         size_t nparams, char *why, size_t why_size)
+/* Runs a statement and returns its result; with send (a statement with
+ * parameters), sends it without waiting (*sent true when it went) and
+ * returns NULL: postgres_wait takes its result. */
+static PGresult *run(struct store *s, const char *sql, const struct sql_value *params,
+                     size_t nparams, bool send, bool *sent, char *why, size_t why_size)
 {
     struct postgres_store *impl = s->impl;
+    if (send && !params) {
+        snprintf(why, why_size, "a statement sent without waiting takes parameters");
+        return NULL;
+    }
     if (nparams > MAX_PARAMS) {
         snprintf(why, why_size, "too many parameters (%zu)", nparams);
         return NULL;
@@ -265,12 +272,61 @@ static PGresult *execute(struct store *s, const char *sql, const struct sql_valu
         default: values[i] = NULL; break;
         }
     }
-    PGresult *res = PQ(PQexecPrepared)(impl->conn, statement->name, (int)nparams, values, impl->lengths,
-                                       impl->formats, statement->binary_results);
+    PGresult *res = NULL;
+    if (send) {
+        *sent = PQ(PQsendQueryPrepared)(impl->conn, statement->name, (int)nparams, values,
+                                        impl->lengths, impl->formats, statement->binary_results) == 1;
+        if (!*sent)
+            set_error(impl, why, why_size);
+    } else {
+        res = PQ(PQexecPrepared)(impl->conn, statement->name, (int)nparams, values, impl->lengths,
+                                 impl->formats, statement->binary_results);
+        if (!res)
+            set_error(impl, why, why_size);
+    }
     free(blobs);
-    if (!res)
-        set_error(impl, why, why_size);
     return res;
+}
+
+static PGresult *execute(struct store *s, const char *sql, const struct sql_value *params,
+                         size_t nparams, char *why, size_t why_size)
+{
+    return run(s, sql, params, nparams, false, NULL, why, why_size);
+}
+
+static int postgres_send(struct store *s, const char *sql, const struct sql_value *params,
+                         size_t nparams, char *why, size_t why_size)
+{
+    bool sent = false;
+    run(s, sql, params, nparams, true, &sent, why, why_size);
+    return sent ? 0 : -1;
+}
+
+/* The sent statement's outcome: its results read to the end (the
+ * connection is then free for the next statement). */
+static long long postgres_wait(struct store *s, char *why, size_t why_size)
+{
+    struct postgres_store *impl = s->impl;
+    long long changed = -1;
+    bool any = false, failed = false;
+    PGresult *res;
+    while ((res = PQ(PQgetResult)(impl->conn)) != NULL) {
+        ExecStatusType st = PQ(PQresultStatus)(res);
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+            if (!failed)
+                set_result_error(s, res, why, why_size);
+            failed = true;
+        } else if (!failed && !any) {
+            changed = atoll(PQ(PQcmdTuples)(res));
+        }
+        any = true;
+        PQ(PQclear)(res);
+    }
+    if (!any) { /* nothing was sent, or the connection broke */
+        set_error(impl, why, why_size);
+        return -1;
+    }
+    return failed ? -1 : changed;
 }
 
 static long long postgres_exec(struct store *s, const char *sql, const struct sql_value *params,
@@ -579,6 +635,8 @@ static const struct store_backend postgres_backend = {
     .partitioned_id_column = "id BIGSERIAL",
     .partition_by = " PARTITION BY RANGE (start_day)",
     .copy = postgres_copy,
+    .send = postgres_send,
+    .wait = postgres_wait,
     .size_query = "SELECT pg_database_size(current_database())",
     /* FULL: plain VACUUM keeps the space for the table's own reuse; FULL
      * rewrites each table under an exclusive lock and gives it back */

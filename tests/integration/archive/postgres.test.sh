@@ -53,6 +53,37 @@ check_eq "query with units" "$n" "$(PSQL "select count(*) from summaries where n
 "$TALLY" archive --db "$PG_URI" query "name = 'x''; drop table summaries; --'" >/dev/null 2>&1
 check_eq "values are parameters (table still there)" "$(PSQL 'select count(*) from summaries')" 25501
 
+# --- a transaction's aggregate day rows in many statements of 256, each
+# written while the next is encoded: 20,000 summaries of 400 names and 100
+# categories over 3 days, one transaction, ~1,500 day rows; the same as SQLite
+PSQL "create database wide" >/dev/null
+WIDE_URI="postgresql://tally@/wide?host=$WORK/pg"
+"$GEN" 20000 41 wide 100 > wide.jsonl
+"$TALLY" archive --db "$WIDE_URI" add -q wide.jsonl
+"$TALLY" archive --db "$WORK/wide.db" add -q wide.jsonl
+check_eq "day rows: more than 5 statements' worth, as many as SQLite's" \
+  "$(psql -X -q -t -A -d "$WIDE_URI" -c 'select count(*) > 5 * 256 from aggregates') $(psql -X -q -t -A -d "$WIDE_URI" -c 'select count(*) from aggregates')" \
+  "t $(sqlite3 "$WORK/wide.db" 'select count(*) from aggregates')"
+for sub in "stats --format json wide-0" "stats --format json wide-399" "predict --format json wide-213" "stats --format json cat0" \
+           "outliers --format json cat57" "stats --format json cat99"; do
+  # shellcheck disable=SC2086
+  a=$("$TALLY" archive --db "$WIDE_URI" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
+  # shellcheck disable=SC2086
+  b=$("$TALLY" archive --db "$WORK/wide.db" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
+  check_eq "many day rows, same answer as SQLite: $sub" "$([ "$a" = "$b" ] && [ -n "$a" ] && echo same || echo differ)" same
+done
+"$GEN" 20000 42 wide 100 > wide2.jsonl  # the same days again: every day row read, merged, written
+"$TALLY" archive --db "$WIDE_URI" add -q wide2.jsonl
+"$TALLY" archive --db "$WORK/wide.db" add -q wide2.jsonl
+for sub in "stats --format json wide-5" "stats --format json cat33"; do
+  # shellcheck disable=SC2086
+  a=$("$TALLY" archive --db "$WIDE_URI" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
+  # shellcheck disable=SC2086
+  b=$("$TALLY" archive --db "$WORK/wide.db" $sub | jq -S 'walk(if type == "number" then (. * 1e6 | round) / 1e6 else . end) | walk(if type == "object" then del(.archive_id, .id) else . end)')
+  check_eq "... merged with the stored ones: $sub" "$([ "$a" = "$b" ] && [ -n "$a" ] && echo same || echo differ)" same
+done
+check_eq "... counted once each" "$("$TALLY" archive --db "$WIDE_URI" stats --format json cat33 | jq .count)" 400
+
 # --- a transaction whose later parts (10,000 summaries each) fall in months
 # without their partitions (a stream not in the order of its starts): it is
 # written again whole once they are made, and every summary is stored once

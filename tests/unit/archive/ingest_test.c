@@ -245,6 +245,30 @@ static void test_aggregate_chunks(const char *dir)
     store_close(s);
 }
 
+/* store_send and store_wait where the backend runs a statement at once
+ * (SQLite): the outcome kept for the wait, a failure's reason with it. */
+static void test_send_wait(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/send.db", dir);
+    struct store *s = store_open(path, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    CHECK_INT(store_wait(s, why, sizeof why), -1);
+    CHECK_STR(why, "no statement sent");
+    struct sql_value p[2] = {sql_text("sent"), sql_int(7)};
+    CHECK_INT(store_send(s, "INSERT INTO name_fields (name, field) VALUES (?, ?), ('sent', 8)", p, 2, why,
+                         sizeof why), 0);
+    CHECK_INT(store_wait(s, why, sizeof why), 2);
+    CHECK_INT(scalar(s, "SELECT count(*) FROM name_fields WHERE name = 'sent'"), 2);
+    CHECK_INT(store_send(s, "INSERT INTO name_fields (name, field) VALUES (?, ?)", p, 2, why, sizeof why), 0);
+    CHECK_INT(store_wait(s, why, sizeof why), -1); /* (name, field) is the key */
+    CHECK(strstr(why, "UNIQUE") != NULL);
+    CHECK_INT(store_wait(s, why, sizeof why), -1); /* waited for once */
+    store_close(s);
+}
+
 int main(void)
 {
     struct ingest_options none = {0};
@@ -406,6 +430,7 @@ int main(void)
 
     test_shapes_migration(dir);
     test_aggregate_chunks(dir);
+    test_send_wait(dir);
 
     /* a start's day; none for a start a billion days away (1e121 s) */
     CHECK_INT(summary_start_day(true, 3 * 86400.0 + 5), 3);

@@ -2,10 +2,65 @@
  * which values fit which column types, and the bytes of a header, a row and
  * the trailer, as the protocol's documentation gives them. */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "archive/pg_copy_binary.h"
 #include "test.h"
+
+/* The bytes of a big-endian integer, written here independently. */
+static size_t be(unsigned char *at, unsigned long long v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        at[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
+    return (size_t)bytes;
+}
+
+/* A row longer than the writer's own buffer (1 KB): 120 float8 columns and
+ * texts of 3,000 and 1,000 bytes among them, and a short one after the
+ * buffer has filled, the same bytes as a row written field by field. */
+static void check_long_row(void)
+{
+    enum { NCOLS = 124 };
+    unsigned types[NCOLS];
+    struct sql_value row[NCOLS];
+    static char long_text[3001], mid_text[1001];
+    memset(long_text, 'L', 3000);
+    memset(mid_text, 'm', 1000);
+    for (size_t c = 0; c < NCOLS; c++) {
+        types[c] = OID_FLOAT8;
+        row[c] = c % 7 == 3 ? sql_null() : sql_real((double)c * 0.25 - 3);
+    }
+    types[5] = OID_TEXT, row[5] = sql_text(long_text);
+    types[60] = OID_BYTEA, row[60] = sql_blob(mid_text, 1000);
+    types[84] = OID_INT4, row[84] = sql_int(-7);
+    types[100] = OID_TEXT, row[100] = sql_text("tail");
+    static unsigned char want[2 + NCOLS * 12 + 4000 + 4];
+    size_t n = be(want, NCOLS, 2);
+    for (size_t c = 0; c < NCOLS; c++) {
+        if (row[c].type == SQL_NULL) {
+            n += be(want + n, 0xffffffffu, 4);
+        } else if (types[c] == OID_FLOAT8) {
+            unsigned long long bits;
+            memcpy(&bits, &row[c].real, sizeof bits);
+            n += be(want + n, 8, 4);
+            n += be(want + n, bits, 8);
+        } else if (types[c] == OID_INT4) {
+            n += be(want + n, 4, 4);
+            n += be(want + n, (unsigned long long)row[c].integer, 4);
+        } else {
+            size_t len = row[c].type == SQL_BLOB ? row[c].length : strlen(row[c].text);
+            n += be(want + n, len, 4);
+            memcpy(want + n, row[c].text, len);
+            n += len;
+        }
+    }
+    struct byte_writer b = {NULL, 0, 0, false};
+    pg_copy_binary_row(&b, types, row, NCOLS);
+    CHECK_INT(b.len, n);
+    CHECK(b.len == n && !memcmp(b.data, want, n));
+    free(b.data);
+}
 
 static bool fits_one(unsigned type, struct sql_value v)
 {
@@ -62,5 +117,6 @@ int main(void)
     CHECK(b.len == 2 && b.data[0] == 0xff && b.data[1] == 0xff);
     CHECK(!b.failed);
     free(b.data);
+    check_long_row();
     return test_done();
 }
