@@ -272,7 +272,10 @@ static int write_chunks(struct flush_chunk **chunks, size_t nchunks, struct stor
 }
 
 /* Chunks held at once, read before any is written (4,096 day rows: a
- * transaction's, or a bounded part of a migration's rebuild). */
+ * transaction's, or a bounded part of a migration's rebuild). Their merged
+ * rows are held decoded meanwhile: the second half of the bench's 10^6
+ * into PostgreSQL peaked at 314 MB of resident memory, 274 MB with one
+ * chunk held at a time. */
 #define FLUSH_WINDOW 16
 
 int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
