@@ -932,12 +932,11 @@ int ingest_aggregates(struct store *s, struct summary_record *const *records, si
         return rc;
     }
     struct aggregate_table *t = aggregate_table_new();
-    if (!t || ingest_aggregate_runs(t, records, n, 0) < 0) {
+    if (!t || ingest_aggregate_runs(t, records, n, 0) < 0 || aggregate_table_settle(t) < 0) {
         aggregate_table_free(t);
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    aggregate_table_settle(t);
     int rc = aggregate_table_flush(t, s, NULL, 0, why, why_size);
     aggregate_table_free(t);
     return rc;
