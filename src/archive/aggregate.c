@@ -207,8 +207,9 @@ static void keep_stopped(struct aggregate *a, long long id, uint64_t count)
         a->stopped[a->nstopped++] = id;
 }
 
-/* The moments of b merged into a (Pébay 2008, the pairwise update). */
-static void merge_moments(struct aggregate_field *a, uint64_t nb_count, double mean_b, double m2b,
+/* The moments of b merged into a (Pébay 2008, the pairwise update);
+ * inlined, so that adding one run (nb = 1, no moments) folds its constants. */
+static inline __attribute__((always_inline)) void merge_moments(struct aggregate_field *a, uint64_t nb_count, double mean_b, double m2b,
                           double m3b, double m4b)
 {
     double na = (double)a->count, nb = (double)nb_count, n = na + nb;
@@ -270,10 +271,10 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
             continue;
         struct aggregate_field *f = &a->fields[i];
         double v = values[i], t = weighted_by_time(summary_field_by_id(i)) ? run_t : 1;
-        struct aggregate_pending *p = VEC_PUSH(f->pending, f->npending, f->pending_capacity);
-        if (!p)
+        if (f->npending == f->pending_capacity &&
+            VEC_RESERVE(f->pending, f->pending_capacity, f->npending + 1) < 0)
             return -1;
-        *p = (struct aggregate_pending){bins[i], v, t};
+        f->pending[f->npending++] = (struct aggregate_pending){bins[i], v, t};
         merge_moments(f, 1, v, 0, 0, 0);
         if (f->count == 0 || v < f->min)
             f->min = v;
