@@ -120,6 +120,22 @@ static int put_utf8(struct summary_members *m, long cp)
     return put(m, b, n);
 }
 
+/* Whether the 8 bytes at p may hold one a string's plain run stops at (a
+ * control character, '"', '\\' or a byte >= 0x80): a word at a time
+ * (the zero-byte tests of "Bit Twiddling Hacks", never false when one is
+ * there), the bytes then looked at one by one. Strings are most of a
+ * summary's bytes. */
+static bool special_in_8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+    uint64_t below_space = (w - ones * 0x20) & ~w;
+    uint64_t zero_quote = (quote - ones) & ~quote, zero_backslash = (backslash - ones) & ~backslash;
+    return ((w | below_space | zero_quote | zero_backslash) & highs) != 0;
+}
+
 /* Decodes the string whose opening quote is at s->p onto m's bytes, at *off
  * (*n bytes, then a NUL not counted); *plain when it held no escape (its
  * text is then its bytes between quotes). -1: declined. */
@@ -131,6 +147,8 @@ static int decode_string(struct scanner *s, size_t *off, size_t *n, bool *plain)
     *plain = true;
     for (;;) {
         const unsigned char *run = p;
+        while (end - p >= 8 && !special_in_8(p))
+            p += 8;
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80)
             p++;
         if (put(m, run, (size_t)(p - run)) < 0 || p >= end || *p < 0x20)

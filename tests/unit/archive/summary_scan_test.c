@@ -295,6 +295,28 @@ int main(void)
     for (size_t i = 0; i < sizeof left / sizeof left[0]; i++)
         CHECK(!compare(left[i], strlen(left[i]), &m));
 
+    /* strings read 8 bytes at a time: a byte the plain run stops at (quote,
+     * backslash, control, UTF-8, DEL which is not one) at every place of
+     * strings of 0 to 24 bytes, in a key, a string value and a unit */
+    {
+        static const char *const stops[] = {"\\\"", "\\\\", "\\n", "\\u00e9", "\x01", "\x1f",
+                                            "\xc3\xa9", "\xff", "\x7f", "~", " ", "\"x"};
+        char doc[256], str[64];
+        int taken_here = 0;
+        for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++)
+            for (int len = 0; len <= 24; len++)
+                for (int at = 0; at <= len; at++) {
+                    int n = 0;
+                    for (int i = 0; i < len; i++)
+                        n += i == at ? sprintf(str + n, "%s", stops[k]) : sprintf(str + n, "%c", 'a' + i % 26);
+                    if (at == len)
+                        n += sprintf(str + n, "%s", stops[k]);
+                    int dn = snprintf(doc, sizeof doc, "{\"name\":\"%s\",\"k%s\":1,\"memory\":[1,\"%s\"]}", str, str, str);
+                    taken_here += compare(doc, (size_t)dn, &m);
+                }
+        CHECK(taken_here > 2000); /* (the others jansson refuses too, or the scanner leaves to it) */
+    }
+
     /* numbers read without libc where that is exact (up to 18 digits, a
      * power of ten up to 10^22) and with it beyond: the same values to the
      * bit as jansson's strtod and strtoll, at the edges and at random */
