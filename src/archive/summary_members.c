@@ -18,6 +18,8 @@ void summary_members_free(struct summary_members *m)
 {
     free(m->bytes);
     free(m->items);
+    free(m->pack_values.data);
+    free(m->pack_shape.data);
     memset(m, 0, sizeof *m);
 }
 

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/byte_codec.h"
+
 enum member_kind {
     MEMBER_STRING,
     MEMBER_INTEGER,
@@ -41,6 +43,9 @@ struct summary_members {
     size_t len, capacity;
     struct summary_member *items;
     size_t count, item_capacity;
+    /* the reader's scratch for packing the document (ingest.c): kept, with
+     * its memory, from one document to the next */
+    struct byte_writer pack_values, pack_shape;
 };
 
 /* Empties the list, keeping its memory for the next document. */
