@@ -153,7 +153,7 @@ int summary_record_from_members(struct summary_members *m, const char *text, siz
     int ids_here[64];
     int *member_fields = m->count <= 64 ? ids_here : malloc(m->count * sizeof *member_fields);
     for (size_t i = 0; i < m->count; i++) {
-        int id = summary_field_id(summary_members_at(m, m->items[i].key));
+        int id = summary_members_field_id(m, i);
         if (member_fields)
             member_fields[i] = id;
         if (id >= 0 && id < MAX_SUMMARY_FIELDS)

@@ -295,6 +295,43 @@ int main(void)
     for (size_t i = 0; i < sizeof left / sizeof left[0]; i++)
         CHECK(!compare(left[i], strlen(left[i]), &m));
 
+    /* each member's field id, remembered by position from the documents
+     * before: keys the same, moved, longer, shorter, a prefix of a field's
+     * name, fewer and more members; always summary_field_id's answer */
+    {
+        static const char *const docs[] = {
+            "{\"name\":\"n\",\"memory\":[1,\"MB\"],\"x\":1,\"wall_time\":[2,\"s\"]}",
+            "{\"name\":\"n\",\"memory\":[1,\"MB\"],\"x\":1,\"wall_time\":[2,\"s\"]}",
+            "{\"memory\":[1,\"MB\"],\"name\":\"n\",\"wall_time\":[2,\"s\"],\"x\":1}",
+            "{\"memor\":1,\"name\":\"n\",\"wall_time_\":2,\"cores\":1,\"disk\":[3,\"MB\"]}",
+            "{\"memory\":1}",
+            "{\"memory\":1,\"name\":\"n\",\"wall_tim\":2,\"cores\":1,\"disk\":[3,\"MB\"],\"start\":4}",
+            "{\"memorz\":1,\"name\":\"n\",\"wall_time\":2,\"cores\":1,\"disk\":[3,\"MB\"],\"start\":4}",
+        };
+        struct summary_members fm = {0};
+        for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+            size_t used;
+            CHECK_INT(summary_scan(docs[d], strlen(docs[d]), &fm, &used), 1);
+            for (size_t i = 0; i < fm.count; i++) {
+                const char *key = summary_members_at(&fm, fm.items[i].key);
+                CHECK_INT(summary_members_field_id(&fm, i), summary_field_id(key));
+            }
+            CHECK_INT(fm.nseen, fm.count);
+        }
+        CHECK(fm.seen[0].field == -1 && fm.seen[2].field == FIELD_WALL_TIME && fm.seen[5].field == FIELD_START);
+        /* asked out of turn: the right id, nothing remembered past the turn */
+        size_t used;
+        CHECK_INT(summary_scan(docs[3], strlen(docs[3]), &fm, &used), 1);
+        summary_members_free(&fm);
+        CHECK_INT(summary_scan(docs[3], strlen(docs[3]), &fm, &used), 1);
+        CHECK_INT(summary_members_field_id(&fm, 3), FIELD_CORES);
+        CHECK_INT(fm.nseen, 0);
+        CHECK_INT(summary_members_field_id(&fm, 0), -1);
+        CHECK_INT(summary_members_field_id(&fm, 1), -1);
+        CHECK_INT(fm.nseen, 2);
+        summary_members_free(&fm);
+    }
+
     /* strings read 8 bytes at a time: a byte the plain run stops at (quote,
      * backslash, control, UTF-8, DEL which is not one) at every place of
      * strings of 0 to 24 bytes, in a key, a string value and a unit */
