@@ -535,18 +535,29 @@ int summary_scan(const char *text, size_t len, struct summary_members *m, size_t
         *used = (size_t)(s.p + 1 - (const unsigned char *)text);
         return 1;
     }
+    /* a bit per (length, first and last byte) of the keys met: a key whose
+     * bit is clear is none of them, without comparing it to each */
+    uint64_t keys_met = 0;
     for (;;) {
         skip_blanks(&s);
         if (s.p >= s.end || *s.p != '"')
             return 0;
-        struct summary_member *item = VEC_PUSH(m->items, m->count, m->item_capacity);
-        bool plain;
-        if (!item || decode_string(&s, &item->key, &item->key_len, &plain) < 0)
+        if (m->count == m->item_capacity &&
+            VEC_RESERVE(m->items, m->item_capacity, m->count + 1) < 0)
             return 0;
-        for (size_t k = 0; k + 1 < m->count; k++) /* a duplicated key: jansson keeps the last */
-            if (m->items[k].key_len == item->key_len &&
-                !memcmp(m->bytes + m->items[k].key, m->bytes + item->key, item->key_len))
-                return 0;
+        struct summary_member *item = &m->items[m->count++];
+        *item = (struct summary_member){0};
+        bool plain;
+        if (decode_string(&s, &item->key, &item->key_len, &plain) < 0)
+            return 0;
+        const unsigned char *key = (const unsigned char *)m->bytes + item->key;
+        uint64_t bit = (uint64_t)1 << ((item->key_len * 7 + (item->key_len ? key[0] * 3u + key[item->key_len - 1] : 0)) & 63);
+        if (keys_met & bit) /* perhaps met: a duplicated key (jansson keeps the last) */
+            for (size_t k = 0; k + 1 < m->count; k++)
+                if (m->items[k].key_len == item->key_len &&
+                    !memcmp(m->bytes + m->items[k].key, key, item->key_len))
+                    return 0;
+        keys_met |= bit;
         skip_blanks(&s);
         if (s.p >= s.end || *s.p != ':')
             return 0;
