@@ -53,6 +53,8 @@ struct aggregate_pending {
     int32_t index;
     double v, t;
 };
+/* Pending values, in chunks of doubling size (aggregate.c). */
+struct aggregate_pending_chunk;
 
 struct aggregate_field {
     uint64_t count;           /* runs with a value; 0 = the field is absent */
@@ -62,8 +64,8 @@ struct aggregate_field {
     size_t nbins, capacity;
     /* runs added but not yet in the bins, in arrival order (aggregate_add_binned;
      * aggregate_settle puts them in) */
-    struct aggregate_pending *pending;
-    size_t npending, pending_capacity;
+    struct aggregate_pending_chunk *pending, *pending_last;
+    size_t npending;
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
 };
