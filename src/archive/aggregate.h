@@ -65,6 +65,7 @@ struct aggregate_field {
     /* runs added but not yet in the bins, in arrival order (aggregate_add_binned;
      * aggregate_settle puts them in) */
     struct aggregate_pending_chunk *pending, *pending_last;
+    struct aggregate_pending *pending_next, *pending_end; /* the room left in the last */
     size_t npending;
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
