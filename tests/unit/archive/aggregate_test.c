@@ -128,6 +128,38 @@ int main(void)
         aggregate_free(&lazy);
     }
 
+    /* more distinct bins than a settle maps on the stack (256): close
+     * together (a dense map of ~2,000 indices), spread (~5,000 indices, a
+     * dense map allocated) and far apart (a sorted list); the same bins as
+     * one run at a time */
+    {
+        const double steps[3] = {1.02, 1.0505, 3.5};
+        const int counts[3] = {1000, 1000, 300};
+        for (int g = 0; g < 3; g++) {
+            struct aggregate one_by_one, lazy;
+            aggregate_init(&one_by_one);
+            aggregate_init(&lazy);
+            int32_t bins[FIELD_COUNT];
+            double v = 1e-120;
+            for (int i = 0; i < counts[g]; i++, v *= steps[g]) {
+                double values[FIELD_COUNT] = {0};
+                bool present[FIELD_COUNT] = {false};
+                values[FIELD_MEMORY] = i % 7 == 3 ? v / steps[g] : v; /* some bins twice */
+                present[FIELD_MEMORY] = true;
+                CHECK_INT(aggregate_add(&one_by_one, values, present, i + 1, false), 0);
+                aggregate_bins_of(values, present, bins);
+                CHECK_INT(aggregate_add_binned(&lazy, values, present, bins, i + 1, false), 0);
+            }
+            CHECK_INT(aggregate_settle(&lazy), 0);
+            const struct aggregate_field *l = &lazy.fields[FIELD_MEMORY], *o = &one_by_one.fields[FIELD_MEMORY];
+            CHECK(l->nbins > 256);
+            CHECK_INT(l->nbins, o->nbins);
+            CHECK(l->nbins == o->nbins && !memcmp(l->bins, o->bins, l->nbins * sizeof *l->bins));
+            aggregate_free(&one_by_one);
+            aggregate_free(&lazy);
+        }
+    }
+
     /* merging three parts in another order, through the stored form, gives the same */
     struct aggregate merged;
     aggregate_init(&merged);
