@@ -48,15 +48,25 @@ struct aggregate_top {
     long long id;
 };
 
+/* A run's value waiting for its bin: the bin's index, the value, its weight t. */
+struct aggregate_pending {
+    int32_t index;
+    double v, t;
+};
+/* Pending values, in chunks of doubling size (aggregate.c). */
+struct aggregate_pending_chunk;
+
 struct aggregate_field {
     uint64_t count;           /* runs with a value; 0 = the field is absent */
     uint64_t count_timed;     /* of those, runs with a wall_time (the weights) */
     double sum, mean, m2, m3, m4, min, max;
-    struct aggregate_bin *bins; /* by index, ascending (settled; see aggregate_add_binned) */
+    struct aggregate_bin *bins; /* by index, ascending */
     size_t nbins, capacity;
-    size_t nsorted;             /* bins [0, nsorted) ascend; the others are new */
-    uint32_t *tail_slots;       /* while adding: where the new bins are, by index (aggregate.c) */
-    size_t ntail_slots;
+    /* runs added but not yet in the bins, in arrival order (aggregate_add_binned;
+     * aggregate_settle puts them in) */
+    struct aggregate_pending_chunk *pending, *pending_last;
+    struct aggregate_pending *pending_next, *pending_end; /* the room left in the last */
+    size_t npending;
     struct aggregate_top top[AGGREGATE_TOP]; /* largest first */
     size_t ntop;
 };
@@ -77,14 +87,16 @@ void aggregate_free(struct aggregate *a);
 int aggregate_add(struct aggregate *a, const double *values, const bool *present, long long id,
                   bool stopped);
 /* The same, with the bins of the values (aggregate_bins_of) computed once
- * for the several aggregates a run is added to, and the new bins left out
- * of order: aggregate_settle before reading the aggregate (aggregate_merge
- * settles its first argument itself). */
+ * for the several aggregates a run is added to, and the values left
+ * pending, out of their bins: aggregate_settle before reading the aggregate
+ * (aggregate_merge settles its first argument itself). */
 void aggregate_bins_of(const double *values, const bool *present, int32_t *bins);
 int aggregate_add_binned(struct aggregate *a, const double *values, const bool *present,
                          const int32_t *bins, long long id, bool stopped);
-/* Puts every bin in its place (ascending index). */
-void aggregate_settle(struct aggregate *a);
+/* Puts every pending value in its bin (bins by ascending index), each bin
+ * taking its values in arrival order. -1 when out of memory (the values
+ * not put in stay pending). */
+int aggregate_settle(struct aggregate *a);
 /* into += from. -1 when out of memory. */
 int aggregate_merge(struct aggregate *into, const struct aggregate *from);
 /* Replaces every run id i in 1..n the aggregate holds (top values, stopped

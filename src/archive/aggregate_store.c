@@ -129,11 +129,12 @@ long long aggregate_day(bool has_start, double start, double archived_at)
     return day != SUMMARY_NO_START_DAY ? day : (long long)floor(archived_at / 86400);
 }
 
-void aggregate_table_settle(struct aggregate_table *t)
+int aggregate_table_settle(struct aggregate_table *t)
 {
     for (size_t i = 0; i < t->capacity; i++)
-        if (t->slots[i])
-            aggregate_settle(&t->slots[i]->agg);
+        if (t->slots[i] && aggregate_settle(&t->slots[i]->agg) < 0)
+            return -1;
+    return 0;
 }
 
 /* Up to ROWS_STATEMENT_CHUNK entries of a table flushed together: each
@@ -308,8 +309,7 @@ int aggregate_table_flush(const struct aggregate_table *t, struct store *s, cons
         struct aggregate *merged = &c->merged[c->n];
         aggregate_init(merged);
         c->entry[c->n++] = e;
-        aggregate_settle(&e->agg);
-        if (aggregate_merge(merged, &e->agg) < 0) {
+        if (aggregate_settle(&e->agg) < 0 || aggregate_merge(merged, &e->agg) < 0) {
             snprintf(why, why_size, "out of memory");
             rc = -1;
         } else if (ids) {

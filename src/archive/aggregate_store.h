@@ -27,8 +27,8 @@ int aggregate_table_add_run(struct aggregate_table *t, const char *name, const c
                             long long day, const double *values, const bool *present,
                             long long id, bool stopped);
 /* Puts every aggregate of t in order (aggregate_settle), so that flushing
- * it only reads it. */
-void aggregate_table_settle(struct aggregate_table *t);
+ * it only reads it. -1 when out of memory. */
+int aggregate_table_settle(struct aggregate_table *t);
 /* Merges every aggregate of t into the store (inside the caller's
  * transaction); t is left as it was. ids: when not NULL, t was built with
  * run ids 1..nids standing for ids[0..nids) (aggregate_renumber). -1 with a

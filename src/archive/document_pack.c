@@ -165,22 +165,32 @@ unsigned char *document_pack_members(const struct summary_members *m,
     return b.data;
 }
 
+int document_pack_shaped_into(const struct summary_members *m, const struct document_columns *cols,
+                              struct byte_writer *values, struct byte_writer *shape)
+{
+    values->len = shape->len = 0;
+    values->failed = shape->failed = false;
+    byte_put_byte(values, PACK_VERSION_SHAPED);
+    pack_entries(m, cols, shape, values);
+    return values->failed || shape->failed ? -1 : 0;
+}
+
 unsigned char *document_pack_shaped(const struct summary_members *m,
                                     const struct document_columns *cols, size_t *len,
                                     size_t *shape_len)
 {
     struct byte_writer values = {NULL, 0, 0, false}, shape = {NULL, 0, 0, false};
-    byte_put_byte(&values, PACK_VERSION_SHAPED);
-    pack_entries(m, cols, &shape, &values);
-    byte_put(&values, shape.data, shape.len); /* the shape after the document */
-    free(shape.data);
-    if (values.failed || shape.failed) {
-        free(values.data);
-        return NULL;
+    unsigned char *packed = NULL;
+    if (document_pack_shaped_into(m, cols, &values, &shape) == 0 &&
+        (packed = malloc(values.len + shape.len))) {
+        memcpy(packed, values.data, values.len);
+        memcpy(packed + values.len, shape.data, shape.len); /* the shape after the document */
+        *len = values.len;
+        *shape_len = shape.len;
     }
-    *shape_len = shape.len;
-    *len = values.len - shape.len;
-    return values.data;
+    free(values.data);
+    free(shape.data);
+    return packed;
 }
 
 unsigned char *document_pack(json_t *root, const struct document_columns *cols, size_t *len)

@@ -75,6 +75,11 @@ unsigned char *document_pack_members(const struct summary_members *m,
 unsigned char *document_pack_shaped(const struct summary_members *m,
                                     const struct document_columns *cols, size_t *len,
                                     size_t *shape_len);
+/* The same into two writers the caller keeps from one document to the
+ * next (emptied first, their memory reused): the document in values, its
+ * shape in shape. -1 when out of memory. */
+int document_pack_shaped_into(const struct summary_members *m, const struct document_columns *cols,
+                              struct byte_writer *values, struct byte_writer *shape);
 /* The object packed in data; NULL when data is not a packed document. */
 json_t *document_unpack(const unsigned char *data, size_t len, const struct document_columns *cols);
 /* The same, the shape of a version 3 document given (NULL: none; versions 1

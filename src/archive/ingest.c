@@ -84,35 +84,44 @@ static void record_columns(const struct summary_record *r, struct document_colum
  * of more than 1 KB together) is stored whole. */
 #define SHAPE_MAX 1024
 
-/* Packs the document and copies it and every string the record points to
- * into one allocation (r->packed): the record then crosses to the writing
- * thread as one block, independent of the reader's buffers. */
-static int detach_from_members(struct summary_record *r, const struct summary_members *m,
+/* Packs the document (in m's scratch, reused from one document to the
+ * next) and copies it and every string the record points to into one
+ * allocation of their exact size (r->packed): the record then crosses to
+ * the writing thread as one block, independent of the reader's buffers.
+ * (Packing into a new buffer grown by realloc, then grown again for the
+ * strings, took ~8 allocations a summary.) */
+static int detach_from_members(struct summary_record *r, struct summary_members *m,
                                const int *member_fields)
 {
     struct document_columns cols;
     record_columns(r, &cols);
     cols.member_fields = member_fields;
-    size_t packed_len, shape_len;
-    unsigned char *packed = document_pack_shaped(m, &cols, &packed_len, &shape_len);
-    if (packed && shape_len > SHAPE_MAX) { /* kept whole, in version 2 */
-        free(packed);
-        shape_len = 0;
-        packed = document_pack_members(m, &cols, &packed_len);
-    }
-    if (!packed)
+    if (document_pack_shaped_into(m, &cols, &m->pack_values, &m->pack_shape) < 0)
         return -1;
+    const unsigned char *packed = m->pack_values.data, *shape = m->pack_shape.data;
+    size_t packed_len = m->pack_values.len, shape_len = m->pack_shape.len;
+    unsigned char *whole = NULL;
+    if (shape_len > SHAPE_MAX) { /* kept whole, in version 2 */
+        if (!(whole = document_pack_members(m, &cols, &packed_len)))
+            return -1;
+        packed = whole;
+        shape_len = 0;
+    }
     const char **strings[] = {&r->name, &r->category, &r->set,       &r->host,
                               &r->command, &r->exit_type, &r->taskid};
     size_t total = packed_len + shape_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
         if (*strings[i])
             total += strlen(*strings[i]) + 1;
-    unsigned char *block = realloc(packed, total);
+    unsigned char *block = malloc(total);
     if (!block) {
-        free(packed);
+        free(whole);
         return -1;
     }
+    memcpy(block, packed, packed_len);
+    if (shape_len)
+        memcpy(block + packed_len, shape, shape_len);
+    free(whole);
     char *next = (char *)block + packed_len + shape_len;
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         if (!*strings[i])
@@ -131,7 +140,7 @@ static int detach_from_members(struct summary_record *r, const struct summary_me
     return 0;
 }
 
-int summary_record_from_members(const struct summary_members *m, const char *text, size_t len,
+int summary_record_from_members(struct summary_members *m, const char *text, size_t len,
                                 const struct ingest_options *options,
                                 struct summary_record *r, char *why, size_t why_size)
 {
@@ -144,7 +153,7 @@ int summary_record_from_members(const struct summary_members *m, const char *tex
     int ids_here[64];
     int *member_fields = m->count <= 64 ? ids_here : malloc(m->count * sizeof *member_fields);
     for (size_t i = 0; i < m->count; i++) {
-        int id = summary_field_id(summary_members_at(m, m->items[i].key));
+        int id = summary_members_field_id(m, i);
         if (member_fields)
             member_fields[i] = id;
         if (id >= 0 && id < MAX_SUMMARY_FIELDS)
@@ -932,12 +941,11 @@ int ingest_aggregates(struct store *s, struct summary_record *const *records, si
         return rc;
     }
     struct aggregate_table *t = aggregate_table_new();
-    if (!t || ingest_aggregate_runs(t, records, n, 0) < 0) {
+    if (!t || ingest_aggregate_runs(t, records, n, 0) < 0 || aggregate_table_settle(t) < 0) {
         aggregate_table_free(t);
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    aggregate_table_settle(t);
     int rc = aggregate_table_flush(t, s, NULL, 0, why, why_size);
     aggregate_table_free(t);
     return rc;

@@ -80,8 +80,9 @@ int summary_record_parse(json_t *root, const char *text, size_t len,
                          const struct ingest_options *options,
                          struct summary_record *record, char *why, size_t why_size);
 /* The same from the document's members (summary_members.h): what both
- * readers, jansson's and summary_scan, end in. */
-int summary_record_from_members(const struct summary_members *m, const char *text, size_t len,
+ * readers, jansson's and summary_scan, end in (m's packing scratch is
+ * used, and kept for the next document). */
+int summary_record_from_members(struct summary_members *m, const char *text, size_t len,
                                 const struct ingest_options *options,
                                 struct summary_record *record, char *why, size_t why_size);
 void summary_record_free(struct summary_record *record);

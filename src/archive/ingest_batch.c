@@ -392,8 +392,8 @@ static int hand_over(struct ingest_session *session, bool ends_transaction)
     if (ends_transaction) {
         part->ends_transaction = true;
         /* NULL when out of memory: the writer builds them (ingest_aggregates) */
-        if (!session->aggregates_failed) {
-            aggregate_table_settle(session->transaction_aggregates);
+        if (!session->aggregates_failed &&
+            aggregate_table_settle(session->transaction_aggregates) == 0) {
             part->aggregates = session->transaction_aggregates;
         } else {
             aggregate_table_free(session->transaction_aggregates);

@@ -258,8 +258,9 @@ static int ingest_stream(struct ingest_session *session, const char *label, int 
             cap = larger;
             continue;
         }
-        for (size_t i = 0; i < taken; i++)
-            c.lines_before += buf[i] == '\n';
+        /* (memchr: a byte at a time was 4 % of the reading thread's instructions) */
+        for (const char *nl = buf; (nl = memchr(nl, '\n', (size_t)(buf + taken - nl))); nl++)
+            c.lines_before++;
         memmove(buf, buf + taken, len - taken);
         len -= taken;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fields.h"
 #include "util/json_real.h"
 #include "util/vec.h"
 
@@ -18,6 +19,10 @@ void summary_members_free(struct summary_members *m)
 {
     free(m->bytes);
     free(m->items);
+    free(m->pack_values.data);
+    free(m->pack_shape.data);
+    free(m->seen_keys);
+    free(m->seen);
     memset(m, 0, sizeof *m);
 }
 
@@ -29,6 +34,29 @@ size_t summary_members_put(struct summary_members *m, const void *bytes, size_t 
     memcpy(m->bytes + off, bytes, n);
     m->len += n;
     return off;
+}
+
+int summary_members_field_id(struct summary_members *m, size_t i)
+{
+    const char *key = m->bytes + m->items[i].key;
+    size_t len = m->items[i].key_len;
+    if (i < m->nseen && m->seen[i].len == len && !memcmp(m->seen_keys + m->seen[i].off, key, len))
+        return m->seen[i].field;
+    int id = summary_field_id(key);
+    if (i > m->nseen)
+        return id; /* (asked out of turn: not remembered) */
+    /* remembered at i, in place of the keys from i on */
+    size_t off = i < m->nseen ? m->seen[i].off : m->seen_len;
+    m->nseen = i;
+    m->seen_len = off;
+    if (VEC_RESERVE(m->seen_keys, m->seen_capacity, off + len + 1) < 0 || /* (never NULL) */
+        VEC_RESERVE(m->seen, m->seen_item_capacity, i + 1) < 0)
+        return id; /* (out of memory: not remembered) */
+    memcpy(m->seen_keys + off, key, len);
+    m->seen[i] = (struct summary_seen_key){off, len, id};
+    m->nseen = i + 1;
+    m->seen_len = off + len;
+    return id;
 }
 
 const struct summary_member *summary_members_find(const struct summary_members *m,

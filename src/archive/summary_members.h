@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/byte_codec.h"
+
 enum member_kind {
     MEMBER_STRING,
     MEMBER_INTEGER,
@@ -41,6 +43,20 @@ struct summary_members {
     size_t len, capacity;
     struct summary_member *items;
     size_t count, item_capacity;
+    /* the reader's scratch for packing the document (ingest.c): kept, with
+     * its memory, from one document to the next */
+    struct byte_writer pack_values, pack_shape;
+    /* the keys of the documents before, by position, with their field ids
+     * (summary_members_field_id) */
+    char *seen_keys;
+    size_t seen_len, seen_capacity;
+    struct summary_seen_key *seen;
+    size_t nseen, seen_item_capacity;
+};
+
+struct summary_seen_key {
+    size_t off, len; /* in seen_keys */
+    int field;
 };
 
 /* Empties the list, keeping its memory for the next document. */
@@ -54,6 +70,12 @@ static inline const char *summary_members_at(const struct summary_members *m, si
 {
     return m->bytes + off;
 }
+/* summary_field_id of member i's key. The key at position i in the
+ * documents before is remembered with its id (kept by summary_members_clear):
+ * a reader's documents mostly have their keys in one order, and comparing a
+ * key with the one before costs a tenth of looking it up among the fields.
+ * Asked for i = 0, 1, ... in turn (as ingest does), every key is remembered. */
+int summary_members_field_id(struct summary_members *m, size_t i);
 /* The member with this key, or NULL. */
 const struct summary_member *summary_members_find(const struct summary_members *m,
                                                   const char *key);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,22 @@ static int put_utf8(struct summary_members *m, long cp)
     return put(m, b, n);
 }
 
+/* Whether the 8 bytes at p may hold one a string's plain run stops at (a
+ * control character, '"', '\\' or a byte >= 0x80): a word at a time
+ * (the zero-byte tests of "Bit Twiddling Hacks", never false when one is
+ * there), the bytes then looked at one by one. Strings are most of a
+ * summary's bytes. */
+static bool special_in_8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+    uint64_t below_space = (w - ones * 0x20) & ~w;
+    uint64_t zero_quote = (quote - ones) & ~quote, zero_backslash = (backslash - ones) & ~backslash;
+    return ((w | below_space | zero_quote | zero_backslash) & highs) != 0;
+}
+
 /* Decodes the string whose opening quote is at s->p onto m's bytes, at *off
  * (*n bytes, then a NUL not counted); *plain when it held no escape (its
  * text is then its bytes between quotes). -1: declined. */
@@ -130,6 +147,8 @@ static int decode_string(struct scanner *s, size_t *off, size_t *n, bool *plain)
     *plain = true;
     for (;;) {
         const unsigned char *run = p;
+        while (end - p >= 8 && !special_in_8(p))
+            p += 8;
         while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80)
             p++;
         if (put(m, run, (size_t)(p - run)) < 0 || p >= end || *p < 0x20)
@@ -209,6 +228,56 @@ static int scan_string_text(struct scanner *s)
     return 0;
 }
 
+/* The value of the number token [start, end) (JSON's grammar, checked) as
+ * strtoll or strtod give it, without them when that is exact: an integer
+ * of at most 18 digits; a real whose digits make an integer M < 2^53 and
+ * whose power of ten 10^k has |k| <= 22 (exact doubles both), which one
+ * IEEE multiplication or division rounds correctly (Clinger, "How to read
+ * floating point numbers accurately", 1990). strtod was 7 % of ingest's
+ * reading thread. false: not such a number (the caller asks libc). */
+static bool exact_number(const unsigned char *p, const unsigned char *end, bool integer,
+                         long long *ivalue, double *value)
+{
+    static const double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    bool negative = *p == '-';
+    p += negative;
+    uint64_t mantissa = 0;
+    int digits = 0, scale = 0; /* scale: digits after the point */
+    for (; p < end && is_digit(*p); p++, digits++)
+        mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+    if (p < end && *p == '.')
+        for (p++; p < end && is_digit(*p); p++, digits++, scale++)
+            mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+    if (digits > 18) /* the mantissa might not fit (strtoll's range, or beyond 2^53) */
+        return false;
+    if (integer) {
+        *ivalue = negative ? -(long long)mantissa : (long long)mantissa;
+        *value = (double)*ivalue;
+        return true;
+    }
+    int exponent = 0;
+    if (p < end) { /* 'e' or 'E' */
+        bool below = *++p == '-';
+        p += *p == '-' || *p == '+';
+        for (; p < end; p++) {
+            exponent = exponent * 10 + (*p - '0');
+            if (exponent > 1000)
+                return false;
+        }
+        exponent = below ? -exponent : exponent;
+    }
+    int k = exponent - scale;
+    if (mantissa > (UINT64_C(1) << 53) || k < -22 || k > 22)
+        return false;
+    double v = (double)mantissa;
+    v = k < 0 ? v / powers[-k] : v * powers[k];
+    *ivalue = 0;
+    *value = negative ? -v : v;
+    return true;
+}
+
 /* The number at s->p: *integer when it is one (jansson: no '.', 'e' or
  * 'E'), its value, and its JSON text in text (*text_len bytes) unless text
  * is NULL. */
@@ -245,22 +314,24 @@ static int scan_number(struct scanner *s, bool *integer, long long *ivalue, doub
             p++;
     }
     size_t n = (size_t)(p - start);
-    char token[MAX_NUMBER + 1];
     if (n > MAX_NUMBER)
         return -1;
-    memcpy(token, start, n);
-    token[n] = '\0';
-    errno = 0;
-    if (*integer) {
-        *ivalue = strtoll(token, NULL, 10);
-        if (errno == ERANGE)
-            return -1;
-        *value = (double)*ivalue;
-    } else {
-        *ivalue = 0;
-        *value = strtod(token, NULL);
-        if ((*value == HUGE_VAL || *value == -HUGE_VAL) && errno == ERANGE)
-            return -1;
+    if (!exact_number(start, p, *integer, ivalue, value)) {
+        char token[MAX_NUMBER + 1];
+        memcpy(token, start, n);
+        token[n] = '\0';
+        errno = 0;
+        if (*integer) {
+            *ivalue = strtoll(token, NULL, 10);
+            if (errno == ERANGE)
+                return -1;
+            *value = (double)*ivalue;
+        } else {
+            *ivalue = 0;
+            *value = strtod(token, NULL);
+            if ((*value == HUGE_VAL || *value == -HUGE_VAL) && errno == ERANGE)
+                return -1;
+        }
     }
     if (text && !(*text_len = summary_number_text(*integer, *ivalue, *value, text, MAX_NUMBER)))
         return -1;
@@ -464,18 +535,29 @@ int summary_scan(const char *text, size_t len, struct summary_members *m, size_t
         *used = (size_t)(s.p + 1 - (const unsigned char *)text);
         return 1;
     }
+    /* a bit per (length, first and last byte) of the keys met: a key whose
+     * bit is clear is none of them, without comparing it to each */
+    uint64_t keys_met = 0;
     for (;;) {
         skip_blanks(&s);
         if (s.p >= s.end || *s.p != '"')
             return 0;
-        struct summary_member *item = VEC_PUSH(m->items, m->count, m->item_capacity);
-        bool plain;
-        if (!item || decode_string(&s, &item->key, &item->key_len, &plain) < 0)
+        if (m->count == m->item_capacity &&
+            VEC_RESERVE(m->items, m->item_capacity, m->count + 1) < 0)
             return 0;
-        for (size_t k = 0; k + 1 < m->count; k++) /* a duplicated key: jansson keeps the last */
-            if (m->items[k].key_len == item->key_len &&
-                !memcmp(m->bytes + m->items[k].key, m->bytes + item->key, item->key_len))
-                return 0;
+        struct summary_member *item = &m->items[m->count++];
+        *item = (struct summary_member){0};
+        bool plain;
+        if (decode_string(&s, &item->key, &item->key_len, &plain) < 0)
+            return 0;
+        const unsigned char *key = (const unsigned char *)m->bytes + item->key;
+        uint64_t bit = (uint64_t)1 << ((item->key_len * 7 + (item->key_len ? key[0] * 3u + key[item->key_len - 1] : 0)) & 63);
+        if (keys_met & bit) /* perhaps met: a duplicated key (jansson keeps the last) */
+            for (size_t k = 0; k + 1 < m->count; k++)
+                if (m->items[k].key_len == item->key_len &&
+                    !memcmp(m->bytes + m->items[k].key, key, item->key_len))
+                    return 0;
+        keys_met |= bit;
         skip_blanks(&s);
         if (s.p >= s.end || *s.p != ':')
             return 0;

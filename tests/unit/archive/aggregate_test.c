@@ -50,8 +50,9 @@ int main(void)
     CHECK_NEAR(from_agg.p90, exact.p90, exact.p90 / 100);
     CHECK_NEAR(from_agg.p99, exact.p99, exact.p99 / 100);
 
-    /* the same runs added without settling each time (as ingest does: new
-     * bins wait in a tail merged 16 at a time) give the same bins, settled */
+    /* the same runs added without settling each time (as ingest does: the
+     * values wait in arrival order and join their bins at the settle) give
+     * the same bins, settled, to the bit */
     {
         struct aggregate lazy;
         aggregate_init(&lazy);
@@ -64,17 +65,99 @@ int main(void)
             aggregate_bins_of(values, present, bins);
             aggregate_add_binned(&lazy, values, present, bins, i + 1, false);
         }
-        CHECK(lazy.fields[FIELD_MEMORY].nsorted < lazy.fields[FIELD_MEMORY].nbins); /* a tail left */
-        aggregate_settle(&lazy);
+        CHECK_INT(lazy.fields[FIELD_MEMORY].npending, N); /* none in a bin yet */
+        CHECK_INT(lazy.fields[FIELD_MEMORY].nbins, 0);
+        CHECK_INT(aggregate_settle(&lazy), 0);
+        CHECK_INT(lazy.fields[FIELD_MEMORY].npending, 0);
         const struct aggregate_field *l = &lazy.fields[FIELD_MEMORY], *w = &whole.fields[FIELD_MEMORY];
         CHECK_INT(l->nbins, w->nbins);
-        bool same = l->nbins == w->nbins && l->nsorted == l->nbins;
+        bool same = l->nbins == w->nbins;
         for (size_t k = 0; same && k < l->nbins; k++)
             same = l->bins[k].index == w->bins[k].index && l->bins[k].count == w->bins[k].count &&
                    l->bins[k].max == w->bins[k].max && l->bins[k].sum == w->bins[k].sum &&
                    l->bins[k].sum_vt == w->bins[k].sum_vt;
         CHECK(same);
         aggregate_free(&lazy);
+    }
+
+    /* values far apart (bins over a span a dense map would not take), values
+     * <= 0 (their own bin), and pending values settled onto bins settled
+     * before: the same bins, every double to the bit, as one run at a time */
+    {
+        const double spread[] = {1e-300, 5, -2, 1e300, 5.01, 0, 7e-12, 5.02, -0.5, 1e300, 4.99,
+                                 3e150, 1e-300, 0.001, 5, 2.5e9};
+        enum { S = sizeof spread / sizeof spread[0] };
+        struct aggregate one_by_one, lazy;
+        aggregate_init(&one_by_one);
+        aggregate_init(&lazy);
+        int32_t bins[FIELD_COUNT];
+        for (int i = 0; i < S; i++) {
+            double values[FIELD_COUNT] = {0};
+            bool present[FIELD_COUNT] = {false};
+            values[FIELD_MEMORY] = spread[i];
+            values[FIELD_WALL_TIME] = 10 + i * 0.1; /* memory's bins weigh by it */
+            values[FIELD_CPU_TIME] = i % 3 ? 9 + i * 0.05 : 0; /* close together, and 0 */
+            present[FIELD_MEMORY] = present[FIELD_WALL_TIME] = present[FIELD_CPU_TIME] = true;
+            CHECK_INT(aggregate_add(&one_by_one, values, present, i + 1, false), 0);
+            aggregate_bins_of(values, present, bins);
+            CHECK_INT(aggregate_add_binned(&lazy, values, present, bins, i + 1, false), 0);
+            if (i == S / 2) /* half settled, the other half pending onto its bins */
+                CHECK_INT(aggregate_settle(&lazy), 0);
+        }
+        CHECK_INT(lazy.fields[FIELD_MEMORY].npending, S - S / 2 - 1);
+        CHECK_INT(aggregate_settle(&lazy), 0);
+        const int fields[3] = {FIELD_MEMORY, FIELD_WALL_TIME, FIELD_CPU_TIME};
+        for (int k = 0; k < 3; k++) {
+            const struct aggregate_field *l = &lazy.fields[fields[k]], *o = &one_by_one.fields[fields[k]];
+            CHECK_INT(l->nbins, o->nbins);
+            CHECK(l->nbins == o->nbins && !memcmp(l->bins, o->bins, l->nbins * sizeof *l->bins));
+        }
+        const struct aggregate_field *mem = &lazy.fields[FIELD_MEMORY];
+        CHECK_INT(mem->nbins, 9); /* <= 0, 1e-300, 7e-12, 0.001, 4.99..5.02 (2), 2.5e9, 3e150, 1e300 */
+        CHECK_INT(mem->bins[0].index, INT32_MIN);
+        CHECK_INT(mem->bins[0].count, 3);
+        CHECK_NEAR(mem->bins[0].max, 0, 0);
+        CHECK_NEAR(mem->bins[0].sum, -2.5, 0);
+        bool ascending = true;
+        for (size_t k = 1; k < mem->nbins; k++)
+            ascending = ascending && mem->bins[k - 1].index < mem->bins[k].index;
+        CHECK(ascending);
+        CHECK_INT(lazy.fields[FIELD_CPU_TIME].bins[0].index, INT32_MIN);
+        CHECK_INT(lazy.fields[FIELD_CPU_TIME].bins[0].count, 6); /* i = 0, 3, ..., 15 */
+        aggregate_free(&one_by_one);
+        aggregate_free(&lazy);
+    }
+
+    /* more distinct bins than a settle maps on the stack (256): close
+     * together (a dense map of ~2,000 indices), spread (~5,000 indices, a
+     * dense map allocated) and far apart (a sorted list); the same bins as
+     * one run at a time */
+    {
+        const double steps[3] = {1.02, 1.0505, 3.5};
+        const int counts[3] = {1000, 1000, 300};
+        for (int g = 0; g < 3; g++) {
+            struct aggregate one_by_one, lazy;
+            aggregate_init(&one_by_one);
+            aggregate_init(&lazy);
+            int32_t bins[FIELD_COUNT];
+            double v = 1e-120;
+            for (int i = 0; i < counts[g]; i++, v *= steps[g]) {
+                double values[FIELD_COUNT] = {0};
+                bool present[FIELD_COUNT] = {false};
+                values[FIELD_MEMORY] = i % 7 == 3 ? v / steps[g] : v; /* some bins twice */
+                present[FIELD_MEMORY] = true;
+                CHECK_INT(aggregate_add(&one_by_one, values, present, i + 1, false), 0);
+                aggregate_bins_of(values, present, bins);
+                CHECK_INT(aggregate_add_binned(&lazy, values, present, bins, i + 1, false), 0);
+            }
+            CHECK_INT(aggregate_settle(&lazy), 0);
+            const struct aggregate_field *l = &lazy.fields[FIELD_MEMORY], *o = &one_by_one.fields[FIELD_MEMORY];
+            CHECK(l->nbins > 256);
+            CHECK_INT(l->nbins, o->nbins);
+            CHECK(l->nbins == o->nbins && !memcmp(l->bins, o->bins, l->nbins * sizeof *l->bins));
+            aggregate_free(&one_by_one);
+            aggregate_free(&lazy);
+        }
     }
 
     /* merging three parts in another order, through the stored form, gives the same */

@@ -5,9 +5,14 @@
  * still unpack. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "archive/document_pack.h"
 #include "test.h"
+
+/* Writers kept from one round trip to the next, as ingest keeps them from
+ * one document to the next (document_pack_shaped_into). */
+static struct byte_writer kept_values, kept_shape;
 
 /* Packs text against cols, unpacks it, and compares the dumps (17 digits). */
 static void round_trip(const char *text, const struct document_columns *cols, size_t *packed_len)
@@ -35,6 +40,11 @@ static void round_trip(const char *text, const struct document_columns *cols, si
     CHECK_INT(summary_members_from_json(&m, root), 0);
     size_t shape_len = 0;
     unsigned char *shaped = document_pack_shaped(&m, cols, &len, &shape_len);
+    /* into the kept writers (holding the document before): the same bytes */
+    CHECK_INT(document_pack_shaped_into(&m, cols, &kept_values, &kept_shape), 0);
+    CHECK(shaped && kept_values.len == len && kept_shape.len == shape_len &&
+          !memcmp(kept_values.data, shaped, len) &&
+          !memcmp(kept_shape.data, shaped + len, shape_len));
     summary_members_free(&m);
     CHECK(shaped != NULL);
     json_t *again = shaped ? document_unpack_shaped(shaped, len, shaped + len, shape_len, cols) : NULL;
@@ -119,5 +129,7 @@ int main(void)
     /* version 1 has no one-byte references, no known key beyond the list */
     CHECK(document_unpack((const unsigned char *)"\x01\x99\x00", 3, &cols) == NULL);
     CHECK(document_unpack((const unsigned char *)"\x02\x05\x63\x01\x31\x00", 6, &cols) == NULL);
+    free(kept_values.data);
+    free(kept_shape.data);
     return test_done();
 }
