@@ -9,6 +9,7 @@
 #include "archive/rows_statement.h"
 #include "archive/start_day.h"
 #include "core/fields.h"
+#include "util/ordered_worker.h"
 #include "util/text_builder.h"
 
 struct entry {
@@ -144,6 +145,7 @@ struct flush_chunk {
     struct entry *entry[ROWS_STATEMENT_CHUNK];
     struct aggregate merged[ROWS_STATEMENT_CHUNK];
     unsigned char *data[ROWS_STATEMENT_CHUNK];
+    size_t length[ROWS_STATEMENT_CHUNK];
     size_t n;
     long long unreadable; /* position + 1 of a stored row that could not be read */
 };
@@ -192,28 +194,32 @@ static int read_chunk(struct flush_chunk *c, struct store *s, char *why, size_t 
     return rc;
 }
 
-/* The chunk's merged rows encoded, as the parameters of their upsert (4 a
- * row). */
-static int encode_chunk(struct flush_chunk *c, struct sql_value *p, char *why, size_t why_size)
+/* The chunk's merged rows encoded (in the encoding thread, or in the
+ * writing one when there is none): 0, or -1 when out of memory. */
+static int encode_chunk(struct flush_chunk *c)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        size_t len;
-        if (!(c->data[i] = aggregate_encode(&c->merged[i], &len))) {
-            snprintf(why, why_size, "out of memory");
+    for (size_t i = 0; i < c->n; i++)
+        if (!(c->data[i] = aggregate_encode(&c->merged[i], &c->length[i])))
             return -1;
-        }
-        p[4 * i] = sql_int(c->entry[i]->kind);
-        p[4 * i + 1] = sql_text(c->entry[i]->key);
-        p[4 * i + 2] = sql_int(c->entry[i]->day);
-        p[4 * i + 3] = sql_blob(c->data[i], len);
-    }
     return 0;
 }
 
-/* The chunk's rows sent to be written back, without waiting (store_send). */
-static int send_chunk(const struct flush_chunk *c, const struct sql_value *p, struct store *s,
-                      char *why, size_t why_size)
+static int encode_item(void *chunks, size_t k)
 {
+    return encode_chunk(((struct flush_chunk **)chunks)[k]);
+}
+
+/* The chunk's encoded rows sent to be written back, without waiting
+ * (store_send). */
+static int send_chunk(const struct flush_chunk *c, struct store *s, char *why, size_t why_size)
+{
+    struct sql_value p[4 * ROWS_STATEMENT_CHUNK];
+    for (size_t i = 0; i < c->n; i++) {
+        p[4 * i] = sql_int(c->entry[i]->kind);
+        p[4 * i + 1] = sql_text(c->entry[i]->key);
+        p[4 * i + 2] = sql_int(c->entry[i]->day);
+        p[4 * i + 3] = sql_blob(c->data[i], c->length[i]);
+    }
     char *sql = rows_statement("INSERT INTO aggregates (kind, key, day, data) VALUES", "?, ?, ?, ?", c->n,
                                " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data", why,
                                why_size);
@@ -243,18 +249,22 @@ static void chunks_free(struct flush_chunk **chunks, size_t n)
     }
 }
 
-/* The chunks' rows, read and merged, written back: each chunk encoded while
- * the server writes the one before (its statement sent without waiting),
- * so that the writing thread's encoding, most of its work at a
- * transaction's end, no longer adds to the server's upserts. */
-static int write_chunks(struct flush_chunk **chunks, size_t nchunks, struct store *s, char *why,
-                        size_t why_size)
+/* The chunks' rows, read and merged, written back: each chunk's encoding
+ * taken from the encoding thread (which worked on it while this one read
+ * and merged the chunks after it, and wrote those before), or done here
+ * without one, while the server writes the chunk before (its statement sent
+ * without waiting), so that the encoding, most of the work at a
+ * transaction's end, no longer adds to the reads and the upserts. */
+static int write_chunks(struct flush_chunk **chunks, size_t nchunks, struct ordered_worker *encoder,
+                        struct store *s, char *why, size_t why_size)
 {
-    struct sql_value p[4 * ROWS_STATEMENT_CHUNK];
     bool outstanding = false;
     int rc = 0;
     for (size_t k = 0; k < nchunks && rc == 0; k++) {
-        rc = encode_chunk(chunks[k], p, why, why_size);
+        if ((encoder ? ordered_worker_wait(encoder, k) : encode_chunk(chunks[k])) < 0) {
+            snprintf(why, why_size, "out of memory");
+            rc = -1;
+        }
         if (outstanding) { /* the chunk before, written meanwhile: its outcome, then its memory */
             char waited[256];
             if (store_wait(s, waited, sizeof waited) < 0 && rc == 0) {
@@ -265,7 +275,7 @@ static int write_chunks(struct flush_chunk **chunks, size_t nchunks, struct stor
             chunk_clear(chunks[k - 1]);
         }
         if (rc == 0)
-            outstanding = (rc = send_chunk(chunks[k], p, s, why, why_size)) == 0;
+            outstanding = (rc = send_chunk(chunks[k], s, why, why_size)) == 0;
     }
     if (outstanding && store_wait(s, why, why_size) < 0)
         rc = -1;
@@ -279,10 +289,34 @@ static int write_chunks(struct flush_chunk **chunks, size_t nchunks, struct stor
  * chunk held at a time. */
 #define FLUSH_WINDOW 16
 
+/* The window's chunk k has been read and merged: the encoding thread may
+ * take it (started with the window's first; none when it cannot start). */
+static void hand_to_encoder(struct ordered_worker **encoder, struct flush_chunk **chunks, size_t k)
+{
+    if (!*encoder && k == 0)
+        *encoder = ordered_worker_start(encode_item, chunks);
+    if (*encoder)
+        ordered_worker_hand(*encoder, k + 1);
+}
+
+/* The window's chunks written, its encoding thread stopped, their memory
+ * freed. */
+static int write_window(struct flush_chunk **chunks, size_t *nchunks, struct ordered_worker **encoder,
+                        bool write, struct store *s, char *why, size_t why_size)
+{
+    int rc = write ? write_chunks(chunks, *nchunks, *encoder, s, why, why_size) : -1;
+    ordered_worker_stop(*encoder);
+    *encoder = NULL;
+    chunks_free(chunks, *nchunks);
+    *nchunks = 0;
+    return rc;
+}
+
 int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
                           size_t nids, char *why, size_t why_size)
 {
     struct flush_chunk *chunks[FLUSH_WINDOW] = {NULL}, *c = NULL;
+    struct ordered_worker *encoder = NULL;
     size_t nchunks = 0;
     int rc = 0;
     for (size_t i = 0; i < t->capacity && rc == 0; i++) {
@@ -292,13 +326,11 @@ int aggregate_table_flush(const struct aggregate_table *t, struct store *s, cons
         if (!c || c->n == ROWS_STATEMENT_CHUNK) {
             if (c && (rc = read_chunk(c, s, why, why_size)) < 0)
                 break;
-            if (nchunks == FLUSH_WINDOW) {
-                rc = write_chunks(chunks, nchunks, s, why, why_size);
-                chunks_free(chunks, nchunks);
-                nchunks = 0;
-                if (rc < 0)
-                    break;
-            }
+            if (c)
+                hand_to_encoder(&encoder, chunks, nchunks - 1);
+            if (nchunks == FLUSH_WINDOW && (rc = write_window(chunks, &nchunks, &encoder, true, s, why,
+                                                              why_size)) < 0)
+                break;
             if (!(c = chunks[nchunks] = calloc(1, sizeof *c))) {
                 snprintf(why, why_size, "out of memory");
                 rc = -1;
@@ -316,12 +348,13 @@ int aggregate_table_flush(const struct aggregate_table *t, struct store *s, cons
             aggregate_renumber(merged, ids, nids);
         }
     }
-    if (rc == 0 && c && c->n) /* the last, partly filled chunk */
-        rc = read_chunk(c, s, why, why_size);
-    if (rc == 0)
-        rc = write_chunks(chunks, nchunks, s, why, why_size);
-    chunks_free(chunks, nchunks);
-    return rc;
+    if (rc == 0 && nchunks && chunks[nchunks - 1]->n) { /* the last, partly filled chunk */
+        rc = read_chunk(chunks[nchunks - 1], s, why, why_size);
+        if (rc == 0)
+            hand_to_encoder(&encoder, chunks, nchunks - 1);
+    }
+    int written = write_window(chunks, &nchunks, &encoder, rc == 0, s, why, why_size);
+    return rc == 0 ? written : rc;
 }
 
 struct load_ctx {
