@@ -30,7 +30,10 @@
  * (a COPY each: its values are held a second time, as the COPY's). In
  * memory: the writer's transaction, BATCH_QUEUE_CAPACITY parts waiting and
  * the part being filled, ~110,000 parsed summaries (~0.1 GB) into SQLite,
- * ~160,000 into PostgreSQL. PostgreSQL's monthly partitions are made
+ * ~160,000 into PostgreSQL; with the transaction's aggregates and the
+ * libraries, the whole process peaked at 246 MiB for the first half of the
+ * bench's 10^6 into SQLite, 314 MB for its second half into PostgreSQL
+ * (bench/results/archive.md). PostgreSQL's monthly partitions are made
  * before the transaction begins, for the months of its first part and the
  * month after; a later part of a month without its partition (a stream
  * not in the order of its starts) ends the transaction, which is then
