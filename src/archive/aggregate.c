@@ -354,6 +354,38 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
     return 0;
 }
 
+/* The bins of into and from, merged (n of them, malloc'd), put in place of
+ * into's, and from's count, sums, moments, extremes and top values added. */
+static void merge_totals(struct aggregate_field *into, struct aggregate_bin *bins, size_t n,
+                         const struct aggregate_field *from)
+{
+    free(into->bins);
+    into->bins = bins;
+    into->nbins = into->capacity = n;
+    merge_moments(into, from->count, from->mean, from->m2, from->m3, from->m4);
+    if (into->count == 0 || from->min < into->min)
+        into->min = from->min;
+    if (into->count == 0 || from->max > into->max)
+        into->max = from->max;
+    into->count += from->count;
+    into->count_timed += from->count_timed;
+    into->sum += from->sum;
+    for (size_t k = 0; k < from->ntop; k++)
+        keep_top(into, from->top[k].value, from->top[k].id);
+}
+
+/* One bin of from added to one of into with the same index. */
+static struct aggregate_bin bin_sum(struct aggregate_bin b, const struct aggregate_bin *s)
+{
+    b.count += s->count;
+    if (s->max > b.max)
+        b.max = s->max;
+    b.sum += s->sum;
+    b.sum_t += s->sum_t;
+    b.sum_vt += s->sum_vt;
+    return b;
+}
+
 static int merge_field(struct aggregate_field *into, const struct aggregate_field *from)
 {
     if (settle_field(into) < 0)
@@ -371,30 +403,10 @@ static int merge_field(struct aggregate_field *into, const struct aggregate_fiel
         } else if (i == into->nbins || from->bins[j].index < into->bins[i].index) {
             bins[n++] = from->bins[j++];
         } else {
-            struct aggregate_bin b = into->bins[i++];
-            const struct aggregate_bin *s = &from->bins[j++];
-            b.count += s->count;
-            if (s->max > b.max)
-                b.max = s->max;
-            b.sum += s->sum;
-            b.sum_t += s->sum_t;
-            b.sum_vt += s->sum_vt;
-            bins[n++] = b;
+            bins[n++] = bin_sum(into->bins[i++], &from->bins[j++]);
         }
     }
-    free(into->bins);
-    into->bins = bins;
-    into->nbins = into->capacity = n;
-    merge_moments(into, from->count, from->mean, from->m2, from->m3, from->m4);
-    if (into->count == 0 || from->min < into->min)
-        into->min = from->min;
-    if (into->count == 0 || from->max > into->max)
-        into->max = from->max;
-    into->count += from->count;
-    into->count_timed += from->count_timed;
-    into->sum += from->sum;
-    for (size_t k = 0; k < from->ntop; k++)
-        keep_top(into, from->top[k].value, from->top[k].id);
+    merge_totals(into, bins, n, from);
     return 0;
 }
 
@@ -554,11 +566,49 @@ static double get_value(struct byte_reader *r, uint64_t version)
     return version == FORMAT_FULL_DOUBLES ? byte_get_double(r) : byte_get_decimal(r);
 }
 
-/* One bin as encoded; false when the mode is not one. timer: the wall_time
- * field as decoded so far (the bins a BIN_ONE_TIMED bin refers to). */
-static bool get_bin(struct byte_reader *r, uint64_t version, struct aggregate_bin *b,
-                    const struct aggregate_field *timer)
+/* The stored wall_time field's bins' largest values, in order: the run
+ * times the other fields' one-run bins refer to by position. */
+struct stored_timer {
+    double *max;
+    size_t n, capacity;
+    double room[256];
+};
+
+/* One stored field's header (after its id): count, sums, moments, extremes
+ * and top values into f. */
+static void get_field_head(struct byte_reader *r, uint64_t version, struct aggregate_field *f)
 {
+    f->count = byte_get_varint(r);
+    f->count_timed = byte_get_varint(r);
+    f->sum = get_value(r, version);
+    f->mean = get_value(r, version);
+    f->m2 = get_value(r, version);
+    f->m3 = get_value(r, version);
+    f->m4 = get_value(r, version);
+    f->min = get_value(r, version);
+    f->max = get_value(r, version);
+    size_t ntop = byte_get_varint(r);
+    for (size_t k = 0; k < ntop && !r->failed; k++) {
+        double value = get_value(r, version);
+        long long run = byte_get_signed(r);
+        if (f->ntop < AGGREGATE_TOP)
+            f->top[f->ntop++] = (struct aggregate_top){value, run};
+    }
+}
+
+/* The next stored bin, its index `index` + the delta read; false when it is
+ * damaged. field: the field's id - 1; timer: the stored wall_time bins
+ * (none while that field itself is read). */
+static bool get_indexed_bin(struct byte_reader *r, uint64_t version, size_t field,
+                            const struct stored_timer *timer, int64_t *index, struct aggregate_bin *b)
+{
+    int64_t delta = byte_get_signed(r);
+    /* a bin index is an int32: anything else is damage (found by
+     * stored_archive_fuzz: a delta overflowing the sum) */
+    if (r->failed || delta < -(INT64_C(1) << 33) || delta > (INT64_C(1) << 33) ||
+        (*index += delta) < INT32_MIN || *index > INT32_MAX)
+        return false;
+    b->index = (int32_t)*index;
     uint64_t head = byte_get_varint(r);
     enum bin_mode mode = (enum bin_mode)(head & 7);
     b->count = head >> 3;
@@ -594,101 +644,128 @@ static bool get_bin(struct byte_reader *r, uint64_t version, struct aggregate_bi
         break;
     case BIN_ONE_TIMED: {
         uint64_t at = byte_get_varint(r);
-        if (version == FORMAT_FULL_DOUBLES || at >= timer->nbins)
+        if (version == FORMAT_FULL_DOUBLES || !timer || at >= timer->n)
             return false;
         b->sum = b->max;
-        b->sum_t = timer->bins[at].max;
+        b->sum_t = timer->max[at];
         b->sum_vt = b->max * b->sum_t;
         break;
     }
     default:
         return false;
     }
-    return true;
+    if (!weighted_by_time(summary_field_by_id(field))) { /* stored before: t = 1 now */
+        b->sum_t = (double)b->count;
+        b->sum_vt = b->sum;
+    }
+    return !r->failed;
 }
 
+/* Room in the stored timer for n values; -1 when out of memory. */
+static int timer_reserve(struct stored_timer *t, size_t n)
+{
+    if (n <= t->capacity)
+        return 0;
+    double *more = malloc(n * sizeof *more);
+    if (!more)
+        return -1;
+    if (t->max != t->room)
+        free(t->max);
+    t->max = more;
+    t->capacity = n;
+    return 0;
+}
+
+/* One stored field (field: its id - 1, its header in from) merged into
+ * `into` as its bins are read, in one new array (into's bins and the stored
+ * ones by index, as merge_field merges them), without the stored bins ever
+ * held apart. 0, -1 when out of memory, 1 when the bins are damaged. */
+static int merge_stored_bins(struct byte_reader *r, uint64_t version, size_t field,
+                             struct aggregate_field *into, const struct aggregate_field *from,
+                             size_t nbins, struct stored_timer *timer)
+{
+    bool is_timer = field == FIELD_WALL_TIME;
+    if (is_timer && timer_reserve(timer, nbins) < 0)
+        return -1;
+    /* a field counting no run adds nothing (its bins are read past) */
+    struct aggregate_bin *bins = NULL;
+    if (from->count && !(bins = malloc((into->nbins + nbins ? into->nbins + nbins : 1) * sizeof *bins)))
+        return -1;
+    size_t i = 0, n = 0;
+    int64_t index = 0;
+    for (size_t k = 0; k < nbins; k++) {
+        struct aggregate_bin b;
+        if (!get_indexed_bin(r, version, field, is_timer ? NULL : timer, &index, &b)) {
+            free(bins);
+            return 1;
+        }
+        if (is_timer)
+            timer->max[timer->n++] = b.max;
+        if (!bins)
+            continue;
+        while (i < into->nbins && into->bins[i].index < b.index)
+            bins[n++] = into->bins[i++];
+        bins[n++] = i < into->nbins && into->bins[i].index == b.index ? bin_sum(into->bins[i++], &b) : b;
+    }
+    if (bins) {
+        while (i < into->nbins)
+            bins[n++] = into->bins[i++];
+        merge_totals(into, bins, n, from);
+    }
+    return 0;
+}
+
+/* Decoding merges each field as it is read (a day's stored aggregate into
+ * an ingest's, most of what an ingest into days already stored does): no
+ * bin is held apart from the merged ones, which took as many arrays again,
+ * each of them past malloc's cached sizes. */
 int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_t len)
 {
     struct byte_reader r = {data, data + len, false};
-    struct aggregate one;
-    aggregate_init(&one);
     uint64_t version = byte_get_varint(&r);
     if (version != FORMAT_VERSION && version != FORMAT_FULL_DOUBLES)
         return -1;
-    one.runs = byte_get_varint(&r);
-    one.stopped_count = byte_get_varint(&r);
+    if (aggregate_settle(a) < 0)
+        return -1;
+    uint64_t runs = byte_get_varint(&r), stopped_count = byte_get_varint(&r);
     size_t nstopped = byte_get_varint(&r);
+    long long stopped[AGGREGATE_STOPPED];
+    size_t listed = 0;
     for (size_t k = 0; k < nstopped && !r.failed; k++) {
         long long id = byte_get_signed(&r);
-        if (one.nstopped < AGGREGATE_STOPPED)
-            one.stopped[one.nstopped++] = id;
+        if (listed < AGGREGATE_STOPPED)
+            stopped[listed++] = id;
     }
+    if (r.failed)
+        return -1;
+    /* stopped_count counts every stopped run; keep_stopped adds the listed ones */
+    a->runs += runs;
+    a->stopped_count += stopped_count - listed;
+    for (size_t k = 0; k < listed; k++)
+        keep_stopped(a, stopped[k], 1);
+    struct stored_timer timer = {.max = NULL, .n = 0, .capacity = 0};
+    timer.max = timer.room;
+    timer.capacity = sizeof timer.room / sizeof timer.room[0];
+    bool seen[FIELD_COUNT] = {false};
     int rc = 0;
-    const struct aggregate_field *timer = &one.fields[FIELD_WALL_TIME];
-    for (uint64_t id; !r.failed && (id = byte_get_varint(&r)) != 0;) {
-        if (id > FIELD_COUNT || one.fields[id - 1].count || one.fields[id - 1].bins) { /* twice */
+    for (uint64_t id; rc == 0 && !r.failed && (id = byte_get_varint(&r)) != 0;) {
+        if (id > FIELD_COUNT || seen[id - 1]) { /* twice */
             r.failed = true;
             break;
         }
-        struct aggregate_field *f = &one.fields[id - 1];
-        f->count = byte_get_varint(&r);
-        f->count_timed = byte_get_varint(&r);
-        f->sum = get_value(&r, version);
-        f->mean = get_value(&r, version);
-        f->m2 = get_value(&r, version);
-        f->m3 = get_value(&r, version);
-        f->m4 = get_value(&r, version);
-        f->min = get_value(&r, version);
-        f->max = get_value(&r, version);
-        size_t ntop = byte_get_varint(&r);
-        for (size_t k = 0; k < ntop && !r.failed; k++) {
-            double value = get_value(&r, version);
-            long long run = byte_get_signed(&r);
-            if (f->ntop < AGGREGATE_TOP)
-                f->top[f->ntop++] = (struct aggregate_top){value, run};
-        }
+        seen[id - 1] = true;
+        struct aggregate_field from = {0};
+        get_field_head(&r, version, &from);
         size_t nbins = byte_get_varint(&r);
         if (r.failed || nbins > (size_t)(r.end - r.p) / 3) { /* a bin takes 3 bytes or more */
             r.failed = true;
             break;
         }
-        f->bins = malloc((nbins ? nbins : 1) * sizeof *f->bins);
-        if (!f->bins) {
-            rc = -1;
-            break;
-        }
-        f->capacity = nbins;
-        int64_t index = 0;
-        for (size_t k = 0; k < nbins && !r.failed; k++) {
-            int64_t delta = byte_get_signed(&r);
-            /* a bin index is an int32: anything else is damage (found by
-             * stored_archive_fuzz: a delta overflowing the sum) */
-            if (delta < -(INT64_C(1) << 33) || delta > (INT64_C(1) << 33) ||
-                (index += delta) < INT32_MIN || index > INT32_MAX) {
-                r.failed = true;
-                break;
-            }
-            struct aggregate_bin *b = &f->bins[f->nbins];
-            b->index = (int32_t)index;
-            /* the wall_time field's own bins cannot refer to themselves */
-            if (!get_bin(&r, version, b, f == timer ? &(struct aggregate_field){0} : timer)) {
-                r.failed = true;
-                break;
-            }
-            if (!weighted_by_time(summary_field_by_id(id - 1))) { /* stored before: t = 1 now */
-                b->sum_t = (double)b->count;
-                b->sum_vt = b->sum;
-            }
-            f->nbins++;
-        }
+        rc = merge_stored_bins(&r, version, id - 1, &a->fields[id - 1], &from, nbins, &timer);
     }
-    if (!r.failed && rc == 0) {
-        /* stopped_count counts every stopped run; merge adds the listed ones */
-        if (aggregate_merge(a, &one) < 0)
-            rc = -1;
-    }
-    aggregate_free(&one);
-    return r.failed ? -1 : rc;
+    if (timer.max != timer.room)
+        free(timer.max);
+    return r.failed || rc != 0 ? -1 : 0;
 }
 
 /* --- reading ------------------------------------------------------------- */

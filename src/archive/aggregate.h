@@ -111,7 +111,8 @@ void aggregate_renumber(struct aggregate *a, const long long *ids, size_t n);
  * back to the bit. NULL when out of memory. */
 unsigned char *aggregate_encode(const struct aggregate *a, size_t *len);
 /* Adds the aggregate encoded in data to a (so that days merge as they are
- * read). -1 when data is not an aggregate. */
+ * read). -1 when data is not an aggregate or memory runs out; a then holds
+ * part of it, and is only fit for aggregate_free. */
 int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_t len);
 
 /* The q-quantile of a field, from its histogram (within 1 %). */

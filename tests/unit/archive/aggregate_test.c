@@ -10,6 +10,9 @@
 #include "archive/stats.h"
 #include "test.h"
 
+/* Whether two doubles are the same to the bit. */
+static bool same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a); }
+
 static void add_memory(struct aggregate *a, double v, long long id)
 {
     double values[FIELD_COUNT] = {0};
@@ -224,6 +227,59 @@ int main(void)
         CHECK_INT(back.runs, 5);
         aggregate_free(&one);
         aggregate_free(&back);
+    }
+    /* decoding merges as it reads: 600 one-run bins whose wall times are
+     * wall_time bins far past the first 256 (the decoder's inline room),
+     * merged into an aggregate holding some of the same bins, give what
+     * aggregate_merge gives, to the bit */
+    {
+        struct aggregate stored, base, by_decoding, by_merging;
+        aggregate_init(&stored);
+        aggregate_init(&base);
+        aggregate_init(&by_decoding);
+        aggregate_init(&by_merging);
+        double v[FIELD_COUNT];
+        bool has[FIELD_COUNT] = {false};
+        has[FIELD_MEMORY] = has[FIELD_WALL_TIME] = true;
+        for (int k = 0; k < 600; k++) {
+            v[FIELD_WALL_TIME] = 10 * pow(1.021, k); /* a bin of its own each */
+            v[FIELD_MEMORY] = 100 * pow(1.023, 600 - k);
+            aggregate_add(&stored, v, has, k + 1, false);
+            if (k % 3 == 0) { /* the same bins again, and bins between */
+                v[FIELD_MEMORY] *= k % 2 ? 1.0001 : 1.011;
+                aggregate_add(&base, v, has, 1000 + k, k % 9 == 0);
+            }
+        }
+        size_t len;
+        unsigned char *data = aggregate_encode(&stored, &len);
+        CHECK(data != NULL);
+        CHECK_INT(aggregate_merge(&by_decoding, &base), 0);
+        CHECK_INT(aggregate_merge(&by_merging, &base), 0);
+        CHECK_INT(aggregate_decode_merge(&by_decoding, data, len), 0);
+        CHECK_INT(aggregate_merge(&by_merging, &stored), 0);
+        free(data);
+        CHECK_INT(stored.fields[FIELD_WALL_TIME].nbins, 600);
+        CHECK_INT(by_decoding.runs, 800);
+        CHECK_INT(by_decoding.stopped_count, by_merging.stopped_count);
+        for (int f = 0; f < FIELD_COUNT; f++) {
+            const struct aggregate_field *x = &by_merging.fields[f], *y = &by_decoding.fields[f];
+            CHECK_INT(y->nbins, x->nbins);
+            CHECK(same_bits(x->m4, y->m4) && same_bits(x->sum, y->sum) && x->count == y->count && x->max == y->max &&
+                  x->ntop == y->ntop && (x->ntop == 0 || x->top[0].id == y->top[0].id));
+            size_t same_bins = 0;
+            for (size_t k = 0; k < x->nbins && k < y->nbins; k++) {
+                const struct aggregate_bin *a = &x->bins[k], *b = &y->bins[k];
+                same_bins += a->index == b->index && a->count == b->count && same_bits(a->max, b->max) &&
+                             same_bits(a->sum, b->sum) && same_bits(a->sum_t, b->sum_t) &&
+                             same_bits(a->sum_vt, b->sum_vt);
+            }
+            CHECK_INT(same_bins, x->nbins);
+        }
+        CHECK(by_decoding.fields[FIELD_MEMORY].nbins > 600); /* merged, not only added */
+        aggregate_free(&stored);
+        aggregate_free(&base);
+        aggregate_free(&by_decoding);
+        aggregate_free(&by_merging);
     }
     /* a time field (cpu_time) and a field no limit applies to (machine_load)
      * are weighed by run: their bins keep t = 1 (sum_t = count, sum_vt =
