@@ -4,13 +4,16 @@
 # (tests/integration/archive/gen-summaries.sh N SEED task 40), ingested as
 # one JSON Lines stream into SQLite and into PostgreSQL (a server this script
 # starts on a unix socket and stops), in two halves so that the second half's
-# rate shows whether ingest slows as the archive grows; then stats, predict
+# rate (on the days after the first's) shows whether ingest slows as the
+# archive grows; and, into a copy of the first half's archive, as many other
+# summaries on the first half's own days (every day row merged with one
+# stored: another site's or a late source's records); then stats, predict
 # and outliers of one category (median and max of RUNS runs, with the largest
 # resident memory), and the archive's size on disk. SQLite ingest is run
 # ARCHIVE_BENCH_INGEST_RUNS times (default 3; medians), once from 10^7 up.
 # Sizes: ARCHIVE_BENCH_SIZES (default "100000 1000000"; "... 10000000" adds
-# ~8 minutes on this machine, 5.2 GB of generated JSON Lines in the work
-# directory, a 3 GB SQLite file and a 6 GB PostgreSQL database).
+# ~12 minutes on this machine, 7.8 GB of generated JSON Lines in the work
+# directory, two 3 GB SQLite files and two 6 GB PostgreSQL databases).
 # Writes bench/results/archive.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +42,7 @@ repeat() {
     END {printf "%.0f %.0f %.1f\n", 1000 * w[int((NR + 1) / 2)], 1000 * w[NR], r / 1024}'
 }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN {printf "%.0f", n / s}'; }
+megabytes() { awk -v b="$1" 'BEGIN {printf "%.0f MB", b / 1048576}'; }
 
 pg_server_start "$WORK/pg"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -48,22 +52,31 @@ breakdown=()
 for n in $SIZES; do
   half=$((n / 2))
   echo "generating $n summaries"
-  "$GEN" "$half" 1 task 40 > "$WORK/first.jsonl"
-  "$GEN" "$half" 2 task 40 > "$WORK/second.jsonl"
+  # one stream (a start every 10 s) cut in two: the second half on the days after the first's
+  "$GEN" "$n" 1 task 40 > "$WORK/stream.jsonl"
+  head -n "$half" "$WORK/stream.jsonl" > "$WORK/first.jsonl"
+  tail -n +"$((half + 1))" "$WORK/stream.jsonl" > "$WORK/second.jsonl"
+  rm "$WORK/stream.jsonl"
+  # as many others (another seed) on the first half's days
+  "$GEN" "$half" 2 task 40 > "$WORK/same-days.jsonl"
   db=$WORK/archive-$n.db
   # SQLite ingest INGEST_RUNS times into a new archive (once from 10^7 up):
   # medians of each half's wall and CPU
   runs=$INGEST_RUNS
   [ "$n" -lt 10000000 ] || runs=1
   for _ in $(seq 1 "$runs"); do
-    rm -f "$db"*
+    rm -f "$db"* "$WORK/same-days.db"*
     read -r w1 c1 _ < <(timed "$TALLY" archive --db "$db" add -q "$WORK/first.jsonl")
+    cp "$db" "$WORK/same-days.db" # the first half's archive, closed: no -wal or -shm left
     read -r w2 c2 _ < <(timed "$TALLY" archive --db "$db" add -q "$WORK/second.jsonl")
-    echo "$w1 $c1 $w2 $c2"
+    read -r w3 c3 _ < <(timed "$TALLY" archive --db "$WORK/same-days.db" add -q "$WORK/same-days.jsonl")
+    echo "$w1 $c1 $w2 $c2 $w3 $c3"
   done > "$WORK/ingests.txt"
-  read -r w1 c1 w2 c2 < <(awk '{for (k = 1; k <= 4; k++) v[k, NR] = $k}
-    END {for (k = 1; k <= 4; k++) {n = 0; for (i = 1; i <= NR; i++) a[++n] = v[k, i]
+  read -r w1 c1 w2 c2 w3 c3 < <(awk '{for (k = 1; k <= 6; k++) v[k, NR] = $k}
+    END {for (k = 1; k <= 6; k++) {n = 0; for (i = 1; i <= NR; i++) a[++n] = v[k, i]
          asort(a); printf "%s ", a[int((NR + 1) / 2)]; delete a} print ""}' "$WORK/ingests.txt")
+  same_days_bytes=$(du -cb "$WORK/same-days.db"* | tail -1 | awk '{print $1}')
+  rm -f "$WORK/same-days.db"*
   stored=$(sqlite3 "$db" "select count(*) from summaries")
   [ "$stored" = "$n" ] || { echo "SQLite stored $stored of $n" >&2; exit 1; }
   bytes=$(du -cb "$db"* | tail -1 | awk '{print $1}')
@@ -71,14 +84,19 @@ for n in $SIZES; do
   agg=$(sqlite3 "$db" "select count(*) || ' rows, ' || (sum(length(data)) / 1048576) || ' MB' from aggregates")
   # where the bytes go: pages of each table and index (SQLite's dbstat), per summary
   breakdown+=("| $n | $(sqlite3 "$db" "select group_concat(part, ' | ') from (select printf('%.0f', sum(pgsize) * 1.0 / $n) as part, case when name in ('summary_rows', 'summary_keys', 'aggregates') then name else 'other' end as object from dbstat group by object order by case object when 'summary_rows' then 1 when 'summary_keys' then 2 when 'aggregates' then 3 else 4 end)") | $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') |")
-  rows+=("| SQLite, $n | $(rate "$half" "$w1")/s ($(rate "$half" "$c1")/s CPU) | $(rate "$half" "$w2")/s ($(rate "$half" "$c2")/s CPU) | $size (aggregates: $agg) |")
+  rows+=("| SQLite, $n | $(rate "$half" "$w1")/s ($(rate "$half" "$c1")/s CPU) | $(rate "$half" "$w2")/s ($(rate "$half" "$c2")/s CPU) | $(rate "$half" "$w3")/s ($(rate "$half" "$c3")/s CPU) | $size (aggregates: $agg); $(megabytes "$same_days_bytes") |")
   psql -X -q -d "$PG_URI" -c "create database bench_$n" >/dev/null
   uri="postgresql://tally@/bench_$n?host=$WORK/pg"
+  same_days_uri="postgresql://tally@/bench_${n}_same_days?host=$WORK/pg"
   read -r pw1 pc1 _ < <(timed "$TALLY" archive --db "$uri" add -q "$WORK/first.jsonl")
+  psql -X -q -d "$PG_URI" -c "create database bench_${n}_same_days template bench_$n" >/dev/null
   read -r pw2 pc2 _ < <(timed "$TALLY" archive --db "$uri" add -q "$WORK/second.jsonl")
+  read -r pw3 pc3 _ < <(timed "$TALLY" archive --db "$same_days_uri" add -q "$WORK/same-days.jsonl")
   pg_bytes=$(psql -X -t -A -d "$uri" -c "select pg_database_size(current_database())")
+  pg_same_days_bytes=$(psql -X -t -A -d "$same_days_uri" -c "select pg_database_size(current_database())")
+  psql -X -q -d "$PG_URI" -c "drop database bench_${n}_same_days" >/dev/null
   pg_size="$(awk -v b="$pg_bytes" 'BEGIN {printf "%.0f", b / 1048576}') MB, $(awk -v b="$pg_bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') B/summary"
-  rows+=("| PostgreSQL, $n | $(rate "$half" "$pw1")/s ($(rate "$half" "$pc1")/s client CPU) | $(rate "$half" "$pw2")/s ($(rate "$half" "$pc2")/s client CPU) | $pg_size |")
+  rows+=("| PostgreSQL, $n | $(rate "$half" "$pw1")/s ($(rate "$half" "$pc1")/s client CPU) | $(rate "$half" "$pw2")/s ($(rate "$half" "$pc2")/s client CPU) | $(rate "$half" "$pw3")/s ($(rate "$half" "$pc3")/s client CPU) | $pg_size; $(megabytes "$pg_same_days_bytes") |")
   for backend in sqlite pg; do
     where=$db; [ $backend = pg ] && where=$uri
     for q in stats predict outliers; do
@@ -99,12 +117,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "names, 500 hosts, one start every 10 s (10^6 summaries span 116 days), ~560 bytes and 13 numeric"
   echo "fields each. \`build/tally\` (-O2), $(nproc) CPUs shared with other engineers' builds and tests: load"
   echo "average $load_before before, $load_after after. Rates are wall clock (and CPU = user + sys of the tally"
-  echo "process, what a free machine would see). Each size is ingested as one JSON Lines stream in two halves"
-  echo "into a new archive: the second half's rate shows whether ingest slows as the archive grows. SQLite:"
-  echo "medians of $INGEST_RUNS ingests (wall and CPU each; one from 10^7 up); PostgreSQL: one."
+  echo "process, what a free machine would see). Each size is one JSON Lines stream, ingested in two halves"
+  echo "into a new archive: the second half, on the days after the first's, shows whether ingest slows as"
+  echo "the archive grows. The last column of rates is as many other summaries on the first half's own days,"
+  echo "into a copy of the first half's archive (each day row merged with a stored one: another site's or a"
+  echo "late source's records, the hardest case). SQLite: medians of $INGEST_RUNS ingests (wall and CPU each;"
+  echo "one from 10^7 up); PostgreSQL: one. Sizes: the whole stream's archive; then the other's."
   echo
-  echo "| archive, summaries | ingest, first half | ingest, second half | size on disk |"
-  echo "|---|---|---|---|"
+  echo "| archive, summaries | ingest, first half | second half, the days after | the same days again | size on disk |"
+  echo "|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "Bytes per summary on disk by SQLite object (pages, from the dbstat table; 'other' is the"
