@@ -66,7 +66,7 @@ struct store_backend {
     const char *id_column;     /* the auto-increment primary key declaration */
     const char *begin_write;   /* starts a transaction that will write */
     const char *lock_schema;   /* serialises schema migrations, or NULL */
-    const char *column_exists; /* SELECT returning a row when (table, column) exists */
+    const char *table_columns; /* SELECT of one column: the names of a table's columns */
     const char *blob_type;     /* the column type of bytes */
     /* Keeps the aggregates' bytes uncompressed, or NULL: PostgreSQL tries to
      * compress every value over 2 KB (pglz), and the aggregates' do not

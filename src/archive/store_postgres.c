@@ -628,8 +628,8 @@ static const struct store_backend postgres_backend = {
     .id_column = "id BIGSERIAL PRIMARY KEY",
     .begin_write = "BEGIN",
     .lock_schema = "SELECT pg_advisory_xact_lock(74110311)",
-    .column_exists = "SELECT 1 FROM information_schema.columns WHERE table_schema = "
-                     "current_schema() AND table_name = ? AND column_name = ?",
+    .table_columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                     "current_schema() AND table_name = ?",
     .blob_type = "BYTEA",
     .aggregates_uncompressed = "ALTER TABLE aggregates ALTER COLUMN data SET STORAGE EXTERNAL;",
     .partitioned_id_column = "id BIGSERIAL",

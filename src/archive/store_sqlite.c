@@ -211,7 +211,7 @@ static const struct store_backend sqlite_backend = {
     .id_column = "id INTEGER PRIMARY KEY",
     .begin_write = "BEGIN IMMEDIATE",
     .lock_schema = NULL, /* BEGIN IMMEDIATE already holds the write lock */
-    .column_exists = "SELECT 1 FROM pragma_table_info(?) WHERE name = ?",
+    .table_columns = "SELECT name FROM pragma_table_info(?)",
     .blob_type = "BLOB",
     .clustered_key = " WITHOUT ROWID",
     .size_query = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",

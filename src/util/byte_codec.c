@@ -50,11 +50,6 @@ void byte_put_double(struct byte_writer *w, double d)
     byte_put(w, bytes, sizeof bytes);
 }
 
-#define DECIMAL_DIGITS 9 /* the largest k tried */
-#define DECIMAL_RAW 15    /* the tag of a double stored as its 8 bytes */
-
-static const double powers_of_ten[DECIMAL_DIGITS + 1] = {1e0, 1e1, 1e2, 1e3, 1e4,
-                                                          1e5, 1e6, 1e7, 1e8, 1e9};
 
 /* nearbyint(x) in the default rounding mode (to nearest, ties to even),
  * without the call: below 2^52, adding and taking away 2^52 rounds x to an
@@ -76,14 +71,14 @@ void byte_put_decimal(struct byte_writer *w, double d)
      * of the integer m·10^(9−k), far inside the margin below. So when d·10^9
      * is below 2^53 (and so is every d·10^k before it) and no integer is
      * within the margin, d is stored raw without the nine tries before. */
-    double scaled9 = d * powers_of_ten[DECIMAL_DIGITS];
+    double scaled9 = d * byte_powers_of_ten[BYTE_DECIMAL_DIGITS];
     if (fabs(scaled9) < limit && fabs(scaled9 - round_to_integer(scaled9)) > fabs(scaled9) * 1e-14) {
-        byte_put_varint(w, DECIMAL_RAW);
+        byte_put_varint(w, BYTE_DECIMAL_RAW);
         byte_put_double(w, d);
         return;
     }
-    for (int k = 0; k <= DECIMAL_DIGITS && fabs(d) < limit; k++) {
-        double scaled = d * powers_of_ten[k];
+    for (int k = 0; k <= BYTE_DECIMAL_DIGITS && fabs(d) < limit; k++) {
+        double scaled = d * byte_powers_of_ten[k];
         if (!(fabs(scaled) < limit))
             break;
         double rounded = round_to_integer(scaled);
@@ -94,30 +89,15 @@ void byte_put_decimal(struct byte_writer *w, double d)
         if (fabs(scaled - rounded) > fabs(scaled) * 1e-14)
             continue;
         int64_t mi = (int64_t)rounded;
-        double back = (double)mi / powers_of_ten[k]; /* as byte_get_decimal computes it */
+        double back = (double)mi / byte_powers_of_ten[k]; /* as byte_get_decimal computes it */
         if (!memcmp(&back, &d, sizeof d)) { /* -0 and NaN never match: raw */
             uint64_t zigzag = ((uint64_t)mi << 1) ^ (uint64_t)(mi >> 63);
             byte_put_varint(w, zigzag << 4 | (uint64_t)k);
             return;
         }
     }
-    byte_put_varint(w, DECIMAL_RAW);
+    byte_put_varint(w, BYTE_DECIMAL_RAW);
     byte_put_double(w, d);
-}
-
-double byte_get_decimal(struct byte_reader *r)
-{
-    uint64_t tag = byte_get_varint(r);
-    unsigned k = (unsigned)(tag & 15);
-    if (k == DECIMAL_RAW && tag >> 4 == 0)
-        return byte_get_double(r);
-    uint64_t zigzag = tag >> 4;
-    int64_t m = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);
-    if (k > DECIMAL_DIGITS || m >= (INT64_C(1) << 53) || m <= -(INT64_C(1) << 53)) {
-        r->failed = true; /* never written */
-        return 0;
-    }
-    return (double)m / powers_of_ten[k];
 }
 
 unsigned byte_get_byte(struct byte_reader *r)
@@ -129,10 +109,8 @@ unsigned byte_get_byte(struct byte_reader *r)
     return *r->p++;
 }
 
-uint64_t byte_get_varint(struct byte_reader *r)
+uint64_t byte_get_varint_long(struct byte_reader *r)
 {
-    if (!r->failed && r->p < r->end && !(*r->p & 0x80)) /* one byte: most are */
-        return *r->p++;
     uint64_t v = 0;
     for (int shift = 0; shift < 64 && !r->failed; shift += 7) {
         unsigned c = byte_get_byte(r);
@@ -142,22 +120,6 @@ uint64_t byte_get_varint(struct byte_reader *r)
     }
     r->failed = true;
     return 0;
-}
-
-int64_t byte_get_signed(struct byte_reader *r)
-{
-    uint64_t u = byte_get_varint(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
-}
-
-double byte_get_double(struct byte_reader *r)
-{
-    uint64_t u = 0;
-    for (int i = 0; i < 8; i++)
-        u |= (uint64_t)byte_get_byte(r) << (8 * i);
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
 }
 
 const unsigned char *byte_get_bytes(struct byte_reader *r, size_t n)

@@ -54,6 +54,10 @@ check_eq "upgrade: said once" "$(cat upgrade-err.txt)" \
   "tally: archive: $OLD: upgraded from schema 1 to 12 ('tally archive compact' gives back the space the old rows leave)"
 "$TALLY" archive --db "$OLD" stats --format json old-3 > /dev/null 2> upgrade-err.txt
 check_eq "upgrade: not said again" "$(cat upgrade-err.txt)" ""
+check_eq "upgrade: version 3 found the old table's one field column" \
+  "$(sqlite3 "$OLD" "select group_concat(field) from name_fields where name = 'old-3'")" memory
+check_eq "upgrade: the field columns the old table lacked added" \
+  "$(sqlite3 "$OLD" "select count(*) from pragma_table_info('summary_rows') where name in ('memory', 'wall_time', 'major_page_faults')")" 3
 old_free=$(sqlite3 "$OLD" 'pragma freelist_count')
 check "upgrade: the old rows' pages free in the file ($old_free)" test "$old_free" -gt 10
 out=$("$TALLY" archive --db "$OLD" compact --format json)
