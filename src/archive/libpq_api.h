@@ -35,6 +35,7 @@
     X(PQresultStatus) \
     X(PQsendQueryPrepared) \
     X(PQsetNoticeProcessor) \
+    X(PQsetSingleRowMode) \
     X(PQstatus)
 
 struct libpq_api {
