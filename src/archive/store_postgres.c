@@ -478,7 +478,7 @@ static void take_result(struct store *s, struct query_read *q, PGresult *res, st
 {
     ExecStatusType st = PQ(PQresultStatus)(res);
     if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK) {
-        if (!q->failed && !q->rows.out_of_memory)
+        if (!q->failed)
             set_result_error(s, res, why, why_size);
         q->failed = true;
     } else if (!q->failed && !q->rows.stopped) {
