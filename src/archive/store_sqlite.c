@@ -252,10 +252,15 @@ struct store *store_sqlite_open(const char *path, char *why, size_t why_size)
      * the file. SQLite does not wait for it when both hold a shared lock and
      * want to upgrade (it would deadlock): it fails at once with
      * SQLITE_BUSY, so the pragmas are tried again, out of step. */
+    /* No memory map (mmap_size=0): read through a map, a question on a
+     * cold 10^7 archive took 1.1-1.5 s instead of 0.34-0.46 s (each page
+     * fault read ahead around a day row scattered in the file), and a scan
+     * of summary_rows counted 670 MB resident instead of 72 MB, for no
+     * speed: ingest, warm questions and scans within 6 % either way. */
     int rc;
     for (int attempt = 1;; attempt++) {
         rc = SQLITE(sqlite3_exec)(impl->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                                  " PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824;"
+                                  " PRAGMA cache_size=-65536; PRAGMA mmap_size=0;"
                                   " PRAGMA temp_store=MEMORY;",
                                   NULL, NULL, &err);
         if ((rc & 0xff) != SQLITE_BUSY || attempt == OPEN_BUSY_TRIES)
