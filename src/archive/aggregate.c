@@ -597,9 +597,10 @@ static void get_field_head(struct byte_reader *r, uint64_t version, struct aggre
 }
 
 /* The next stored bin, its index `index` + the delta read; false when it is
- * damaged. field: the field's id - 1; timer: the stored wall_time bins
- * (none while that field itself is read). */
-static bool get_indexed_bin(struct byte_reader *r, uint64_t version, size_t field,
+ * damaged. weighted: whether the field's bins keep the runs' wall times
+ * (weighted_by_time); timer: the stored wall_time bins (none while that
+ * field itself is read). */
+static bool get_indexed_bin(struct byte_reader *r, uint64_t version, bool weighted,
                             const struct stored_timer *timer, int64_t *index, struct aggregate_bin *b)
 {
     int64_t delta = byte_get_signed(r);
@@ -654,7 +655,7 @@ static bool get_indexed_bin(struct byte_reader *r, uint64_t version, size_t fiel
     default:
         return false;
     }
-    if (!weighted_by_time(summary_field_by_id(field))) { /* stored before: t = 1 now */
+    if (!weighted) { /* stored before: t = 1 now */
         b->sum_t = (double)b->count;
         b->sum_vt = b->sum;
     }
@@ -684,7 +685,7 @@ static int merge_stored_bins(struct byte_reader *r, uint64_t version, size_t fie
                              struct aggregate_field *into, const struct aggregate_field *from,
                              size_t nbins, struct stored_timer *timer)
 {
-    bool is_timer = field == FIELD_WALL_TIME;
+    bool is_timer = field == FIELD_WALL_TIME, weighted = weighted_by_time(summary_field_by_id(field));
     if (is_timer && timer_reserve(timer, nbins) < 0)
         return -1;
     /* a field counting no run adds nothing (its bins are read past) */
@@ -695,7 +696,7 @@ static int merge_stored_bins(struct byte_reader *r, uint64_t version, size_t fie
     int64_t index = 0;
     for (size_t k = 0; k < nbins; k++) {
         struct aggregate_bin b;
-        if (!get_indexed_bin(r, version, field, is_timer ? NULL : timer, &index, &b)) {
+        if (!get_indexed_bin(r, version, weighted, is_timer ? NULL : timer, &index, &b)) {
             free(bins);
             return 1;
         }
@@ -743,8 +744,9 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
     a->stopped_count += stopped_count - listed;
     for (size_t k = 0; k < listed; k++)
         keep_stopped(a, stopped[k], 1);
-    struct stored_timer timer = {.max = NULL, .n = 0, .capacity = 0};
+    struct stored_timer timer;
     timer.max = timer.room;
+    timer.n = 0;
     timer.capacity = sizeof timer.room / sizeof timer.room[0];
     bool seen[FIELD_COUNT] = {false};
     int rc = 0;
