@@ -62,7 +62,7 @@ static double round_to_integer(double x)
     return a < two52 ? copysign((a + two52) - two52, x) : x;
 }
 
-void byte_put_decimal(struct byte_writer *w, double d)
+bool byte_decimal_of(double d, struct byte_decimal *out)
 {
     const double limit = 9007199254740992.0; /* 2^53: every integer below is exact */
     /* Most values that are no short decimal (sums, moments) fail every k;
@@ -70,13 +70,10 @@ void byte_put_decimal(struct byte_writer *w, double d)
      * or d = 0, never subnormal), d·10^9 is within 2 units in the last place
      * of the integer m·10^(9−k), far inside the margin below. So when d·10^9
      * is below 2^53 (and so is every d·10^k before it) and no integer is
-     * within the margin, d is stored raw without the nine tries before. */
+     * within the margin, d is none without the nine tries before. */
     double scaled9 = d * byte_powers_of_ten[BYTE_DECIMAL_DIGITS];
-    if (fabs(scaled9) < limit && fabs(scaled9 - round_to_integer(scaled9)) > fabs(scaled9) * 1e-14) {
-        byte_put_varint(w, BYTE_DECIMAL_RAW);
-        byte_put_double(w, d);
-        return;
-    }
+    if (fabs(scaled9) < limit && fabs(scaled9 - round_to_integer(scaled9)) > fabs(scaled9) * 1e-14)
+        return false;
     for (int k = 0; k <= BYTE_DECIMAL_DIGITS && fabs(d) < limit; k++) {
         double scaled = d * byte_powers_of_ten[k];
         if (!(fabs(scaled) < limit))
@@ -91,13 +88,66 @@ void byte_put_decimal(struct byte_writer *w, double d)
         int64_t mi = (int64_t)rounded;
         double back = (double)mi / byte_powers_of_ten[k]; /* as byte_get_decimal computes it */
         if (!memcmp(&back, &d, sizeof d)) { /* -0 and NaN never match: raw */
-            uint64_t zigzag = ((uint64_t)mi << 1) ^ (uint64_t)(mi >> 63);
-            byte_put_varint(w, zigzag << 4 | (uint64_t)k);
-            return;
+            *out = (struct byte_decimal){mi, (unsigned)k};
+            return true;
         }
+    }
+    return false;
+}
+
+/* The tag of a short decimal: zigzag(m) << 4 | k. */
+static uint64_t decimal_tag(struct byte_decimal dec)
+{
+    uint64_t zigzag = ((uint64_t)dec.m << 1) ^ (uint64_t)(dec.m >> 63);
+    return zigzag << 4 | dec.k;
+}
+
+void byte_put_decimal(struct byte_writer *w, double d)
+{
+    struct byte_decimal dec;
+    if (byte_decimal_of(d, &dec)) {
+        byte_put_varint(w, decimal_tag(dec));
+        return;
     }
     byte_put_varint(w, BYTE_DECIMAL_RAW);
     byte_put_double(w, d);
+}
+
+/* dec at `base`'s scale k (finer or the same), or false when it is coarser
+ * or its digits would reach 2^53. m·10^j / 10^(k+j) gives back the same
+ * double as m / 10^k: both divide exact operands, so both are the one
+ * correctly rounded value of the same number. */
+static bool at_scale(struct byte_decimal dec, unsigned k, int64_t *m)
+{
+    if (dec.k > k)
+        return false;
+    double scaled = (double)dec.m * byte_powers_of_ten[k - dec.k];
+    if (!(fabs(scaled) < 9007199254740992.0))
+        return false;
+    *m = (int64_t)scaled; /* exact: an integer below 2^53 times a power of ten below 2^53 */
+    return true;
+}
+
+void byte_put_near(struct byte_writer *w, double d, struct byte_near *base, int direction)
+{
+    struct byte_decimal dec;
+    if (!byte_decimal_of(d, &dec)) {
+        byte_put_varint(w, BYTE_DECIMAL_RAW << 1 | 1);
+        byte_put_double(w, d);
+        base->known = false;
+        return;
+    }
+    int64_t m;
+    if (base->known && at_scale(dec, base->k, &m)) {
+        int64_t distance = direction > 0 ? m - base->m : base->m - m; /* both below 2^53 */
+        if (distance >= 0) {
+            byte_put_varint(w, (uint64_t)distance << 1);
+            base->m = m;
+            return;
+        }
+    }
+    byte_put_varint(w, decimal_tag(dec) << 1 | 1);
+    *base = (struct byte_near){dec.m, dec.k, true};
 }
 
 unsigned byte_get_byte(struct byte_reader *r)

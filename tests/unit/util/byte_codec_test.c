@@ -170,5 +170,93 @@ int main(void)
     struct byte_reader b = {bad_decimal, bad_decimal + 1, false};
     byte_get_decimal(&b);
     CHECK(b.failed);
+
+    /* a series of values each near the one before (byte_put_near): every
+     * value comes back to the bit; a value on its side of the one before,
+     * of no more places, is its distance in the last one's units */
+    {
+        struct near_case {
+            double v;
+            int direction;
+            size_t length; /* bytes written */
+        } series[] = {
+            {480.123, 1, 4},   /* the first: no base; tag of 480123 / 10^3 << 1 | 1 */
+            {484.809, 1, 2},   /* 4686 units above: 9372 in 2 bytes */
+            {484.809, 1, 1},   /* equal: distance 0 */
+            {43.6, -1, 3},     /* below, of fewer places: 441209 units of 10^-3 */
+            {43.64, 1, 1},     /* 40 units above 43.600 */
+            {43.6401, 1, 4},   /* more places than the base: written on its own */
+            {43.64, 1, 3},     /* below while the series goes up: on its own */
+            {1.0 / 3, 1, 9},   /* no short decimal: 31 and its 8 bytes */
+            {0.5, 1, 2},       /* after a raw value: on its own, (zigzag 5 << 4 | 1) << 1 | 1 */
+            {-2.5, -1, 1},     /* 30 units below 0.5 */
+            {-0.0, 1, 9},      /* -0: raw */
+            {1e-9, 1, 1},      /* on its own: (2 << 4 | 9) << 1 | 1 */
+            {1e8, 1, 5},       /* in units of 10^-9 it would pass 2^53: on its own */
+        };
+        size_t n = sizeof series / sizeof series[0];
+        struct byte_writer nw = {NULL, 0, 0, false};
+        struct byte_near base = {0, 0, false};
+        size_t lengths_near[sizeof series / sizeof series[0]];
+        for (size_t i = 0; i < n; i++) {
+            size_t before = nw.len;
+            byte_put_near(&nw, series[i].v, &base, series[i].direction);
+            lengths_near[i] = nw.len - before;
+        }
+        CHECK(!nw.failed);
+        for (size_t i = 0; i < n; i++)
+            CHECK_INT(lengths_near[i], series[i].length);
+        struct byte_reader nr = {nw.data, nw.data + nw.len, false};
+        struct byte_near back = {0, 0, false};
+        ok = 1;
+        for (size_t i = 0; i < n; i++) {
+            double d = byte_get_near(&nr, &back, series[i].direction);
+            ok &= !memcmp(&d, &series[i].v, sizeof d);
+        }
+        CHECK(ok);
+        CHECK(!nr.failed && nr.p == nr.end);
+        free(nw.data);
+    }
+    /* random series up and down, of 0 to 9 places, with raw values among
+     * them: every value back to the bit */
+    {
+        struct byte_writer nw = {NULL, 0, 0, false};
+        struct byte_near base = {0, 0, false};
+        enum { SERIES = 200000 };
+        static double values[SERIES];
+        static int directions[SERIES];
+        double v = 100;
+        for (int i = 0; i < SERIES; i++) {
+            int k = rand() % 10, dir = rand() % 2 ? 1 : -1;
+            double step = (double)(rand() % 100000) / pow(10, k);
+            v = i % 97 == 0 ? v / 7 : round((v + dir * step) * pow(10, k)) / pow(10, k);
+            values[i] = v;
+            /* the direction the writer is told: mostly the right one */
+            directions[i] = rand() % 10 ? dir : -dir;
+            byte_put_near(&nw, v, &base, directions[i]);
+        }
+        struct byte_reader nr = {nw.data, nw.data + nw.len, false};
+        struct byte_near back = {0, 0, false};
+        ok = 1;
+        for (int i = 0; i < SERIES; i++) {
+            double d = byte_get_near(&nr, &back, directions[i]);
+            ok &= !memcmp(&d, &values[i], sizeof d);
+        }
+        CHECK(ok);
+        CHECK(!nr.failed && nr.p == nr.end);
+        free(nw.data);
+    }
+    /* damage: a distance with no base, a distance past 2^53 */
+    {
+        static const unsigned char no_base[] = {0x04};
+        struct byte_reader nr = {no_base, no_base + 1, false};
+        struct byte_near unknown = {0, 0, false};
+        byte_get_near(&nr, &unknown, 1);
+        CHECK(nr.failed);
+        struct byte_near high = {(INT64_C(1) << 53) - 2, 0, true};
+        struct byte_reader hr = {no_base, no_base + 1, false};
+        byte_get_near(&hr, &high, 1); /* 2 units up: 2^53 */
+        CHECK(hr.failed);
+    }
     return test_done();
 }
