@@ -1,7 +1,7 @@
 /* Aggregates kept at ingest: adding, merging, reading (see aggregate.h). */
 #include "archive/aggregate.h"
+#include "archive/aggregate_merge.h"
 #include "archive/quicksort.h"
-#include "util/byte_codec.h"
 #include "util/vec.h"
 
 #include <math.h>
@@ -268,7 +268,7 @@ static void keep_top(struct aggregate_field *f, double value, long long id)
     f->top[k] = (struct aggregate_top){value, id};
 }
 
-static void keep_stopped(struct aggregate *a, long long id, uint64_t count)
+void aggregate_keep_stopped(struct aggregate *a, long long id, uint64_t count)
 {
     a->stopped_count += count;
     if (id && a->nstopped < AGGREGATE_STOPPED)
@@ -321,7 +321,7 @@ int aggregate_add(struct aggregate *a, const double *values, const bool *present
  * run) nor for one no limit applies to (never predicted). Their bins hold
  * t = 1 for every run (sum_t = count, sum_vt = sum), which the bins' short
  * forms store as nothing. */
-static bool weighted_by_time(const struct summary_field *field)
+bool aggregate_weighted_by_time(const struct summary_field *field)
 {
     return field->limitable && field->dim != DIM_TIME;
 }
@@ -331,14 +331,14 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
 {
     a->runs++;
     if (stopped)
-        keep_stopped(a, id, 1);
+        aggregate_keep_stopped(a, id, 1);
     bool timed = present[FIELD_WALL_TIME];
     double run_t = timed ? values[FIELD_WALL_TIME] : 1;
     for (size_t i = 0; i < FIELD_COUNT; i++) {
         if (!present[i] || isnan(values[i]))
             continue;
         struct aggregate_field *f = &a->fields[i];
-        double v = values[i], t = weighted_by_time(summary_field_by_id(i)) ? run_t : 1;
+        double v = values[i], t = aggregate_weighted_by_time(summary_field_by_id(i)) ? run_t : 1;
         if (push_pending(f, bins[i], v, t) < 0)
             return -1;
         merge_moments(f, 1, v, 0, 0, 0);
@@ -356,7 +356,7 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
 
 /* The bins of into and from, merged (n of them, malloc'd), put in place of
  * into's, and from's count, sums, moments, extremes and top values added. */
-static void merge_totals(struct aggregate_field *into, struct aggregate_bin *bins, size_t n,
+void aggregate_merge_totals(struct aggregate_field *into, struct aggregate_bin *bins, size_t n,
                          const struct aggregate_field *from)
 {
     free(into->bins);
@@ -372,18 +372,6 @@ static void merge_totals(struct aggregate_field *into, struct aggregate_bin *bin
     into->sum += from->sum;
     for (size_t k = 0; k < from->ntop; k++)
         keep_top(into, from->top[k].value, from->top[k].id);
-}
-
-/* One bin of from added to one of into with the same index. */
-static struct aggregate_bin bin_sum(struct aggregate_bin b, const struct aggregate_bin *s)
-{
-    b.count += s->count;
-    if (s->max > b.max)
-        b.max = s->max;
-    b.sum += s->sum;
-    b.sum_t += s->sum_t;
-    b.sum_vt += s->sum_vt;
-    return b;
 }
 
 static int merge_field(struct aggregate_field *into, const struct aggregate_field *from)
@@ -403,10 +391,10 @@ static int merge_field(struct aggregate_field *into, const struct aggregate_fiel
         } else if (i == into->nbins || from->bins[j].index < into->bins[i].index) {
             bins[n++] = from->bins[j++];
         } else {
-            bins[n++] = bin_sum(into->bins[i++], &from->bins[j++]);
+            bins[n++] = aggregate_bin_sum(into->bins[i++], &from->bins[j++]);
         }
     }
-    merge_totals(into, bins, n, from);
+    aggregate_merge_totals(into, bins, n, from);
     return 0;
 }
 
@@ -415,7 +403,7 @@ int aggregate_merge(struct aggregate *into, const struct aggregate *from)
     into->runs += from->runs;
     into->stopped_count += from->stopped_count - from->nstopped;
     for (size_t k = 0; k < from->nstopped; k++)
-        keep_stopped(into, from->stopped[k], 1);
+        aggregate_keep_stopped(into, from->stopped[k], 1);
     for (size_t i = 0; i < FIELD_COUNT; i++)
         if (merge_field(&into->fields[i], &from->fields[i]) < 0)
             return -1;
@@ -434,340 +422,6 @@ void aggregate_renumber(struct aggregate *a, const long long *ids, size_t n)
     for (size_t i = 0; i < FIELD_COUNT; i++)
         for (size_t k = 0; k < a->fields[i].ntop; k++)
             a->fields[i].top[k].id = renumbered(a->fields[i].top[k].id, ids, n);
-}
-
-/* --- the stored form: little-endian varints and doubles ------------------ */
-
-/* Version 3 stores the values a bin, extreme or sum holds as short
- * decimals when they are (byte_put_decimal: a run's 484.809 s in 4 bytes
- * instead of 8), the wall_time field first, and a one-run bin's wall time as
- * the position of the wall_time bin whose largest value it is (a run's wall
- * time was stored once per field). Version 2 (every value as 8 bytes) is
- * still read; aggregates are rewritten in version 3 when next merged. */
-#define FORMAT_VERSION 3
-#define FORMAT_FULL_DOUBLES 2
-
-/* How a bin is stored: its count and mode in one varint (count << 3 | mode),
- * then only the values the others do not give back to the bit. A bin of
- * one run (many bins of a day) holds sum = max and sum_vt = max * sum_t. */
-enum bin_mode {
-    BIN_FULL,      /* max, sum, sum_t, sum_vt */
-    BIN_ONE,       /* one run: max, sum_t */
-    BIN_ONE_SELF,  /* one run timed by this value (wall_time): max (= sum_t) */
-    BIN_ONE_UNIT,  /* one run without a wall_time (t = 1): max */
-    BIN_UNTIMED,   /* runs without a wall_time (sum_t = count, sum_vt = sum): max, sum */
-    BIN_SELF,      /* runs timed by this value (sum_t = sum): max, sum, sum_vt */
-    BIN_ONE_TIMED, /* one run: max, then the position of the wall_time bin whose max is sum_t (version 3) */
-};
-
-static bool same(double a, double b) { return !memcmp(&a, &b, sizeof a); }
-
-static enum bin_mode mode_of(const struct aggregate_bin *b)
-{
-    if (b->count == 1 && same(b->sum, b->max) && same(b->sum_vt, b->max * b->sum_t)) {
-        if (same(b->sum_t, b->max))
-            return BIN_ONE_SELF;
-        return same(b->sum_t, 1) ? BIN_ONE_UNIT : BIN_ONE;
-    }
-    if (same(b->sum_t, (double)b->count) && same(b->sum_vt, b->sum))
-        return BIN_UNTIMED;
-    return same(b->sum_t, b->sum) ? BIN_SELF : BIN_FULL;
-}
-
-/* The position of the bin of `timer` (the wall_time field) whose largest
- * value is t, or -1. Bins ascend by index, so their largest values ascend. */
-static long timer_bin_of(const struct aggregate_field *timer, double t)
-{
-    size_t lo = 0, hi = timer ? timer->nbins : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (timer->bins[mid].max < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return timer && lo < timer->nbins && same(timer->bins[lo].max, t) ? (long)lo : -1;
-}
-
-static void put_bin(struct byte_writer *w, const struct aggregate_bin *b,
-                    const struct aggregate_field *timer)
-{
-    enum bin_mode mode = mode_of(b);
-    long timer_bin = mode == BIN_ONE ? timer_bin_of(timer, b->sum_t) : -1;
-    if (timer_bin >= 0)
-        mode = BIN_ONE_TIMED;
-    byte_put_varint(w, b->count << 3 | mode);
-    byte_put_decimal(w, b->max);
-    if (mode == BIN_FULL || mode == BIN_UNTIMED || mode == BIN_SELF)
-        byte_put_decimal(w, b->sum);
-    if (mode == BIN_FULL || mode == BIN_ONE)
-        byte_put_decimal(w, b->sum_t);
-    if (mode == BIN_FULL || mode == BIN_SELF)
-        byte_put_double(w, b->sum_vt); /* a sum of products: seldom a short decimal (measured) */
-    if (mode == BIN_ONE_TIMED)
-        byte_put_varint(w, (uint64_t)timer_bin);
-}
-
-static void put_field(struct byte_writer *w, size_t i, const struct aggregate_field *f,
-                      const struct aggregate_field *timer)
-{
-    byte_put_varint(w, i + 1);
-    byte_put_varint(w, f->count);
-    byte_put_varint(w, f->count_timed);
-    byte_put_decimal(w, f->sum);
-    byte_put_decimal(w, f->mean); /* mean and moments: short for a single run (0) */
-    byte_put_decimal(w, f->m2);
-    byte_put_decimal(w, f->m3);
-    byte_put_decimal(w, f->m4);
-    byte_put_decimal(w, f->min);
-    byte_put_decimal(w, f->max);
-    byte_put_varint(w, f->ntop);
-    for (size_t k = 0; k < f->ntop; k++) {
-        byte_put_decimal(w, f->top[k].value);
-        byte_put_signed(w, f->top[k].id);
-    }
-    byte_put_varint(w, f->nbins);
-    int64_t previous = 0;
-    for (size_t k = 0; k < f->nbins; k++) {
-        byte_put_signed(w, (int64_t)f->bins[k].index - previous);
-        previous = f->bins[k].index;
-        put_bin(w, &f->bins[k], timer);
-    }
-}
-
-unsigned char *aggregate_encode(const struct aggregate *a, size_t *len)
-{
-    struct byte_writer w = {NULL, 0, 0, false};
-    byte_put_varint(&w, FORMAT_VERSION);
-    byte_put_varint(&w, a->runs);
-    byte_put_varint(&w, a->stopped_count);
-    byte_put_varint(&w, a->nstopped);
-    for (size_t k = 0; k < a->nstopped; k++)
-        byte_put_signed(&w, a->stopped[k]);
-    /* wall_time first: the other fields' one-run bins refer to its bins */
-    const struct aggregate_field *timer = &a->fields[FIELD_WALL_TIME];
-    if (timer->count)
-        put_field(&w, FIELD_WALL_TIME, timer, NULL);
-    for (size_t i = 0; i < FIELD_COUNT; i++)
-        if (a->fields[i].count && i != FIELD_WALL_TIME)
-            put_field(&w, i, &a->fields[i], timer->count ? timer : NULL);
-    byte_put_varint(&w, 0);
-    if (w.failed) {
-        free(w.data);
-        return NULL;
-    }
-    *len = w.len;
-    return w.data;
-}
-
-/* A value as `version` stores it. */
-static double get_value(struct byte_reader *r, uint64_t version)
-{
-    return version == FORMAT_FULL_DOUBLES ? byte_get_double(r) : byte_get_decimal(r);
-}
-
-/* The stored wall_time field's bins' largest values, in order: the run
- * times the other fields' one-run bins refer to by position. */
-struct stored_timer {
-    double *max;
-    size_t n, capacity;
-    double room[256];
-};
-
-/* One stored field's header (after its id): count, sums, moments, extremes
- * and top values into f. */
-static void get_field_head(struct byte_reader *r, uint64_t version, struct aggregate_field *f)
-{
-    f->count = byte_get_varint(r);
-    f->count_timed = byte_get_varint(r);
-    f->sum = get_value(r, version);
-    f->mean = get_value(r, version);
-    f->m2 = get_value(r, version);
-    f->m3 = get_value(r, version);
-    f->m4 = get_value(r, version);
-    f->min = get_value(r, version);
-    f->max = get_value(r, version);
-    size_t ntop = byte_get_varint(r);
-    for (size_t k = 0; k < ntop && !r->failed; k++) {
-        double value = get_value(r, version);
-        long long run = byte_get_signed(r);
-        if (f->ntop < AGGREGATE_TOP)
-            f->top[f->ntop++] = (struct aggregate_top){value, run};
-    }
-}
-
-/* The next stored bin, its index `index` + the delta read; false when it is
- * damaged. weighted: whether the field's bins keep the runs' wall times
- * (weighted_by_time); timer: the stored wall_time bins (none while that
- * field itself is read). */
-static bool get_indexed_bin(struct byte_reader *r, uint64_t version, bool weighted,
-                            const struct stored_timer *timer, int64_t *index, struct aggregate_bin *b)
-{
-    int64_t delta = byte_get_signed(r);
-    /* a bin index is an int32: anything else is damage (found by
-     * stored_archive_fuzz: a delta overflowing the sum) */
-    if (r->failed || delta < -(INT64_C(1) << 33) || delta > (INT64_C(1) << 33) ||
-        (*index += delta) < INT32_MIN || *index > INT32_MAX)
-        return false;
-    b->index = (int32_t)*index;
-    uint64_t head = byte_get_varint(r);
-    enum bin_mode mode = (enum bin_mode)(head & 7);
-    b->count = head >> 3;
-    b->max = get_value(r, version);
-    switch (mode) {
-    case BIN_FULL:
-        b->sum = get_value(r, version);
-        b->sum_t = get_value(r, version);
-        b->sum_vt = byte_get_double(r);
-        break;
-    case BIN_ONE:
-        b->sum = b->max;
-        b->sum_t = get_value(r, version);
-        b->sum_vt = b->max * b->sum_t;
-        break;
-    case BIN_ONE_SELF:
-        b->sum = b->sum_t = b->max;
-        b->sum_vt = b->max * b->max;
-        break;
-    case BIN_ONE_UNIT:
-        b->sum = b->max;
-        b->sum_t = 1;
-        b->sum_vt = b->max * 1.0;
-        break;
-    case BIN_UNTIMED:
-        b->sum = get_value(r, version);
-        b->sum_t = (double)b->count;
-        b->sum_vt = b->sum;
-        break;
-    case BIN_SELF:
-        b->sum = b->sum_t = get_value(r, version);
-        b->sum_vt = byte_get_double(r);
-        break;
-    case BIN_ONE_TIMED: {
-        uint64_t at = byte_get_varint(r);
-        if (version == FORMAT_FULL_DOUBLES || !timer || at >= timer->n)
-            return false;
-        b->sum = b->max;
-        b->sum_t = timer->max[at];
-        b->sum_vt = b->max * b->sum_t;
-        break;
-    }
-    default:
-        return false;
-    }
-    if (!weighted) { /* stored before: t = 1 now */
-        b->sum_t = (double)b->count;
-        b->sum_vt = b->sum;
-    }
-    return !r->failed;
-}
-
-/* Room in the stored timer for n values; -1 when out of memory. */
-static int timer_reserve(struct stored_timer *t, size_t n)
-{
-    if (n <= t->capacity)
-        return 0;
-    double *more = malloc(n * sizeof *more);
-    if (!more)
-        return -1;
-    if (t->max != t->room)
-        free(t->max);
-    t->max = more;
-    t->capacity = n;
-    return 0;
-}
-
-/* One stored field (field: its id - 1, its header in from) merged into
- * `into` as its bins are read, in one new array (into's bins and the stored
- * ones by index, as merge_field merges them), without the stored bins ever
- * held apart. 0, -1 when out of memory, 1 when the bins are damaged. */
-static int merge_stored_bins(struct byte_reader *r, uint64_t version, size_t field,
-                             struct aggregate_field *into, const struct aggregate_field *from,
-                             size_t nbins, struct stored_timer *timer)
-{
-    bool is_timer = field == FIELD_WALL_TIME, weighted = weighted_by_time(summary_field_by_id(field));
-    if (is_timer && timer_reserve(timer, nbins) < 0)
-        return -1;
-    /* a field counting no run adds nothing (its bins are read past) */
-    struct aggregate_bin *bins = NULL;
-    if (from->count && !(bins = malloc((into->nbins + nbins ? into->nbins + nbins : 1) * sizeof *bins)))
-        return -1;
-    size_t i = 0, n = 0;
-    int64_t index = 0;
-    for (size_t k = 0; k < nbins; k++) {
-        struct aggregate_bin b;
-        if (!get_indexed_bin(r, version, weighted, is_timer ? NULL : timer, &index, &b)) {
-            free(bins);
-            return 1;
-        }
-        if (is_timer)
-            timer->max[timer->n++] = b.max;
-        if (!bins)
-            continue;
-        while (i < into->nbins && into->bins[i].index < b.index)
-            bins[n++] = into->bins[i++];
-        bins[n++] = i < into->nbins && into->bins[i].index == b.index ? bin_sum(into->bins[i++], &b) : b;
-    }
-    if (bins) {
-        while (i < into->nbins)
-            bins[n++] = into->bins[i++];
-        merge_totals(into, bins, n, from);
-    }
-    return 0;
-}
-
-/* Decoding merges each field as it is read (a day's stored aggregate into
- * an ingest's, most of what an ingest into days already stored does): no
- * bin is held apart from the merged ones, which took as many arrays again,
- * each of them past malloc's cached sizes. */
-int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_t len)
-{
-    struct byte_reader r = {data, data + len, false};
-    uint64_t version = byte_get_varint(&r);
-    if (version != FORMAT_VERSION && version != FORMAT_FULL_DOUBLES)
-        return -1;
-    if (aggregate_settle(a) < 0)
-        return -1;
-    uint64_t runs = byte_get_varint(&r), stopped_count = byte_get_varint(&r);
-    size_t nstopped = byte_get_varint(&r);
-    long long stopped[AGGREGATE_STOPPED];
-    size_t listed = 0;
-    for (size_t k = 0; k < nstopped && !r.failed; k++) {
-        long long id = byte_get_signed(&r);
-        if (listed < AGGREGATE_STOPPED)
-            stopped[listed++] = id;
-    }
-    if (r.failed)
-        return -1;
-    /* stopped_count counts every stopped run; keep_stopped adds the listed ones */
-    a->runs += runs;
-    a->stopped_count += stopped_count - listed;
-    for (size_t k = 0; k < listed; k++)
-        keep_stopped(a, stopped[k], 1);
-    struct stored_timer timer;
-    timer.max = timer.room;
-    timer.n = 0;
-    timer.capacity = sizeof timer.room / sizeof timer.room[0];
-    bool seen[FIELD_COUNT] = {false};
-    int rc = 0;
-    for (uint64_t id; rc == 0 && !r.failed && (id = byte_get_varint(&r)) != 0;) {
-        if (id > FIELD_COUNT || seen[id - 1]) { /* twice */
-            r.failed = true;
-            break;
-        }
-        seen[id - 1] = true;
-        struct aggregate_field from = {0};
-        get_field_head(&r, version, &from);
-        size_t nbins = byte_get_varint(&r);
-        if (r.failed || nbins > (size_t)(r.end - r.p) / 3) { /* a bin takes 3 bytes or more */
-            r.failed = true;
-            break;
-        }
-        rc = merge_stored_bins(&r, version, id - 1, &a->fields[id - 1], &from, nbins, &timer);
-    }
-    if (timer.max != timer.room)
-        free(timer.max);
-    return r.failed || rc != 0 ? -1 : 0;
 }
 
 /* --- reading ------------------------------------------------------------- */
@@ -868,7 +522,7 @@ int aggregate_predict(const struct aggregate_field *f, const struct summary_fiel
     memset(out, 0, sizeof *out);
     if (f->count == 0)
         return -1;
-    bool weighted = weighted_by_time(field) && f->count_timed == f->count;
+    bool weighted = aggregate_weighted_by_time(field) && f->count_timed == f->count;
     *time_weighted = weighted;
     out->samples = f->count;
     out->max_seen = f->max;

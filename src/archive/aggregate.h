@@ -104,9 +104,11 @@ int aggregate_merge(struct aggregate *into, const struct aggregate *from);
  * with each run's position in its batch + 1 in their place. */
 void aggregate_renumber(struct aggregate *a, const long long *ids, size_t n);
 
-/* A compact binary form for the store (malloc'd, its length in *len):
- * varints, values as short decimals when they are (byte_put_decimal), a bin
- * of one run without the sums its value gives back to the bit and with its
+/* A compact binary form for the store (malloc'd, its length in *len;
+ * aggregate_codec.c): varints, values as short decimals when they are
+ * (byte_put_decimal) and as their distance from what a neighbour gives
+ * (byte_put_near: a bin's largest value after the bin before's), a bin of
+ * one run without the sums its value gives back to the bit and with its
  * wall time as a reference to the wall_time field's bin. Every value comes
  * back to the bit. NULL when out of memory. */
 unsigned char *aggregate_encode(const struct aggregate *a, size_t *len);

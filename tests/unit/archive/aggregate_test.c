@@ -1,17 +1,16 @@
 /* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c):
  * moments and extremes as from the values, quantiles within 1 %, merging in
- * any order, the stored form round trip (to the bit, and version 2 still
- * read), time fields weighed by run, predict exact at bin maxima. */
+ * any order, the stored form round trip (to the bit, and versions 2 and 3
+ * still read), time fields weighed by run, predict exact at bin maxima. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "archive/aggregate.h"
 #include "archive/stats.h"
+#include "aggregate_same.h"
+#include "aggregate_v3_fixture.h"
 #include "test.h"
-
-/* Whether two doubles are the same to the bit. */
-static bool same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
 static void add_memory(struct aggregate *a, double v, long long id)
 {
@@ -325,7 +324,7 @@ int main(void)
         cpu->sum_t = 50; /* as stored before */
         cpu->sum_vt = 10.5 * 20 + 10.52 * 30;
         data = aggregate_encode(&one, &long_len);
-        CHECK(long_len >= short_len + 9); /* sum_t and sum_vt's 8 bytes */
+        CHECK_INT(long_len - short_len, 8); /* sum_t (2 bytes), sum_vt beside sum · sum_t / count (6) */
         CHECK_INT(aggregate_decode_merge(&back, data, long_len), 0);
         free(data);
         const struct aggregate_bin *b = &back.fields[FIELD_CPU_TIME].bins[0];
@@ -333,6 +332,37 @@ int main(void)
         CHECK(back.fields[FIELD_MEMORY].bins[0].sum_t == 50);
         aggregate_free(&one);
         aggregate_free(&back);
+    }
+    /* every kind of bin (build_mixed) comes back to the bit from the
+     * stored form, from version 3's bytes (archives written before) and
+     * from version 4's, which are fewer; every shorter prefix is refused */
+    {
+        struct aggregate mixed, from_v3, from_v4;
+        build_mixed(&mixed);
+        aggregate_init(&from_v3);
+        aggregate_init(&from_v4);
+        CHECK_INT(mixed.runs, MIXED_RUNS);
+        CHECK(mixed.nstopped == 3 && mixed.fields[FIELD_BYTES_READ].bins[0].index == INT32_MIN);
+        CHECK_INT(aggregate_decode_merge(&from_v3, mixed_v3, sizeof mixed_v3), 0);
+        CHECK(same_aggregate(&mixed, &from_v3));
+        size_t len;
+        unsigned char *data = aggregate_encode(&mixed, &len);
+        CHECK(data && data[0] == 4);
+        CHECK(len < sizeof mixed_v3 * 9 / 10);
+        CHECK_INT(aggregate_decode_merge(&from_v4, data, len), 0);
+        CHECK(same_aggregate(&mixed, &from_v4));
+        int refused = 0;
+        for (size_t cut = 0; cut < len; cut++) {
+            struct aggregate part;
+            aggregate_init(&part);
+            refused += aggregate_decode_merge(&part, data, cut) == -1;
+            aggregate_free(&part);
+        }
+        CHECK_INT(refused, len);
+        free(data);
+        aggregate_free(&mixed);
+        aggregate_free(&from_v3);
+        aggregate_free(&from_v4);
     }
     /* an aggregate stored by format version 2 (every value as its 8 bytes,
      * archives written before) is still read: one untimed run of memory 583 */
