@@ -13,8 +13,8 @@ struct sqlite_checkpointer;
 
 /* The log's length past which a commit waits for the running checkpoint,
  * so that the next transaction rewinds the log (sqlite_checkpointer.c):
- * 64 MB of 4 KB pages; a transaction of 50,000 summaries writes ~6,000. */
-#define SQLITE_CHECKPOINTER_REWIND_PAGES 16384
+ * 64 MB; a transaction of 50,000 summaries writes ~25 MB. */
+#define SQLITE_CHECKPOINTER_REWIND_BYTES (64 << 20)
 
 /* Starts checkpointing the log of writer's database (the file at path) in a
  * thread: the writer's commits only wake it, instead of checkpointing, and
