@@ -355,13 +355,16 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
 }
 
 /* The bins of into and from, merged (n of them, malloc'd), put in place of
- * into's, and from's count, sums, moments, extremes and top values added. */
+ * into's (unless they are into's own, merged in place), and from's count,
+ * sums, moments, extremes and top values added. */
 void aggregate_merge_totals(struct aggregate_field *into, struct aggregate_bin *bins, size_t n,
                          const struct aggregate_field *from)
 {
-    free(into->bins);
-    into->bins = bins;
-    into->nbins = into->capacity = n;
+    if (bins != into->bins) {
+        free(into->bins);
+        into->bins = bins;
+        into->nbins = into->capacity = n;
+    }
     merge_moments(into, from->count, from->mean, from->m2, from->m3, from->m4);
     if (into->count == 0 || from->min < into->min)
         into->min = from->min;

@@ -413,44 +413,113 @@ static int timer_reserve(struct stored_timer *t, size_t n)
     return 0;
 }
 
-/* One stored field's bins (field: its id - 1) merged with into's as they
- * are read, in one new array (*merged, *n of them; NULL when the stored
- * field counts no run, `counted` false: its bins are read past), as
- * aggregate_merge merges them, without the stored bins ever held apart.
- * 0, -1 when out of memory, 1 when the bins are damaged. */
+/* A stored field's bins as read, and where each is among the bins it is
+ * merged into; room on the stack for most day rows' fields. */
+struct stored_bins {
+    struct aggregate_bin *bins;
+    size_t *at;
+    size_t capacity;
+    struct aggregate_bin room[512];
+    size_t room_at[512];
+};
+
+/* Room for n stored bins; -1 when out of memory. */
+static int stored_reserve(struct stored_bins *s, size_t n)
+{
+    if (n <= s->capacity)
+        return 0;
+    struct aggregate_bin *bins = malloc(n * sizeof *bins);
+    size_t *at = malloc(n * sizeof *at);
+    if (!bins || !at) {
+        free(bins);
+        free(at);
+        return -1;
+    }
+    if (s->bins != s->room) {
+        free(s->bins);
+        free(s->at);
+    }
+    s->bins = bins;
+    s->at = at;
+    s->capacity = n;
+    return 0;
+}
+
+/* The first position from `from` on of a bin of f whose index is at least
+ * index (f's bins ascend): galloping, since the stored bins that follow
+ * are found in order, most of them near the one before. */
+static size_t seek_bin(const struct aggregate_field *f, size_t from, int32_t index)
+{
+    size_t step = 1;
+    while (from + step < f->nbins && f->bins[from + step - 1].index < index)
+        step *= 2;
+    size_t lo = from + step / 2, hi = from + step < f->nbins ? from + step : f->nbins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->bins[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One stored field's bins (field: its id - 1) read, then merged with
+ * into's as aggregate_merge merges them: added in place when into has a
+ * bin of each one's index (a question merging a name's days: after its
+ * first days, nearly always), otherwise into a new array (*merged, *n of
+ * them). *merged is into's own bins when merged in place, NULL when the
+ * stored field counts no run (`counted` false: its bins are read past).
+ * A merged array copied at every day row (a new one each time, most of it
+ * into's bins) was a fifth of a question's time. 0, -1 when out of memory,
+ * 1 when the bins are damaged. */
 static int merge_stored_bins(struct byte_reader *r, struct bin_reader *at, size_t field,
-                             const struct aggregate_field *into, bool counted, size_t nbins,
-                             struct stored_timer *timer, struct aggregate_bin **merged, size_t *n)
+                             struct aggregate_field *into, bool counted, size_t nbins,
+                             struct stored_timer *timer, struct stored_bins *stored,
+                             struct aggregate_bin **merged, size_t *n)
 {
     bool is_timer = field == FIELD_WALL_TIME,
          weighted = aggregate_weighted_by_time(summary_field_by_id(field));
     *merged = NULL;
     *n = 0;
-    if (is_timer && timer_reserve(timer, nbins) < 0)
+    if ((is_timer && timer_reserve(timer, nbins) < 0) || stored_reserve(stored, nbins) < 0)
         return -1;
-    struct aggregate_bin *bins = NULL;
-    if (counted && !(bins = malloc((into->nbins + nbins ? into->nbins + nbins : 1) * sizeof *bins)))
-        return -1;
-    size_t i = 0, k = 0;
-    for (size_t read = 0; read < nbins; read++) {
-        struct aggregate_bin b;
-        if (!get_bin(r, at, weighted, is_timer ? NULL : timer, &b)) {
-            free(bins);
+    for (size_t k = 0; k < nbins; k++) {
+        if (!get_bin(r, at, weighted, is_timer ? NULL : timer, &stored->bins[k]))
             return 1;
-        }
         if (is_timer)
-            timer->max[timer->n++] = b.max;
-        if (!bins)
-            continue;
-        while (i < into->nbins && into->bins[i].index < b.index)
-            bins[k++] = into->bins[i++];
-        bins[k++] = i < into->nbins && into->bins[i].index == b.index
-                        ? aggregate_bin_sum(into->bins[i++], &b)
-                        : b;
+            timer->max[timer->n++] = stored->bins[k].max;
     }
-    if (bins)
-        while (i < into->nbins)
+    if (!counted)
+        return 0;
+    size_t found = 0, i = 0;
+    for (size_t k = 0; k < nbins; k++) {
+        i = seek_bin(into, i, stored->bins[k].index);
+        stored->at[k] = i;
+        found += i < into->nbins && into->bins[i].index == stored->bins[k].index;
+    }
+    if (found == nbins && into->bins) {
+        for (size_t k = 0; k < nbins; k++)
+            into->bins[stored->at[k]] = aggregate_bin_sum(into->bins[stored->at[k]], &stored->bins[k]);
+        *merged = into->bins;
+        *n = into->nbins;
+        return 0;
+    }
+    struct aggregate_bin *bins = malloc((into->nbins + nbins ? into->nbins + nbins : 1) * sizeof *bins);
+    if (!bins)
+        return -1;
+    size_t k = 0;
+    i = 0;
+    for (size_t read = 0; read < nbins; read++) {
+        const struct aggregate_bin *b = &stored->bins[read];
+        while (i < into->nbins && into->bins[i].index < b->index)
             bins[k++] = into->bins[i++];
+        bins[k++] = i < into->nbins && into->bins[i].index == b->index
+                        ? aggregate_bin_sum(into->bins[i++], b)
+                        : *b;
+    }
+    while (i < into->nbins)
+        bins[k++] = into->bins[i++];
     *merged = bins;
     *n = k;
     return 0;
@@ -459,7 +528,7 @@ static int merge_stored_bins(struct byte_reader *r, struct bin_reader *at, size_
 /* One stored field (id: its field + 1, read) merged into a. 0, -1 when out
  * of memory, 1 when it is damaged. */
 static int merge_stored_field(struct byte_reader *r, uint64_t version, size_t id, struct aggregate *a,
-                              struct stored_timer *timer)
+                              struct stored_timer *timer, struct stored_bins *stored)
 {
     struct aggregate_field from = {0};
     struct bin_reader at = {version, 0, 0, {0, 0, false}, {0, 0, false}};
@@ -476,13 +545,14 @@ static int merge_stored_field(struct byte_reader *r, uint64_t version, size_t id
     struct aggregate_field *into = &a->fields[id - 1];
     struct aggregate_bin *bins;
     size_t n;
-    int rc = merge_stored_bins(r, &at, id - 1, into, from.count != 0, nbins, timer, &bins, &n);
+    int rc = merge_stored_bins(r, &at, id - 1, into, from.count != 0, nbins, timer, stored, &bins, &n);
     if (rc != 0)
         return rc;
     if (version == FORMAT_VERSION)
         get_field_totals(r, &at, &from);
     if (r->failed) {
-        free(bins);
+        if (bins != into->bins)
+            free(bins);
         return 1;
     }
     if (bins)
@@ -524,6 +594,10 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
     timer.max = timer.room;
     timer.n = 0;
     timer.capacity = sizeof timer.room / sizeof timer.room[0];
+    struct stored_bins stored;
+    stored.bins = stored.room;
+    stored.at = stored.room_at;
+    stored.capacity = sizeof stored.room / sizeof stored.room[0];
     bool seen[FIELD_COUNT] = {false};
     int rc = 0;
     for (uint64_t field; rc == 0 && !r.failed && (field = byte_get_varint(&r)) != 0;) {
@@ -532,9 +606,13 @@ int aggregate_decode_merge(struct aggregate *a, const unsigned char *data, size_
             break;
         }
         seen[field - 1] = true;
-        rc = merge_stored_field(&r, version, field, a, &timer);
+        rc = merge_stored_field(&r, version, field, a, &timer, &stored);
     }
     if (timer.max != timer.room)
         free(timer.max);
+    if (stored.bins != stored.room) {
+        free(stored.bins);
+        free(stored.at);
+    }
     return r.failed || rc != 0 ? -1 : 0;
 }

@@ -25,8 +25,8 @@ static inline struct aggregate_bin aggregate_bin_sum(struct aggregate_bin b, con
     return b;
 }
 /* bins (n of them, malloc'd: into's and from's merged by index) put in
- * place of into's, and from's count, sums, moments, extremes and top
- * values added to into's. */
+ * place of into's (unless they are into's own, merged in place), and
+ * from's count, sums, moments, extremes and top values added to into's. */
 void aggregate_merge_totals(struct aggregate_field *into, struct aggregate_bin *bins, size_t n,
                             const struct aggregate_field *from);
 /* count stopped runs more, id among the kept ids while there is room. */

@@ -68,8 +68,15 @@ uint64_t byte_get_varint_long(struct byte_reader *r);
  * of a question's time). */
 static inline uint64_t byte_get_varint(struct byte_reader *r)
 {
-    if (!r->failed && r->p < r->end && !(*r->p & 0x80)) /* one byte: most are */
-        return *r->p++;
+    if (!r->failed && r->end - r->p >= 2) {
+        if (!(r->p[0] & 0x80)) /* one byte: most are */
+            return *r->p++;
+        if (!(r->p[1] & 0x80)) { /* two: a bin's largest value beside the last (7 % of a question as calls) */
+            uint64_t v = (uint64_t)(r->p[0] & 0x7f) | (uint64_t)r->p[1] << 7;
+            r->p += 2;
+            return v;
+        }
+    }
     return byte_get_varint_long(r);
 }
 

@@ -256,6 +256,19 @@ int main(void)
         CHECK_INT(aggregate_merge(&by_merging, &base), 0);
         CHECK_INT(aggregate_decode_merge(&by_decoding, data, len), 0);
         CHECK_INT(aggregate_merge(&by_merging, &stored), 0);
+        /* the same day again: every stored bin is there, added in place */
+        struct aggregate twice_decoded, twice_merged;
+        aggregate_init(&twice_decoded);
+        aggregate_init(&twice_merged);
+        CHECK_INT(aggregate_merge(&twice_decoded, &by_merging), 0);
+        CHECK_INT(aggregate_merge(&twice_merged, &by_merging), 0);
+        struct aggregate_bin *before = twice_decoded.fields[FIELD_MEMORY].bins;
+        CHECK_INT(aggregate_decode_merge(&twice_decoded, data, len), 0);
+        CHECK(twice_decoded.fields[FIELD_MEMORY].bins == before); /* no new array */
+        CHECK_INT(aggregate_merge(&twice_merged, &stored), 0);
+        CHECK(same_aggregate(&twice_decoded, &twice_merged));
+        aggregate_free(&twice_decoded);
+        aggregate_free(&twice_merged);
         free(data);
         CHECK_INT(stored.fields[FIELD_WALL_TIME].nbins, 600);
         CHECK_INT(by_decoding.runs, 800);
