@@ -70,7 +70,12 @@
  *            STORAGE EXTERNAL): it tried pglz on every day row written (4.8
  *            KB on average), which never saved enough to keep, and the
  *            attempt halved the rate of an ingest into a non-empty archive.
- *            Nothing changes in SQLite. */
+ *            Nothing changes in SQLite.
+ * Version 13: the aggregates' day rows are written in their format version
+ *            4 (aggregate_codec.c), which a tally of schema 12 cannot read:
+ *            it now refuses the archive as newer than itself instead of
+ *            failing on a day row. Nothing is rewritten: rows of formats 2
+ *            and 3 are read as they are and rewritten when next merged. */
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/file_rows.h"
@@ -93,10 +98,15 @@
 
 #include "core/fields.h"
 
-#define SCHEMA_VERSION 12
+#define SCHEMA_VERSION 13
+/* the last version whose migration rewrites rows (their old space stays in
+ * the file until 'tally archive compact') */
+#define SCHEMA_LAST_REWRITE 11
 #define MIGRATE_TRIES 20
 
 int schema_current_version(void) { return SCHEMA_VERSION; }
+
+bool schema_upgrade_leaves_space(int from) { return from > 0 && from < SCHEMA_LAST_REWRITE; }
 
 struct store *store_open_at_version(const char *location, int version, char *why, size_t why_size)
 {
@@ -478,6 +488,8 @@ static int migration_12(struct store *s, char *why, size_t why_size)
     return sql ? exec_script(s, sql, why, why_size) : 0;
 }
 
+static int migration_13(struct store *s, char *why, size_t why_size) { return 0; }
+
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
     migration_2,
@@ -491,6 +503,7 @@ static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) =
     migration_10,
     migration_11,
     migration_12,
+    migration_13,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)

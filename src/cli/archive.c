@@ -47,10 +47,11 @@ struct store *archive_open(const char *db, bool must_exist)
         tally_error("archive: %s: %s", location ? location : "(default)", why);
     else if (s->upgraded_from)
         /* the old rows' space stays in the file until compacted */
-        fprintf(stderr,
-                "tally: archive: %s: upgraded from schema %d to %d ('tally archive compact' gives "
-                "back the space the old rows leave)\n",
-                s->location, s->upgraded_from, schema_current_version());
+        fprintf(stderr, "tally: archive: %s: upgraded from schema %d to %d%s\n", s->location,
+                s->upgraded_from, schema_current_version(),
+                schema_upgrade_leaves_space(s->upgraded_from)
+                    ? " ('tally archive compact' gives back the space the old rows leave)"
+                    : "");
     free(location);
     return s;
 }

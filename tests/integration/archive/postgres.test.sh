@@ -27,7 +27,7 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 12
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 13
 check_eq "version 12: the aggregates' bytes kept uncompressed" "$(PSQL "select attstorage from pg_attribute where attrelid = 'aggregates'::regclass and attname = 'data'")" "e"
 check_eq "version 11: the rows hold the dictionary's ids" "$(PSQL "select string_agg(distinct pg_typeof(name_ref)::text || ' ' || pg_typeof(host_ref)::text, ',') from summary_rows")" "integer integer"
 check_eq "version 11: a text stored once" "$(PSQL "select count(*) from dictionary where kind = 1 and text = 'rmapper'")" 1
@@ -147,10 +147,10 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary 2> upgrade-err.txt
 check_eq "the upgrade said, once" "$(cat upgrade-err.txt)" \
-  "tally: archive: $OLD_URI: upgraded from schema 1 to 12 ('tally archive compact' gives back the space the old rows leave)"
+  "tally: archive: $OLD_URI: upgraded from schema 1 to 13 ('tally archive compact' gives back the space the old rows leave)"
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary 2> upgrade-err.txt
 check_eq "... and not again" "$(cat upgrade-err.txt)" ""
-check_eq "migrated to version 12" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 12
+check_eq "migrated to version 13" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 13
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7

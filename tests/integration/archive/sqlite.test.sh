@@ -19,7 +19,7 @@ check_eq "add a directory: counts" "$out" "added 301, already archived 0, reject
 check_eq "rows stored" "$(sqlite3 "$DB" 'select count(*) from summaries')" 301
 check_eq "resource_monitor summary named by its command" \
   "$(sqlite3 "$DB" "select name || ' ' || tool from summaries where tool = 'resource_monitor'")" "sleep resource_monitor"
-check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 12
+check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 13
 check_eq "version 11: the rows hold the dictionary's ids, summaries is a view" \
   "$(sqlite3 "$DB" "select group_concat(t, ' ') from (select distinct typeof(name_ref) || ',' || typeof(host_ref) || ',' || typeof(tool_ref) as t from summary_rows) union all select type from sqlite_master where name = 'summaries'")" "integer,integer,integer
 view"
@@ -32,6 +32,23 @@ check_eq "document shapes: one per member order, every new row shaped" \
 check_eq "fields recorded per name" "$(sqlite3 "$DB" "select group_concat(field, ' ') from (select field from name_fields where name = 'rmapper' order by field)")" \
   "bytes_read bytes_written cores cpu_time disk end max_concurrent_processes memory start total_files total_processes virtual_memory wall_time"
 check_eq "WAL journal" "$(sqlite3 "$DB" 'pragma journal_mode')" wal
+check_eq "version 13: the day rows in the aggregates' format 4" \
+  "$(sqlite3 "$DB" 'select group_concat(distinct hex(substr(data, 1, 1))) from aggregates')" 04
+
+# --- a schema 12 archive is upgraded without a rewrite (nothing to compact);
+# a newer one is refused, naming both versions
+cp "$DB" v12.db
+sqlite3 v12.db "delete from schema_version where version = 13"
+out=$("$TALLY" archive --db v12.db stats rmapper 2>&1 >/dev/null); st=$?
+check_eq "schema 12: upgraded, said once, nothing to compact" "$st $out" \
+  "0 tally: archive: v12.db: upgraded from schema 12 to 13"
+check_eq "schema 12: now 13" "$(sqlite3 v12.db 'select max(version) from schema_version')" 13
+cp "$DB" v14.db
+sqlite3 v14.db "insert into schema_version (version) values (14)"
+out=$("$TALLY" archive --db v14.db stats rmapper 2>&1); st=$?
+check_eq "a newer schema refused" "$st $out" \
+  "125 tally: archive: v14.db: archive schema version 14 is newer than this tally (13)"
+check_eq "the newer archive untouched" "$(sqlite3 v14.db 'select max(version) from schema_version')" 14
 
 # --- idempotence: the same summaries again, from stdin this time
 out=$(cat runs/a/*.summary | "$TALLY" archive --db "$DB" add - 2>&1)
