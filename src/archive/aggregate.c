@@ -358,7 +358,7 @@ int aggregate_add_binned(struct aggregate *a, const double *values, const bool *
  * into's (unless they are into's own, merged in place), and from's count,
  * sums, moments, extremes and top values added. */
 void aggregate_merge_totals(struct aggregate_field *into, struct aggregate_bin *bins, size_t n,
-                         const struct aggregate_field *from)
+                            const struct aggregate_field *from)
 {
     if (bins != into->bins) {
         free(into->bins);

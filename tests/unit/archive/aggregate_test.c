@@ -1,4 +1,4 @@
-/* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c):
+/* Unit tests for the aggregates kept at ingest (src/archive/aggregate.c, aggregate_codec.c):
  * moments and extremes as from the values, quantiles within 1 %, merging in
  * any order, the stored form round trip (to the bit, and versions 2 and 3
  * still read), time fields weighed by run, predict exact at bin maxima. */
