@@ -82,15 +82,11 @@ static long timer_bin_of(const struct aggregate_field *timer, double t)
  * value's units (unknown when the product would reach 2^53). */
 static struct byte_near sum_ceiling(uint64_t count, struct byte_near max)
 {
-    const int64_t limit = INT64_C(1) << 53;
-    if (!max.known || count == 0 || count >= (uint64_t)limit ||
-        (max.m < 0 ? -max.m : max.m) >= limit / (int64_t)count)
+    if (!max.known || count == 0 || count >= (uint64_t)BYTE_DECIMAL_LIMIT ||
+        (max.m < 0 ? -max.m : max.m) >= BYTE_DECIMAL_LIMIT / (int64_t)count)
         return (struct byte_near){0, 0, false};
     return (struct byte_near){max.m * (int64_t)count, max.k, true};
 }
-
-static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
 
 /* a - b and a + b of run ids, wrapping (ids read from damaged rows can be
  * anything; what they give back is then damage too, never undefined) */
@@ -115,7 +111,7 @@ static void put_beside(struct byte_writer *w, double value, double estimate)
     memcpy(&e, &estimate, sizeof e);
     memcpy(&v, &value, sizeof v);
     if ((e ^ v) >= 0 && v - e > -(INT64_C(1) << 40) && v - e < INT64_C(1) << 40) {
-        byte_put_varint(w, zigzag(v - e) << 1);
+        byte_put_varint(w, byte_zigzag(v - e) << 1);
         return;
     }
     byte_put_varint(w, 1);
@@ -140,7 +136,7 @@ static void put_bin(struct byte_writer *w, const struct aggregate_bin *b, int64_
     if (timer_bin >= 0)
         mode = BIN_ONE_TIMED;
     /* indices ascend: the next is previous + 1 + place */
-    uint64_t place = first ? zigzag(b->index) : (uint64_t)((int64_t)b->index - previous - 1);
+    uint64_t place = first ? byte_zigzag(b->index) : (uint64_t)((int64_t)b->index - previous - 1);
     byte_put_varint(w, place << 3 | mode);
     if (!one_run(mode))
         byte_put_varint(w, b->count);
@@ -264,7 +260,7 @@ static double get_beside(struct byte_reader *r, double estimate)
     uint64_t tag = byte_get_varint(r);
     if (tag & 1)
         return tag == 1 ? byte_get_double(r) : (r->failed = true, 0);
-    int64_t e, v, distance = unzigzag(tag >> 1);
+    int64_t e, v, distance = byte_unzigzag(tag >> 1);
     memcpy(&e, &estimate, sizeof e);
     /* wrapping (e may be -0's pattern, INT64_MIN): a sign changed is damage */
     v = (int64_t)((uint64_t)e + (uint64_t)distance);
@@ -314,7 +310,7 @@ static bool get_bin_place(struct byte_reader *r, struct bin_reader *at, struct a
         *mode = (enum bin_mode)(head & 7);
         if (place > (UINT64_C(1) << 33))
             return false;
-        index = at->read == 0 ? unzigzag(place) : at->index + 1 + (int64_t)place;
+        index = at->read == 0 ? byte_unzigzag(place) : at->index + 1 + (int64_t)place;
         b->count = one_run(*mode) ? 1 : byte_get_varint(r);
     } else {
         int64_t delta = byte_get_signed(r);

@@ -37,7 +37,7 @@ void byte_put_varint(struct byte_writer *w, uint64_t v)
 
 void byte_put_signed(struct byte_writer *w, int64_t v)
 {
-    byte_put_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag */
+    byte_put_varint(w, byte_zigzag(v));
 }
 
 void byte_put_double(struct byte_writer *w, double d)
@@ -64,7 +64,7 @@ static double round_to_integer(double x)
 
 bool byte_decimal_of(double d, struct byte_decimal *out)
 {
-    const double limit = 9007199254740992.0; /* 2^53: every integer below is exact */
+    const double limit = (double)BYTE_DECIMAL_LIMIT; /* every integer below is exact */
     /* Most values that are no short decimal (sums, moments) fail every k;
      * they fail at k = 9 already: when m / 10^k gives back d (so |d| >= 1e-9
      * or d = 0, never subnormal), d·10^9 is within 2 units in the last place
@@ -98,8 +98,7 @@ bool byte_decimal_of(double d, struct byte_decimal *out)
 /* The tag of a short decimal: zigzag(m) << 4 | k. */
 static uint64_t decimal_tag(struct byte_decimal dec)
 {
-    uint64_t zigzag = ((uint64_t)dec.m << 1) ^ (uint64_t)(dec.m >> 63);
-    return zigzag << 4 | dec.k;
+    return byte_zigzag(dec.m) << 4 | dec.k;
 }
 
 void byte_put_decimal(struct byte_writer *w, double d)
@@ -122,7 +121,7 @@ static bool at_scale(struct byte_decimal dec, unsigned k, int64_t *m)
     if (dec.k > k)
         return false;
     double scaled = (double)dec.m * byte_powers_of_ten[k - dec.k];
-    if (!(fabs(scaled) < 9007199254740992.0))
+    if (!(fabs(scaled) < (double)BYTE_DECIMAL_LIMIT))
         return false;
     *m = (int64_t)scaled; /* exact: an integer below 2^53 times a power of ten below 2^53 */
     return true;

@@ -11,6 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Zigzag: a signed value as an unsigned one whose magnitude follows its
+ * absolute value (0, -1, 1, -2 as 0, 1, 2, 3), for varints. */
+static inline uint64_t byte_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t byte_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+
+/* 2^53: a short decimal's digits m stay below it, where every integer is an
+ * exact double. */
+#define BYTE_DECIMAL_LIMIT (INT64_C(1) << 53)
+
 struct byte_writer {
     unsigned char *data; /* malloc'd; the caller frees it */
     size_t len, capacity;
@@ -82,8 +91,7 @@ static inline uint64_t byte_get_varint(struct byte_reader *r)
 
 static inline int64_t byte_get_signed(struct byte_reader *r)
 {
-    uint64_t u = byte_get_varint(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    return byte_unzigzag(byte_get_varint(r));
 }
 
 /* 8 bytes, little-endian, whatever the host's order; 0 (and failed) when
@@ -119,9 +127,8 @@ byte_decimal_from_tag(struct byte_reader *r, uint64_t tag, struct byte_near *dec
         dec->known = false;
         return byte_get_double(r);
     }
-    uint64_t zigzag = tag >> 4;
-    int64_t m = (int64_t)(zigzag >> 1) ^ -(int64_t)(zigzag & 1);
-    if (k > BYTE_DECIMAL_DIGITS || m >= (INT64_C(1) << 53) || m <= -(INT64_C(1) << 53)) {
+    int64_t m = byte_unzigzag(tag >> 4);
+    if (k > BYTE_DECIMAL_DIGITS || m >= BYTE_DECIMAL_LIMIT || m <= -BYTE_DECIMAL_LIMIT) {
         r->failed = true; /* never written */
         dec->known = false;
         return 0;
@@ -150,7 +157,7 @@ byte_get_near(struct byte_reader *r, struct byte_near *base, int direction)
         return 0;
     }
     int64_t m = direction > 0 ? base->m + (int64_t)distance : base->m - (int64_t)distance;
-    if (m >= (INT64_C(1) << 53) || m <= -(INT64_C(1) << 53)) {
+    if (m >= BYTE_DECIMAL_LIMIT || m <= -BYTE_DECIMAL_LIMIT) {
         r->failed = true;
         return 0;
     }
