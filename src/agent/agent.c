@@ -48,7 +48,7 @@
 #define READ_TURN (16u << 10)  /* bytes read from one client per turn of the loop */
 #define LINES_TURN 64u         /* lines taken from one client per turn of the loop */
 #define FRAGMENT 512u          /* a turn that read less, and no line end: a trickle */
-#define TRICKLE_PAUSE 0.01     /* seconds a trickling client is not read */
+#define TRICKLE_PAUSE 0.01     /* the step (seconds) at which trickling clients are read again */
 
 
 void agent_options_init(struct agent_options *o)
@@ -191,12 +191,14 @@ static void read_client(struct agent *a, struct agent_client *c)
         take_lines(a, c);
     }
     /* A few bytes and no line end: a client sending a byte at a time would
-     * cost a wake-up and a read per byte; it is read again in 10 ms, all
-     * it sent meanwhile at once. */
+     * cost a wake-up and a read per byte; it is read again at the next
+     * 10 ms step of the agent's clock, all it sent meanwhile at once. One
+     * step for all of them: every trickling client is resumed by the same
+     * wake-up (each pause ending at its own time cost a wake-up each). */
     if (turn > 0 && turn < FRAGMENT && c->lines_taken == lines_before && !c->closing &&
         !c->read_paused) {
         c->read_paused = true;
-        c->read_after = clock_monotonic_seconds() + TRICKLE_PAUSE;
+        c->read_after = (floor(clock_monotonic_seconds() / TRICKLE_PAUSE) + 1) * TRICKLE_PAUSE;
         a->read_paused++;
         agent_client_interest(a, c);
     }

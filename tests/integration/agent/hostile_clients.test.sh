@@ -71,7 +71,8 @@ check_cmp "1 MB lines cost the agent no more than twice the CPU of 4 KB lines, +
 # 4 clients sending one byte at a time do not keep another one waiting,
 # and take a bounded share of the agent: a read that brings a few bytes
 # and no line end pauses that client's reads for 10 ms (it cost a wake-up
-# and a read per byte: 40 % of a core in the release build, 4 x 100 KB)
+# and a read per byte: 40 % of a core in the release build, 4 x 100 KB;
+# every paused client is read again at the same 10 ms step of the clock)
 a=$(cpu_ticks "$AGENT_PID") t0=$(date +%s.%N)
 timeout 120 python3 "$HOSTILE" "$S" trickle 4 50000 4096 1 >"$WORK/trickle1.out" &
 TRICKLE=$!
