@@ -7,6 +7,7 @@
 
 #include "core/fields.h"
 #include "util/json_real.h"
+#include "util/json_string.h"
 #include "util/vec.h"
 
 void summary_members_clear(struct summary_members *m)
@@ -130,35 +131,9 @@ int summary_members_from_json(struct summary_members *m, json_t *object)
     return 0;
 }
 
-/* The n bytes of d as a JSON string escaped as jansson's encoder does,
- * written to out unless out is NULL; the length of the text. */
-static size_t json_string_text(const unsigned char *d, size_t n, char *out)
-{
-    size_t len = 2;
-    if (out)
-        *out++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = d[i];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            len++;
-            if (out)
-                *out++ = (char)c;
-            continue;
-        }
-        char escape = c == '"' ? '"' : c == '\\' ? '\\' : c == '\b' ? 'b' : c == '\f' ? 'f'
-                      : c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : 0;
-        len += escape ? 2 : 6;
-        if (out)
-            out += escape ? sprintf(out, "\\%c", escape) : sprintf(out, "\\u%04X", c);
-    }
-    if (out)
-        *out = '"';
-    return len;
-}
-
 int summary_members_put_json_string(struct summary_members *m, size_t off, size_t n)
 {
-    if (VEC_RESERVE(m->bytes, m->capacity, m->len + 6 * n + 3) < 0)
+    if (VEC_RESERVE(m->bytes, m->capacity, m->len + JSON_STRING_ROOM(n) + 1) < 0)
         return -1;
     m->len += json_string_text((const unsigned char *)m->bytes + off, n, m->bytes + m->len);
     return 0;
