@@ -347,28 +347,41 @@ int ingest_path(struct ingest_session *session, const char *path)
     return S_ISDIR(st.st_mode) ? ingest_directory(session, path) : ingest_file(session, path);
 }
 
+int ingest_document(struct ingest_session *session, const char *label, const char *text, size_t len)
+{
+    size_t used;
+    if (!session->options->taskid_from_file &&
+        summary_scan(text, len, &session->members, &used) == 1 && skip_blanks(text, used, len) == len)
+        return store_members(session, text, used, label, 1, false);
+    json_error_t err;
+    json_t *root = json_loadb(text, len, 0, &err);
+    if (!root) {
+        reject(session, label, 1, false, err.text);
+        return -1;
+    }
+    return store_document(session, root, text, len, label, 1, false);
+}
+
 struct reader_job {
     struct ingest_session *session;
-    char *const *paths;
-    size_t n;
+    ingest_reader_fn read;
+    void *arg;
     int status;
 };
 
 static void *reader_main(void *arg)
 {
     struct reader_job *job = arg;
-    for (size_t i = 0; i < job->n && !job->session->database_failed; i++)
-        if (ingest_path(job->session, job->paths[i]) < 0)
-            job->status = -1;
+    job->status = job->read(job->session, job->arg);
     ingest_session_hand_over(job->session); /* the last batch, not full */
     batch_queue_close(job->session->queue);
     return NULL;
 }
 
-int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
+int ingest_in_thread(struct ingest_session *session, ingest_reader_fn read, void *arg)
 {
     json_object_seed(0); /* before two threads use jansson */
-    struct reader_job job = {session, paths, n, 0};
+    struct reader_job job = {session, read, arg, 0};
     struct batch_queue *queue = malloc(sizeof *queue); /* the session's pipeline, its own */
     pthread_t reader;
     if (queue)
@@ -379,10 +392,7 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
             batch_queue_destroy(queue);
         free(queue);
         session->queue = NULL; /* no second thread: do it all here */
-        for (size_t i = 0; i < n && !session->database_failed; i++)
-            if (ingest_path(session, paths[i]) < 0)
-                job.status = -1;
-        return job.status;
+        return read(session, arg);
     }
     struct ingest_batch *batch;
     store_bulk_writing(session->store, true);
@@ -395,4 +405,25 @@ int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
     batch_queue_destroy(queue);
     free(queue);
     return job.status;
+}
+
+struct path_list {
+    char *const *paths;
+    size_t n;
+};
+
+static int read_paths(struct ingest_session *session, void *arg)
+{
+    const struct path_list *list = arg;
+    int status = 0;
+    for (size_t i = 0; i < list->n && !session->database_failed; i++)
+        if (ingest_path(session, list->paths[i]) < 0)
+            status = -1;
+    return status;
+}
+
+int ingest_paths(struct ingest_session *session, char *const *paths, size_t n)
+{
+    struct path_list list = {paths, n};
+    return ingest_in_thread(session, read_paths, &list);
 }

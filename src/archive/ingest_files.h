@@ -63,9 +63,18 @@ void ingest_session_init(struct ingest_session *session, struct store *store,
 int ingest_path(struct ingest_session *session, const char *path);
 /* Ingests the summaries in a buffer; label names it in messages. */
 int ingest_buffer(struct ingest_session *session, const char *label, const char *text, size_t len);
-/* All of paths, in order, with reading and parsing in a second thread while
- * this one writes to the database (the two halves of the work are about
- * equal). Returns 0, or -1 when something was rejected. */
+/* One document's whole text (a JSON object); label names it in messages
+ * ("sacct.txt: line 7"). 0, or -1 when it was rejected (said). */
+int ingest_document(struct ingest_session *session, const char *label, const char *text, size_t len);
+/* The reading side's work: documents given to the session (ingest_path,
+ * ingest_buffer, ingest_document); 0, or -1 when something was rejected. */
+typedef int (*ingest_reader_fn)(struct ingest_session *session, void *arg);
+/* read(session, arg) in a second thread while this one writes its parts to
+ * the database (the two halves of the work are about equal); in this one
+ * alone when no thread can be had. Returns what read returned. */
+int ingest_in_thread(struct ingest_session *session, ingest_reader_fn read, void *arg);
+/* All of paths, in order, read in a second thread (ingest_in_thread).
+ * Returns 0, or -1 when something was rejected. */
 int ingest_paths(struct ingest_session *session, char *const *paths, size_t n);
 /* The reading side: takes a parsed record over (its contents are moved
  * into the part being filled, which frees what it holds); a full part goes to the writer

@@ -10,7 +10,12 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
+#include "util/byte_codec.h"
 #include "util/hashmap.h"
+#include "util/json_real.h"
+#include "util/json_string.h"
 #include "util/vec.h"
 
 enum column {
@@ -118,14 +123,83 @@ static double epoch_of(const char *text)
     return t >= 0 ? t : NAN; /* before 1970: no run of an archive */
 }
 
-static json_t *pair(double v, const char *unit) { return json_pack("[f, s]", v, unit); }
+/* The text of a summary being written: jansson's compact form, members in
+ * the order written (json_dumps(..., JSON_COMPACT | JSON_REAL_PRECISION(17))
+ * of the same object gives the same bytes: what the archive's reader takes
+ * without a parse tree). */
+struct summary_text {
+    struct byte_writer w;
+    bool first; /* no member written yet in the object at hand */
+};
 
-/* The summary of row r (job the row of its job, or NULL). NULL and why when
- * a field is bad. */
-static json_t *summary_of(const struct row *r, const struct row *job, char *why, size_t why_size)
+static void put_text(struct summary_text *t, const char *text) { byte_put(&t->w, text, strlen(text)); }
+
+static void put_string(struct summary_text *t, const char *s)
+{
+    size_t n = strlen(s);
+    char small[JSON_STRING_ROOM(128)];
+    char *buf = n <= 128 ? small : malloc(JSON_STRING_ROOM(n));
+    if (!buf) {
+        t->w.failed = true;
+        return;
+    }
+    byte_put(&t->w, buf, json_string_text((const unsigned char *)s, n, buf));
+    if (buf != small)
+        free(buf);
+}
+
+/* "key": (after a comma unless it is the object's first member) */
+static void put_key(struct summary_text *t, const char *key)
+{
+    if (!t->first)
+        byte_put_byte(&t->w, ',');
+    t->first = false;
+    put_string(t, key);
+    byte_put_byte(&t->w, ':');
+}
+
+static void put_real(struct summary_text *t, double v)
+{
+    char number[64];
+    size_t n = json_real_text(v, "%.17g", number, sizeof number);
+    if (!n)
+        t->w.failed = true; /* (not finite: never given) */
+    byte_put(&t->w, number, n);
+}
+
+/* "key":[v,"unit"] */
+static void put_pair(struct summary_text *t, const char *key, double v, const char *unit)
+{
+    put_key(t, key);
+    byte_put_byte(&t->w, '[');
+    put_real(t, v);
+    byte_put_byte(&t->w, ',');
+    put_string(t, unit);
+    byte_put_byte(&t->w, ']');
+}
+
+static void begin_object(struct summary_text *t)
+{
+    byte_put_byte(&t->w, '{');
+    t->first = true;
+}
+
+static void end_object(struct summary_text *t)
+{
+    byte_put_byte(&t->w, '}');
+    t->first = false;
+}
+
+/* Writes the summary of row r (job the row of its job, or NULL) into t
+ * (emptied first). -1 and why when a field is bad (t then holds nothing
+ * usable). */
+static int summary_of(const struct row *r, const struct row *job, struct summary_text *t,
+                      char *why, size_t why_size)
 {
 #define FIELD(c) (r->col[c] && *r->col[c] ? r->col[c] : job && job->col[c] && *job->col[c] ? job->col[c] : NULL)
-    json_t *o = json_object();
+    t->w.len = 0;
+    t->w.failed = false;
+    begin_object(t);
     const char *jobid = r->col[COL_JOBID];
     const char *dot = strchr(jobid, '.');
     const char *job_name = job ? job->col[COL_JOBNAME] : r->col[COL_JOBNAME];
@@ -134,10 +208,11 @@ static json_t *summary_of(const struct row *r, const struct row *job, char *why,
         snprintf(name, sizeof name, "%s.%s", job_name && *job_name ? job_name : "job", dot + 1);
     else
         snprintf(name, sizeof name, "%s", job_name && *job_name ? job_name : "job");
-    json_object_set_new(o, "name", json_string(name));
-    json_object_set_new(o, "taskid", json_string(jobid));
-    json_object_set_new(o, "tool", json_string("slurm"));
-    json_object_set_new(o, "source", json_string("sacct"));
+    put_key(t, "name");
+    put_string(t, name);
+    put_key(t, "taskid");
+    put_string(t, jobid);
+    put_text(t, ",\"tool\":\"slurm\",\"source\":\"sacct\"");
     static const struct {
         enum column c;
         const char *key;
@@ -145,8 +220,10 @@ static json_t *summary_of(const struct row *r, const struct row *job, char *why,
                  {COL_NODELIST, "host"}, {COL_STATE, "state"}};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         const char *v = FIELD(texts[i].c);
-        if (v)
-            json_object_set_new(o, texts[i].key, json_string(v));
+        if (v) {
+            put_key(t, texts[i].key);
+            put_string(t, v);
+        }
     }
     int bad = -1; /* the bad column */
     double cores = NAN;
@@ -157,7 +234,7 @@ static json_t *summary_of(const struct row *r, const struct row *job, char *why,
         if (*end || !(cores >= 0 && cores < 1e9))
             bad = COL_ALLOCCPUS;
         else
-            json_object_set_new(o, "cores", pair(cores, "cores"));
+            put_pair(t, "cores", cores, "cores");
     }
     static const enum column times[] = {COL_ELAPSED, COL_TOTALCPU};
     static const char *const time_keys[] = {"wall_time", "cpu_time"};
@@ -168,71 +245,135 @@ static json_t *summary_of(const struct row *r, const struct row *job, char *why,
         if (s < 0)
             bad = (int)times[i];
         else
-            json_object_set_new(o, time_keys[i], pair(s, "s"));
+            put_pair(t, time_keys[i], s, "s");
     }
     if (bad < 0 && (v = r->col[COL_MAXRSS]) && *v) {
         double mb = sacct_megabytes(v, 1.0 / (1024 * 1024)); /* bare: bytes */
         if (mb < 0)
             bad = COL_MAXRSS;
         else
-            json_object_set_new(o, "memory", pair(mb, "MB"));
+            put_pair(t, "memory", mb, "MB");
     }
-    json_t *requested = json_object();
+    /* what was asked for: memory, wall time, cores */
+    double requested_memory = NAN, requested_time = NAN;
     if (bad < 0 && (v = FIELD(COL_REQMEM))) {
         double mb = sacct_megabytes(v, 1);
         if (mb < 0)
             bad = COL_REQMEM;
-        else {
-            if (v[strlen(v) - 1] == 'c' && isfinite(cores))
-                mb *= cores; /* per CPU */
-            json_object_set_new(requested, "memory", pair(mb, "MB"));
-        }
+        else
+            requested_memory = v[strlen(v) - 1] == 'c' && isfinite(cores) ? mb * cores : mb; /* per CPU */
     }
     if (bad < 0 && (v = FIELD(COL_TIMELIMIT)) && strcmp(v, "UNLIMITED") && strcmp(v, "Partition_Limit")) {
         double s = sacct_seconds(v);
         if (s < 0)
             bad = COL_TIMELIMIT;
         else
-            json_object_set_new(requested, "wall_time", pair(s, "s"));
+            requested_time = s;
     }
+    put_key(t, "requested");
+    begin_object(t);
+    if (!isnan(requested_memory))
+        put_pair(t, "memory", requested_memory, "MB");
+    if (!isnan(requested_time))
+        put_pair(t, "wall_time", requested_time, "s");
     if (isfinite(cores))
-        json_object_set_new(requested, "cores", pair(cores, "cores"));
-    json_object_set_new(o, "requested", requested);
+        put_pair(t, "cores", cores, "cores");
+    end_object(t);
     static const enum column dates[] = {COL_START, COL_END};
     static const char *const date_keys[] = {"start", "end"};
     for (size_t i = 0; i < 2 && bad < 0; i++) {
-        double t = (v = r->col[dates[i]]) ? epoch_of(v) : NAN;
-        if (isfinite(t))
-            json_object_set_new(o, date_keys[i], pair(t, "s"));
+        double when = (v = r->col[dates[i]]) ? epoch_of(v) : NAN;
+        if (isfinite(when))
+            put_pair(t, date_keys[i], when, "s");
     }
     if (bad < 0 && (v = r->col[COL_EXITCODE]) && *v) {
         char *end;
         long code = strtol(v, &end, 10);
         long signal = *end == ':' ? strtol(end + 1, &end, 10) : 0;
-        if (*end || code < 0 || code > 255 || signal < 0 || signal > 255)
+        if (*end || code < 0 || code > 255 || signal < 0 || signal > 255) {
             bad = COL_EXITCODE;
-        else
-            json_object_set_new(o, "exit_status", json_integer(code));
+        } else {
+            char number[8];
+            put_key(t, "exit_status");
+            byte_put(&t->w, number, (size_t)snprintf(number, sizeof number, "%ld", code));
+        }
     }
     const char *state = FIELD(COL_STATE);
     if (bad < 0 && state) {
         bool timeout = !strncmp(state, "TIMEOUT", 7), oom = !strncmp(state, "OUT_OF_ME", 9);
         const char *type = timeout || oom ? "limits" : !strncmp(state, "CANCELLED", 9) ? "signal"
                                                                                         : "normal";
-        json_object_set_new(o, "exit_type", json_string(type));
-        json_t *limit = json_object_get(requested, timeout ? "wall_time" : "memory");
-        if ((timeout || oom) && limit)
-            json_object_set_new(o, "limits_exceeded",
-                                json_pack("{s:O}", timeout ? "wall_time" : "memory", limit));
+        put_key(t, "exit_type");
+        put_string(t, type);
+        double limit = timeout ? requested_time : requested_memory;
+        if ((timeout || oom) && !isnan(limit)) {
+            put_key(t, "limits_exceeded");
+            begin_object(t);
+            if (timeout)
+                put_pair(t, "wall_time", limit, "s");
+            else
+                put_pair(t, "memory", limit, "MB");
+            end_object(t);
+        }
     }
+    end_object(t);
     if (bad >= 0) {
         snprintf(why, why_size, "line %zu: %s: '%s' is not a valid value", r->line,
                  column_names[bad], FIELD(bad));
-        json_decref(o);
-        return NULL;
+        return -1;
     }
-    return o;
+    if (t->w.failed) {
+        snprintf(why, why_size, "line %zu: out of memory", r->line);
+        return -1;
+    }
+    return 0;
 #undef FIELD
+}
+
+#define NO_HEADER "empty input: want sacct --parsable2 output with its header"
+
+/* The columns of a header line (split in place): index[c] its field, or
+ * -1. -1 and why when it has no JobID column. */
+static int header_columns(char *line, int index[COL_COUNT], char *why, size_t why_size)
+{
+    char *fields[MAX_FIELDS];
+    size_t nheader = split(line, fields);
+    for (size_t c = 0; c < COL_COUNT; c++) {
+        index[c] = -1;
+        for (size_t k = 0; k < nheader; k++)
+            if (!strcmp(fields[k], column_names[c]) ||
+                (c == COL_ALLOCCPUS && !strcmp(fields[k], "NCPUS")))
+                index[c] = (int)k;
+    }
+    if (index[COL_JOBID] >= 0)
+        return 0;
+    snprintf(why, why_size, "line 1: no JobID column: want sacct --parsable2 output with its "
+                            "header (not --noheader)");
+    return -1;
+}
+
+int sacct_check_header(const char *text, size_t len, char *why, size_t why_size)
+{
+    size_t start = 0;
+    while (start < len && text[start] == '\n')
+        start++;
+    if (start == len) {
+        snprintf(why, why_size, "%s", NO_HEADER);
+        return -1;
+    }
+    const char *nl = memchr(text + start, '\n', len - start);
+    size_t n = nl ? (size_t)(nl - text) - start : len - start;
+    char *line = strndup(text + start, n);
+    if (!line) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    if (n && line[n - 1] == '\r')
+        line[n - 1] = '\0';
+    int index[COL_COUNT];
+    int rc = header_columns(line, index, why, why_size);
+    free(line);
+    return rc;
 }
 
 long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
@@ -264,25 +405,13 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
         snprintf(why, why_size, "out of memory");
         goto done;
     }
-    if (nlines == 0) {
-        snprintf(why, why_size, "empty input: want sacct --parsable2 output with its header");
+    int index[COL_COUNT];
+    if (nlines == 0 || header_columns(lines[0], index, why, why_size) < 0) {
+        if (nlines == 0)
+            snprintf(why, why_size, "%s", NO_HEADER);
         goto done;
     }
     char *fields[MAX_FIELDS];
-    size_t nheader = split(lines[0], fields);
-    int index[COL_COUNT];
-    for (size_t c = 0; c < COL_COUNT; c++) {
-        index[c] = -1;
-        for (size_t k = 0; k < nheader; k++)
-            if (!strcmp(fields[k], column_names[c]) ||
-                (c == COL_ALLOCCPUS && !strcmp(fields[k], "NCPUS")))
-                index[c] = (int)k;
-    }
-    if (index[COL_JOBID] < 0) {
-        snprintf(why, why_size, "line 1: no JobID column: want sacct --parsable2 output with its "
-                               "header (not --noheader)");
-        goto done;
-    }
     rows = calloc(nlines, sizeof *rows);
     if (!rows) {
         snprintf(why, why_size, "out of memory");
@@ -334,20 +463,21 @@ long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
     }
     hashmap_free(&jobs);
     given = 0;
+    struct summary_text summary = {{NULL, 0, 0, false}, true};
     for (size_t i = 0; i < nrows; i++) {
         bool step = strchr(rows[i].col[COL_JOBID], '.') != NULL;
         if (!step && rows[i].has_steps)
             continue;
         char message[512];
-        json_t *s = summary_of(&rows[i], rows[i].job, message, sizeof message);
-        if (!s) {
+        if (summary_of(&rows[i], rows[i].job, &summary, message, sizeof message) < 0) {
             on_error(ctx, message);
             continue;
         }
         given++;
-        if (on_summary(ctx, s, rows[i].line))
+        if (on_summary(ctx, (const char *)summary.w.data, summary.w.len, rows[i].line))
             break;
     }
+    free(summary.w.data);
 done:
     free(rows);
     free(lines);

@@ -20,12 +20,13 @@
 #ifndef TALLY_ARCHIVE_SACCT_H
 #define TALLY_ARCHIVE_SACCT_H
 
-#include <jansson.h>
 #include <stddef.h>
 
-/* Called once per summary (a new reference the callee takes); line is the
- * input line it came from. Return non-zero to stop. */
-typedef int (*sacct_summary_fn)(void *ctx, json_t *summary, size_t line);
+/* Called once per summary, with its JSON text (len bytes, not
+ * NUL-terminated, valid until the call returns: a compact object, as
+ * json_dumps writes it with JSON_REAL_PRECISION(17)); line is the input
+ * line it came from. Return non-zero to stop. */
+typedef int (*sacct_summary_fn)(void *ctx, const char *summary, size_t len, size_t line);
 /* Called once per bad line, with why ("line 7: Elapsed: '1:2:3:4' is not a
  * time"); the line is skipped. */
 typedef void (*sacct_error_fn)(void *ctx, const char *why);
@@ -34,6 +35,10 @@ typedef void (*sacct_error_fn)(void *ctx, const char *why);
  * when the input has no usable header (why says so). */
 long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
                  sacct_error_fn on_error, void *ctx, char *why, size_t why_size);
+
+/* Whether text starts with a header sacct_parse can use: 0, or -1 and why
+ * (what sacct_parse would say), before anything is stored. */
+int sacct_check_header(const char *text, size_t len, char *why, size_t why_size);
 
 /* "1-02:03:04" → 93784 s; -1 when not a time. */
 double sacct_seconds(const char *text);

@@ -2,7 +2,6 @@
  * sacct --parsable2 prints them (src/archive/sacct.h), from a file, standard
  * input, or by running sacct, stored as summaries (one per job step). */
 #include <getopt.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,24 +32,25 @@ static const char usage[] =
     "JobID,JobName,User,Account,Partition,State,ExitCode,Elapsed,TotalCPU,ReqMem,MaxRSS," \
     "AllocCPUS,Timelimit,Start,End,NodeList"
 
+/* An import of Slurm's records: parsed, and each summary given to the
+ * archive, in the reading thread of the ingest (ingest_in_thread). */
 struct import {
-    FILE *lines;        /* the summaries as JSON Lines */
     const char *label;
-    size_t bad;
+    const char *text; /* sacct's output, len bytes */
+    size_t len;
+    struct ingest_session *session;
+    long given;       /* summaries made of the lines */
+    size_t bad;       /* lines that made none */
+    char why[512];    /* why the input could not be read (given < 0) */
 };
 
-static int take_summary(void *ctx, json_t *summary, size_t line)
+static int take_summary(void *ctx, const char *summary, size_t len, size_t line)
 {
     struct import *im = ctx;
-    (void)line;
-    char *text = json_dumps(summary, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(summary);
-    if (!text)
-        return 1;
-    fputs(text, im->lines);
-    fputc('\n', im->lines);
-    free(text);
-    return 0;
+    char label[512];
+    snprintf(label, sizeof label, "%s: line %zu", im->label, line);
+    ingest_document(im->session, label, summary, len);
+    return im->session->database_failed; /* stop: nothing more is stored */
 }
 
 static void bad_line(void *ctx, const char *why)
@@ -58,6 +58,14 @@ static void bad_line(void *ctx, const char *why)
     struct import *im = ctx;
     tally_error("archive import slurm: %s: %s", im->label, why);
     im->bad++;
+}
+
+static int read_sacct(struct ingest_session *session, void *arg)
+{
+    struct import *im = arg;
+    im->session = session;
+    im->given = sacct_parse(im->text, im->len, take_summary, bad_line, im, im->why, sizeof im->why);
+    return im->given < 0 ? -1 : 0;
 }
 
 /* Slurm's records are read whole, at most this much (a year of a large
@@ -194,32 +202,31 @@ int archive_import_main(int argc, char **argv, const char *db)
         free(text);
         return TALLY_EXIT_ERROR;
     }
-    char *jsonl = NULL;
-    size_t jsonl_len = 0;
-    struct import im = {open_memstream(&jsonl, &jsonl_len), label, 0};
     char why[512];
-    long given = im.lines ? sacct_parse(text, len, take_summary, bad_line, &im, why, sizeof why) : -1;
-    free(text);
-    if (im.lines)
-        fclose(im.lines);
-    if (given < 0) {
-        tally_error("archive import slurm: %s: %s", label, im.lines ? why : "out of memory");
-        free(jsonl);
+    if (sacct_check_header(text, len, why, sizeof why) < 0) { /* before the archive is opened */
+        tally_error("archive import slurm: %s: %s", label, why);
+        free(text);
         return TALLY_EXIT_ERROR;
     }
     struct store *store = archive_open(cmd.db, false);
     if (!store) {
-        free(jsonl);
+        free(text);
         return TALLY_EXIT_ERROR;
     }
     struct ingest_options opts = {0};
     struct ingest_session session;
     ingest_session_init(&session, store, &opts);
-    ingest_buffer(&session, label, jsonl ? jsonl : "", jsonl_len);
+    struct import im = {label, text, len, &session, 0, 0, ""};
+    ingest_in_thread(&session, read_sacct, &im);
     int finished = ingest_session_finish(&session);
-    free(jsonl);
+    free(text);
+    if (im.given < 0) { /* (out of memory: the header was checked) */
+        tally_error("archive import slurm: %s: %s", label, im.why);
+        store_close(store);
+        return TALLY_EXIT_ERROR;
+    }
     if (!quiet)
-        printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", given, session.added,
+        printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", im.given, session.added,
                session.duplicates, session.rejected + im.bad);
     store_close(store);
     if (finished < 0)

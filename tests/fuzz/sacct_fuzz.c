@@ -1,7 +1,8 @@
 /* Fuzzes the Slurm accounting reader (src/archive/sacct.c: sacct --parsable2
  * output → summaries; sacct_seconds, sacct_megabytes). Beyond "no crash, no
  * leak, no UB": every summary given is a JSON object with a name and a
- * taskid, its numbers finite and not negative; every bad line is reported
+ * taskid, its numbers finite and not negative, its text the bytes
+ * json_dumps writes of it; every bad line is reported
  * with its line number; a time or size that parses is finite and >= 0. */
 #include <jansson.h>
 #include <math.h>
@@ -20,9 +21,15 @@ static void check_number(json_t *v)
         abort();
 }
 
-static int take(void *ctx, json_t *s, size_t line)
+static int take(void *ctx, const char *text, size_t len, size_t line)
 {
     (void)ctx;
+    json_t *s = json_loadb(text, len, 0, NULL);
+    /* the bytes json_dumps writes of it: what the archive reads without a tree */
+    char *again = s ? json_dumps(s, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    if (!again || strlen(again) != len || memcmp(again, text, len))
+        abort();
+    free(again);
     if (!json_is_object(s) || !json_is_string(json_object_get(s, "name")) ||
         !json_is_string(json_object_get(s, "taskid")) || line < 2)
         abort();

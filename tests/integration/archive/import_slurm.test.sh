@@ -46,6 +46,27 @@ printf 'JobName|State\nx|COMPLETED\n' > nojobid.txt
 err=$("$TALLY" archive --db "$WORK/x.db" import slurm nojobid.txt 2>&1); st=$?
 check_eq "no JobID column: 125" "$st" 125
 check_eq "no JobID column: said" "$err" "tally: archive import slurm: nojobid.txt: line 1: no JobID column: want sacct --parsable2 output with its header (not --noheader)"
+check "no JobID column: no archive created" test ! -e "$WORK/x.db"
+err=$("$TALLY" archive --db "$WORK/x.db" import slurm - 2>&1 < /dev/null); st=$?
+check_eq "empty input: 125, said" "$st: $err" "125: tally: archive import slurm: -: empty input: want sacct --parsable2 output with its header"
+check "empty input: no archive created" test ! -e "$WORK/x.db"
+# many steps: parsed in one thread while the other writes, in parts and in
+# transactions of 50,000 (a site's year is millions of lines)
+awk 'BEGIN {
+  print "JobID|JobName|User|Account|Partition|State|ExitCode|Elapsed|TotalCPU|ReqMem|MaxRSS|AllocCPUS|Timelimit|Start|End|NodeList"
+  for (j = 1; j <= 30000; j++) {
+    st = strftime("%Y-%m-%dT%H:%M:%S", 1763596800 + 10 * j, 1); en = strftime("%Y-%m-%dT%H:%M:%S", 1763596800 + 10 * j + 60, 1)
+    printf "%d|task%d|alice|bio|p%d|COMPLETED|0:0|00:01:00|00:30.500|%dM||2|01:00:00|%s|%s|node%d\n", j, j % 7, j % 3, 1000 + j % 5, st, en, j % 11
+    printf "%d.batch|batch||bio||COMPLETED|0:0|00:01:00|00:30.500||%dK|2||%s|%s|node%d\n", j, 1024 * (j % 100 + 1), st, en, j % 11
+    printf "%d.0|task%d||bio||COMPLETED|0:0|00:00:50|00:25.250||%dK|2||%s|%s|node%d\n", j, j % 7, 2048 * (j % 50 + 1), st, en, j % 11
+  }
+}' > many.txt
+out=$("$TALLY" archive --db "$WORK/many.db" import slurm many.txt 2>&1); st=$?
+check_eq "30,000 jobs of 2 steps: all added" "$st: $out" "0: steps 60000, added 60000, already archived 0, rejected 0"
+check_eq "... each step once" "$(sqlite3 "$WORK/many.db" 'select count(distinct taskid) from summaries')" 60000
+p0=$("$TALLY" archive --db "$WORK/many.db" stats --format json --by category p0 2>/dev/null)
+check_eq "... the 20,000 steps of partition p0's jobs (a step takes its job's)" "$(echo "$p0" | jq .count)" 20000
+check_eq "... their largest MaxRSS: 102400K = 100 MB" "$(echo "$p0" | jq '.resources.memory.max')" 100
 # running sacct: no Slurm database here, so sacct fails; one line, 125, no archive
 if command -v sacct >/dev/null; then
   err=$("$TALLY" archive --db "$WORK/none.db" import slurm 2>&1); st=$?
