@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +441,85 @@ static int take_new_id(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
+/* The rows' COPY of a batch whose keys are all new: its columns, and its
+ * values encoded while the server takes the keys (ready). */
+struct rows_copy {
+    size_t nfields, per_row;
+    char *columns;
+    struct store_copy_data data;
+    bool ready;
+};
+
+/* The values of records' rows, id from ids (or, ids NULL, the record's
+ * own), those without one left out: malloc'd, *rows of them; NULL when
+ * out of memory. */
+static struct sql_value *rows_values(struct summary_record *const *records, size_t n,
+                                     const long long *ids, const struct rows_copy *rows,
+                                     size_t *count)
+{
+    struct sql_value *values = malloc((n ? n : 1) * rows->per_row * sizeof *values);
+    *count = 0;
+    for (size_t r = 0; values && r < n; r++) {
+        long long id = ids ? ids[r] : records[r]->id;
+        if (!id)
+            continue;
+        struct sql_value *row = values + *count * rows->per_row;
+        row[0] = sql_int(id);
+        bind_record(row + 1, records[r], true, rows->nfields);
+        ++*count;
+    }
+    return values;
+}
+
+/* Encodes the rows of records with the ids they get when all their keys
+ * are new; left not ready when that needs a statement (the columns' types
+ * not known yet: the batch's first COPY of rows) or memory. */
+static void prepare_rows(struct store *s, struct summary_record *const *records, size_t n,
+                         const long long *ids, struct rows_copy *rows)
+{
+    size_t count;
+    char why[160];
+    struct sql_value *values = rows->columns ? rows_values(records, n, ids, rows, &count) : NULL;
+    rows->ready = values && store_copy_encode(s, "summary_rows", rows->columns, values, count,
+                                              rows->per_row, false, &rows->data, why,
+                                              sizeof why) == 0;
+    free(values);
+}
+
+/* Records in the order of their keys (start day, then hash), near enough:
+ * the hash by its first 8 bytes. The keys' unique index takes them in that
+ * order at 0.8 s for 500,000 instead of 1.0-1.2 s in the records' order
+ * (each insert next to the one before, not anywhere in its day). */
+struct key_order {
+    long long day;
+    uint64_t hash_prefix;
+    size_t record;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct key_order *x = a, *y = b;
+    if (x->day != y->day)
+        return x->day < y->day ? -1 : 1;
+    return x->hash_prefix < y->hash_prefix ? -1 : x->hash_prefix > y->hash_prefix;
+}
+
+/* malloc'd, n of them; NULL when out of memory */
+static struct key_order *key_order(struct summary_record *const *records, size_t n)
+{
+    struct key_order *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (size_t r = 0; r < n; r++) {
+        uint64_t prefix = 0;
+        for (int i = 0; i < 8; i++) /* big-endian: the order of memcmp */
+            prefix = prefix << 8 | records[r]->hash[i];
+        order[r] = (struct key_order){records[r]->start_day, prefix, r};
+    }
+    qsort(order, n, sizeof *order, by_key);
+    return order;
+}
+
 /* The common case of the bulk path, no summary of the batch archived
  * before: n ids taken from the rows' sequence in one statement, the keys
  * copied with them into summary_keys (its unique key refuses a key that
@@ -447,7 +527,8 @@ static int take_new_id(void *ctx, size_t ncols, const struct sql_value *row)
  * for). *all_new false, and the keys' copy undone (a savepoint), when one
  * was refused: the caller then inserts them skipping those that exist. */
 static int copy_new_keys(struct store *s, struct summary_record *const *records, size_t n,
-                         struct inserted *ins, bool *all_new, char *why, size_t why_size)
+                         struct inserted *ins, bool *all_new, struct rows_copy *rows, char *why,
+                         size_t why_size)
 {
     *all_new = false;
     const char *ids_sql = sequence_sql(s, MEMO_NEW_IDS, "SELECT nextval('%s') FROM generate_series(1, ?)",
@@ -466,21 +547,39 @@ static int copy_new_keys(struct store *s, struct summary_record *const *records,
         snprintf(why, why_size, "the sequence of summary_rows' ids gave %zu ids of %zu", t.n, n);
     else if (store_exec(s, "SAVEPOINT tally_keys", NULL, 0, why, why_size) >= 0)
         rc = 0;
+    struct key_order *order = rc == 0 ? key_order(records, n) : NULL;
+    if (rc == 0 && !order) {
+        snprintf(why, why_size, "out of memory");
+        rc = -1;
+    }
     if (rc == 0) {
-        for (size_t r = 0; r < n; r++) {
-            keys[3 * r] = sql_int(records[r]->start_day);
-            keys[3 * r + 1] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
-            keys[3 * r + 2] = sql_int(t.ids[r]);
+        for (size_t k = 0; k < n; k++) {
+            size_t r = order[k].record;
+            keys[3 * k] = sql_int(records[r]->start_day);
+            keys[3 * k + 1] = sql_blob(records[r]->hash, SUMMARY_HASH_LEN);
+            keys[3 * k + 2] = sql_int(t.ids[r]);
         }
         s->duplicate = false;
-        if (store_copy(s, "summary_keys", "start_day, hash, id", keys, n, 3, why, why_size) == 0) {
-            rc = store_exec(s, "RELEASE SAVEPOINT tally_keys", NULL, 0, why, why_size) < 0 ? -1 : 0;
-            *all_new = rc == 0;
-        } else if (s->duplicate && !s->retryable) {
-            rc = store_exec(s, "ROLLBACK TO SAVEPOINT tally_keys", NULL, 0, why, why_size) < 0 ? -1 : 0;
-        } else {
+        struct store_copy_data sent;
+        if (store_copy_encode(s, "summary_keys", "start_day, hash, id", keys, n, 3, true, &sent, why,
+                              why_size) != 0) {
             rc = -1;
+        } else if (store_copy_send(s, &sent, why, why_size) < 0) {
+            rc = -1;
+        } else {
+            /* the rows' COPY encoded while the server takes the keys: each
+             * was most of the other's wait */
+            prepare_rows(s, records, n, t.ids, rows);
+            if (store_wait(s, why, why_size) >= 0) {
+                rc = store_exec(s, "RELEASE SAVEPOINT tally_keys", NULL, 0, why, why_size) < 0 ? -1 : 0;
+                *all_new = rc == 0;
+            } else if (s->duplicate && !s->retryable) {
+                rc = store_exec(s, "ROLLBACK TO SAVEPOINT tally_keys", NULL, 0, why, why_size) < 0 ? -1 : 0;
+            } else {
+                rc = -1;
+            }
         }
+        store_copy_data_free(&sent);
     }
     for (size_t r = 0; *all_new && r < n; r++) {
         records[r]->id = t.ids[r];
@@ -489,6 +588,7 @@ static int copy_new_keys(struct store *s, struct summary_record *const *records,
     }
     if (*all_new)
         ins->count = n;
+    free(order);
     free(t.ids);
     free(keys);
     return rc;
@@ -546,49 +646,45 @@ static int ingest_records_copy(struct store *s, struct summary_record *const *re
     const struct summary_field *fields = summary_fields(&nfields);
     if (nfields > MAX_SUMMARY_FIELDS)
         nfields = MAX_SUMMARY_FIELDS;
-    size_t per_row = 1 + ROW_PARAMS + nfields;
     if (!summary_rows_have_start_day(s)) { /* its partitions' key */
         snprintf(why, why_size, "a bulk path needs summary_rows' start_day");
         return -1;
     }
+    struct rows_copy rows = {nfields, 1 + ROW_PARAMS + nfields,
+                             copy_columns(nfields, fields, why, why_size), {NULL, NULL, 0}, false};
+    if (!rows.columns)
+        return -1;
     ins->records = records;
     ins->nrecords = n;
     ins->cursor = 0;
     bool all_new = false;
-    int rc = n ? copy_new_keys(s, records, n, ins, &all_new, why, why_size) : 0;
-    if (rc < 0)
-        return -1;
-    if (!all_new) { /* some archived before, or twice in the batch */
+    int rc = n ? copy_new_keys(s, records, n, ins, &all_new, &rows, why, why_size) : 0;
+    if (rc == 0 && !all_new) { /* some archived before, or twice in the batch */
         const char *keys = copy_keys_sql(s, why, why_size);
         char *days = NULL, *hashes = NULL;
-        if (!keys || key_arrays(records, n, &days, &hashes, why, why_size) < 0)
-            return -1;
-        struct sql_value arrays[2] = {sql_text(days), sql_text(hashes)};
-        rc = store_query(s, keys, arrays, 2, take_id, ins, why, why_size) < 0 ? -1 : 0;
+        if (!keys || key_arrays(records, n, &days, &hashes, why, why_size) < 0) {
+            rc = -1;
+        } else {
+            struct sql_value arrays[2] = {sql_text(days), sql_text(hashes)};
+            rc = store_query(s, keys, arrays, 2, take_id, ins, why, why_size) < 0 ? -1 : 0;
+        }
         free(days);
         free(hashes);
     }
-    if (rc < 0 || ins->count == 0)
-        return rc;
-    char *columns = copy_columns(nfields, fields, why, why_size);
-    struct sql_value *values = malloc(ins->count * per_row * sizeof *values);
-    if (!columns || !values) {
-        if (columns && !values)
+    if (rc == 0 && ins->count > 0 && all_new && rows.ready) {
+        rc = store_copy_send(s, &rows.data, why, why_size) < 0 || store_wait(s, why, why_size) < 0
+                 ? -1 : 0;
+    } else if (rc == 0 && ins->count > 0) {
+        size_t count;
+        struct sql_value *values = rows_values(records, n, NULL, &rows, &count);
+        if (!values)
             snprintf(why, why_size, "out of memory");
-        free(columns);
+        rc = values && store_copy(s, "summary_rows", rows.columns, values, count, rows.per_row, why,
+                                  why_size) == 0 ? 0 : -1;
         free(values);
-        return -1;
     }
-    size_t rows = 0;
-    for (size_t r = 0; r < n && rows < ins->count; r++)
-        if (records[r]->id) {
-            values[rows * per_row] = sql_int(records[r]->id);
-            bind_record(values + rows * per_row + 1, records[r], true, nfields);
-            rows++;
-        }
-    rc = store_copy(s, "summary_rows", columns, values, rows, per_row, why, why_size) < 0 ? -1 : 0;
-    free(columns);
-    free(values);
+    store_copy_data_free(&rows.data);
+    free(rows.columns);
     return rc;
 }
 

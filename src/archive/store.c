@@ -133,6 +133,27 @@ int store_copy(struct store *s, const char *table, const char *columns,
     return s->backend->copy(s, table, columns, values, nrows, ncols, why, why_size);
 }
 
+int store_copy_encode(struct store *s, const char *table, const char *columns,
+                      const struct sql_value *values, size_t nrows, size_t ncols,
+                      bool statements_allowed, struct store_copy_data *out, char *why,
+                      size_t why_size)
+{
+    return s->backend->copy_encode(s, table, columns, values, nrows, ncols, statements_allowed,
+                                   out, why, why_size);
+}
+
+int store_copy_send(struct store *s, const struct store_copy_data *data, char *why, size_t why_size)
+{
+    return s->backend->copy_send(s, data, why, why_size);
+}
+
+void store_copy_data_free(struct store_copy_data *data)
+{
+    free(data->sql);
+    free(data->bytes);
+    *data = (struct store_copy_data){NULL, NULL, 0};
+}
+
 int store_first_integer(void *ctx, size_t ncols, const struct sql_value *row)
 {
     if (ncols > 0 && row[0].type != SQL_NULL)

@@ -53,6 +53,20 @@ bool store_can_copy(const struct store *s);
 int store_copy(struct store *s, const char *table, const char *columns,
                const struct sql_value *values, size_t nrows, size_t ncols, char *why,
                size_t why_size);
+/* A bulk insert in two steps, so that the caller prepares one while the
+ * server runs another (ingest encodes a batch's rows while the server takes
+ * its keys). store_copy_encode: the values as they will be sent; it runs a
+ * statement only if statements_allowed (false while a COPY or a statement
+ * sent is under way), and gives 1, nothing encoded, when it would need one;
+ * 0, or -1 with a reason. store_copy_send: sends them without waiting for
+ * the outcome, which store_wait gives as for store_send; 0, or -1 with a
+ * reason and nothing to wait for. store_copy_data_free frees the encoding. */
+int store_copy_encode(struct store *s, const char *table, const char *columns,
+                      const struct sql_value *values, size_t nrows, size_t ncols,
+                      bool statements_allowed, struct store_copy_data *out, char *why,
+                      size_t why_size);
+int store_copy_send(struct store *s, const struct store_copy_data *data, char *why, size_t why_size);
+void store_copy_data_free(struct store_copy_data *data);
 /* The archive's size in bytes (the SQLite file's pages; the PostgreSQL
  * database), or -1 with a reason. */
 long long store_size(struct store *s, char *why, size_t why_size);

@@ -58,6 +58,13 @@ typedef int (*store_row_fn)(void *ctx, size_t ncols, const struct sql_value *row
 
 struct store;
 
+/* A COPY encoded, to be sent (store.h's store_copy_encode, store_copy_send). */
+struct store_copy_data {
+    char *sql;            /* the COPY statement */
+    unsigned char *bytes; /* its data */
+    size_t len;
+};
+
 #define STORE_MEMO_SLOTS 132
 
 /* What differs between the backends. */
@@ -92,6 +99,15 @@ struct store_backend {
     int (*copy)(struct store *s, const char *table, const char *columns,
                 const struct sql_value *values, size_t nrows, size_t ncols, char *why,
                 size_t why_size);
+    /* The same in two steps, where copy is not NULL: encoding (no statement
+     * run unless statements_allowed: 1 when one would be needed), and
+     * sending without waiting for the outcome (wait gives it). */
+    int (*copy_encode)(struct store *s, const char *table, const char *columns,
+                       const struct sql_value *values, size_t nrows, size_t ncols,
+                       bool statements_allowed, struct store_copy_data *out, char *why,
+                       size_t why_size);
+    int (*copy_send)(struct store *s, const struct store_copy_data *data, char *why,
+                     size_t why_size);
     /* Runs one statement; returns the number of rows changed, or -1. */
     long long (*exec)(struct store *s, const char *sql, const struct sql_value *params,
                       size_t nparams, char *why, size_t why_size);

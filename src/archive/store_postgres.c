@@ -569,6 +569,23 @@ static void copy_value(struct byte_writer *b, const struct sql_value *v)
 
 /* --- COPY ... FROM STDIN, binary where the values fit (pg_copy_binary.h) -- */
 
+/* Whether the types of table (columns) are known without a statement:
+ * *types then (NULL when they could not be had: the text format). */
+static bool copy_types_known(struct postgres_store *impl, const char *table, const char *columns,
+                             const unsigned **types)
+{
+    size_t tlen = strlen(table), clen = strlen(columns);
+    for (size_t i = 0; i < COPY_TARGETS; i++) {
+        const char *t = impl->copy_targets[i].target; /* "table (columns)" */
+        if (t && !strncmp(t, table, tlen) && !strncmp(t + tlen, " (", 2) &&
+            !strncmp(t + tlen + 2, columns, clen) && !strcmp(t + tlen + 2 + clen, ")")) {
+            *types = impl->copy_targets[i].types;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The types of table's columns (ncols of them), from an empty select; NULL
  * when they cannot be had (the text format then). */
 static const unsigned *copy_types(struct postgres_store *impl, const char *table, const char *columns,
@@ -604,34 +621,32 @@ static const unsigned *copy_types(struct postgres_store *impl, const char *table
     return types;
 }
 
-static int postgres_copy(struct store *s, const char *table, const char *columns,
-                         const struct sql_value *values, size_t nrows, size_t ncols, char *why,
-                         size_t why_size)
+/* The COPY of nrows × ncols values into table (columns) as it will be sent:
+ * its statement and data (binary where every value fits its column, else
+ * text). 1, nothing encoded, when the columns' types are not known yet
+ * and no statement may run to learn them (statements_allowed false: a COPY
+ * is under way); -1 when out of memory (said). */
+static int postgres_copy_encode(struct store *s, const char *table, const char *columns,
+                                const struct sql_value *values, size_t nrows, size_t ncols,
+                                bool statements_allowed, struct store_copy_data *out, char *why,
+                                size_t why_size)
 {
     struct postgres_store *impl = s->impl;
-    const unsigned *types = copy_types(impl, table, columns, ncols);
+    *out = (struct store_copy_data){NULL, NULL, 0};
+    const unsigned *types = NULL;
+    if (!copy_types_known(impl, table, columns, &types) && !statements_allowed)
+        return 1;
+    if (!types)
+        types = copy_types(impl, table, columns, ncols);
     bool binary = types && pg_copy_binary_fits(types, values, nrows, ncols);
-    char *sql = NULL;
-    if (asprintf(&sql, "COPY %s (%s) FROM STDIN%s", table, columns, binary ? " WITH (FORMAT binary)" : "") < 0) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
-    }
-    PGresult *res = PQ(PQexec)(impl->conn, sql);
-    free(sql);
-    if (PQ(PQresultStatus)(res) != PGRES_COPY_IN) {
-        set_result_error(s, res, why, why_size);
-        PQ(PQclear)(res);
-        return -1;
-    }
-    PQ(PQclear)(res);
     struct byte_writer b = {NULL, 0, 0, false};
-    if (binary)
+    if (binary) {
         pg_copy_binary_header(&b);
-    int rc = 0;
-    for (size_t r = 0; r < nrows && rc == 0; r++) {
-        if (binary) {
+        for (size_t r = 0; r < nrows; r++)
             pg_copy_binary_row(&b, types, &values[r * ncols], ncols);
-        } else {
+        pg_copy_binary_trailer(&b);
+    } else {
+        for (size_t r = 0; r < nrows; r++) {
             for (size_t c = 0; c < ncols; c++) {
                 if (c)
                     byte_put(&b, "\t", 1);
@@ -639,33 +654,60 @@ static int postgres_copy(struct store *s, const char *table, const char *columns
             }
             byte_put(&b, "\n", 1);
         }
-        if (binary && r + 1 == nrows)
-            pg_copy_binary_trailer(&b);
-        if (b.failed || (b.len >= (1 << 20) || r + 1 == nrows)) { /* a megabyte at a time */
-            if (b.failed || PQ(PQputCopyData)(impl->conn, (const char *)b.data, (int)b.len) != 1)
-                rc = -1;
-            b.len = 0;
-        }
     }
-    if (binary && nrows == 0) { /* a header and a trailer: no rows */
-        pg_copy_binary_trailer(&b);
-        if (b.failed || PQ(PQputCopyData)(impl->conn, (const char *)b.data, (int)b.len) != 1)
+    if (b.failed || asprintf(&out->sql, "COPY %s (%s) FROM STDIN%s", table, columns,
+                             binary ? " WITH (FORMAT binary)" : "") < 0) {
+        out->sql = NULL;
+        free(b.data);
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    out->bytes = b.data;
+    out->len = b.len;
+    return 0;
+}
+
+/* Sends an encoded COPY whole, without waiting for its outcome: 0 when
+ * postgres_wait is to read it, -1 when it failed before (said; nothing to
+ * wait for). */
+static int postgres_copy_send(struct store *s, const struct store_copy_data *data, char *why,
+                              size_t why_size)
+{
+    struct postgres_store *impl = s->impl;
+    PGresult *res = PQ(PQexec)(impl->conn, data->sql);
+    if (PQ(PQresultStatus)(res) != PGRES_COPY_IN) {
+        set_result_error(s, res, why, why_size);
+        PQ(PQclear)(res);
+        return -1;
+    }
+    PQ(PQclear)(res);
+    int rc = 0;
+    for (size_t at = 0; at < data->len && rc == 0; at += 1 << 20) { /* a megabyte at a time */
+        size_t n = data->len - at < (1 << 20) ? data->len - at : (1 << 20);
+        if (PQ(PQputCopyData)(impl->conn, (const char *)data->bytes + at, (int)n) != 1)
             rc = -1;
     }
-    if (PQ(PQputCopyEnd)(impl->conn, rc == 0 ? NULL : "tally: out of memory") != 1)
-        rc = -1;
-    free(b.data);
-    /* the COPY's outcome, then nothing */
-    while ((res = PQ(PQgetResult)(impl->conn)) != NULL) {
-        if (PQ(PQresultStatus)(res) != PGRES_COMMAND_OK && rc == 0) {
-            set_result_error(s, res, why, why_size);
-            rc = -2;
-        }
+    if (PQ(PQputCopyEnd)(impl->conn, rc == 0 ? NULL : "tally: the data could not be sent") == 1 &&
+        rc == 0)
+        return 0;
+    set_error(impl, why, why_size);
+    while ((res = PQ(PQgetResult)(impl->conn)) != NULL) /* the connection free again */
         PQ(PQclear)(res);
-    }
-    if (rc == -1)
-        set_error(impl, why, why_size);
-    return rc < 0 ? -1 : 0;
+    return -1;
+}
+
+static int postgres_copy(struct store *s, const char *table, const char *columns,
+                         const struct sql_value *values, size_t nrows, size_t ncols, char *why,
+                         size_t why_size)
+{
+    struct store_copy_data data;
+    if (postgres_copy_encode(s, table, columns, values, nrows, ncols, true, &data, why, why_size) != 0)
+        return -1;
+    int rc = postgres_copy_send(s, &data, why, why_size) < 0 || postgres_wait(s, why, why_size) < 0
+                 ? -1 : 0;
+    free(data.sql);
+    free(data.bytes);
+    return rc;
 }
 
 static void postgres_close(struct store *s)
@@ -704,6 +746,8 @@ static const struct store_backend postgres_backend = {
     .partitioned_id_column = "id BIGSERIAL",
     .partition_by = " PARTITION BY RANGE (start_day)",
     .copy = postgres_copy,
+    .copy_encode = postgres_copy_encode,
+    .copy_send = postgres_copy_send,
     .send = postgres_send,
     .wait = postgres_wait,
     .size_query = "SELECT pg_database_size(current_database())",
