@@ -451,8 +451,8 @@ struct rows_copy {
 };
 
 /* The values of records' rows, id from ids (or, ids NULL, the record's
- * own), those without one left out: malloc'd, *rows of them; NULL when
- * out of memory. */
+ * own), those without one left out: malloc'd, *count rows of them; NULL
+ * when out of memory. */
 static struct sql_value *rows_values(struct summary_record *const *records, size_t n,
                                      const long long *ids, const struct rows_copy *rows,
                                      size_t *count)
@@ -472,8 +472,8 @@ static struct sql_value *rows_values(struct summary_record *const *records, size
 }
 
 /* Encodes the rows of records with the ids they get when all their keys
- * are new; left not ready when that needs a statement (the columns' types
- * not known yet: the batch's first COPY of rows) or memory. */
+ * are new; left not ready when that needs a statement (the columns' types,
+ * learnt at the session's first COPY of rows) or memory. */
 static void prepare_rows(struct store *s, struct summary_record *const *records, size_t n,
                          const long long *ids, struct rows_copy *rows)
 {
@@ -524,8 +524,9 @@ static struct key_order *key_order(struct summary_record *const *records, size_t
  * before: n ids taken from the rows' sequence in one statement, the keys
  * copied with them into summary_keys (its unique key refuses a key that
  * exists, committed or being written by another writer, which is waited
- * for). *all_new false, and the keys' copy undone (a savepoint), when one
- * was refused: the caller then inserts them skipping those that exist. */
+ * for), and meanwhile the rows encoded with those ids (rows->ready). *all_new
+ * false, and the keys' copy undone (a savepoint), when one was refused: the
+ * caller then inserts them skipping those that exist. */
 static int copy_new_keys(struct store *s, struct summary_record *const *records, size_t n,
                          struct inserted *ins, bool *all_new, struct rows_copy *rows, char *why,
                          size_t why_size)
@@ -636,9 +637,10 @@ static char *copy_columns(size_t nfields, const struct summary_field *fields, ch
 }
 
 /* Where the backend has a bulk path (PostgreSQL's COPY): the batch's keys
- * are inserted in one statement that skips those archived before and
- * returns the new ones' ids; the new rows are then copied straight into
- * their table (routed to their month's partition). */
+ * copied (copy_new_keys), or, when some were archived before, inserted in
+ * one statement that skips those and returns the new ones' ids; the new
+ * rows then copied straight into their table (routed to their month's
+ * partition), encoded already when every key was new. */
 static int ingest_records_copy(struct store *s, struct summary_record *const *records, size_t n,
                                struct inserted *ins, char *why, size_t why_size)
 {
