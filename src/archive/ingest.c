@@ -479,7 +479,7 @@ static void prepare_rows(struct store *s, struct summary_record *const *records,
 {
     size_t count;
     char why[160];
-    struct sql_value *values = rows->columns ? rows_values(records, n, ids, rows, &count) : NULL;
+    struct sql_value *values = rows_values(records, n, ids, rows, &count);
     rows->ready = values && store_copy_encode(s, "summary_rows", rows->columns, values, count,
                                               rows->per_row, false, &rows->data, why,
                                               sizeof why) == 0;

@@ -132,8 +132,6 @@ struct summary_text {
     bool first; /* no member written yet in the object at hand */
 };
 
-static void put_text(struct summary_text *t, const char *text) { byte_put(&t->w, text, strlen(text)); }
-
 static void put_string(struct summary_text *t, const char *s)
 {
     size_t n = strlen(s);
@@ -212,7 +210,10 @@ static int summary_of(const struct row *r, const struct row *job, struct summary
     put_string(t, name);
     put_key(t, "taskid");
     put_string(t, jobid);
-    put_text(t, ",\"tool\":\"slurm\",\"source\":\"sacct\"");
+    put_key(t, "tool");
+    put_string(t, "slurm");
+    put_key(t, "source");
+    put_string(t, "sacct");
     static const struct {
         enum column c;
         const char *key;

@@ -569,21 +569,19 @@ static void copy_value(struct byte_writer *b, const struct sql_value *v)
 
 /* --- COPY ... FROM STDIN, binary where the values fit (pg_copy_binary.h) -- */
 
-/* Whether the types of table (columns) are known without a statement:
- * *types then (NULL when they could not be had: the text format). */
-static bool copy_types_known(struct postgres_store *impl, const char *table, const char *columns,
-                             const unsigned **types)
+/* The types of table (columns) learnt before (copy_types), without a
+ * statement; NULL when not known yet. */
+static const unsigned *known_copy_types(const struct postgres_store *impl, const char *table,
+                                        const char *columns)
 {
     size_t tlen = strlen(table), clen = strlen(columns);
     for (size_t i = 0; i < COPY_TARGETS; i++) {
         const char *t = impl->copy_targets[i].target; /* "table (columns)" */
         if (t && !strncmp(t, table, tlen) && !strncmp(t + tlen, " (", 2) &&
-            !strncmp(t + tlen + 2, columns, clen) && !strcmp(t + tlen + 2 + clen, ")")) {
-            *types = impl->copy_targets[i].types;
-            return true;
-        }
+            !strncmp(t + tlen + 2, columns, clen) && !strcmp(t + tlen + 2 + clen, ")"))
+            return impl->copy_targets[i].types;
     }
-    return false;
+    return NULL;
 }
 
 /* The types of table's columns (ncols of them), from an empty select; NULL
@@ -591,14 +589,12 @@ static bool copy_types_known(struct postgres_store *impl, const char *table, con
 static const unsigned *copy_types(struct postgres_store *impl, const char *table, const char *columns,
                                   size_t ncols)
 {
+    const unsigned *known = known_copy_types(impl, table, columns);
+    if (known)
+        return known;
     char *target = NULL;
     if (asprintf(&target, "%s (%s)", table, columns) < 0)
         return NULL;
-    for (size_t i = 0; i < COPY_TARGETS; i++)
-        if (impl->copy_targets[i].target && !strcmp(impl->copy_targets[i].target, target)) {
-            free(target);
-            return impl->copy_targets[i].types;
-        }
     char *sql = NULL;
     unsigned *types = malloc((ncols ? ncols : 1) * sizeof *types);
     PGresult *res = types && asprintf(&sql, "SELECT %s FROM %s LIMIT 0", columns, table) >= 0
@@ -633,8 +629,8 @@ static int postgres_copy_encode(struct store *s, const char *table, const char *
 {
     struct postgres_store *impl = s->impl;
     *out = (struct store_copy_data){NULL, NULL, 0};
-    const unsigned *types = NULL;
-    if (!copy_types_known(impl, table, columns, &types) && !statements_allowed)
+    const unsigned *types = known_copy_types(impl, table, columns);
+    if (!types && !statements_allowed)
         return 1;
     if (!types)
         types = copy_types(impl, table, columns, ncols);

@@ -133,7 +133,7 @@ int summary_members_from_json(struct summary_members *m, json_t *object)
 
 int summary_members_put_json_string(struct summary_members *m, size_t off, size_t n)
 {
-    if (VEC_RESERVE(m->bytes, m->capacity, m->len + JSON_STRING_ROOM(n) + 1) < 0)
+    if (VEC_RESERVE(m->bytes, m->capacity, m->len + JSON_STRING_ROOM(n)) < 0)
         return -1;
     m->len += json_string_text((const unsigned char *)m->bytes + off, n, m->bytes + m->len);
     return 0;
