@@ -355,6 +355,7 @@ static int header_columns(char *line, int index[COL_COUNT], char *why, size_t wh
 
 int sacct_check_header(const char *text, size_t len, char *why, size_t why_size)
 {
+    len = strnlen(text, len); /* what sacct_parse reads: up to a NUL */
     size_t start = 0;
     while (start < len && text[start] == '\n')
         start++;

@@ -1,6 +1,7 @@
 /* Fuzzes the Slurm accounting reader (src/archive/sacct.c: sacct --parsable2
  * output → summaries; sacct_seconds, sacct_megabytes). Beyond "no crash, no
- * leak, no UB": every summary given is a JSON object with a name and a
+ * leak, no UB": sacct_check_header refuses exactly what sacct_parse
+ * refuses, with the same words; every summary given is a JSON object with a name and a
  * taskid, its numbers finite and not negative, its text the bytes
  * json_dumps writes of it; every bad line is reported
  * with its line number; a time or size that parses is finite and >= 0. */
@@ -53,9 +54,13 @@ static void bad(void *ctx, const char *why)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char why[256] = "";
+    char why[256] = "", header_why[256] = "";
+    int header = sacct_check_header((const char *)data, size, header_why, sizeof header_why);
     long n = sacct_parse((const char *)data, size, take, bad, NULL, why, sizeof why);
     if (n < 0 && !why[0])
+        abort();
+    /* the check made before an archive is opened says what the parse would */
+    if ((header < 0) != (n < 0) || (header < 0 && (!header_why[0] || strcmp(header_why, why))))
         abort();
     char *text = fuzz_string(data, size);
     double s = sacct_seconds(text), mb = sacct_megabytes(text, 1);
