@@ -1,27 +1,21 @@
 /* Monthly partitions of summaries (see partitions.h). */
 #include "archive/partitions.h"
 
+#include "archive/calendar_month.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int partition_of_day(long long day, char *name, size_t name_len, long long *first, long long *last)
 {
-    /* years 1..9999: 719162 days before 1970 to 2932896 after */
-    if (day < -719162 || day > 2932896)
+    struct calendar_month m;
+    if (calendar_month_of(day, &m) < 0)
         return -1;
-    time_t t = (time_t)(day * 86400);
-    struct tm tm;
-    if (!gmtime_r(&t, &tm))
-        return -1;
-    snprintf(name, name_len, "%04d_%02d", tm.tm_year + 1900, tm.tm_mon + 1);
-    tm.tm_mday = 1;
-    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    *first = (long long)(timegm(&tm) / 86400);
-    tm.tm_mon += 1;
-    *last = (long long)(timegm(&tm) / 86400);
+    snprintf(name, name_len, "%04d_%02d", m.year, m.month);
+    *first = m.first;
+    *last = m.next;
     return 0;
 }
 
