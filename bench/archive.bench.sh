@@ -81,9 +81,9 @@ for n in $SIZES; do
   [ "$stored" = "$n" ] || { echo "SQLite stored $stored of $n" >&2; exit 1; }
   bytes=$(du -cb "$db"* | tail -1 | awk '{print $1}')
   size="$(awk -v b="$bytes" 'BEGIN {printf "%.0f", b / 1048576}') MB, $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') B/summary"
-  agg=$(sqlite3 "$db" "select (select count(*) || ' day rows, ' || (sum(length(data)) / 1048576) || ' MB' from aggregates) || '; ' || (select count(*) || ' month rows, ' || (sum(length(data)) / 1048576) || ' MB' from aggregate_months)")
+  agg=$(sqlite3 "$db" "select count(*) || ' rows, ' || (sum(length(data)) / 1048576) || ' MB' from aggregates")
   # where the bytes go: pages of each table and index (SQLite's dbstat), per summary
-  breakdown+=("| $n | $(sqlite3 "$db" "select group_concat(part, ' | ') from (select printf('%.0f', sum(pgsize) * 1.0 / $n) as part, case when name in ('summary_rows', 'summary_keys') then name when name in ('aggregates', 'aggregate_months') then 'aggregates' else 'other' end as object from dbstat group by object order by case object when 'summary_rows' then 1 when 'summary_keys' then 2 when 'aggregates' then 3 else 4 end)") | $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') |")
+  breakdown+=("| $n | $(sqlite3 "$db" "select group_concat(part, ' | ') from (select printf('%.0f', sum(pgsize) * 1.0 / $n) as part, case when name in ('summary_rows', 'summary_keys', 'aggregates') then name else 'other' end as object from dbstat group by object order by case object when 'summary_rows' then 1 when 'summary_keys' then 2 when 'aggregates' then 3 else 4 end)") | $(awk -v b="$bytes" -v n="$n" 'BEGIN {printf "%.0f", b / n}') |")
   rows+=("| SQLite, $n | $(rate "$half" "$w1")/s ($(rate "$half" "$c1")/s CPU) | $(rate "$half" "$w2")/s ($(rate "$half" "$c2")/s CPU) | $(rate "$half" "$w3")/s ($(rate "$half" "$c3")/s CPU) | $size (aggregates: $agg); $(megabytes "$same_days_bytes") |")
   psql -X -q -d "$PG_URI" -c "create database bench_$n" >/dev/null
   uri="postgresql://tally@/bench_$n?host=$WORK/pg"
@@ -131,12 +131,11 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "Bytes per summary on disk by SQLite object (pages, from the dbstat table; 'other' is the"
   echo "small tables: dictionary, name_fields, document_shapes, sets, run_files, schema_version):"
   echo
-  echo "| summaries | table summary_rows | table summary_keys (start_day, hash, id) | aggregates (day and month rows) | other | file |"
+  echo "| summaries | table summary_rows | table summary_keys (start_day, hash, id) | aggregates | other | file |"
   echo "|---|---|---|---|---|---|"
   printf '%s\n' "${breakdown[@]}"
   echo
-  echo "Questions about one category (cat7: 1/40 of the runs), answered from the aggregates (the month"
-  echo "rows of the window's whole months, the day rows around them);"
+  echo "Questions about one category (cat7: 1/40 of the runs), answered from the per-day aggregates;"
   echo "median and max of $RUNS runs, and the largest resident memory of those runs:"
   echo
   echo "| command | backend | summaries | median | max | max RSS |"

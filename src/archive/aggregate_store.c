@@ -6,16 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive/calendar_month.h"
 #include "archive/rows_statement.h"
 #include "archive/start_day.h"
 #include "core/fields.h"
 #include "util/ordered_worker.h"
 #include "util/text_builder.h"
-
-/* The tables of the day rows and of the month rows. */
-#define DAY_ROWS "aggregates"
-#define MONTH_ROWS "aggregate_months"
 
 struct entry {
     enum aggregate_kind kind;
@@ -147,7 +142,6 @@ int aggregate_table_settle(struct aggregate_table *t)
  * one's merged copy (the table's aggregate + the stored one: the table
  * stays as it was, for a transaction run again) and encoded form. */
 struct flush_chunk {
-    const char *table; /* aggregates or aggregate_months */
     struct entry *entry[ROWS_STATEMENT_CHUNK];
     struct aggregate merged[ROWS_STATEMENT_CHUNK];
     unsigned char *data[ROWS_STATEMENT_CHUNK];
@@ -185,18 +179,16 @@ static int read_chunk(struct flush_chunk *c, struct store *s, char *why, size_t 
     struct sql_value p[3 * ROWS_STATEMENT_CHUNK];
     key_params(c, p);
     /* the casts type PostgreSQL's parameters, which a VALUES list leaves unknown */
-    char join[160];
-    snprintf(join, sizeof join, ") SELECT w.position, a.data FROM wanted w JOIN %s a"
-             " ON a.kind = w.kind AND a.key = w.key AND a.day = w.day", c->table);
     char *sql = rows_statement("WITH wanted (position, kind, key, day) AS (VALUES",
                                "#, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT)", c->n,
-                               join, why, why_size);
+                               ") SELECT w.position, a.data FROM wanted w JOIN aggregates a"
+                               " ON a.kind = w.kind AND a.key = w.key AND a.day = w.day",
+                               why, why_size);
     int rc = sql && store_query(s, sql, p, 3 * c->n, merge_stored, c, why, why_size) == 0 ? 0 : -1;
     free(sql);
     if (rc == 0 && c->unreadable) {
         const struct entry *e = c->entry[c->unreadable - 1];
-        snprintf(why, why_size, "the stored aggregate of '%s' for %s %lld cannot be read", e->key,
-                 strcmp(c->table, DAY_ROWS) ? "the month from day" : "day", e->day);
+        snprintf(why, why_size, "the stored aggregate of '%s' for day %lld cannot be read", e->key, e->day);
         return -1;
     }
     return rc;
@@ -228,9 +220,7 @@ static int send_chunk(const struct flush_chunk *c, struct store *s, char *why, s
         p[4 * i + 2] = sql_int(c->entry[i]->day);
         p[4 * i + 3] = sql_blob(c->data[i], c->length[i]);
     }
-    char insert[80];
-    snprintf(insert, sizeof insert, "INSERT INTO %s (kind, key, day, data) VALUES", c->table);
-    char *sql = rows_statement(insert, "?, ?, ?, ?", c->n,
+    char *sql = rows_statement("INSERT INTO aggregates (kind, key, day, data) VALUES", "?, ?, ?, ?", c->n,
                                " ON CONFLICT (kind, key, day) DO UPDATE SET data = excluded.data", why,
                                why_size);
     int rc = sql && store_send(s, sql, p, 4 * c->n, why, why_size) == 0 ? 0 : -1;
@@ -322,9 +312,8 @@ static int write_window(struct flush_chunk **chunks, size_t *nchunks, struct ord
     return rc;
 }
 
-/* Merges every aggregate of t into the rows of table. */
-static int flush_into(const struct aggregate_table *t, const char *table, struct store *s,
-                      const long long *ids, size_t nids, char *why, size_t why_size)
+int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
+                          size_t nids, char *why, size_t why_size)
 {
     struct flush_chunk *chunks[FLUSH_WINDOW] = {NULL}, *c = NULL;
     struct ordered_worker *encoder = NULL;
@@ -347,7 +336,6 @@ static int flush_into(const struct aggregate_table *t, const char *table, struct
                 rc = -1;
                 break;
             }
-            c->table = table;
             nchunks++;
         }
         struct aggregate *merged = &c->merged[c->n];
@@ -369,41 +357,6 @@ static int flush_into(const struct aggregate_table *t, const char *table, struct
     return rc == 0 ? written : rc;
 }
 
-/* t's aggregates merged by month: entries keyed by their month's first day.
- * A day outside years 1..9999 has no month row: its day row alone holds
- * it. NULL when out of memory. */
-static struct aggregate_table *months_of(const struct aggregate_table *t)
-{
-    struct aggregate_table *months = aggregate_table_new();
-    for (size_t i = 0; months && i < t->capacity; i++) {
-        struct entry *e = t->slots[i];
-        struct calendar_month m;
-        if (!e || calendar_month_of(e->day, &m) < 0)
-            continue;
-        struct aggregate *a = entry_for(months, e->kind, e->key, m.first);
-        if (!a || aggregate_settle(&e->agg) < 0 || aggregate_merge(a, &e->agg) < 0) {
-            aggregate_table_free(months);
-            months = NULL;
-        }
-    }
-    return months;
-}
-
-int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
-                          size_t nids, char *why, size_t why_size)
-{
-    if (flush_into(t, DAY_ROWS, s, ids, nids, why, why_size) < 0)
-        return -1;
-    struct aggregate_table *months = months_of(t);
-    if (!months) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
-    }
-    int rc = flush_into(months, MONTH_ROWS, s, ids, nids, why, why_size);
-    aggregate_table_free(months);
-    return rc;
-}
-
 struct load_ctx {
     struct aggregate *a;
     size_t rows;
@@ -422,45 +375,14 @@ static int load_row(void *ctx, size_t ncols, const struct sql_value *row)
     return 0;
 }
 
-/* The whole months inside [first_day, last_day]: [*from, *to), their first
- * days; *from >= *to when there is none. */
-static void whole_months(long long first_day, long long last_day, long long *from, long long *to)
-{
-    long long first = first_day > CALENDAR_FIRST_DAY ? first_day : CALENDAR_FIRST_DAY;
-    long long last = last_day < CALENDAR_LAST_DAY ? last_day : CALENDAR_LAST_DAY;
-    struct calendar_month of_first, of_last;
-    *from = *to = 0;
-    if (first > last || calendar_month_of(first, &of_first) < 0 ||
-        calendar_month_of(last, &of_last) < 0)
-        return;
-    *from = of_first.first == first ? first : of_first.next;
-    *to = of_last.next == last + 1 ? of_last.next : of_last.first;
-}
-
 int aggregate_load(struct store *s, enum aggregate_kind kind, const char *key, long long first_day,
                    long long last_day, struct aggregate *a, size_t *found, char *why,
                    size_t why_size)
 {
-    /* the month rows of the whole months, the day rows of the days around
-     * them: a year is 12 rows to read and merge, not 365 */
-    long long from, to;
-    whole_months(first_day, last_day, &from, &to);
-    struct sql_value p[12] = {sql_int(kind), sql_text(key), sql_int(first_day), sql_int(last_day),
-                              sql_int(kind), sql_text(key), sql_int(1), sql_int(0),
-                              sql_int(kind), sql_text(key), sql_int(1), sql_int(0)};
-    if (from < to) {
-        p[3] = sql_int(from - 1);
-        p[6] = sql_int(to);
-        p[7] = sql_int(last_day);
-        p[10] = sql_int(from);
-        p[11] = sql_int(to - 1);
-    }
     struct load_ctx l = {a, 0, false};
-    if (store_query(s, "SELECT data FROM " DAY_ROWS " WHERE kind = ? AND key = ? AND day >= ? AND day <= ?"
-                       " UNION ALL SELECT data FROM " DAY_ROWS " WHERE kind = ? AND key = ? AND day >= ?"
-                       " AND day <= ?"
-                       " UNION ALL SELECT data FROM " MONTH_ROWS " WHERE kind = ? AND key = ? AND day >= ?"
-                       " AND day <= ?", p, 12, load_row, &l, why, why_size) < 0)
+    struct sql_value p[4] = {sql_int(kind), sql_text(key), sql_int(first_day), sql_int(last_day)};
+    if (store_query(s, "SELECT data FROM aggregates WHERE kind = ? AND key = ? AND day >= ?"
+                       " AND day <= ?", p, 4, load_row, &l, why, why_size) < 0)
         return -1;
     if (l.bad) {
         snprintf(why, why_size, "the aggregates of '%s' cannot be read", key);
@@ -483,7 +405,7 @@ int aggregate_key_exists(struct store *s, enum aggregate_kind kind, const char *
 {
     int found = 0;
     struct sql_value p[2] = {sql_int(kind), sql_text(key)};
-    if (store_query(s, "SELECT 1 FROM " DAY_ROWS " WHERE kind = ? AND key = ? LIMIT 1", p, 2,
+    if (store_query(s, "SELECT 1 FROM aggregates WHERE kind = ? AND key = ? LIMIT 1", p, 2,
                     found_row, &found, why, why_size) < 0)
         return -1;
     return found;
@@ -542,88 +464,7 @@ int aggregate_rebuild(struct store *s, char *why, size_t why_size)
         rc = -1;
     }
     if (rc == 0)
-        rc = flush_into(r.table, DAY_ROWS, s, NULL, 0, why, why_size);
+        rc = aggregate_table_flush(r.table, s, NULL, 0, why, why_size);
     aggregate_table_free(r.table);
     return rc;
-}
-
-/* --- month rows from the day rows (migration 14) ------------------------- */
-
-/* The day rows read a page at a time, in the order of their key, each page's
- * months merged into the month rows (a month cut by a page's end is merged
- * again from the next): memory stays a page's whatever the archive's size. */
-#define MONTH_FILL_PAGE 1024
-
-struct month_fill {
-    struct aggregate_table *months;
-    long long kind, day; /* the last day row read: the next page starts after it */
-    char *key;
-    size_t rows;
-    bool out_of_memory, unreadable;
-};
-
-static int fill_row(void *ctx, size_t ncols, const struct sql_value *row)
-{
-    struct month_fill *f = ctx;
-    if (ncols < 4 || row[0].type != SQL_INT || row[1].type != SQL_TEXT || row[2].type != SQL_INT) {
-        f->unreadable = true;
-        return 1;
-    }
-    char *key = strdup(row[1].text);
-    if (!key) {
-        f->out_of_memory = true;
-        return 1;
-    }
-    free(f->key);
-    f->key = key;
-    f->kind = row[0].integer;
-    f->day = row[2].integer;
-    f->rows++;
-    struct calendar_month m;
-    if (calendar_month_of(f->day, &m) < 0)
-        return 0;
-    struct aggregate *a = entry_for(f->months, (enum aggregate_kind)f->kind, key, m.first);
-    if (!a) {
-        f->out_of_memory = true;
-        return 1;
-    }
-    if (row[3].type != SQL_BLOB ||
-        aggregate_decode_merge(a, (const unsigned char *)row[3].text, row[3].length) < 0) {
-        f->unreadable = true;
-        return 1;
-    }
-    return 0;
-}
-
-int aggregate_months_build(struct store *s, char *why, size_t why_size)
-{
-    struct month_fill f = {NULL, -1, 0, strdup(""), MONTH_FILL_PAGE, false, false};
-    int rc = f.key ? 0 : -1;
-    while (rc == 0 && f.rows == MONTH_FILL_PAGE) {
-        struct sql_value p[3] = {sql_int(f.kind), sql_text(f.key), sql_int(f.day)};
-        f.rows = 0;
-        if (!(f.months = aggregate_table_new())) {
-            rc = -1;
-            break;
-        }
-        char sql[256];
-        snprintf(sql, sizeof sql, "SELECT kind, key, day, data FROM " DAY_ROWS " WHERE (kind, key, day) >"
-                 " (CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS BIGINT)) ORDER BY kind, key, day"
-                 " LIMIT %d", MONTH_FILL_PAGE);
-        if (store_query(s, sql, p, 3, fill_row, &f, why, why_size) < 0)
-            rc = -2;
-        else if (f.unreadable) {
-            snprintf(why, why_size, "the stored aggregate of '%s' for day %lld cannot be read",
-                     f.key ? f.key : "", f.day);
-            rc = -2;
-        } else if (f.out_of_memory)
-            rc = -1;
-        else if (flush_into(f.months, MONTH_ROWS, s, NULL, 0, why, why_size) < 0)
-            rc = -2;
-        aggregate_table_free(f.months);
-    }
-    free(f.key);
-    if (rc == -1)
-        snprintf(why, why_size, "out of memory");
-    return rc < 0 ? -1 : 0;
 }

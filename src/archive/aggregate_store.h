@@ -1,12 +1,7 @@
 /* The aggregates in the store: table aggregates (kind, key, day, data), one
  * row per task name (kind 0) or category (kind 1) and UTC day of the runs'
  * start (days since 1970-01-01; a run without a start counts on the day it
- * was archived), data being aggregate_encode's bytes (see aggregate.h); and
- * table aggregate_months, the same merged by UTC month (day: the month's
- * first day), so that a question over a long window reads a row a month,
- * not a row a day (at 10^7 runs over 3 years, 1,158 rows of 3.6 KB, each
- * on its own page of the file: a third of a second when out of the cache).
- * A day outside years 1..9999 has no month row.
+ * was archived), data being aggregate_encode's bytes (see aggregate.h).
  *
  * Ingest gathers a transaction's new runs in an aggregate_table (the
  * reading thread does, for a whole batch, before the runs have ids) and
@@ -34,8 +29,8 @@ int aggregate_table_add_run(struct aggregate_table *t, const char *name, const c
 /* Puts every aggregate of t in order (aggregate_settle), so that flushing
  * it only reads it. -1 when out of memory. */
 int aggregate_table_settle(struct aggregate_table *t);
-/* Merges every aggregate of t into the store's day rows and month rows
- * (inside the caller's transaction); t is left as it was. ids: when not NULL, t was built with
+/* Merges every aggregate of t into the store (inside the caller's
+ * transaction); t is left as it was. ids: when not NULL, t was built with
  * run ids 1..nids standing for ids[0..nids) (aggregate_renumber). -1 with a
  * reason. */
 int aggregate_table_flush(const struct aggregate_table *t, struct store *s, const long long *ids,
@@ -46,9 +41,7 @@ int aggregate_table_flush(const struct aggregate_table *t, struct store *s, cons
 long long aggregate_day(bool has_start, double start, double archived_at);
 
 /* Merges into a the stored aggregates of (kind, key) for days in
- * [first_day, last_day]: the month rows of the whole months in it, the day
- * rows of the days around them. *found = number of rows read. -1 with a
- * reason. */
+ * [first_day, last_day]. *found = number of day rows. -1 with a reason. */
 int aggregate_load(struct store *s, enum aggregate_kind kind, const char *key, long long first_day,
                    long long last_day, struct aggregate *a, size_t *found, char *why,
                    size_t why_size);
@@ -57,12 +50,7 @@ int aggregate_load(struct store *s, enum aggregate_kind kind, const char *key, l
 int aggregate_key_exists(struct store *s, enum aggregate_kind kind, const char *key, char *why,
                          size_t why_size);
 
-/* Builds the day rows of every archived summary (schema migrations 4 and
- * 5, before the month rows' table exists). */
+/* Builds the aggregates of every archived summary (schema migration 4). */
 int aggregate_rebuild(struct store *s, char *why, size_t why_size);
-
-/* Builds the month rows from the day rows (schema migration 14), a bounded
- * page of day rows at a time. -1 with a reason. */
-int aggregate_months_build(struct store *s, char *why, size_t why_size);
 
 #endif

@@ -75,13 +75,7 @@
  *            4 (aggregate_codec.c), which a tally of schema 12 cannot read:
  *            it now refuses the archive as newer than itself instead of
  *            failing on a day row. Nothing is rewritten: rows of formats 2
- *            and 3 are read as they are and rewritten when next merged.
- * Version 14: aggregate_months, the aggregates merged by UTC month
- *            (aggregate_store.h), built here from the day rows and kept at
- *            ingest beside them: a question over a long window reads a row
- *            a month and the day rows around the whole months (at 10^7
- *            runs over 3 years, 60 rows instead of 1,158; out of the cache,
- *            0.03 s instead of 0.17-0.34 s). Nothing is rewritten. */
+ *            and 3 are read as they are and rewritten when next merged. */
 #include "archive/aggregate_store.h"
 #include "archive/document_pack.h"
 #include "archive/file_rows.h"
@@ -104,7 +98,7 @@
 
 #include "core/fields.h"
 
-#define SCHEMA_VERSION 14
+#define SCHEMA_VERSION 13
 /* the last version whose migration rewrites rows (their old space stays in
  * the file until 'tally archive compact') */
 #define SCHEMA_LAST_REWRITE 11
@@ -488,35 +482,13 @@ static int migration_11(struct store *s, char *why, size_t why_size)
     return summary_rows_migrate(s, why, why_size);
 }
 
-/* Keeps table's data bytes uncompressed where the backend would try to
- * compress them. */
-static int data_uncompressed(struct store *s, const char *table, char *why, size_t why_size)
-{
-    if (!s->backend->data_uncompressed)
-        return 0;
-    char sql[160];
-    snprintf(sql, sizeof sql, "ALTER TABLE %s%s;", table, s->backend->data_uncompressed);
-    return exec_script(s, sql, why, why_size);
-}
-
 static int migration_12(struct store *s, char *why, size_t why_size)
 {
-    return data_uncompressed(s, "aggregates", why, why_size);
+    const char *sql = s->backend->aggregates_uncompressed;
+    return sql ? exec_script(s, sql, why, why_size) : 0;
 }
 
 static int migration_13(struct store *s, char *why, size_t why_size) { return 0; }
-
-static int migration_14(struct store *s, char *why, size_t why_size)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "CREATE TABLE aggregate_months (kind INTEGER NOT NULL, key TEXT NOT NULL,"
-             " day BIGINT NOT NULL, data %s NOT NULL, PRIMARY KEY (kind, key, day));",
-             s->backend->blob_type);
-    if (exec_script(s, sql, why, why_size) < 0 ||
-        data_uncompressed(s, "aggregate_months", why, why_size) < 0)
-        return -1;
-    return aggregate_months_build(s, why, why_size);
-}
 
 static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) = {
     migration_1,
@@ -532,7 +504,6 @@ static int (*const migrations[SCHEMA_VERSION])(struct store *, char *, size_t) =
     migration_11,
     migration_12,
     migration_13,
-    migration_14,
 };
 
 static int read_version(void *ctx, size_t ncols, const struct sql_value *row)

@@ -75,11 +75,10 @@ struct store_backend {
     const char *lock_schema;   /* serialises schema migrations, or NULL */
     const char *table_columns; /* SELECT of one column: the names of a table's columns */
     const char *blob_type;     /* the column type of bytes */
-    /* After ALTER TABLE name: keeps a table's data bytes uncompressed, or
-     * NULL: PostgreSQL tries to compress every value over 2 KB (pglz), and
-     * the aggregates' do not compress: the attempt was half the time of an
-     * ingest's upserts */
-    const char *data_uncompressed;
+    /* Keeps the aggregates' bytes uncompressed, or NULL: PostgreSQL tries to
+     * compress every value over 2 KB (pglz), and the aggregates' do not
+     * compress: the attempt was half the time of an ingest's upserts */
+    const char *aggregates_uncompressed;
     const char *clustered_key; /* after CREATE TABLE (...): a table stored in
                                 * its primary key's B-tree, or NULL */
     const char *reset_ids;     /* after rows were copied with their ids: the next

@@ -738,7 +738,7 @@ static const struct store_backend postgres_backend = {
     .table_columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = "
                      "current_schema() AND table_name = ?",
     .blob_type = "BYTEA",
-    .data_uncompressed = " ALTER COLUMN data SET STORAGE EXTERNAL",
+    .aggregates_uncompressed = "ALTER TABLE aggregates ALTER COLUMN data SET STORAGE EXTERNAL;",
     .partitioned_id_column = "id BIGSERIAL",
     .partition_by = " PARTITION BY RANGE (start_day)",
     .copy = postgres_copy,

@@ -53,7 +53,7 @@ sqlite3 "$OLD" "create table schema_version (version integer not null, applied d
 "$TALLY" archive --db "$OLD" stats --format json old-3 > old-stats.json 2> upgrade-err.txt; st=$?
 check_eq "upgrade: the command's answer" "$st $(jq -c '[.count, .resources.memory.max]' old-stats.json)" "0 [429,2999]"
 check_eq "upgrade: said once" "$(cat upgrade-err.txt)" \
-  "tally: archive: $OLD: upgraded from schema 1 to 14 ('tally archive compact' gives back the space the old rows leave)"
+  "tally: archive: $OLD: upgraded from schema 1 to 13 ('tally archive compact' gives back the space the old rows leave)"
 "$TALLY" archive --db "$OLD" stats --format json old-3 > /dev/null 2> upgrade-err.txt
 check_eq "upgrade: not said again" "$(cat upgrade-err.txt)" ""
 check_eq "upgrade: version 3 found the old table's one field column" \

@@ -27,9 +27,8 @@ check_eq "add" "$out" "added 501, already archived 0, rejected 0"
 out=$("$TALLY" archive --db "$PG_URI" add s.jsonl rm.summary 2>&1)
 check_eq "add again: stored once" "$out" "added 0, already archived 501, rejected 0"
 check_eq "rows" "$(PSQL 'select count(*) from summaries')" 501
-check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 14
+check_eq "schema version" "$(PSQL 'select max(version) from schema_version')" 13
 check_eq "version 12: the aggregates' bytes kept uncompressed" "$(PSQL "select attstorage from pg_attribute where attrelid = 'aggregates'::regclass and attname = 'data'")" "e"
-check_eq "version 14: the month rows' bytes kept uncompressed too" "$(PSQL "select attstorage from pg_attribute where attrelid = 'aggregate_months'::regclass and attname = 'data'")" "e"
 check_eq "version 11: the rows hold the dictionary's ids" "$(PSQL "select string_agg(distinct pg_typeof(name_ref)::text || ' ' || pg_typeof(host_ref)::text, ',') from summary_rows")" "integer integer"
 check_eq "version 11: a text stored once" "$(PSQL "select count(*) from dictionary where kind = 1 and text = 'rmapper'")" 1
 check_eq "version 10: no index on name" "$(PSQL "select count(*) from pg_indexes where indexname like 'summaries_name%'")" 0
@@ -136,25 +135,6 @@ check_eq "... the same answer as SQLite (JSON, ids aside)" \
   "$("$TALLY" archive --db "$WORK/same.db" files --glob '*.b?m' --format json | jq -c 'map(del(.archive_id))')"
 check_eq "... a LIKE character in the glob is itself" "$("$TALLY" archive --db "$PG_URI" files --glob 'x_bam' --format json)" "[]"
 
-# --- windows from the month rows and the day rows around them: one run a day
-# from 2025-12-20 to 2026-03-10 (memory: the day's number), in two ingests
-# cut inside January, into an archive of their own; counts and largest
-# values are the rows' own
-PSQL "create database monthly" >/dev/null
-MONTHLY_URI="postgresql://tally@/monthly?host=$WORK/pg"
-for i in $(seq 0 80); do
-  printf '{"name":"monthly","seq":"m-%d","start":[%d,"s"],"memory":[%d,"MB"]}\n' "$i" \
-    $(( $(date -u -d "2025-12-20 + $i days" +%s) + 7200 )) $((i + 1))
-done > monthly.jsonl
-head -n 30 monthly.jsonl | "$TALLY" archive --db "$MONTHLY_URI" add -q -
-tail -n +31 monthly.jsonl | "$TALLY" archive --db "$MONTHLY_URI" add -q -
-check_eq "month rows: one per month with runs" "$(psql -X -t -A -d "$MONTHLY_URI" -c "select count(*) from aggregate_months where key = 'monthly'")" 4
-mw() { "$TALLY" archive --db "$MONTHLY_URI" stats --format json "$@" monthly | jq -c '[.count, .resources.memory.max]'; }
-check_eq "January and February, whole" "$(mw --from 2026-01-01 --to 2026-02-28)" '[59,71]'
-check_eq "from 2025-12-31 to 2026-03-01: two whole months and a day on each side" "$(mw --from 2025-12-31 --to 2026-03-01)" '[61,72]'
-check_eq "no whole month" "$(mw --from 2026-01-02 --to 2026-02-27)" '[57,70]'
-check_eq "no window" "$(mw)" '[81,81]'
-
 # --- migrations: a database at version 1 is brought to the current version
 PSQL "create database old_archive" >/dev/null
 OLD_URI="postgresql://tally@/old_archive?host=$WORK/pg"
@@ -167,10 +147,10 @@ psql -X -q -d "$OLD_URI" -c "create table schema_version (version integer not nu
   insert into summaries (hash, name, document, memory) values ('h', 'old', '{}', 7);" >/dev/null
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary 2> upgrade-err.txt
 check_eq "the upgrade said, once" "$(cat upgrade-err.txt)" \
-  "tally: archive: $OLD_URI: upgraded from schema 1 to 14 ('tally archive compact' gives back the space the old rows leave)"
+  "tally: archive: $OLD_URI: upgraded from schema 1 to 13 ('tally archive compact' gives back the space the old rows leave)"
 "$TALLY" archive --db "$OLD_URI" add -q ok.summary 2> upgrade-err.txt
 check_eq "... and not again" "$(cat upgrade-err.txt)" ""
-check_eq "migrated to version 14" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 14
+check_eq "migrated to version 13" "$(psql -X -t -A -d "$OLD_URI" -c 'select max(version) from schema_version')" 13
 check_eq "version 3 filled name_fields from the old rows" "$(psql -X -t -A -d "$OLD_URI" -c "select field from name_fields where name = 'old'")" memory
 check_eq "version 4 aggregated the old rows" "$("$TALLY" archive --db "$OLD_URI" stats --format json old | jq -c '[.count, .resources.memory.mean]')" '[1,7]'
 check_eq "old rows kept" "$(psql -X -t -A -d "$OLD_URI" -c "select memory from summaries where name = 'old'")" 7

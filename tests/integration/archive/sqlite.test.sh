@@ -19,7 +19,7 @@ check_eq "add a directory: counts" "$out" "added 301, already archived 0, reject
 check_eq "rows stored" "$(sqlite3 "$DB" 'select count(*) from summaries')" 301
 check_eq "resource_monitor summary named by its command" \
   "$(sqlite3 "$DB" "select name || ' ' || tool from summaries where tool = 'resource_monitor'")" "sleep resource_monitor"
-check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 14
+check_eq "schema version" "$(sqlite3 "$DB" 'select max(version) from schema_version')" 13
 check_eq "version 11: the rows hold the dictionary's ids, summaries is a view" \
   "$(sqlite3 "$DB" "select group_concat(t, ' ') from (select distinct typeof(name_ref) || ',' || typeof(host_ref) || ',' || typeof(tool_ref) as t from summary_rows) union all select type from sqlite_master where name = 'summaries'")" "integer,integer,integer
 view"
@@ -35,26 +35,20 @@ check_eq "WAL journal" "$(sqlite3 "$DB" 'pragma journal_mode')" wal
 check_eq "version 13: the day rows in the aggregates' format 4" \
   "$(sqlite3 "$DB" 'select group_concat(distinct hex(substr(data, 1, 1))) from aggregates')" 04
 
-# --- a schema 12 archive is upgraded without a rewrite (nothing to compact):
-# its month rows are built from its day rows, and it answers as before; a
-# newer one is refused, naming both versions
+# --- a schema 12 archive is upgraded without a rewrite (nothing to compact);
+# a newer one is refused, naming both versions
 cp "$DB" v12.db
-sqlite3 v12.db "delete from schema_version where version >= 13; drop table aggregate_months"
+sqlite3 v12.db "delete from schema_version where version = 13"
 out=$("$TALLY" archive --db v12.db stats rmapper 2>&1 >/dev/null); st=$?
 check_eq "schema 12: upgraded, said once, nothing to compact" "$st $out" \
-  "0 tally: archive: v12.db: upgraded from schema 12 to 14"
-check_eq "schema 12: now 14" "$(sqlite3 v12.db 'select max(version) from schema_version')" 14
-check_eq "version 14: the month rows built, one per name or category and month" \
-  "$(sqlite3 v12.db 'select count(*) || char(32) || count(distinct kind || key || day) from aggregate_months')" \
-  "$(sqlite3 "$DB" 'select count(*) || char(32) || count(*) from aggregate_months')"
-check_eq "version 14: the same answer from the built month rows" \
-  "$("$TALLY" archive --db v12.db stats --format json rmapper)" "$("$TALLY" archive --db "$DB" stats --format json rmapper)"
-cp "$DB" v15.db
-sqlite3 v15.db "insert into schema_version (version) values (15)"
-out=$("$TALLY" archive --db v15.db stats rmapper 2>&1); st=$?
+  "0 tally: archive: v12.db: upgraded from schema 12 to 13"
+check_eq "schema 12: now 13" "$(sqlite3 v12.db 'select max(version) from schema_version')" 13
+cp "$DB" v14.db
+sqlite3 v14.db "insert into schema_version (version) values (14)"
+out=$("$TALLY" archive --db v14.db stats rmapper 2>&1); st=$?
 check_eq "a newer schema refused" "$st $out" \
-  "125 tally: archive: v15.db: archive schema version 15 is newer than this tally (14)"
-check_eq "the newer archive untouched" "$(sqlite3 v15.db 'select max(version) from schema_version')" 15
+  "125 tally: archive: v14.db: archive schema version 14 is newer than this tally (13)"
+check_eq "the newer archive untouched" "$(sqlite3 v14.db 'select max(version) from schema_version')" 14
 
 # --- idempotence: the same summaries again, from stdin this time
 out=$(cat runs/a/*.summary | "$TALLY" archive --db "$DB" add - 2>&1)
@@ -228,11 +222,10 @@ err=$("$TALLY" archive --db "$DB" stats --from 2020-01-01 --to 2020-01-02 daily 
 check_eq "empty window: exit 1" "$st" 1
 check_eq "empty window: said" "$err" "tally: archive stats: no summaries with name 'daily' from 2020-01-01 to 2020-01-02 in the archive"
 
-# --- windows from the month rows and the day rows around them: one run a
-# day from 2025-12-20 to 2026-03-10 (its memory the day's number, 1..81 MB),
-# in two ingests cut inside January, then a late run on 2026-01-15 (500 MB)
-# into a month that has its row. Each window's count and largest value are
-# the rows' own, whole months or not.
+# --- windows across months: one run a day from 2025-12-20 to 2026-03-10
+# (its memory the day's number, 1..81 MB), in two ingests cut inside
+# January, then a late run on 2026-01-15 (500 MB). Each window's count and
+# largest value are the rows' own, whole months or not, open ends or not.
 for i in $(seq 0 80); do
   printf '{"name":"monthly","seq":"m-%d","start":[%d,"s"],"memory":[%d,"MB"]}\n' "$i" \
     $(( $(date -u -d "2025-12-20 + $i days" +%s) + 7200 )) $((i + 1))
@@ -242,13 +235,10 @@ head -n 30 monthly.jsonl > monthly-1.jsonl; tail -n +31 monthly.jsonl > monthly-
 "$TALLY" archive --db "$DB" add -q monthly-2.jsonl
 printf '{"name":"monthly","seq":"late","start":[%d,"s"],"memory":[500,"MB"]}\n' \
   "$(date -u -d 2026-01-15T12:00:00 +%s)" | "$TALLY" archive --db "$DB" add -q -
-check_eq "month rows: one per month with runs" \
-  "$(sqlite3 "$DB" "select group_concat(day, ' ') from (select day from aggregate_months where key = 'monthly' order by day)")" \
-  "$(( $(date -u -d 2025-12-01 +%s) / 86400 )) $(( $(date -u -d 2026-01-01 +%s) / 86400 )) $(( $(date -u -d 2026-02-01 +%s) / 86400 )) $(( $(date -u -d 2026-03-01 +%s) / 86400 ))"
 # the rows' count and largest memory in [from, to] (dates, to included)
 rows_in() {
-  sqlite3 "$DB" "select '[' || count(*) || ',' || cast(max(memory) as integer) || ']' from summaries where name = 'monthly'
-    and start >= $(date -u -d "$1" +%s) and start < $(date -u -d "$2 + 1 day" +%s)"
+  sqlite3 "$DB" "select '[' || count(*) || ',' || cast(max(memory) as integer) || ']' from summaries
+    where name = 'monthly' and start >= $(date -u -d "$1" +%s) and start < $(date -u -d "$2 + 1 day" +%s)"
 }
 mw() { "$TALLY" archive --db "$DB" stats --format json "$@" monthly | jq -c '[.count, .resources.memory.max]'; }
 for window in "2026-01-01 2026-01-31" "2026-01-01 2026-02-28" "2025-12-31 2026-03-01" "2026-01-02 2026-02-27" \
