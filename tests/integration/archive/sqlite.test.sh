@@ -222,6 +222,16 @@ err=$("$TALLY" archive --db "$DB" stats --from 2020-01-01 --to 2020-01-02 daily 
 check_eq "empty window: exit 1" "$st" 1
 check_eq "empty window: said" "$err" "tally: archive stats: no summaries with name 'daily' from 2020-01-01 to 2020-01-02 in the archive"
 
+# --- a transaction's day rows written in the order of their key: each name's
+# and category's days lie side by side in the file (a question out of the
+# cache reads a page for several days, not a page a day)
+"$GEN" 40000 5 clus 4 > clustered.jsonl
+"$TALLY" archive --db clustered.db add -q clustered.jsonl
+check_eq "one transaction, 20 keys over 6 days each" \
+  "$(sqlite3 clustered.db "select count(*) || ' ' || min(n) || ' ' || max(n) from (select count(*) as n from aggregates group by kind, key)")" "20 6 6"
+check_eq "each key's day rows at consecutive rowids" \
+  "$(sqlite3 clustered.db "select count(*) from (select key from aggregates group by kind, key having max(rowid) - min(rowid) + 1 != count(*))")" 0
+
 # --- windows across months: one run a day from 2025-12-20 to 2026-03-10
 # (its memory the day's number, 1..81 MB), in two ingests cut inside
 # January, then a late run on 2026-01-15 (500 MB). Each window's count and
