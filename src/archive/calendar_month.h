@@ -1,7 +1,6 @@
 /* The UTC calendar month a day falls in (days since 1970-01-01): the month
- * of PostgreSQL's partitions of summaries and of the aggregates' month rows
- * (aggregate_store.h). Arithmetic on the proleptic Gregorian calendar, no
- * time zone, no libc time functions. */
+ * of PostgreSQL's partitions of summaries (partitions.h). Arithmetic on the
+ * proleptic Gregorian calendar, no time zone, no libc time functions. */
 #ifndef TALLY_ARCHIVE_CALENDAR_MONTH_H
 #define TALLY_ARCHIVE_CALENDAR_MONTH_H
 
