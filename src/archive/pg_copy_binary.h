@@ -18,17 +18,15 @@
 enum { OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_TEXT = 25, OID_FLOAT4 = 700,
        OID_FLOAT8 = 701, OID_VARCHAR = 1043, OID_NUMERIC = 1700 };
 
-/* True when every value of the nrows x ncols values can be written in the
- * binary format for its column's type (types[c]): NULL anywhere; an integer
- * into int2/int4/int8 within range or into float8; a real into float8, or
- * into an integer column when it is a whole number in range; text into
- * text/varchar; bytes into bytea. */
-bool pg_copy_binary_fits(const unsigned *types, const struct sql_value *values, size_t nrows,
-                         size_t ncols);
-/* The stream's header, one row (after pg_copy_binary_fits said yes), and
- * its trailer. */
+/* The stream's header; one row; its trailer. A row is written when every
+ * value of it can be, in the binary format of its column's type (types[c]):
+ * NULL anywhere; an integer into int2/int4/int8 within range or into
+ * float8; a real into float8, or into an integer column when it is a whole
+ * number in range; text into text/varchar; bytes into bytea. Otherwise the
+ * row returns false and leaves b as it was: the batch is for the text
+ * format. */
 void pg_copy_binary_header(struct byte_writer *b);
-void pg_copy_binary_row(struct byte_writer *b, const unsigned *types, const struct sql_value *row,
+bool pg_copy_binary_row(struct byte_writer *b, const unsigned *types, const struct sql_value *row,
                         size_t ncols);
 void pg_copy_binary_trailer(struct byte_writer *b);
 

@@ -634,14 +634,19 @@ static int postgres_copy_encode(struct store *s, const char *table, const char *
         return 1;
     if (!types)
         types = copy_types(impl, table, columns, ncols);
-    bool binary = types && pg_copy_binary_fits(types, values, nrows, ncols);
     struct byte_writer b = {NULL, 0, 0, false};
+    bool binary = types != NULL;
     if (binary) {
+        byte_reserve(&b, nrows * (2 + ncols * 12) + 32);
         pg_copy_binary_header(&b);
-        for (size_t r = 0; r < nrows; r++)
-            pg_copy_binary_row(&b, types, &values[r * ncols], ncols);
-        pg_copy_binary_trailer(&b);
-    } else {
+        for (size_t r = 0; r < nrows && binary; r++)
+            binary = pg_copy_binary_row(&b, types, &values[r * ncols], ncols);
+        if (binary)
+            pg_copy_binary_trailer(&b);
+        else /* a value that does not fit its column: the text format */
+            b.len = 0;
+    }
+    if (!binary) {
         for (size_t r = 0; r < nrows; r++) {
             for (size_t c = 0; c < ncols; c++) {
                 if (c)

@@ -6,6 +6,12 @@
 
 #include "util/vec.h"
 
+void byte_reserve(struct byte_writer *w, size_t n)
+{
+    if (!w->failed && w->len + n > w->capacity && VEC_RESERVE(w->data, w->capacity, w->len + n) < 0)
+        w->failed = true;
+}
+
 void byte_put(struct byte_writer *w, const void *bytes, size_t n)
 {
     if (w->failed)

@@ -26,6 +26,8 @@ struct byte_writer {
     bool failed;
 };
 
+/* Room for n more bytes made at once (an estimate of what is to come). */
+void byte_reserve(struct byte_writer *w, size_t n);
 void byte_put(struct byte_writer *w, const void *bytes, size_t n);
 void byte_put_byte(struct byte_writer *w, unsigned char c);
 void byte_put_varint(struct byte_writer *w, uint64_t v);

@@ -1,6 +1,7 @@
 /* Unit tests for PostgreSQL's binary COPY format (src/archive/pg_copy_binary.c):
- * which values fit which column types, and the bytes of a header, a row and
- * the trailer, as the protocol's documentation gives them. */
+ * which values fit which column types (a row that does not is not written),
+ * and the bytes of a header, a row and the trailer, as the protocol's
+ * documentation gives them. */
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
@@ -56,15 +57,26 @@ static void check_long_row(void)
         }
     }
     struct byte_writer b = {NULL, 0, 0, false};
-    pg_copy_binary_row(&b, types, row, NCOLS);
+    CHECK(pg_copy_binary_row(&b, types, row, NCOLS));
+    CHECK_INT(b.len, n);
+    /* a misfit after the long values: the stream as it was */
+    types[110] = OID_INT2, row[110] = sql_int(70000);
+    CHECK(!pg_copy_binary_row(&b, types, row, NCOLS));
     CHECK_INT(b.len, n);
     CHECK(b.len == n && !memcmp(b.data, want, n));
     free(b.data);
 }
 
+/* Whether a row of one value is written, and when not, that the stream is
+ * left as it was (two bytes before it). */
 static bool fits_one(unsigned type, struct sql_value v)
 {
-    return pg_copy_binary_fits(&type, &v, 1, 1);
+    struct byte_writer b = {NULL, 0, 0, false};
+    byte_put(&b, "ab", 2);
+    bool written = pg_copy_binary_row(&b, &type, &v, 1);
+    CHECK(written ? b.len > 2 : b.len == 2);
+    free(b.data);
+    return written;
 }
 
 int main(void)
@@ -92,8 +104,12 @@ int main(void)
     /* one misfit in a batch leaves the whole batch to the text format */
     unsigned types[2] = {OID_INT8, OID_FLOAT8};
     struct sql_value rows[4] = {sql_int(1), sql_real(1.5), sql_real(2.5), sql_real(2)};
-    CHECK(pg_copy_binary_fits(types, rows, 1, 2));
-    CHECK(!pg_copy_binary_fits(types, rows, 2, 2));
+    struct byte_writer batch = {NULL, 0, 0, false};
+    CHECK(pg_copy_binary_row(&batch, types, rows, 2));
+    size_t first = batch.len;
+    CHECK(!pg_copy_binary_row(&batch, types, rows + 2, 2));
+    CHECK_INT(batch.len, first);
+    free(batch.data);
 
     struct byte_writer b = {NULL, 0, 0, false};
     pg_copy_binary_header(&b);
@@ -102,7 +118,7 @@ int main(void)
     b.len = 0;
     unsigned row_types[5] = {OID_INT4, OID_INT8, OID_FLOAT8, OID_TEXT, OID_BYTEA};
     struct sql_value row[5] = {sql_null(), sql_real(-2), sql_real(1.5), sql_text("ab"), sql_blob("\0z", 2)};
-    pg_copy_binary_row(&b, row_types, row, 5);
+    CHECK(pg_copy_binary_row(&b, row_types, row, 5));
     static const unsigned char want[] = {
         0, 5,                                            /* fields */
         0xff, 0xff, 0xff, 0xff,                          /* NULL */
