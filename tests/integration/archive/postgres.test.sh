@@ -98,6 +98,20 @@ check_eq "months apart: every key holds its row's id" "$(PSQL "select count(*) f
 check_eq "months apart: in their months' partitions" "$(PSQL "select count(*) from summary_rows r join dictionary d on d.kind = 1 and d.id = r.name_ref and d.text = 'months' where r.tableoid::regclass::text in ('summaries_2026_11', 'summaries_2027_11', 'summaries_2028_11')")" 30000
 check_eq "months apart: aggregates count each run once" "$("$TALLY" archive --db "$PG_URI" stats --format json months | jq .count)" 30000
 
+# --- a batch's ids that do not follow each other (as when another writer
+# takes some meanwhile; here the sequence steps by 3): each row still gets
+# one of the ids taken, its key the same one
+PSQL "create database stepped" >/dev/null
+STEPPED_URI="postgresql://tally@/stepped?host=$WORK/pg"
+"$GEN" 1 22 first > stepped-first.jsonl
+"$TALLY" archive --db "$STEPPED_URI" add -q stepped-first.jsonl
+psql -X -q -d "$STEPPED_URI" -c "select setval(pg_get_serial_sequence('summary_rows', 'id'), 100); alter sequence $(psql -X -q -t -A -d "$STEPPED_URI" -c "select pg_get_serial_sequence('summary_rows', 'id')") increment by 3" >/dev/null
+"$GEN" 12000 23 stepped > stepped.jsonl
+check_eq "ids stepping by 3: all added" "$("$TALLY" archive --db "$STEPPED_URI" add stepped.jsonl 2>&1)" "added 12000, already archived 0, rejected 0"
+check_eq "... each its own id, 103 to 36100 by 3" "$(psql -X -q -t -A -d "$STEPPED_URI" -c "select count(distinct id), min(id), max(id), bool_and((id - 103) % 3 = 0) from summaries where name = 'stepped'")" "12000|103|36100|t"
+check_eq "... every key holds its row's id" "$(psql -X -q -t -A -d "$STEPPED_URI" -c "select count(*) from summary_keys k join summaries s using (id) where s.name = 'stepped'")" 12000
+check_eq "... counted once each" "$("$TALLY" archive --db "$STEPPED_URI" stats --format json stepped | jq .count)" 12000
+
 # --- bad inputs
 echo '{"name":"bad","memory":[5,"parsecs"]}' > wrong.summary
 echo '{"name":"ok","memory":[5,"MB"],"new_field":{"x":[1,2]}}' > ok.summary
