@@ -7,7 +7,8 @@
 # runs; beside it, the bare load of the same lines into one SQLite table by
 # sqlite3's own .import (no parsing, no summaries, no aggregates): a floor
 # for any loader, and the ratio says what tally's parsing and archiving
-# cost over it. sacct's own time is Slurm's and not measured here (no Slurm
+# cost over it; and the memory of one import of 4 times the jobs (the
+# input is read as it comes: the memory should not grow with it). sacct's own time is Slurm's and not measured here (no Slurm
 # database of a site's size runs on this machine).
 # Writes bench/results/sacct_import.md.
 set -euo pipefail
@@ -22,7 +23,9 @@ OUT=$ROOT/bench/results/sacct_import.md
 WORK=$(mktemp -d /tmp/tally-sacct-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
-awk -v n="$JOBS" 'BEGIN {
+# sacct --parsable2 output of N jobs: gen_sacct N
+gen_sacct() {
+awk -v n="$1" 'BEGIN {
   srand(7)
   print "JobID|JobName|User|Account|Partition|State|ExitCode|Elapsed|TotalCPU|ReqMem|MaxRSS|AllocCPUS|Timelimit|Start|End|NodeList"
   t0 = 1763596800 # 2025-11-20T00:00:00Z
@@ -37,7 +40,9 @@ awk -v n="$JOBS" 'BEGIN {
     printf "%d.batch|batch||bio||%s|%s|%s||%dK|%d||%s|%s|%s\n", id, state, e, c, int(mem * 1024 * rand()), cores, st, en, node
     printf "%d.0|%s||bio||%s|%s|%s||%dK|%d||%s|%s|%s\n", id, name, state, e, c, int(mem * 1024 * rand()), cores, st, en, node
   }
-}' > "$WORK/sacct.txt"
+}'
+}
+gen_sacct "$JOBS" > "$WORK/sacct.txt"
 lines=$(($(wc -l < "$WORK/sacct.txt") - 1))
 steps=$((2 * JOBS))
 
@@ -59,6 +64,14 @@ tw=$(awk '{ print $1 }' "$WORK/tally.txt" | median) tc=$(awk '{ print $2 }' "$WO
 tm=$(awk '{ print $3 }' "$WORK/tally.txt" | sort -n | tail -1)
 bw=$(awk '{ print $1 }' "$WORK/bare.txt" | median)
 ratios=$(paste "$WORK/tally.txt" "$WORK/bare.txt" | awk '{ print $1 / $4 }' | median)
+# memory as the input grows: 4 times the jobs, imported once (read as it
+# comes, the input is not held: the memory is the ingest's parts')
+gen_sacct $((4 * JOBS)) > "$WORK/sacct4.txt"
+rm -f "$WORK"/t.db*
+read -r w4 _ m4 < <(timed "$TALLY" archive --db "$WORK/t.db" import slurm -q "$WORK/sacct4.txt")
+stored=$(sqlite3 "$WORK/t.db" 'select count(*) from summaries')
+[ "$stored" = $((8 * JOBS)) ] || { echo "sacct_import: $stored summaries stored, want $((8 * JOBS))" >&2; exit 1; }
+size4=$(du -h "$WORK/sacct4.txt" | cut -f1)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
@@ -72,6 +85,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "|---|---:|---:|---:|---:|"
   awk -v w="$tw" -v c="$tc" -v s="$steps" -v m="$tm" 'BEGIN { printf "| tally archive import slurm (%d summaries) | %.2f s | %.0f | %.0f | %.1f MB |\n", s, w, s / w, s / c, m / 1024 }'
   awk -v w="$bw" -v l="$lines" 'BEGIN { printf "| sqlite3 .import of the same lines (one table, no parsing) | %.2f s | %.0f lines/s | | |\n", w, l / w }'
+  awk -v w="$w4" -v s="$((8 * JOBS))" -v m="$m4" -v b="$size4" 'BEGIN { printf "| the same, 4 times the jobs (%d summaries, %sB), one run | %.2f s | %.0f | | %.1f MB |\n", s, b, w, s / w, m / 1024 }'
   echo
   echo "Paired ratio, median of the rounds' tally / bare load: **${ratios}×**."
 } > "$OUT"

@@ -111,7 +111,6 @@ struct row {
     const char *col[COL_COUNT];
     size_t line;
     bool has_steps;
-    const struct row *job; /* a step's job (its JobID up to the '.'), when listed */
 };
 
 /* "2026-11-25T10:00:00" (UTC) → epoch seconds; NAN when not a date. */
@@ -333,9 +332,11 @@ static int summary_of(const struct row *r, const struct row *job, struct summary
 
 #define NO_HEADER "empty input: want sacct --parsable2 output with its header"
 
-/* The columns of a header line (split in place): index[c] its field, or
- * -1. -1 and why when it has no JobID column. */
-static int header_columns(char *line, int index[COL_COUNT], char *why, size_t why_size)
+/* The columns of the header line (line `number` of the input, split in
+ * place): index[c] its field, or -1. -1 and why when it has no JobID
+ * column. */
+static int header_columns(char *line, size_t number, int index[COL_COUNT], char *why,
+                          size_t why_size)
 {
     char *fields[MAX_FIELDS];
     size_t nheader = split(line, fields);
@@ -348,141 +349,291 @@ static int header_columns(char *line, int index[COL_COUNT], char *why, size_t wh
     }
     if (index[COL_JOBID] >= 0)
         return 0;
-    snprintf(why, why_size, "line 1: no JobID column: want sacct --parsable2 output with its "
-                            "header (not --noheader)");
+    snprintf(why, why_size, "line %zu: no JobID column: want sacct --parsable2 output with its "
+                            "header (not --noheader)", number);
     return -1;
+}
+
+/* A job's line held until its steps can no longer come: sacct prints a
+ * job's steps right after it, so a job is decided (a summary of its own
+ * when no step of it came) once SACCT_JOB_WINDOW jobs' lines have come
+ * after it, or at the end. */
+#define SACCT_JOB_WINDOW 4096
+
+struct held_job {
+    char *text; /* the line, split in place (malloc'd); NULL: a free place */
+    struct row row;
+};
+
+struct sacct_reader {
+    sacct_summary_fn on_summary;
+    sacct_error_fn on_error;
+    void *ctx;
+    int index[COL_COUNT];
+    bool have_header;
+    bool stopped;           /* on_summary said stop: nothing more is given */
+    struct held_job *held;  /* a ring, grown up to SACCT_JOB_WINDOW */
+    size_t first, count, capacity;
+    struct hashmap pending; /* JobID → its held_job */
+    struct hashmap stepped; /* JobIDs of steps that came without their job's line before them */
+    struct summary_text summary;
+    long given;
+};
+
+struct sacct_reader *sacct_reader_new(sacct_summary_fn on_summary, sacct_error_fn on_error, void *ctx)
+{
+    struct sacct_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->on_summary = on_summary;
+    r->on_error = on_error;
+    r->ctx = ctx;
+    r->summary.first = true;
+    return r;
+}
+
+/* The summary of row (a step's job: job, or NULL) given, or its bad field
+ * said. */
+static void give(struct sacct_reader *r, const struct row *row, const struct row *job)
+{
+    if (r->stopped)
+        return;
+    char message[512];
+    if (summary_of(row, job, &r->summary, message, sizeof message) < 0) {
+        r->on_error(r->ctx, message);
+        return;
+    }
+    r->given++;
+    if (r->on_summary(r->ctx, (const char *)r->summary.w.data, r->summary.w.len, row->line))
+        r->stopped = true;
+}
+
+/* A held job decided: its own summary when no step of it came; its place freed. */
+static void decide(struct sacct_reader *r, struct held_job *h)
+{
+    if (!h->row.has_steps)
+        give(r, &h->row, NULL);
+    struct hashmap_slot *slot = hashmap_find(&r->pending, h->row.col[COL_JOBID],
+                                             strlen(h->row.col[COL_JOBID]));
+    if (slot && slot->value == h)
+        hashmap_remove(&r->pending, h->row.col[COL_JOBID]);
+    free(h->text);
+    h->text = NULL;
+}
+
+/* The oldest held job decided (and any free places before the next). */
+static void decide_oldest(struct sacct_reader *r)
+{
+    while (r->count) {
+        struct held_job *h = &r->held[r->first];
+        r->first = (r->first + 1) % r->capacity;
+        r->count--;
+        if (h->text) {
+            decide(r, h);
+            return;
+        }
+    }
+}
+
+/* A full ring twice as large (up to SACCT_JOB_WINDOW; at that size it is
+ * left full), its jobs in order from its start, their map pointing at
+ * their new places. -1 when out of memory. */
+static int grow_ring(struct sacct_reader *r)
+{
+    if (r->capacity == SACCT_JOB_WINDOW)
+        return 0;
+    size_t capacity = r->capacity ? 2 * r->capacity : 16;
+    struct held_job *held = calloc(capacity, sizeof *held);
+    if (!held)
+        return -1;
+    for (size_t k = 0; k < r->count; k++) {
+        held[k] = r->held[(r->first + k) % r->capacity];
+        if (!held[k].text)
+            continue;
+        const char *id = held[k].row.col[COL_JOBID];
+        struct hashmap_slot *slot = hashmap_find(&r->pending, id, strlen(id));
+        if (slot && slot->value == &r->held[(r->first + k) % r->capacity])
+            slot->value = &held[k];
+    }
+    free(r->held);
+    r->held = held;
+    r->capacity = capacity;
+    r->first = 0;
+    return 0;
+}
+
+/* A data line (text: malloc'd, taken), its columns found; -1 when out of
+ * memory. */
+static int take_row(struct sacct_reader *r, char *text, size_t number)
+{
+    char *fields[MAX_FIELDS];
+    struct row row = {0};
+    size_t n = split(text, fields);
+    for (size_t c = 0; c < COL_COUNT; c++)
+        row.col[c] = r->index[c] >= 0 && (size_t)r->index[c] < n ? fields[r->index[c]] : NULL;
+    row.line = number;
+    const char *id = row.col[COL_JOBID];
+    if (!id || !*id) {
+        char message[128];
+        snprintf(message, sizeof message, "line %zu: no JobID", number);
+        r->on_error(r->ctx, message);
+        free(text);
+        return 0;
+    }
+    const char *dot = strchr(id, '.');
+    if (dot) { /* a step: given now, with its job when that is held */
+        size_t job_len = (size_t)(dot - id);
+        struct hashmap_slot *job = hashmap_find(&r->pending, id, job_len);
+        int rc = 0;
+        if (job) {
+            struct held_job *h = job->value;
+            h->row.has_steps = true;
+        } else if (!hashmap_find(&r->stepped, id, job_len)) {
+            rc = hashmap_put_bytes(&r->stepped, id, job_len, NULL);
+        }
+        give(r, &row, job ? &((struct held_job *)job->value)->row : NULL);
+        free(text);
+        return rc;
+    }
+    /* a job: held; the same JobID held before (a requeued job) decided first */
+    struct hashmap_slot *same = hashmap_find(&r->pending, id, strlen(id));
+    if (same)
+        decide(r, same->value);
+    if (r->count == r->capacity && grow_ring(r) < 0) {
+        free(text);
+        return -1;
+    }
+    if (r->count == r->capacity)
+        decide_oldest(r);
+    struct held_job *h = &r->held[(r->first + r->count) % r->capacity];
+    h->text = text;
+    h->row = row;
+    struct hashmap_slot *early = hashmap_find(&r->stepped, id, strlen(id));
+    if (early) { /* its steps came before it */
+        h->row.has_steps = true;
+        hashmap_remove(&r->stepped, id);
+    }
+    r->count++;
+    if (hashmap_put(&r->pending, h->row.col[COL_JOBID], h) < 0)
+        return -1;
+    return 0;
+}
+
+int sacct_reader_line(struct sacct_reader *r, const char *line, size_t len, size_t number,
+                      char *why, size_t why_size)
+{
+    if (r->stopped)
+        return 1;
+    if (len && line[len - 1] == '\r')
+        len--;
+    if (len == 0)
+        return 0;
+    char *text = strndup(line, len);
+    if (!text) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    if (!r->have_header) {
+        int rc = header_columns(text, number, r->index, why, why_size);
+        free(text);
+        r->have_header = rc == 0;
+        return rc;
+    }
+    json_t *valid = json_string(text); /* NULL when not UTF-8 */
+    if (!valid) {
+        char message[128];
+        snprintf(message, sizeof message, "line %zu: not UTF-8 text", number);
+        r->on_error(r->ctx, message);
+        free(text);
+        return 0;
+    }
+    json_decref(valid);
+    if (take_row(r, text, number) < 0) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    return r->stopped ? 1 : 0;
+}
+
+bool sacct_reader_has_header(const struct sacct_reader *r) { return r->have_header; }
+
+long sacct_reader_given(const struct sacct_reader *r) { return r->given; }
+
+long sacct_reader_finish(struct sacct_reader *r, char *why, size_t why_size)
+{
+    if (!r->have_header) {
+        snprintf(why, why_size, "%s", NO_HEADER);
+        return -1;
+    }
+    while (r->count)
+        decide_oldest(r);
+    return r->given;
+}
+
+void sacct_reader_free(struct sacct_reader *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->capacity; i++)
+        free(r->held[i].text);
+    free(r->held);
+    hashmap_free(&r->pending);
+    hashmap_free(&r->stepped);
+    free(r->summary.w.data);
+    free(r);
+}
+
+static int ignore_summary(void *ctx, const char *summary, size_t len, size_t line)
+{
+    (void)ctx, (void)summary, (void)len, (void)line;
+    return 1;
+}
+
+static void ignore_error(void *ctx, const char *why) { (void)ctx, (void)why; }
+
+/* The lines of text (len bytes, up to a NUL) given to r, up to its header
+ * only when header_only. 0, 1 when r stopped, -1 and why. */
+static int feed(struct sacct_reader *r, const char *text, size_t len, bool header_only, char *why,
+                size_t why_size)
+{
+    len = strnlen(text, len);
+    size_t number = 0;
+    for (size_t at = 0; at < len && !(header_only && r->have_header);) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - text) - at : len - at;
+        int rc = sacct_reader_line(r, text + at, n, ++number, why, why_size);
+        if (rc != 0)
+            return rc;
+        at += n + 1;
+    }
+    return 0;
 }
 
 int sacct_check_header(const char *text, size_t len, char *why, size_t why_size)
 {
-    len = strnlen(text, len); /* what sacct_parse reads: up to a NUL */
-    size_t start = 0;
-    while (start < len && text[start] == '\n')
-        start++;
-    if (start == len) {
-        snprintf(why, why_size, "%s", NO_HEADER);
-        return -1;
-    }
-    const char *nl = memchr(text + start, '\n', len - start);
-    size_t n = nl ? (size_t)(nl - text) - start : len - start;
-    char *line = strndup(text + start, n);
-    if (!line) {
+    struct sacct_reader *r = sacct_reader_new(ignore_summary, ignore_error, NULL);
+    if (!r) {
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    if (n && line[n - 1] == '\r')
-        line[n - 1] = '\0';
-    int index[COL_COUNT];
-    int rc = header_columns(line, index, why, why_size);
-    free(line);
-    return rc;
+    int rc = feed(r, text, len, true, why, why_size);
+    if (rc == 0 && !r->have_header) {
+        snprintf(why, why_size, "%s", NO_HEADER);
+        rc = -1;
+    }
+    sacct_reader_free(r);
+    return rc < 0 ? -1 : 0;
 }
 
 long sacct_parse(const char *text, size_t len, sacct_summary_fn on_summary,
                  sacct_error_fn on_error, void *ctx, char *why, size_t why_size)
 {
-    char *copy = strndup(text, len);
-    if (!copy) {
+    struct sacct_reader *r = sacct_reader_new(on_summary, on_error, ctx);
+    if (!r) {
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    /* lines */
-    size_t nlines = 0, cap = 0;
-    char **lines = NULL;
-    bool out_of_memory = false;
-    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        if (VEC_RESERVE(lines, cap, nlines + 1) < 0) {
-            out_of_memory = true;
-            break;
-        }
-        size_t l = strlen(line);
-        if (l && line[l - 1] == '\r')
-            line[l - 1] = '\0';
-        lines[nlines++] = line;
-    }
-    long given = -1;
-    struct row *rows = NULL;
-    if (out_of_memory) {
-        snprintf(why, why_size, "out of memory");
-        goto done;
-    }
-    int index[COL_COUNT];
-    if (nlines == 0 || header_columns(lines[0], index, why, why_size) < 0) {
-        if (nlines == 0)
-            snprintf(why, why_size, "%s", NO_HEADER);
-        goto done;
-    }
-    char *fields[MAX_FIELDS];
-    rows = calloc(nlines, sizeof *rows);
-    if (!rows) {
-        snprintf(why, why_size, "out of memory");
-        goto done;
-    }
-    size_t nrows = 0;
-    for (size_t i = 1; i < nlines; i++) {
-        struct row *r = &rows[nrows];
-        json_t *valid = json_string(lines[i]); /* NULL when not UTF-8 */
-        if (!valid) {
-            char message[128];
-            snprintf(message, sizeof message, "line %zu: not UTF-8 text", i + 1);
-            on_error(ctx, message);
-            continue;
-        }
-        json_decref(valid);
-        size_t n = split(lines[i], fields);
-        for (size_t c = 0; c < COL_COUNT; c++)
-            r->col[c] = index[c] >= 0 && (size_t)index[c] < n ? fields[index[c]] : NULL;
-        r->line = i + 1;
-        if (!r->col[COL_JOBID] || !*r->col[COL_JOBID]) {
-            char message[128];
-            snprintf(message, sizeof message, "line %zu: no JobID", i + 1);
-            on_error(ctx, message);
-            continue;
-        }
-        nrows++;
-    }
-    /* a step's job: the row whose JobID is the step's up to its '.' (one
-     * map of the jobs' ids: a site's sacct output has millions of lines) */
-    struct hashmap jobs = {0};
-    for (size_t i = 0; i < nrows; i++)
-        if (!strchr(rows[i].col[COL_JOBID], '.') &&
-            hashmap_put_kept(&jobs, rows[i].col[COL_JOBID], strlen(rows[i].col[COL_JOBID]), &rows[i]) < 0) {
-            hashmap_free(&jobs);
-            snprintf(why, why_size, "out of memory");
-            goto done;
-        }
-    for (size_t i = 0; i < nrows; i++) {
-        const char *dot = strchr(rows[i].col[COL_JOBID], '.');
-        struct hashmap_slot *job = dot ? hashmap_find(&jobs, rows[i].col[COL_JOBID],
-                                                      (size_t)(dot - rows[i].col[COL_JOBID]))
-                                       : NULL;
-        if (job) {
-            struct row *j = job->value;
-            j->has_steps = true;
-            rows[i].job = j;
-        }
-    }
-    hashmap_free(&jobs);
-    given = 0;
-    struct summary_text summary = {{NULL, 0, 0, false}, true};
-    for (size_t i = 0; i < nrows; i++) {
-        bool step = strchr(rows[i].col[COL_JOBID], '.') != NULL;
-        if (!step && rows[i].has_steps)
-            continue;
-        char message[512];
-        if (summary_of(&rows[i], rows[i].job, &summary, message, sizeof message) < 0) {
-            on_error(ctx, message);
-            continue;
-        }
-        given++;
-        if (on_summary(ctx, (const char *)summary.w.data, summary.w.len, rows[i].line))
-            break;
-    }
-    free(summary.w.data);
-done:
-    free(rows);
-    free(lines);
-    free(copy);
+    long given = feed(r, text, len, false, why, why_size) < 0 ? -1 : sacct_reader_finish(r, why, why_size);
+    sacct_reader_free(r);
     return given;
 }

@@ -2,9 +2,11 @@
  * sacct --parsable2 prints them (src/archive/sacct.h), from a file, standard
  * input, or by running sacct, stored as summaries (one per job step). */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "archive/ingest_files.h"
@@ -32,16 +34,18 @@ static const char usage[] =
     "JobID,JobName,User,Account,Partition,State,ExitCode,Elapsed,TotalCPU,ReqMem,MaxRSS," \
     "AllocCPUS,Timelimit,Start,End,NodeList"
 
-/* An import of Slurm's records: parsed, and each summary given to the
- * archive, in the reading thread of the ingest (ingest_in_thread). */
+/* An import of Slurm's records: its lines read as they come, each summary
+ * given to the archive, in the reading thread of the ingest
+ * (ingest_in_thread); the header was read before the archive was opened. */
 struct import {
     const char *label;
-    const char *text; /* sacct's output, len bytes */
-    size_t len;
+    struct text_lines *lines;
+    struct sacct_reader *reader;
     struct ingest_session *session;
     long given;       /* summaries made of the lines */
     size_t bad;       /* lines that made none */
-    char why[512];    /* why the input could not be read (given < 0) */
+    bool failed;      /* the input could not be read to its end (why) */
+    char why[512];
 };
 
 static int take_summary(void *ctx, const char *summary, size_t len, size_t line)
@@ -60,17 +64,67 @@ static void bad_line(void *ctx, const char *why)
     im->bad++;
 }
 
+/* Lines to the reader until it stops, the input ends, or (header_only)
+ * its header has come. 0 at the end, 1 when stopped or at the header, -1
+ * when a line could not be read or taken (im->why). */
+static int feed_lines(struct import *im, bool header_only)
+{
+    char *line;
+    size_t len;
+    int more;
+    while ((more = text_lines_next(im->lines, &line, &len)) > 0) {
+        int rc = sacct_reader_line(im->reader, line, len, im->lines->number, im->why, sizeof im->why);
+        if (rc != 0)
+            return rc;
+        if (header_only && sacct_reader_has_header(im->reader))
+            return 1;
+    }
+    if (more < 0)
+        snprintf(im->why, sizeof im->why, "%s", im->lines->why);
+    return more;
+}
+
+/* The lines after the header; the jobs still held given at the end, not
+ * when the input broke off (their steps may be in what was not read). */
 static int read_sacct(struct ingest_session *session, void *arg)
 {
     struct import *im = arg;
     im->session = session;
-    im->given = sacct_parse(im->text, im->len, take_summary, bad_line, im, im->why, sizeof im->why);
-    return im->given < 0 ? -1 : 0;
+    im->failed = feed_lines(im, false) < 0;
+    char why[512];
+    im->given = im->failed ? sacct_reader_given(im->reader)
+                           : sacct_reader_finish(im->reader, why, sizeof why); /* (the header came) */
+    return im->failed ? -1 : 0;
 }
 
-/* Slurm's records are read whole, at most this much (a year of a large
- * cluster's job steps is well under it; import in parts with --start). */
-#define SACCT_READ_MAX ((size_t)1 << 30)
+/* "exit status 1", "killed by signal 13": how sacct ended (pclose's status). */
+static void ending_text(int status, char *out, size_t size)
+{
+    if (status != -1 && WIFEXITED(status))
+        snprintf(out, size, "exit status %d", WEXITSTATUS(status));
+    else if (status != -1 && WIFSIGNALED(status))
+        snprintf(out, size, "killed by signal %d", WTERMSIG(status));
+    else
+        snprintf(out, size, "status %d", status);
+}
+
+/* Closes the input: sacct's exit status (read to its end first, so that
+ * a reader that stopped early does not kill it with SIGPIPE), else 0 (or
+ * fclose's outcome). */
+static int close_input(FILE *in, bool command)
+{
+    if (command) {
+        char drain[65536];
+        while (fread(drain, 1, sizeof drain, in) > 0)
+            ;
+        return pclose(in);
+    }
+    return in != stdin ? fclose(in) : 0;
+}
+
+/* A line of sacct's output is at most this long (a NodeList of thousands
+ * of nodes is well under it). */
+#define SACCT_LINE_MAX ((size_t)1 << 20)
 
 /* A workflow's run directory: every summary under it, the workflow as the
  * set, task ids from the file names where the summaries have none. */
@@ -189,47 +243,57 @@ int archive_import_main(int argc, char **argv, const char *db)
         tally_error_errno("archive import slurm: %s", label);
         return TALLY_EXIT_ERROR;
     }
-    size_t len = 0;
-    char read_why[160];
-    char *text = text_file_read_stream(in, SACCT_READ_MAX, &len, read_why, sizeof read_why);
-    int closed = !path ? pclose(in) : in != stdin ? fclose(in) : 0;
-    if (!text) {
-        tally_error("archive import slurm: %s: %s", label, read_why);
-        return TALLY_EXIT_ERROR;
-    }
-    if (!path && closed != 0) {
-        tally_error("archive import slurm: '%s' failed (status %d)", command, closed);
-        free(text);
-        return TALLY_EXIT_ERROR;
-    }
-    char why[512];
-    if (sacct_check_header(text, len, why, sizeof why) < 0) { /* before the archive is opened */
-        tally_error("archive import slurm: %s: %s", label, why);
-        free(text);
-        return TALLY_EXIT_ERROR;
+    struct text_lines lines;
+    text_lines_attach(&lines, in, SIZE_MAX, SACCT_LINE_MAX);
+    struct import im = {.label = label, .lines = &lines};
+    im.reader = sacct_reader_new(take_summary, bad_line, &im);
+    /* the header, before the archive is opened */
+    int header = im.reader ? feed_lines(&im, true) : -1;
+    if (!im.reader)
+        snprintf(im.why, sizeof im.why, "out of memory");
+    else if (header == 0)
+        sacct_reader_finish(im.reader, im.why, sizeof im.why); /* no header: why says so */
+    int status = TALLY_EXIT_ERROR;
+    if (header != 1) {
+        int closed = close_input(in, !path);
+        char ending[64];
+        ending_text(closed, ending, sizeof ending);
+        if (!path && closed != 0)
+            tally_error("archive import slurm: '%s' failed (%s)", command, ending);
+        else
+            tally_error("archive import slurm: %s: %s", label, im.why);
+        text_lines_close(&lines);
+        sacct_reader_free(im.reader);
+        return status;
     }
     struct store *store = archive_open(cmd.db, false);
-    if (!store) {
-        free(text);
-        return TALLY_EXIT_ERROR;
-    }
-    struct ingest_options opts = {0};
-    struct ingest_session session;
-    ingest_session_init(&session, store, &opts);
-    struct import im = {label, text, len, &session, 0, 0, ""};
-    ingest_in_thread(&session, read_sacct, &im);
-    int finished = ingest_session_finish(&session);
-    free(text);
-    if (im.given < 0) { /* (out of memory: the header was checked) */
-        tally_error("archive import slurm: %s: %s", label, im.why);
+    if (store) {
+        struct ingest_options opts = {0};
+        struct ingest_session session;
+        ingest_session_init(&session, store, &opts);
+        ingest_in_thread(&session, read_sacct, &im);
+        int finished = ingest_session_finish(&session);
+        int closed = close_input(in, !path);
+        char ending[64];
+        ending_text(closed, ending, sizeof ending);
+        if (im.failed)
+            tally_error("archive import slurm: %s: %s (the %ld steps before it were stored)", label,
+                        im.why, im.given);
+        else if (!path && closed != 0)
+            tally_error("archive import slurm: '%s' failed (%s); the %ld steps it gave were stored",
+                        command, ending, im.given);
+        if (!quiet)
+            printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", im.given,
+                   session.added, session.duplicates, session.rejected + im.bad);
         store_close(store);
-        return TALLY_EXIT_ERROR;
+        if (finished < 0 || im.failed || (!path && closed != 0))
+            status = TALLY_EXIT_ERROR;
+        else
+            status = session.rejected || im.bad ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
+    } else {
+        close_input(in, !path);
     }
-    if (!quiet)
-        printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", im.given, session.added,
-               session.duplicates, session.rejected + im.bad);
-    store_close(store);
-    if (finished < 0)
-        return TALLY_EXIT_ERROR;
-    return session.rejected || im.bad ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
+    text_lines_close(&lines);
+    sacct_reader_free(im.reader);
+    return status;
 }

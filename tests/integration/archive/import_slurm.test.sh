@@ -67,6 +67,36 @@ check_eq "... each step once" "$(sqlite3 "$WORK/many.db" 'select count(distinct 
 p0=$("$TALLY" archive --db "$WORK/many.db" stats --format json --by category p0 2>/dev/null)
 check_eq "... the 20,000 steps of partition p0's jobs (a step takes its job's)" "$(echo "$p0" | jq .count)" 20000
 check_eq "... their largest MaxRSS: 102400K = 100 MB" "$(echo "$p0" | jq '.resources.memory.max')" 100
+# --- read as it comes (a site's year need not fit in memory): a step is
+# given at once, a job held until 4,096 other jobs' lines have come after
+# it (sacct prints a job's steps right after it), then given if it had none
+H="JobID|JobName|User|Account|Partition|State|ExitCode|Elapsed|TotalCPU|ReqMem|MaxRSS|AllocCPUS|Timelimit|Start|End|NodeList"
+job_line() { echo "$1|$2|alice|bio|compute|COMPLETED|0:0|00:01:00|00:30.000|100M|1024K|1|00:10:00|2026-11-20T10:00:00|2026-11-20T10:01:00|node01"; }
+step_line() { echo "$1|batch||bio||COMPLETED|0:0|00:01:00|00:30.000||$2K|1||2026-11-20T10:00:00|2026-11-20T10:01:00|node01"; }
+{ echo "$H"; step_line 2001.batch 2048; job_line 2001 late; } > early.txt
+check_eq "a step before its job's line: the step only" "$("$TALLY" archive --db "$WORK/early.db" import slurm early.txt 2>&1)" "steps 1, added 1, already archived 0, rejected 0"
+check_eq "... without the job's partition (its line had not come)" "$(sqlite3 "$WORK/early.db" "select taskid || '|' || coalesce(category, '-') from summaries")" "2001.batch|-"
+{ echo "$H"; job_line 2002 requeued; step_line 2002.batch 1024; job_line 2002 requeued; step_line 2002.batch 4096; step_line 2002.0 8192; } > requeued.txt
+check_eq "a requeued job (its JobID twice, each with its steps): the steps only" "$("$TALLY" archive --db "$WORK/requeued.db" import slurm requeued.txt 2>&1)" "steps 3, added 3, already archived 0, rejected 0"
+check_eq "... each with its job's partition" "$(sqlite3 "$WORK/requeued.db" "select group_concat(category, ' ') from summaries")" "compute compute compute"
+{ echo "$H"; for j in $(seq 3001 8000); do job_line "$j" lone; done; step_line 3001.batch 1024; } > window.txt
+check_eq "5,000 jobs without steps, then a step of the first, 5,000 jobs' lines later" "$("$TALLY" archive --db "$WORK/window.db" import slurm window.txt 2>&1)" "steps 5001, added 5001, already archived 0, rejected 0"
+check_eq "... the first job was given before its late step came (out of the window)" "$(sqlite3 "$WORK/window.db" "select count(*) from summaries where taskid in ('3001', '3001.batch')")" 2
+check_eq "... the last one held to the end and given" "$(sqlite3 "$WORK/window.db" "select count(*) from summaries where taskid = '8000'")" 1
+# sacct failing after some of its output: what it gave is stored, and said
+mkdir -p fakebin
+{ echo '#!/bin/sh'; echo "echo '$H'"; echo "echo '$(job_line 4001 half)'"; echo "echo '$(step_line 4001.batch 1024)'"; echo 'exit 3'; } > fakebin/sacct
+chmod +x fakebin/sacct
+err=$(PATH="$PWD/fakebin:$PATH" "$TALLY" archive --db "$WORK/half.db" import slurm 2>&1); st=$?
+check_eq "sacct failing midway: 125" "$st" 125
+check_contains "... said, with what was stored" "$err" "failed (exit status 3); the 1 steps it gave were stored"
+check_eq "... the step it gave stored" "$(sqlite3 "$WORK/half.db" "select taskid from summaries")" "4001.batch"
+# a line beyond 1 MB: the import stops there, what came before stored
+{ echo "$H"; job_line 5001 long; step_line 5001.batch 1024; head -c 1100000 /dev/zero | tr '\0' x; echo; step_line 5002.batch 1024; } > long.txt
+"$TALLY" archive --db "$WORK/long.db" import slurm long.txt > out.txt 2> err.txt; st=$?
+check_eq "a line longer than 1 MB: 125" "$st" 125
+check_contains "... named, with what was stored" "$(cat err.txt)" "long.txt: line 4 is longer than 1 MB (the 1 steps before it were stored)"
+check_eq "... the step before it stored" "$(sqlite3 "$WORK/long.db" "select taskid from summaries")" "5001.batch"
 # running sacct: no Slurm database here, so sacct fails; one line, 125, no archive
 if command -v sacct >/dev/null; then
   err=$("$TALLY" archive --db "$WORK/none.db" import slurm 2>&1); st=$?
