@@ -378,6 +378,7 @@ struct sacct_reader {
     struct hashmap stepped; /* JobIDs of steps that came without their job's line before them */
     struct summary_text summary;
     long given;
+    long unfinished;        /* lines not given: their job or step had not ended */
 };
 
 struct sacct_reader *sacct_reader_new(sacct_summary_fn on_summary, sacct_error_fn on_error, void *ctx)
@@ -392,12 +393,32 @@ struct sacct_reader *sacct_reader_new(sacct_summary_fn on_summary, sacct_error_f
     return r;
 }
 
+/* Whether a line's own State is one a job or step is still in (pending,
+ * running, suspended, resizing, or requeued to run again): its usage is
+ * not whole yet, and its record will change when it ends (sacct's JOB
+ * STATE CODES; the others are ends). */
+static bool unfinished(const char *state)
+{
+    static const char *const states[] = {"PENDING", "RUNNING", "SUSPENDED", "RESIZING", "REQUEUED"};
+    if (!state)
+        return false;
+    size_t word = strcspn(state, " +");
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (word == strlen(states[i]) && !strncmp(state, states[i], word))
+            return true;
+    return false;
+}
+
 /* The summary of row (a step's job: job, or NULL) given, or its bad field
- * said. */
+ * said; nothing for a line not yet ended (counted). */
 static void give(struct sacct_reader *r, const struct row *row, const struct row *job)
 {
     if (r->stopped)
         return;
+    if (unfinished(row->col[COL_STATE])) {
+        r->unfinished++;
+        return;
+    }
     char message[512];
     if (summary_of(row, job, &r->summary, message, sizeof message) < 0) {
         r->on_error(r->ctx, message);
@@ -558,6 +579,8 @@ int sacct_reader_line(struct sacct_reader *r, const char *line, size_t len, size
 bool sacct_reader_has_header(const struct sacct_reader *r) { return r->have_header; }
 
 long sacct_reader_given(const struct sacct_reader *r) { return r->given; }
+
+long sacct_reader_unfinished(const struct sacct_reader *r) { return r->unfinished; }
 
 long sacct_reader_finish(struct sacct_reader *r, char *why, size_t why_size)
 {

@@ -6,6 +6,8 @@
  * (or NCPUS), Timelimit, Start, End, NodeList; others are ignored. Each job
  * step (JobID with a '.') becomes one summary; a job without step lines
  * becomes one itself (its own line sums its steps, so it is not counted twice).
+ * A job or step that has not ended (its own State PENDING, RUNNING,
+ * SUSPENDED, RESIZING or REQUEUED) becomes none: its record is not final.
  * The input is read as it comes, in the memory of a window of jobs (see
  * struct sacct_reader), not whole.
  *
@@ -55,6 +57,10 @@ int sacct_reader_line(struct sacct_reader *r, const char *line, size_t len, size
 bool sacct_reader_has_header(const struct sacct_reader *r);
 /* The summaries given so far. */
 long sacct_reader_given(const struct sacct_reader *r);
+/* The lines not given because their own State had not ended (PENDING,
+ * RUNNING, SUSPENDED, RESIZING, REQUEUED): imported again once they end,
+ * they are given then. */
+long sacct_reader_unfinished(const struct sacct_reader *r);
 /* The jobs still held given; the number of summaries given in all, or -1
  * and why when no header came. */
 long sacct_reader_finish(struct sacct_reader *r, char *why, size_t why_size);

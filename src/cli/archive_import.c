@@ -27,6 +27,7 @@ static const char usage[] =
     "  FILE, -           sacct --parsable2 output with its header (else sacct is run)\n"
     "  --db PATH|URI     the archive\n"
     "  --start TIME      running sacct: jobs from TIME (sacct -S, e.g. 2026-11-01)\n"
+    "  --end TIME        running sacct: jobs up to TIME (sacct -E)\n"
     "  --all-users       running sacct: every user's jobs (sacct -a)\n"
     "  -q, --quiet       do not print the counts\n";
 
@@ -183,6 +184,7 @@ int archive_import_main(int argc, char **argv, const char *db)
     static const struct option options[] = {
         ARCHIVE_COMMON_OPTIONS,
         {"start", required_argument, NULL, 's'},
+        {"end", required_argument, NULL, 'e'},
         {"all-users", no_argument, NULL, 'a'},
         {"set", required_argument, NULL, 'S'},
         {"set-description", required_argument, NULL, 'D'},
@@ -190,12 +192,14 @@ int archive_import_main(int argc, char **argv, const char *db)
         {NULL, 0, NULL, 0},
     };
     struct archive_command cmd = {.name = "import", .usage = usage, .db = db};
-    const char *start = NULL, *set = NULL, *description = NULL;
+    const char *start = NULL, *end = NULL, *set = NULL, *description = NULL;
     int all_users = 0, quiet = 0, c, outcome;
     while ((outcome = archive_next_option(&cmd, argc, argv, "qh", options, &c)) ==
            ARCHIVE_OPTION_OWN) {
         if (c == 's')
             start = optarg;
+        else if (c == 'e')
+            end = optarg;
         else if (c == 'a')
             all_users = 1;
         else if (c == 'S')
@@ -215,16 +219,26 @@ int archive_import_main(int argc, char **argv, const char *db)
         return TALLY_EXIT_ERROR;
     }
     const char *path = optind + 1 < argc ? argv[optind + 1] : NULL;
+    if (path && (start || end || all_users)) {
+        tally_error("archive import slurm: --start, --end and --all-users choose what sacct is run "
+                    "for; %s is read as it is", path);
+        return TALLY_EXIT_ERROR;
+    }
     FILE *in;
     char command[512] = "";
     if (!path) {
-        if (start && strspn(start, "0123456789-T:") != strlen(start)) {
-            tally_error("archive import slurm: --start: '%s' is not a time (YYYY-MM-DD[THH:MM:SS])",
-                        start);
-            return TALLY_EXIT_ERROR;
+        const char *times[2][2] = {{"--start", start}, {"--end", end}};
+        for (int t = 0; t < 2; t++) {
+            const char *v = times[t][1];
+            if (v && (!*v || strspn(v, "0123456789-T:") != strlen(v))) {
+                tally_error("archive import slurm: %s: '%s' is not a time (YYYY-MM-DD[THH:MM:SS])",
+                            times[t][0], v);
+                return TALLY_EXIT_ERROR;
+            }
         }
-        snprintf(command, sizeof command, "sacct --parsable2 --format=" SACCT_FORMAT "%s%s%s",
-                 all_users ? " -a" : "", start ? " -S " : "", start ? start : "");
+        snprintf(command, sizeof command, "sacct --parsable2 --format=" SACCT_FORMAT "%s%s%s%s%s",
+                 all_users ? " -a" : "", start ? " -S " : "", start ? start : "", end ? " -E " : "",
+                 end ? end : "");
         in = popen(command, "r");
     } else if (!strcmp(path, "-")) {
         in = stdin;
@@ -282,7 +296,12 @@ int archive_import_main(int argc, char **argv, const char *db)
         else if (!path && closed != 0)
             tally_error("archive import slurm: '%s' failed (%s); the %ld steps it gave were stored",
                         command, ending, im.given);
-        if (!quiet)
+        long unfinished = sacct_reader_unfinished(im.reader);
+        if (!quiet && unfinished)
+            printf("steps %ld, added %zu, already archived %zu, rejected %zu, not ended %ld "
+                   "(not stored: import them again once they end)\n", im.given, session.added,
+                   session.duplicates, session.rejected + im.bad, unfinished);
+        else if (!quiet)
             printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", im.given,
                    session.added, session.duplicates, session.rejected + im.bad);
         store_close(store);

@@ -97,6 +97,20 @@ check_eq "... the step it gave stored" "$(sqlite3 "$WORK/half.db" "select taskid
 check_eq "a line longer than 1 MB: 125" "$st" 125
 check_contains "... named, with what was stored" "$(cat err.txt)" "long.txt: line 4 is longer than 1 MB (the 1 steps before it were stored)"
 check_eq "... the step before it stored" "$(sqlite3 "$WORK/long.db" "select taskid from summaries")" "5001.batch"
+# --- jobs and steps not ended (their own State RUNNING, PENDING...) are not
+# stored: their record is not final; imported again once ended, they are
+{ echo "$H"; job_line 6001 running | sed 's/|COMPLETED|/|RUNNING|/'; step_line 6001.batch 1024 | sed 's/|COMPLETED|/|RUNNING|/'
+  step_line 6001.0 2048; job_line 6002 waiting | sed 's/|COMPLETED|/|PENDING|/'; } > running.txt
+check_eq "a running job, its running and its ended step, a pending job: the ended step only (the running step and the pending job not ended)" \
+  "$("$TALLY" archive --db "$WORK/running.db" import slurm running.txt 2>&1)" \
+  "steps 1, added 1, already archived 0, rejected 0, not ended 2 (not stored: import them again once they end)"
+{ echo "$H"; job_line 6001 running; step_line 6001.batch 1024; step_line 6001.0 2048; job_line 6002 waiting; } > ended.txt
+check_eq "... once ended: the new steps and the job without steps, the step stored before not again" \
+  "$("$TALLY" archive --db "$WORK/running.db" import slurm ended.txt 2>&1)" "steps 3, added 2, already archived 1, rejected 0"
+err=$("$TALLY" archive --db "$WORK/x.db" import slurm --start 2026-11-01 ended.txt 2>&1); st=$?
+check_eq "--start with a FILE: 125, said" "$st: $err" "125: tally: archive import slurm: --start, --end and --all-users choose what sacct is run for; ended.txt is read as it is"
+err=$("$TALLY" archive --db "$WORK/x.db" import slurm --end 'yesterday; rm -rf /' 2>&1); st=$?
+check_eq "--end not a time: 125, said" "$st: $err" "125: tally: archive import slurm: --end: 'yesterday; rm -rf /' is not a time (YYYY-MM-DD[THH:MM:SS])"
 # running sacct: no Slurm database here, so sacct fails; one line, 125, no archive
 if command -v sacct >/dev/null; then
   err=$("$TALLY" archive --db "$WORK/none.db" import slurm 2>&1); st=$?

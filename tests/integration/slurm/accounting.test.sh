@@ -7,7 +7,8 @@
 # of 2 tasks — run; then 'tally archive import slurm' runs sacct itself and
 # stores one summary per step: requested memory and cores beside what was
 # used (sacct's MaxRSS against tally's own exact peak of the same task),
-# exit status and type, elapsed time. Importing again adds nothing.
+# exit status and type, elapsed time. Importing again adds nothing. A job
+# still running is not stored until it has ended.
 # Measured here: Slurm's MaxRSS of the 60 MB step was 76.9 MB where tally's
 # peak of the task was 62.2 MB: the step also holds the plugin's tally run.
 . "$TALLY_TEST_ROOT/tests/integration/lib.sh"
@@ -67,4 +68,23 @@ check_eq "the archive answers about them: stats counts the step by its name" \
   "$("$TALLY" archive --db "$DB" stats --format json --by name hold60.0 | jq .count)" 1
 out=$("$TALLY" archive --db "$DB" import slurm 2>/dev/null)
 check_eq "importing again adds nothing" "$out" "steps $steps, added 0, already archived $steps, rejected 0"
+# a job still running when sacct is run: its steps are not stored until it
+# has ended; imported again then, they are (and nothing else again)
+srun -J later -n 1 --mem=100 "$PROGS/hold_memory" 10 0 "$WORK/later-ready" "$WORK/later-release" >/dev/null 2>&1 &
+later=$!
+wait_until 30 test -s "$WORK/later-ready"
+running() { [ "$(sacct -n -X -P -o State --name later | head -1)" = RUNNING ]; }
+check "the 'later' job is running, as slurmdbd has it" wait_until 30 running
+out=$("$TALLY" archive --db "$DB" import slurm 2>/dev/null)
+check_contains "import while it runs: its steps not ended, not stored" "$out" "not ended"
+check_eq "... none of its steps in the archive" "$(sqlite3 "$DB" "select count(*) from summaries where name like 'later%'")" 0
+touch "$WORK/later-release"
+wait $later
+ended() { [ "$(sacct -n -X -P -o State --name later | head -1)" = COMPLETED ]; }
+check "... it ends, as slurmdbd has it" wait_until 30 ended
+out=$("$TALLY" archive --db "$DB" import slurm 2>/dev/null)
+later_steps=$(sqlite3 "$DB" "select count(*) from summaries where name like 'later%'")
+check_cmp "imported again once ended: its steps stored" "$later_steps" ">=" 1
+check_eq "... and nothing else again" "$out" "steps $((steps + later_steps)), added $later_steps, already archived $steps, rejected 0"
+check_eq "... its step's exit: normal, 0" "$("$TALLY" archive --db "$DB" query --format json "name = 'later.0'" | jq -c '.[0] | [.exit_type, .exit_status]')" '["normal",0]'
 finish
