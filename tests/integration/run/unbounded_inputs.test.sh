@@ -67,8 +67,10 @@ expect "view --files /dev/zero" 125 "tally: view: --files /dev/zero: larger than
   "$TALLY" view --files /dev/zero -o files.html
 expect "view --files on a FIFO nobody writes to" 125 "tally: view: --files fifo: " \
   "$TALLY" view --files fifo -o files.html
-expect "archive import slurm /dev/zero" 125 "tally: archive import slurm: /dev/zero: larger than 1 GB (the most read from such a file)" \
+expect "archive import slurm /dev/zero" 125 "tally: archive import slurm: /dev/zero: a NUL byte on line 1: not a text file" \
   "$TALLY" archive import slurm --db a.db /dev/zero
+expect "archive import slurm of an endless line" 125 "tally: archive import slurm: -: line 1 is longer than 1 MB" \
+  bash -c "tr '\\0' x < /dev/zero | '$TALLY' archive import slurm --db a.db -"
 expect "archive import slurm on a FIFO nobody writes to" 125 "tally: archive import slurm: fifo: " \
   "$TALLY" archive import slurm --db a.db fifo
 mkdir wf; cp s.summary wf/
