@@ -740,8 +740,13 @@ static const struct store_backend postgres_backend = {
     .id_column = "id BIGSERIAL PRIMARY KEY",
     .begin_write = "BEGIN",
     .lock_schema = "SELECT pg_advisory_xact_lock(74110311)",
-    .table_columns = "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-                     "current_schema() AND table_name = ?",
+    /* the catalog itself: information_schema.columns took 8 ms to plan
+     * and run, at every opening of an archive (a question's sixth) */
+    .table_columns = "SELECT a.attname FROM pg_catalog.pg_attribute a"
+                     " JOIN pg_catalog.pg_class c ON c.oid = a.attrelid"
+                     " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                     " WHERE n.nspname = current_schema() AND c.relname = ?"
+                     " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
     .blob_type = "BYTEA",
     .aggregates_uncompressed = "ALTER TABLE aggregates ALTER COLUMN data SET STORAGE EXTERNAL;",
     .partitioned_id_column = "id BIGSERIAL",
