@@ -14,12 +14,9 @@ void byte_reserve(struct byte_writer *w, size_t n)
 
 void byte_put(struct byte_writer *w, const void *bytes, size_t n)
 {
+    byte_reserve(w, n);
     if (w->failed)
         return;
-    if (w->len + n > w->capacity && VEC_RESERVE(w->data, w->capacity, w->len + n) < 0) {
-        w->failed = true;
-        return;
-    }
     memcpy(w->data + w->len, bytes, n);
     w->len += n;
 }
