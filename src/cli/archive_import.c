@@ -180,6 +180,102 @@ static int import_directory(const struct archive_command *cmd, const char *dir, 
     return session.rejected ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
 }
 
+/* FILE, or standard input for "-": NULL when it cannot be opened (said). */
+static FILE *open_file(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return stdin;
+    char why[160];
+    int fd = text_file_open(path, false, why, sizeof why); /* a FIFO is not waited for */
+    if (fd < 0) {
+        tally_error("archive import slurm: %s: %s", path, why);
+        return NULL;
+    }
+    FILE *in = fdopen(fd, "r");
+    if (!in) {
+        tally_error_errno("archive import slurm: %s", path);
+        close(fd);
+    }
+    return in;
+}
+
+/* sacct run for the jobs asked for (its command line into command): its
+ * output, or NULL when a time is not one or it cannot be run (said). */
+static FILE *run_sacct(const char *start, const char *end, int all_users, char *command,
+                       size_t command_size)
+{
+    const char *times[2][2] = {{"--start", start}, {"--end", end}};
+    for (int t = 0; t < 2; t++) {
+        const char *v = times[t][1];
+        if (v && (!*v || strspn(v, "0123456789-T:") != strlen(v))) {
+            tally_error("archive import slurm: %s: '%s' is not a time (YYYY-MM-DD[THH:MM:SS])",
+                        times[t][0], v);
+            return NULL;
+        }
+    }
+    snprintf(command, command_size, "sacct --parsable2 --format=" SACCT_FORMAT "%s%s%s%s%s",
+             all_users ? " -a" : "", start ? " -S " : "", start ? start : "", end ? " -E " : "",
+             end ? end : "");
+    FILE *in = popen(command, "r");
+    if (!in)
+        tally_error_errno("archive import slurm: sacct");
+    return in;
+}
+
+/* sacct's output from in (label names it; command: the sacct run, or NULL
+ * for a file), its header read before the archive is opened, into the
+ * archive db. Closes in. The exit status. */
+static int import_sacct(FILE *in, const char *label, const char *command, const char *db, int quiet)
+{
+    struct text_lines lines;
+    text_lines_attach(&lines, in, SIZE_MAX, SACCT_LINE_MAX);
+    struct import im = {.label = label, .lines = &lines};
+    im.reader = sacct_reader_new(take_summary, bad_line, &im);
+    int header = im.reader ? feed_lines(&im, true) : -1;
+    if (!im.reader)
+        snprintf(im.why, sizeof im.why, "out of memory");
+    else if (header == 0)
+        sacct_reader_finish(im.reader, im.why, sizeof im.why); /* no header: why says so */
+    struct store *store = header == 1 ? archive_open(db, false) : NULL;
+    int status = TALLY_EXIT_ERROR, finished = 0;
+    struct ingest_session session;
+    if (store) {
+        struct ingest_options opts = {0};
+        ingest_session_init(&session, store, &opts);
+        ingest_in_thread(&session, read_sacct, &im);
+        finished = ingest_session_finish(&session);
+    }
+    int closed = close_input(in, command != NULL);
+    char ending[64];
+    ending_text(closed, ending, sizeof ending);
+    if (header != 1 && command && closed != 0)
+        tally_error("archive import slurm: '%s' failed (%s)", command, ending);
+    else if (header != 1)
+        tally_error("archive import slurm: %s: %s", label, im.why);
+    else if (store && im.failed)
+        tally_error("archive import slurm: %s: %s (the %ld steps before it were stored)", label,
+                    im.why, im.given);
+    else if (store && command && closed != 0)
+        tally_error("archive import slurm: '%s' failed (%s); the %ld steps it gave were stored",
+                    command, ending, im.given);
+    if (store) {
+        long unfinished = sacct_reader_unfinished(im.reader);
+        if (!quiet) {
+            printf("steps %ld, added %zu, already archived %zu, rejected %zu", im.given,
+                   session.added, session.duplicates, session.rejected + im.bad);
+            if (unfinished)
+                printf(", not ended %ld (not stored: import them again once they end)", unfinished);
+            putchar('\n');
+        }
+        store_close(store);
+        if (finished >= 0 && !im.failed && !(command && closed != 0))
+            status = session.rejected || im.bad ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
+    }
+    text_lines_close(&lines);
+    sacct_reader_free(im.reader);
+    return status;
+}
+
 int archive_import_main(int argc, char **argv, const char *db)
 {
     static const struct option options[] = {
@@ -225,95 +321,8 @@ int archive_import_main(int argc, char **argv, const char *db)
                     "for; %s is read as it is", path);
         return TALLY_EXIT_ERROR;
     }
-    FILE *in;
     char command[512] = "";
-    if (!path) {
-        const char *times[2][2] = {{"--start", start}, {"--end", end}};
-        for (int t = 0; t < 2; t++) {
-            const char *v = times[t][1];
-            if (v && (!*v || strspn(v, "0123456789-T:") != strlen(v))) {
-                tally_error("archive import slurm: %s: '%s' is not a time (YYYY-MM-DD[THH:MM:SS])",
-                            times[t][0], v);
-                return TALLY_EXIT_ERROR;
-            }
-        }
-        snprintf(command, sizeof command, "sacct --parsable2 --format=" SACCT_FORMAT "%s%s%s%s%s",
-                 all_users ? " -a" : "", start ? " -S " : "", start ? start : "", end ? " -E " : "",
-                 end ? end : "");
-        in = popen(command, "r");
-    } else if (!strcmp(path, "-")) {
-        in = stdin;
-    } else {
-        char why[160];
-        int fd = text_file_open(path, false, why, sizeof why); /* a FIFO is not waited for */
-        if (fd < 0) {
-            tally_error("archive import slurm: %s: %s", path, why);
-            return TALLY_EXIT_ERROR;
-        }
-        if (!(in = fdopen(fd, "r")))
-            close(fd);
-    }
-    const char *label = path ? path : "sacct";
-    if (!in) {
-        tally_error_errno("archive import slurm: %s", label);
-        return TALLY_EXIT_ERROR;
-    }
-    struct text_lines lines;
-    text_lines_attach(&lines, in, SIZE_MAX, SACCT_LINE_MAX);
-    struct import im = {.label = label, .lines = &lines};
-    im.reader = sacct_reader_new(take_summary, bad_line, &im);
-    /* the header, before the archive is opened */
-    int header = im.reader ? feed_lines(&im, true) : -1;
-    if (!im.reader)
-        snprintf(im.why, sizeof im.why, "out of memory");
-    else if (header == 0)
-        sacct_reader_finish(im.reader, im.why, sizeof im.why); /* no header: why says so */
-    int status = TALLY_EXIT_ERROR;
-    if (header != 1) {
-        int closed = close_input(in, !path);
-        char ending[64];
-        ending_text(closed, ending, sizeof ending);
-        if (!path && closed != 0)
-            tally_error("archive import slurm: '%s' failed (%s)", command, ending);
-        else
-            tally_error("archive import slurm: %s: %s", label, im.why);
-        text_lines_close(&lines);
-        sacct_reader_free(im.reader);
-        return status;
-    }
-    struct store *store = archive_open(cmd.db, false);
-    if (store) {
-        struct ingest_options opts = {0};
-        struct ingest_session session;
-        ingest_session_init(&session, store, &opts);
-        ingest_in_thread(&session, read_sacct, &im);
-        int finished = ingest_session_finish(&session);
-        int closed = close_input(in, !path);
-        char ending[64];
-        ending_text(closed, ending, sizeof ending);
-        if (im.failed)
-            tally_error("archive import slurm: %s: %s (the %ld steps before it were stored)", label,
-                        im.why, im.given);
-        else if (!path && closed != 0)
-            tally_error("archive import slurm: '%s' failed (%s); the %ld steps it gave were stored",
-                        command, ending, im.given);
-        long unfinished = sacct_reader_unfinished(im.reader);
-        if (!quiet && unfinished)
-            printf("steps %ld, added %zu, already archived %zu, rejected %zu, not ended %ld "
-                   "(not stored: import them again once they end)\n", im.given, session.added,
-                   session.duplicates, session.rejected + im.bad, unfinished);
-        else if (!quiet)
-            printf("steps %ld, added %zu, already archived %zu, rejected %zu\n", im.given,
-                   session.added, session.duplicates, session.rejected + im.bad);
-        store_close(store);
-        if (finished < 0 || im.failed || (!path && closed != 0))
-            status = TALLY_EXIT_ERROR;
-        else
-            status = session.rejected || im.bad ? TALLY_EXIT_FAILURE : TALLY_EXIT_OK;
-    } else {
-        close_input(in, !path);
-    }
-    text_lines_close(&lines);
-    sacct_reader_free(im.reader);
-    return status;
+    FILE *in = path ? open_file(path) : run_sacct(start, end, all_users, command, sizeof command);
+    return in ? import_sacct(in, path ? path : "sacct", path ? NULL : command, cmd.db, quiet)
+              : TALLY_EXIT_ERROR;
 }
