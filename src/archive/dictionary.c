@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive/rows_statement.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
@@ -75,69 +76,191 @@ int dictionary_create(struct store *s, char *why, size_t why_size)
     return store_exec(s, sql, NULL, 0, why, why_size) < 0 ? -1 : 0;
 }
 
-/* The id stored for text, 0 when none; -1 on an error. */
-static long long stored_id(struct store *s, enum dictionary_kind kind, const char *text,
-                           char *why, size_t why_size)
+/* A text the cache lacks: its id once found (0 before). */
+struct missing {
+    enum dictionary_kind kind;
+    const char *text; /* the caller's */
+    long long id;
+    bool adding; /* without an id before the last attempt at adding */
+};
+
+/* The rows of a chunk of missing texts and where each one's id goes. */
+struct chunk {
+    struct missing **m;
+    size_t n;
+};
+
+static int found_row(void *ctx, size_t ncols, const struct sql_value *row)
 {
-    long long id = 0;
-    struct sql_value p[2] = {sql_int(kind), sql_text(text)};
-    if (store_query(s, "SELECT id FROM dictionary WHERE kind = ? AND text = ?", p, 2,
-                    store_first_integer, &id, why, why_size) < 0)
-        return -1;
-    return id;
+    struct chunk *c = ctx;
+    if (ncols >= 2 && row[0].type == SQL_INT && row[0].integer >= 0 && (size_t)row[0].integer < c->n &&
+        row[1].type == SQL_INT)
+        c->m[row[0].integer]->id = row[1].integer;
+    return 0;
 }
 
-int dictionary_id(struct store *s, enum dictionary_kind kind, const char *text, long long *id,
-                  char *why, size_t why_size)
+/* The stored ids of the texts of m[0..n) that have none yet, a statement
+ * per ROWS_STATEMENT_CHUNK of them. */
+static int find_stored(struct store *s, struct missing *m, size_t n, char *why, size_t why_size)
 {
-    struct dictionary_cache *c = cache_of(s);
-    if (!c) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
-    }
-    void *known = hashmap_get(&c->ids[kind], text);
-    if (known) {
-        *id = (intptr_t)known;
-        return 0;
-    }
-    long long found = stored_id(s, kind, text, why, why_size);
-    bool added = false;
-    /* the next id of the kind; 0 rows when another writer took it (or the
-     * text) first: found again, or the id after */
-    for (int attempt = 0; found == 0 && attempt < ADD_TRIES; attempt++) {
-        struct sql_value p[3] = {sql_int(kind), sql_text(text), sql_int(kind)};
-        long long changed = store_exec(s, "INSERT INTO dictionary (kind, id, text)"
-                                          " SELECT CAST(? AS INTEGER), coalesce(max(id), 0) + 1,"
-                                          " CAST(? AS TEXT) FROM dictionary WHERE kind = ?"
-                                          " ON CONFLICT DO NOTHING",
-                                       p, 3, why, why_size);
-        if (changed < 0)
+    struct missing *rows[ROWS_STATEMENT_CHUNK];
+    struct sql_value p[2 * ROWS_STATEMENT_CHUNK];
+    for (size_t i = 0; i < n;) {
+        struct chunk c = {rows, 0};
+        for (; i < n && c.n < ROWS_STATEMENT_CHUNK; i++)
+            if (!m[i].id) {
+                p[2 * c.n] = sql_int(m[i].kind);
+                p[2 * c.n + 1] = sql_text(m[i].text);
+                rows[c.n++] = &m[i];
+            }
+        if (!c.n)
+            break;
+        /* the casts type PostgreSQL's parameters, which a VALUES list leaves unknown */
+        char *sql = rows_statement("WITH wanted (position, kind, text) AS (VALUES",
+                                   "#, CAST(? AS INTEGER), CAST(? AS TEXT)", c.n,
+                                   ") SELECT w.position, d.id FROM wanted w JOIN dictionary d"
+                                   " ON d.kind = w.kind AND d.text = w.text",
+                                   why, why_size);
+        int rc = sql ? store_query(s, sql, p, 2 * c.n, found_row, &c, why, why_size) : -1;
+        free(sql);
+        if (rc < 0)
             return -1;
-        added = changed > 0;
-        found = stored_id(s, kind, text, why, why_size);
     }
-    if (found < 0)
-        return -1;
-    if (found == 0) {
-        snprintf(why, why_size, "dictionary: '%s' could not be added", text);
+    return 0;
+}
+
+/* The texts of m[0..n) without an id added, each with the next free id of
+ * its kind (the largest stored + its place among the kind's added ones); a
+ * row whose id or text another writer stored first is skipped (found again,
+ * or added again with the ids after). */
+static int add_missing(struct store *s, struct missing *m, size_t n, char *why, size_t why_size)
+{
+    struct sql_value p[3 * ROWS_STATEMENT_CHUNK];
+    for (size_t i = 0; i < n;) {
+        long long step[DICT_KINDS] = {0}; /* after the largest id the statement sees */
+        size_t rows = 0;
+        for (; i < n && rows < ROWS_STATEMENT_CHUNK; i++)
+            if (!m[i].id) {
+                p[3 * rows] = sql_int(m[i].kind);
+                p[3 * rows + 1] = sql_int(++step[m[i].kind]);
+                p[3 * rows + 2] = sql_text(m[i].text);
+                rows++;
+            }
+        if (!rows)
+            break;
+        /* WHERE true: SQLite's parser would take ON for a join's */
+        char *sql = rows_statement("WITH added (kind, step, text) AS (VALUES",
+                                   "CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS TEXT)", rows,
+                                   ") INSERT INTO dictionary (kind, id, text) SELECT a.kind, a.step +"
+                                   " coalesce((SELECT max(d.id) FROM dictionary d WHERE d.kind = a.kind), 0),"
+                                   " a.text FROM added a WHERE true ON CONFLICT DO NOTHING",
+                                   why, why_size);
+        long long rc = sql ? store_exec(s, sql, p, 3 * rows, why, why_size) : -1;
+        free(sql);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static size_t count_unfound(const struct missing *m, size_t n)
+{
+    size_t unfound = 0;
+    for (size_t i = 0; i < n; i++)
+        unfound += !m[i].id;
+    return unfound;
+}
+
+/* A text added in the cache's transaction, forgotten if it does not commit. */
+static int remember_added(struct dictionary_cache *c, struct store *s, const struct missing *m)
+{
+    char *copy = strdup(m->text);
+    struct pending *p = copy ? VEC_PUSH(c->pending, c->npending, c->pending_capacity) : NULL;
+    if (!p) {
+        free(copy);
         return -1;
     }
-    if (added) {
-        char *copy = strdup(text);
-        struct pending *p = copy ? VEC_PUSH(c->pending, c->npending, c->pending_capacity) : NULL;
-        if (!p) {
-            free(copy);
+    *p = (struct pending){m->kind, copy};
+    c->transaction = s->transaction;
+    return 0;
+}
+
+/* m[0..n)'s ids found, or added, and put in the cache. Those found after
+ * an attempt at adding them are remembered as added in this transaction
+ * (some may be another writer's: forgotten, they cost a lookup). */
+static int resolve_missing(struct store *s, struct dictionary_cache *c, struct missing *m, size_t n,
+                           char *why, size_t why_size)
+{
+    if (find_stored(s, m, n, why, why_size) < 0)
+        return -1;
+    for (int attempt = 0; attempt < ADD_TRIES && count_unfound(m, n); attempt++) {
+        for (size_t i = 0; i < n; i++)
+            m[i].adding = !m[i].id;
+        if (add_missing(s, m, n, why, why_size) < 0 || find_stored(s, m, n, why, why_size) < 0)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            if (m[i].adding && m[i].id && remember_added(c, s, &m[i]) < 0) {
+                snprintf(why, why_size, "out of memory");
+                return -1;
+            }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!m[i].id) {
+            snprintf(why, why_size, "dictionary: '%s' could not be added", m[i].text);
+            return -1;
+        }
+        if (hashmap_put(&c->ids[m[i].kind], m[i].text, (void *)(intptr_t)m[i].id) < 0) {
             snprintf(why, why_size, "out of memory");
             return -1;
         }
-        p->kind = kind;
-        p->text = copy;
-        c->transaction = s->transaction;
     }
-    if (hashmap_put(&c->ids[kind], text, (void *)(intptr_t)found) < 0) {
+    return 0;
+}
+
+/* The texts of texts[0..n) that the cache lacks, each once, into *m: 0, or
+ * -1 when out of memory. */
+static int gather_missing(struct dictionary_cache *c, const struct dictionary_text *texts, size_t n,
+                          struct missing **m, size_t *nm)
+{
+    struct hashmap seen[DICT_KINDS] = {{0}};
+    size_t capacity = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct dictionary_text *t = &texts[i];
+        *t->id = 0;
+        if (!t->text)
+            continue;
+        void *known = hashmap_get(&c->ids[t->kind], t->text);
+        if (known) {
+            *t->id = (intptr_t)known;
+        } else if (!hashmap_get(&seen[t->kind], t->text)) {
+            struct missing *add = VEC_PUSH(*m, *nm, capacity);
+            if (!add || hashmap_put(&seen[t->kind], t->text, (void *)1) < 0)
+                rc = -1;
+            else
+                *add = (struct missing){t->kind, t->text, 0, false};
+        }
+    }
+    for (int k = 0; k < DICT_KINDS; k++)
+        hashmap_free(&seen[k]);
+    return rc;
+}
+
+int dictionary_ids(struct store *s, const struct dictionary_text *texts, size_t n, char *why,
+                   size_t why_size)
+{
+    struct dictionary_cache *c = cache_of(s);
+    struct missing *m = NULL;
+    size_t nm = 0;
+    if (!c || gather_missing(c, texts, n, &m, &nm) < 0) {
+        free(m);
         snprintf(why, why_size, "out of memory");
         return -1;
     }
-    *id = found;
-    return 0;
+    int rc = nm ? resolve_missing(s, c, m, nm, why, why_size) : 0;
+    for (size_t i = 0; i < n && nm && rc == 0; i++)
+        if (texts[i].text && !*texts[i].id)
+            *texts[i].id = (intptr_t)hashmap_get(&c->ids[texts[i].kind], texts[i].text);
+    free(m);
+    return rc;
 }

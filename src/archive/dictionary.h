@@ -7,7 +7,8 @@
  *
  * The writer finds a text's id in a cache kept with the store (one per
  * connection), else in the table, else adds it (inside the caller's
- * transaction) with the next id of its kind. An id added in a transaction
+ * transaction) with the next id of its kind; a batch's new texts are looked
+ * up and added together. An id added in a transaction
  * that does not commit is forgotten at the cache's next use, so a
  * transaction run again after a deadlock or a busy database never refers to
  * a text it did not store. Two PostgreSQL writers adding the same id at once
@@ -32,9 +33,18 @@ enum dictionary_kind {
 /* Creates the dictionary table (empty). 0 or -1. */
 int dictionary_create(struct store *s, char *why, size_t why_size);
 
-/* The id of text in kind (text not NULL), added when new, inside the
- * caller's write transaction. 0 or -1 with a reason. */
-int dictionary_id(struct store *s, enum dictionary_kind kind, const char *text, long long *id,
-                  char *why, size_t why_size);
+/* A text to give its id: *id gets it (0 when text is NULL). */
+struct dictionary_text {
+    enum dictionary_kind kind;
+    const char *text;
+    long long *id;
+};
+
+/* The ids of texts[0..n), those new added, inside the caller's write
+ * transaction: the ones the cache lacks found, and added, a few statements
+ * for all of them (ROWS_STATEMENT_CHUNK a statement) instead of three round
+ * trips each. 0 or -1 with a reason. */
+int dictionary_ids(struct store *s, const struct dictionary_text *texts, size_t n, char *why,
+                   size_t why_size);
 
 #endif

@@ -874,24 +874,28 @@ static int document_shapes_resolve(struct store *s, struct summary_record *const
 }
 
 /* Each record's dictionary ids (in the transaction: a text added by one
- * that rolls back is forgotten, dictionary.h). */
+ * that rolls back is forgotten, dictionary.h), the new ones looked up and
+ * added together. */
 static int dictionary_resolve(struct store *s, struct summary_record *const *records, size_t n,
                               char *why, size_t why_size)
 {
-    _Static_assert(sizeof records[0]->text_ids / sizeof records[0]->text_ids[0] ==
-                       DICT_KINDS - DICT_NAME, "an id per kind");
+    enum { KINDS = DICT_KINDS - DICT_NAME };
+    _Static_assert(sizeof records[0]->text_ids / sizeof records[0]->text_ids[0] == KINDS,
+                   "an id per kind");
+    struct dictionary_text *texts = malloc((n ? n : 1) * KINDS * sizeof *texts);
+    if (!texts) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         struct summary_record *r = records[i];
-        const char *texts[DICT_KINDS - DICT_NAME] = {r->name, r->category, r->set,
-                                                     r->host, r->tool, r->exit_type};
-        for (int k = 0; k < DICT_KINDS - DICT_NAME; k++) {
-            r->text_ids[k] = 0;
-            if (texts[k] && dictionary_id(s, (enum dictionary_kind)(DICT_NAME + k), texts[k],
-                                          &r->text_ids[k], why, why_size) < 0)
-                return -1;
-        }
+        const char *of[KINDS] = {r->name, r->category, r->set, r->host, r->tool, r->exit_type};
+        for (int k = 0; k < KINDS; k++)
+            texts[KINDS * i + k] = (struct dictionary_text){DICT_NAME + k, of[k], &r->text_ids[k]};
     }
-    return 0;
+    int rc = dictionary_ids(s, texts, KINDS * n, why, why_size);
+    free(texts);
+    return rc;
 }
 
 int ingest_records(struct store *s, struct summary_record *const *records, size_t n,
