@@ -7,9 +7,10 @@
  *
  * The writer finds a text's id in a cache kept with the store (one per
  * connection), else in the table, else adds it (inside the caller's
- * transaction) with the next id of its kind; a batch's new texts are looked
- * up and added together. An id added in a transaction
- * that does not commit is forgotten at the cache's next use, so a
+ * transaction) with the next id of its kind; a batch's texts that the cache
+ * lacks are looked up and added together, a few statements for all of them.
+ * An id added in a transaction that does not commit is forgotten at the
+ * cache's next use, so a
  * transaction run again after a deadlock or a busy database never refers to
  * a text it did not store. Two PostgreSQL writers adding the same id at once
  * wait for each other; the one that finds the id taken takes the next. */

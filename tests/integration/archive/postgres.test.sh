@@ -61,6 +61,16 @@ WIDE_URI="postgresql://tally@/wide?host=$WORK/pg"
 "$GEN" 20000 41 wide 100 > wide.jsonl
 "$TALLY" archive --db "$WIDE_URI" add -q wide.jsonl
 "$TALLY" archive --db "$WORK/wide.db" add -q wide.jsonl
+# the part's new texts (400 names, 100 categories, 500 hosts) looked up and
+# added in statements of 256: the same ids as SQLite, numbered from 1 in
+# the order of first use
+check_eq "the dictionary as SQLite's" \
+  "$(psql -X -q -t -A -d "$WIDE_URI" -c "select string_agg(kind || ':' || id || ':' || text, ' ' order by kind, id) from dictionary")" \
+  "$(sqlite3 "$WORK/wide.db" "select group_concat(kind || ':' || id || ':' || text, ' ') from (select * from dictionary order by kind, id)")"
+check_eq "names numbered 1..400 in the order of first use" \
+  "$(psql -X -q -t -A -d "$WIDE_URI" -c "select max(id) || ' ' || string_agg(text, ' ' order by id) from dictionary where kind = 1")" \
+  "400 $(jq -r .name wide.jsonl | awk '!seen[$0]++' | paste -sd' ')"
+check_eq "hosts numbered 1..500" "$(psql -X -q -t -A -d "$WIDE_URI" -c "select count(*) || ' ' || max(id) from dictionary where kind = 4")" "500 500"
 check_eq "day rows: more than 5 statements' worth, as many as SQLite's" \
   "$(psql -X -q -t -A -d "$WIDE_URI" -c 'select count(*) > 5 * 256 from aggregates') $(psql -X -q -t -A -d "$WIDE_URI" -c 'select count(*) from aggregates')" \
   "t $(sqlite3 "$WORK/wide.db" 'select count(*) from aggregates')"
@@ -184,6 +194,14 @@ check_eq "all 100,000 stored" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*
 check_eq "writer 7: its 10,000" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name = 'task7'")" 10000
 check_eq "shared 100 stored once" "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) from summaries where name = 'shared'")" 100
 check_eq "added counts add up" "$(writers_total 2)" 100100
+# the 10 writers added the same hosts at once: each stored once, and
+# every row's host the one of its summary
+check_eq "concurrent writers: each host once in the dictionary" \
+  "$(psql -X -t -A -d "$BUSY_URI" -c "select count(*) || ' ' || count(distinct text) from dictionary where kind = 4")" \
+  "$(cat w[0-9]*.jsonl shared.jsonl | jq -r .host | sort -u | wc -l | awk '{print $1 " " $1}')"
+check_eq "concurrent writers: writer 7's hosts" \
+  "$(psql -X -t -A -d "$BUSY_URI" -c "select round(start)::bigint || ' ' || host from summaries where name = 'task7' order by start" | md5sum)" \
+  "$(jq -r '(.start[0] | round | tostring) + " " + .host' w7.jsonl | sort -n | md5sum)"
 
 # --- writers adding the same summaries in opposite orders: PostgreSQL aborts
 # one of two deadlocked transactions, which tally runs again; nothing is lost

@@ -1,8 +1,9 @@
 /* Unit tests for the archive's dictionary of repeated texts (schema version
  * 11: src/archive/dictionary.c, summary_rows.c): an archive of version 10
  * migrates and reads the same through the view, its rows hold integer ids,
- * ingest reuses and adds ids, and an id added by a transaction rolled back
- * is never used again for another text. */
+ * ingest reuses and adds ids, an id added by a transaction rolled back
+ * is never used again for another text, and a batch's texts, more than a
+ * statement holds, get ids in the order of their first use. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -167,6 +168,69 @@ int main(void)
         return test_done();
     check_text(s, "SELECT count(*) FROM pragma_table_info('summary_rows') WHERE name = 'major_page_faults'", "1");
     check_text(s, "SELECT count(*) || ',' || count(major_page_faults) || ',' || max(host) FROM summaries", "6,0,gone");
+    store_close(s);
+
+    /* a batch's texts in one call: 600 new hosts (each twice), 300 names,
+     * texts without a value; more than a statement's 256 rows */
+    snprintf(path, sizeof path, "%s/bulk.db", dir);
+    s = store_open(path, why, sizeof why);
+    CHECK(s != NULL);
+    if (!s)
+        return test_done();
+    enum { HOSTS = 600, NAMES = 300, TEXTS = 2 * HOSTS + NAMES + 2 };
+    static char hosts[HOSTS][16], names[NAMES][16];
+    static struct dictionary_text texts[TEXTS];
+    static long long ids[TEXTS];
+    size_t n = 0;
+    for (int i = 0; i < HOSTS; i++) {
+        snprintf(hosts[i], sizeof hosts[i], "h%d", i);
+        if (i < NAMES) {
+            snprintf(names[i], sizeof names[i], "n%d", i);
+            texts[n] = (struct dictionary_text){DICT_NAME, names[i], &ids[n]};
+            n++;
+        }
+        texts[n] = (struct dictionary_text){DICT_HOST, hosts[i], &ids[n]};
+        n++;
+    }
+    texts[n] = (struct dictionary_text){DICT_SET, NULL, &ids[n]};
+    n++;
+    for (int i = HOSTS - 1; i >= 0; i--, n++) /* each again, last first */
+        texts[n] = (struct dictionary_text){DICT_HOST, hosts[i], &ids[n]};
+    texts[n] = (struct dictionary_text){DICT_TOOL, NULL, &ids[n]};
+    n++;
+    CHECK_INT(n, TEXTS);
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(dictionary_ids(s, texts, n, why, sizeof why), 0);
+    CHECK_INT(store_commit(s, why, sizeof why), 0);
+    /* ids from 1 in the order of first use, the same id each time */
+    int wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        long long want = !texts[i].text ? 0 : atoll(texts[i].text + 1) + 1;
+        wrong += ids[i] != want;
+    }
+    CHECK_INT(wrong, 0);
+    check_text(s, "SELECT count(*) || ',' || max(id) || ',' || count(DISTINCT text) FROM dictionary WHERE kind = 4",
+               "600,600,600");
+    check_text(s, "SELECT id FROM dictionary WHERE kind = 1 AND text = 'n299'", "300");
+    /* known ones from the cache, new ones after them; a new one added by a
+     * transaction rolled back is added again with an id of its own */
+    struct dictionary_text more[3] = {{DICT_HOST, "h5", &ids[0]}, {DICT_HOST, "late", &ids[1]},
+                                      {DICT_HOST, "h7", &ids[2]}};
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(dictionary_ids(s, more, 3, why, sizeof why), 0);
+    CHECK_INT(ids[0], 6);
+    CHECK_INT(ids[1], 601);
+    CHECK_INT(ids[2], 8);
+    store_rollback(s);
+    check_text(s, "SELECT count(*) FROM dictionary WHERE text = 'late'", "0");
+    more[0].text = "later";
+    CHECK_INT(store_begin(s, why, sizeof why), 0);
+    CHECK_INT(dictionary_ids(s, more, 2, why, sizeof why), 0);
+    CHECK_INT(store_commit(s, why, sizeof why), 0);
+    CHECK_INT(ids[0], 601);
+    CHECK_INT(ids[1], 602);
+    check_text(s, "SELECT group_concat(id || ':' || text) FROM (SELECT * FROM dictionary WHERE id > 600 ORDER BY id)",
+               "601:later,602:late");
     store_close(s);
 
     free(before);
