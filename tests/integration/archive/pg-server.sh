@@ -16,7 +16,9 @@ pg_server_start() {
   if [ "$(id -u)" = 0 ]; then
     id postgres >/dev/null 2>&1 || { echo "pg-server: no 'postgres' user (install postgresql)" >&2; return 1; }
     chown postgres: "$PG_DIR" || return 1
-    chmod 755 "$(dirname "$PG_DIR")" 2>/dev/null
+    # the server's user must pass through: search permission added, nothing
+    # taken away (a PG_DIR right under /tmp kept /tmp's sticky, writable mode)
+    chmod go+x "$(dirname "$PG_DIR")" 2>/dev/null
   fi
   _pg_as_owner "$PG_BIN/initdb" -D "$PG_DIR/data" -U tally --auth=trust -E UTF8 --no-sync >"$PG_DIR/initdb.log" 2>&1 ||
     { echo "pg-server: initdb failed:" >&2; tail -5 "$PG_DIR/initdb.log" >&2; return 1; }
